@@ -1,0 +1,39 @@
+// Registry of the impact laws the CLI knows: which input columns each reads, which extra
+// output columns it writes, and its batch entry points per precision and backend.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/batch.hpp"
+
+namespace impact::host {
+
+enum class Extra { In_c, Aux0, Aux1, Aux2, Aux3, Aux4, Modes, Steps };
+
+struct ExtraColumn {
+  const char* name;
+  Extra what;
+};
+
+template <class T>
+using BatchFn = void (*)(const BatchIn<T>&, const BatchOut<T>&, const LawOptions&);
+
+struct LawInfo {
+  std::string name;
+  std::string summary;
+  bool uses_mu, uses_e, uses_et, uses_eta0;
+  std::vector<ExtraColumn> extras;
+  BatchFn<double> serial_double;
+  BatchFn<float> serial_float;
+};
+
+const std::vector<LawInfo>& all_laws();
+const LawInfo* find_law(std::string_view name);
+std::string law_names();  // "a, b, c"
+
+// "slip>stick>slip" from a packed mode sequence ("none" when empty).
+std::string modes_string(std::uint32_t bits);
+
+}  // namespace impact::host
