@@ -111,7 +111,9 @@ double parse_number(const CsvField& f, const CsvReader& r, const std::string& co
                              std::string(what) + " in column '" + column + "', got '" +
                                  std::string(f.text) + "'"));
   };
-  if (t.empty()) fail("expected a number, found an empty cell");
+  if (t.empty())
+    throw InputError(located(r.path(), r.line_no(), col,
+                             "expected a number in column '" + column + "', found an empty cell"));
   if (t.front() == '+') t.remove_prefix(1);
   double v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);

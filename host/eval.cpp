@@ -205,19 +205,19 @@ EvalSummary run(const EvalArgs& args, const LawInfo& law, std::FILE* sum_out) {
       }
       buf += '\n';
       if (ok) {
-        const double nx = cols.in[6][i], ny = cols.in[7][i], nz = cols.in[8][i];
-        const double nn = std::sqrt(nx * nx + ny * ny + nz * nz);
-        const double Px = cols.P[0][i], Py = cols.P[1][i], Pz = cols.P[2][i];
-        const double pn = (Px * nx + Py * ny + Pz * nz) / nn;
-        const double pt = std::sqrt(std::max(0.0, Px * Px + Py * Py + Pz * Pz - pn * pn));
-        const double vfn = (cols.vf[0][i] * nx + cols.vf[1][i] * ny + cols.vf[2][i] * nz) / nn;
-        sum.Pn.add(pn);
-        sum.Pt.add(pt);
-        sum.vfn.add(vfn);
-        // relative energy change: dE / K0 with K0 = -1/2 v0.P_II is not available here; use
-        // dE per unit normal impulse and approach speed instead: dE / (P_n |v0.n|)
-        const double v0n = std::fabs((cols.in[9][i] * nx + cols.in[10][i] * ny + cols.in[11][i] * nz) / nn);
-        if (pn > 0 && v0n > 0) sum.dE_rel.add(cols.dE[i] / (pn * v0n));
+        const Vec3<double> n0{cols.in[6][i], cols.in[7][i], cols.in[8][i]};
+        const Vec3<double> n = (1.0 / norm(n0)) * n0;
+        const Vec3<double> P{cols.P[0][i], cols.P[1][i], cols.P[2][i]};
+        const Vec3<double> v0{cols.in[9][i], cols.in[10][i], cols.in[11][i]};
+        const Vec3<double> vf{cols.vf[0][i], cols.vf[1][i], cols.vf[2][i]};
+        const Sym3<double> W{cols.in[0][i], cols.in[1][i], cols.in[2][i],
+                             cols.in[3][i], cols.in[4][i], cols.in[5][i]};
+        sum.Pn.add(dot(P, n));
+        sum.Pt.add(norm(tangential(P, n)));
+        sum.vfn.add(dot(vf, n));
+        // energy change relative to the initial contact energy K0 = 1/2 v0^T W^-1 v0
+        const Chol3<double> c = cholesky(W);
+        if (c.ok) sum.dE_rel.add(cols.dE[i] / contact_energy(c, v0));
         if (!modes.empty()) ++sum.modes[modes];
       }
     }
@@ -248,7 +248,7 @@ EvalSummary run(const EvalArgs& args, const LawInfo& law, std::FILE* sum_out) {
       row("normal impulse P.n", sum.Pn);
       row("tangential |P_t|", sum.Pt);
       row("separation vf.n", sum.vfn);
-      row("dE / (P.n |v0.n|)", sum.dE_rel);
+      row("dE / K0 (energy ratio)", sum.dE_rel);
     }
     if (!sum.modes.empty()) {
       std::fprintf(sum_out, "  mode sequences:");

@@ -11,7 +11,9 @@
 // Slip (eqs. 15-18): i_n = -(1+e) g v_n-, g = 1/(n^T W n - mu n^T W u), i_t = -mu u i_n, where u
 //   is the unit direction of the average tangential velocity (v-_t + v+_t)/2 (eq. 16, b-bar),
 //   solved to a fixed point by a bounded iteration (then a bounded scan + bisection on the angle
-//   if the iteration does not settle). g <= 0 (eq. 20 violated) gives status `inconsistent`.
+//   if the iteration does not settle). g <= 0 (eq. 20 violated) gives status `inconsistent`, and so
+//   does an instance where no slip direction is self-consistent (the scan finds no root: full
+//   friction reverses the average slip whatever its direction).
 // Energetic-consistency bounds:
 //   mu* = n^T W n / |(W n)_t|                                           (38)
 //   e*  = upper root of v-^T (G - E G E) v- = 0 in e (velocity specific) (30); -1 if none
@@ -221,7 +223,10 @@ struct AghiliLaw {
       return r;
     }
     if (!converged) {
-      r.status = Status::step_limit;
+      // The exhaustive scan found no direction u whose average tangential velocity points
+      // along u: under full friction the average slip reverses, so the slip model has no
+      // self-consistent solution (it happens with strong coupling and e_t != 0).
+      r.status = Status::inconsistent;
       return r;
     }
     r.P = sl.P;
