@@ -10,14 +10,16 @@
 //   commutes with E; with e_t = 0 that is the paper's a/(e+1)); +inf when i_n <= 0.
 // Slip (eqs. 15-18): i_n = -(1+e) g v_n-, g = 1/(n^T W n - mu n^T W u), i_t = -mu u i_n, where u
 //   is the unit direction of the average tangential velocity (v-_t + v+_t)/2 (eq. 16, b-bar),
-//   solved to a fixed point by a bounded iteration (then a bounded scan + bisection on the angle
+//   solved to a fixed point by bounded secant iterations on the slip angle, safeguarded by plain
+//   fixed-point steps (then a bounded scan + bisection on the angle
 //   if the iteration does not settle). g <= 0 (eq. 20 violated) gives status `inconsistent`, and so
 //   does an instance where no slip direction is self-consistent (the scan finds no root: full
 //   friction reverses the average slip whatever its direction).
 // Energetic-consistency bounds:
 //   mu* = n^T W n / |(W n)_t|                                           (38)
 //   e*  = upper root of v-^T (G - E G E) v- = 0 in e (velocity specific) (30); -1 if none
-//   e*_global = largest e in [0, 1] with lambda_min(G - E G E) >= 0       (32); -1 if none
+//   e*_global = largest e in [0, 1] with G - E G E positive semidefinite (32), by bisection with a
+//   shifted Cholesky test; -1 if none
 // Admissible region (41): {mu >= mu_cr and e <= e*} or {mu < min(mu_cr, mu*)}.
 // aux: [0] sigma, [1] mu_cr, [2] mu*, [3] e*, [4] e*_global. steps: fixed-point iterations.
 #pragma once
@@ -69,31 +71,31 @@ IMPACT_HD AghiliBounds<T> aghili_bounds(const ContactProblem<T>& p, const Chol3<
   // e*_global (32): bisection on e in [0, 1] for lambda_min(G - E G E) >= 0
   const Sym3<T> G = chol_inverse(c);
   const T gnn = dot(n, Gn);
-  auto lmin = [&](T e) {
-    // E = e_t I + (e - e_t) n n^T
+  // G - E G E >= 0 tested by a Cholesky factorisation shifted by a tolerance (no eigenvalues):
+  // E = e_t I + (e - e_t) n n^T, so E G E = e_t^2 G + e_t (e - e_t)(Gn n^T + n Gn^T) + (e - e_t)^2 G_nn n n^T.
+  const T shift = T(16) * Eps<T>::value * trace(G);
+  auto psd = [&](T e) {
     const T d = e - p.e_t;
-    const T et2 = sq(p.e_t);
+    const T c0 = T(1) - sq(p.e_t);
     const T k1 = p.e_t * d;
     const T k2 = sq(d) * gnn;
-    // EGE = et^2 G + k1 (Gn n^T + n Gn^T) + k2 n n^T
-    Sym3<T> M{G.xx - (et2 * G.xx + k1 * T(2) * Gn.x * n.x + k2 * n.x * n.x),
-              G.xy - (et2 * G.xy + k1 * (Gn.x * n.y + n.x * Gn.y) + k2 * n.x * n.y),
-              G.xz - (et2 * G.xz + k1 * (Gn.x * n.z + n.x * Gn.z) + k2 * n.x * n.z),
-              G.yy - (et2 * G.yy + k1 * T(2) * Gn.y * n.y + k2 * n.y * n.y),
-              G.yz - (et2 * G.yz + k1 * (Gn.y * n.z + n.y * Gn.z) + k2 * n.y * n.z),
-              G.zz - (et2 * G.zz + k1 * T(2) * Gn.z * n.z + k2 * n.z * n.z)};
-    return min_eigenvalue(M);
+    const Sym3<T> M{c0 * G.xx - (k1 * T(2) * Gn.x * n.x + k2 * n.x * n.x) + shift,
+                    c0 * G.xy - (k1 * (Gn.x * n.y + n.x * Gn.y) + k2 * n.x * n.y),
+                    c0 * G.xz - (k1 * (Gn.x * n.z + n.x * Gn.z) + k2 * n.x * n.z),
+                    c0 * G.yy - (k1 * T(2) * Gn.y * n.y + k2 * n.y * n.y) + shift,
+                    c0 * G.yz - (k1 * (Gn.y * n.z + n.y * Gn.z) + k2 * n.y * n.z),
+                    c0 * G.zz - (k1 * T(2) * Gn.z * n.z + k2 * n.z * n.z) + shift};
+    return cholesky(M).ok;
   };
-  const T tol = T(-16) * Eps<T>::value * gnn;
-  if (lmin(T(0)) < tol) {
+  if (!psd(T(0))) {
     b.e_star_global = T(-1);
-  } else if (lmin(T(1)) >= tol) {
+  } else if (psd(T(1))) {
     b.e_star_global = T(1);
   } else {
     T lo = T(0), hi = T(1);
-    for (int k = 0; k < 60; ++k) {
+    for (int k = 0; k < 64 && hi - lo > T(4) * Eps<T>::value; ++k) {
       const T mid = T(0.5) * (lo + hi);
-      if (lmin(mid) >= tol) lo = mid; else hi = mid;
+      if (psd(mid)) lo = mid; else hi = mid;
     }
     b.e_star_global = lo;
   }
@@ -108,7 +110,7 @@ template <class T> IMPACT_HDI bool aghili_admissible(const AghiliBounds<T>& b, T
 struct AghiliLaw {
   static constexpr const char* name = "aghili";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, false}; }
-  static constexpr int kMaxFixedPoint = 64;
+  static constexpr int kMaxFixedPoint = 48;
   static constexpr int kScan = 64;
   static constexpr int kBisect = 80;
 
@@ -169,21 +171,37 @@ struct AghiliLaw {
     }
     const T tol = T(8) * Eps<T>::value;
     const T pi = T(3.14159265358979323846);
+    auto wrap = [&](T d) {
+      if (d > pi) d -= T(2) * pi;
+      if (d < -pi) d += T(2) * pi;
+      return d;
+    };
+    // F(th) = angle(avg tangential velocity at th) - th, wrapped; the fixed point is F = 0.
+    // Secant iterations on F, safeguarded by the plain fixed-point step th <- angle(avg) when the
+    // secant step does not reduce |F|.
     bool converged = false;
     int it = 0;
+    T th_prev = th, F_prev = T(0);
+    bool have_prev = false;
     for (; it < kMaxFixedPoint; ++it) {
       const Slip sl = slip(th);
       if (!sl.consistent || (sl.avg1 == T(0) && sl.avg2 == T(0))) break;
-      const T th_new = std::atan2(sl.avg2, sl.avg1);
-      T d = th_new - th;
-      if (d > pi) d -= T(2) * pi;
-      if (d < -pi) d += T(2) * pi;
-      th = th_new;
-      if (tabs(d) <= tol) {
+      const T phi = std::atan2(sl.avg2, sl.avg1);
+      const T F = wrap(phi - th);
+      if (tabs(F) <= tol) {
         converged = true;
         ++it;
         break;
       }
+      T th_next = phi;  // fixed-point step
+      if (have_prev && F != F_prev && tabs(F) < tabs(F_prev)) {
+        const T step = F * wrap(th - th_prev) / (F - F_prev);
+        if (tabs(step) < T(0.5) * pi) th_next = th - step;
+      }
+      th_prev = th;
+      F_prev = F;
+      have_prev = true;
+      th = wrap(th_next);
     }
     if (!converged) {
       // residual h(th) = sin(angle(avg) - th), valid where cos(angle(avg) - th) > 0
