@@ -62,7 +62,7 @@ struct Columns {
 };
 
 template <class T>
-EvalSummary run(const EvalArgs& args, const LawInfo& law, std::FILE* sum_out) {
+EvalSummary run(const EvalArgs& args, const LawInfo& law, const std::string& backend, std::FILE* sum_out) {
   const auto t_start = Clock::now();
   CsvReader reader(args.in);
   std::vector<CsvField> fields;
@@ -123,10 +123,7 @@ EvalSummary run(const EvalArgs& args, const LawInfo& law, std::FILE* sum_out) {
   LawOptions opt;
   opt.steps = args.steps;
   opt.integrator = args.integrator == "euler" ? 0 : 1;
-  const BatchFn<T> fn = [&] {
-    if constexpr (std::is_same_v<T, double>) return law.serial_double;
-    else return law.serial_float;
-  }();
+  const BatchFn<T> fn = batch_fn<T>(law, backend == "cuda");
 
   Columns<T> cols;
   cols.resize(args.chunk);
@@ -229,8 +226,8 @@ EvalSummary run(const EvalArgs& args, const LawInfo& law, std::FILE* sum_out) {
   const double total = std::chrono::duration<double>(Clock::now() - t_start).count();
 
   if (sum_out) {
-    std::fprintf(sum_out, "impact eval: law %s, backend serial, precision %s, input %s\n",
-                 law.name.c_str(), args.precision.c_str(), reader.path().c_str());
+    std::fprintf(sum_out, "impact eval: law %s, backend %s, precision %s, input %s\n", law.name.c_str(),
+                 backend.c_str(), args.precision.c_str(), reader.path().c_str());
     std::fprintf(sum_out, "  rows %zu", sum.rows);
     for (int s = 0; s < static_cast<int>(Status::count_); ++s)
       if (sum.status_count[s])
@@ -271,17 +268,24 @@ EvalSummary run(const EvalArgs& args, const LawInfo& law, std::FILE* sum_out) {
 EvalSummary run_eval(const EvalArgs& args, std::FILE* summary_stream) {
   const LawInfo* law = find_law(args.law);
   if (!law) throw std::invalid_argument("unknown law '" + args.law + "' (known: " + law_names() + ")");
-  if (args.backend != "auto" && args.backend != "serial")
-    throw std::invalid_argument("backend '" + args.backend +
-                                "' is not available in this build yet (available: auto, serial)");
+  std::string backend = args.backend;
+  std::string why;
+  if (backend == "auto") {
+    backend = cuda_usable(&why) ? "cuda" : "serial";
+  } else if (backend == "cuda") {
+    if (!cuda_usable(&why)) throw std::invalid_argument("backend 'cuda' is not usable: " + why);
+  } else if (backend != "serial") {
+    throw std::invalid_argument("backend '" + backend +
+                                "' is not available in this build yet (available: auto, cuda, serial)");
+  }
   if (args.precision != "double" && args.precision != "float")
     throw std::invalid_argument("precision must be 'double' or 'float', got '" + args.precision + "'");
   if (args.integrator != "rk4" && args.integrator != "euler")
     throw std::invalid_argument("integrator must be 'rk4' or 'euler', got '" + args.integrator + "'");
   if (args.steps < 1) throw std::invalid_argument("--steps must be >= 1");
   if (args.chunk < 1) throw std::invalid_argument("chunk must be >= 1");
-  if (args.precision == "float") return run<float>(args, *law, summary_stream);
-  return run<double>(args, *law, summary_stream);
+  if (args.precision == "float") return run<float>(args, *law, backend, summary_stream);
+  return run<double>(args, *law, backend, summary_stream);
 }
 
 }  // namespace impact::host

@@ -4,6 +4,9 @@
 #include "impact/laws/chatterjee_ruina.hpp"
 #include "impact/laws/morgan.hpp"
 #include "impact/laws/newton.hpp"
+#ifdef IMPACT_WITH_CUDA
+#include "kernels/cuda_backend.hpp"
+#endif
 
 namespace impact::host {
 
@@ -11,8 +14,15 @@ namespace {
 template <class Law>
 LawInfo make(std::string summary, bool uses_mu, std::vector<ExtraColumn> extras) {
   const ParamUse u = Law::use();
+#ifdef IMPACT_WITH_CUDA
+  BatchFn<double> cd = &cuda::evaluate<Law, double>;
+  BatchFn<float> cf = &cuda::evaluate<Law, float>;
+#else
+  BatchFn<double> cd = nullptr;
+  BatchFn<float> cf = nullptr;
+#endif
   return LawInfo{Law::name, std::move(summary), uses_mu, u.e, u.e_t, u.eta0, std::move(extras),
-                 &evaluate_serial<Law, double>, &evaluate_serial<Law, float>};
+                 &evaluate_serial<Law, double>, &evaluate_serial<Law, float>, cd, cf};
 }
 }  // namespace
 
@@ -48,6 +58,23 @@ std::string law_names() {
     s += l.name;
   }
   return s;
+}
+
+bool cuda_built() {
+#ifdef IMPACT_WITH_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool cuda_usable(std::string* why) {
+#ifdef IMPACT_WITH_CUDA
+  return cuda::device_available(why);
+#else
+  if (why) *why = "this build has no CUDA backend (configure with -DIMPACT_CUDA=ON where nvcc exists)";
+  return false;
+#endif
 }
 
 std::string modes_string(std::uint32_t bits) {

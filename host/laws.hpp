@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/batch.hpp"
@@ -27,7 +28,20 @@ struct LawInfo {
   std::vector<ExtraColumn> extras;
   BatchFn<double> serial_double;
   BatchFn<float> serial_float;
+  BatchFn<double> cuda_double;  // null when built without CUDA
+  BatchFn<float> cuda_float;
 };
+
+// The batch entry point of a law for precision T on the serial or CUDA backend.
+template <class T>
+BatchFn<T> batch_fn(const LawInfo& law, bool cuda) {
+  if constexpr (std::is_same_v<T, double>) return cuda ? law.cuda_double : law.serial_double;
+  else return cuda ? law.cuda_float : law.serial_float;
+}
+
+// Backends compiled into this build, and whether a CUDA device is usable now (`why` explains).
+bool cuda_built();
+bool cuda_usable(std::string* why = nullptr);
 
 const std::vector<LawInfo>& all_laws();
 const LawInfo* find_law(std::string_view name);
