@@ -122,7 +122,7 @@ EvalSummary run(const EvalArgs& args, const LawInfo& law, const std::string& bac
 
   LawOptions opt;
   opt.steps = args.steps;
-  opt.integrator = args.integrator == "euler" ? 0 : 1;
+  opt.integrator = args.integrator == "euler" ? Integrator::euler : Integrator::rk4;
   const BatchFn<T> fn = batch_fn<T>(law, backend == "cuda");
 
   Columns<T> cols;

@@ -57,19 +57,13 @@ template <class T> IMPACT_HDI void store_result(const BatchOut<T>& out, std::siz
   out.status[i] = static_cast<std::uint8_t>(r.status);
 }
 
-// Options every law may read (integrators use steps / integrator; algebraic laws ignore them).
-struct LawOptions {
-  int steps = 250;
-  int integrator = 1;  // 0 euler, 1 rk4
-};
-
 template <class Law, class T>
 struct EvalFunctor {
   BatchIn<T> in;
   BatchOut<T> out;
   LawOptions opt;
   IMPACT_HDI void operator()(std::size_t i) const {
-    store_result(out, i, Law::template eval<T>(load_instance(in, i)));
+    store_result(out, i, Law::template eval<T>(load_instance(in, i), opt));
   }
 };
 

@@ -116,6 +116,13 @@ template <class T> IMPACT_HDI Result<T> make_result(Status s) {
   return r;
 }
 
+// Options every law receives; the impulse-space integrators read them, algebraic laws ignore them.
+enum class Integrator : std::int32_t { euler = 0, rk4 = 1 };
+struct LawOptions {
+  std::int32_t steps = 250;               // steps per instance, relative to its own impulse scale
+  Integrator integrator = Integrator::rk4;
+};
+
 // Which parameters a law reads, for range checks.
 struct ParamUse {
   bool e;      // 0 <= e <= 1

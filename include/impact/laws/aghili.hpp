@@ -114,7 +114,7 @@ struct AghiliLaw {
   static constexpr int kScan = 64;
   static constexpr int kBisect = 80;
 
-  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p) {
+  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     Status s = validate(p, use());
     if (s != Status::ok) return make_result<T>(s);
     Result<T> r = make_result<T>(Status::ok);

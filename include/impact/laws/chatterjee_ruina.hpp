@@ -16,7 +16,7 @@ struct ChatterjeeRuinaLaw {
   static constexpr const char* name = "chatterjee-ruina";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, false}; }
 
-  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p) {
+  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     Status s = validate(p, use());
     if (s != Status::ok) return make_result<T>(s);
     Result<T> r = make_result<T>(Status::ok);

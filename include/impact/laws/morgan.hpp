@@ -28,7 +28,7 @@ struct MorganLaw {
   // Planarity tolerance relative to the scales of v0 and W.
   template <class T> IMPACT_HDI static T planar_tol() { return T(1e4) * Eps<T>::value; }
 
-  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p) {
+  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     Status s = validate(p, use());
     if (s != Status::ok) return make_result<T>(s);
     Result<T> r = make_result<T>(Status::ok);

@@ -8,7 +8,7 @@ struct NewtonLaw {
   static constexpr const char* name = "newton";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, false, false}; }
 
-  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p) {
+  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     Status s = validate(p, use());
     if (s != Status::ok) return make_result<T>(s);
     Result<T> r = make_result<T>(Status::ok);
