@@ -2,6 +2,7 @@
 
 #include "impact/laws/aghili.hpp"
 #include "impact/laws/chatterjee_ruina.hpp"
+#include "impact/laws/jia.hpp"
 #include "impact/laws/morgan.hpp"
 #include "impact/laws/newton.hpp"
 #ifdef IMPACT_WITH_CUDA
@@ -41,6 +42,8 @@ const std::vector<LawInfo>& all_laws() {
                        {"steps", Extra::Steps}}),
       make<MorganLaw>("planar closed form, energetic restitution, Morgan 2011", true,
                       {{"In_c", Extra::In_c}, {"modes", Extra::Modes}, {"steps", Extra::Steps}}),
+      make<JiaLaw>("3D tangential compliance, energetic restitution, Jia 2013 (fixed-step integration)", true,
+                   {{"In_c", Extra::In_c}, {"modes", Extra::Modes}, {"steps", Extra::Steps}}),
   };
   return laws;
 }

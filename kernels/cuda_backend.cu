@@ -7,6 +7,7 @@
 
 #include "impact/laws/aghili.hpp"
 #include "impact/laws/chatterjee_ruina.hpp"
+#include "impact/laws/jia.hpp"
 #include "impact/laws/morgan.hpp"
 #include "impact/laws/newton.hpp"
 #include "kernels/cuda_backend.hpp"
@@ -114,6 +115,7 @@ IMPACT_INSTANTIATE(NewtonLaw)
 IMPACT_INSTANTIATE(ChatterjeeRuinaLaw)
 IMPACT_INSTANTIATE(AghiliLaw)
 IMPACT_INSTANTIATE(MorganLaw)
+IMPACT_INSTANTIATE(JiaLaw)
 #undef IMPACT_INSTANTIATE
 
 }  // namespace impact::cuda

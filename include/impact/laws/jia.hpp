@@ -1,0 +1,374 @@
+// Jia (2013): 3D impact with tangential compliance, integrated in impulse space (law `jia`).
+//
+// Model (eqs. 63-69). Springs n (normal, stiffness k = k0, then k0/e^2 after compression) and u, w
+// (tangential, k_perp), eta = sqrt(k / k_perp) (eta0 in compression, eta0/e in restitution).
+// The state of eqs. (70) is (I_u, I_w, G_u, G_w, E_n) over the normal impulse I_n, with
+// E_u = G_u^2/(4 eta0^2), E_w = G_w^2/(4 eta0^2) (66) and
+//   I'_t = -G/(2 eta eta0 sqrt(E_n)) (64, with the sign variables folded into G, see NOTES),
+//   E_n' = -v_n (65),   G' = (e_phase) r_dot / sqrt(E_n) (67),
+//   r_dot = v_perp in stick (68, 69), and in slip the solution of (35) and (47).
+// Regularisation. The right-hand side carries 1/sqrt(E_n), singular at both ends of the impact.
+// We integrate in the scaled time tau with dI_n = sqrt(E_n) dtau (tau is proportional to time in
+// each phase: dt = dtau / sqrt(2k)). With s = sqrt(E_n) the system becomes
+//   dI_n/dtau = s,   ds/dtau = -v_n / 2,   dI_t/dtau = -G / (2 eta eta0),
+//   stick: dG/dtau = e_ph v_perp;
+//   slip:  |G| = L := 2 mu eta eta0 s (eq. 46 carried exactly), dI_t/dtau = -mu s d (d = G/|G|, so
+//          |dI_t/dI_n| = mu exactly), dG/dtau = e_ph (v_perp - (v_perp.d) d) + (dL/dtau) d, i.e.
+//          the spring direction turns with the perpendicular tangential velocity (35) while its
+//          length follows the cone (47);
+// with e_ph = 1 in compression and e in restitution. Everything is bounded and smooth inside a
+// mode: the sqrt(I_n) start-up of Appendix B (73) is s ~ tau, exactly linear. The end of
+// compression is v_n = 0 (then s <- e s, eta <- eta0/e, so mu^2 eta^2 E_n and |G| are continuous)
+// and restitution ends at s = 0 (E_n = 0).
+// Modes. Initial stick iff |v0_perp| < mu eta0^2 |v0_n| (Proposition 1). Stick -> slip when
+// |G| reaches L (eq. 52); slip -> stick when the sliding velocity along d,
+// v_perp.d + mu eta eta0 v_n / e_ph, reaches zero (it stops pointing along the spring deflection).
+// Steps. Fixed step in tau per instance, h = 2 tau_c / steps with tau_c = pi / (2 sqrt(nWn/2)) the
+// frictionless compression time in tau (scale free: tau does not change when v0 is scaled, which
+// makes Theorem 3 exact), so `steps` is about the number of steps of the whole impact. Integrators:
+// RK4 (default) and explicit Euler. Every event (mode switch, end of compression, end of impact) is
+// located inside its step by a bounded Illinois iteration on sub-steps from the step start. Close
+// to the end in slip, and throughout a 3D slip with small mu, the spring direction relaxes stiffly
+// (rate ~ |v_perp| / |G|, |G| -> 0); steps are then cut to keep h |v_perp| / |G| <= 1/2, a bounded
+// refinement (at most kMaxRefine extra). Planar instances (Theorem 2) keep the w-subspace exactly
+// zero and need no refinement.
+// Known limits (rows end with status step_limit, never a wrong number): 3D slip with mu below
+// ~0.03 (the direction relaxation is too stiff for the refinement budget) and restitution that
+// creeps with v_n ~ 0 in stick for very small e (the tangential dynamics run ~1/e slower in tau).
+// Bounds: at most 8 steps + kMaxRefine + 64 steps total and kMaxSwitch mode switches, else
+// step_limit. Outputs: In_c (normal impulse at end of compression), modes, steps.
+#pragma once
+#include "impact/problem.hpp"
+
+namespace impact {
+
+template <class T>
+struct JiaY {
+  T In, Iu, Iw, s, Gu, Gw;
+};
+
+template <class T> IMPACT_HDI JiaY<T> jia_axpy(const JiaY<T>& y, T a, const JiaY<T>& k) {
+  return JiaY<T>{y.In + a * k.In, y.Iu + a * k.Iu, y.Iw + a * k.Iw,
+                 y.s + a * k.s,   y.Gu + a * k.Gu, y.Gw + a * k.Gw};
+}
+
+// Optional record of the events of one integration (tests and diagnostics; host or device).
+template <class T>
+struct JiaTrace {
+  static constexpr int kMax = 16;
+  int count = 0;
+  int event[kMax];        // 0 end of compression, 1 end of restitution, 2 stick->slip, 3 slip->stick
+  T In[kMax];             // normal impulse at the event
+  T v_u[kMax], v_w[kMax]; // tangential contact velocity (u, w) at the event
+  T rdot_u0;              // initial rate of the u-spring length, u_dot(0) (eq. 59)
+};
+
+struct JiaLaw {
+  static constexpr const char* name = "jia";
+  IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, false, true}; }
+  static constexpr int kMaxSwitch = 24;
+  static constexpr int kMaxRefine = 4000;
+  static constexpr int kRootIter = 60;
+
+  // Contact-frame data of one instance.
+  template <class T>
+  struct Sys {
+    T wnn, wnu, wnw, wuu, wuw, www;  // W in (n, u, w)
+    T v0n, v0u, v0w;
+    T mu, e, eta0;
+  };
+  enum Phase : int { compression = 0, restitution = 1 };
+
+  template <class T> IMPACT_HDI static void velocity(const Sys<T>& S, const JiaY<T>& y, T& vn, T& vu, T& vw) {
+    vn = S.v0n + S.wnn * y.In + S.wnu * y.Iu + S.wnw * y.Iw;
+    vu = S.v0u + S.wnu * y.In + S.wuu * y.Iu + S.wuw * y.Iw;
+    vw = S.v0w + S.wnw * y.In + S.wuw * y.Iu + S.www * y.Iw;
+  }
+
+  // Unit spring direction in slip; at |G| = 0 the limit direction is that of v_perp.
+  template <class T> IMPACT_HDI static void slip_dir(const JiaY<T>& y, T vu, T vw, T& du, T& dw) {
+    T g = sqrt(y.Gu * y.Gu + y.Gw * y.Gw);
+    if (g > T(0)) {
+      du = y.Gu / g;
+      dw = y.Gw / g;
+      return;
+    }
+    T v = sqrt(vu * vu + vw * vw);
+    if (v > T(0)) {
+      du = vu / v;
+      dw = vw / v;
+    } else {
+      du = T(1);
+      dw = T(0);
+    }
+  }
+
+  template <class T>
+  IMPACT_HDI static JiaY<T> rhs(const Sys<T>& S, const JiaY<T>& y, bool stick, int phase) {
+    T vn, vu, vw;
+    velocity(S, y, vn, vu, vw);
+    const T eph = phase == compression ? T(1) : S.e;
+    const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
+    JiaY<T> k;
+    k.In = y.s;
+    k.s = T(-0.5) * vn;
+    if (S.mu == T(0)) {
+      k.Iu = k.Iw = k.Gu = k.Gw = T(0);
+    } else if (stick) {
+      k.Gu = eph * vu;
+      k.Gw = eph * vw;
+      const T c = T(-1) / (T(2) * eta * S.eta0);
+      k.Iu = c * y.Gu;
+      k.Iw = c * y.Gw;
+    } else {
+      T du, dw;
+      slip_dir(y, vu, vw, du, dw);
+      const T vd = vu * du + vw * dw;
+      const T dL = -S.mu * eta * S.eta0 * vn;
+      k.Gu = eph * (vu - vd * du) + dL * du;
+      k.Gw = eph * (vw - vd * dw) + dL * dw;
+      k.Iu = -S.mu * y.s * du;
+      k.Iw = -S.mu * y.s * dw;
+    }
+    return k;
+  }
+
+  template <class T>
+  IMPACT_HDI static JiaY<T> step(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, int phase, Integrator integ) {
+    const JiaY<T> k1 = rhs(S, y, stick, phase);
+    if (integ == Integrator::euler) return jia_axpy(y, h, k1);
+    const JiaY<T> k2 = rhs(S, jia_axpy(y, T(0.5) * h, k1), stick, phase);
+    const JiaY<T> k3 = rhs(S, jia_axpy(y, T(0.5) * h, k2), stick, phase);
+    const JiaY<T> k4 = rhs(S, jia_axpy(y, h, k3), stick, phase);
+    const T h6 = h / T(6);
+    JiaY<T> out;
+    out.In = y.In + h6 * (k1.In + T(2) * (k2.In + k3.In) + k4.In);
+    out.Iu = y.Iu + h6 * (k1.Iu + T(2) * (k2.Iu + k3.Iu) + k4.Iu);
+    out.Iw = y.Iw + h6 * (k1.Iw + T(2) * (k2.Iw + k3.Iw) + k4.Iw);
+    out.s = y.s + h6 * (k1.s + T(2) * (k2.s + k3.s) + k4.s);
+    out.Gu = y.Gu + h6 * (k1.Gu + T(2) * (k2.Gu + k3.Gu) + k4.Gu);
+    out.Gw = y.Gw + h6 * (k1.Gw + T(2) * (k2.Gw + k3.Gw) + k4.Gw);
+    return out;
+  }
+
+  // Slip constraint |G| = L = 2 mu eta eta0 s, restored after every slip step.
+  template <class T> IMPACT_HDI static void project_slip(const Sys<T>& S, JiaY<T>& y, int phase) {
+    const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
+    const T L = T(2) * S.mu * eta * S.eta0 * tmax(y.s, T(0));
+    T vn, vu, vw;
+    velocity(S, y, vn, vu, vw);
+    T du, dw;
+    slip_dir(y, vu, vw, du, dw);
+    y.Gu = L * du;
+    y.Gw = L * dw;
+  }
+
+  // Event functions of the current mode and phase. Each event fires when its function becomes
+  // positive. 0: end of compression (v_n), 1: end of restitution (-s), 2: stick -> slip
+  // (|G|^2 - L^2), 3: slip -> stick (-(sliding velocity along d)).
+  template <class T>
+  IMPACT_HDI static T event_fn(const Sys<T>& S, const JiaY<T>& y, int ev, int phase) {
+    T vn, vu, vw;
+    velocity(S, y, vn, vu, vw);
+    const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
+    const T eph = phase == compression ? T(1) : S.e;
+    switch (ev) {
+      case 0: return vn;
+      case 1: return -y.s;
+      case 2: {
+        const T L = T(2) * S.mu * eta * S.eta0 * y.s;
+        return y.Gu * y.Gu + y.Gw * y.Gw - L * L;
+      }
+      default: {
+        T du, dw;
+        slip_dir(y, vu, vw, du, dw);
+        return -(vu * du + vw * dw + S.mu * eta * S.eta0 * vn / eph);
+      }
+    }
+  }
+
+  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& opt = LawOptions{}) {
+    return solve<T>(p, opt, nullptr);
+  }
+
+  template <class T>
+  IMPACT_HD static Result<T> solve(ContactProblem<T> p, const LawOptions& opt, JiaTrace<T>* trace) {
+    Status st = validate(p, use());
+    if (st != Status::ok) return make_result<T>(st);
+    Result<T> r = make_result<T>(Status::ok);
+    const Vec3<T> n = p.n;
+    const Vec3<T> Wn = p.W * n;
+    // contact frame (eq. 12): u opposes v0_perp, else opposes (S n)_perp ~ along (W n)_perp
+    const Vec3<T> vt = tangential(p.v0, n);
+    Vec3<T> uh, wh;
+    const T tolv = T(1e4) * Eps<T>::value;
+    if (norm(vt) > tolv * norm(p.v0)) {
+      tangent_basis(n, -vt, uh, wh);
+    } else {
+      tangent_basis(n, Wn, uh, wh);
+    }
+    wh = cross(n, uh);
+    Sys<T> S;
+    S.wnn = dot(n, Wn);
+    S.wnu = dot(uh, Wn);
+    S.wnw = dot(wh, Wn);
+    const Vec3<T> Wu = p.W * uh;
+    S.wuu = dot(uh, Wu);
+    S.wuw = dot(wh, Wu);
+    S.www = quad(p.W, wh);
+    S.v0n = dot(p.v0, n);
+    S.v0u = dot(p.v0, uh);
+    S.v0w = dot(p.v0, wh);
+    S.mu = p.mu;
+    S.e = p.e;
+    S.eta0 = p.eta0;
+    // Planar instance (Theorem 2): nothing couples w to n or u and v0 has no w component. The
+    // w-subspace is then invariant; we keep it exactly zero, because near the end of a reverse
+    // slip the spring direction is an unstable equilibrium of (35) and would amplify round-off.
+    const T wscale = max_abs(p.W);
+    bool planar = false;
+    if (tabs(S.v0w) <= tolv * norm(p.v0) && tabs(S.wnw) <= tolv * wscale && tabs(S.wuw) <= tolv * wscale) {
+      S.v0w = T(0);
+      S.wnw = T(0);
+      S.wuw = T(0);
+      planar = true;
+    }
+
+    const int N = opt.steps < 1 ? 1 : opt.steps;
+    const T omega = sqrt(T(0.5) * S.wnn);
+    const T tau_c = T(1.5707963267948966) / omega;
+    const T h = T(2) * tau_c / T(N);
+    const int max_steps = 8 * N + kMaxRefine + 64;
+
+    // initial mode (Proposition 1)
+    const T v0perp = sqrt(S.v0u * S.v0u + S.v0w * S.v0w);
+    bool stick = S.mu > T(0) && v0perp < S.mu * S.eta0 * S.eta0 * (-S.v0n);
+    r.modes.push(stick ? Mode::stick : Mode::slip);
+    int phase = compression;
+    JiaY<T> y{T(0), T(0), T(0), T(0), T(0), T(0)};
+    if (trace) {
+      trace->count = 0;
+      // u_dot(0) = dG_u/dtau at tau = 0 (e_ph = 1)
+      trace->rdot_u0 = rhs(S, y, stick, phase).Gu;
+    }
+    int nsteps = 0, nswitch = 0;
+    bool done = false;
+    int just_switched = -1;  // event that produced the current mode (ignored at the first step)
+    while (!done) {
+      if (nsteps >= max_steps || nswitch > kMaxSwitch) {
+        r.status = Status::step_limit;
+        r.steps = nsteps;
+        return r;
+      }
+      // step length: h, cut near the end in slip where the spring direction relaxes stiffly
+      T hs = h;
+      if (!stick && !planar && S.mu > T(0)) {
+        T vn, vu, vw;
+        velocity(S, y, vn, vu, vw);
+        const T eph = phase == compression ? T(1) : S.e;
+        const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
+        const T rate = eph * sqrt(vu * vu + vw * vw) + S.mu * eta * S.eta0 * tabs(vn);
+        const T G = sqrt(y.Gu * y.Gu + y.Gw * y.Gw);
+        if (rate * hs > T(0.5) * G) hs = tmax(T(0.5) * G / rate, T(1e-3) * h);
+      }
+      JiaY<T> y1 = step(S, y, hs, stick, phase, opt.integrator);
+      ++nsteps;
+      // which events can fire in this mode/phase
+      int evs[3];
+      int nev = 0;
+      evs[nev++] = phase == compression ? 0 : 1;
+      if (S.mu > T(0)) evs[nev++] = stick ? 2 : 3;
+      T theta_best = T(2);
+      int ev_best = -1;
+      for (int q = 0; q < nev; ++q) {
+        const int ev = evs[q];
+        const T g1 = event_fn(S, y1, ev, phase);
+        if (!(g1 > T(0))) continue;
+        const T g0 = event_fn(S, y, ev, phase);
+        if (g0 > T(0) && ev != just_switched) {
+          // already positive at the step start: fire at once
+          theta_best = T(0);
+          ev_best = ev;
+          break;
+        }
+        if (g0 > T(0)) continue;  // the switching function of the mode just entered; wait
+        // Illinois false position on theta in [0, 1]
+        T a = T(0), b = T(1), ga = g0, gb = g1;
+        int side = 0;
+        for (int it = 0; it < kRootIter; ++it) {
+          T c = (ga * b - gb * a) / (ga - gb);
+          if (!(c > a && c < b)) c = T(0.5) * (a + b);
+          const T gc = event_fn(S, step(S, y, c * hs, stick, phase, opt.integrator), ev, phase);
+          if (gc > T(0)) {
+            b = c;
+            gb = gc;
+            if (side == 1) ga *= T(0.5);
+            side = 1;
+          } else {
+            a = c;
+            ga = gc;
+            if (side == -1) gb *= T(0.5);
+            side = -1;
+          }
+          if (b - a <= T(4) * Eps<T>::value) break;
+        }
+        if (b < theta_best) {
+          theta_best = b;
+          ev_best = ev;
+        }
+      }
+      just_switched = -1;
+      if (ev_best < 0) {
+        y = y1;
+        if (!stick && S.mu > T(0)) project_slip(S, y, phase);
+        continue;
+      }
+      y = theta_best > T(0) ? step(S, y, theta_best * hs, stick, phase, opt.integrator) : y;
+      if (!stick && S.mu > T(0)) project_slip(S, y, phase);
+      if (trace && trace->count < JiaTrace<T>::kMax) {
+        T vn, vu, vw;
+        velocity(S, y, vn, vu, vw);
+        trace->event[trace->count] = ev_best;
+        trace->In[trace->count] = y.In;
+        trace->v_u[trace->count] = vu;
+        trace->v_w[trace->count] = vw;
+        ++trace->count;
+      }
+      switch (ev_best) {
+        case 0: {  // end of compression
+          r.In_c = y.In;
+          if (S.e == T(0)) {
+            done = true;
+            break;
+          }
+          phase = restitution;
+          y.s *= S.e;
+          break;
+        }
+        case 1:
+          y.s = T(0);
+          done = true;
+          break;
+        case 2:
+          stick = false;
+          ++nswitch;
+          r.modes.push(Mode::slip);
+          project_slip(S, y, phase);
+          just_switched = 3;
+          break;
+        default:
+          stick = true;
+          ++nswitch;
+          r.modes.push(Mode::stick);
+          just_switched = 2;
+          break;
+      }
+    }
+    r.steps = nsteps;
+    r.P = y.In * n + y.Iu * uh + y.Iw * wh;
+    finish(p, r);
+    return r;
+  }
+};
+
+}  // namespace impact
