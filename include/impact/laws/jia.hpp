@@ -29,12 +29,10 @@
 // RK4 (default) and explicit Euler. Every event (mode switch, end of compression, end of impact) is
 // located inside its step by a bounded Illinois iteration on sub-steps from the step start. Close
 // to the end in slip, and throughout a 3D slip with small mu, the spring direction relaxes stiffly
-// (rate ~ |v_perp| / |G|, |G| -> 0); steps are then cut to keep h |v_perp| / |G| <= 1/2, a bounded
-// refinement (at most kMaxRefine extra). Planar instances (Theorem 2) keep the w-subspace exactly
-// zero and need no refinement.
-// Known limits (rows end with status step_limit, never a wrong number): 3D slip with mu below
-// ~0.03 (the direction relaxation is too stiff for the refinement budget) and restitution that
-// creeps with v_n ~ 0 in stick for very small e (the tangential dynamics run ~1/e slower in tau).
+// (rate ~ |v_perp| / |G|, |G| -> 0); where h |v_perp| / |G| > 1 a step treats the direction's
+// offset from v_perp exponentially, with the slaved lag (slaved_step), stable for any h. Planar instances (Theorem 2) keep the w-subspace exactly zero and are never stiff.
+// Known limit (rows end with status step_limit, never a wrong number): restitution that creeps
+// with v_n ~ 0 in stick for very small e (the tangential dynamics run ~1/e slower in tau).
 // Bounds: at most 8 steps + kMaxRefine + 64 steps total and kMaxSwitch mode switches, else
 // step_limit. Outputs: In_c (normal impulse at end of compression), modes, steps.
 #pragma once
@@ -67,7 +65,6 @@ struct JiaLaw {
   static constexpr const char* name = "jia";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, false, true}; }
   static constexpr int kMaxSwitch = 24;
-  static constexpr int kMaxRefine = 4000;
   static constexpr int kRootIter = 60;
 
   // Contact-frame data of one instance.
@@ -149,6 +146,115 @@ struct JiaLaw {
     out.Gu = y.Gu + h6 * (k1.Gu + T(2) * (k2.Gu + k3.Gu) + k4.Gu);
     out.Gw = y.Gw + h6 * (k1.Gw + T(2) * (k2.Gw + k3.Gw) + k4.Gw);
     return out;
+  }
+
+  // Stiff slip (3D): the spring direction phi = psi + D relaxes toward the direction psi of v_perp,
+  //   dD/dtau = -kappa sin D - psi_dot,   kappa = e_ph |v_perp| / |G|,
+  // where kappa grows without bound as |G| -> 0 (end of a slip; all of a slip when mu is small).
+  // Where kappa h > 1 the step treats D exponentially: D(t) = D_qs(t) + 2 atan(tan((D0 - D_qs0)/2)
+  // e^{-kappa0 t}) with the slaved lag D_qs = -psi_dot / kappa (exact for frozen coefficients and
+  // sin D ~ D near the slaved state), while psi follows v_perp at every stage and the slow
+  // variables (I_n, s, I_t) take the RK4 (or Euler) combination. Stable for any h.
+  template <class T> struct Stage { T du, dw; };
+  template <class T>
+  IMPACT_HDI static void slaved_dir(const Sys<T>& S, const JiaY<T>& y, int phase, T t, T D0free, T kappa0,
+                                    T& du, T& dw) {
+    T vn, vu, vw;
+    velocity(S, y, vn, vu, vw);
+    const T vp = sqrt(vu * vu + vw * vw);
+    if (!(vp > T(0))) return;  // keep the previous direction
+    const T eph = phase == compression ? T(1) : S.e;
+    const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
+    const T L = T(2) * S.mu * eta * S.eta0 * tmax(y.s, T(0));
+    const T cu = vu / vp, cw = vw / vp;
+    // homogeneous relaxation of the free part
+    const T decay = t > T(0) ? std::exp(-kappa0 * t) : T(1);  // kappa0 may be +inf at |G| = 0
+    const T Dh = T(2) * std::atan(std::tan(T(0.5) * D0free) * decay);
+    // lag: psi_dot from dv_perp/dtau with the direction rotated by Dh
+    T ru = cu * std::cos(Dh) - cw * std::sin(Dh);
+    T rw = cw * std::cos(Dh) + cu * std::sin(Dh);
+    const T au = S.wnu * y.s - S.mu * y.s * (S.wuu * ru + S.wuw * rw);
+    const T aw = S.wnw * y.s - S.mu * y.s * (S.wuw * ru + S.www * rw);
+    const T psidot = (cu * aw - cw * au) / vp;
+    T lag = L > T(0) ? -psidot * L / (eph * vp) : T(0);
+    if (!std::isfinite(lag)) lag = T(0);
+    const T D = Dh + lag;
+    du = cu * std::cos(D) - cw * std::sin(D);
+    dw = cw * std::cos(D) + cu * std::sin(D);
+  }
+
+  template <class T>
+  IMPACT_HDI static JiaY<T> slaved_step(const Sys<T>& S, const JiaY<T>& y, T h, int phase, Integrator integ) {
+    const T pi = T(3.14159265358979323846);
+    const T eph = phase == compression ? T(1) : S.e;
+    const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
+    T vn, vu, vw;
+    velocity(S, y, vn, vu, vw);
+    const T vp = sqrt(vu * vu + vw * vw);
+    const T L0 = T(2) * S.mu * eta * S.eta0 * tmax(y.s, T(0));
+    T du, dw;
+    slip_dir(y, vu, vw, du, dw);
+    // current offset from v_perp, and its free (non-slaved) part
+    T D0 = T(0), D0free = T(0), kappa0 = T(0);
+    if (vp > T(0)) {
+      D0 = std::atan2(dw, du) - std::atan2(vw, vu);
+      if (D0 > pi) D0 -= T(2) * pi;
+      if (D0 < -pi) D0 += T(2) * pi;
+      kappa0 = L0 > T(0) ? eph * vp / L0 : T(1) / T(0);
+      T su = du, sw = dw;
+      slaved_dir(S, y, phase, T(0), T(0), T(0), su, sw);  // lag only
+      T lag0 = std::atan2(sw, su) - std::atan2(vw, vu);
+      if (lag0 > pi) lag0 -= T(2) * pi;
+      if (lag0 < -pi) lag0 += T(2) * pi;
+      D0free = D0 - lag0;
+    }
+    auto f = [&](const JiaY<T>& z, T t, T& pu, T& pw) {
+      pu = du;
+      pw = dw;
+      slaved_dir(S, z, phase, t, D0free, kappa0, pu, pw);
+      JiaY<T> k = rhs_frozen(S, z, pu, pw);
+      return k;
+    };
+    T pu, pw;
+    const JiaY<T> k1 = f(y, T(0), pu, pw);
+    JiaY<T> out;
+    if (integ == Integrator::euler) {
+      out = jia_axpy(y, h, k1);
+    } else {
+      const JiaY<T> k2 = f(jia_axpy(y, T(0.5) * h, k1), T(0.5) * h, pu, pw);
+      const JiaY<T> k3 = f(jia_axpy(y, T(0.5) * h, k2), T(0.5) * h, pu, pw);
+      const JiaY<T> k4 = f(jia_axpy(y, h, k3), h, pu, pw);
+      const T h6 = h / T(6);
+      out.In = y.In + h6 * (k1.In + T(2) * (k2.In + k3.In) + k4.In);
+      out.Iu = y.Iu + h6 * (k1.Iu + T(2) * (k2.Iu + k3.Iu) + k4.Iu);
+      out.Iw = y.Iw + h6 * (k1.Iw + T(2) * (k2.Iw + k3.Iw) + k4.Iw);
+      out.s = y.s + h6 * (k1.s + T(2) * (k2.s + k3.s) + k4.s);
+    }
+    T eu = du, ew = dw;
+    slaved_dir(S, out, phase, h, D0free, kappa0, eu, ew);
+    const T L = T(2) * S.mu * eta * S.eta0 * tmax(out.s, T(0));
+    out.Gu = L * eu;
+    out.Gw = L * ew;
+    return out;
+  }
+
+  template <class T>
+  IMPACT_HDI static JiaY<T> rhs_frozen(const Sys<T>& S, const JiaY<T>& y, T du, T dw) {
+    T vn, vu, vw;
+    velocity(S, y, vn, vu, vw);
+    JiaY<T> k;
+    k.In = y.s;
+    k.s = T(-0.5) * vn;
+    k.Iu = -S.mu * y.s * du;
+    k.Iw = -S.mu * y.s * dw;
+    k.Gu = k.Gw = T(0);
+    return k;
+  }
+
+  template <class T>
+  IMPACT_HDI static JiaY<T> advance(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, int phase,
+                                    Integrator integ, bool stiff) {
+    return stiff ? slaved_step(S, y, h, phase, integ) : step(S, y, h, stick, phase, integ);
   }
 
   // Slip constraint |G| = L = 2 mu eta eta0 s, restored after every slip step.
@@ -238,7 +344,9 @@ struct JiaLaw {
     const T omega = sqrt(T(0.5) * S.wnn);
     const T tau_c = T(1.5707963267948966) / omega;
     const T h = T(2) * tau_c / T(N);
-    const int max_steps = 8 * N + kMaxRefine + 64;
+    // hard bound on steps; restitution that creeps in stick runs ~1/e longer in tau
+    const int creep = S.e > T(0) ? static_cast<int>(tmin(T(64), T(4) / S.e)) : 0;
+    const int max_steps = (8 + creep) * N + 64;
 
     // initial mode (Proposition 1)
     const T v0perp = sqrt(S.v0u * S.v0u + S.v0w * S.v0w);
@@ -260,18 +368,17 @@ struct JiaLaw {
         r.steps = nsteps;
         return r;
       }
-      // step length: h, cut near the end in slip where the spring direction relaxes stiffly
-      T hs = h;
+      // stiff slip direction (3D only: planar rows keep the direction fixed)
+      const T hs = h;
+      bool stiff = false;
       if (!stick && !planar && S.mu > T(0)) {
         T vn, vu, vw;
         velocity(S, y, vn, vu, vw);
         const T eph = phase == compression ? T(1) : S.e;
-        const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
-        const T rate = eph * sqrt(vu * vu + vw * vw) + S.mu * eta * S.eta0 * tabs(vn);
         const T G = sqrt(y.Gu * y.Gu + y.Gw * y.Gw);
-        if (rate * hs > T(0.5) * G) hs = tmax(T(0.5) * G / rate, T(1e-3) * h);
+        stiff = eph * sqrt(vu * vu + vw * vw) * hs > G;
       }
-      JiaY<T> y1 = step(S, y, hs, stick, phase, opt.integrator);
+      JiaY<T> y1 = advance(S, y, hs, stick, phase, opt.integrator, stiff);
       ++nsteps;
       // which events can fire in this mode/phase
       int evs[3];
@@ -298,7 +405,7 @@ struct JiaLaw {
         for (int it = 0; it < kRootIter; ++it) {
           T c = (ga * b - gb * a) / (ga - gb);
           if (!(c > a && c < b)) c = T(0.5) * (a + b);
-          const T gc = event_fn(S, step(S, y, c * hs, stick, phase, opt.integrator), ev, phase);
+          const T gc = event_fn(S, advance(S, y, c * hs, stick, phase, opt.integrator, stiff), ev, phase);
           if (gc > T(0)) {
             b = c;
             gb = gc;
@@ -318,12 +425,18 @@ struct JiaLaw {
         }
       }
       just_switched = -1;
+      if (!(std::isfinite(y1.In) && std::isfinite(y1.s) && std::isfinite(y1.Iu) && std::isfinite(y1.Iw) &&
+            std::isfinite(y1.Gu) && std::isfinite(y1.Gw))) {
+        r.status = Status::non_finite;
+        r.steps = nsteps;
+        return r;
+      }
       if (ev_best < 0) {
         y = y1;
         if (!stick && S.mu > T(0)) project_slip(S, y, phase);
         continue;
       }
-      y = theta_best > T(0) ? step(S, y, theta_best * hs, stick, phase, opt.integrator) : y;
+      y = theta_best > T(0) ? advance(S, y, theta_best * hs, stick, phase, opt.integrator, stiff) : y;
       if (!stick && S.mu > T(0)) project_slip(S, y, phase);
       if (trace && trace->count < JiaTrace<T>::kMax) {
         T vn, vu, vw;
