@@ -164,6 +164,44 @@ template <class T> IMPACT_HDI Vec3<T> impulse_plastic_frictionless(const Contact
   return (-dot(p.n, p.v0) / quad(p.W, p.n)) * p.n;
 }
 
+// In-plane contact frame shared by the laws that work in (n, t, s): t along v0's tangential part,
+// or, for normal incidence, along the tangential part of W n (the direction the normal impulse
+// pushes the contact), else any tangent; s = n x t. `planar` is true when the instance's dynamics
+// stay in the (n, t) plane: v0.s, s^T W n and s^T W t vanish to 1e4 eps relative to |v0| and
+// max|W| (Jia's Theorem 2 condition; Morgan's planarity). p must be validated (unit n).
+template <class T>
+struct PlaneFrame {
+  Vec3<T> t, s;
+  T vt;  // v0 . t (>= 0; 0 at normal incidence)
+  bool planar;
+};
+
+template <class T> IMPACT_HD PlaneFrame<T> plane_frame(const ContactProblem<T>& p) {
+  PlaneFrame<T> f;
+  const Vec3<T> n = p.n;
+  const Vec3<T> Wn = p.W * n;
+  const Vec3<T> vt0 = tangential(p.v0, n);
+  const Vec3<T> wt = tangential(Wn, n);
+  const T vscale = norm(p.v0);
+  const T wscale = max_abs(p.W);
+  const T tol = T(1e4) * Eps<T>::value;
+  if (norm(vt0) > tol * vscale) {
+    f.t = (T(1) / norm(vt0)) * vt0;
+    f.vt = norm(vt0);
+  } else if (norm(wt) > tol * wscale) {
+    f.t = (T(1) / norm(wt)) * wt;
+    f.vt = T(0);
+  } else {
+    Vec3<T> t2;
+    tangent_basis(n, n, f.t, t2);
+    f.vt = T(0);
+  }
+  f.s = cross(n, f.t);
+  f.planar = tabs(dot(p.v0, f.s)) <= tol * vscale && tabs(dot(f.s, Wn)) <= tol * wscale &&
+             tabs(quad(p.W, f.s, f.t)) <= tol * wscale;
+  return f;
+}
+
 // Kinetic energy of the relative contact motion, 1/2 v^T W^-1 v, given W's Cholesky factor.
 template <class T> IMPACT_HDI T contact_energy(const Chol3<T>& c, Vec3<T> v) {
   return T(0.5) * dot(v, chol_solve(c, v));

@@ -304,16 +304,11 @@ struct JiaLaw {
     Result<T> r = make_result<T>(Status::ok);
     const Vec3<T> n = p.n;
     const Vec3<T> Wn = p.W * n;
-    // contact frame (eq. 12): u opposes v0_perp, else opposes (S n)_perp ~ along (W n)_perp
-    const Vec3<T> vt = tangential(p.v0, n);
-    Vec3<T> uh, wh;
-    const T tolv = T(1e4) * Eps<T>::value;
-    if (norm(vt) > tolv * norm(p.v0)) {
-      tangent_basis(n, -vt, uh, wh);
-    } else {
-      tangent_basis(n, Wn, uh, wh);
-    }
-    wh = cross(n, uh);
+    // contact frame: u opposes v0_perp (eq. 12); at normal incidence u = -(W n)_perp direction (eq. 12
+    // takes the opposite sign; the equations are frame-invariant, so only the convention differs)
+    const PlaneFrame<T> fr = plane_frame(p);
+    const Vec3<T> uh = -fr.t;
+    const Vec3<T> wh = cross(n, uh);
     Sys<T> S;
     S.wnn = dot(n, Wn);
     S.wnu = dot(uh, Wn);
@@ -331,13 +326,11 @@ struct JiaLaw {
     // Planar instance (Theorem 2): nothing couples w to n or u and v0 has no w component. The
     // w-subspace is then invariant; we keep it exactly zero, because near the end of a reverse
     // slip the spring direction is an unstable equilibrium of (35) and would amplify round-off.
-    const T wscale = max_abs(p.W);
-    bool planar = false;
-    if (tabs(S.v0w) <= tolv * norm(p.v0) && tabs(S.wnw) <= tolv * wscale && tabs(S.wuw) <= tolv * wscale) {
+    const bool planar = fr.planar;
+    if (planar) {
       S.v0w = T(0);
       S.wnw = T(0);
       S.wuw = T(0);
-      planar = true;
     }
 
     const int N = opt.steps < 1 ? 1 : opt.steps;

@@ -25,41 +25,16 @@ struct MorganLaw {
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, false, false}; }
   static constexpr int kMaxSegments = 8;
 
-  // Planarity tolerance relative to the scales of v0 and W.
-  template <class T> IMPACT_HDI static T planar_tol() { return T(1e4) * Eps<T>::value; }
-
   template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     Status s = validate(p, use());
     if (s != Status::ok) return make_result<T>(s);
     Result<T> r = make_result<T>(Status::ok);
     const Vec3<T> n = p.n;
     const Vec3<T> Wn = p.W * n;
-    const Vec3<T> vt0 = tangential(p.v0, n);
-    const Vec3<T> wt = tangential(Wn, n);
-    const T vscale = norm(p.v0);
-    const T wscale = max_abs(p.W);
-    const T tol = planar_tol<T>();
-    // in-plane tangent
-    Vec3<T> t;
-    T vt;
-    if (norm(vt0) > tol * vscale) {
-      t = (T(1) / norm(vt0)) * vt0;
-      vt = norm(vt0);
-    } else if (norm(wt) > tol * wscale) {
-      t = (T(1) / norm(wt)) * wt;
-      vt = T(0);
-    } else {
-      Vec3<T> t2;
-      tangent_basis(n, n, t, t2);
-      vt = T(0);
-    }
-    const Vec3<T> sdir = cross(n, t);
-    if (p.mu > T(0)) {
-      const Vec3<T> Wt = p.W * t;
-      if (tabs(dot(p.v0, sdir)) > tol * vscale || tabs(dot(sdir, Wn)) > tol * wscale ||
-          tabs(dot(sdir, Wt)) > tol * wscale)
-        return make_result<T>(Status::not_planar);
-    }
+    const PlaneFrame<T> fr = plane_frame(p);
+    if (p.mu > T(0) && !fr.planar) return make_result<T>(Status::not_planar);
+    const Vec3<T> t = fr.t;
+    T vt = fr.vt;
     const T a = dot(n, Wn);
     const T b = dot(t, Wn);
     const T d = quad(p.W, t);
