@@ -43,7 +43,7 @@ check "short row located" 'grep -q "short.csv:3: expected 16 fields as in the he
 # 5. unknown law, bad precision: usage errors, exit 2
 "$IMPACT" eval --law nosuch --in "$T/short.csv" 2> "$T/err"; rc=$?
 check "unknown law exits 2" '[ $rc -eq 2 ]'
-check "unknown law lists laws" 'grep -q "known: newton, chatterjee-ruina, aghili, morgan" "$T/err"'
+check "unknown law lists laws" 'grep -q "known: newton, chatterjee-ruina, aghili, morgan, jia" "$T/err"'
 "$IMPACT" eval --law newton --precision half --in "$T/short.csv" 2> /dev/null; rc=$?
 check "bad precision exits 2" '[ $rc -eq 2 ]'
 "$IMPACT" eval --law newton --in "$T/nope.csv" 2> "$T/err"; rc=$?
@@ -62,7 +62,7 @@ check "missing file exits 1" '[ $rc -eq 1 ] && grep -q "nope.csv: cannot open" "
   echo "nan,3.5,0,0,3.5,0,1,0,0,1,nan,0,-5,0.4,0.5,0.3,1.1,x"
   echo "good2,$GOOD,y"
 } > "$T/rows.csv"
-for law in newton chatterjee-ruina aghili morgan; do
+for law in newton chatterjee-ruina aghili morgan jia; do
   "$IMPACT" eval --law $law --in "$T/rows.csv" --out "$T/o.csv" -q; rc=$?
   check "$law: invalid rows exit 0" '[ $rc -eq 0 ]'
   check "$law: every row written" '[ $(wc -l < "$T/o.csv") -eq 10 ]'
@@ -81,7 +81,17 @@ for law in newton chatterjee-ruina aghili morgan; do
   check "$law: no nan in ok rows" '! grep ",ok" "$T/o.csv" | grep -qi "nan"'
 done
 
-# 7. a column that collides with an output
+# 7. the integrators write In_c, modes and steps; eta0 <= 0 is a per-row status for jia
+"$IMPACT" eval --law jia --in "$T/rows.csv" --out "$T/o.csv" -q --steps 100; rc=$?
+check "jia columns" 'head -1 "$T/o.csv" | grep -q ",status,In_c,modes,steps$"'
+check "jia ball modes" 'grep -q "^good,.*,ok,5[.0-9]*,slip>stick>slip,[0-9]*$" "$T/o.csv"'
+printf 'id,%s\nbad,3.5,0,0,3.5,0,1,0,0,1,-3,0,-5,0.4,0.5,0.3,0\n' "$H" > "$T/eta.csv"
+"$IMPACT" eval --law jia --in "$T/eta.csv" --out "$T/o.csv" -q; rc=$?
+check "jia eta0 = 0 is a row status" '[ $rc -eq 0 ] && grep -q "^bad,.*,param_out_of_range" "$T/o.csv"'
+"$IMPACT" eval --law jia --in "$T/rows.csv" --out "$T/o.csv" --integrator midpoint 2> "$T/err"; rc=$?
+check "bad integrator exits 2" '[ $rc -eq 2 ] && grep -q "integrator must be" "$T/err"'
+
+# 8. a column that collides with an output
 printf 'P_x,%s\n1,%s\n' "$H" "$GOOD" > "$T/collide.csv"
 "$IMPACT" eval --law newton --in "$T/collide.csv" --out "$T/o.csv" 2> "$T/err"; rc=$?
 check "collision exits 1" '[ $rc -eq 1 ] && grep -q "collide.csv:1:1: input column .P_x. collides" "$T/err"'
