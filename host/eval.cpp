@@ -62,7 +62,7 @@ struct Columns {
 };
 
 template <class T>
-EvalSummary run(const EvalArgs& args, const LawInfo& law, const std::string& backend, std::FILE* sum_out) {
+EvalSummary run(const EvalArgs& args, const LawInfo& law, Backend backend, std::FILE* sum_out) {
   const auto t_start = Clock::now();
   CsvReader reader(args.in);
   std::vector<CsvField> fields;
@@ -123,7 +123,7 @@ EvalSummary run(const EvalArgs& args, const LawInfo& law, const std::string& bac
   LawOptions opt;
   opt.steps = args.steps;
   opt.integrator = args.integrator == "euler" ? Integrator::euler : Integrator::rk4;
-  const BatchFn<T> fn = batch_fn<T>(law, backend == "cuda");
+  const BatchFn<T> fn = batch_fn<T>(law, backend);
 
   Columns<T> cols;
   cols.resize(args.chunk);
@@ -227,7 +227,7 @@ EvalSummary run(const EvalArgs& args, const LawInfo& law, const std::string& bac
 
   if (sum_out) {
     std::fprintf(sum_out, "impact eval: law %s, backend %s, precision %s, input %s\n", law.name.c_str(),
-                 backend.c_str(), args.precision.c_str(), reader.path().c_str());
+                 backend_name(backend), args.precision.c_str(), reader.path().c_str());
     std::fprintf(sum_out, "  rows %zu", sum.rows);
     for (int s = 0; s < static_cast<int>(Status::count_); ++s)
       if (sum.status_count[s])
@@ -268,15 +268,18 @@ EvalSummary run(const EvalArgs& args, const LawInfo& law, const std::string& bac
 EvalSummary run_eval(const EvalArgs& args, std::FILE* summary_stream) {
   const LawInfo* law = find_law(args.law);
   if (!law) throw std::invalid_argument("unknown law '" + args.law + "' (known: " + law_names() + ")");
-  std::string backend = args.backend;
+  Backend backend = Backend::serial;
   std::string why;
-  if (backend == "auto") {
-    backend = cuda_usable(&why) ? "cuda" : "serial";
-  } else if (backend == "cuda") {
+  if (args.backend == "auto") {
+    backend = cuda_usable(&why) ? Backend::cuda : Backend::omp;
+  } else if (args.backend == "cuda") {
     if (!cuda_usable(&why)) throw std::invalid_argument("backend 'cuda' is not usable: " + why);
-  } else if (backend != "serial") {
-    throw std::invalid_argument("backend '" + backend +
-                                "' is not available in this build yet (available: auto, cuda, serial)");
+    backend = Backend::cuda;
+  } else if (args.backend == "omp") {
+    backend = Backend::omp;
+  } else if (args.backend != "serial") {
+    throw std::invalid_argument("backend '" + args.backend +
+                                "' is not available in this build yet (available: auto, cuda, omp, serial)");
   }
   if (args.precision != "double" && args.precision != "float")
     throw std::invalid_argument("precision must be 'double' or 'float', got '" + args.precision + "'");

@@ -5,6 +5,7 @@
 #include "impact/laws/jia.hpp"
 #include "impact/laws/morgan.hpp"
 #include "impact/laws/newton.hpp"
+#include "kernels/omp_backend.hpp"
 #ifdef IMPACT_WITH_CUDA
 #include "kernels/cuda_backend.hpp"
 #endif
@@ -23,7 +24,8 @@ LawInfo make(std::string summary, bool uses_mu, std::vector<ExtraColumn> extras)
   BatchFn<float> cf = nullptr;
 #endif
   return LawInfo{Law::name, std::move(summary), uses_mu, u.e, u.e_t, u.eta0, std::move(extras),
-                 &evaluate_serial<Law, double>, &evaluate_serial<Law, float>, cd, cf};
+                 &evaluate_serial<Law, double>, &evaluate_serial<Law, float>,
+                 &evaluate_omp<Law, double>,    &evaluate_omp<Law, float>,    cd, cf};
 }
 }  // namespace
 
@@ -61,6 +63,10 @@ std::string law_names() {
     s += l.name;
   }
   return s;
+}
+
+const char* backend_name(Backend b) {
+  return b == Backend::cuda ? "cuda" : b == Backend::omp ? "omp" : "serial";
 }
 
 bool cuda_built() {

@@ -28,15 +28,22 @@ struct LawInfo {
   std::vector<ExtraColumn> extras;
   BatchFn<double> serial_double;
   BatchFn<float> serial_float;
+  BatchFn<double> omp_double;
+  BatchFn<float> omp_float;
   BatchFn<double> cuda_double;  // null when built without CUDA
   BatchFn<float> cuda_float;
 };
 
-// The batch entry point of a law for precision T on the serial or CUDA backend.
+enum class Backend { serial, omp, cuda };
+const char* backend_name(Backend b);
+
+// The batch entry point of a law for precision T on a backend (null for cuda in a CPU build).
 template <class T>
-BatchFn<T> batch_fn(const LawInfo& law, bool cuda) {
-  if constexpr (std::is_same_v<T, double>) return cuda ? law.cuda_double : law.serial_double;
-  else return cuda ? law.cuda_float : law.serial_float;
+BatchFn<T> batch_fn(const LawInfo& law, Backend b) {
+  if constexpr (std::is_same_v<T, double>)
+    return b == Backend::cuda ? law.cuda_double : b == Backend::omp ? law.omp_double : law.serial_double;
+  else
+    return b == Backend::cuda ? law.cuda_float : b == Backend::omp ? law.omp_float : law.serial_float;
 }
 
 // Backends compiled into this build, and whether a CUDA device is usable now (`why` explains).

@@ -1,0 +1,18 @@
+// OpenMP backend: the per-instance functor of kernels/batch.hpp run through Thrust's OMP system on
+// all cores (compiled by g++; the same functor the CUDA kernel and the serial loop run).
+#pragma once
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/system/omp/execution_policy.h>
+
+#include "kernels/batch.hpp"
+
+namespace impact {
+
+template <class Law, class T>
+void evaluate_omp(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt) {
+  thrust::for_each(thrust::omp::par, thrust::counting_iterator<std::size_t>(0),
+                   thrust::counting_iterator<std::size_t>(in.count), EvalFunctor<Law, T>{in, out, opt});
+}
+
+}  // namespace impact
