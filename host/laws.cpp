@@ -5,6 +5,7 @@
 #include "impact/laws/jia.hpp"
 #include "impact/laws/morgan.hpp"
 #include "impact/laws/newton.hpp"
+#include "impact/laws/stronge.hpp"
 #include "kernels/omp_backend.hpp"
 #ifdef IMPACT_WITH_CUDA
 #include "kernels/cuda_backend.hpp"
@@ -44,6 +45,8 @@ const std::vector<LawInfo>& all_laws() {
                        {"steps", Extra::Steps}}),
       make<MorganLaw>("planar closed form, energetic restitution, Morgan 2011", true,
                       {{"In_c", Extra::In_c}, {"modes", Extra::Modes}, {"steps", Extra::Steps}}),
+      make<StrongeLaw>("3D rigid, Coulomb slip/stick, Stronge's energetic restitution (fixed-step)", true,
+                       {{"In_c", Extra::In_c}, {"modes", Extra::Modes}, {"steps", Extra::Steps}}),
       make<JiaLaw>("3D tangential compliance, energetic restitution, Jia 2013 (fixed-step integration)", true,
                    {{"In_c", Extra::In_c}, {"modes", Extra::Modes}, {"steps", Extra::Steps}}),
   };

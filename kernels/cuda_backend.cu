@@ -10,6 +10,7 @@
 #include "impact/laws/jia.hpp"
 #include "impact/laws/morgan.hpp"
 #include "impact/laws/newton.hpp"
+#include "impact/laws/stronge.hpp"
 #include "kernels/cuda_backend.hpp"
 
 namespace impact::cuda {
@@ -115,6 +116,7 @@ IMPACT_INSTANTIATE(NewtonLaw)
 IMPACT_INSTANTIATE(ChatterjeeRuinaLaw)
 IMPACT_INSTANTIATE(AghiliLaw)
 IMPACT_INSTANTIATE(MorganLaw)
+IMPACT_INSTANTIATE(StrongeLaw)
 IMPACT_INSTANTIATE(JiaLaw)
 #undef IMPACT_INSTANTIATE
 

@@ -43,7 +43,7 @@ check "short row located" 'grep -q "short.csv:3: expected 16 fields as in the he
 # 5. unknown law, bad precision: usage errors, exit 2
 "$IMPACT" eval --law nosuch --in "$T/short.csv" 2> "$T/err"; rc=$?
 check "unknown law exits 2" '[ $rc -eq 2 ]'
-check "unknown law lists laws" 'grep -q "known: newton, chatterjee-ruina, aghili, morgan, jia" "$T/err"'
+check "unknown law lists laws" 'grep -q "known: newton, chatterjee-ruina, aghili, morgan, stronge, jia" "$T/err"'
 "$IMPACT" eval --law newton --precision half --in "$T/short.csv" 2> /dev/null; rc=$?
 check "bad precision exits 2" '[ $rc -eq 2 ]'
 "$IMPACT" eval --law newton --in "$T/nope.csv" 2> "$T/err"; rc=$?
@@ -62,7 +62,7 @@ check "missing file exits 1" '[ $rc -eq 1 ] && grep -q "nope.csv: cannot open" "
   echo "nan,3.5,0,0,3.5,0,1,0,0,1,nan,0,-5,0.4,0.5,0.3,1.1,x"
   echo "good2,$GOOD,y"
 } > "$T/rows.csv"
-for law in newton chatterjee-ruina aghili morgan jia; do
+for law in newton chatterjee-ruina aghili morgan stronge jia; do
   "$IMPACT" eval --law $law --in "$T/rows.csv" --out "$T/o.csv" -q; rc=$?
   check "$law: invalid rows exit 0" '[ $rc -eq 0 ]'
   check "$law: every row written" '[ $(wc -l < "$T/o.csv") -eq 10 ]'

@@ -1,0 +1,492 @@
+// Stronge: 3D rigid frictional impact in normal-impulse space (Rodriguez & Bowling; Morgan 2011
+// ch. 4) with Coulomb friction, no tangential compliance and Stronge's energetic restitution.
+// Integrated with a FIXED step in the normal impulse per instance, as one GPU thread runs it.
+//
+// Contact frame (n, t1, t2), t1 along v0's tangential part. With a = n^T W n, b = (t_i^T W n),
+// D = (t_i^T W t_j) (2x2 SPD), tangential impulse P_t and v_t = v0_t + b p + D P_t:
+//   slip:  dP_t/dp = -mu u, u = v_t/|v_t|;   dv_t/dp = F(u) = b - mu D u;   dv_n/dp = a - mu b.u
+//   stick: dP_t/dp = tau = -D^-1 b (v_t stays 0), admissible when |tau| <= mu; it persists to
+//          the end (W is constant, so tau is constant)
+//   work:  dE/dp = v_n. Compression ends at v_n = 0 (E_c, In_c); the impact ends when
+//          E = (1 - e^2) E_c (e = 0: at the end of compression). v_n returning below 0 in
+//          restitution before that gives `stalled`.
+// State y = (p, P_t, v_n, v_t, E): 7 scalars; v is carried alongside P (Runge-Kutta methods keep
+// the linear relation v = v0 + W P exactly) so that v_t keeps its relative precision near 0.
+// With g(u) = u.F(u) = d|v_t|/dp and k(u) = u_perp.F(u) = |v_t| dtheta/dp.
+//
+// Stepping. h = p_c / opt.steps, p_c = |v0.n| / a (the frictionless compression impulse);
+// opt.integrator selects classical RK4 or explicit Euler. Three kinds of advance:
+//  * p-steps (dy/dp, length h) while |v_t| >= rho_sw = R p_c max(1/16, 2/steps), where
+//    R = |b| + mu |D|_F bounds |F|. rho_sw does not shrink with h, so the p-steps never meet the
+//    singularity of u at a distance that scales with h, and it is >= 2 h R, so no RK stage of a
+//    p-step comes near v_t = 0.
+//  * tau-steps for |v_t| < rho_sw, where the slip direction turns at the unbounded rate
+//    k/|v_t| (the ODE is singular at v_t = 0, yet v_t reaches 0 at a finite impulse, and with
+//    the direction still turning: theta - theta* ~ |v_t|^lambda). The law integrates there in
+//    tau with dp = |v_t| dtau (a Sundman transform): dv_t/dtau = |v_t| b - mu D v_t,
+//    dP_t/dtau = -mu v_t, dv_n/dtau = |v_t| a - mu b.v_t, dp/dtau = |v_t|, dE/dtau = |v_t| v_n:
+//    Lipschitz and homogeneous of degree one in v_t, the angle follows the bounded autonomous
+//    ODE dtheta/dtau = k(theta), log|v_t| changes at the bounded rate g, and v_t -> 0 is reached
+//    exponentially in tau with every integrand decaying like |v_t|. Step
+//    dtau = (h / rho_sw) (rho_sw / |v_t|)^(1/6), at most 0.5 / R: it continues the p-step at
+//    rho_sw (dp = h) and grows slowly as |v_t| falls. The error of a tau-step scales like |v_t|,
+//    the number of steps per e-fold of |v_t| like |v_t|^(1/6), so the descent to v_t = 0 costs
+//    about 6 steps (R / |g|) / 16 extra steps and keeps the global error O(h^4) for RK4 (O(h) for
+//    Euler): the accuracy does not collapse at the tangential event.
+//  * closed-form straight segments on invariant rays. Where F(u) is parallel to u (k = 0) the
+//    slip is a straight line in velocity space: v linear and E quadratic in p, advanced exactly,
+//    with its events solved in closed form as in Morgan's planar law (impact/laws/morgan.hpp).
+//    Used for: stick; every planar instance (its slip is on a ray from the start); the final
+//    approach of a 3D trajectory once the tau-integration has aligned it with its ray
+//    (|k| <= 8 eps (tr W (1 + mu) + R), the round-off of k; before anything has been integrated
+//    the round-off of the projected v0, eps |v0| / |v_t| in direction, is allowed too); and the
+//    slip that leaves v_t = 0, which follows the unique outgoing ray to the end.
+// Events are located inside the step, not at step ends: v_n = 0 in compression, E = target and
+// v_n < 0 (stall) in restitution, each by Illinois regula falsi on the sub-step length with every
+// trial point re-integrated from the step start (<= 60 iterations, to 4 eps of the step).
+//
+// v_t = 0. A tau-integration ends when |v_t| <= rho_0 = 64 eps (|v0| + R p_c) (the remaining
+// tail, if approaching, closed by a straight segment) or when it reaches its ray; a ray segment
+// ends exactly at 0. There the law sticks when |tau| <= mu. Otherwise slip resumes
+// (Mode::reverse) in the direction s the dynamics admit: F(s) = lambda s with lambda > 0
+// (moving away from 0), i.e. s = (lambda I + mu D)^-1 b with |s| = 1. |(lambda I + mu D)^-1 b|
+// falls strictly from |tau|/mu > 1 at lambda = 0 to <= 1 at lambda = |b|, so this outgoing ray
+// exists and is unique (a ray with g > 0 is always this one), and bisection on lambda finds it
+// (<= 200 halvings). The ray is invariant and attracting for growing |v_t|, so the rest of the
+// impact is one straight segment (Morgan's reversal in the planar case). v_t = 0 at the start
+// (|v0_t| <= rho_0) is handled the same way, with Mode::slip instead of Mode::reverse. A 3D
+// trajectory that passes v_t = 0 at a distance below rho_0 counts as reaching it.
+// `inconsistent`: a straight segment in compression along which v_n never grows (a guard: with
+// W SPD the kinetic energy, bounded below, falls at the rate |v_n| + mu |v_t|, so compression
+// always ends). mu = 0 is one straight segment (the rates do not depend on u).
+//
+// Bounds: at most 64 opt.steps + 512 steps and segments (`step_limit`; e.g. grazing impacts whose
+// slip lasts more than ~64 p_c), 32 events, 60 root-finder iterations per event, 200 bisections
+// for the outgoing ray. Result: steps = integration steps plus closed-form segments; In_c =
+// normal impulse at the end of compression; modes: slip, stick, reverse.
+#pragma once
+#include "impact/problem.hpp"
+
+namespace impact {
+
+namespace stronge_detail {
+
+// State: normal impulse p, tangential impulse (q1, q2), normal velocity vn, tangential velocity
+// (w1, w2) in the contact frame, normal work E.
+template <class T>
+struct State {
+  T p, q1, q2, vn, w1, w2, E;
+};
+
+template <class T> IMPACT_HDI State<T> axpy(const State<T>& y, T s, const State<T>& k) {
+  return State<T>{y.p + s * k.p,   y.q1 + s * k.q1, y.q2 + s * k.q2, y.vn + s * k.vn,
+                  y.w1 + s * k.w1, y.w2 + s * k.w2, y.E + s * k.E};
+}
+
+// y + s (k1 + 2 k2 + 2 k3 + k4)
+template <class T>
+IMPACT_HDI State<T> rk4_combine(const State<T>& y, T s, const State<T>& k1, const State<T>& k2,
+                                const State<T>& k3, const State<T>& k4) {
+  auto c = [](T a, T b, T c2, T d) { return a + T(2) * (b + c2) + d; };
+  return State<T>{y.p + s * c(k1.p, k2.p, k3.p, k4.p),     y.q1 + s * c(k1.q1, k2.q1, k3.q1, k4.q1),
+                  y.q2 + s * c(k1.q2, k2.q2, k3.q2, k4.q2), y.vn + s * c(k1.vn, k2.vn, k3.vn, k4.vn),
+                  y.w1 + s * c(k1.w1, k2.w1, k3.w1, k4.w1), y.w2 + s * c(k1.w2, k2.w2, k3.w2, k4.w2),
+                  y.E + s * c(k1.E, k2.E, k3.E, k4.E)};
+}
+
+// The contact-frame system: a = n^T W n, b = (t_i^T W n), D = (t_i^T W t_j), friction mu.
+template <class T>
+struct System {
+  T a, b1, b2, d11, d12, d22, mu;
+
+  // dy/dp with a constant tangential impulse ratio (r1, r2) = dP_t/dp.
+  IMPACT_HDI State<T> line_rate(const State<T>& y, T r1, T r2) const {
+    return State<T>{T(1),
+                    r1,
+                    r2,
+                    a + b1 * r1 + b2 * r2,
+                    b1 + d11 * r1 + d12 * r2,
+                    b2 + d12 * r1 + d22 * r2,
+                    y.vn};
+  }
+  // dy/dp in slip (|v_t| > 0).
+  IMPACT_HDI State<T> rate_p(const State<T>& y) const {
+    const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
+    return line_rate(y, -mu * y.w1 / rho, -mu * y.w2 / rho);
+  }
+  // dy/dtau = |v_t| dy/dp in slip: Lipschitz, homogeneous of degree one in v_t.
+  IMPACT_HDI State<T> rate_tau(const State<T>& y) const {
+    const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
+    const T f1 = -mu * y.w1, f2 = -mu * y.w2;
+    return State<T>{rho,
+                    f1,
+                    f2,
+                    rho * a + b1 * f1 + b2 * f2,
+                    rho * b1 + d11 * f1 + d12 * f2,
+                    rho * b2 + d12 * f1 + d22 * f2,
+                    rho * y.vn};
+  }
+  IMPACT_HDI State<T> rate(const State<T>& y, bool tau) const { return tau ? rate_tau(y) : rate_p(y); }
+
+  // One explicit step of length x (in p, or in tau) from y.
+  IMPACT_HDI State<T> step(const State<T>& y, T x, bool tau, Integrator integ) const {
+    const State<T> k1 = rate(y, tau);
+    if (integ == Integrator::euler) return axpy(y, x, k1);
+    const T hx = T(0.5) * x;
+    const State<T> k2 = rate(axpy(y, hx, k1), tau);
+    const State<T> k3 = rate(axpy(y, hx, k2), tau);
+    const State<T> k4 = rate(axpy(y, x, k3), tau);
+    return rk4_combine(y, x / T(6), k1, k2, k3, k4);
+  }
+
+  // Sticking ratio tau = -D^-1 b.
+  IMPACT_HDI void stick_ratio(T& t1, T& t2) const {
+    const T det = d11 * d22 - d12 * d12;
+    t1 = -(d22 * b1 - d12 * b2) / det;
+    t2 = -(d11 * b2 - d12 * b1) / det;
+  }
+
+  // The outgoing slip direction when sticking is impossible (|tau| > mu): the unit s with
+  // b - mu D s = lambda s, lambda > 0, i.e. s = (lambda I + mu D)^-1 b with |s| = 1.
+  // |(lambda I + mu D)^-1 b| decreases strictly in lambda, from |tau|/mu > 1 at 0 to <= 1 at |b|
+  // (the smallest eigenvalue of lambda I + mu D is >= lambda), so bisection brackets the unique
+  // root. Returns false if b = 0 (no such direction).
+  IMPACT_HDI bool outgoing(T& s1, T& s2) const {
+    const T bn = sqrt(b1 * b1 + b2 * b2);
+    if (!(bn > T(0))) return false;
+    auto solve = [&](T lam, T& x1, T& x2, T& det) {
+      const T m11 = lam + mu * d11, m12 = mu * d12, m22 = lam + mu * d22;
+      det = m11 * m22 - m12 * m12;
+      x1 = m22 * b1 - m12 * b2;  // adj(M) b = det |M^-1 b|
+      x2 = m11 * b2 - m12 * b1;
+    };
+    T lo = T(0), hi = bn, x1, x2, det;
+    for (int i = 0; i < 200; ++i) {
+      const T mid = T(0.5) * (lo + hi);
+      if (!(mid > lo && mid < hi)) break;
+      solve(mid, x1, x2, det);
+      if (x1 * x1 + x2 * x2 > det * det) lo = mid;  // |M^-1 b| > 1: lambda too small
+      else hi = mid;
+    }
+    solve(T(0.5) * (lo + hi), x1, x2, det);
+    const T xn = sqrt(x1 * x1 + x2 * x2);
+    if (!(xn > T(0))) return false;
+    s1 = x1 / xn;
+    s2 = x2 / xn;
+    return true;
+  }
+};
+
+}  // namespace stronge_detail
+
+struct StrongeLaw {
+  static constexpr const char* name = "stronge";
+  IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, false, false}; }
+
+  // Near-zero region: rho_sw = R p_c max(kSwitch, 2 / steps).
+  static constexpr double kSwitch = 1.0 / 16.0;
+  // tau-step cap (times 1/R) and growth exponent (dtau ~ |v_t|^-1/6).
+  static constexpr double kTauCap = 0.5;
+  static constexpr int kMaxRootIter = 60;
+  static constexpr double kRayTol = 8.0;
+  static constexpr int kMaxEvents = 32;
+
+  template <class T>
+  IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& opt = LawOptions{}) {
+    using stronge_detail::State;
+    using stronge_detail::System;
+    Status st = validate(p, use());
+    if (st != Status::ok) return make_result<T>(st);
+    Result<T> r = make_result<T>(Status::ok);
+    const T eps = Eps<T>::value;
+    const T inf = T(1) / T(0);
+
+    const Vec3<T> n = p.n;
+    Vec3<T> t1, t2;
+    tangent_basis(n, p.v0, t1, t2);
+    const Vec3<T> Wn = p.W * n, Wt1 = p.W * t1, Wt2 = p.W * t2;
+    const System<T> sys{dot(n, Wn), dot(t1, Wn), dot(t2, Wn), dot(t1, Wt1), dot(t1, Wt2), dot(t2, Wt2), p.mu};
+    const Integrator integ = opt.integrator == Integrator::euler ? Integrator::euler : Integrator::rk4;
+
+    const std::int32_t N = opt.steps < 1 ? 1 : (opt.steps > (1 << 24) ? (1 << 24) : opt.steps);
+    const std::int32_t max_steps = 64 * N + 512;
+    const T vn0 = dot(p.v0, n);
+    const T pc = -vn0 / sys.a;  // frictionless compression impulse
+    const T h = pc / T(N);
+    const T normD = sqrt(sys.d11 * sys.d11 + T(2) * sys.d12 * sys.d12 + sys.d22 * sys.d22);
+    const T R = sqrt(sys.b1 * sys.b1 + sys.b2 * sys.b2) + p.mu * normD;  // bounds |F(u)|
+    const T rho_sw = R * pc * tmax(T(kSwitch), T(2) / T(N));
+    const T vabs = norm(p.v0);
+    const T V = vabs + R * pc;
+    const T rho_zero = T(64) * eps * V;
+    // Ray test |k| <= kRayTol eps K: the round-off of k = u_perp.F(u) is about eps K with
+    // K = tr W (1 + mu) + R.
+    const T Kscale = trace(p.W) * (T(1) + p.mu) + R;
+    const T ray_tol = T(kRayTol) * eps;
+    const T tau_cap = T(kTauCap) / R;
+
+    State<T> y{T(0), T(0), T(0), vn0, dot(p.v0, t1), dot(p.v0, t2), T(0)};
+    bool compression = true;
+    bool done = false;
+    T target = T(0);
+    int events = 0;
+
+    T tau1, tau2;
+    sys.stick_ratio(tau1, tau2);
+    const bool can_stick = sqrt(tau1 * tau1 + tau2 * tau2) <= p.mu;
+
+    // kind: 0 = integrate slip (p- or tau-steps), 1 = straight segment with the constant ratio
+    // (lr1, lr2) to the end of the impact (stick, or slip on the outgoing ray), 2 = straight
+    // slip along the approaching ray (ru1, ru2) with d|v_t|/dp = rg < 0, to v_t = 0.
+    int kind = 0;
+    T lr1 = T(0), lr2 = T(0), ru1 = T(0), ru2 = T(0), rg = T(-1);
+
+    auto on_compression_end = [&]() {
+      y.vn = T(0);
+      compression = false;
+      r.In_c = y.p;
+      target = (T(1) - p.e * p.e) * y.E;
+      if (p.e == T(0)) done = true;
+    };
+
+    // Closed-form straight segment with ratio (c1, c2), at most dt long (the distance to v_t = 0
+    // on an approaching ray, else inf). Returns 0 v_t = 0, 1 end of compression, 2 end of impact,
+    // 3 stall, -1 no event ahead (compression never ends).
+    auto segment = [&](T c1, T c2, T dt) -> int {
+      const State<T> k = sys.line_rate(y, c1, c2);
+      const T rn = k.vn;
+      T dc = inf, de = inf, dstall = inf;
+      if (compression) {
+        if (y.vn >= T(0)) dc = T(0);
+        else if (rn > T(0)) dc = -y.vn / rn;
+      } else {
+        const T dE = target - y.E;
+        if (dE <= T(0)) {
+          de = T(0);
+        } else {
+          const T disc = y.vn * y.vn + T(2) * rn * dE;
+          if (disc >= T(0) && y.vn + sqrt(disc) > T(0)) de = T(2) * dE / (y.vn + sqrt(disc));
+          if (rn < T(0)) dstall = -y.vn / rn;
+        }
+      }
+      const T d = tmin(tmin(dt, dc), tmin(de, dstall));
+      if (!(d < inf)) return -1;
+      y.E += y.vn * d + T(0.5) * rn * d * d;
+      y.p += d;
+      y.q1 += c1 * d;
+      y.q2 += c2 * d;
+      y.vn += rn * d;
+      y.w1 += k.w1 * d;
+      y.w2 += k.w2 * d;
+      ++r.steps;
+      if (d == de) return 2;
+      if (d == dstall) return 3;
+      if (d == dc) return 1;
+      y.w1 = T(0);
+      y.w2 = T(0);
+      return 0;
+    };
+
+    // v_t = 0: stick, or slip resumed along the outgoing ray.
+    auto tangential_zero = [&](Mode resumed) -> bool {
+      y.w1 = T(0);
+      y.w2 = T(0);
+      kind = 1;
+      if (can_stick) {
+        lr1 = tau1;
+        lr2 = tau2;
+        r.modes.push(Mode::stick);
+        return true;
+      }
+      T s1, s2;
+      if (!sys.outgoing(s1, s2)) return false;
+      lr1 = -p.mu * s1;
+      lr2 = -p.mu * s2;
+      r.modes.push(resumed);
+      return true;
+    };
+
+    // ---- start ---------------------------------------------------------------------------------
+    const T rho0 = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
+    if (p.mu == T(0)) {
+      kind = 1;  // no friction: dv/dp = W n whatever the slip direction
+      r.modes.push(Mode::slip);
+    } else if (rho0 <= rho_zero) {
+      if (!tangential_zero(Mode::slip)) {
+        r.status = Status::inconsistent;
+        return r;
+      }
+    } else {
+      r.modes.push(Mode::slip);
+    }
+
+    // ---- main loop -----------------------------------------------------------------------------
+    for (int guard = 0; !done; ++guard) {
+      if (r.steps >= max_steps || guard > max_steps + 4 * kMaxEvents) {
+        r.status = Status::step_limit;
+        return r;
+      }
+      if (kind == 1) {
+        const int ev = segment(lr1, lr2, inf);
+        if (ev == -1) {
+          r.status = Status::inconsistent;
+          return r;
+        }
+        if (ev == 3) {
+          r.status = Status::stalled;
+          return r;
+        }
+        if (ev == 2) done = true;
+        else if (ev == 1) on_compression_end();
+        continue;
+      }
+      if (kind == 2) {
+        const T dist = tmax(T(0), (y.w1 * ru1 + y.w2 * ru2) / -rg);
+        const int ev = segment(-p.mu * ru1, -p.mu * ru2, dist);
+        if (ev == 3) {
+          r.status = Status::stalled;
+          return r;
+        }
+        if (ev == 2) done = true;
+        else if (ev == 1) on_compression_end();
+        else if (ev == 0) {
+          if (++events > kMaxEvents) break;
+          if (!tangential_zero(Mode::reverse)) {
+            r.status = Status::inconsistent;
+            return r;
+          }
+        }
+        continue;
+      }
+
+      // slip
+      const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
+      if (!(rho > T(0))) {  // exactly at v_t = 0
+        if (++events > kMaxEvents) break;
+        if (!tangential_zero(Mode::reverse)) {
+          r.status = Status::inconsistent;
+          return r;
+        }
+        continue;
+      }
+      const T u1 = y.w1 / rho, u2 = y.w2 / rho;
+      const T F1 = sys.b1 - p.mu * (sys.d11 * u1 + sys.d12 * u2);
+      const T F2 = sys.b2 - p.mu * (sys.d12 * u1 + sys.d22 * u2);
+      const T g = u1 * F1 + u2 * F2;   // d|v_t|/dp
+      const T kk = u1 * F2 - u2 * F1;  // |v_t| dtheta/dp
+      // Ray test (see ray_tol); the round-off of the initial projection of v0 (eps |v0|, a
+      // direction error eps |v0| / |v_t|) is allowed only before anything has been integrated:
+      // later the integrated v_t carries its own relative precision.
+      const bool initial = r.steps == 0;
+      const bool on_ray = tabs(kk) * rho <= ray_tol * (Kscale * rho + (initial ? R * vabs : T(0)));
+      if (rho <= rho_zero || on_ray) {
+        if (g < T(0)) {
+          // straight to v_t = 0 along the ray u (events on the way in closed form)
+          kind = 2;
+          ru1 = u1;
+          ru2 = u2;
+          rg = g;
+          continue;
+        }
+        if (rho <= rho_zero) {  // at v_t = 0, not approaching along a ray
+          if (++events > kMaxEvents) break;
+          if (!tangential_zero(Mode::reverse)) {
+            r.status = Status::inconsistent;
+            return r;
+          }
+          continue;
+        }
+        // On a ray moving away from v_t = 0. Without sticking that is the unique outgoing ray
+        // s (F(s) = lambda s, lambda > 0), which the slip then follows to the end; it is taken
+        // from outgoing() rather than from u, since close to v_t = 0 the ray test only resolves
+        // u to the round-off of v_t. (With sticking possible no ray moves away from 0, except
+        // on the cone's boundary: integrate on.)
+        T s1, s2;
+        if (!can_stick && sys.outgoing(s1, s2)) {
+          kind = 1;
+          lr1 = -p.mu * s1;
+          lr2 = -p.mu * s2;
+          continue;
+        }
+      }
+
+      const bool tau_mode = rho < rho_sw;
+      T dx = h;
+      if (tau_mode) {
+        const T grow = sqrt(std::cbrt(rho_sw / rho));  // (rho_sw / rho)^(1/6)
+        dx = tmin((h / rho_sw) * grow, tau_cap);
+      }
+      const State<T> y0 = y;
+      const State<T> y1 = sys.step(y0, dx, tau_mode, integ);
+      ++r.steps;
+
+      // events inside the step: 1 end of compression, 2 end of impact, 3 stall
+      int ev = 0;
+      T xe = dx;
+      State<T> ye = y1;
+      auto locate = [&](int which) {
+        // value whose sign tells the event: happened iff val >= 0 (stall: iff val > 0)
+        auto val = [&](const State<T>& z) -> T {
+          return which == 1 ? z.vn : (which == 2 ? z.E - target : -z.vn);
+        };
+        auto happened = [&](T v) { return which == 3 ? v > T(0) : v >= T(0); };
+        T lo = T(0), hi = dx, flo = val(y0), fhi = val(y1);
+        State<T> yhi = y1;
+        int side = 0;
+        const T tol = T(4) * eps * dx;
+        for (int it = 0; it < kMaxRootIter && hi - lo > tol; ++it) {
+          T x = T(0.5) * (lo + hi);
+          if (flo < T(0) && fhi > T(0)) {
+            const T xs = lo + (hi - lo) * (-flo / (fhi - flo));
+            if (xs > lo && xs < hi) x = xs;
+          }
+          const State<T> yx = sys.step(y0, x, tau_mode, integ);
+          const T fx = val(yx);
+          if (happened(fx)) {
+            hi = x;
+            fhi = fx;
+            yhi = yx;
+            if (side == 1) flo *= T(0.5);
+            side = 1;
+            if (fx == T(0)) break;
+          } else {
+            lo = x;
+            flo = fx;
+            if (side == -1) fhi *= T(0.5);
+            side = -1;
+          }
+        }
+        if (hi < xe || ev == 0) {
+          xe = hi;
+          ye = yhi;
+          ev = which;
+        }
+      };
+      if (compression) {
+        if (y1.vn >= T(0)) locate(1);
+      } else {
+        if (y1.E - target >= T(0)) locate(2);
+        if (y1.vn < T(0)) locate(3);
+      }
+      y = ye;
+      if (ev == 1) {
+        on_compression_end();
+      } else if (ev == 2) {
+        done = true;
+      } else if (ev == 3) {
+        r.status = Status::stalled;
+        return r;
+      }
+      if (ev != 0 && ++events > kMaxEvents) break;
+    }
+    if (!done) {
+      r.status = Status::step_limit;
+      return r;
+    }
+    r.P = y.p * n + y.q1 * t1 + y.q2 * t2;
+    finish(p, r);
+    return r;
+  }
+};
+
+}  // namespace impact
