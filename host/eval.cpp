@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -74,11 +75,12 @@ EvalSummary run(const EvalArgs& args, const LawInfo& law, Backend backend, std::
     while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
     while (!name.empty() && (name.front() == ' ' || name.front() == '\t')) name.erase(0, 1);
     if (name.empty())
-      throw InputError(located(reader.path(), 1, fields[c].col, "empty column name in header"));
+      throw InputError(located(reader.path(), reader.line_no(), fields[c].col, "empty column name in header"));
     if (!index.emplace(name, c).second)
-      throw InputError(located(reader.path(), 1, fields[c].col, "duplicate column '" + name + "'"));
+      throw InputError(located(reader.path(), reader.line_no(), fields[c].col, "duplicate column '" + name + "'"));
   }
   const std::string header = reader.raw();
+  const long header_line = reader.line_no();
   // which inputs the law needs
   bool needed[kNumInputs];
   for (int k = 0; k < 12; ++k) needed[k] = true;
@@ -99,13 +101,13 @@ EvalSummary run(const EvalArgs& args, const LawInfo& law, Backend backend, std::
     }
   }
   if (!missing.empty())
-    throw InputError(located(reader.path(), 1, 0,
+    throw InputError(located(reader.path(), header_line, 0,
                              "missing column(s) " + missing + " required by law '" + law.name + "'"));
   std::vector<std::string> out_names(std::begin(kOutputNames), std::end(kOutputNames));
   for (const ExtraColumn& x : law.extras) out_names.push_back(x.name);
   for (const std::string& o : out_names)
     if (index.count(o))
-      throw InputError(located(reader.path(), 1, fields[index[o]].col,
+      throw InputError(located(reader.path(), header_line, fields[index[o]].col,
                                "input column '" + o + "' collides with an output column of law '" +
                                    law.name + "'; rename it"));
 
@@ -265,7 +267,19 @@ EvalSummary run(const EvalArgs& args, const LawInfo& law, Backend backend, std::
 
 }  // namespace
 
+EvalSummary run_eval_checked(const EvalArgs& args, std::FILE* summary_stream);
+
 EvalSummary run_eval(const EvalArgs& args, std::FILE* summary_stream) {
+  try {
+    return run_eval_checked(args, summary_stream);
+  } catch (const InputError&) {
+    // a file that failed part-way leaves no partial table behind
+    if (args.out != "-") std::remove(args.out.c_str());
+    throw;
+  }
+}
+
+EvalSummary run_eval_checked(const EvalArgs& args, std::FILE* summary_stream) {
   const LawInfo* law = find_law(args.law);
   if (!law) throw std::invalid_argument("unknown law '" + args.law + "' (known: " + law_names() + ")");
   Backend backend = Backend::serial;

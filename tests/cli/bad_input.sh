@@ -22,11 +22,14 @@ check "missing column named" 'grep -q "missing.csv:1: missing column(s) mu, e_t 
 "$IMPACT" eval --law newton --in "$T/missing.csv" --out "$T/o.csv" -q; rc=$?
 check "newton needs no mu" '[ $rc -eq 0 ]'
 
-# 2. a non-numeric cell: line 3, column of the field
+# 2. a non-numeric cell: line 3, column of the field (the good row 2 was already written: the
+#    partial table is removed)
+rm -f "$T/o.csv"
 printf '%s\n%s\n3.5,0,0,3.5,0,1,0,0,1,abc,0,-5,0.4,0.5,0.3,1.1\n' "$H" "$GOOD" > "$T/nonnum.csv"
 "$IMPACT" eval --law aghili --in "$T/nonnum.csv" --out "$T/o.csv" 2> "$T/err"; rc=$?
 check "non-numeric exits 1" '[ $rc -eq 1 ]'
 check "non-numeric located" 'grep -q "nonnum.csv:3:23: expected a number in column .v_x., got .abc." "$T/err"'
+check "no partial table left" '[ ! -e "$T/o.csv" ]'
 
 # 3. an empty cell
 printf '%s\n3.5,0,0,3.5,0,1,0,0,1,-3,0,-5,,0.5,0.3,1.1\n' "$H" > "$T/empty.csv"
