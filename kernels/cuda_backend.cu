@@ -11,6 +11,7 @@
 #include "impact/laws/morgan.hpp"
 #include "impact/laws/newton.hpp"
 #include "impact/laws/stronge.hpp"
+#include "impact/rng.hpp"
 #include "kernels/cuda_backend.hpp"
 
 namespace impact::cuda {
@@ -107,6 +108,31 @@ void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& op
   download(out.modes, dout.modes, n);
   download(out.steps, dout.steps, n);
   download(out.status, dout.status, n);
+}
+
+namespace {
+__global__ void philox_kernel(Philox rng, std::uint32_t stream, std::uint64_t first, std::size_t n, double* out) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) {
+    double a, b;
+    uniforms2(rng, first + i, stream, a, b);
+    out[2 * i] = a;
+    out[2 * i + 1] = b;
+  }
+}
+}  // namespace
+
+void philox_uniforms(std::uint64_t seed, std::uint32_t stream, std::uint64_t first, std::size_t count,
+                     double* out) {
+  if (count == 0) return;
+  DeviceArena arena;
+  double* d = arena.alloc<double>(2 * count);
+  const int block = 256;
+  philox_kernel<<<static_cast<unsigned>((count + block - 1) / block), block>>>(Philox{seed}, stream, first,
+                                                                                 count, d);
+  check(cudaGetLastError(), "kernel launch");
+  check(cudaDeviceSynchronize(), "kernel");
+  download(out, d, 2 * count);
 }
 
 #define IMPACT_INSTANTIATE(LAW)                                                                 \

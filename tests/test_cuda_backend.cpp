@@ -54,3 +54,23 @@ TEST(CudaBackend, MatchesSerialPerLawAndPrecision) {
     compare<float>(law, 2e-3);
   }
 }
+
+#ifdef IMPACT_WITH_CUDA
+#include "impact/rng.hpp"
+#include "kernels/cuda_backend.hpp"
+
+TEST(CudaBackend, PhiloxSamplesBitIdenticalToCpu) {
+  std::string why;
+  if (!host::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): CPU/GPU sample comparison skipped";
+  const std::size_t n = 1 << 20;
+  const std::uint64_t first = 123456789012ull;
+  std::vector<double> gpu(2 * n);
+  cuda::philox_uniforms(42, 5, first, n, gpu.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    double a, b;
+    uniforms2(Philox{42}, first + i, 5, a, b);
+    ASSERT_EQ(a, gpu[2 * i]) << i;
+    ASSERT_EQ(b, gpu[2 * i + 1]) << i;
+  }
+}
+#endif
