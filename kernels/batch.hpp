@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "impact/problem.hpp"
+#include "impact/stats.hpp"
 
 namespace impact {
 
@@ -66,6 +67,30 @@ struct EvalFunctor {
     store_result(out, i, Law::template eval<T>(load_instance(in, i), opt));
   }
 };
+
+// Evaluates row i and returns its summary instead of storing it (on-device reduction).
+template <class Law, class T>
+struct SummarizeFunctor {
+  BatchIn<T> in;
+  LawOptions opt;
+  SummaryRanges ranges;
+  IMPACT_HDI BatchSummary operator()(std::size_t i) const {
+    const ContactProblem<T> p = load_instance(in, i);
+    return summarize_row(p, Law::template eval<T>(p, opt), ranges);
+  }
+};
+
+struct MergeSummaries {
+  IMPACT_HDI BatchSummary operator()(const BatchSummary& a, const BatchSummary& b) const { return merge(a, b); }
+};
+
+template <class Law, class T>
+BatchSummary reduce_serial(const BatchIn<T>& in, const LawOptions& opt, const SummaryRanges& rg) {
+  SummarizeFunctor<Law, T> f{in, opt, rg};
+  BatchSummary s = summary_identity(rg);
+  for (std::size_t i = 0; i < in.count; ++i) s = merge(s, f(i));
+  return s;
+}
 
 // Serial backend: the baseline every other backend is compared against.
 template <class Law, class T>

@@ -2,6 +2,7 @@
 // all cores (compiled by g++; the same functor the CUDA kernel and the serial loop run).
 #pragma once
 #include <thrust/for_each.h>
+#include <thrust/transform_reduce.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/system/omp/execution_policy.h>
 
@@ -13,6 +14,14 @@ template <class Law, class T>
 void evaluate_omp(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt) {
   thrust::for_each(thrust::omp::par, thrust::counting_iterator<std::size_t>(0),
                    thrust::counting_iterator<std::size_t>(in.count), EvalFunctor<Law, T>{in, out, opt});
+}
+
+// On-device reduction on all cores: per-row results are summarised and merged, never stored.
+template <class Law, class T>
+BatchSummary reduce_omp(const BatchIn<T>& in, const LawOptions& opt, const SummaryRanges& rg) {
+  return thrust::transform_reduce(thrust::omp::par, thrust::counting_iterator<std::size_t>(0),
+                                  thrust::counting_iterator<std::size_t>(in.count),
+                                  SummarizeFunctor<Law, T>{in, opt, rg}, summary_identity(rg), MergeSummaries{});
 }
 
 }  // namespace impact

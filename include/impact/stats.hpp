@@ -1,0 +1,110 @@
+// Streaming statistics for on-device reduction: per-quantity count, mean, variance (Chan et al.'s
+// pairwise merge of Welford accumulators), min, max and a fixed-bin histogram, plus row-status
+// counts. Every piece is a POD monoid (an identity and an associative merge), so a batch can be
+// reduced in any order on any backend without storing per-row outputs.
+#pragma once
+#include <cstdint>
+
+#include "impact/problem.hpp"
+
+namespace impact {
+
+struct Moments {
+  double n, mean, m2, min, max;
+  IMPACT_HDI static Moments identity() { return Moments{0.0, 0.0, 0.0, 1.0 / 0.0, -1.0 / 0.0}; }
+  IMPACT_HDI static Moments of(double x) { return Moments{1.0, x, 0.0, x, x}; }
+  IMPACT_HDI double variance() const { return n > 1 ? m2 / (n - 1) : 0.0; }
+};
+
+IMPACT_HDI Moments merge(const Moments& a, const Moments& b) {
+  if (a.n == 0) return b;
+  if (b.n == 0) return a;
+  Moments r;
+  r.n = a.n + b.n;
+  const double d = b.mean - a.mean;
+  r.mean = a.mean + d * (b.n / r.n);
+  r.m2 = a.m2 + b.m2 + d * d * (a.n * b.n / r.n);
+  r.min = a.min < b.min ? a.min : b.min;
+  r.max = a.max > b.max ? a.max : b.max;
+  return r;
+}
+
+// Fixed bins on [lo, hi) plus underflow (bin 0) and overflow (bin kBins + 1).
+struct Histogram {
+  static constexpr int kBins = 32;
+  double lo, hi;
+  std::uint64_t count[kBins + 2];
+  IMPACT_HDI static Histogram empty(double lo_, double hi_) {
+    Histogram h{};
+    h.lo = lo_;
+    h.hi = hi_;
+    for (int i = 0; i < kBins + 2; ++i) h.count[i] = 0;
+    return h;
+  }
+  IMPACT_HDI int bin(double x) const {
+    if (!(x >= lo)) return 0;
+    if (!(x < hi)) return kBins + 1;
+    int b = 1 + static_cast<int>((x - lo) / (hi - lo) * kBins);
+    return b > kBins ? kBins : b;
+  }
+  IMPACT_HDI void add(double x) { ++count[bin(x)]; }
+};
+
+IMPACT_HDI Histogram merge(const Histogram& a, const Histogram& b) {
+  Histogram r = a;
+  for (int i = 0; i < Histogram::kBins + 2; ++i) r.count[i] += b.count[i];
+  return r;
+}
+
+// The quantities summarised for every law: normal impulse, tangential impulse magnitude,
+// separation velocity, energy ratio dE / K0.
+enum SummaryQuantity { kPn = 0, kPt = 1, kVfn = 2, kEnergyRatio = 3, kNumQuantities = 4 };
+
+struct BatchSummary {
+  std::uint64_t status[static_cast<int>(Status::count_)];
+  Moments q[kNumQuantities];
+  Histogram h[kNumQuantities];
+};
+
+struct SummaryRanges {
+  double lo[kNumQuantities], hi[kNumQuantities];
+};
+
+IMPACT_HDI BatchSummary summary_identity(const SummaryRanges& r) {
+  BatchSummary s{};
+  for (int i = 0; i < static_cast<int>(Status::count_); ++i) s.status[i] = 0;
+  for (int k = 0; k < kNumQuantities; ++k) {
+    s.q[k] = Moments::identity();
+    s.h[k] = Histogram::empty(r.lo[k], r.hi[k]);
+  }
+  return s;
+}
+
+IMPACT_HDI BatchSummary merge(const BatchSummary& a, const BatchSummary& b) {
+  BatchSummary r;
+  for (int i = 0; i < static_cast<int>(Status::count_); ++i) r.status[i] = a.status[i] + b.status[i];
+  for (int k = 0; k < kNumQuantities; ++k) {
+    r.q[k] = merge(a.q[k], b.q[k]);
+    r.h[k] = merge(a.h[k], b.h[k]);
+  }
+  return r;
+}
+
+// The summary of one evaluated row (p validated or not: the row's status decides).
+template <class T>
+IMPACT_HDI BatchSummary summarize_row(const ContactProblem<T>& p, const Result<T>& res, const SummaryRanges& rg) {
+  BatchSummary s = summary_identity(rg);
+  s.status[static_cast<int>(res.status)] = 1;
+  if (res.status != Status::ok) return s;
+  const Vec3<T> n = (T(1) / norm(p.n)) * p.n;
+  const double x[kNumQuantities] = {
+      double(dot(res.P, n)), double(norm(tangential(res.P, n))), double(dot(res.vf, n)),
+      double(res.dE) / double(contact_energy(cholesky(p.W), p.v0))};
+  for (int k = 0; k < kNumQuantities; ++k) {
+    s.q[k] = Moments::of(x[k]);
+    s.h[k].add(x[k]);
+  }
+  return s;
+}
+
+}  // namespace impact
