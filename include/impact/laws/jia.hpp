@@ -251,9 +251,39 @@ struct JiaLaw {
     return k;
   }
 
+  // Final approach of a 3D restitution slip in sigma = ln(s0 / s): dtau/dsigma = 2 s / v_n, where
+  // the direction relaxation e^(-p sigma) (p = e_ph |v_perp| / (mu eta eta0 v_n)) is smooth; in tau it
+  // is (tau_end - tau)^p, which costs fixed-step RK4 its order near the end.
+  template <class T>
+  IMPACT_HDI static JiaY<T> rhs_sig(const Sys<T>& S, const JiaY<T>& y, int phase) {
+    T vn, vu, vw;
+    velocity(S, y, vn, vu, vw);
+    JiaY<T> k = rhs(S, y, false, phase);
+    const T f = vn > T(0) ? T(2) * y.s / vn : T(0);
+    return JiaY<T>{f * k.In, f * k.Iu, f * k.Iw, f * k.s, f * k.Gu, f * k.Gw};
+  }
+  template <class T>
+  IMPACT_HDI static JiaY<T> sig_step(const Sys<T>& S, const JiaY<T>& y, T h, int phase, Integrator integ) {
+    const JiaY<T> k1 = rhs_sig(S, y, phase);
+    if (integ == Integrator::euler) return jia_axpy(y, h, k1);
+    const JiaY<T> k2 = rhs_sig(S, jia_axpy(y, T(0.5) * h, k1), phase);
+    const JiaY<T> k3 = rhs_sig(S, jia_axpy(y, T(0.5) * h, k2), phase);
+    const JiaY<T> k4 = rhs_sig(S, jia_axpy(y, h, k3), phase);
+    const T h6 = h / T(6);
+    JiaY<T> out;
+    out.In = y.In + h6 * (k1.In + T(2) * (k2.In + k3.In) + k4.In);
+    out.Iu = y.Iu + h6 * (k1.Iu + T(2) * (k2.Iu + k3.Iu) + k4.Iu);
+    out.Iw = y.Iw + h6 * (k1.Iw + T(2) * (k2.Iw + k3.Iw) + k4.Iw);
+    out.s = y.s + h6 * (k1.s + T(2) * (k2.s + k3.s) + k4.s);
+    out.Gu = y.Gu + h6 * (k1.Gu + T(2) * (k2.Gu + k3.Gu) + k4.Gu);
+    out.Gw = y.Gw + h6 * (k1.Gw + T(2) * (k2.Gw + k3.Gw) + k4.Gw);
+    return out;
+  }
+
   template <class T>
   IMPACT_HDI static JiaY<T> advance(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, int phase,
-                                    Integrator integ, bool stiff) {
+                                    Integrator integ, bool stiff, bool sig = false) {
+    if (sig) return sig_step(S, y, h, phase, integ);
     return stiff ? slaved_step(S, y, h, phase, integ) : step(S, y, h, stick, phase, integ);
   }
 
@@ -354,6 +384,10 @@ struct JiaLaw {
     }
     int nsteps = 0, nswitch = 0;
     bool done = false;
+    // sigma tail (3D restitution slip): entered when the end is rho0 away in tau
+    const T rho0 = T(0.2) * tau_c;
+    bool sig = false;
+    T sigma = T(0);
     int just_switched = -1;  // event that produced the current mode (ignored at the first step)
     while (!done) {
       if (nsteps >= max_steps || nswitch > kMaxSwitch) {
@@ -362,7 +396,7 @@ struct JiaLaw {
         return r;
       }
       // stiff slip direction (3D only: planar rows keep the direction fixed)
-      const T hs = h;
+      T hs = h;
       bool stiff = false;
       if (!stick && !planar && S.mu > T(0)) {
         T vn, vu, vw;
@@ -370,8 +404,39 @@ struct JiaLaw {
         const T eph = phase == compression ? T(1) : S.e;
         const T G = sqrt(y.Gu * y.Gu + y.Gw * y.Gw);
         stiff = eph * sqrt(vu * vu + vw * vw) * hs > G;
+        const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
+        const T pe = vn > T(0) ? eph * sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * vn) : T(0);
+        if (!sig && !stiff && phase == restitution && vn > T(0) && T(2) * y.s < rho0 * vn &&
+            pe * h < T(0.5) * rho0) {
+          sig = true;
+          sigma = T(0);
+        }
+        if (sig) {
+          stiff = false;
+          hs = (h / rho0) * std::exp(T(0.4) * sigma);
+          const T hmax = T(0.5) / (pe > T(1) ? pe : T(1));  // RK4 stability: ds/dsigma = -s
+          if (hs > hmax) hs = hmax;
+          if (sigma > T(20) || !(vn > T(0))) {  // close the remaining s^2 / v_n impulse (e^-40 of it)
+            T du, dw;
+            slip_dir(y, vu, vw, du, dw);
+            const T dIn = vn > T(0) ? y.s * y.s / vn : T(0);
+            y.In += dIn;
+            y.Iu -= S.mu * du * dIn;
+            y.Iw -= S.mu * dw * dIn;
+            y.s = T(0);
+            if (trace && trace->count < JiaTrace<T>::kMax) {
+              velocity(S, y, vn, vu, vw);
+              trace->event[trace->count] = 1;
+              trace->In[trace->count] = y.In;
+              trace->v_u[trace->count] = vu;
+              trace->v_w[trace->count] = vw;
+              ++trace->count;
+            }
+            break;
+          }
+        }
       }
-      JiaY<T> y1 = advance(S, y, hs, stick, phase, opt.integrator, stiff);
+      JiaY<T> y1 = advance(S, y, hs, stick, phase, opt.integrator, stiff, sig);
       ++nsteps;
       // which events can fire in this mode/phase
       int evs[3];
@@ -398,7 +463,7 @@ struct JiaLaw {
         for (int it = 0; it < kRootIter; ++it) {
           T c = (ga * b - gb * a) / (ga - gb);
           if (!(c > a && c < b)) c = T(0.5) * (a + b);
-          const T gc = event_fn(S, advance(S, y, c * hs, stick, phase, opt.integrator, stiff), ev, phase);
+          const T gc = event_fn(S, advance(S, y, c * hs, stick, phase, opt.integrator, stiff, sig), ev, phase);
           if (gc > T(0)) {
             b = c;
             gb = gc;
@@ -426,10 +491,11 @@ struct JiaLaw {
       }
       if (ev_best < 0) {
         y = y1;
+        if (sig) sigma += hs;
         if (!stick && S.mu > T(0)) project_slip(S, y, phase);
         continue;
       }
-      y = theta_best > T(0) ? advance(S, y, theta_best * hs, stick, phase, opt.integrator, stiff) : y;
+      y = theta_best > T(0) ? advance(S, y, theta_best * hs, stick, phase, opt.integrator, stiff, sig) : y;
       if (!stick && S.mu > T(0)) project_slip(S, y, phase);
       if (trace && trace->count < JiaTrace<T>::kMax) {
         T vn, vu, vw;
@@ -464,6 +530,7 @@ struct JiaLaw {
           break;
         default:
           stick = true;
+          sig = false;
           ++nswitch;
           r.modes.push(Mode::stick);
           just_switched = 2;
