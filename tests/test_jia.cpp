@@ -2,6 +2,7 @@
 // the slip constraint, energy, convergence orders of the fixed-step integrators.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -217,16 +218,24 @@ TEST(JiaConvergence, OrdersWithModeSwitches) {
     EXPECT_GT(o1, 0.8) << k;
     EXPECT_LT(o1, 1.3) << k;
   }
-  // 3D cases: measured and printed (the step refinement of stiff slip costs order; open work)
+  // 3D cases with switches: at least order 2.8 on every row and 3.5 on the median (one
+  // slip>stick>slip row converges at ~3.0, not yet explained: docs/jia-3d-convergence.md)
   ri::Rng rng3(36);
+  std::vector<double> o3d;
   for (int k = 0; k < 6;) {
     ContactProblem<double> p = ri::random_contact_problem(rng3, {0.2, 1.2}, {0.3, 0.9}, {0.0, 0.0}, {0.7, 2.5});
     const Result<double> r = JiaLaw::eval(p, steps(400));
     if (r.status != Status::ok || r.modes.size() < 2) continue;
     ++k;
-    std::printf("jia convergence 3D case %d (modes %x): rk4 order %.2f, euler order %.2f\n", k, r.modes.bits,
-                observed_order(p, 100, Integrator::rk4), observed_order(p, 400, Integrator::euler));
+    const double o4 = observed_order(p, 100, Integrator::rk4), o1 = observed_order(p, 400, Integrator::euler);
+    std::printf("jia convergence 3D case %d (modes %x): rk4 order %.2f, euler order %.2f\n", k, r.modes.bits, o4, o1);
+    EXPECT_GT(o4, 2.8) << k;
+    EXPECT_GT(o1, 0.8) << k;
+    EXPECT_LT(o1, 1.3) << k;
+    o3d.push_back(o4);
   }
+  std::sort(o3d.begin(), o3d.end());
+  EXPECT_GT(o3d[o3d.size() / 2], 3.5);
 }
 
 TEST(JiaRobustness, TinyStepCountsAndBadInput) {
