@@ -218,8 +218,7 @@ TEST(JiaConvergence, OrdersWithModeSwitches) {
     EXPECT_GT(o1, 0.8) << k;
     EXPECT_LT(o1, 1.3) << k;
   }
-  // 3D cases with switches: at least order 2.8 on every row and 3.5 on the median (one
-  // slip>stick>slip row converges at ~3.0, not yet explained: docs/jia-3d-convergence.md)
+  // 3D cases with switches, initial slip and initial stick: order about 4 (RK4) and 1 (Euler)
   ri::Rng rng3(36);
   std::vector<double> o3d;
   for (int k = 0; k < 6;) {
@@ -229,13 +228,14 @@ TEST(JiaConvergence, OrdersWithModeSwitches) {
     ++k;
     const double o4 = observed_order(p, 100, Integrator::rk4), o1 = observed_order(p, 400, Integrator::euler);
     std::printf("jia convergence 3D case %d (modes %x): rk4 order %.2f, euler order %.2f\n", k, r.modes.bits, o4, o1);
-    EXPECT_GT(o4, 2.8) << k;
+    EXPECT_GT(o4, 3.3) << k;
+    EXPECT_LT(o4, 5.5) << k;
     EXPECT_GT(o1, 0.8) << k;
     EXPECT_LT(o1, 1.3) << k;
     o3d.push_back(o4);
   }
   std::sort(o3d.begin(), o3d.end());
-  EXPECT_GT(o3d[o3d.size() / 2], 3.5);
+  EXPECT_GT(o3d[o3d.size() / 2], 3.7);
 }
 
 TEST(JiaRobustness, TinyStepCountsAndBadInput) {

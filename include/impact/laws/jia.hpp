@@ -30,7 +30,11 @@
 // located inside its step by a bounded Illinois iteration on sub-steps from the step start. Close
 // to the end in slip, and throughout a 3D slip with small mu, the spring direction relaxes stiffly
 // (rate ~ |v_perp| / |G|, |G| -> 0); where h |v_perp| / |G| > 1 a step treats the direction's
-// offset from v_perp exponentially, with the slaved lag (slaved_step), stable for any h. Planar instances (Theorem 2) keep the w-subspace exactly zero and are never stiff.
+// offset from v_perp exponentially, with the slaved lag (slaved_step), stable for any h.
+// Both ends of a 3D slip that touch s = 0 (an initial slip, the final restitution slip) have
+// kappa = p / (tau - tau_0): there the slip runs in sigma = +-ln(s) (rhs_sig/sig_step; head and
+// tail, docs/jia-3d-convergence.md), where it is smooth, unless p h is large (then slaved_step).
+// Planar instances (Theorem 2) keep the w-subspace exactly zero and are never stiff.
 // Known limit (rows end with status step_limit, never a wrong number): restitution that creeps
 // with v_n ~ 0 in stick for very small e (the tangential dynamics run ~1/e slower in tau).
 // Bounds: at most 8 steps + kMaxRefine + 64 steps total and kMaxSwitch mode switches, else
@@ -176,7 +180,12 @@ struct JiaLaw {
     const T au = S.wnu * y.s - S.mu * y.s * (S.wuu * ru + S.wuw * rw);
     const T aw = S.wnw * y.s - S.mu * y.s * (S.wuw * ru + S.www * rw);
     const T psidot = (cu * aw - cw * au) / vp;
-    T lag = L > T(0) ? -psidot * L / (eph * vp) : T(0);
+    // slaved lag of dD/dtau = -kappa D - psi_dot with kappa = e_ph v_perp / L and L'/L included:
+    // D = -psi_dot / (kappa + L'/L), exact where L is linear in tau (start of a slip from s = 0:
+    // D = -psi_dot tau / (p + 1)); the denominator is kept >= kappa / 2 (shrinking L, p < 2).
+    const T dL = -S.mu * eta * S.eta0 * vn;
+    const T den = tmax(eph * vp + dL, T(0.5) * eph * vp);
+    T lag = L > T(0) ? -psidot * L / den : T(0);
     if (!std::isfinite(lag)) lag = T(0);
     const T D = Dh + lag;
     du = cu * std::cos(D) - cw * std::sin(D);
@@ -259,7 +268,8 @@ struct JiaLaw {
     T vn, vu, vw;
     velocity(S, y, vn, vu, vw);
     JiaY<T> k = rhs(S, y, false, phase);
-    const T f = vn > T(0) ? T(2) * y.s / vn : T(0);
+    const T avn = vn > T(0) ? vn : -vn;  // restitution tail: v_n > 0; compression head: v_n < 0
+    const T f = avn > T(0) ? T(2) * y.s / avn : T(0);
     return JiaY<T>{f * k.In, f * k.Iu, f * k.Iw, f * k.s, f * k.Gu, f * k.Gw};
   }
   template <class T>
@@ -389,6 +399,25 @@ struct JiaLaw {
     bool sig = false;
     T sigma = T(0);
     int just_switched = -1;  // event that produced the current mode (ignored at the first step)
+    // sigma head (3D initial slip): from s = 0 the spring direction relaxes at kappa = p / tau, singular
+    // at tau = 0, which costs fixed-step RK4 its order exactly as at the end of a restitution slip.
+    // The start up to tau_a = rho0 e^-20 is analytic (direction of v0_perp, s linear in tau); from
+    // there the slip runs in sigma = ln(s / s_a) until 2 s = rho0 |v_n| (same step rule as the tail).
+    if (!stick && !planar && S.mu > T(0) && v0perp > T(0)) {
+      const T p0 = v0perp / (S.mu * S.eta0 * S.eta0 * (-S.v0n));
+      if (p0 * h < T(0.5) * rho0) {
+        const T ta = rho0 * std::exp(T(-20));
+        y.s = T(-0.5) * S.v0n * ta;
+        y.In = T(0.5) * y.s * ta;
+        const T du = S.v0u / v0perp, dw = S.v0w / v0perp;
+        y.Iu = -S.mu * du * y.In;
+        y.Iw = -S.mu * dw * y.In;
+        const T L = T(2) * S.mu * S.eta0 * S.eta0 * y.s;
+        y.Gu = L * du;
+        y.Gw = L * dw;
+        sig = true;
+      }
+    }
     while (!done) {
       if (nsteps >= max_steps || nswitch > kMaxSwitch) {
         r.status = Status::step_limit;
@@ -411,7 +440,18 @@ struct JiaLaw {
           sig = true;
           sigma = T(0);
         }
-        if (sig) {
+        if (sig && phase == compression) {
+          const T sr = T(0.5) * rho0 * (vn < T(0) ? -vn : T(0));  // end of the head
+          if (!(vn < T(0)) || !(y.s < sr)) {
+            sig = false;
+          } else {
+            stiff = false;
+            hs = (h / rho0) * std::exp(T(0.4) * std::log(sr / y.s));
+            const T pc = sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * (-vn));  // rate of D in sigma
+            const T hmax = T(0.5) / (pc > T(1) ? pc : T(1));
+            if (hs > hmax) hs = hmax;
+          }
+        } else if (sig) {
           stiff = false;
           hs = (h / rho0) * std::exp(T(0.4) * sigma);
           const T hmax = T(0.5) / (pe > T(1) ? pe : T(1));  // RK4 stability: ds/dsigma = -s
@@ -514,6 +554,7 @@ struct JiaLaw {
             break;
           }
           phase = restitution;
+          sig = false;
           y.s *= S.e;
           break;
         }
