@@ -134,13 +134,14 @@ struct JiaLaw {
     return k;
   }
 
-  template <class T>
-  IMPACT_HDI static JiaY<T> step(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, int phase, Integrator integ) {
-    const JiaY<T> k1 = rhs(S, y, stick, phase);
+  // One explicit step of dy/dx = f(y): classical RK4, or Euler.
+  template <class T, class F>
+  IMPACT_HDI static JiaY<T> rk_step(const JiaY<T>& y, T h, Integrator integ, const F& f) {
+    const JiaY<T> k1 = f(y);
     if (integ == Integrator::euler) return jia_axpy(y, h, k1);
-    const JiaY<T> k2 = rhs(S, jia_axpy(y, T(0.5) * h, k1), stick, phase);
-    const JiaY<T> k3 = rhs(S, jia_axpy(y, T(0.5) * h, k2), stick, phase);
-    const JiaY<T> k4 = rhs(S, jia_axpy(y, h, k3), stick, phase);
+    const JiaY<T> k2 = f(jia_axpy(y, T(0.5) * h, k1));
+    const JiaY<T> k3 = f(jia_axpy(y, T(0.5) * h, k2));
+    const JiaY<T> k4 = f(jia_axpy(y, h, k3));
     const T h6 = h / T(6);
     JiaY<T> out;
     out.In = y.In + h6 * (k1.In + T(2) * (k2.In + k3.In) + k4.In);
@@ -150,6 +151,11 @@ struct JiaLaw {
     out.Gu = y.Gu + h6 * (k1.Gu + T(2) * (k2.Gu + k3.Gu) + k4.Gu);
     out.Gw = y.Gw + h6 * (k1.Gw + T(2) * (k2.Gw + k3.Gw) + k4.Gw);
     return out;
+  }
+
+  template <class T>
+  IMPACT_HDI static JiaY<T> step(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, int phase, Integrator integ) {
+    return rk_step(y, h, integ, [&](const JiaY<T>& z) { return rhs(S, z, stick, phase); });
   }
 
   // Stiff slip (3D): the spring direction phi = psi + D relaxes toward the direction psi of v_perp,
@@ -274,20 +280,7 @@ struct JiaLaw {
   }
   template <class T>
   IMPACT_HDI static JiaY<T> sig_step(const Sys<T>& S, const JiaY<T>& y, T h, int phase, Integrator integ) {
-    const JiaY<T> k1 = rhs_sig(S, y, phase);
-    if (integ == Integrator::euler) return jia_axpy(y, h, k1);
-    const JiaY<T> k2 = rhs_sig(S, jia_axpy(y, T(0.5) * h, k1), phase);
-    const JiaY<T> k3 = rhs_sig(S, jia_axpy(y, T(0.5) * h, k2), phase);
-    const JiaY<T> k4 = rhs_sig(S, jia_axpy(y, h, k3), phase);
-    const T h6 = h / T(6);
-    JiaY<T> out;
-    out.In = y.In + h6 * (k1.In + T(2) * (k2.In + k3.In) + k4.In);
-    out.Iu = y.Iu + h6 * (k1.Iu + T(2) * (k2.Iu + k3.Iu) + k4.Iu);
-    out.Iw = y.Iw + h6 * (k1.Iw + T(2) * (k2.Iw + k3.Iw) + k4.Iw);
-    out.s = y.s + h6 * (k1.s + T(2) * (k2.s + k3.s) + k4.s);
-    out.Gu = y.Gu + h6 * (k1.Gu + T(2) * (k2.Gu + k3.Gu) + k4.Gu);
-    out.Gw = y.Gw + h6 * (k1.Gw + T(2) * (k2.Gw + k3.Gw) + k4.Gw);
-    return out;
+    return rk_step(y, h, integ, [&](const JiaY<T>& z) { return rhs_sig(S, z, phase); });
   }
 
   template <class T>
