@@ -37,8 +37,8 @@
 // Planar instances (Theorem 2) keep the w-subspace exactly zero and are never stiff.
 // Known limit (rows end with status step_limit, never a wrong number): restitution that creeps
 // with v_n ~ 0 in stick for very small e (the tangential dynamics run ~1/e slower in tau).
-// Bounds: at most 8 steps + kMaxRefine + 64 steps total and kMaxSwitch mode switches, else
-// step_limit. Outputs: In_c (normal impulse at end of compression), modes, steps.
+// Bounds: at most (8 + min(64, 4/e)) steps + 64 steps total and kMaxSwitch mode switches, else
+// step_limit; kRootIter iterations per located event. Outputs: In_c (normal impulse at end of compression), modes, steps.
 #pragma once
 #include "impact/problem.hpp"
 
