@@ -291,9 +291,13 @@ EvalSummary run_eval_checked(const EvalArgs& args, std::FILE* summary_stream) {
     backend = Backend::cuda;
   } else if (args.backend == "omp") {
     backend = Backend::omp;
+  } else if (args.backend == "reference") {
+    backend = Backend::reference;
+    if (args.precision != "double")
+      throw std::invalid_argument("backend 'reference' is double precision only (got --precision " +
+                                  args.precision + ")");
   } else if (args.backend != "serial") {
-    throw std::invalid_argument("backend '" + args.backend +
-                                "' is not available in this build yet (available: auto, cuda, omp, serial)");
+    throw std::invalid_argument("unknown backend '" + args.backend + "' (known: auto, cuda, omp, serial, reference)");
   }
   if (args.precision != "double" && args.precision != "float")
     throw std::invalid_argument("precision must be 'double' or 'float', got '" + args.precision + "'");

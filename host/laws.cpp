@@ -7,6 +7,7 @@
 #include "impact/laws/newton.hpp"
 #include "impact/laws/stronge.hpp"
 #include "kernels/omp_backend.hpp"
+#include "reference.hpp"
 #ifdef IMPACT_WITH_CUDA
 #include "kernels/cuda_backend.hpp"
 #endif
@@ -26,7 +27,8 @@ LawInfo make(std::string summary, bool uses_mu, std::vector<ExtraColumn> extras)
 #endif
   return LawInfo{Law::name, std::move(summary), uses_mu, u.e, u.e_t, u.eta0, std::move(extras),
                  &evaluate_serial<Law, double>, &evaluate_serial<Law, float>,
-                 &evaluate_omp<Law, double>,    &evaluate_omp<Law, float>,    cd, cf};
+                 &evaluate_omp<Law, double>,    &evaluate_omp<Law, float>,    cd, cf,
+                 &ref::evaluate_batch<Law>};
 }
 }  // namespace
 
@@ -69,7 +71,7 @@ std::string law_names() {
 }
 
 const char* backend_name(Backend b) {
-  return b == Backend::cuda ? "cuda" : b == Backend::omp ? "omp" : "serial";
+  return b == Backend::reference ? "reference" : b == Backend::cuda ? "cuda" : b == Backend::omp ? "omp" : "serial";
 }
 
 bool cuda_built() {

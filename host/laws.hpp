@@ -32,18 +32,26 @@ struct LawInfo {
   BatchFn<float> omp_float;
   BatchFn<double> cuda_double;  // null when built without CUDA
   BatchFn<float> cuda_float;
+  BatchFn<double> reference_double;  // the CPU reference path (host/reference.hpp), double only
 };
 
-enum class Backend { serial, omp, cuda };
+enum class Backend { serial, omp, cuda, reference };
 const char* backend_name(Backend b);
 
-// The batch entry point of a law for precision T on a backend (null for cuda in a CPU build).
+// The batch entry point of a law for precision T on a backend (null for cuda in a CPU build, and
+// for the reference in float: the reference is double only).
 template <class T>
 BatchFn<T> batch_fn(const LawInfo& law, Backend b) {
   if constexpr (std::is_same_v<T, double>)
-    return b == Backend::cuda ? law.cuda_double : b == Backend::omp ? law.omp_double : law.serial_double;
+    return b == Backend::reference ? law.reference_double
+           : b == Backend::cuda    ? law.cuda_double
+           : b == Backend::omp     ? law.omp_double
+                                   : law.serial_double;
   else
-    return b == Backend::cuda ? law.cuda_float : b == Backend::omp ? law.omp_float : law.serial_float;
+    return b == Backend::reference ? nullptr
+           : b == Backend::cuda    ? law.cuda_float
+           : b == Backend::omp     ? law.omp_float
+                                   : law.serial_float;
 }
 
 // Backends compiled into this build, and whether a CUDA device is usable now (`why` explains).
