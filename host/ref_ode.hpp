@@ -9,7 +9,12 @@
 // Every loop is bounded: at most Options::max_steps attempted steps, 200 iterations per event.
 #pragma once
 #include <array>
+// uBLAS (Rosenbrock4's linear algebra) would otherwise re-check every LU solve in release builds
+#ifndef BOOST_UBLAS_NDEBUG
+#define BOOST_UBLAS_NDEBUG 1
+#endif
 #include <boost/numeric/odeint.hpp>
+#include <utility>
 #include <cmath>
 #include <limits>
 
@@ -26,38 +31,14 @@ struct OdeResult {
   long attempts = 0; // attempted steps (accepted + rejected)
 };
 
-// f(x, y, dydx) evaluates the right-hand side; g(x, y, out) writes the K event functions. An event
-// k fires where g_k changes sign from its sign at x0 (events that start at exactly 0 are armed once
-// they become non-zero). `scale` holds per-component absolute scales for the error control (the
-// tolerance of component i is atol * scale[i] + rtol |y_i|). On return y is the state at res.x.
-template <int N, int K, class F, class G>
-OdeResult integrate_until(const F& f, const G& g, double x0, State<N>& y, double x_end, double h0,
-                          const State<N>& scale, double rtol, double atol, long max_steps) {
-  namespace ode = boost::numeric::odeint;
-  using Stepper = ode::runge_kutta_fehlberg78<State<N>>;
-  // integrate z = y / scale so that one absolute tolerance applies to every component
-  State<N> sc, inv;
-  for (int i = 0; i < N; ++i) {
-    sc[i] = scale[i] > 0 ? scale[i] : 1.0;
-    inv[i] = 1.0 / sc[i];
-  }
-  auto fz = [&](const State<N>& z, State<N>& dz, double x) {
-    State<N> yy;
-    for (int i = 0; i < N; ++i) yy[i] = z[i] * sc[i];
-    State<N> dy;
-    f(x, yy, dy);
-    for (int i = 0; i < N; ++i) dz[i] = dy[i] * inv[i];
-  };
-  auto to_y = [&](const State<N>& z) {
-    State<N> yy;
-    for (int i = 0; i < N; ++i) yy[i] = z[i] * sc[i];
-    return yy;
-  };
-  State<N> z;
-  for (int i = 0; i < N; ++i) z[i] = y[i] * inv[i];
-  auto controlled = ode::make_controlled(atol, rtol, Stepper());
-  Stepper single;
-
+// The stepping loop and event location shared by both steppers. try_step(z, x, h) attempts one
+// controlled step (true when accepted: x advanced, h the next proposal; else h reduced);
+// single_step(z, xs, t) advances z by one uncontrolled step of length t. Events are evaluated on
+// y = to_y(z).
+template <int N, int K, class TryStep, class SingleStep, class ToY, class G>
+OdeResult event_loop(const TryStep& try_step, const SingleStep& single_step, const ToY& to_y, const G& g,
+                     double x0, State<N>& z, double x_end, double h0, long max_steps,
+                     const std::array<int, K>* init_sign) {
   OdeResult res;
   double x = x0;
   double h = h0;
@@ -65,6 +46,7 @@ OdeResult integrate_until(const F& f, const G& g, double x0, State<N>& y, double
   g(x, to_y(z), g0);
   std::array<int, K> sign0;
   for (int k = 0; k < K; ++k) sign0[k] = g0[k] > 0 ? 1 : g0[k] < 0 ? -1 : 0;
+  if (init_sign) sign0 = *init_sign;
 
   const double eps = std::numeric_limits<double>::epsilon();
   while (true) {
@@ -81,8 +63,7 @@ OdeResult integrate_until(const F& f, const G& g, double x0, State<N>& y, double
     const double xs = x;
     double hs = h;
     ++res.attempts;
-    const ode::controlled_step_result cr = controlled.try_step(fz, z, x, h);
-    if (cr == ode::fail) continue;  // h was reduced; z, x unchanged
+    if (!try_step(z, x, h)) continue;  // h was reduced; z, x unchanged
     ++res.steps;
     hs = x - xs;
     bool finite = true;
@@ -114,7 +95,7 @@ OdeResult integrate_until(const F& f, const G& g, double x0, State<N>& y, double
         double t = (a * gb - b * ga) / (gb - ga);
         if (!(t > a && t < b)) t = 0.5 * (a + b);
         State<N> zt = zs;
-        single.do_step(fz, zt, xs, t);
+        single_step(zt, xs, t);
         std::array<double, K> gt;
         g(xs + t, to_y(zt), gt);
         if (gt[k] * sign0[k] <= 0) {
@@ -147,6 +128,109 @@ OdeResult integrate_until(const F& f, const G& g, double x0, State<N>& y, double
       if (sign0[k] == 0) sign0[k] = g1[k] > 0 ? 1 : g1[k] < 0 ? -1 : 0;
   }
   res.x = x;
+  return res;
+}
+
+// f(x, y, dydx) evaluates the right-hand side; g(x, y, out) writes the K event functions. An event
+// k fires where g_k changes sign from its sign at x0 (events that start at exactly 0 are armed once
+// they become non-zero). `scale` holds per-component absolute scales for the error control (the
+// tolerance of component i is atol * scale[i] + rtol |y_i|). On return y is the state at res.x.
+// init_sign (optional) overrides the signs at x0: +1 makes event k fire where g_k becomes <= 0,
+// whatever round-off gives at x0 itself (for events whose function starts at zero by construction).
+template <int N, int K, class F, class G>
+OdeResult integrate_until(const F& f, const G& g, double x0, State<N>& y, double x_end, double h0,
+                          const State<N>& scale, double rtol, double atol, long max_steps,
+                          const std::array<int, K>* init_sign = nullptr) {
+  namespace ode = boost::numeric::odeint;
+  using Stepper = ode::runge_kutta_fehlberg78<State<N>>;
+  // integrate z = y / scale so that one absolute tolerance applies to every component
+  State<N> sc, inv;
+  for (int i = 0; i < N; ++i) {
+    sc[i] = scale[i] > 0 ? scale[i] : 1.0;
+    inv[i] = 1.0 / sc[i];
+  }
+  auto fz = [&](const State<N>& z, State<N>& dz, double x) {
+    State<N> yy;
+    for (int i = 0; i < N; ++i) yy[i] = z[i] * sc[i];
+    State<N> dy;
+    f(x, yy, dy);
+    for (int i = 0; i < N; ++i) dz[i] = dy[i] * inv[i];
+  };
+  auto to_y = [&](const State<N>& z) {
+    State<N> yy;
+    for (int i = 0; i < N; ++i) yy[i] = z[i] * sc[i];
+    return yy;
+  };
+  State<N> z;
+  for (int i = 0; i < N; ++i) z[i] = y[i] * inv[i];
+  // (GCC warns about Boost's stepper copy with its scratch buffers not yet sized: harmless)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+  auto controlled = ode::make_controlled(atol, rtol, Stepper());
+#pragma GCC diagnostic pop
+  Stepper single;
+  auto try_step = [&](State<N>& zz, double& xx, double& hh) { return controlled.try_step(fz, zz, xx, hh) == ode::success; };
+  auto single_step = [&](State<N>& zz, double xs, double t) { single.do_step(fz, zz, xs, t); };
+  OdeResult res = event_loop<N, K>(try_step, single_step, to_y, g, x0, z, x_end, h0, max_steps, init_sign);
+  y = to_y(z);
+  return res;
+}
+
+// The same for stiff systems: Boost.Odeint's Rosenbrock4 (Shampine's L-stable 4th-order
+// Rosenbrock method with an embedded 3rd-order estimate) under its own controller. jac(x, y, J)
+// writes the Jacobian df/dy (the systems here are autonomous). Events and tolerances as above.
+template <int N, int K, class F, class J, class G>
+OdeResult integrate_until_stiff(const F& f, const J& jac, const G& g, double x0, State<N>& y, double x_end,
+                                double h0, const State<N>& scale, double rtol, double atol, long max_steps,
+                                const std::array<int, K>* init_sign = nullptr) {
+  namespace ode = boost::numeric::odeint;
+  using Vector = boost::numeric::ublas::vector<double>;
+  using Matrix = boost::numeric::ublas::matrix<double>;
+  State<N> sc, inv;
+  for (int i = 0; i < N; ++i) {
+    sc[i] = scale[i] > 0 ? scale[i] : 1.0;
+    inv[i] = 1.0 / sc[i];
+  }
+  auto to_y = [&](const State<N>& z) {
+    State<N> yy;
+    for (int i = 0; i < N; ++i) yy[i] = z[i] * sc[i];
+    return yy;
+  };
+  auto sys = [&](const Vector& z, Vector& dz, double x) {
+    State<N> yy, dy;
+    for (int i = 0; i < N; ++i) yy[i] = z[i] * sc[i];
+    f(x, yy, dy);
+    for (int i = 0; i < N; ++i) dz[i] = dy[i] * inv[i];
+  };
+  auto jz = [&](const Vector& z, Matrix& Jz, const double& x, Vector& dfdt) {
+    State<N> yy;
+    for (int i = 0; i < N; ++i) yy[i] = z[i] * sc[i];
+    std::array<std::array<double, N>, N> Jy;
+    jac(x, yy, Jy);
+    for (int i = 0; i < N; ++i) {
+      dfdt[i] = 0;
+      for (int j = 0; j < N; ++j) Jz(i, j) = inv[i] * Jy[i][j] * sc[j];
+    }
+  };
+  auto system = std::make_pair(sys, jz);
+  ode::rosenbrock4_controller<ode::rosenbrock4<double>> controlled(atol, rtol);
+  ode::rosenbrock4<double> single;
+  Vector buf(N);
+  auto try_step = [&](State<N>& zz, double& xx, double& hh) {
+    for (int i = 0; i < N; ++i) buf[i] = zz[i];
+    if (controlled.try_step(system, buf, xx, hh) != ode::success) return false;
+    for (int i = 0; i < N; ++i) zz[i] = buf[i];
+    return true;
+  };
+  auto single_step = [&](State<N>& zz, double xs, double t) {
+    for (int i = 0; i < N; ++i) buf[i] = zz[i];
+    single.do_step(system, buf, xs, t);
+    for (int i = 0; i < N; ++i) zz[i] = buf[i];
+  };
+  State<N> z;
+  for (int i = 0; i < N; ++i) z[i] = y[i] * inv[i];
+  OdeResult res = event_loop<N, K>(try_step, single_step, to_y, g, x0, z, x_end, h0, max_steps, init_sign);
   y = to_y(z);
   return res;
 }

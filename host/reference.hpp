@@ -17,6 +17,7 @@
 #pragma once
 #include <Eigen/Dense>
 #include <string>
+#include <vector>
 
 #include "impact/problem.hpp"
 #include "kernels/batch.hpp"
@@ -47,6 +48,14 @@ Result<double> aghili(const ContactProblem<double>& p);
 Result<double> morgan(const ContactProblem<double>& p, const Options& o = Options());
 Result<double> stronge(const ContactProblem<double>& p, const Options& o = Options());
 Result<double> jia(const ContactProblem<double>& p, const Options& o = Options());
+
+// Events of one reference Jia integration (tests and diagnostics).
+struct JiaEvent {
+  enum Kind { end_compression, end_restitution, stick_to_slip, slip_to_stick } kind;
+  double In;  // normal impulse at the event
+  Vec vt;     // tangential contact velocity at the event (world frame)
+};
+Result<double> jia(const ContactProblem<double>& p, const Options& o, std::vector<JiaEvent>* events);
 
 // Fills vf = v0 + W P and dE = 1/2 (v0 + vf).P with Eigen, and flags non-finite results.
 void finish(const ContactProblem<double>& p, Result<double>& r);
