@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "compare.hpp"
 #include "csv.hpp"
 #include "eval.hpp"
 #include "laws.hpp"
@@ -27,10 +28,16 @@ int main(int argc, char** argv) {
 
   CLI::App* laws = app.add_subcommand("laws", "List the impact laws and the columns they read and write");
 
+  CompareArgs ca;
+  CLI::App* compare = add_compare_subcommand(app, ca);
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*eval) {
       run_eval(ea, ea.quiet ? nullptr : stderr);
+    } else if (*compare) {
+      const CompareOutcome oc = run_compare(ca, stdout);
+      if (oc.beyond) return kExitBeyondTolerance;
     } else if (*laws) {
       for (const LawInfo& l : all_laws()) {
         std::printf("%-18s %s\n", l.name.c_str(), l.summary.c_str());

@@ -1,0 +1,50 @@
+// `impact compare`: runs the fast path (serial / omp / cuda, float or double, fixed steps) and the
+// CPU reference (host/reference.hpp) on the same rows and reports, per output column, the max,
+// p99 and median of the absolute and relative differences, the rows whose status or mode sequence
+// differs, and the rows beyond a tolerance (written to a file). Exit status 3 when any row is
+// beyond the tolerance, so that it can gate scripts.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace impact::host {
+
+struct CompareArgs {
+  std::string law;
+  std::string in;
+  std::string backend = "auto";
+  std::string precision = "double";
+  int steps = 250;
+  std::string integrator = "rk4";
+  double tol = 0;               // 0: default of the precision (kDefaultTol*)
+  std::size_t sample = 0;       // compare a uniform random subset of K rows (0: every row)
+  std::uint64_t seed = 1;       // seed of the subset
+  std::string fail_out;         // rows beyond tolerance ("" : <law>_compare_failures.csv)
+  std::string report;           // optional JSON report
+  bool given = false;           // the input holds results (an `impact eval` table) to check
+  bool strict = false;          // rows the fast path gave up on (step_limit) count as failures
+  bool modes_must_match = false;  // a differing mode sequence counts as a failure
+};
+
+constexpr double kDefaultTolDouble = 1e-5;
+constexpr double kDefaultTolFloat = 1e-2;
+constexpr int kExitBeyondTolerance = 3;
+
+struct CompareOutcome {
+  std::size_t rows = 0, both_ok = 0, beyond = 0, status_mismatch = 0, fast_unresolved = 0,
+              ref_unresolved = 0, modes_differ = 0;
+  double worst_rel = 0;
+};
+
+// Registers `impact compare` and its options on app (filling args when parsed).
+CLI::App* add_compare_subcommand(CLI::App& app, CompareArgs& args);
+
+// Runs the comparison and prints the report to `out`; throws InputError / std::invalid_argument.
+CompareOutcome run_compare(const CompareArgs& args, std::FILE* out);
+
+}  // namespace impact::host

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# `impact compare`: the fast path against the CPU reference. It passes on correct results, and it
+# fails (exit 3, the row listed) when a wrong result is planted into a result table.
+set -u
+IMPACT=$1
+SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+pass=0
+check() {  # name, condition
+  if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1" >&2; fail=$((fail + 1)); fi
+}
+head -n 301 "$SRC/examples/cases.csv" > "$T/cases.csv"  # header + 300 rows
+
+# 1. fast path vs reference on correct results: exit 0, a table with every column
+"$IMPACT" compare --law chatterjee-ruina --in "$T/cases.csv" --backend omp --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
+check "CR compare passes" '[ $rc -eq 0 ]'
+check "CR table has P_x and kappa" 'grep -q "^  P_x " "$T/out" && grep -q "^  kappa " "$T/out"'
+check "CR PASS line" 'grep -q "PASS: every row within tolerance 1e-05" "$T/out"'
+check "no failure file on PASS" '[ ! -e "$T/f.csv" ]'
+
+# 2. results given in a table written by `impact eval`
+"$IMPACT" eval --law chatterjee-ruina --in "$T/cases.csv" --out "$T/res.csv" -q
+"$IMPACT" compare --law chatterjee-ruina --in "$T/res.csv" --given --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
+check "given correct results pass" '[ $rc -eq 0 ] && grep -q "results given in the file" "$T/out"'
+
+# 3. a planted wrong result: P_x of data row 17 (file line 18) off by 1e-3 relative
+awk -F, -v OFS=, 'NR==1{for(i=1;i<=NF;i++) if($i=="P_x") c=i} NR==18{$c=$c*1.001} {print}' "$T/res.csv" > "$T/bad.csv"
+"$IMPACT" compare --law chatterjee-ruina --in "$T/bad.csv" --given --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
+check "planted wrong P_x exits 3" '[ $rc -eq 3 ]'
+check "FAIL line names the count" 'grep -q "FAIL: 1 rows beyond tolerance" "$T/out"'
+check "failure file lists line 18, column P_x" 'grep -q "^18,beyond tolerance,P_x," "$T/f.csv"'
+check "failure file has exactly one row" '[ $(wc -l < "$T/f.csv") -eq 2 ]'
+
+# 4. a planted wrong status
+awk -F, -v OFS=, 'NR==1{for(i=1;i<=NF;i++) if($i=="status") c=i} NR==30{$c="no_approach"} {print}' "$T/res.csv" > "$T/bad2.csv"
+"$IMPACT" compare --law chatterjee-ruina --in "$T/bad2.csv" --given --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
+check "planted wrong status exits 3" '[ $rc -eq 3 ] && grep -q "^30,status differs" "$T/f.csv"'
+
+# 5. the integrators: jia on a random subset passes at 250 steps; 8 steps cannot meet 1e-9
+"$IMPACT" compare --law jia --in "$T/cases.csv" --sample 40 --seed 3 --fail-out "$T/f.csv" --report "$T/r.json" > "$T/out" 2>&1; rc=$?
+check "jia subset passes" '[ $rc -eq 0 ] && grep -q "40 rows of .* (random subset)" "$T/out"'
+check "jia report is JSON with columns" 'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"rows\"]==40 and \"In_c\" in d[\"columns\"]" "$T/r.json"'
+"$IMPACT" compare --law stronge --in "$T/cases.csv" --sample 40 --steps 8 --tol 1e-9 --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
+check "stronge at 8 steps fails a 1e-9 tolerance" '[ $rc -eq 3 ] && [ $(wc -l < "$T/f.csv") -gt 1 ]'
+
+# 6. float fast path against the double reference, default float tolerance
+"$IMPACT" compare --law newton --in "$T/cases.csv" --precision float --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
+check "float passes its default tolerance" '[ $rc -eq 0 ] && grep -q "tolerance 0.01" "$T/out"'
+
+# 7. usage and input errors
+"$IMPACT" compare --law jia --in "$T/cases.csv" --backend reference > "$T/out" 2>&1; rc=$?
+check "reference as fast path is a usage error" '[ $rc -eq 2 ] && grep -q "unknown backend .reference." "$T/out"'
+"$IMPACT" compare --law jia --in "$T/cases.csv" --given > "$T/out" 2>&1; rc=$?
+check "--given without results is an input error" '[ $rc -eq 1 ] && grep -q "cases.csv:1: missing result column(s) P_x" "$T/out"'
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
