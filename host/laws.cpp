@@ -21,14 +21,20 @@ LawInfo make(std::string summary, bool uses_mu, std::vector<ExtraColumn> extras)
 #ifdef IMPACT_WITH_CUDA
   BatchFn<double> cd = &cuda::evaluate<Law, double>;
   BatchFn<float> cf = &cuda::evaluate<Law, float>;
+  SampledFn<double> scd = &cuda::reduce_sampled<Law, double>;
+  SampledFn<float> scf = &cuda::reduce_sampled<Law, float>;
 #else
   BatchFn<double> cd = nullptr;
   BatchFn<float> cf = nullptr;
+  SampledFn<double> scd = nullptr;
+  SampledFn<float> scf = nullptr;
 #endif
   return LawInfo{Law::name, std::move(summary), uses_mu, u.e, u.e_t, u.eta0, std::move(extras),
                  &evaluate_serial<Law, double>, &evaluate_serial<Law, float>,
                  &evaluate_omp<Law, double>,    &evaluate_omp<Law, float>,    cd, cf,
-                 &ref::evaluate_batch<Law>};
+                 &ref::evaluate_batch<Law>,
+                 &reduce_sampled_serial<Law, double>, &reduce_sampled_serial<Law, float>,
+                 &reduce_sampled_omp<Law, double>,    &reduce_sampled_omp<Law, float>,    scd, scf};
 }
 }  // namespace
 

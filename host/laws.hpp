@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "impact/sampling.hpp"
 #include "kernels/batch.hpp"
 
 namespace impact::host {
@@ -21,6 +22,11 @@ struct ExtraColumn {
 template <class T>
 using BatchFn = void (*)(const BatchIn<T>&, const BatchOut<T>&, const LawOptions&);
 
+// Summary of the sampled instances [begin, end) of a study (kernels/sampled.hpp).
+template <class T>
+using SampledFn = BatchSummary (*)(const SampleSpec&, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
+                                   const LawOptions&, const SummaryRanges&);
+
 struct LawInfo {
   std::string name;
   std::string summary;
@@ -33,6 +39,13 @@ struct LawInfo {
   BatchFn<double> cuda_double;  // null when built without CUDA
   BatchFn<float> cuda_float;
   BatchFn<double> reference_double;  // the CPU reference path (host/reference.hpp), double only
+  // reduction over sampled instances (`impact reduce`)
+  SampledFn<double> sampled_serial_double;
+  SampledFn<float> sampled_serial_float;
+  SampledFn<double> sampled_omp_double;
+  SampledFn<float> sampled_omp_float;
+  SampledFn<double> sampled_cuda_double;  // null when built without CUDA
+  SampledFn<float> sampled_cuda_float;
 };
 
 enum class Backend { serial, omp, cuda, reference };
@@ -52,6 +65,22 @@ BatchFn<T> batch_fn(const LawInfo& law, Backend b) {
            : b == Backend::cuda    ? law.cuda_float
            : b == Backend::omp     ? law.omp_float
                                    : law.serial_float;
+}
+
+// The sampled-reduction entry point of a law for precision T on a backend (null for cuda in a
+// CPU build, and for the reference, which has none).
+template <class T>
+SampledFn<T> sampled_fn(const LawInfo& law, Backend b) {
+  if constexpr (std::is_same_v<T, double>)
+    return b == Backend::reference ? nullptr
+           : b == Backend::cuda    ? law.sampled_cuda_double
+           : b == Backend::omp     ? law.sampled_omp_double
+                                   : law.sampled_serial_double;
+  else
+    return b == Backend::reference ? nullptr
+           : b == Backend::cuda    ? law.sampled_cuda_float
+           : b == Backend::omp     ? law.sampled_omp_float
+                                   : law.sampled_serial_float;
 }
 
 // Backends compiled into this build, and whether a CUDA device is usable now (`why` explains).

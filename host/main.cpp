@@ -7,6 +7,7 @@
 #include "csv.hpp"
 #include "eval.hpp"
 #include "laws.hpp"
+#include "reduce.hpp"
 
 int main(int argc, char** argv) {
   using namespace impact::host;
@@ -28,6 +29,9 @@ int main(int argc, char** argv) {
 
   CLI::App* laws = app.add_subcommand("laws", "List the impact laws and the columns they read and write");
 
+  ReduceArgs ra;
+  CLI::App* reduce = add_reduce_subcommand(app, ra);
+
   CompareArgs ca;
   CLI::App* compare = add_compare_subcommand(app, ca);
 
@@ -38,6 +42,8 @@ int main(int argc, char** argv) {
     } else if (*compare) {
       const CompareOutcome oc = run_compare(ca, stdout);
       if (oc.beyond) return kExitBeyondTolerance;
+    } else if (*reduce) {
+      run_reduce(ra, stdout, stderr);
     } else if (*laws) {
       for (const LawInfo& l : all_laws()) {
         std::printf("%-18s %s\n", l.name.c_str(), l.summary.c_str());

@@ -1,6 +1,9 @@
-// CUDA backend: one thread per impact instance; structure-of-arrays in device memory.
+// CUDA backend: one thread per impact instance; structure-of-arrays in device memory, streamed
+// through in chunks (evaluate_streamed).
 #include <cuda_runtime.h>
 
+#include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -73,41 +76,188 @@ bool device_available(std::string* why) {
   return true;
 }
 
+namespace {
+
+// Pinned host memory, freed on scope exit.
+struct PinnedBuffer {
+  void* p = nullptr;
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() {
+    if (p) cudaFreeHost(p);
+  }
+  void alloc(std::size_t bytes) { check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "cudaHostAlloc"); }
+};
+
+struct DeviceBuffer {
+  void* p = nullptr;
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (p) cudaFree(p);
+  }
+  void alloc(std::size_t bytes) { check(cudaMalloc(&p, bytes), "cudaMalloc"); }
+};
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() {
+    cudaStreamSynchronize(s);  // nothing in flight may outlive the buffers (errors: already reported)
+    cudaStreamDestroy(s);
+  }
+};
+
+// Number of T output columns: P (3), vf (3), dE, In_c, aux.
+constexpr int kOutT = 8 + kAux;
+
+// One pipeline stage: the staging buffers of one stream, sized for one chunk. Within a chunk of m
+// rows the columns are packed with stride m, so each direction is one contiguous copy.
+template <class T>
+struct Stage {
+  PinnedBuffer host;
+  DeviceBuffer dev;
+  Stream stream;  // declared last: destroyed (synchronized) before the buffers are freed
+  std::size_t first = 0, rows = 0;  // the chunk in flight
+  bool pending = false;
+  std::size_t in_bytes(int nin, std::size_t m) const { return std::size_t(nin) * m * sizeof(T); }
+  std::size_t out_bytes(std::size_t m) const {
+    return std::size_t(kOutT) * m * sizeof(T) + m * (sizeof(std::uint32_t) + sizeof(std::int32_t) + 1);
+  }
+};
+
+// Byte offsets of the output block within a stage (after the inputs), for a chunk of m rows.
+template <class T>
+struct OutLayout {
+  T* t;                   // kOutT columns
+  std::uint32_t* modes;
+  std::int32_t* steps;
+  std::uint8_t* status;
+  OutLayout(char* base, std::size_t m) {
+    t = reinterpret_cast<T*>(base);
+    modes = reinterpret_cast<std::uint32_t*>(base + kOutT * m * sizeof(T));
+    steps = reinterpret_cast<std::int32_t*>(base + kOutT * m * sizeof(T) + m * sizeof(std::uint32_t));
+    status = reinterpret_cast<std::uint8_t*>(base + kOutT * m * sizeof(T) + m * (sizeof(std::uint32_t) + sizeof(std::int32_t)));
+  }
+  BatchOut<T> view(std::size_t m) const {
+    BatchOut<T> o{};
+    for (int k = 0; k < 3; ++k) o.P[k] = t + k * m, o.vf[k] = t + (3 + k) * m;
+    o.dE = t + 6 * m;
+    o.In_c = t + 7 * m;
+    for (int k = 0; k < kAux; ++k) o.aux[k] = t + (8 + k) * m;
+    o.modes = modes;
+    o.steps = steps;
+    o.status = status;
+    return o;
+  }
+};
+
+template <class T>
+T* const* out_columns(const BatchOut<T>& out, T* (&cols)[kOutT]) {
+  for (int k = 0; k < 3; ++k) cols[k] = out.P[k], cols[3 + k] = out.vf[k];
+  cols[6] = out.dE;
+  cols[7] = out.In_c;
+  for (int k = 0; k < kAux; ++k) cols[8 + k] = out.aux[k];
+  return cols;
+}
+
+}  // namespace
+
 template <class Law, class T>
-void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt) {
+void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt, const StreamOptions& so) {
   const std::size_t n = in.count;
   if (n == 0) return;
-  DeviceArena arena;
-  BatchIn<T> din = in;
-  for (int k = 0; k < 6; ++k) din.W[k] = arena.upload(in.W[k], n);
-  for (int k = 0; k < 3; ++k) din.n[k] = arena.upload(in.n[k], n);
-  for (int k = 0; k < 3; ++k) din.v[k] = arena.upload(in.v[k], n);
-  din.mu = arena.upload(in.mu, n);
-  din.e = arena.upload(in.e, n);
-  din.e_t = arena.upload(in.e_t, n);
-  din.eta0 = arena.upload(in.eta0, n);
-  BatchOut<T> dout{};
-  for (int k = 0; k < 3; ++k) dout.P[k] = arena.alloc<T>(n);
-  for (int k = 0; k < 3; ++k) dout.vf[k] = arena.alloc<T>(n);
-  dout.dE = arena.alloc<T>(n);
-  dout.In_c = arena.alloc<T>(n);
-  for (int k = 0; k < kAux; ++k) dout.aux[k] = arena.alloc<T>(n);
-  dout.modes = arena.alloc<std::uint32_t>(n);
-  dout.steps = arena.alloc<std::int32_t>(n);
-  dout.status = arena.alloc<std::uint8_t>(n);
+  if (so.streams < 2) throw std::invalid_argument("CUDA streaming needs at least 2 streams");
+  std::size_t chunk = so.chunk_rows;
+  if (chunk == 0) {
+    chunk = (n + 3) / 4;
+    if (chunk < (std::size_t(1) << 14)) chunk = std::size_t(1) << 14;
+    if (chunk > (std::size_t(1) << 17)) chunk = std::size_t(1) << 17;
+  }
+  if (chunk > n) chunk = n;
+  // the input columns the law reads (a null column stays null on the device)
+  const T* icol[16] = {in.W[0], in.W[1], in.W[2], in.W[3], in.W[4], in.W[5], in.n[0], in.n[1],
+                       in.n[2], in.v[0], in.v[1], in.v[2], in.mu,   in.e,    in.e_t, in.eta0};
+  int nin = 0;
+  for (const T* c : icol) nin += c != nullptr;
+  T* ocol[kOutT];
+  out_columns(out, ocol);
+
+  const int S = so.streams;
+  std::vector<std::unique_ptr<Stage<T>>> stages;
+  for (int k = 0; k < S; ++k) {
+    stages.emplace_back(new Stage<T>());
+    Stage<T>& st = *stages.back();
+    const std::size_t bytes = st.in_bytes(nin, chunk) + st.out_bytes(chunk);
+    st.host.alloc(bytes);
+    st.dev.alloc(bytes);
+  }
+
+  // copies the outputs of a finished stage into the caller's arrays
+  auto drain = [&](Stage<T>& st) {
+    if (!st.pending) return;
+    check(cudaStreamSynchronize(st.stream.s), "chunk (copy in, kernel, copy out)");
+    const std::size_t m = st.rows, f = st.first;
+    const OutLayout<T> h(static_cast<char*>(st.host.p) + st.in_bytes(nin, m), m);
+    for (int k = 0; k < kOutT; ++k) std::memcpy(ocol[k] + f, h.t + k * m, m * sizeof(T));
+    std::memcpy(out.modes + f, h.modes, m * sizeof(std::uint32_t));
+    std::memcpy(out.steps + f, h.steps, m * sizeof(std::int32_t));
+    std::memcpy(out.status + f, h.status, m);
+    st.pending = false;
+  };
+
   const int block = 128;
-  const unsigned grid = static_cast<unsigned>((n + block - 1) / block);
-  eval_kernel<Law, T><<<grid, block>>>(EvalFunctor<Law, T>{din, dout, opt}, n);
-  check(cudaGetLastError(), "kernel launch");
-  check(cudaDeviceSynchronize(), "kernel");
-  for (int k = 0; k < 3; ++k) download(out.P[k], dout.P[k], n);
-  for (int k = 0; k < 3; ++k) download(out.vf[k], dout.vf[k], n);
-  download(out.dE, dout.dE, n);
-  download(out.In_c, dout.In_c, n);
-  for (int k = 0; k < kAux; ++k) download(out.aux[k], dout.aux[k], n);
-  download(out.modes, dout.modes, n);
-  download(out.steps, dout.steps, n);
-  download(out.status, dout.status, n);
+  std::size_t k = 0;
+  for (std::size_t first = 0; first < n; first += chunk, ++k) {
+    Stage<T>& st = *stages[k % S];
+    drain(st);  // the chunk this stage carried S chunks ago
+    const std::size_t m = n - first < chunk ? n - first : chunk;
+    // pack the inputs: the present columns, stride m
+    T* hin = static_cast<T*>(st.host.p);
+    T* din_base = static_cast<T*>(st.dev.p);
+    const T* dcol[16];
+    int j = 0;
+    for (int c = 0; c < 16; ++c) {
+      if (!icol[c]) {
+        dcol[c] = nullptr;
+        continue;
+      }
+      std::memcpy(hin + j * m, icol[c] + first, m * sizeof(T));
+      dcol[c] = din_base + j * m;
+      ++j;
+    }
+    BatchIn<T> din{};
+    for (int c = 0; c < 6; ++c) din.W[c] = dcol[c];
+    for (int c = 0; c < 3; ++c) din.n[c] = dcol[6 + c], din.v[c] = dcol[9 + c];
+    din.mu = dcol[12];
+    din.e = dcol[13];
+    din.e_t = dcol[14];
+    din.eta0 = dcol[15];
+    din.count = m;
+    const std::size_t ib = st.in_bytes(nin, m), ob = st.out_bytes(m);
+    const OutLayout<T> dout(static_cast<char*>(st.dev.p) + ib, m);
+    check(cudaMemcpyAsync(st.dev.p, st.host.p, ib, cudaMemcpyHostToDevice, st.stream.s), "cudaMemcpyAsync to device");
+    eval_kernel<Law, T><<<static_cast<unsigned>((m + block - 1) / block), block, 0, st.stream.s>>>(
+        EvalFunctor<Law, T>{din, dout.view(m), opt}, m);
+    check(cudaGetLastError(), "kernel launch");
+    check(cudaMemcpyAsync(static_cast<char*>(st.host.p) + ib, static_cast<char*>(st.dev.p) + ib, ob,
+                          cudaMemcpyDeviceToHost, st.stream.s),
+          "cudaMemcpyAsync to host");
+    st.first = first;
+    st.rows = m;
+    st.pending = true;
+  }
+  // the last S chunks, in order
+  for (std::size_t r = 0; r < static_cast<std::size_t>(S); ++r) drain(*stages[(k + r) % S]);
+}
+
+template <class Law, class T>
+void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt) {
+  evaluate_streamed<Law, T>(in, out, opt, StreamOptions{});
 }
 
 namespace {
@@ -137,7 +287,11 @@ void philox_uniforms(std::uint64_t seed, std::uint32_t stream, std::uint64_t fir
 
 #define IMPACT_INSTANTIATE(LAW)                                                                 \
   template void evaluate<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&); \
-  template void evaluate<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&);
+  template void evaluate<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&); \
+  template void evaluate_streamed<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&, \
+                                               const StreamOptions&);                                        \
+  template void evaluate_streamed<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&, \
+                                              const StreamOptions&);
 IMPACT_INSTANTIATE(NewtonLaw)
 IMPACT_INSTANTIATE(ChatterjeeRuinaLaw)
 IMPACT_INSTANTIATE(AghiliLaw)

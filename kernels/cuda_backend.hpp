@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "impact/sampling.hpp"
 #include "kernels/batch.hpp"
 
 namespace impact::cuda {
@@ -12,9 +13,41 @@ namespace impact::cuda {
 // True when the CUDA runtime finds at least one device. `why` says why not, otherwise names it.
 bool device_available(std::string* why = nullptr);
 
-// Evaluates a batch whose arrays live in host memory: copies in, runs, copies out.
+// Evaluates a batch whose arrays live in host memory: copies in, runs, copies out (through
+// evaluate_streamed with its default chunking, so a batch may be larger than device memory).
 template <class Law, class T>
 void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt);
+
+// Chunked streaming: the batch is cut into chunks of `chunk_rows` rows (0: about a quarter of
+// the batch, between 2^14 and 2^17 rows); chunk k goes through pinned host staging buffers and
+// device buffers of stream k mod `streams` (>= 2): host packing, cudaMemcpyAsync in, kernel,
+// cudaMemcpyAsync out, so the kernel of chunk k overlaps the copies of chunks k-1 and k+1.
+// Device and pinned memory: `streams` chunks' worth, whatever the batch size.
+struct StreamOptions {
+  std::size_t chunk_rows = 0;
+  int streams = 3;
+};
+template <class Law, class T>
+void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt, const StreamOptions& so);
+
+// Summary of the sampled instances [begin, end) of a study (kernels/sampled.hpp) reduced on the
+// device: a grid-stride kernel of at most kCudaReduceBlocks blocks; each thread samples,
+// evaluates and merges its rows' moments in registers, status and histogram counts go to shared
+// memory atomics, the block merges its threads' moments in a fixed tree, and the per-block
+// summaries are merged on the host in block order (deterministic for a given range). Memory:
+// kCudaReduceBlocks summaries (3 MB), whatever the range. (thrust::transform_reduce on
+// thrust::cuda::par with the 1.5 KB BatchSummary as its value type compiles CUB reduce kernels
+// that spill ~50-60 KB each; ptxas had not finished this file after 15 CPU-minutes, so the
+// device path does not use it.)
+constexpr unsigned kCudaReduceBlocks = 2048;
+template <class Law, class T>
+BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
+                            const LawOptions& opt, const SummaryRanges& rg);
+
+// The instances [begin, begin + count) of a study sampled on the device, in double, as the 16
+// input columns: out[k * count + i] (tests compare the bits with the host's make_instance).
+void sample_instances(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::size_t count,
+                      double* out);
 
 // Philox uniforms u01(seed, index, stream) for index in [first, first + count) computed on the
 // device (the same function the CPU evaluates: tests compare the bits).

@@ -7,6 +7,7 @@
 #include <thrust/system/omp/execution_policy.h>
 
 #include "kernels/batch.hpp"
+#include "kernels/sampled.hpp"
 
 namespace impact {
 
@@ -22,6 +23,20 @@ BatchSummary reduce_omp(const BatchIn<T>& in, const LawOptions& opt, const Summa
   return thrust::transform_reduce(thrust::omp::par, thrust::counting_iterator<std::size_t>(0),
                                   thrust::counting_iterator<std::size_t>(in.count),
                                   SummarizeFunctor<Law, T>{in, opt, rg}, summary_identity(rg), MergeSummaries{});
+}
+
+// Reduction over the sampled instances [begin, end) of a study (kernels/sampled.hpp) on all cores:
+// a transform_reduce over a counting iterator of groups of kOmpSampleGroup instances.
+constexpr std::uint64_t kOmpSampleGroup = 256;
+
+template <class Law, class T>
+BatchSummary reduce_sampled_omp(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
+                                const LawOptions& opt, const SummaryRanges& rg) {
+  const std::uint64_t g = kOmpSampleGroup;
+  return thrust::transform_reduce(thrust::omp::par, thrust::counting_iterator<std::uint64_t>(0),
+                                  thrust::counting_iterator<std::uint64_t>(group_count(begin, end, g)),
+                                  SampledGroupSummary<Law, T>{spec, seed, begin, end, g, opt, rg},
+                                  summary_identity(rg), MergeSummaries{});
 }
 
 }  // namespace impact

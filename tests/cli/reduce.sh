@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# `impact reduce`: a study runs with defaults and writes its JSON; usage errors name the key and
+# exit 2; the sampled instances written with --cases-out evaluate with `impact eval` to the same
+# statuses and extremes; shards ([first, first + n)) add up to the whole.
+set -u
+IMPACT=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+pass=0
+check() {  # name, condition
+  if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1" >&2; fail=$((fail + 1)); fi
+}
+# json KEY FILE: the number after "KEY": (first occurrence)
+json() { grep -o "\"$1\": [-0-9.e+]*" "$2" | head -1 | awk '{print $2}'; }
+okcount() { grep -o '"status": {"ok": [0-9]*' "$1" | awk '{print $NF}'; }
+
+# 1. defaults just work; table on stdout, JSON with the run's metadata
+"$IMPACT" reduce --law chatterjee-ruina --n 20000 --backend omp --out "$T/s.json" > "$T/table" 2> "$T/err"; rc=$?
+check "defaults exit 0" '[ $rc -eq 0 ]'
+check "table has status line" 'grep -q "status:  ok" "$T/table"'
+check "table has quantities" 'grep -q "^  Pn .*normal impulse" "$T/table" && grep -q "^  dE_K0" "$T/table"'
+check "json n" '[ "$(json n "$T/s.json")" = 20000 ]'
+check "json metadata" 'grep -q "\"law\": \"chatterjee-ruina\"" "$T/s.json" && grep -q "\"backend\": \"omp\"" "$T/s.json" && grep -q "\"peak_rss_kb\": [1-9]" "$T/s.json" && grep -q "\"instances_per_second\": [1-9]" "$T/s.json"'
+check "json statuses sum to n" '[ "$(grep -o "\"status\": {[^}]*}" "$T/s.json" | grep -o ": [0-9]*" | awk "{s+=\$2} END{print s}")" = 20000 ]'
+check "json study" 'grep -q "\"mu\": \"uniform:0:1\"" "$T/s.json" && grep -q "\"rotation\": \"random\"" "$T/s.json"'
+
+# 2. usage errors: exit 2, the key named
+"$IMPACT" reduce --law chatterjee-ruina --n 10 --set foo=1 2> "$T/err"; rc=$?
+check "unknown key exits 2" '[ $rc -eq 2 ] && grep -q "unknown key .foo. for scenario contact" "$T/err"'
+"$IMPACT" reduce --law chatterjee-ruina --n 10 --set mu=uniform:0 2> "$T/err"; rc=$?
+check "malformed dist exits 2" '[ $rc -eq 2 ] && grep -q "mu=uniform:0: .uniform. takes 2 parameter" "$T/err"'
+"$IMPACT" reduce --law chatterjee-ruina --n 10 --set vn=lognormal:0:abc 2> "$T/err"; rc=$?
+check "non-numeric parameter exits 2" '[ $rc -eq 2 ] && grep -q "vn=lognormal:0:abc: parameter 2" "$T/err"'
+"$IMPACT" reduce --law nosuch --n 10 2> "$T/err"; rc=$?
+check "unknown law exits 2" '[ $rc -eq 2 ] && grep -q "unknown law .nosuch." "$T/err"'
+"$IMPACT" reduce --law jia --scenario pencil --n 10 2> "$T/err"; rc=$?
+check "unknown scenario exits 2" '[ $rc -eq 2 ] && grep -q "unknown scenario .pencil." "$T/err"'
+"$IMPACT" reduce --law jia --scenario ball --set w1=1 --n 10 2> "$T/err"; rc=$?
+check "contact key on ball exits 2" '[ $rc -eq 2 ] && grep -q "unknown key .w1. for scenario ball" "$T/err"'
+"$IMPACT" reduce --law jia --n 10 --range Pn=3:1 2> "$T/err"; rc=$?
+check "bad range exits 2" '[ $rc -eq 2 ] && grep -q "range Pn=3:1" "$T/err"'
+"$IMPACT" reduce --law jia --n 10 --backend reference 2> "$T/err"; rc=$?
+check "reference backend exits 2" '[ $rc -eq 2 ]'
+"$IMPACT" reduce --law jia --n 10 --backend cuda -q 2> "$T/err"; rc=$?
+check "cuda backend runs or says why not" '[ $rc -eq 0 ] || { [ $rc -eq 2 ] && grep -q "backend .cuda. is not usable" "$T/err"; }'
+
+# 3. the sampled instances through `impact eval`: the same statuses and the same extremes
+"$IMPACT" reduce --law jia --scenario ball --steps 100 --n 600 --first 1000 --seed 9 --backend serial \
+  --set mu=uniform:0.05:1 --cases-out "$T/cases.csv" --out "$T/b.json" -q; rc=$?
+check "ball study exit 0" '[ $rc -eq 0 ]'
+check "cases header" 'head -1 "$T/cases.csv" | grep -q "^index,W_xx,W_xy,W_xz,W_yy,W_yz,W_zz,n_x,n_y,n_z,v_x,v_y,v_z,mu,e,e_t,eta0$"'
+check "cases rows" '[ $(wc -l < "$T/cases.csv") -eq 601 ] && sed -n 2p "$T/cases.csv" | grep -q "^1000,"'
+"$IMPACT" eval --law jia --steps 100 --backend serial --in "$T/cases.csv" --out "$T/r.csv" -q; rc=$?
+check "eval of cases exit 0" '[ $rc -eq 0 ]'
+ok_eval=$(grep -c ",ok," "$T/r.csv")
+check "ok rows agree" '[ "$ok_eval" = "$(okcount "$T/b.json")" ]'
+# Pn = P_z for n = (0, 0, 1): the min and max agree exactly
+pz=$(awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="P_z") c=i} NR>1 && $(c)!=""{print $(c)}' "$T/r.csv" | sort -g)
+check "min Pn agrees" 'awk -v a="$(echo "$pz" | head -1)" -v b="$(grep -o "\"Pn\": {[^}]*" "$T/b.json" | grep -o "\"min\": [-0-9.e+]*" | awk "{print \$2}")" "BEGIN{exit !(a+0 == b+0)}"'
+check "max Pn agrees" 'awk -v a="$(echo "$pz" | tail -1)" -v b="$(grep -o "\"Pn\": {[^}]*" "$T/b.json" | grep -o "\"max\": [-0-9.e+]*" | awk "{print \$2}")" "BEGIN{exit !(a+0 == b+0)}"'
+
+# 4. shards add up; fixed ranges show in the JSON
+for part in "0 3000" "0 1000" "1000 2000"; do
+  set -- $part
+  "$IMPACT" reduce --law aghili --n $2 --first $1 --backend omp --range Pn=0:10 --out "$T/p_$1_$2.json" -q
+done
+check "range in json" 'grep -q "\"histogram\": {\"lo\": 0, \"hi\": 10," "$T/p_0_3000.json"'
+check "shards add up" '[ $(( $(okcount "$T/p_0_1000.json") + $(okcount "$T/p_1000_2000.json") )) -eq $(okcount "$T/p_0_3000.json") ]'
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
