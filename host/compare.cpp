@@ -12,6 +12,8 @@
 #include "csv.hpp"
 #include "impact/rng.hpp"
 #include "input.hpp"
+#include "kernels/sampled.hpp"
+#include "sample_spec.hpp"
 #include "laws.hpp"
 
 namespace impact::host {
@@ -160,6 +162,50 @@ Rows read_rows(CsvReader& reader, const InputLayout& lay, const LawInfo& law, st
   return rows;
 }
 
+// K distinct instances of a sampled study [0, n), drawn uniformly (Philox keyed by `seed`), in index
+// order; the row's "line" is its sample_id and its raw text the instance's input columns.
+Rows study_rows(const SampleSpec& spec, std::uint64_t study_seed, std::uint64_t n, std::size_t K,
+                std::uint64_t seed, std::string& header) {
+  std::vector<std::uint64_t> idx;
+  if (K >= n) {
+    for (std::uint64_t i = 0; i < n; ++i) idx.push_back(i);
+  } else {
+    const Philox rng{seed};
+    std::uint64_t draw = 0;
+    // bounded: each round adds at least one new index with probability >= 1 - K/n > 0
+    for (int round = 0; round < 64 && idx.size() < K; ++round) {
+      while (idx.size() < K) {
+        double u, unused;
+        uniforms2(rng, draw++, 0x57d1, u, unused);
+        idx.push_back(std::min<std::uint64_t>(n - 1, static_cast<std::uint64_t>(u * static_cast<double>(n))));
+      }
+      std::sort(idx.begin(), idx.end());
+      idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+    }
+  }
+  header = "sample_id";
+  for (int k = 0; k < kNumInputs; ++k) header += std::string(",") + kInputNames[k];
+  Rows rows;
+  rows.count = idx.size();
+  rows.cols.resize(rows.count);
+  rows.raw.resize(rows.count);
+  rows.line.resize(rows.count);
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    const ContactProblem<double> p = make_instance<double>(spec, study_seed, idx[i]);
+    const double v[kNumInputs] = {p.W.xx, p.W.xy, p.W.xz, p.W.yy, p.W.yz, p.W.zz, p.n.x, p.n.y,
+                                  p.n.z,  p.v0.x, p.v0.y, p.v0.z, p.mu, p.e,    p.e_t, p.eta0};
+    std::string raw = std::to_string(idx[i]);
+    for (int k = 0; k < kNumInputs; ++k) {
+      rows.cols.in[k][i] = v[k];
+      raw += ',';
+      append_number(raw, v[k]);
+    }
+    rows.raw[i] = std::move(raw);
+    rows.line[i] = static_cast<long>(idx[i]);
+  }
+  return rows;
+}
+
 // One compared output column: its values per row and how a row's difference is made relative.
 enum class Scale { impulse, velocity, energy, own };
 struct Column {
@@ -231,7 +277,11 @@ CLI::App* add_compare_subcommand(CLI::App& app, CompareArgs& a) {
       "Run the fast path and the CPU reference on the same rows; per-column error statistics; exit 3 when any row "
       "is beyond --tol");
   c->add_option("--law", a.law, "Impact law: " + law_names())->required();
-  c->add_option("--in", a.in, "Input CSV with a header row ('-' for stdin)")->required();
+  c->add_option("--in", a.in, "Input CSV with a header row ('-' for stdin)");
+  c->add_option("--scenario", a.scenario, "Compare on a sampled study instead (as `impact reduce`): scenario");
+  c->add_option("--n", a.n, "Study size: instances [0, n)")->capture_default_str();
+  c->add_option("--study-seed", a.study_seed, "Study seed")->capture_default_str();
+  c->add_option("--set", a.sets, "Study parameter KEY=DIST (repeatable; see `impact reduce --help`)");
   c->add_option("--backend", a.backend, "Fast path: auto|cuda|omp|serial")->capture_default_str();
   c->add_option("--precision", a.precision, "Fast path precision: double|float")->capture_default_str();
   c->add_option("--steps", a.steps, "Steps per instance of the fast integrators")->capture_default_str();
@@ -259,9 +309,26 @@ CompareOutcome run_compare(const CompareArgs& args, std::FILE* out) {
   if (args.tol < 0) throw std::invalid_argument("--tol must be > 0");
   const std::string fail_path = args.fail_out.empty() ? law->name + "_compare_failures.csv" : args.fail_out;
 
-  CsvReader reader(args.in);
-  const InputLayout lay = read_header(reader, *law, args.given);
-  Rows rows = read_rows(reader, lay, *law, args.sample, args.seed);
+  const bool study = !args.scenario.empty();
+  if (study == !args.in.empty())
+    throw std::invalid_argument("give either --in FILE or a study (--scenario, --n, --study-seed, --set)");
+  if (study && args.given) throw std::invalid_argument("--given needs --in (a result table)");
+  InputLayout lay;
+  Rows rows;
+  std::string source;
+  if (study) {
+    SampleSpec spec = default_spec(parse_scenario(args.scenario));
+    for (const std::string& st : args.sets) apply_setting(spec, st);
+    if (args.n < 1) throw std::invalid_argument("--n must be >= 1");
+    for (int k = 0; k < kNumInputs; ++k) lay.needed[k] = true;  // sampled instances have every column
+    rows = study_rows(spec, args.study_seed, args.n, args.sample ? args.sample : 1000, args.seed, lay.header);
+    source = "study " + args.scenario + " (n " + std::to_string(args.n) + ", seed " + std::to_string(args.study_seed) + ")";
+  } else {
+    CsvReader reader(args.in);
+    lay = read_header(reader, *law, args.given);
+    rows = read_rows(reader, lay, *law, args.sample, args.seed);
+    source = reader.path();
+  }
   const std::size_t n = rows.count;
 
   LawOptions opt;
@@ -391,11 +458,11 @@ CompareOutcome run_compare(const CompareArgs& args, std::FILE* out) {
   const char* be = backend_name(backend);
   if (args.given)
     std::fprintf(out, "impact compare: law %s, results given in the file vs CPU reference, %zu rows of %s%s\n",
-                 law->name.c_str(), n, reader.path().c_str(), args.sample ? " (random subset)" : "");
+                 law->name.c_str(), n, source.c_str(), args.sample || study ? " (random subset)" : "");
   else
     std::fprintf(out, "impact compare: law %s, fast path %s/%s/%s/%d steps vs CPU reference, %zu rows of %s%s\n",
                  law->name.c_str(), be, args.precision.c_str(), args.integrator.c_str(), args.steps, n,
-                 reader.path().c_str(), args.sample ? " (random subset)" : "");
+                 source.c_str(), args.sample || study ? " (random subset)" : "");
   std::fprintf(out, "  %-14s %11s %11s %11s %11s %11s %11s\n", "column", "max abs", "p99 abs", "median abs", "max rel",
                "p99 rel", "median rel");
   std::vector<std::pair<Quantiles, Quantiles>> q(C.size());
@@ -420,7 +487,7 @@ CompareOutcome run_compare(const CompareArgs& args, std::FILE* out) {
   } else {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(fail_path.c_str(), "wb"), &std::fclose);
     if (!f) throw std::invalid_argument(fail_path + ": cannot open for writing");
-    std::string buf = "line,reason,worst_column,rel_error,fast_value,ref_value,fast_status,ref_status,fast_modes,ref_modes," +
+    std::string buf = std::string(study ? "sample_id" : "line") + ",reason,worst_column,rel_error,fast_value,ref_value,fast_status,ref_status,fast_modes,ref_modes," +
                       lay.header + "\n";
     for (const Failure& x : fails) {
       const std::size_t i = x.row;
@@ -454,7 +521,7 @@ CompareOutcome run_compare(const CompareArgs& args, std::FILE* out) {
                  "\"modes_differ\": %zu, \"beyond_tol\": %zu,\n  \"fast_seconds\": %.6g, \"reference_seconds\": %.6g,\n"
                  "  \"columns\": {",
                  law->name.c_str(), be, args.precision.c_str(), args.integrator.c_str(), args.steps,
-                 json_escape(reader.path()).c_str(), n, args.sample, static_cast<unsigned long long>(args.seed), tol,
+                 json_escape(source).c_str(), n, args.sample, static_cast<unsigned long long>(args.seed), tol,
                  oc.both_ok, oc.status_mismatch, oc.fast_unresolved, oc.ref_unresolved, oc.modes_differ, oc.beyond,
                  fast_s, ref_s);
     for (std::size_t c = 0; c < C.size(); ++c)

@@ -45,6 +45,14 @@ check "jia report is JSON with columns" 'python3 -c "import json,sys; d=json.loa
 "$IMPACT" compare --law stronge --in "$T/cases.csv" --sample 40 --steps 8 --tol 1e-9 --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
 check "stronge at 8 steps fails a 1e-9 tolerance" '[ $rc -eq 3 ] && [ $(wc -l < "$T/f.csv") -gt 1 ]'
 
+# 5b. a spot-check of a sampled study (the instances `impact reduce` evaluates), 10^8 instances
+"$IMPACT" compare --law stronge --scenario contact --n 100000000 --study-seed 7 --sample 30 --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
+check "study subset passes" '[ $rc -eq 0 ] && grep -q "30 rows of study contact (n 100000000, seed 7) (random subset)" "$T/out"'
+"$IMPACT" compare --law jia --scenario ball --n 1000 --set mu=uniform:0:1 --sample 20 --steps 6 --tol 1e-12 --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
+check "study failures list sample ids" '[ $rc -eq 3 ] && head -1 "$T/f.csv" | grep -q "^sample_id,reason" && [ $(wc -l < "$T/f.csv") -gt 1 ]'
+"$IMPACT" compare --law jia --scenario ball --set bogus=1 > "$T/out" 2>&1; rc=$?
+check "unknown study key is a usage error naming it" '[ $rc -eq 2 ] && grep -q "bogus" "$T/out"'
+
 # 6. float fast path against the double reference, default float tolerance
 "$IMPACT" compare --law newton --in "$T/cases.csv" --precision float --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
 check "float passes its default tolerance" '[ $rc -eq 0 ] && grep -q "tolerance 0.01" "$T/out"'
