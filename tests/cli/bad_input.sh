@@ -2,14 +2,7 @@
 # `impact eval` on malformed files: a clear error with file, line and column and a non-zero exit;
 # physically invalid rows: a per-row status, the other rows still evaluated, never NaN in an ok row.
 set -u
-IMPACT=$1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-pass=0
-check() {  # name, condition
-  if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1" >&2; fail=$((fail + 1)); fi
-}
+source "$(dirname "$0")/common.bash"
 H="W_xx,W_xy,W_xz,W_yy,W_yz,W_zz,n_x,n_y,n_z,v_x,v_y,v_z,mu,e,e_t,eta0"
 GOOD="3.5,0,0,3.5,0,1,0,0,1,-3,0,-5,0.4,0.5,0.3,1.1"
 
@@ -99,5 +92,4 @@ printf 'P_x,%s\n1,%s\n' "$H" "$GOOD" > "$T/collide.csv"
 "$IMPACT" eval --law newton --in "$T/collide.csv" --out "$T/o.csv" 2> "$T/err"; rc=$?
 check "collision exits 1" '[ $rc -eq 1 ] && grep -q "collide.csv:1:1: input column .P_x. collides" "$T/err"'
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

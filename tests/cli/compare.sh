@@ -2,15 +2,8 @@
 # `impact compare`: the fast path against the CPU reference. It passes on correct results, and it
 # fails (exit 3, the row listed) when a wrong result is planted into a result table.
 set -u
-IMPACT=$1
 SRC=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-pass=0
-check() {  # name, condition
-  if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1" >&2; fail=$((fail + 1)); fi
-}
+source "$(dirname "$0")/common.bash"
 head -n 301 "$SRC/examples/cases.csv" > "$T/cases.csv"  # header + 300 rows
 
 # 1. fast path vs reference on correct results: exit 0, a table with every column
@@ -63,5 +56,4 @@ check "reference as fast path is a usage error" '[ $rc -eq 2 ] && grep -q "unkno
 "$IMPACT" compare --law jia --in "$T/cases.csv" --given > "$T/out" 2>&1; rc=$?
 check "--given without results is an input error" '[ $rc -eq 1 ] && grep -q "cases.csv:1: missing result column(s) P_x" "$T/out"'
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

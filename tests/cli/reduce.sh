@@ -3,14 +3,7 @@
 # exit 2; the sampled instances written with --cases-out evaluate with `impact eval` to the same
 # statuses and extremes; shards ([first, first + n)) add up to the whole.
 set -u
-IMPACT=$1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-pass=0
-check() {  # name, condition
-  if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1" >&2; fail=$((fail + 1)); fi
-}
+source "$(dirname "$0")/common.bash"
 # json KEY FILE: the number after "KEY": (first occurrence)
 json() { grep -o "\"$1\": [-0-9.e+]*" "$2" | head -1 | awk '{print $2}'; }
 okcount() { grep -o '"status": {"ok": [0-9]*' "$1" | awk '{print $NF}'; }
@@ -68,5 +61,4 @@ done
 check "range in json" 'grep -q "\"histogram\": {\"lo\": 0, \"hi\": 10," "$T/p_0_3000.json"'
 check "shards add up" '[ $(( $(okcount "$T/p_0_1000.json") + $(okcount "$T/p_1000_2000.json") )) -eq $(okcount "$T/p_0_3000.json") ]'
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish
