@@ -38,7 +38,8 @@ struct ReduceResult {
   BatchSummary summary;
   SummaryRanges ranges;
   std::string backend;
-  double wall_seconds = 0;
+  double wall_seconds = 0;   // everything, pilot included
+  double study_seconds = 0;  // the reduction of the n instances (the rate's denominator)
   double cpu_seconds = 0;  // user + system, all threads
   long peak_rss_kb = 0;
 };
