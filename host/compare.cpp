@@ -83,6 +83,18 @@ void parse_given(const std::vector<CsvField>& fields, const CsvReader& r, const 
   }
 }
 
+// Row `from` of `src` into row `to` of `dst` (any precision into double).
+template <class T>
+void copy_row(const OutputColumns<T>& src, std::size_t from, OutputColumns<double>& dst, std::size_t to) {
+  for (int k = 0; k < 3; ++k) dst.P[k][to] = src.P[k][from], dst.vf[k][to] = src.vf[k][from];
+  dst.dE[to] = src.dE[from];
+  dst.In_c[to] = src.In_c[from];
+  for (int k = 0; k < kAux; ++k) dst.aux[k][to] = src.aux[k][from];
+  dst.modes[to] = src.modes[from];
+  dst.steps[to] = src.steps[from];
+  dst.status[to] = src.status[from];
+}
+
 // Reads every row, or a uniform random subset of K rows (reservoir sampling keyed by the seed
 // and the row index with Philox, so a subset is reproducible), kept in file order.
 Rows read_rows(CsvReader& reader, const InputLayout& lay, const LawInfo& law, std::size_t sample,
@@ -142,18 +154,7 @@ Rows read_rows(CsvReader& reader, const InputLayout& lay, const LawInfo& law, st
     if (given) sorted.given.resize(rows.count);
     for (std::size_t i = 0; i < perm.size(); ++i) {
       for (int k = 0; k < kNumInputs; ++k) sorted.cols.in[k][i] = rows.cols.in[k][perm[i]];
-      if (given) {
-        const std::size_t q = perm[i];
-        auto& g = sorted.given;
-        const auto& h = rows.given;
-        for (int k = 0; k < 3; ++k) g.P[k][i] = h.P[k][q], g.vf[k][i] = h.vf[k][q];
-        g.dE[i] = h.dE[q];
-        g.In_c[i] = h.In_c[q];
-        for (int k = 0; k < kAux; ++k) g.aux[k][i] = h.aux[k][q];
-        g.modes[i] = h.modes[q];
-        g.steps[i] = h.steps[q];
-        g.status[i] = h.status[q];
-      }
+      if (given) copy_row(rows.given, perm[i], sorted.given, i);
       sorted.raw[i] = std::move(rows.raw[perm[i]]);
       sorted.line[i] = rows.line[perm[i]];
     }
@@ -164,6 +165,7 @@ Rows read_rows(CsvReader& reader, const InputLayout& lay, const LawInfo& law, st
 
 // K distinct instances of a sampled study [0, n), drawn uniformly (Philox keyed by `seed`), in index
 // order; the row's "line" is its sample_id and its raw text the instance's input columns.
+static_assert(kInstanceColumns == kNumInputs, "sampled instances carry every input column");
 Rows study_rows(const SampleSpec& spec, std::uint64_t study_seed, std::uint64_t n, std::size_t K,
                 std::uint64_t seed, std::string& header) {
   std::vector<std::uint64_t> idx;
@@ -191,9 +193,8 @@ Rows study_rows(const SampleSpec& spec, std::uint64_t study_seed, std::uint64_t 
   rows.raw.resize(rows.count);
   rows.line.resize(rows.count);
   for (std::size_t i = 0; i < idx.size(); ++i) {
-    const ContactProblem<double> p = make_instance<double>(spec, study_seed, idx[i]);
-    const double v[kNumInputs] = {p.W.xx, p.W.xy, p.W.xz, p.W.yy, p.W.yz, p.W.zz, p.n.x, p.n.y,
-                                  p.n.z,  p.v0.x, p.v0.y, p.v0.z, p.mu, p.e,    p.e_t, p.eta0};
+    double v[kInstanceColumns];  // BatchIn order, as kInputNames
+    instance_columns(make_instance<double>(spec, study_seed, idx[i]), v);
     std::string raw = std::to_string(idx[i]);
     for (int k = 0; k < kNumInputs; ++k) {
       rows.cols.in[k][i] = v[k];
@@ -245,16 +246,7 @@ void run_fast(const LawInfo& law, Backend backend, const LawOptions& opt, const 
     const auto t0 = Clock::now();
     fn(cols.view(lay, 0, m), res.view(0), opt);
     seconds += seconds_since(t0);
-    for (std::size_t i = 0; i < m; ++i) {
-      for (int k = 0; k < 3; ++k) out.P[k][o + i] = res.P[k][i];
-      for (int k = 0; k < 3; ++k) out.vf[k][o + i] = res.vf[k][i];
-      out.dE[o + i] = res.dE[i];
-      out.In_c[o + i] = res.In_c[i];
-      for (int k = 0; k < kAux; ++k) out.aux[k][o + i] = res.aux[k][i];
-      out.modes[o + i] = res.modes[i];
-      out.steps[o + i] = res.steps[i];
-      out.status[o + i] = res.status[i];
-    }
+    for (std::size_t i = 0; i < m; ++i) copy_row(res, i, out, o + i);
   }
 }
 
