@@ -219,6 +219,22 @@ Result<double> solve(const ContactProblem<double>& pr, const Vec& v0, const Opti
     return SegEnd::limit;
   };
 
+  // The event that ended a straight segment: false (with r.status set) when the impact cannot go on.
+  auto take_event = [&](SegEnd se) {
+    if (se == SegEnd::compression) {
+      compression_end();
+    } else if (se == SegEnd::end) {
+      done = true;
+    } else if (se == SegEnd::stall) {
+      r.status = Status::stalled;
+      return false;
+    } else {
+      r.status = Status::inconsistent;  // no event ahead: v_n never turns
+      return false;
+    }
+    return true;
+  };
+
   // v_t = 0: stick, or slip along the outgoing ray. Sets the ratio of the closing segment.
   Vec2 line_ratio = Vec2::Zero();
   auto at_zero = [&](Mode resumed) -> bool {
@@ -294,16 +310,7 @@ Result<double> solve(const ContactProblem<double>& pr, const Vec& v0, const Opti
       return r;
     }
     if (!slipping) {
-      const SegEnd se = segment(line_ratio, std::numeric_limits<double>::infinity());
-      if (se == SegEnd::compression) compression_end();
-      else if (se == SegEnd::end) done = true;
-      else if (se == SegEnd::stall) {
-        r.status = Status::stalled;
-        return r;
-      } else {
-        r.status = Status::inconsistent;  // no event ahead: v_n never turns
-        return r;
-      }
+      if (!take_event(segment(line_ratio, std::numeric_limits<double>::infinity()))) return r;
       continue;
     }
     // The slip, in chunks of sigma no longer than kChunk / max(|g|, |k|) (the header explains why)
@@ -379,15 +386,7 @@ Result<double> solve(const ContactProblem<double>& pr, const Vec& v0, const Opti
       const SegEnd se = segment(-mu * u, rest);
       rest -= p - p_before;
       if (se == SegEnd::limit) break;
-      if (se == SegEnd::compression) compression_end();
-      else if (se == SegEnd::end) done = true;
-      else if (se == SegEnd::stall) {
-        r.status = Status::stalled;
-        return r;
-      } else {
-        r.status = Status::inconsistent;
-        return r;
-      }
+      if (!take_event(se)) return r;
     }
     if (done) break;
     slipping = false;
