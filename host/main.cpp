@@ -3,11 +3,13 @@
 #include <cstdio>
 #include <iostream>
 
+#include "bench.hpp"
 #include "compare.hpp"
 #include "csv.hpp"
 #include "eval.hpp"
 #include "laws.hpp"
 #include "reduce.hpp"
+#include "study.hpp"
 
 int main(int argc, char** argv) {
   using namespace impact::host;
@@ -35,9 +37,19 @@ int main(int argc, char** argv) {
   CompareArgs ca;
   CLI::App* compare = add_compare_subcommand(app, ca);
 
+  StudyArgs sa;
+  CLI::App* study = add_study_subcommand(app, sa);
+
+  BenchArgs ba;
+  CLI::App* bench = add_bench_subcommand(app, ba);
+
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*eval) {
+    if (*study) {
+      return run_study(sa, stdout, stderr);
+    } else if (*bench) {
+      return run_bench(ba, stdout, stderr);
+    } else if (*eval) {
       run_eval(ea, ea.quiet ? nullptr : stderr);
     } else if (*compare) {
       const CompareOutcome oc = run_compare(ca, stdout);

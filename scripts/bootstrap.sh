@@ -5,6 +5,7 @@ set -euo pipefail
 PKGS=(cmake g++ make git pkg-config
       libeigen3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
       librandom123-dev libthrust-dev libboost-dev
+      libtomlplusplus-dev nlohmann-json3-dev
       python3 python3-numpy python3-matplotlib)
 missing=()
 for p in "${PKGS[@]}"; do
