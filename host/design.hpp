@@ -61,6 +61,8 @@ struct DesignSpec {
   std::size_t n = 1000;       // mc, lhs, sobol: rows; saltelli: base rows N (N (d+2) rows in all)
   std::uint64_t seed = 1;     // mc, lhs; sobol/saltelli: scrambling off, seed unused unless noted
   bool skip_first = true;     // sobol, saltelli: drop the origin point of the sequence
+                              // (kept, the origin's u = 0 is taken as 2^-64 so that unbounded
+                              // marginals stay finite)
   std::string file;           // imported
 };
 

@@ -18,6 +18,9 @@ struct SobolIndices {
 // y: N (d + 2) outputs in Saltelli/SALib order (non-finite values drop their whole base row).
 // bootstrap: number of resamples (>= 10); conf: confidence level in (0, 1), e.g. 0.95.
 // Throws std::invalid_argument when y.size() != N (d + 2) or fewer than 2 usable base rows.
+// A constant output (zero variance over [fA; fB]) gives NaN indices and half-widths.
+// As SALib, fB enters the first-order estimator centred on the mean of all outputs in use:
+// S_i = mean((fB - c) (fAB_i - fA)) / V, c = mean of every finite base row's d + 2 outputs.
 SobolIndices sobol_indices(const std::vector<double>& y, std::size_t d, std::size_t bootstrap,
                            double conf, std::uint64_t seed);
 

@@ -1,17 +1,672 @@
-// Placeholder: replaced by the implementation of `impact study`.
 #include "study.hpp"
 
+#include <omp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <memory>
 #include <stdexcept>
+
+#include "csv.hpp"
+#include "input.hpp"
+#include "laws.hpp"
+#include "progress.hpp"
+#include "scenarios.hpp"
+#include "sensitivity.hpp"
+#include "study_columns.hpp"
+#include "study_config.hpp"
 
 namespace impact::host {
 
+using json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+
 CLI::App* add_study_subcommand(CLI::App& app, StudyArgs& a) {
-  CLI::App* c = app.add_subcommand("study", "Run a parameter-space study (not implemented yet)");
-  c->add_option("config", a.config, "Study config (TOML or JSON)")->required();
+  CLI::App* c = app.add_subcommand(
+      "study", "Run a parameter-space study or UQ described by a TOML/JSON config (docs/study.md)");
+  c->add_option("config", a.config, "Study config (.toml or .json)")->required();
+  c->add_option("--set", a.sets, "KEY=VALUE override of a config key, e.g. design.n=1000, params.mu=uniform:0.1:0.9 (repeatable)");
+  c->add_option("--out", a.out, "Output folder (overrides output.dir)");
+  c->add_option("--backend", a.backend, "auto|cuda|omp|serial|reference (overrides run.backend)");
+  c->add_flag("--no-plots", a.no_plots, "Do not draw the plots");
+  c->add_flag("--quiet,-q", a.quiet, "No progress bar and no tables");
+  c->add_flag("--dry-run", a.dry_run, "Check the config, print it in canonical JSON form and stop");
   return c;
 }
 
-int run_study(const StudyArgs&, std::FILE*, std::FILE*) { throw std::runtime_error("impact study: not implemented yet"); }
+namespace {
+
+void make_dirs(const std::string& path) {
+  std::string cur;
+  for (std::size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      if (!cur.empty() && cur != "." && cur != "..") {
+        if (mkdir(cur.c_str(), 0777) != 0 && errno != EEXIST)
+          throw std::invalid_argument(cur + ": cannot create the output folder: " + std::strerror(errno));
+      }
+    }
+    if (i < path.size()) cur += path[i];
+  }
+}
+
+std::FILE* open_out(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw std::invalid_argument(path + ": cannot open for writing: " + std::strerror(errno));
+  return f;
+}
+
+struct FileCloser {
+  void operator()(std::FILE* f) const {
+    if (f) std::fclose(f);
+  }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+// ---- .npy (NumPy format 1.0, one structured record per row) -----------------------------------------
+
+const char* npy_type(ColKind k) {
+  switch (k) {
+    case ColKind::real: return "<f8";
+    case ColKind::integer: return "<i4";
+    case ColKind::modes: return "<u4";
+    case ColKind::status: return "|u1";
+  }
+  return "<f8";
+}
+
+void write_npy_header(std::FILE* f, const std::vector<std::pair<std::string, const char*>>& fields, std::uint64_t rows) {
+  std::string d = "{'descr': [";
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    d += (i ? ", " : "") + std::string("('") + fields[i].first + "', '" + fields[i].second + "')";
+  d += "], 'fortran_order': False, 'shape': (" + std::to_string(rows) + ",), }";
+  const std::size_t pre = 10;  // magic(6) + version(2) + header length(2)
+  std::size_t total = pre + d.size() + 1;
+  const std::size_t pad = (64 - total % 64) % 64;
+  d.append(pad, ' ');
+  d += '\n';
+  const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  std::fwrite(magic, 1, 8, f);
+  const std::uint16_t len = static_cast<std::uint16_t>(d.size());
+  const unsigned char l2[2] = {static_cast<unsigned char>(len & 0xff), static_cast<unsigned char>(len >> 8)};
+  std::fwrite(l2, 1, 2, f);
+  std::fwrite(d.data(), 1, d.size(), f);
+}
+
+template <class X>
+void put(std::string& buf, X v) {
+  char b[sizeof(X)];
+  std::memcpy(b, &v, sizeof(X));
+  buf.append(b, sizeof(X));
+}
+
+// ---- one law's results for a chunk, in double --------------------------------------------------------
+
+struct LawRun {
+  const LawInfo* law;
+  std::vector<StudyColumn> cols;        // output columns (law_output_columns)
+  FilePtr csv, npy;
+  double seconds = 0;                   // time in the law's batch call
+  std::vector<Moments> moments;         // per output column (ok rows)
+  std::uint64_t status_count[static_cast<int>(Status::count_)] = {};
+  std::vector<std::vector<double>> keep;  // per kept column (SALib / sensitivity): every row
+};
+
+std::string iso_now() {
+  char b[64];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return b;
+}
+
+std::string hostname() {
+  char b[256] = {0};
+  if (gethostname(b, sizeof b - 1) != 0) return "unknown";
+  return b;
+}
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) {
+      const std::size_t p = line.find(':');
+      if (p != std::string::npos) return line.substr(p + 2);
+    }
+  return "unknown";
+}
+
+std::string fmt(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+std::string python_for_plots() {
+  if (const char* p = std::getenv("IMPACT_PYTHON")) return p;
+  if (access("/usr/bin/python3", X_OK) == 0) return "/usr/bin/python3";
+  return "python3";
+}
+
+std::string plot_script() {
+  if (const char* p = std::getenv("IMPACT_PLOT_SCRIPT")) return p;
+  return std::string(IMPACT_SOURCE_ROOT) + "/scripts/plot_study.py";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char ch : s) {
+    if (ch == '\'') q += "'\\''";
+    else q += ch;
+  }
+  return q + "'";
+}
+
+template <class T>
+int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, const StudyArgs& args, std::FILE* out,
+              std::FILE* log) {
+  const auto t_start = Clock::now();
+  const bool quiet = args.quiet;
+  std::unique_ptr<Design> design;
+  try {
+    design = make_design(c.params, c.design);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(std::string("config: ") + e.what());
+  }
+  const std::size_t rows = design->rows();
+  const std::size_t P = sc.params.size();
+  const std::size_t nvar = design->names().size();
+
+  // the full parameter vector: defaults, then the study's fixed values; the design fills the rest
+  std::vector<double> base(P);
+  for (std::size_t k = 0; k < P; ++k) base[k] = sc.params[k].value;
+  for (const ParamSpec& p : c.params)
+    if (p.kind == ParamKind::fixed) base[sc.index_of(p.name)] = p.a;
+  std::vector<int> var_index(nvar);
+  for (std::size_t j = 0; j < nvar; ++j) var_index[j] = sc.index_of(design->names()[j]);
+
+  // columns kept in memory: output.columns (default below) plus the sensitivity outputs
+  std::vector<std::string> kept = c.columns;
+  if (kept.empty()) {
+    for (const char* n : {"P_n", "P_t", "vf_n", "dE"}) kept.push_back(n);
+    for (const std::string& b : sc.body_outputs) kept.push_back(b);
+  }
+  for (const std::string& s : c.sens_outputs)
+    if (std::find(kept.begin(), kept.end(), s) == kept.end()) kept.push_back(s);
+  const bool want_csv = std::find(c.formats.begin(), c.formats.end(), "csv") != c.formats.end();
+  const bool want_npy = std::find(c.formats.begin(), c.formats.end(), "npy") != c.formats.end();
+  const bool want_salib = std::find(c.formats.begin(), c.formats.end(), "salib") != c.formats.end();
+  const bool keep_rows = want_salib || !c.sens_outputs.empty();
+
+  const std::string dir = c.out_dir;
+  make_dirs(dir);
+  std::vector<LawRun> runs;
+  for (const std::string& ln : c.laws) {
+    LawRun r;
+    r.law = find_law(ln);
+    r.cols = law_output_columns(*r.law, sc);
+    r.moments.assign(r.cols.size(), Moments::identity());
+    if (keep_rows) r.keep.resize(kept.size());
+    runs.push_back(std::move(r));
+  }
+
+  // headers
+  for (LawRun& r : runs) {
+    if (want_csv) {
+      r.csv.reset(open_out(dir + "/" + r.law->name + ".csv"));
+      std::string h = "sample_id";
+      for (const ScenarioParam& p : sc.params) h += std::string(",") + p.name;
+      for (const StudyColumn& col : r.cols) h += "," + col.name;
+      h += '\n';
+      std::fwrite(h.data(), 1, h.size(), r.csv.get());
+    }
+    if (want_npy) {
+      r.npy.reset(open_out(dir + "/" + r.law->name + ".npy"));
+      std::vector<std::pair<std::string, const char*>> fields;
+      fields.emplace_back("sample_id", "<u8");
+      for (const ScenarioParam& p : sc.params) fields.emplace_back(p.name, "<f8");
+      for (const StudyColumn& col : r.cols) fields.emplace_back(col.name, npy_type(col.kind));
+      write_npy_header(r.npy.get(), fields, rows);
+    }
+  }
+  FilePtr design_out;
+  if (want_salib) {
+    // the sample matrix of the varied parameters, whitespace separated (SALib's X)
+    design_out.reset(open_out(dir + "/design.txt"));
+    std::string h = "#";
+    for (const std::string& n : design->names()) h += " " + n;
+    h += '\n';
+    std::fwrite(h.data(), 1, h.size(), design_out.get());
+  }
+
+  LawOptions opt;
+  opt.steps = c.steps;
+  opt.integrator = c.integrator == "euler" ? Integrator::euler : Integrator::rk4;
+
+  const std::size_t chunk = std::max<std::size_t>(1, std::min<std::size_t>(c.chunk, rows));
+  std::vector<double> dvals(chunk * nvar), vals(chunk * P);
+  std::vector<ContactProblem<double>> probs(chunk);
+  std::vector<std::uint8_t> build_status(chunk);
+  InputColumns<T> in;
+  in.resize(chunk);
+  OutputColumns<T> res;
+  res.resize(chunk);
+  InputLayout lay;
+  for (bool& b : lay.needed) b = true;
+  std::vector<std::string> lines(chunk);
+  std::vector<std::string> recs(chunk);
+  std::vector<double> outrow;  // per-row scratch is thread-local below
+  double build_seconds = 0, write_seconds = 0;
+  std::uint64_t build_failed = 0;
+
+  Progress bar(quiet ? nullptr : log, rows * runs.size(), "study " + c.name);
+  std::uint64_t done = 0;
+  for (std::size_t b0 = 0; b0 < rows; b0 += chunk) {
+    const std::size_t m = std::min(chunk, rows - b0);
+    const auto tb = Clock::now();
+    design->fill(b0, b0 + m, dvals.data());
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(m); ++i) {
+      double* v = &vals[i * P];
+      std::copy(base.begin(), base.end(), v);
+      for (std::size_t j = 0; j < nvar; ++j) v[var_index[j]] = dvals[i * nvar + j];
+      ContactProblem<double> p{};
+      Status s = sc.build(v, &p);
+      if (s != Status::ok) {  // a placeholder the laws accept; the row keeps the build status
+        p = ContactProblem<double>{};
+        p.W = Sym3<double>{1, 0, 0, 1, 0, 1};
+        p.n = Vec3<double>{0, 0, 1};
+        p.v0 = Vec3<double>{0, 0, -1};
+        p.mu = 0;
+        p.e = 0;
+        p.e_t = 0;
+        p.eta0 = 1;
+      }
+      build_status[i] = static_cast<std::uint8_t>(s);
+      probs[i] = p;
+      const double W6[6] = {p.W.xx, p.W.xy, p.W.xz, p.W.yy, p.W.yz, p.W.zz};
+      for (int k = 0; k < 6; ++k) in.in[k][i] = T(W6[k]);
+      in.in[6][i] = T(p.n.x); in.in[7][i] = T(p.n.y); in.in[8][i] = T(p.n.z);
+      in.in[9][i] = T(p.v0.x); in.in[10][i] = T(p.v0.y); in.in[11][i] = T(p.v0.z);
+      in.in[12][i] = T(p.mu); in.in[13][i] = T(p.e); in.in[14][i] = T(p.e_t); in.in[15][i] = T(p.eta0);
+    }
+    for (std::size_t i = 0; i < m; ++i) build_failed += build_status[i] != 0;
+    if (design_out) {
+      std::string s;
+      for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < nvar; ++j) {
+          if (j) s += ' ';
+          append_number(s, dvals[i * nvar + j]);
+        }
+        s += '\n';
+      }
+      std::fwrite(s.data(), 1, s.size(), design_out.get());
+    }
+    build_seconds += std::chrono::duration<double>(Clock::now() - tb).count();
+
+    for (LawRun& r : runs) {
+      const BatchFn<T> fn = batch_fn<T>(*r.law, backend);
+      const auto tl = Clock::now();
+      fn(in.view(lay, 0, m), res.view(0), opt);
+      r.seconds += std::chrono::duration<double>(Clock::now() - tl).count();
+      const auto tw = Clock::now();
+      const std::size_t ncol = r.cols.size();
+      const std::size_t nbody = sc.body_outputs.size();
+      const std::size_t first_body = ncol - nbody;
+      // kept-column positions in r.cols
+      std::vector<int> kept_pos(kept.size(), -1);
+      for (std::size_t k = 0; k < kept.size(); ++k)
+        for (std::size_t j = 0; j < ncol; ++j)
+          if (r.cols[j].name == kept[k]) kept_pos[k] = static_cast<int>(j);
+      if (keep_rows)
+        for (auto& v : r.keep) v.resize(b0 + m, NAN);
+      const int nthreads = omp_get_max_threads();
+      std::vector<std::vector<Moments>> mom(nthreads, std::vector<Moments>(ncol, Moments::identity()));
+      std::vector<std::vector<std::uint64_t>> stc(nthreads, std::vector<std::uint64_t>(static_cast<int>(Status::count_), 0));
+#pragma omp parallel
+      {
+        const int tid = omp_get_thread_num();
+        std::vector<double> o(ncol, NAN);
+#pragma omp for schedule(static)
+        for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(m); ++ii) {
+          const std::size_t i = static_cast<std::size_t>(ii);
+          Status s = static_cast<Status>(build_status[i] ? build_status[i] : res.status[i]);
+          std::fill(o.begin(), o.end(), NAN);
+          const bool ok = s == Status::ok;
+          if (ok) {
+            const ContactProblem<double>& p = probs[i];
+            const double Pv[3] = {double(res.P[0][i]), double(res.P[1][i]), double(res.P[2][i])};
+            const double vf[3] = {double(res.vf[0][i]), double(res.vf[1][i]), double(res.vf[2][i])};
+            const double nl = std::sqrt(p.n.x * p.n.x + p.n.y * p.n.y + p.n.z * p.n.z);
+            const double nn[3] = {p.n.x / nl, p.n.y / nl, p.n.z / nl};
+            const double Pn = Pv[0] * nn[0] + Pv[1] * nn[1] + Pv[2] * nn[2];
+            const double vn = vf[0] * nn[0] + vf[1] * nn[1] + vf[2] * nn[2];
+            const double Pt[3] = {Pv[0] - Pn * nn[0], Pv[1] - Pn * nn[1], Pv[2] - Pn * nn[2]};
+            const double vt[3] = {vf[0] - vn * nn[0], vf[1] - vn * nn[1], vf[2] - vn * nn[2]};
+            o[0] = Pv[0]; o[1] = Pv[1]; o[2] = Pv[2];
+            o[3] = Pn;
+            o[4] = std::sqrt(Pt[0] * Pt[0] + Pt[1] * Pt[1] + Pt[2] * Pt[2]);
+            o[5] = vf[0]; o[6] = vf[1]; o[7] = vf[2];
+            o[8] = vn;
+            o[9] = std::sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
+            o[10] = double(res.dE[i]);
+            std::size_t j = 11;
+            for (const ExtraColumn& x : r.law->extras) {
+              switch (x.what) {
+                case Extra::In_c: o[j] = double(res.In_c[i]); break;
+                case Extra::Aux0: o[j] = double(res.aux[0][i]); break;
+                case Extra::Aux1: o[j] = double(res.aux[1][i]); break;
+                case Extra::Aux2: o[j] = double(res.aux[2][i]); break;
+                case Extra::Aux3: o[j] = double(res.aux[3][i]); break;
+                case Extra::Aux4: o[j] = double(res.aux[4][i]); break;
+                case Extra::Modes: o[j] = double(res.modes[i]); break;
+                case Extra::Steps: o[j] = double(res.steps[i]); break;
+              }
+              ++j;
+            }
+            if (nbody) sc.body(&vals[i * P], Pv, &o[first_body]);
+            bool finite = true;
+            for (std::size_t k = 0; k < ncol; ++k)
+              if (r.cols[k].kind == ColKind::real && !std::isfinite(o[k])) finite = false;
+            if (!finite) s = Status::non_finite;  // never a silent NaN in an ok row
+          }
+          stc[tid][static_cast<int>(s)]++;
+          if (s == Status::ok)
+            for (std::size_t k = 0; k < ncol; ++k)
+              if (r.cols[k].kind == ColKind::real || r.cols[k].kind == ColKind::integer)
+                mom[tid][k] = merge(mom[tid][k], Moments::of(o[k]));
+          if (keep_rows)
+            for (std::size_t k = 0; k < kept.size(); ++k)
+              r.keep[k][b0 + i] = (s == Status::ok && kept_pos[k] >= 0) ? o[kept_pos[k]] : NAN;
+          const std::uint64_t id = b0 + i;
+          if (want_csv) {
+            std::string& L = lines[i];
+            L.clear();
+            L += std::to_string(id);
+            for (std::size_t k = 0; k < P; ++k) {
+              L += ',';
+              append_number(L, vals[i * P + k]);
+            }
+            for (std::size_t k = 0; k < ncol; ++k) {
+              L += ',';
+              const ColKind kind = r.cols[k].kind;
+              if (kind == ColKind::status) {
+                L += status_name(s);
+              } else if (s != Status::ok) {
+                // empty cell: the row has no result
+              } else if (kind == ColKind::modes) {
+                L += modes_string(static_cast<std::uint32_t>(o[k]));
+              } else if (kind == ColKind::integer) {
+                L += std::to_string(static_cast<long long>(o[k]));
+              } else {
+                if (std::is_same_v<T, float>) append_number(L, static_cast<float>(o[k]));
+                else append_number(L, o[k]);
+              }
+            }
+            L += '\n';
+          }
+          if (want_npy) {
+            std::string& R = recs[i];
+            R.clear();
+            put<std::uint64_t>(R, id);
+            for (std::size_t k = 0; k < P; ++k) put<double>(R, vals[i * P + k]);
+            for (std::size_t k = 0; k < ncol; ++k) {
+              switch (r.cols[k].kind) {
+                case ColKind::real: put<double>(R, s == Status::ok ? o[k] : NAN); break;
+                case ColKind::integer: put<std::int32_t>(R, s == Status::ok ? static_cast<std::int32_t>(o[k]) : -1); break;
+                case ColKind::modes: put<std::uint32_t>(R, s == Status::ok ? static_cast<std::uint32_t>(o[k]) : 0u); break;
+                case ColKind::status: put<std::uint8_t>(R, static_cast<std::uint8_t>(s)); break;
+              }
+            }
+          }
+        }
+      }
+      for (int t = 0; t < nthreads; ++t) {
+        for (std::size_t k = 0; k < ncol; ++k) r.moments[k] = merge(r.moments[k], mom[t][k]);
+        for (int k = 0; k < static_cast<int>(Status::count_); ++k) r.status_count[k] += stc[t][k];
+      }
+      if (want_csv) {
+        for (std::size_t i = 0; i < m; ++i) std::fwrite(lines[i].data(), 1, lines[i].size(), r.csv.get());
+        if (std::ferror(r.csv.get())) throw std::runtime_error(dir + "/" + r.law->name + ".csv: write failed");
+      }
+      if (want_npy) {
+        for (std::size_t i = 0; i < m; ++i) std::fwrite(recs[i].data(), 1, recs[i].size(), r.npy.get());
+        if (std::ferror(r.npy.get())) throw std::runtime_error(dir + "/" + r.law->name + ".npy: write failed");
+      }
+      write_seconds += std::chrono::duration<double>(Clock::now() - tw).count();
+      done += m;
+      bar.update(done);
+    }
+  }
+  bar.finish();
+  for (LawRun& r : runs) {
+    r.csv.reset();
+    r.npy.reset();
+  }
+  design_out.reset();
+
+  // ---- SALib Y files --------------------------------------------------------------------------------
+  std::vector<std::string> files;
+  for (LawRun& r : runs) {
+    if (want_csv) files.push_back(r.law->name + ".csv");
+    if (want_npy) files.push_back(r.law->name + ".npy");
+  }
+  if (want_salib) {
+    files.push_back("design.txt");
+    make_dirs(dir + "/salib");
+    for (LawRun& r : runs)
+      for (std::size_t k = 0; k < kept.size(); ++k) {
+        bool present = false;
+        for (const StudyColumn& col : r.cols) present |= col.name == kept[k];
+        if (!present) continue;
+        const std::string name = "salib/" + r.law->name + "_" + kept[k] + ".txt";
+        FilePtr f(open_out(dir + "/" + name));
+        std::string s;
+        for (double v : r.keep[k]) {
+          if (std::isfinite(v)) append_number(s, v);
+          else s += "nan";
+          s += '\n';
+        }
+        std::fwrite(s.data(), 1, s.size(), f.get());
+        files.push_back(name);
+      }
+  }
+
+  // ---- sensitivity ----------------------------------------------------------------------------------
+  json sens = json::array();
+  std::string sens_table;
+  if (!c.sens_outputs.empty()) {
+    FilePtr f(open_out(dir + "/sensitivity.csv"));
+    std::string s = "law,output,parameter,S1,S1_conf,ST,ST_conf,base_rows_used\n";
+    sens_table = "\n| law | output | parameter | S1 | ± | ST | ± |\n|---|---|---|---:|---:|---:|---:|\n";
+    for (LawRun& r : runs)
+      for (const std::string& o : c.sens_outputs) {
+        const std::size_t k = std::find(kept.begin(), kept.end(), o) - kept.begin();
+        bool present = false;
+        for (const StudyColumn& col : r.cols) present |= col.name == o;
+        if (!present) continue;
+        SobolIndices si;
+        try {
+          si = sobol_indices(r.keep[k], nvar, c.bootstrap, c.confidence, c.design.seed);
+        } catch (const std::invalid_argument& e) {
+          std::fprintf(log, "impact study: warning: no Sobol indices for %s %s: %s\n", r.law->name.c_str(), o.c_str(), e.what());
+          continue;
+        }
+        json params = json::object();
+        for (std::size_t j = 0; j < nvar; ++j) {
+          const std::string& pn = design->names()[j];
+          params[pn] = {{"S1", si.S1[j]}, {"S1_conf", si.S1_conf[j]}, {"ST", si.ST[j]}, {"ST_conf", si.ST_conf[j]}};
+          s += r.law->name + "," + o + "," + pn;
+          for (double v : {si.S1[j], si.S1_conf[j], si.ST[j], si.ST_conf[j]}) {
+            s += ',';
+            append_number(s, v);
+          }
+          s += "," + std::to_string(si.used) + "\n";
+          sens_table += "| " + r.law->name + " | " + o + " | " + pn + " | " + fmt(si.S1[j]) + " | " + fmt(si.S1_conf[j]) +
+                        " | " + fmt(si.ST[j]) + " | " + fmt(si.ST_conf[j]) + " |\n";
+        }
+        sens.push_back({{"law", r.law->name}, {"output", o}, {"base_rows_used", si.used}, {"indices", params}});
+      }
+    std::fwrite(s.data(), 1, s.size(), f.get());
+    files.push_back("sensitivity.csv");
+  }
+
+  // ---- summary table ---------------------------------------------------------------------------------
+  std::string table = "| law | column | ok rows | mean | sd | min | max |\n|---|---|---:|---:|---:|---:|---:|\n";
+  json summary = json::object();
+  for (LawRun& r : runs) {
+    json cols = json::object();
+    for (std::size_t k = 0; k < r.cols.size(); ++k) {
+      const StudyColumn& col = r.cols[k];
+      if (col.kind != ColKind::real && col.kind != ColKind::integer) continue;
+      const Moments& mo = r.moments[k];
+      cols[col.name] = {{"n", mo.n}, {"mean", mo.mean}, {"sd", std::sqrt(mo.variance())}, {"min", mo.n ? mo.min : NAN},
+                        {"max", mo.n ? mo.max : NAN}};
+      if (std::find(kept.begin(), kept.end(), col.name) == kept.end()) continue;
+      table += "| " + r.law->name + " | " + col.name + " | " + std::to_string(static_cast<std::uint64_t>(mo.n)) + " | " +
+               fmt(mo.mean) + " | " + fmt(std::sqrt(mo.variance())) + " | " + fmt(mo.min) + " | " + fmt(mo.max) + " |\n";
+    }
+    json st = json::object();
+    for (int k = 0; k < static_cast<int>(Status::count_); ++k)
+      if (r.status_count[k]) st[status_name(static_cast<Status>(k))] = r.status_count[k];
+    summary[r.law->name] = {{"status", st}, {"law_seconds", r.seconds},
+                            {"instances_per_s", r.seconds > 0 ? double(rows) / r.seconds : 0.0}, {"columns", cols}};
+  }
+  std::string status_line;
+  for (LawRun& r : runs) {
+    status_line += "  " + r.law->name + ":";
+    for (int k = 0; k < static_cast<int>(Status::count_); ++k)
+      if (r.status_count[k])
+        status_line += " " + std::string(status_name(static_cast<Status>(k))) + " " + std::to_string(r.status_count[k]);
+    status_line += "\n";
+  }
+
+  // ---- metadata -----------------------------------------------------------------------------------------
+  const double total = std::chrono::duration<double>(Clock::now() - t_start).count();
+  json meta;
+  meta["impact_version"] = IMPACT_VERSION;
+  meta["git_revision"] = IMPACT_GIT_REV;
+  meta["date"] = iso_now();
+  meta["host"] = {{"name", hostname()}, {"cpu", cpu_model()}, {"omp_threads", omp_get_max_threads()}};
+  meta["backend"] = backend_name(backend);
+  meta["precision"] = c.precision;
+  meta["steps"] = c.steps;
+  meta["integrator"] = c.integrator;
+  meta["seed"] = c.design.seed;
+  meta["scenario"] = c.scenario;
+  meta["laws"] = c.laws;
+  meta["rows"] = rows;
+  meta["varied"] = design->names();
+  json cols_meta = json::object();
+  for (LawRun& r : runs) {
+    json l = json::array();
+    l.push_back({{"name", "sample_id"}, {"kind", "integer"}});
+    for (const ScenarioParam& p : sc.params) l.push_back({{"name", p.name}, {"kind", "input"}, {"help", p.help}});
+    for (const StudyColumn& col : r.cols)
+      l.push_back({{"name", col.name},
+                   {"kind", col.kind == ColKind::real ? "real" : col.kind == ColKind::integer ? "integer"
+                                                              : col.kind == ColKind::modes  ? "modes"
+                                                                                            : "status"}});
+    cols_meta[r.law->name] = l;
+  }
+  meta["columns"] = cols_meta;
+  json status_codes = json::array();
+  for (int k = 0; k < static_cast<int>(Status::count_); ++k) status_codes.push_back(status_name(static_cast<Status>(k)));
+  meta["status_codes"] = status_codes;
+  meta["kept_columns"] = kept;
+  meta["timings"] = {{"total_s", total}, {"build_s", build_seconds}, {"write_s", write_seconds}};
+  meta["summary"] = summary;
+  if (!sens.empty()) meta["sensitivity"] = sens;
+  meta["files"] = files;
+  meta["config"] = to_json(c);
+  {
+    FilePtr f(open_out(dir + "/metadata.json"));
+    const std::string s = meta.dump(2) + "\n";
+    std::fwrite(s.data(), 1, s.size(), f.get());
+  }
+  {
+    FilePtr f(open_out(dir + "/summary.md"));
+    std::string s = "# " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") + "scenario " +
+                    c.scenario + ", " + std::to_string(rows) + " samples (" + design_kind_name(c.design.kind) +
+                    "), backend " + backend_name(backend) + ", " + c.precision + "\n\n" + table + sens_table;
+    std::fwrite(s.data(), 1, s.size(), f.get());
+  }
+
+  // ---- plots ----------------------------------------------------------------------------------------------
+  std::string plot_note;
+  if (!c.plots.empty() && !args.no_plots) {
+    const std::string cmd = python_for_plots() + " " + shell_quote(plot_script()) + " " + shell_quote(dir);
+    const int rc = std::system((cmd + (quiet ? " >/dev/null" : " >&2")).c_str());
+    if (rc != 0) {
+      std::fprintf(log, "impact study: warning: the plots were not drawn (exit %d of: %s); the tables are written\n", rc,
+                   cmd.c_str());
+      plot_note = "plots: not drawn (see the warning above)";
+    } else {
+      plot_note = "plots: ";
+      for (std::size_t i = 0; i < c.plots.size(); ++i) plot_note += (i ? ", " : "") + dir + "/" + c.plots[i].file;
+    }
+  }
+
+  if (!quiet && out) {
+    std::fprintf(out, "study %s: scenario %s, %zu samples (%s), %zu law(s), backend %s, %s%s\n", c.name.c_str(),
+                 c.scenario.c_str(), rows, design_kind_name(c.design.kind), runs.size(), backend_name(backend),
+                 c.precision.c_str(), build_failed ? (", " + std::to_string(build_failed) + " samples not buildable").c_str() : "");
+    std::fprintf(out, "status counts:\n%s\n%s%s\n", status_line.c_str(), table.c_str(), sens_table.c_str());
+    for (LawRun& r : runs)
+      std::fprintf(out, "%s: %.3g instances/s (%.3f s in the law)\n", r.law->name.c_str(),
+                   r.seconds > 0 ? double(rows) / r.seconds : 0.0, r.seconds);
+    const double wall = std::chrono::duration<double>(Clock::now() - t_start).count();
+    std::fprintf(out, "wall time %.2f s (plots included)\nresults: %s/ (%s, metadata.json, summary.md)\n", wall, dir.c_str(),
+                 [&] {
+                   std::string s;
+                   for (std::size_t i = 0; i < files.size() && i < 6; ++i) s += (i ? ", " : "") + files[i];
+                   if (files.size() > 6) s += ", ...";
+                   return s;
+                 }().c_str());
+    if (!plot_note.empty()) std::fprintf(out, "%s\n", plot_note.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
+  StudyConfig c;
+  try {
+    ConfigTree tree = load_config_file(args.config);
+    for (const std::string& s : args.sets) apply_override(tree, s);
+    if (!args.out.empty()) apply_override(tree, "output.dir=" + nlohmann::json(args.out).dump());
+    if (!args.backend.empty()) apply_override(tree, "run.backend=" + nlohmann::json(args.backend).dump());
+    c = resolve_config(tree);
+    // the design is checked here too, so that a bad config never starts a run
+    make_design(c.params, c.design);
+  } catch (const ConfigError& e) {
+    std::fprintf(log, "impact study: error: %s\n", e.what());
+    return 1;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(log, "impact study: error: %s: %s\n", args.config.c_str(), e.what());
+    return 1;
+  }
+  if (args.dry_run) {
+    std::fprintf(out, "%s\n", to_json(c).dump(2).c_str());
+    return 0;
+  }
+  const ScenarioInfo* sc = find_scenario(c.scenario);
+  check_law_options(c.precision, c.integrator, c.steps);
+  const Backend backend = resolve_backend(c.backend, c.precision, true);
+  for (const std::string& l : c.laws) {
+    const LawInfo* li = find_law(l);
+    if (c.precision == "double" ? !batch_fn<double>(*li, backend) : !batch_fn<float>(*li, backend))
+      throw std::invalid_argument("law " + l + " has no " + c.precision + " entry point on backend " + backend_name(backend));
+  }
+  if (c.precision == "float") return run_typed<float>(c, *sc, backend, args, out, log);
+  return run_typed<double>(c, *sc, backend, args, out, log);
+}
 
 }  // namespace impact::host

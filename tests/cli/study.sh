@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# `impact study`: the shipped Jia figure studies run end to end and reproduce what the paper's
+# model fixes (Fig. 15c end points e = 0 and e = 1, Fig. 14a's anti-symmetry about V0x = 2 and
+# full slip with |P_t| = mu P_n); tables, .npy, SALib files, metadata and plots are written;
+# overrides work; bad configs exit 1 naming the key; unbuildable samples keep their rows; an
+# imported design keeps its row order; Sobol indices come out of a Saltelli study.
+set -u
+source "$(dirname "$0")/common.bash"
+SRC=$2
+PY=/usr/bin/python3
+EX="$SRC/examples/studies"
+# py 'python expression that must be True' -- evaluated with numpy as np, d = np.load(...)
+pycheck() {  # name, npy file, assertion code (can use d, np)
+  if "$PY" - "$2" <<EOF 2> "$T/pyerr"
+import sys, numpy as np
+d = np.load(sys.argv[1])
+ok = d[d["status"] == 0]
+$3
+EOF
+  then pass=$((pass + 1)); else echo "FAIL: $1" >&2; cat "$T/pyerr" >&2; fail=$((fail + 1)); fi
+}
+
+# 1. Fig. 15(c): e in [0, 1]; Jia's e = 0 and e = 1 outcomes (reproduced by the equations as
+#    written, see ../shared/NOTES.md): V = (0.554553, 0, 0), w = (0, -1.88638, 0) and
+#    V = (-0.089745, 0, 5), w = (0, -0.275637, 0).
+"$IMPACT" study "$EX/jia-fig15c.toml" --out "$T/f15c" > "$T/out" 2> "$T/err"; rc=$?
+check "fig15c exits 0" '[ $rc -eq 0 ]'
+check "fig15c files" '[ -s "$T/f15c/jia.csv" ] && [ -s "$T/f15c/jia.npy" ] && [ -s "$T/f15c/metadata.json" ] && [ -s "$T/f15c/summary.md" ]'
+check "fig15c plot" '[ -s "$T/f15c/fig15c.png" ] && head -c 8 "$T/f15c/fig15c.png" | grep -q PNG'
+check "fig15c table on stdout" 'grep -q "| jia | Vx | 101 |" "$T/out" && grep -q "results: $T/f15c/" "$T/out"'
+check "fig15c csv rows" '[ $(wc -l < "$T/f15c/jia.csv") -eq 102 ]'
+pycheck "fig15c e=0 and e=1 match Jia" "$T/f15c/jia.npy" '
+assert len(d) == 101 and len(ok) == 101, len(ok)
+r0, r1 = d[0], d[100]
+assert r0["e"] == 0.0 and r1["e"] == 1.0
+for got, want in [(r0["Vx"], 0.554553), (r0["Vz"], 0.0), (r0["wy"], -1.88638),
+                  (r1["Vx"], -0.089745), (r1["Vz"], 5.0), (r1["wy"], -0.275637)]:
+    assert abs(got - want) < 1e-4, (got, want)  # the paper's own Euler error (NOTES.md)
+assert np.all(np.abs(d["Vy"]) < 1e-12) and np.all(np.abs(d["wx"]) < 1e-12)  # planar stays planar'
+check "metadata fields" 'grep -q "\"git_revision\"" "$T/f15c/metadata.json" && grep -q "\"backend\": \"" "$T/f15c/metadata.json" && grep -q "\"steps\": 1000" "$T/f15c/metadata.json" && grep -q "\"total_s\"" "$T/f15c/metadata.json"'
+
+# 2. Fig. 14(a): V0x in [-15, 15]. Mirror symmetry v0x -> -v0x about V0x = 2 makes V_x - 2 and
+#    w_y - 2 odd; far from it the contact slips throughout and |P_t| = mu P_n exactly.
+"$IMPACT" study "$EX/jia-fig14a.toml" --out "$T/f14a" --no-plots -q > /dev/null 2> "$T/err"; rc=$?
+check "fig14a exits 0" '[ $rc -eq 0 ]'
+check "fig14a no plots with --no-plots" '[ ! -e "$T/f14a/fig14a.png" ]'
+pycheck "fig14a anti-symmetry and full slip" "$T/f14a/jia.npy" '
+assert len(ok) == 301
+x = ok["V0x"]
+worst = 0.0
+for i, a in enumerate(x):
+    j = np.argmin(np.abs(x - (4.0 - a)))
+    if abs(x[j] - (4.0 - a)) < 1e-9:
+        worst = max(worst, abs(ok["Vx"][i] + ok["Vx"][j] - 4.0), abs(ok["wy"][i] + ok["wy"][j] - 4.0))
+assert worst < 1e-6, worst
+far = np.abs(x - 2.0) >= 12.0
+assert far.sum() > 10
+assert np.max(np.abs(ok["P_t"][far] - 0.4 * ok["P_n"][far])) < 1e-9
+assert np.all(np.abs(ok["P_n"] - 7.5) < 1e-9)  # (1 + e) m |V0z|'
+
+# 3. overrides and --dry-run; the canonical JSON runs the same study
+"$IMPACT" study "$EX/jia-fig15a.toml" --set params.mu=linspace:0:1:11 --set run.steps=400 --dry-run > "$T/dry.json" 2> "$T/err"; rc=$?
+check "dry run exits 0" '[ $rc -eq 0 ] && grep -q "\"steps\": 400" "$T/dry.json" && grep -q "\"linspace\"" "$T/dry.json"'
+"$IMPACT" study "$T/dry.json" --out "$T/f15a" -q > /dev/null 2> "$T/err"; rc=$?
+check "canonical json runs" '[ $rc -eq 0 ] && [ $(wc -l < "$T/f15a/jia.csv") -eq 12 ]'
+
+# 4. bad configs: exit 1, FILE:LINE:COL and the key
+printf '[study]\nscenario = "ball"\nlaw = "jia"\n[design]\nnn = 3\n' > "$T/bad1.toml"
+"$IMPACT" study "$T/bad1.toml" > /dev/null 2> "$T/err"; rc=$?
+check "unknown key exits 1 naming it" '[ $rc -eq 1 ] && grep -q "bad1.toml:5:1: design.nn: unknown key" "$T/err"'
+printf '[study]\nscenario = "ball"\nlaw = "jia"\n[params]\nmu = { dist = "normal", mean = 0.3, sd = -0.1 }\n' > "$T/bad2.toml"
+"$IMPACT" study "$T/bad2.toml" > /dev/null 2> "$T/err"; rc=$?
+check "impossible distribution exits 1 naming it" '[ $rc -eq 1 ] && grep -q "bad2.toml:5:1: params.mu" "$T/err"'
+printf '{"study": {"scenario": "ball", "law": "jia"}, "run": {"steps": "many"}}' > "$T/bad3.json"
+"$IMPACT" study "$T/bad3.json" > /dev/null 2> "$T/err"; rc=$?
+check "wrong type exits 1 naming it" '[ $rc -eq 1 ] && grep -q "run.steps: expected an integer" "$T/err"'
+printf '[study]\nscenario = "ball"\nlaw = "jia"\n[params]\nmu = "uniform:0:1"\n' > "$T/bad4.toml"
+"$IMPACT" study "$T/bad4.toml" --set design.kind=grid > /dev/null 2> "$T/err"; rc=$?
+check "random parameter in a grid exits 1 naming it" '[ $rc -eq 1 ] && grep -q "params.mu" "$T/err"'
+"$IMPACT" study "$T/nosuch.toml" > /dev/null 2> "$T/err"; rc=$?
+check "missing file exits 1" '[ $rc -eq 1 ] && grep -q "nosuch.toml: cannot open" "$T/err"'
+
+# 5. samples that cannot be built keep their rows, with a status; statuses add up to n
+printf '[study]\nscenario = "ball"\nlaws = ["newton", "chatterjee-ruina"]\n[design]\nkind = "mc"\nn = 2000\n[params]\nr = "uniform:-0.5:1"\nV0z = "uniform:-1:0.2"\n' > "$T/ball.toml"
+"$IMPACT" study "$T/ball.toml" --out "$T/ball" -q > /dev/null 2> "$T/err"; rc=$?
+check "mc with bad samples exits 0" '[ $rc -eq 0 ]'
+pycheck "bad samples keep their rows" "$T/ball/newton.npy" '
+assert len(d) == 2000 and np.all(d["sample_id"] == np.arange(2000))
+codes = {0: "ok", 1: "no_approach", 4: "param_out_of_range"}
+st = d["status"]
+assert np.all((st == 4) == (d["r"] <= 0)), "param_out_of_range exactly where r <= 0"
+assert np.all((st == 1) == ((d["r"] > 0) & (d["V0z"] >= 0))), "no_approach exactly where V0z >= 0"
+assert np.all(np.isnan(d["P_n"][st != 0])) and np.all(np.isfinite(d["P_n"][st == 0]))'
+check "csv has empty cells for rows without result" 'grep -q ",param_out_of_range," "$T/ball/chatterjee-ruina.csv" && grep -q ",no_approach," "$T/ball/chatterjee-ruina.csv"'
+check "salib Y files have every row" '[ $(wc -l < "$T/ball/salib/newton_Vx.txt") -eq 2000 ] && [ $(wc -l < "$T/ball/design.txt") -eq 2001 ]'
+
+# 6. an imported design keeps its row order
+printf '# an unsorted SALib-style sample matrix\nmu e\n0.9 0.1\n0.1 0.9\n0.5 0.5\n0.3 0.7\n0.7 0.2\n' > "$T/x.txt"
+printf '[study]\nscenario = "ball"\nlaw = "chatterjee-ruina"\n[design]\nkind = "imported"\nfile = "%s"\n[params]\nmu = "uniform:0:1"\ne = "uniform:0:1"\n' "$T/x.txt" > "$T/imp.toml"
+"$IMPACT" study "$T/imp.toml" --out "$T/imp" -q > /dev/null 2> "$T/err"; rc=$?
+check "imported design exits 0" '[ $rc -eq 0 ]'
+pycheck "imported design keeps row order" "$T/imp/chatterjee-ruina.npy" '
+assert list(d["mu"]) == [0.9, 0.1, 0.5, 0.3, 0.7] and list(d["e"]) == [0.1, 0.9, 0.5, 0.7, 0.2]
+assert np.all(np.abs(ok["Vz"] - 5.0 * ok["e"]) < 1e-12)  # the ball rebounds at e |V0z|'
+
+# 7. Sobol indices from a Saltelli study of the ball
+"$IMPACT" study "$EX/ball-sobol.toml" --set design.n=512 --out "$T/sob" --no-plots -q > /dev/null 2> "$T/err"; rc=$?
+check "saltelli study exits 0" '[ $rc -eq 0 ] && [ -s "$T/sob/sensitivity.csv" ]'
+check "sobol rows per parameter" '[ $(grep -c "^jia,Vz," "$T/sob/sensitivity.csv") -eq 5 ]'
+"$PY" - "$T/sob/sensitivity.csv" <<'EOF' 2> "$T/pyerr"; rc=$?
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["law"] == "jia" and r["output"] == "Vz"]
+S = {r["parameter"]: (float(r["ST"]), float(r["ST_conf"])) for r in rows}
+# the rebound speed e |V0z| does not depend on mu, eta0, V0x or w0y at all: their total indices vanish
+for p in ("mu", "eta0", "V0x", "w0y"):
+    assert abs(S[p][0]) < 1e-9, (p, S[p])
+assert S["e"][0] > 0.99, S["e"]
+EOF
+check "Vz depends on e alone" '[ $rc -eq 0 ] || { cat "$T/pyerr" >&2; false; }'
+
+finish

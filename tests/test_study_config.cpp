@@ -1,0 +1,239 @@
+// Study configs (host/study_config.hpp): TOML and JSON give the same study, the canonical JSON
+// form round-trips, --set overrides, and every kind of bad config fails with a message that names
+// the key (and the line and column where the file has them).
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+
+#include <string>
+#include <vector>
+
+#include "study_config.hpp"
+
+using namespace impact::host;
+
+namespace {
+
+const char* kToml = R"(
+[study]
+name = "t"
+scenario = "ball"
+laws = ["jia", "stronge"]
+
+[run]
+backend = "serial"
+precision = "float"
+steps = 400
+
+[design]
+kind = "lhs"
+n = 123
+seed = 9
+
+[params]
+mu = { dist = "uniform", lo = 0.1, hi = 0.9 }
+V0x = "normal:-1:0.5"
+e = { dist = "truncnormal", mean = 0.5, sd = 0.2, lo = 0.0, hi = 1.0 }
+eta0 = { dist = "lognormal", mu = 0.1, sigma = 0.2 }
+V0z = -5
+
+[output]
+dir = "out/t"
+formats = ["csv"]
+columns = ["Vx", "wy"]
+
+[[plots]]
+kind = "hist"
+y = ["Vx"]
+bins = 20
+
+[[plots]]
+kind = "scatter"
+x = "mu"
+y = "wy"
+law = "jia"
+)";
+
+const char* kJson = R"({
+  "study": {"name": "t", "scenario": "ball", "laws": ["jia", "stronge"]},
+  "run": {"backend": "serial", "precision": "float", "steps": 400},
+  "design": {"kind": "lhs", "n": 123, "seed": 9},
+  "params": {
+    "mu": {"dist": "uniform", "lo": 0.1, "hi": 0.9},
+    "V0x": "normal:-1:0.5",
+    "e": {"dist": "truncnormal", "mean": 0.5, "sd": 0.2, "lo": 0.0, "hi": 1.0},
+    "eta0": {"dist": "lognormal", "mu": 0.1, "sigma": 0.2},
+    "V0z": -5
+  },
+  "output": {"dir": "out/t", "formats": ["csv"], "columns": ["Vx", "wy"]},
+  "plots": [{"kind": "hist", "y": ["Vx"], "bins": 20},
+            {"kind": "scatter", "x": "mu", "y": "wy", "law": "jia"}]
+})";
+
+StudyConfig from_toml(const std::string& text) { return resolve_config(parse_config_text(text, "t.toml", true)); }
+
+// The error message of resolving `text` (TOML), or "" when it resolves.
+std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
+  try {
+    ConfigTree t = parse_config_text(text, "bad.toml", true);
+    for (const std::string& s : sets) apply_override(t, s);
+    resolve_config(t);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kMinimal = "[study]\nscenario = \"ball\"\nlaw = \"newton\"\n";
+
+}  // namespace
+
+TEST(StudyConfig, TomlAndJsonGiveTheSameStudy) {
+  const StudyConfig a = from_toml(kToml);
+  const StudyConfig b = resolve_config(parse_config_text(kJson, "t.json", false));
+  EXPECT_TRUE(same_study(a, b));
+  ASSERT_EQ(a.params.size(), 5u);
+  EXPECT_EQ(a.params[0].name, "mu");
+  EXPECT_EQ(a.params[0].kind, ParamKind::uniform);
+  EXPECT_EQ(a.params[1].kind, ParamKind::normal);
+  EXPECT_EQ(a.params[1].a, -1.0);
+  EXPECT_EQ(a.params[1].b, 0.5);
+  EXPECT_EQ(a.params[4].kind, ParamKind::fixed);
+  EXPECT_EQ(a.params[4].a, -5.0);
+  EXPECT_EQ(a.design.kind, DesignKind::lhs);
+  EXPECT_EQ(a.design.n, 123u);
+  EXPECT_EQ(a.steps, 400);
+  EXPECT_EQ(a.precision, "float");
+  ASSERT_EQ(a.plots.size(), 2u);
+  EXPECT_EQ(a.plots[1].y, std::vector<std::string>{"wy"});
+  EXPECT_EQ(a.plots[1].law, "jia");
+}
+
+TEST(StudyConfig, CanonicalJsonRoundTrips) {
+  const StudyConfig a = from_toml(kToml);
+  const std::string dumped = to_json(a).dump(2);
+  const StudyConfig b = resolve_config(parse_config_text(dumped, "dump.json", false));
+  EXPECT_TRUE(same_study(a, b)) << dumped;
+  // and the dump of the dump is the same text
+  EXPECT_EQ(to_json(b).dump(2), dumped);
+  // a change is seen
+  StudyConfig c = b;
+  c.params[0].b = 0.8;
+  EXPECT_FALSE(same_study(a, c));
+}
+
+TEST(StudyConfig, InfiniteBoundsRoundTrip) {
+  const StudyConfig a = from_toml(kMinimal + "[design]\nkind = \"mc\"\n[params]\nmu = \"truncnormal:0.3:0.2:0:inf\"\n");
+  ASSERT_EQ(a.params.size(), 1u);
+  EXPECT_TRUE(std::isinf(a.params[0].hi));
+  const StudyConfig b = resolve_config(parse_config_text(to_json(a).dump(), "d.json", false));
+  EXPECT_TRUE(same_study(a, b));
+}
+
+TEST(StudyConfig, EveryShippedExampleResolvesAndRoundTrips) {
+  const std::string dir = std::string(IMPACT_SOURCE_DIR) + "/examples/studies";
+  DIR* d = opendir(dir.c_str());
+  ASSERT_NE(d, nullptr) << dir;
+  int n = 0;
+  while (dirent* e = readdir(d)) {
+    const std::string f = e->d_name;
+    if (f.size() < 5 || f.substr(f.size() - 5) != ".toml") continue;
+    SCOPED_TRACE(f);
+    const StudyConfig a = resolve_config(load_config_file(dir + "/" + f));
+    const StudyConfig b = resolve_config(parse_config_text(to_json(a).dump(), "d.json", false));
+    EXPECT_TRUE(same_study(a, b));
+    ++n;
+  }
+  closedir(d);
+  EXPECT_GE(n, 6);  // five Jia figures and the pencil Monte Carlo at least
+}
+
+TEST(StudyConfig, OverridesReplaceKeys) {
+  ConfigTree t = parse_config_text(kToml, "t.toml", true);
+  apply_override(t, "design.n=77");
+  apply_override(t, "params.mu=uniform:0.2:0.3");
+  apply_override(t, "run.backend=omp");
+  apply_override(t, "study.laws=[\"newton\"]");
+  apply_override(t, "params.r={ dist = \"normal\", mean = 1.0, sd = 0.01 }");
+  const StudyConfig c = resolve_config(t);
+  EXPECT_EQ(c.design.n, 77u);
+  EXPECT_EQ(c.params[0].a, 0.2);
+  EXPECT_EQ(c.params[0].b, 0.3);
+  EXPECT_EQ(c.backend, "omp");
+  EXPECT_EQ(c.laws, std::vector<std::string>{"newton"});
+  ASSERT_EQ(c.params.size(), 6u);
+  EXPECT_EQ(c.params[5].name, "r");
+  EXPECT_EQ(c.params[5].kind, ParamKind::normal);
+}
+
+TEST(StudyConfig, BadConfigsNameTheKey) {
+  struct Case {
+    std::string text, key_in_message;
+  };
+  const std::vector<Case> cases = {
+      {kMinimal + "[desing]\nn = 3\n", "desing: unknown key"},
+      {kMinimal + "[design]\nnn = 3\n", "design.nn: unknown key"},
+      {kMinimal + "[design]\nn = \"many\"\n", "design.n: expected an integer"},
+      {kMinimal + "[design]\nn = -3\n", "design.n: expected an integer >= 1"},
+      {kMinimal + "[design]\nkind = \"latin\"\n", "design.kind"},
+      {kMinimal + "[run]\nsteps = 2.5\n", "run.steps: expected an integer"},
+      {kMinimal + "[run]\nprecision = \"half\"\n", "run.precision"},
+      {kMinimal + "[run]\nbackend = 3\n", "run.backend: expected a string"},
+      {kMinimal + "[params]\nmu = \"normal:0.3:-1\"\n", "params.mu"},
+      {kMinimal + "[params]\nmu = \"uniform:0.9:0.1\"\n", "params.mu"},
+      {kMinimal + "[params]\nmu = \"truncnormal:0:1:2:1\"\n", "params.mu"},
+      {kMinimal + "[params]\nmu = \"gamma:1:2\"\n", "params.mu: unknown distribution 'gamma'"},
+      {kMinimal + "[params]\nmu = { dist = \"normal\", mean = 0.3 }\n", "params.mu: missing 'sd'"},
+      {kMinimal + "[params]\nmu = { dist = \"normal\", mean = 0.3, sd = 0.1, sigma = 2 }\n", "params.mu: unknown key 'sigma'"},
+      {kMinimal + "[params]\nmu = true\n", "params.mu: expected"},
+      {kMinimal + "[params]\nradius = 2\n", "params.radius: scenario ball has no parameter"},
+      {"[study]\nscenario = \"balll\"\nlaw = \"jia\"\n", "study.scenario: unknown scenario 'balll'"},
+      {"[study]\nscenario = \"ball\"\nlaw = \"jai\"\n", "study.law: unknown law 'jai'"},
+      {"[study]\nscenario = \"ball\"\nlaws = [\"jia\", \"jia\"]\n", "study.laws: law 'jia' listed twice"},
+      {"[study]\nlaw = \"jia\"\n", "study.scenario: missing"},
+      {kMinimal + "[output]\nformats = [\"xlsx\"]\n", "output.formats: unknown format 'xlsx'"},
+      {kMinimal + "[output]\ncolumns = [\"Vz\", \"speed\"]\n", "output.columns: unknown column 'speed'"},
+      {kMinimal + "[sensitivity]\noutputs = [\"Vx\"]\n", "sensitivity: Sobol indices need design.kind = \"saltelli\""},
+      {kMinimal + "[[plots]]\nkind = \"pie\"\ny = [\"Vx\"]\n", "plots[0].kind"},
+      {kMinimal + "[[plots]]\nkind = \"sweep\"\nx = \"Vx\"\ny = [\"wy\"]\n", "plots[0].x: a sweep's x must be a scenario parameter"},
+      {kMinimal + "[[plots]]\nkind = \"hist\"\ny = [\"nope\"]\n", "plots[0].y: unknown column 'nope'"},
+      {kMinimal + "[design]\nkind = \"imported\"\n", "design.file"},
+  };
+  for (const Case& c : cases) {
+    const std::string msg = error_of(c.text);
+    EXPECT_NE(msg.find(c.key_in_message), std::string::npos) << "config:\n" << c.text << "\nmessage: " << msg;
+    EXPECT_EQ(msg.rfind("bad.toml:", 0), 0u) << msg;
+  }
+}
+
+TEST(StudyConfig, ErrorsCarryLineAndColumn) {
+  // the unknown key is on line 5, column 1
+  const std::string msg = error_of(kMinimal + "[design]\nnn = 3\n");
+  EXPECT_EQ(msg.rfind("bad.toml:5:1: design.nn", 0), 0u) << msg;
+  // the bad value of params.mu: its key is on line 5
+  const std::string m2 = error_of(kMinimal + "[params]\nmu = \"normal:0.3:-1\"\n");
+  EXPECT_EQ(m2.rfind("bad.toml:5:1: params.mu", 0), 0u) << m2;
+  // TOML syntax: line 4
+  try {
+    parse_config_text(kMinimal + "[design\n", "bad.toml", true);
+    FAIL() << "no syntax error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("bad.toml:4:", 0), 0u) << e.what();
+  }
+  // JSON syntax: line 3
+  try {
+    parse_config_text("{\n  \"study\": {\"scenario\": \"ball\",\n   \"law\": jia}\n}\n", "bad.json", false);
+    FAIL() << "no syntax error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("bad.json:3:", 0), 0u) << e.what();
+  }
+}
+
+TEST(StudyConfig, BadOverridesNameTheKey) {
+  EXPECT_NE(error_of(kMinimal, {"design.n=zero"}).find("design.n: expected an integer"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"params.mu=normal:1"}).find("params.mu"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"run.colour=red"}).find("run.colour: unknown key"), std::string::npos);
+  ConfigTree t = parse_config_text(kMinimal, "m.toml", true);
+  EXPECT_THROW(apply_override(t, "=3"), ConfigError);
+  EXPECT_THROW(apply_override(t, "design.n"), ConfigError);
+}
