@@ -76,6 +76,26 @@ bool device_available(std::string* why) {
   return true;
 }
 
+bool device_info(DeviceInfo& d, std::string* why) {
+  if (!device_available(why)) return false;
+  d = DeviceInfo{};
+  check(cudaGetDevice(&d.ordinal), "cudaGetDevice");
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, d.ordinal), "cudaGetDeviceProperties");
+  d.name = prop.name;
+  d.cc_major = prop.major;
+  d.cc_minor = prop.minor;
+  d.total_mem_bytes = prop.totalGlobalMem;
+  // CUDA 13 removed cudaDeviceProp::clockRate / memoryClockRate: the attributes remain
+  check(cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, d.ordinal), "cudaDeviceGetAttribute");
+  check(cudaDeviceGetAttribute(&d.clock_khz, cudaDevAttrClockRate, d.ordinal), "cudaDeviceGetAttribute");
+  check(cudaDeviceGetAttribute(&d.mem_clock_khz, cudaDevAttrMemoryClockRate, d.ordinal), "cudaDeviceGetAttribute");
+  check(cudaDeviceGetAttribute(&d.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, d.ordinal), "cudaDeviceGetAttribute");
+  check(cudaDriverGetVersion(&d.driver_version), "cudaDriverGetVersion");
+  check(cudaRuntimeGetVersion(&d.runtime_version), "cudaRuntimeGetVersion");
+  return true;
+}
+
 namespace {
 
 // Pinned host memory, freed on scope exit.

@@ -13,6 +13,18 @@ namespace impact::cuda {
 // True when the CUDA runtime finds at least one device. `why` says why not, otherwise names it.
 bool device_available(std::string* why = nullptr);
 
+// The current device's properties for `impact bench` (peak-rate estimates in host/bench.cpp).
+// False, with `why`, when no device is usable. Clocks in kHz as cudaDeviceGetAttribute gives them
+// (cudaDevAttrClockRate: peak SM clock; cudaDevAttrMemoryClockRate: peak memory clock).
+struct DeviceInfo {
+  std::string name;
+  int ordinal = 0, cc_major = 0, cc_minor = 0, sm_count = 0;
+  int clock_khz = 0, mem_clock_khz = 0, bus_width_bits = 0;
+  std::size_t total_mem_bytes = 0;
+  int driver_version = 0, runtime_version = 0;  // 1000 major + 10 minor (cudaDriverGetVersion)
+};
+bool device_info(DeviceInfo& out, std::string* why = nullptr);
+
 // Evaluates a batch whose arrays live in host memory: copies in, runs, copies out (through
 // evaluate_streamed with its default chunking, so a batch may be larger than device memory).
 template <class Law, class T>

@@ -35,7 +35,7 @@ r0, r1 = d[0], d[100]
 assert r0["e"] == 0.0 and r1["e"] == 1.0
 for got, want in [(r0["Vx"], 0.554553), (r0["Vz"], 0.0), (r0["wy"], -1.88638),
                   (r1["Vx"], -0.089745), (r1["Vz"], 5.0), (r1["wy"], -0.275637)]:
-    assert abs(got - want) < 1e-4, (got, want)  # the paper's own Euler error (NOTES.md)
+    assert abs(got - want) < 1e-4, (got, want)  # the paper: explicit Euler, error ~1e-4 (NOTES.md)
 assert np.all(np.abs(d["Vy"]) < 1e-12) and np.all(np.abs(d["wx"]) < 1e-12)  # planar stays planar'
 check "metadata fields" 'grep -q "\"git_revision\"" "$T/f15c/metadata.json" && grep -q "\"backend\": \"" "$T/f15c/metadata.json" && grep -q "\"steps\": 1000" "$T/f15c/metadata.json" && grep -q "\"total_s\"" "$T/f15c/metadata.json"'
 
