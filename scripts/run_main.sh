@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, and evaluates the shipped example instances
-# (examples/cases.csv) with every impact law, printing a summary per law. Results go to out/.
+# The main job: installs what is missing (Debian packages), builds, and runs the shipped default
+# study (examples/studies/pencil-mc.toml: a Monte Carlo of Jia's pencil striking a desk, 10^5
+# samples, laws jia and stronge on the same samples) on the GPU if one is usable, else on every
+# CPU core. Prints the summary table and where the tables and plots are (out/pencil-mc/).
+# Extra arguments go to `impact study` (e.g. --set design.n=1000000, --backend serial).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh > /dev/null
-mkdir -p out
-for law in $(./build/impact laws | awk '/^[a-z]/ && !/^ / {print $1}'); do
-  ./build/impact eval --law "$law" --in examples/cases.csv --out "out/cases_${law}.csv" --backend auto
-  echo
-done
-echo "Tables: $(ls out/cases_*.csv | tr '\n' ' ')"
+./build/impact study examples/studies/pencil-mc.toml "$@"
