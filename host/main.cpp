@@ -9,6 +9,7 @@
 #include "eval.hpp"
 #include "laws.hpp"
 #include "reduce.hpp"
+#include "scenarios.hpp"
 #include "study.hpp"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   eval->add_flag("--quiet,-q", ea.quiet, "No summary on stderr");
 
   CLI::App* laws = app.add_subcommand("laws", "List the impact laws and the columns they read and write");
+  CLI::App* scenarios = app.add_subcommand("scenarios", "List the study scenarios, their parameters (defaults) and body-level outputs");
 
   ReduceArgs ra;
   CLI::App* reduce = add_reduce_subcommand(app, ra);
@@ -56,6 +58,14 @@ int main(int argc, char** argv) {
       if (oc.beyond) return kExitBeyondTolerance;
     } else if (*reduce) {
       run_reduce(ra, stdout, stderr);
+    } else if (*scenarios) {
+      for (const ScenarioInfo& sc : all_scenarios()) {
+        std::printf("%s: %s\n", sc.name.c_str(), sc.summary.c_str());
+        for (const ScenarioParam& p : sc.params) std::printf("  %-8s %-12.6g %s\n", p.name, p.value, p.help);
+        std::printf("  outputs:");
+        for (const std::string& o : sc.body_outputs) std::printf(" %s", o.c_str());
+        std::printf("%s\n\n", sc.body_outputs.empty() ? " (contact-space columns only)" : "");
+      }
     } else if (*laws) {
       for (const LawInfo& l : all_laws()) {
         std::printf("%-18s %s\n", l.name.c_str(), l.summary.c_str());
