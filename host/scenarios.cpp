@@ -586,7 +586,8 @@ std::vector<ScenarioInfo> make_scenarios() {
           {"w2z", 0.3, "body 2 angular velocity z (rad/s)"},
           LAW_PARAMS(0.4),
       },
-      {"V1x", "V1y", "V1z", "w1x", "w1y", "w1z", "V2x", "V2y", "V2z", "w2x", "w2y", "w2z"},
+      {"V1x_post", "V1y_post", "V1z_post", "w1x_post", "w1y_post", "w1z_post", "V2x_post", "V2y_post", "V2z_post",
+       "w2x_post", "w2y_post", "w2z_post"},
       two_build,
       two_body_out});
   return s;

@@ -1,5 +1,6 @@
 #include "study_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -42,7 +43,17 @@ json from_toml(ConfigTree& t, const toml::node& n, const std::string& key) {
   record(t, key, n);
   if (const auto* tb = n.as_table()) {
     json o = json::object();
-    for (const auto& [k, v] : *tb) {
+    // toml++ keeps keys sorted; a study keeps the file's order (it is the design's column order)
+    std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+    for (const auto& [k, v] : *tb) entries.emplace_back(&k, &v);
+    std::stable_sort(entries.begin(), entries.end(), [](const auto& x, const auto& y) {
+      const auto& a = x.first->source().begin;
+      const auto& b = y.first->source().begin;
+      return a.line != b.line ? a.line < b.line : a.column < b.column;
+    });
+    for (const auto& [kp, vp] : entries) {
+      const toml::key& k = *kp;
+      const toml::node& v = *vp;
       const std::string sub = key.empty() ? std::string(k.str()) : key + "." + std::string(k.str());
       // the key's own position is more useful than its value's for messages
       o[std::string(k.str())] = from_toml(t, v, sub);

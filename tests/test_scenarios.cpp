@@ -915,3 +915,19 @@ TEST(Scenarios, BadValuesGiveTheDocumentedStatus) {
   ASSERT_EQ(build(c, v, &p), Status::ok);
   EXPECT_EQ(validate(p, ParamUse{true, true, true}), Status::no_approach);
 }
+
+// A study writes every parameter and every output as a column of one table (CSV header, .npy
+// field names): no two may share a name.
+TEST(Scenarios, ColumnNamesAreUnique) {
+  const std::vector<std::string> contact = {"sample_id", "P_x", "P_y", "P_z", "P_n", "P_t", "vf_x", "vf_y", "vf_z",
+                                            "vf_n", "vf_t", "dE", "status", "In_c", "modes", "steps", "kappa",
+                                            "sigma", "mu_cr", "mu_star", "e_star", "e_star_global"};
+  for (const ScenarioInfo& s : all_scenarios()) {
+    std::vector<std::string> names = contact;
+    for (const ScenarioParam& p : s.params) names.push_back(p.name);
+    for (const std::string& o : s.body_outputs) names.push_back(o);
+    std::sort(names.begin(), names.end());
+    const auto dup = std::adjacent_find(names.begin(), names.end());
+    EXPECT_EQ(dup, names.end()) << s.name << ": column '" << *dup << "' twice";
+  }
+}

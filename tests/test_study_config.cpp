@@ -153,14 +153,14 @@ TEST(StudyConfig, OverridesReplaceKeys) {
   apply_override(t, "design.n=77");
   apply_override(t, "params.mu=uniform:0.2:0.3");
   apply_override(t, "run.backend=omp");
-  apply_override(t, "study.laws=[\"newton\"]");
+  apply_override(t, "study.laws=[\"jia\"]");
   apply_override(t, "params.r={ dist = \"normal\", mean = 1.0, sd = 0.01 }");
   const StudyConfig c = resolve_config(t);
   EXPECT_EQ(c.design.n, 77u);
   EXPECT_EQ(c.params[0].a, 0.2);
   EXPECT_EQ(c.params[0].b, 0.3);
   EXPECT_EQ(c.backend, "omp");
-  EXPECT_EQ(c.laws, std::vector<std::string>{"newton"});
+  EXPECT_EQ(c.laws, std::vector<std::string>{"jia"});
   ASSERT_EQ(c.params.size(), 6u);
   EXPECT_EQ(c.params[5].name, "r");
   EXPECT_EQ(c.params[5].kind, ParamKind::normal);
