@@ -161,4 +161,20 @@ for c in names[i + 1:]:
   done
 done
 
+# 9. the shipped pencil Monte Carlo (the README's main job), smaller: histograms drawn, and a run
+#    longer than a second prints plain progress lines when stderr is not a terminal
+"$IMPACT" study "$EX/pencil-mc.toml" --set design.n=3000 --set run.steps=2000 --out "$T/pmc" > "$T/out" 2> "$T/err"; rc=$?
+check "pencil mc exits 0" '[ $rc -eq 0 ]'
+check "pencil mc plots" '[ -s "$T/pmc/pencil-mc-hist.png" ] && [ -s "$T/pmc/pencil-mc-energy.png" ] && [ -s "$T/pmc/pencil-mc-mu-w2.png" ]'
+check "pencil mc progress lines" 'grep -q "^study pencil-mc: [0-9]*/6000 (.*%), .*/s, took" "$T/err"'
+check "pencil mc tells where the results are" 'grep -q "^results: $T/pmc/" "$T/out" && grep -q "^plots: $T/pmc/pencil-mc-hist.png" "$T/out"'
+pycheck "pencil mc: spread as configured" "$T/pmc/jia.npy" '
+assert len(d) == 3000
+th = d["theta"]
+assert th.min() >= 0.8 and th.max() <= np.pi / 2 and abs(th.mean() - 1.047) < 0.02
+assert abs(d["mu"].min() - 0.2) < 0.01 and abs(d["mu"].max() - 0.6) < 0.01
+assert abs(d["V0x"].std() - 0.5) < 0.05 and np.all(d["V0z"] <= -0.5)
+assert len(ok) > 2900
+assert np.all(ok["P_t"] <= ok["mu"] * ok["P_n"] * (1 + 1e-9) + 1e-12)  # Coulomb cone'
+
 finish
