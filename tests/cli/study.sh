@@ -41,6 +41,19 @@ assert np.all(np.abs(d["Vy"]) < 1e-12) and np.all(np.abs(d["wx"]) < 1e-12)  # pl
 assert d["e"][np.argmax(d["Vx"])] == 0.22 and d["e"][np.argmin(d["wy"])] == 0.22'
 check "metadata fields" 'grep -q "\"git_revision\"" "$T/f15c/metadata.json" && grep -q "\"backend\": \"" "$T/f15c/metadata.json" && grep -q "\"steps\": 1000" "$T/f15c/metadata.json" && grep -q "\"total_s\"" "$T/f15c/metadata.json"'
 
+# the same sweep in float, and on the CPU reference path (adaptive RKF78, independent code):
+# float within 1e-4 relative of double, the reference within 1e-7
+"$IMPACT" study "$EX/jia-fig15c.toml" --set run.precision=float --out "$T/f15c-float" --no-plots -q > /dev/null 2> "$T/err"; rc1=$?
+"$IMPACT" study "$EX/jia-fig15c.toml" --backend reference --out "$T/f15c-ref" --no-plots -q > /dev/null 2> "$T/err"; rc2=$?
+check "fig15c float and reference exit 0" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && grep -q "\"precision\": \"float\"" "$T/f15c-float/metadata.json" && grep -q "\"backend\": \"reference\"" "$T/f15c-ref/metadata.json"'
+pycheck "fig15c float and reference agree with double" "$T/f15c/jia.npy" '
+f = np.load(sys.argv[1].replace("f15c/", "f15c-float/"))
+r = np.load(sys.argv[1].replace("f15c/", "f15c-ref/"))
+for c in ("Vx", "Vz", "wy", "P_n", "P_t"):
+    scale = np.abs(d[c]).max()
+    assert np.max(np.abs(f[c] - d[c])) < 1e-4 * scale, (c, np.max(np.abs(f[c] - d[c])))
+    assert np.max(np.abs(r[c] - d[c])) < 1e-7 * scale, (c, np.max(np.abs(r[c] - d[c])))'
+
 # 2. Fig. 14(a): V0x in [-15, 15]. Mirror symmetry v0x -> -v0x about V0x = 2 makes V_x - 2 and
 #    w_y - 2 odd; far from it the contact slips throughout and |P_t| = mu P_n exactly.
 "$IMPACT" study "$EX/jia-fig14a.toml" --out "$T/f14a" --no-plots -q > /dev/null 2> "$T/err"; rc=$?
