@@ -115,7 +115,9 @@ struct LawRun {
   double seconds = 0;                   // time in the law's batch call
   std::vector<Moments> moments;         // per output column (ok rows)
   std::uint64_t status_count[static_cast<int>(Status::count_)] = {};
-  std::vector<std::vector<double>> keep;  // per kept column (SALib / sensitivity): every row
+  std::vector<std::vector<double>> chunk_keep;  // per kept column: the current chunk's rows
+  std::vector<std::vector<double>> keep;        // per kept column: every row (sensitivity only)
+  std::vector<FilePtr> salib;                   // per kept column: its SALib Y file (null: absent)
 };
 
 std::string iso_now() {
@@ -202,7 +204,8 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
   const bool want_csv = std::find(c.formats.begin(), c.formats.end(), "csv") != c.formats.end();
   const bool want_npy = std::find(c.formats.begin(), c.formats.end(), "npy") != c.formats.end();
   const bool want_salib = std::find(c.formats.begin(), c.formats.end(), "salib") != c.formats.end();
-  const bool keep_rows = want_salib || !c.sens_outputs.empty();
+  const bool keep_chunk = want_salib || !c.sens_outputs.empty();  // kept columns of the current chunk
+  const bool keep_all = !c.sens_outputs.empty();                   // every row (Sobol indices need them)
 
   const std::string dir = c.out_dir;
   make_dirs(dir);
@@ -212,7 +215,8 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
     r.law = find_law(ln);
     r.cols = law_output_columns(*r.law, sc);
     r.moments.assign(r.cols.size(), Moments::identity());
-    if (keep_rows) r.keep.resize(kept.size());
+    if (keep_all) r.keep.resize(kept.size());
+    if (keep_chunk) r.chunk_keep.assign(kept.size(), std::vector<double>(std::min<std::uint64_t>(c.chunk, design->rows()), NAN));
     runs.push_back(std::move(r));
   }
 
@@ -233,6 +237,21 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
       for (const ScenarioParam& p : sc.params) fields.emplace_back(p.name, "<f8");
       for (const StudyColumn& col : r.cols) fields.emplace_back(col.name, npy_type(col.kind));
       write_npy_header(r.npy.get(), fields, rows);
+    }
+  }
+  std::vector<std::string> salib_files;
+  if (want_salib) {
+    make_dirs(dir + "/salib");
+    for (LawRun& r : runs) {
+      r.salib.resize(kept.size());
+      for (std::size_t k = 0; k < kept.size(); ++k) {
+        bool present = false;
+        for (const StudyColumn& col : r.cols) present |= col.name == kept[k];
+        if (!present) continue;
+        const std::string name = "salib/" + r.law->name + "_" + kept[k] + ".txt";
+        r.salib[k].reset(open_out(dir + "/" + name));
+        salib_files.push_back(name);
+      }
     }
   }
   FilePtr design_out;
@@ -324,8 +343,6 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
       for (std::size_t k = 0; k < kept.size(); ++k)
         for (std::size_t j = 0; j < ncol; ++j)
           if (r.cols[j].name == kept[k]) kept_pos[k] = static_cast<int>(j);
-      if (keep_rows)
-        for (auto& v : r.keep) v.resize(b0 + m, NAN);
       const int nthreads = omp_get_max_threads();
       std::vector<std::vector<Moments>> mom(nthreads, std::vector<Moments>(ncol, Moments::identity()));
       std::vector<std::vector<std::uint64_t>> stc(nthreads, std::vector<std::uint64_t>(static_cast<int>(Status::count_), 0));
@@ -381,9 +398,9 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
             for (std::size_t k = 0; k < ncol; ++k)
               if (r.cols[k].kind == ColKind::real || r.cols[k].kind == ColKind::integer)
                 mom[tid][k] = merge(mom[tid][k], Moments::of(o[k]));
-          if (keep_rows)
+          if (keep_chunk)
             for (std::size_t k = 0; k < kept.size(); ++k)
-              r.keep[k][b0 + i] = (s == Status::ok && kept_pos[k] >= 0) ? o[kept_pos[k]] : NAN;
+              r.chunk_keep[k][i] = (s == Status::ok && kept_pos[k] >= 0) ? o[kept_pos[k]] : NAN;
           const std::uint64_t id = b0 + i;
           if (want_csv) {
             std::string& L = lines[i];
@@ -439,6 +456,20 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
         for (std::size_t i = 0; i < m; ++i) std::fwrite(recs[i].data(), 1, recs[i].size(), r.npy.get());
         if (std::ferror(r.npy.get())) throw std::runtime_error(dir + "/" + r.law->name + ".npy: write failed");
       }
+      for (std::size_t k = 0; k < r.salib.size(); ++k) {
+        if (!r.salib[k]) continue;
+        std::string sb;
+        for (std::size_t i = 0; i < m; ++i) {
+          const double v = r.chunk_keep[k][i];
+          if (std::isfinite(v)) append_number(sb, v);
+          else sb += "nan";
+          sb += '\n';
+        }
+        std::fwrite(sb.data(), 1, sb.size(), r.salib[k].get());
+      }
+      if (keep_all)
+        for (std::size_t k = 0; k < kept.size(); ++k)
+          r.keep[k].insert(r.keep[k].end(), r.chunk_keep[k].begin(), r.chunk_keep[k].begin() + m);
       write_seconds += std::chrono::duration<double>(Clock::now() - tw).count();
       done += m;
       bar.update(done);
@@ -448,6 +479,7 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
   for (LawRun& r : runs) {
     r.csv.reset();
     r.npy.reset();
+    r.salib.clear();
   }
   design_out.reset();
 
@@ -459,23 +491,7 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
   }
   if (want_salib) {
     files.push_back("design.txt");
-    make_dirs(dir + "/salib");
-    for (LawRun& r : runs)
-      for (std::size_t k = 0; k < kept.size(); ++k) {
-        bool present = false;
-        for (const StudyColumn& col : r.cols) present |= col.name == kept[k];
-        if (!present) continue;
-        const std::string name = "salib/" + r.law->name + "_" + kept[k] + ".txt";
-        FilePtr f(open_out(dir + "/" + name));
-        std::string s;
-        for (double v : r.keep[k]) {
-          if (std::isfinite(v)) append_number(s, v);
-          else s += "nan";
-          s += '\n';
-        }
-        std::fwrite(s.data(), 1, s.size(), f.get());
-        files.push_back(name);
-      }
+    files.insert(files.end(), salib_files.begin(), salib_files.end());
   }
 
   // ---- sensitivity ----------------------------------------------------------------------------------
