@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# `impact bench`: a quick run over two laws (one algebraic, one integrator with two step counts)
+# writes a JSON with every requested combination (positive rates, median within [min, max]) and a
+# markdown table with its rows; usage errors exit 2 with a message; --backends cuda on a machine
+# without a usable GPU: cuda is skipped with a message when another backend is listed, and the run
+# is a usage error (exit 2, "nothing to measure") when cuda is the only backend (docs/bench.md).
+set -u
+source "$(dirname "$0")/common.bash"
+quick=(--min-time 0.02 --reps 2 --warmup 1)
+
+# 1. a quick run: JSON + markdown
+"$IMPACT" bench --laws newton,stronge --steps 20,40 --backends serial,omp "${quick[@]}" \
+  --json "$T/b.json" --markdown "$T/b.md" > "$T/out" 2> "$T/err"; rc=$?
+check "quick run exits 0" '[ $rc -eq 0 ]'
+check "progress lines on stderr" 'grep -q "impact bench: \[1/12\] newton serial double" "$T/err"'
+check "table on stdout equals --markdown" 'cmp -s "$T/out" "$T/b.md"'
+cat > "$T/check.py" << 'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+res = j["results"]
+want = {(l, b, p, s) for b in ("serial", "omp") for p in ("double", "float")
+        for (l, s) in (("newton", None), ("stronge", 20), ("stronge", 40))}
+got = {(r["law"], r["backend"], r["precision"], r["steps"]) for r in res}
+assert got == want, (sorted(got ^ want, key=str))
+assert len(res) == len(want)
+for r in res:
+    q = r["instances_per_second"]
+    assert q["min"] > 0 and q["min"] <= q["median"] <= q["max"], r
+    assert q["q1"] <= q["median"] <= q["q3"], r
+    assert len(r["seconds"]) == 2 and all(s > 0 for s in r["seconds"]) and r["n"] >= 1, r
+    assert r["ok_fraction"] > 0.9, r
+    assert r["flops_per_instance"] > 0 and r["bytes_per_instance"] > 0, r
+    if r["law"] == "stronge":
+        assert r["mean_steps"] > 0 and r["integrator"] == "rk4", r
+        s = r["instance_steps_per_second"]
+        assert s["min"] <= s["median"] <= s["max"] and s["median"] > q["median"], r
+    else:
+        assert "mean_steps" not in r, r
+m = j["machine"]
+for k in ("cpu", "cores", "omp_threads", "compiler", "build", "version", "git_rev", "date", "cuda"):
+    assert k in m, k
+assert m["cores"] >= 1 and m["omp_threads"] >= 1
+kinds = {(x["ratio"], x["law"], x["steps"]) for x in j["ratios"]}
+for l, s in (("newton", None), ("stronge", 20), ("stronge", 40)):
+    assert ("omp/serial", l, s) in kinds and ("float/double", l, s) in kinds, (l, s)
+assert j["settings"]["reps"] == 2 and j["settings"]["steps"] == [20, 40]
+EOF
+check "json: every combination, positive rates, median in [min, max], machine, ratios" \
+  'python3 "$T/check.py" "$T/b.json"'
+for row in "newton | - | double" "newton | - | float" "stronge | 20 | double" "stronge | 20 | float" \
+  "stronge | 40 | double" "stronge | 40 | float"; do
+  check "markdown row: $row" 'grep -q "^| $row | [0-9.]* [kMG ]*±" "$T/b.md"'
+done
+check "markdown ratio columns" 'grep -q "^| law | steps | precision | serial | omp | omp/serial | float/double serial | float/double omp |" "$T/b.md"'
+check "markdown instance-steps table" 'grep -q "^| stronge | 40 | float | omp | [0-9.]* |" "$T/b.md"'
+
+# 2. --quiet writes nothing; --json - writes parseable JSON on stdout
+"$IMPACT" bench --laws newton --backends serial --precisions float "${quick[@]}" -q > "$T/q.out" 2> "$T/q.err"; rc=$?
+check "quiet exits 0 silently" '[ $rc -eq 0 ] && [ ! -s "$T/q.out" ] && [ ! -s "$T/q.err" ]'
+"$IMPACT" bench --laws newton --backends serial --precisions double "${quick[@]}" --json - 2> /dev/null > "$T/j.out"; rc=$?
+check "json on stdout" '[ $rc -eq 0 ] && python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert len(j[\"results\"]) == 1" "$T/j.out"'
+
+# 3. usage errors: exit 2 with a message
+bad() {  # name, expected message (grep pattern), options...
+  local name=$1 msg=$2
+  shift 2
+  "$IMPACT" bench "$@" > /dev/null 2> "$T/err"; rc=$?
+  check "$name exits 2 with a message" '[ $rc -eq 2 ] && grep -q "$msg" "$T/err"'
+}
+bad "unknown law" "unknown law .nosuch." --laws newton,nosuch --min-time 0.02
+bad "unknown backend" "unknown backend .gpu." --backends gpu
+bad "unknown precision" "unknown precision .half." --precisions half
+bad "zero steps" "steps must be >= 1" --laws jia --steps 0
+bad "zero reps" "reps must be >= 1" --laws newton --reps 0
+bad "bad min-time" "min-time must be > 0" --laws newton --min-time -1
+bad "unknown scenario" "unknown scenario .pencil." --laws newton --scenario pencil
+
+# 4. cuda: measured when a device is usable; otherwise skipped with a message next to other
+#    backends, and "nothing to measure" (exit 2) when it is the only one
+"$IMPACT" bench --laws newton --backends serial,cuda --precisions double "${quick[@]}" --json "$T/c.json" \
+  > /dev/null 2> "$T/cerr"; rc=$?
+check "serial,cuda exits 0" '[ $rc -eq 0 ]'
+if python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['machine']['cuda']['usable'] else 1)" "$T/c.json"; then
+  check "cuda measured" 'grep -q "\"backend\": \"cuda\"" "$T/c.json"'
+  "$IMPACT" bench --laws newton --backends cuda --precisions float "${quick[@]}" -q; rc=$?
+  check "cuda alone exits 0" '[ $rc -eq 0 ]'
+else
+  check "cuda skip message" 'grep -q "impact bench: skipping backend cuda: " "$T/cerr"'
+  check "cuda skip in json" 'python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert [s[\"backend\"] for s in j[\"skipped\"]] == [\"cuda\"] and j[\"skipped\"][0][\"reason\"]; assert {r[\"backend\"] for r in j[\"results\"]} == {\"serial\"}" "$T/c.json"'
+  "$IMPACT" bench --laws newton --backends cuda "${quick[@]}" > /dev/null 2> "$T/err"; rc=$?
+  check "cuda alone without a device exits 2" '[ $rc -eq 2 ] && grep -q "nothing to measure: backend .cuda. is not usable: " "$T/err"'
+fi
+
+finish
