@@ -22,6 +22,7 @@
 #include "kernels/sampled.hpp"
 #include "laws.hpp"
 #include "sample_spec.hpp"
+#include "version.hpp"
 #ifdef IMPACT_WITH_CUDA
 #include "kernels/cuda_backend.hpp"
 #endif
@@ -764,8 +765,8 @@ int run_bench(const BenchArgs& a, std::FILE* table, std::FILE* log) {
                {"omp_threads", omp_get_max_threads()},
                {"compiler", compiler()},
                {"build", build_json()},
-               {"version", IMPACT_VERSION},
-               {"git_rev", IMPACT_GIT_REV},
+               {"version", version()},
+               {"git_rev", git_revision()},
                {"date", utc_now()},
                {"load_average_start", std::isfinite(load0) ? json(load0) : json(nullptr)},
                {"load_average_end", std::isfinite(load_average()) ? json(load_average()) : json(nullptr)}};

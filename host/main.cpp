@@ -11,12 +11,13 @@
 #include "reduce.hpp"
 #include "scenarios.hpp"
 #include "study.hpp"
+#include "version.hpp"
 
 int main(int argc, char** argv) {
   using namespace impact::host;
   CLI::App app{"impactbatch: batch evaluation of rigid-body impacts with friction"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(IMPACT_VERSION) + " (" + IMPACT_GIT_REV + ")");
+  app.set_version_flag("--version", std::string(version()) + " (" + git_revision() + ")");
 
   EvalArgs ea;
   CLI::App* eval = app.add_subcommand("eval", "Evaluate a CSV of contact-space instances with one law");

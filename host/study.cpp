@@ -22,6 +22,7 @@
 #include "sensitivity.hpp"
 #include "study_columns.hpp"
 #include "study_config.hpp"
+#include "version.hpp"
 
 namespace impact::host {
 
@@ -566,8 +567,8 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
   // ---- metadata -----------------------------------------------------------------------------------------
   const double total = std::chrono::duration<double>(Clock::now() - t_start).count();
   json meta;
-  meta["impact_version"] = IMPACT_VERSION;
-  meta["git_revision"] = IMPACT_GIT_REV;
+  meta["impact_version"] = version();
+  meta["git_revision"] = git_revision();
   meta["date"] = iso_now();
   meta["host"] = {{"name", hostname()}, {"cpu", cpu_model()}, {"omp_threads", omp_get_max_threads()}};
   meta["backend"] = backend_name(backend);

@@ -1,0 +1,10 @@
+// The version and git revision of this build (for --version and the metadata of studies and
+// benchmarks). Only host/version.cpp sees the values, so a new commit rebuilds one file.
+#pragma once
+
+namespace impact::host {
+
+const char* version();       // e.g. "0.1.0"
+const char* git_revision();  // short hash at configure time, or "unknown"
+
+}  // namespace impact::host
