@@ -50,25 +50,53 @@ void make_dirs(const std::string& path) {
     if (i == path.size() || path[i] == '/') {
       if (!cur.empty() && cur != "." && cur != "..") {
         if (mkdir(cur.c_str(), 0777) != 0 && errno != EEXIST)
-          throw std::invalid_argument(cur + ": cannot create the output folder: " + std::strerror(errno));
+          throw std::runtime_error("output.dir: " + cur + ": cannot create the folder: " + std::strerror(errno));
       }
     }
     if (i < path.size()) cur += path[i];
   }
 }
 
-std::FILE* open_out(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw std::invalid_argument(path + ": cannot open for writing: " + std::strerror(errno));
-  return f;
-}
-
-struct FileCloser {
-  void operator()(std::FILE* f) const {
-    if (f) std::fclose(f);
+// An output file whose every write and whose close are checked: a full disk or a lost buffer is
+// an error (exit 2), never a silently short table.
+class OutFile {
+ public:
+  OutFile() = default;
+  explicit OutFile(const std::string& path) { open(path); }
+  OutFile(OutFile&& o) noexcept : f_(o.f_), path_(std::move(o.path_)) { o.f_ = nullptr; }
+  OutFile& operator=(OutFile&& o) noexcept {
+    std::swap(f_, o.f_);
+    std::swap(path_, o.path_);
+    return *this;
   }
+  OutFile(const OutFile&) = delete;
+  OutFile& operator=(const OutFile&) = delete;
+  ~OutFile() {
+    if (f_) std::fclose(f_);  // only on an error path: close() reports failures
+  }
+  void open(const std::string& path) {
+    path_ = path;
+    f_ = std::fopen(path.c_str(), "wb");
+    if (!f_) throw std::runtime_error(path + ": cannot open for writing: " + std::strerror(errno));
+  }
+  explicit operator bool() const { return f_ != nullptr; }
+  void put(const void* data, std::size_t n) {
+    if (n && std::fwrite(data, 1, n, f_) != n) fail();
+  }
+  void put(const std::string& s) { put(s.data(), s.size()); }
+  void close() {
+    if (!f_) return;
+    std::FILE* f = f_;
+    f_ = nullptr;
+    const bool bad = std::ferror(f) != 0;
+    if (std::fclose(f) != 0 || bad) throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
+  }
+
+ private:
+  [[noreturn]] void fail() { throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno)); }
+  std::FILE* f_ = nullptr;
+  std::string path_;
 };
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
 // ---- .npy (NumPy format 1.0, one structured record per row) -----------------------------------------
 
@@ -82,7 +110,7 @@ const char* npy_type(ColKind k) {
   return "<f8";
 }
 
-void write_npy_header(std::FILE* f, const std::vector<std::pair<std::string, const char*>>& fields, std::uint64_t rows) {
+void write_npy_header(OutFile& f, const std::vector<std::pair<std::string, const char*>>& fields, std::uint64_t rows) {
   std::string d = "{'descr': [";
   for (std::size_t i = 0; i < fields.size(); ++i)
     d += (i ? ", " : "") + std::string("('") + fields[i].first + "', '" + fields[i].second + "')";
@@ -93,11 +121,11 @@ void write_npy_header(std::FILE* f, const std::vector<std::pair<std::string, con
   d.append(pad, ' ');
   d += '\n';
   const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
-  std::fwrite(magic, 1, 8, f);
+  f.put(magic, 8);
   const std::uint16_t len = static_cast<std::uint16_t>(d.size());
   const unsigned char l2[2] = {static_cast<unsigned char>(len & 0xff), static_cast<unsigned char>(len >> 8)};
-  std::fwrite(l2, 1, 2, f);
-  std::fwrite(d.data(), 1, d.size(), f);
+  f.put(l2, 2);
+  f.put(d);
 }
 
 template <class X>
@@ -112,13 +140,13 @@ void put(std::string& buf, X v) {
 struct LawRun {
   const LawInfo* law;
   std::vector<StudyColumn> cols;        // output columns (law_output_columns)
-  FilePtr csv, npy;
+  OutFile csv, npy;
   double seconds = 0;                   // time in the law's batch call
   std::vector<Moments> moments;         // per output column (ok rows)
   std::uint64_t status_count[static_cast<int>(Status::count_)] = {};
   std::vector<std::vector<double>> chunk_keep;  // per kept column: the current chunk's rows
   std::vector<std::vector<double>> keep;        // per kept column: every row (sensitivity only)
-  std::vector<FilePtr> salib;                   // per kept column: its SALib Y file (null: absent)
+  std::vector<OutFile> salib;                  // per kept column: its SALib Y file (null: absent)
 };
 
 std::string iso_now() {
@@ -224,20 +252,20 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
   // headers
   for (LawRun& r : runs) {
     if (want_csv) {
-      r.csv.reset(open_out(dir + "/" + r.law->name + ".csv"));
+      r.csv.open(dir + "/" + r.law->name + ".csv");
       std::string h = "sample_id";
       for (const ScenarioParam& p : sc.params) h += std::string(",") + p.name;
       for (const StudyColumn& col : r.cols) h += "," + col.name;
       h += '\n';
-      std::fwrite(h.data(), 1, h.size(), r.csv.get());
+      r.csv.put(h);
     }
     if (want_npy) {
-      r.npy.reset(open_out(dir + "/" + r.law->name + ".npy"));
+      r.npy.open(dir + "/" + r.law->name + ".npy");
       std::vector<std::pair<std::string, const char*>> fields;
       fields.emplace_back("sample_id", "<u8");
       for (const ScenarioParam& p : sc.params) fields.emplace_back(p.name, "<f8");
       for (const StudyColumn& col : r.cols) fields.emplace_back(col.name, npy_type(col.kind));
-      write_npy_header(r.npy.get(), fields, rows);
+      write_npy_header(r.npy, fields, rows);
     }
   }
   std::vector<std::string> salib_files;
@@ -250,19 +278,19 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
         for (const StudyColumn& col : r.cols) present |= col.name == kept[k];
         if (!present) continue;
         const std::string name = "salib/" + r.law->name + "_" + kept[k] + ".txt";
-        r.salib[k].reset(open_out(dir + "/" + name));
+        r.salib[k].open(dir + "/" + name);
         salib_files.push_back(name);
       }
     }
   }
-  FilePtr design_out;
+  OutFile design_out;
   if (want_salib) {
     // the sample matrix of the varied parameters, whitespace separated (SALib's X)
-    design_out.reset(open_out(dir + "/design.txt"));
+    design_out.open(dir + "/design.txt");
     std::string h = "#";
     for (const std::string& n : design->names()) h += " " + n;
     h += '\n';
-    std::fwrite(h.data(), 1, h.size(), design_out.get());
+    design_out.put(h);
   }
 
   LawOptions opt;
@@ -326,14 +354,22 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
         }
         s += '\n';
       }
-      std::fwrite(s.data(), 1, s.size(), design_out.get());
+      design_out.put(s);
     }
     build_seconds += std::chrono::duration<double>(Clock::now() - tb).count();
 
     for (LawRun& r : runs) {
       const BatchFn<T> fn = batch_fn<T>(*r.law, backend);
       const auto tl = Clock::now();
-      fn(in.view(lay, 0, m), res.view(0), opt);
+      // on the CPU backends the chunk goes in up to 32 pieces, so that the progress bar moves during
+      // slow laws; a GPU call keeps the whole chunk (its rate needs large batches)
+      const std::size_t pieces = backend == Backend::cuda ? 1 : std::min<std::size_t>(32, (m + 1023) / 1024);
+      for (std::size_t q = 0; q < pieces; ++q) {
+        const std::size_t lo = m * q / pieces, hi = m * (q + 1) / pieces;
+        BatchIn<T> bi = in.view(lay, lo, hi - lo);
+        fn(bi, res.view(lo), opt);
+        bar.update(done + hi);
+      }
       r.seconds += std::chrono::duration<double>(Clock::now() - tl).count();
       const auto tw = Clock::now();
       const std::size_t ncol = r.cols.size();
@@ -389,10 +425,12 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
               ++j;
             }
             if (nbody) sc.body(&vals[i * P], Pv, &o[first_body]);
+            // never a silent NaN in an ok row: the impulse, velocities, energy and body outputs
+            // must be finite (a law's diagnostic extras may be inf where documented, e.g. mu_star)
             bool finite = true;
             for (std::size_t k = 0; k < ncol; ++k)
-              if (r.cols[k].kind == ColKind::real && !std::isfinite(o[k])) finite = false;
-            if (!finite) s = Status::non_finite;  // never a silent NaN in an ok row
+              if ((k < 11 || k >= first_body) && r.cols[k].kind == ColKind::real && !std::isfinite(o[k])) finite = false;
+            if (!finite) s = Status::non_finite;
           }
           stc[tid][static_cast<int>(s)]++;
           if (s == Status::ok)
@@ -450,12 +488,10 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
         for (int k = 0; k < static_cast<int>(Status::count_); ++k) r.status_count[k] += stc[t][k];
       }
       if (want_csv) {
-        for (std::size_t i = 0; i < m; ++i) std::fwrite(lines[i].data(), 1, lines[i].size(), r.csv.get());
-        if (std::ferror(r.csv.get())) throw std::runtime_error(dir + "/" + r.law->name + ".csv: write failed");
+        for (std::size_t i = 0; i < m; ++i) r.csv.put(lines[i]);
       }
       if (want_npy) {
-        for (std::size_t i = 0; i < m; ++i) std::fwrite(recs[i].data(), 1, recs[i].size(), r.npy.get());
-        if (std::ferror(r.npy.get())) throw std::runtime_error(dir + "/" + r.law->name + ".npy: write failed");
+        for (std::size_t i = 0; i < m; ++i) r.npy.put(recs[i]);
       }
       for (std::size_t k = 0; k < r.salib.size(); ++k) {
         if (!r.salib[k]) continue;
@@ -466,11 +502,12 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
           else sb += "nan";
           sb += '\n';
         }
-        std::fwrite(sb.data(), 1, sb.size(), r.salib[k].get());
+        r.salib[k].put(sb);
       }
       if (keep_all)
         for (std::size_t k = 0; k < kept.size(); ++k)
-          r.keep[k].insert(r.keep[k].end(), r.chunk_keep[k].begin(), r.chunk_keep[k].begin() + m);
+          if (std::find(c.sens_outputs.begin(), c.sens_outputs.end(), kept[k]) != c.sens_outputs.end())
+            r.keep[k].insert(r.keep[k].end(), r.chunk_keep[k].begin(), r.chunk_keep[k].begin() + m);
       write_seconds += std::chrono::duration<double>(Clock::now() - tw).count();
       done += m;
       bar.update(done);
@@ -478,11 +515,11 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
   }
   bar.finish();
   for (LawRun& r : runs) {
-    r.csv.reset();
-    r.npy.reset();
-    r.salib.clear();
+    r.csv.close();
+    r.npy.close();
+    for (OutFile& f : r.salib) f.close();
   }
-  design_out.reset();
+  design_out.close();
 
   // ---- SALib Y files --------------------------------------------------------------------------------
   std::vector<std::string> files;
@@ -499,7 +536,7 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
   json sens = json::array();
   std::string sens_table;
   if (!c.sens_outputs.empty()) {
-    FilePtr f(open_out(dir + "/sensitivity.csv"));
+    OutFile f(dir + "/sensitivity.csv");
     std::string s = "law,output,parameter,S1,S1_conf,ST,ST_conf,base_rows_used\n";
     sens_table = "\n| law | output | parameter | S1 | ± | ST | ± |\n|---|---|---|---:|---:|---:|---:|\n";
     for (LawRun& r : runs)
@@ -515,6 +552,9 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
           std::fprintf(log, "impact study: warning: no Sobol indices for %s %s: %s\n", r.law->name.c_str(), o.c_str(), e.what());
           continue;
         }
+        if (!std::isfinite(si.S1.empty() ? 0.0 : si.S1[0]))
+          std::fprintf(log, "impact study: warning: %s %s does not vary over the design: its Sobol indices are undefined (nan)\n",
+                       r.law->name.c_str(), o.c_str());
         json params = json::object();
         for (std::size_t j = 0; j < nvar; ++j) {
           const std::string& pn = design->names()[j];
@@ -530,7 +570,8 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
         }
         sens.push_back({{"law", r.law->name}, {"output", o}, {"base_rows_used", si.used}, {"indices", params}});
       }
-    std::fwrite(s.data(), 1, s.size(), f.get());
+    f.put(s);
+    f.close();
     files.push_back("sensitivity.csv");
   }
 
@@ -543,11 +584,15 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
       const StudyColumn& col = r.cols[k];
       if (col.kind != ColKind::real && col.kind != ColKind::integer) continue;
       const Moments& mo = r.moments[k];
-      cols[col.name] = {{"n", mo.n}, {"mean", mo.mean}, {"sd", std::sqrt(mo.variance())}, {"min", mo.n ? mo.min : NAN},
-                        {"max", mo.n ? mo.max : NAN}};
+      if (mo.n > 0)
+        cols[col.name] = {{"n", mo.n}, {"mean", mo.mean}, {"sd", std::sqrt(mo.variance())}, {"min", mo.min}, {"max", mo.max}};
+      else  // no ok row: no statistics (null), not zeros
+        cols[col.name] = {{"n", 0}, {"mean", nullptr}, {"sd", nullptr}, {"min", nullptr}, {"max", nullptr}};
       if (std::find(kept.begin(), kept.end(), col.name) == kept.end()) continue;
       table += "| " + r.law->name + " | " + col.name + " | " + std::to_string(static_cast<std::uint64_t>(mo.n)) + " | " +
-               fmt(mo.mean) + " | " + fmt(std::sqrt(mo.variance())) + " | " + fmt(mo.min) + " | " + fmt(mo.max) + " |\n";
+               (mo.n > 0 ? fmt(mo.mean) + " | " + fmt(std::sqrt(mo.variance())) + " | " + fmt(mo.min) + " | " + fmt(mo.max)
+                         : std::string("- | - | - | -")) +
+               " |\n";
     }
     json st = json::object();
     for (int k = 0; k < static_cast<int>(Status::count_); ++k)
@@ -603,16 +648,17 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
   meta["files"] = files;
   meta["config"] = to_json(c);
   {
-    FilePtr f(open_out(dir + "/metadata.json"));
-    const std::string s = meta.dump(2) + "\n";
-    std::fwrite(s.data(), 1, s.size(), f.get());
+    OutFile f(dir + "/metadata.json");
+    f.put(meta.dump(2) + "\n");
+    f.close();
   }
   {
-    FilePtr f(open_out(dir + "/summary.md"));
+    OutFile f(dir + "/summary.md");
     std::string s = "# " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") + "scenario " +
                     c.scenario + ", " + std::to_string(rows) + " samples (" + design_kind_name(c.design.kind) +
                     "), backend " + backend_name(backend) + ", " + c.precision + "\n\n" + table + sens_table;
-    std::fwrite(s.data(), 1, s.size(), f.get());
+    f.put(s);
+    f.close();
   }
 
   // ---- plots ----------------------------------------------------------------------------------------------
@@ -661,8 +707,14 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
     if (!args.out.empty()) apply_override(tree, "output.dir=" + nlohmann::json(args.out).dump());
     if (!args.backend.empty()) apply_override(tree, "run.backend=" + nlohmann::json(args.backend).dump());
     c = resolve_config(tree);
-    // the design is checked here too, so that a bad config never starts a run
-    make_design(c.params, c.design);
+    // the design is checked here too, so that a bad config never starts a run; its messages start
+    // with the key, which gives the location
+    try {
+      make_design(c.params, c.design);
+    } catch (const std::invalid_argument& e) {
+      const std::string msg = e.what();
+      throw ConfigError(tree.at(msg.substr(0, msg.find(':'))) + msg);
+    }
   } catch (const ConfigError& e) {
     std::fprintf(log, "impact study: error: %s\n", e.what());
     return 1;

@@ -1,5 +1,7 @@
 #include "study_config.hpp"
 
+#include <climits>
+#include <cstdlib>
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -26,6 +28,7 @@ std::string ConfigTree::at(const std::string& key) const {
     k = k.substr(0, cut);
     it = where.find(k);
   }
+  if (it != where.end() && it->second.first == 0) return "--set: ";  // the key came from the command line
   if (it == where.end() || it->second.first <= 0) return file + ": ";
   return file + ":" + std::to_string(it->second.first) + ":" + std::to_string(it->second.second) + ": ";
 }
@@ -461,6 +464,16 @@ StudyConfig resolve_config(const ConfigTree& t) {
       r.fail("design.file", "design.kind = imported needs a file");
     if (c.design.kind != DesignKind::imported && !c.design.file.empty())
       r.fail("design.file", "only used with design.kind = imported");
+    if (c.design.kind == DesignKind::grid && d.contains("n"))
+      r.fail("design.n", "not used by a grid design (its size is the product of the linspace counts)");
+    // a relative file in a config file is relative to that file's folder
+    if (!c.design.file.empty() && c.design.file[0] != '/' && t.where.count("design.file") &&
+        t.where.at("design.file").first > 0) {
+      const std::size_t slash = t.file.find_last_of('/');
+      const std::string folder = slash == std::string::npos ? "." : t.file.substr(0, slash + 1);
+      char buf[PATH_MAX];
+      if (realpath(folder.c_str(), buf)) c.design.file = std::string(buf) + "/" + c.design.file;
+    }
   }
 
   if (root.contains("params")) {
@@ -479,7 +492,7 @@ StudyConfig resolve_config(const ConfigTree& t) {
   if (root.contains("output")) {
     const json& o = r.table(root.at("output"), "output");
     r.expect_keys(o, "output", {"dir", "formats", "columns"});
-    if (o.contains("dir")) c.out_dir = r.str(o.at("dir"), "output.dir");
+    c.out_dir = o.contains("dir") ? r.str(o.at("dir"), "output.dir") : "out/" + c.name;
     if (o.contains("formats")) c.formats = r.strings(o.at("formats"), "output.formats");
     if (o.contains("columns")) c.columns = r.strings(o.at("columns"), "output.columns");
   } else {
@@ -542,6 +555,9 @@ StudyConfig resolve_config(const ConfigTree& t) {
       if (ps.kind == "scatter" && ps.y.size() != 1) r.fail(key + ".y", "a scatter plot takes one y column");
       if (ps.kind == "sweep" && sc->index_of(ps.x) < 0)
         r.fail(key + ".x", "a sweep's x must be a scenario parameter, got '" + ps.x + "'");
+      if (ps.kind == "sweep" && c.design.kind != DesignKind::grid)
+        r.fail(key + ".kind", std::string("a sweep needs design.kind = \"grid\" (got ") + design_kind_name(c.design.kind) +
+                                  "); use a scatter plot for sampled designs");
       if (!ps.x.empty()) check_column(ps.x, key + ".x", true);
       for (const std::string& y : ps.y) check_column(y, key + ".y", true);
       ps.file = p.contains("file") ? r.str(p.at("file"), key + ".file") : c.name + "-" + std::to_string(i + 1) + ".png";
@@ -557,8 +573,10 @@ json to_json(const StudyConfig& c) {
   j["study"] = {{"name", c.name}, {"description", c.description}, {"scenario", c.scenario}, {"laws", c.laws}};
   j["run"] = {{"backend", c.backend}, {"precision", c.precision}, {"integrator", c.integrator},
               {"steps", c.steps}, {"chunk", c.chunk}};
-  json d = {{"kind", design_kind_name(c.design.kind)}, {"n", c.design.n}, {"seed", c.design.seed},
-            {"skip_first", c.design.skip_first}};
+  json d = {{"kind", design_kind_name(c.design.kind)}};
+  if (c.design.kind != DesignKind::grid) d["n"] = c.design.n;  // a grid's size comes from its linspaces
+  d["seed"] = c.design.seed;
+  d["skip_first"] = c.design.skip_first;
   if (!c.design.file.empty()) d["file"] = c.design.file;
   j["design"] = d;
   json ps = json::object();

@@ -1,5 +1,7 @@
 #include "version.hpp"
 
+#include "impact_revision.h"  // IMPACT_GIT_REV, written at build time (cmake/revision.cmake)
+
 namespace impact::host {
 
 const char* version() { return IMPACT_VERSION; }

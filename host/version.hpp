@@ -5,6 +5,6 @@
 namespace impact::host {
 
 const char* version();       // e.g. "0.1.0"
-const char* git_revision();  // short hash at configure time, or "unknown"
+const char* git_revision();  // short hash at build time, "-dirty" when tracked files differ, or "unknown"
 
 }  // namespace impact::host

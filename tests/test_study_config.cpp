@@ -198,6 +198,9 @@ TEST(StudyConfig, BadConfigsNameTheKey) {
       {kMinimal + "[[plots]]\nkind = \"sweep\"\nx = \"Vx\"\ny = [\"wy\"]\n", "plots[0].x: a sweep's x must be a scenario parameter"},
       {kMinimal + "[[plots]]\nkind = \"hist\"\ny = [\"nope\"]\n", "plots[0].y: unknown column 'nope'"},
       {kMinimal + "[design]\nkind = \"imported\"\n", "design.file"},
+      {kMinimal + "[design]\nkind = \"grid\"\nn = 10\n", "design.n: not used by a grid design"},
+      {kMinimal + "[design]\nkind = \"mc\"\n[[plots]]\nkind = \"sweep\"\nx = \"mu\"\ny = [\"wy\"]\n",
+       "plots[0].kind: a sweep needs design.kind = \"grid\""},
   };
   for (const Case& c : cases) {
     const std::string msg = error_of(c.text);
@@ -229,7 +232,15 @@ TEST(StudyConfig, ErrorsCarryLineAndColumn) {
   }
 }
 
+TEST(StudyConfig, DefaultOutputFolderFollowsTheName) {
+  EXPECT_EQ(from_toml("[study]\nname = \"foo\"\nscenario = \"ball\"\nlaw = \"jia\"\n").out_dir, "out/foo");
+  EXPECT_EQ(from_toml("[study]\nname = \"foo\"\nscenario = \"ball\"\nlaw = \"jia\"\n[output]\nformats = [\"csv\"]\n").out_dir,
+            "out/foo");
+}
+
 TEST(StudyConfig, BadOverridesNameTheKey) {
+  EXPECT_EQ(error_of(kMinimal, {"design.n=0"}).rfind("--set: design.n: expected an integer >= 1", 0), 0u)
+      << error_of(kMinimal, {"design.n=0"});
   EXPECT_NE(error_of(kMinimal, {"design.n=zero"}).find("design.n: expected an integer"), std::string::npos);
   EXPECT_NE(error_of(kMinimal, {"params.mu=normal:1"}).find("params.mu"), std::string::npos);
   EXPECT_NE(error_of(kMinimal, {"run.colour=red"}).find("run.colour: unknown key"), std::string::npos);
