@@ -461,7 +461,10 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
               } else if (kind == ColKind::integer) {
                 L += std::to_string(static_cast<long long>(o[k]));
               } else {
-                if (std::is_same_v<T, float>) append_number(L, static_cast<float>(o[k]));
+                // a float law's own outputs are floats (shortest float text); the derived and
+                // body-level columns are computed in double from them, as in the .npy
+                const bool law_output = (k < 11 && k != 3 && k != 4 && k != 8 && k != 9) || (k >= 11 && k < first_body);
+                if (std::is_same_v<T, float> && law_output) append_number(L, static_cast<float>(o[k]));
                 else append_number(L, o[k]);
               }
             }

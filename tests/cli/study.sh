@@ -46,6 +46,14 @@ check "metadata fields" 'grep -q "\"git_revision\"" "$T/f15c/metadata.json" && g
 "$IMPACT" study "$EX/jia-fig15c.toml" --set run.precision=float --out "$T/f15c-float" --no-plots -q > /dev/null 2> "$T/err"; rc1=$?
 "$IMPACT" study "$EX/jia-fig15c.toml" --backend reference --out "$T/f15c-ref" --no-plots -q > /dev/null 2> "$T/err"; rc2=$?
 check "fig15c float and reference exit 0" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && grep -q "\"precision\": \"float\"" "$T/f15c-float/metadata.json" && grep -q "\"backend\": \"reference\"" "$T/f15c-ref/metadata.json"'
+pycheck "fig15c float: the CSV holds exactly the .npy values" "$T/f15c-float/jia.npy" '
+c = np.genfromtxt(sys.argv[1].replace(".npy", ".csv"), delimiter=",", names=True, dtype=None, encoding="utf-8")
+law_own = {"P_x", "P_y", "P_z", "vf_x", "vf_y", "vf_z", "dE", "In_c", "steps"}  # float text in the CSV
+for name in d.dtype.names:
+    if name in ("status", "modes"):
+        continue
+    t = np.float32 if name in law_own else np.float64
+    assert np.array_equal(np.asarray(c[name]).astype(t), np.asarray(d[name]).astype(t)), name'
 pycheck "fig15c float and reference agree with double" "$T/f15c/jia.npy" '
 f = np.load(sys.argv[1].replace("f15c/", "f15c-float/"))
 r = np.load(sys.argv[1].replace("f15c/", "f15c-ref/"))
