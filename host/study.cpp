@@ -381,7 +381,10 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
         for (std::size_t j = 0; j < ncol; ++j)
           if (r.cols[j].name == kept[k]) kept_pos[k] = static_cast<int>(j);
       const int nthreads = omp_get_max_threads();
-      std::vector<std::vector<Moments>> mom(nthreads, std::vector<Moments>(ncol, Moments::identity()));
+      // each ok row's outputs, merged into the statistics in row order after the parallel loop, so
+      // that the statistics do not depend on the chunk size or the thread count
+      std::vector<double> rowout(m * ncol);
+      std::vector<std::uint8_t> row_ok(m);
       std::vector<std::vector<std::uint64_t>> stc(nthreads, std::vector<std::uint64_t>(static_cast<int>(Status::count_), 0));
 #pragma omp parallel
       {
@@ -433,10 +436,8 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
             if (!finite) s = Status::non_finite;
           }
           stc[tid][static_cast<int>(s)]++;
-          if (s == Status::ok)
-            for (std::size_t k = 0; k < ncol; ++k)
-              if (r.cols[k].kind == ColKind::real || r.cols[k].kind == ColKind::integer)
-                mom[tid][k] = merge(mom[tid][k], Moments::of(o[k]));
+          row_ok[i] = s == Status::ok;
+          if (s == Status::ok) std::copy(o.begin(), o.end(), rowout.begin() + i * ncol);
           if (keep_chunk)
             for (std::size_t k = 0; k < kept.size(); ++k)
               r.chunk_keep[k][i] = (s == Status::ok && kept_pos[k] >= 0) ? o[kept_pos[k]] : NAN;
@@ -486,10 +487,13 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
           }
         }
       }
-      for (int t = 0; t < nthreads; ++t) {
-        for (std::size_t k = 0; k < ncol; ++k) r.moments[k] = merge(r.moments[k], mom[t][k]);
+      for (int t = 0; t < nthreads; ++t)
         for (int k = 0; k < static_cast<int>(Status::count_); ++k) r.status_count[k] += stc[t][k];
-      }
+      for (std::size_t i = 0; i < m; ++i)
+        if (row_ok[i])
+          for (std::size_t k = 0; k < ncol; ++k)
+            if (r.cols[k].kind == ColKind::real || r.cols[k].kind == ColKind::integer)
+              r.moments[k] = merge(r.moments[k], Moments::of(rowout[i * ncol + k]));
       if (want_csv) {
         for (std::size_t i = 0; i < m; ++i) r.csv.put(lines[i]);
       }

@@ -174,6 +174,11 @@ assert S["e"][0] > 0.99, S["e"]
 EOF
 check "Vz depends on e alone" '[ $rc -eq 0 ] || { cat "$T/pyerr" >&2; false; }'
 
+# the tables and the statistics do not depend on the chunk size or the thread count
+"$IMPACT" study "$EX/ball-sobol.toml" --set design.n=128 --set run.chunk=7 --out "$T/ch7" --no-plots -q > /dev/null 2>&1
+OMP_NUM_THREADS=1 "$IMPACT" study "$EX/ball-sobol.toml" --set design.n=128 --out "$T/ch1" --no-plots -q > /dev/null 2>&1
+check "chunk size and threads change nothing" 'cmp -s "$T/ch7/jia.csv" "$T/ch1/jia.csv" && cmp -s "$T/ch7/stronge.npy" "$T/ch1/stronge.npy" && cmp -s "$T/ch7/sensitivity.csv" "$T/ch1/sensitivity.csv" && "$PY" -c "import json,sys; a,b=(json.load(open(f))[\"summary\"] for f in sys.argv[1:]); sys.exit(not all(a[l][\"columns\"]==b[l][\"columns\"] for l in a))" "$T/ch7/metadata.json" "$T/ch1/metadata.json"'
+
 # 8. every scenario runs as a Monte Carlo study around its defaults with several laws; no row is
 #    lost, ok rows have finite body outputs and never gain energy (dE <= 0 for these laws)
 for sc in contact ball pencil double-pendulum-2d double-pendulum-3d two-bodies; do
