@@ -8,14 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "impact/laws/aghili.hpp"
-#include "impact/laws/chatterjee_ruina.hpp"
-#include "impact/laws/jia.hpp"
-#include "impact/laws/morgan.hpp"
-#include "impact/laws/newton.hpp"
-#include "impact/laws/stronge.hpp"
+#include "kernels/all_laws.hpp"
 #include "impact/rng.hpp"
 #include "kernels/cuda_backend.hpp"
+#include "kernels/sampled.hpp"
 
 namespace impact::cuda {
 
@@ -250,14 +246,7 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
       dcol[c] = din_base + j * m;
       ++j;
     }
-    BatchIn<T> din{};
-    for (int c = 0; c < 6; ++c) din.W[c] = dcol[c];
-    for (int c = 0; c < 3; ++c) din.n[c] = dcol[6 + c], din.v[c] = dcol[9 + c];
-    din.mu = dcol[12];
-    din.e = dcol[13];
-    din.e_t = dcol[14];
-    din.eta0 = dcol[15];
-    din.count = m;
+    const BatchIn<T> din = batch_in_of<T>(dcol, m);
     const std::size_t ib = st.in_bytes(nin, m), ob = st.out_bytes(m);
     const OutLayout<T> dout(static_cast<char*>(st.dev.p) + ib, m);
     check(cudaMemcpyAsync(st.dev.p, st.host.p, ib, cudaMemcpyHostToDevice, st.stream.s), "cudaMemcpyAsync to device");
@@ -312,12 +301,7 @@ void philox_uniforms(std::uint64_t seed, std::uint32_t stream, std::uint64_t fir
                                                const StreamOptions&);                                        \
   template void evaluate_streamed<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&, \
                                               const StreamOptions&);
-IMPACT_INSTANTIATE(NewtonLaw)
-IMPACT_INSTANTIATE(ChatterjeeRuinaLaw)
-IMPACT_INSTANTIATE(AghiliLaw)
-IMPACT_INSTANTIATE(MorganLaw)
-IMPACT_INSTANTIATE(StrongeLaw)
-IMPACT_INSTANTIATE(JiaLaw)
+IMPACT_FOR_EACH_LAW(IMPACT_INSTANTIATE)
 #undef IMPACT_INSTANTIATE
 
 }  // namespace impact::cuda

@@ -7,12 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "impact/laws/aghili.hpp"
-#include "impact/laws/chatterjee_ruina.hpp"
-#include "impact/laws/jia.hpp"
-#include "impact/laws/morgan.hpp"
-#include "impact/laws/newton.hpp"
-#include "impact/laws/stronge.hpp"
+#include "kernels/all_laws.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/sampled.hpp"
 
@@ -132,12 +127,7 @@ void sample_instances(const SampleSpec& spec, std::uint64_t seed, std::uint64_t 
                                                     std::uint64_t, const LawOptions&, const SummaryRanges&); \
   template BatchSummary reduce_sampled<LAW, float>(const SampleSpec&, std::uint64_t, std::uint64_t,        \
                                                    std::uint64_t, const LawOptions&, const SummaryRanges&);
-IMPACT_INSTANTIATE(NewtonLaw)
-IMPACT_INSTANTIATE(ChatterjeeRuinaLaw)
-IMPACT_INSTANTIATE(AghiliLaw)
-IMPACT_INSTANTIATE(MorganLaw)
-IMPACT_INSTANTIATE(StrongeLaw)
-IMPACT_INSTANTIATE(JiaLaw)
+IMPACT_FOR_EACH_LAW(IMPACT_INSTANTIATE)
 #undef IMPACT_INSTANTIATE
 
 }  // namespace impact::cuda

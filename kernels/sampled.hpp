@@ -94,9 +94,10 @@ void materialize(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin
   for (std::size_t i = 0; i < count; ++i) store_instance_columns(cols, i, make_instance<T>(spec, seed, begin + i));
 }
 
-// A BatchIn view of materialized columns.
+// A BatchIn view of 16 columns in BatchIn order (materialized instances, or device copies; a null
+// law-parameter column means "not read").
 template <class T>
-BatchIn<T> batch_in_of(T* const cols[kInstanceColumns], std::size_t count) {
+BatchIn<T> batch_in_of(const T* const cols[kInstanceColumns], std::size_t count) {
   BatchIn<T> in{};
   for (int k = 0; k < 6; ++k) in.W[k] = cols[k];
   for (int k = 0; k < 3; ++k) in.n[k] = cols[6 + k], in.v[k] = cols[9 + k];
