@@ -144,6 +144,7 @@ struct LawRun {
   double seconds = 0;                   // time in the law's batch call
   std::vector<Moments> moments;         // per output column (ok rows)
   std::uint64_t status_count[static_cast<int>(Status::count_)] = {};
+  std::vector<int> kept_pos;                    // per kept column: its index in cols, or -1 (law lacks it)
   std::vector<std::vector<double>> chunk_keep;  // per kept column: the current chunk's rows
   std::vector<std::vector<double>> keep;        // per kept column: every row (sensitivity only)
   std::vector<OutFile> salib;                  // per kept column: its SALib Y file (null: absent)
@@ -200,16 +201,9 @@ std::string shell_quote(const std::string& s) {
 }
 
 template <class T>
-int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, const StudyArgs& args, std::FILE* out,
-              std::FILE* log) {
-  const auto t_start = Clock::now();
+int run_typed(const StudyConfig& c, const ScenarioInfo& sc, const Design* design, Backend backend,
+              const StudyArgs& args, Clock::time_point t_start, std::FILE* out, std::FILE* log) {
   const bool quiet = args.quiet;
-  std::unique_ptr<Design> design;
-  try {
-    design = make_design(c.params, c.design);
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError(std::string("config: ") + e.what());
-  }
   const std::size_t rows = design->rows();
   const std::size_t P = sc.params.size();
   const std::size_t nvar = design->names().size();
@@ -244,6 +238,10 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
     r.law = find_law(ln);
     r.cols = law_output_columns(*r.law, sc);
     r.moments.assign(r.cols.size(), Moments::identity());
+    r.kept_pos.assign(kept.size(), -1);
+    for (std::size_t k = 0; k < kept.size(); ++k)
+      for (std::size_t j = 0; j < r.cols.size(); ++j)
+        if (r.cols[j].name == kept[k]) r.kept_pos[k] = static_cast<int>(j);
     if (keep_all) r.keep.resize(kept.size());
     if (keep_chunk) r.chunk_keep.assign(kept.size(), std::vector<double>(std::min<std::uint64_t>(c.chunk, design->rows()), NAN));
     runs.push_back(std::move(r));
@@ -274,9 +272,7 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
     for (LawRun& r : runs) {
       r.salib.resize(kept.size());
       for (std::size_t k = 0; k < kept.size(); ++k) {
-        bool present = false;
-        for (const StudyColumn& col : r.cols) present |= col.name == kept[k];
-        if (!present) continue;
+        if (r.kept_pos[k] < 0) continue;
         const std::string name = "salib/" + r.law->name + "_" + kept[k] + ".txt";
         r.salib[k].open(dir + "/" + name);
         salib_files.push_back(name);
@@ -309,7 +305,6 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
   for (bool& b : lay.needed) b = true;
   std::vector<std::string> lines(chunk);
   std::vector<std::string> recs(chunk);
-  std::vector<double> outrow;  // per-row scratch is thread-local below
   double build_seconds = 0, write_seconds = 0;
   std::uint64_t build_failed = 0;
 
@@ -375,11 +370,7 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
       const std::size_t ncol = r.cols.size();
       const std::size_t nbody = sc.body_outputs.size();
       const std::size_t first_body = ncol - nbody;
-      // kept-column positions in r.cols
-      std::vector<int> kept_pos(kept.size(), -1);
-      for (std::size_t k = 0; k < kept.size(); ++k)
-        for (std::size_t j = 0; j < ncol; ++j)
-          if (r.cols[j].name == kept[k]) kept_pos[k] = static_cast<int>(j);
+      const std::vector<int>& kept_pos = r.kept_pos;
       const int nthreads = omp_get_max_threads();
       // each ok row's outputs, merged into the statistics in row order after the parallel loop, so
       // that the statistics do not depend on the chunk size or the thread count
@@ -549,9 +540,7 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
     for (LawRun& r : runs)
       for (const std::string& o : c.sens_outputs) {
         const std::size_t k = std::find(kept.begin(), kept.end(), o) - kept.begin();
-        bool present = false;
-        for (const StudyColumn& col : r.cols) present |= col.name == o;
-        if (!present) continue;
+        if (r.kept_pos[k] < 0) continue;
         SobolIndices si;
         try {
           si = sobol_indices(r.keep[k], nvar, c.bootstrap, c.confidence, c.design.seed);
@@ -707,17 +696,19 @@ int run_typed(const StudyConfig& c, const ScenarioInfo& sc, Backend backend, con
 }  // namespace
 
 int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
+  const auto t_start = Clock::now();
   StudyConfig c;
+  std::unique_ptr<Design> design;
   try {
     ConfigTree tree = load_config_file(args.config);
     for (const std::string& s : args.sets) apply_override(tree, s);
     if (!args.out.empty()) apply_override(tree, "output.dir=" + nlohmann::json(args.out).dump());
     if (!args.backend.empty()) apply_override(tree, "run.backend=" + nlohmann::json(args.backend).dump());
     c = resolve_config(tree);
-    // the design is checked here too, so that a bad config never starts a run; its messages start
-    // with the key, which gives the location
+    // the design is built before any work, so that a bad config never starts a run; its messages
+    // start with the key, which gives the location
     try {
-      make_design(c.params, c.design);
+      design = make_design(c.params, c.design);
     } catch (const std::invalid_argument& e) {
       const std::string msg = e.what();
       throw ConfigError(tree.at(msg.substr(0, msg.find(':'))) + msg);
@@ -741,8 +732,8 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
     if (c.precision == "double" ? !batch_fn<double>(*li, backend) : !batch_fn<float>(*li, backend))
       throw std::invalid_argument("law " + l + " has no " + c.precision + " entry point on backend " + backend_name(backend));
   }
-  if (c.precision == "float") return run_typed<float>(c, *sc, backend, args, out, log);
-  return run_typed<double>(c, *sc, backend, args, out, log);
+  if (c.precision == "float") return run_typed<float>(c, *sc, design.get(), backend, args, t_start, out, log);
+  return run_typed<double>(c, *sc, design.get(), backend, args, t_start, out, log);
 }
 
 }  // namespace impact::host

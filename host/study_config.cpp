@@ -329,8 +329,6 @@ ParamSpec parse_param(const std::string& name, const json& v, const std::string&
       }
     }
   } else if (v.is_object()) {
-    ConfigTree dummy;
-    Reader r{dummy};
     const auto need = [&](const char* k) -> double {
       if (!v.contains(k)) { fail(std::string("missing '") + k + "'"); }
       const json& x = v.at(k);
@@ -378,7 +376,6 @@ ParamSpec parse_param(const std::string& name, const json& v, const std::string&
     } else {
       fail("a table needs 'dist' or 'linspace' (expected " + forms + ")");
     }
-    (void)r;
   } else {
     fail(std::string("expected ") + forms + ", got " + type_name(v));
   }
