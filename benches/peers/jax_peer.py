@@ -21,7 +21,6 @@ the project's host code is compiled without contraction, so the JAX CPU results 
 `impact eval --backend omp` to rounding. On a GPU XLA contracts FMAs (see check.py --outliers).
 Exit status 77 (skipped) with "JAX not available" when jax cannot be imported.
 """
-import argparse
 import os
 import statistics
 import sys
@@ -126,16 +125,7 @@ def make_law(law, T, steps, euler):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--law", required=True, choices=sorted(pc.LAW_PARAMS))
-    ap.add_argument("--in", dest="inp", required=True)
-    ap.add_argument("--out", default=None, help="result CSV ('-': stdout; default: none)")
-    ap.add_argument("--precision", default="double", choices=["double", "float"])
-    ap.add_argument("--steps", type=int, default=250)
-    ap.add_argument("--integrator", default="rk4", choices=["rk4", "euler"])
-    ap.add_argument("--reps", type=int, default=5, help="timed repetitions (median reported)")
-    ap.add_argument("--warmup", type=int, default=1, help="untimed runs after compilation")
-    ap.add_argument("--timing-out", default="-", help="timing JSON (default: stdout)")
+    ap = pc.peer_arguments(__doc__.split("\n\n")[0], "untimed runs after compilation")
     ap.add_argument("--allow-fma", action="store_true", help="leave XLA's CPU backend free to contract FMAs")
     a = ap.parse_args(argv)
     if a.steps < 1:

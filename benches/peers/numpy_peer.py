@@ -23,7 +23,6 @@ three step kinds run on their own subsets of rows, and rows that end leave the a
 with `impact eval --backend omp|serial` bit for bit in double (apart from libm's last bit), and
 benches/peers/check.py measures it.
 """
-import argparse
 import os
 import statistics
 import sys
@@ -128,16 +127,7 @@ def evaluate(law, T, cols, steps, euler):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--law", required=True, choices=sorted(pc.LAW_PARAMS))
-    ap.add_argument("--in", dest="inp", required=True)
-    ap.add_argument("--out", default=None, help="result CSV ('-': stdout; default: none)")
-    ap.add_argument("--precision", default="double", choices=["double", "float"])
-    ap.add_argument("--steps", type=int, default=250)
-    ap.add_argument("--integrator", default="rk4", choices=["rk4", "euler"])
-    ap.add_argument("--reps", type=int, default=5, help="timed repetitions (median reported)")
-    ap.add_argument("--warmup", type=int, default=1, help="untimed runs before the timed ones")
-    ap.add_argument("--timing-out", default="-", help="timing JSON (default: stdout)")
+    ap = pc.peer_arguments(__doc__.split("\n\n")[0], "untimed runs before the timed ones")
     a = ap.parse_args(argv)
     if a.steps < 1:
         ap.error("--steps must be >= 1")

@@ -16,6 +16,7 @@ The loop of `jia` is one state machine (jia_iterate: one fixed step or one Illin
 and iteration), driven over the compacted active rows by numpy_peer.py and by a lax.while_loop per
 instance in jax_peer.py.
 """
+import argparse
 import csv
 import json
 import sys
@@ -127,6 +128,21 @@ def write_results(path, law, precision, ids, id_name, res, np):
     else:
         with open(path, "w") as f:
             f.write(data)
+
+
+def peer_arguments(description, warmup_help):
+    """The command line every peer takes (numpy_peer.py, jax_peer.py); a peer may add its own."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--law", required=True, choices=sorted(LAW_PARAMS))
+    ap.add_argument("--in", dest="inp", required=True)
+    ap.add_argument("--out", default=None, help="result CSV ('-': stdout; default: none)")
+    ap.add_argument("--precision", default="double", choices=["double", "float"])
+    ap.add_argument("--steps", type=int, default=250)
+    ap.add_argument("--integrator", default="rk4", choices=["rk4", "euler"])
+    ap.add_argument("--reps", type=int, default=5, help="timed repetitions (median reported)")
+    ap.add_argument("--warmup", type=int, default=1, help=warmup_help)
+    ap.add_argument("--timing-out", default="-", help="timing JSON (default: stdout)")
+    return ap
 
 
 def write_timing(path, obj):
