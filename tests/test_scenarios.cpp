@@ -182,6 +182,31 @@ std::vector<double> initial_velocities(const ScenarioInfo& s, const std::vector<
   return out;
 }
 
+// Body b (0: above, 1: below) of a two-bodies sample, computed here from the parameters: mass, the
+// support point (the contact point, at the origin, relative to the COM) and the world inertia about
+// the COM (solid box m(b^2 + c^2)/3, solid ellipsoid m(b^2 + c^2)/5, ...).
+struct TwoBodyPart {
+  double m;
+  Eigen::Vector3d sp;
+  Eigen::Matrix3d Iw;
+};
+TwoBodyPart two_body_part(const ScenarioInfo& s, const std::vector<double>& v, int b) {
+  const std::string k = std::to_string(b + 1);
+  const int shape = static_cast<int>(get(v, s, ("shape" + k).c_str()));
+  const double m = get(v, s, ("m" + k).c_str());
+  const double abc[3] = {get(v, s, ("a" + k).c_str()), get(v, s, ("b" + k).c_str()), get(v, s, ("c" + k).c_str())};
+  const double rv[3] = {get(v, s, ("rx" + k).c_str()), get(v, s, ("ry" + k).c_str()), get(v, s, ("rz" + k).c_str())};
+  const double dir[3] = {0, 0, b == 0 ? -1.0 : 1.0};
+  double sp[3];
+  sd::support_point(shape, abc, rv, dir, sp);
+  const Eigen::Matrix3d R = rotvec(v3(rv));
+  const double f = shape == 0 ? 1.0 / 3 : 1.0 / 5;
+  const Eigen::Matrix3d Ib = (f * m * Eigen::Vector3d(abc[1] * abc[1] + abc[2] * abc[2], abc[0] * abc[0] + abc[2] * abc[2],
+                                                      abc[0] * abc[0] + abc[1] * abc[1]))
+                                 .asDiagonal();
+  return {m, v3(sp), R * Ib * R.transpose()};
+}
+
 BodyState body_state(const ScenarioInfo& s, const std::vector<double>& v, const std::vector<double>& o) {
   if (s.name == "ball") {
     const double m = get(v, s, "m"), r = get(v, s, "r");
@@ -230,23 +255,11 @@ BodyState body_state(const ScenarioInfo& s, const std::vector<double>& v, const 
     double K = 0;
     Eigen::Vector3d vc = Eigen::Vector3d::Zero();
     for (int b = 0; b < 2; ++b) {
-      const std::string k = std::to_string(b + 1);
-      const int shape = static_cast<int>(get(v, s, ("shape" + k).c_str()));
-      const double m = get(v, s, ("m" + k).c_str());
-      const double abc[3] = {get(v, s, ("a" + k).c_str()), get(v, s, ("b" + k).c_str()), get(v, s, ("c" + k).c_str())};
-      const double rv[3] = {get(v, s, ("rx" + k).c_str()), get(v, s, ("ry" + k).c_str()), get(v, s, ("rz" + k).c_str())};
-      const double dir[3] = {0, 0, b == 0 ? -1.0 : 1.0};
-      double sp[3];
-      sd::support_point(shape, abc, rv, dir, sp);
-      const Eigen::Matrix3d R = rotvec(v3(rv));
-      const double f = shape == 0 ? 1.0 / 3 : 1.0 / 5;
-      const Eigen::Matrix3d Ib = (f * m * Eigen::Vector3d(abc[1] * abc[1] + abc[2] * abc[2], abc[0] * abc[0] + abc[2] * abc[2],
-                                                          abc[0] * abc[0] + abc[1] * abc[1]))
-                                     .asDiagonal();
+      const TwoBodyPart part = two_body_part(s, v, b);
       const Eigen::Vector3d V = v3(&o[6 * b]), w = v3(&o[6 * b + 3]);
-      K += 0.5 * m * V.squaredNorm() + 0.5 * w.dot(R * Ib * R.transpose() * w);
+      K += 0.5 * part.m * V.squaredNorm() + 0.5 * w.dot(part.Iw * w);
       // the contact point (origin) relative to the COM is the support point offset
-      vc += (b == 0 ? 1.0 : -1.0) * (V + w.cross(v3(sp)));
+      vc += (b == 0 ? 1.0 : -1.0) * (V + w.cross(part.sp));
     }
     return {K, vc};
   }
@@ -733,21 +746,9 @@ TEST(ScenarioTwoBodies, MomentaAreConserved) {
       Eigen::Vector3d Lm = Eigen::Vector3d::Zero();
       double scale = 0;
       for (int b = 0; b < 2; ++b) {
-        const std::string k = std::to_string(b + 1);
-        const int shape = static_cast<int>(get(v, s, ("shape" + k).c_str()));
-        const double m = b == 0 ? m1 : m2;
-        const double abc[3] = {get(v, s, ("a" + k).c_str()), get(v, s, ("b" + k).c_str()), get(v, s, ("c" + k).c_str())};
-        const double rv[3] = {get(v, s, ("rx" + k).c_str()), get(v, s, ("ry" + k).c_str()), get(v, s, ("rz" + k).c_str())};
-        const double dir[3] = {0, 0, b == 0 ? -1.0 : 1.0};
-        double sp[3];
-        sd::support_point(shape, abc, rv, dir, sp);
-        const Eigen::Matrix3d R = rotvec(v3(rv));
-        const double f = shape == 0 ? 1.0 / 3 : 1.0 / 5;
-        const Eigen::Matrix3d Ib = (f * m * Eigen::Vector3d(abc[1] * abc[1] + abc[2] * abc[2], abc[0] * abc[0] + abc[2] * abc[2],
-                                                            abc[0] * abc[0] + abc[1] * abc[1]))
-                                       .asDiagonal();
-        const Eigen::Vector3d com = -v3(sp);
-        const Eigen::Vector3d contrib = com.cross(m * v3(&o[6 * b])) + R * Ib * R.transpose() * v3(&o[6 * b + 3]);
+        const TwoBodyPart part = two_body_part(s, v, b);
+        const Eigen::Vector3d com = -part.sp;
+        const Eigen::Vector3d contrib = com.cross(part.m * v3(&o[6 * b])) + part.Iw * v3(&o[6 * b + 3]);
         Lm += contrib;
         scale += contrib.norm() + com.norm() * P.norm();
       }
