@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Byte-identity of the product's outputs across refactorings: `impact eval` on examples/cases.csv
+# for every law x CPU backend (serial, omp, reference) x precision x integrator, and the tables of
+# every shipped study (examples/studies/*.toml, omp backend, no plots), hashed with sha256.
+#
+#   bash scripts/golden.sh write IMPACT_BINARY [SUMS]   # record the hashes (tests/golden/SHA256SUMS)
+#   bash scripts/golden.sh check IMPACT_BINARY [SUMS]   # recompute and compare; exit 1 on a difference
+#   bash scripts/golden.sh files IMPACT_BINARY DIR      # only write the outputs into DIR (for diffs)
+#
+# Bits of transcendental functions (glibc's exp, atan2, ...) may differ between CPU feature sets,
+# so the hashes are tied to the machine class they were written on (the `# machine:` line: glibc
+# version and the CPU's fma/avx2 flags); `check` on another class exits 77 (ctest: skipped) and
+# says why. metadata.json is compared without its volatile keys (dates, timings, host, revision, the
+# output folder).
+# The CUDA backend is not part of it: the device contracts a*b+c into FMAs, so its results agree
+# with the serial backend to rounding, not bit for bit (tests/kernels/test_cuda_backend.cpp).
+set -euo pipefail
+mode=${1:?usage: golden.sh write|check|files IMPACT_BINARY [SUMS|DIR]}
+IMPACT=$(readlink -f "${2:?usage: golden.sh write|check|files IMPACT_BINARY [SUMS|DIR]}")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SUMS=${3:-$ROOT/tests/golden/SHA256SUMS}
+PY=${IMPACT_PYTHON:-python3}
+
+machine_class() {
+  local glibc flags
+  glibc=$(ldd --version 2>/dev/null | head -1 | awk '{print $NF}')
+  flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | tr ' ' '\n' | grep -xE 'fma|avx2|avx512f' | sort | tr '\n' '+')
+  echo "glibc ${glibc:-unknown}, $(uname -m), cpu ${flags:-none}"
+}
+
+produce() {  # DIR: writes every output below DIR
+  local d=$1 law backend prec integ
+  mkdir -p "$d/eval" "$d/study"
+  for law in $("$IMPACT" laws | awk 'NF && $1 !~ /^(reads|writes)$/ && substr($0,1,1) != " " {print $1}'); do
+    for backend in serial omp reference; do
+      for prec in double float; do
+        [ "$backend" = reference ] && [ "$prec" = float ] && continue
+        for integ in rk4 euler; do
+          [ "$backend" = reference ] && [ "$integ" = euler ] && continue
+          "$IMPACT" eval --law "$law" --in "$ROOT/examples/cases.csv" --backend "$backend" --precision "$prec" \
+            --integrator "$integ" --out "$d/eval/$law.$backend.$prec.$integ.csv" -q
+        done
+      done
+    done
+  done
+  local f name
+  for f in "$ROOT"/examples/studies/*.toml; do
+    name=$(basename "$f" .toml)
+    "$IMPACT" study "$f" --backend omp --no-plots -q --out "$d/study/$name" > /dev/null
+    "$PY" - "$d/study/$name/metadata.json" <<'EOF'
+import json, sys
+p = sys.argv[1]
+m = json.load(open(p))
+for k in ("date", "git_revision", "impact_version", "host", "timings"):
+    m.pop(k, None)
+m.get("config", {}).get("output", {}).pop("dir", None)  # where this run wrote
+for law in m.get("summary", {}).values():
+    law.pop("law_seconds", None)
+    law.pop("instances_per_s", None)
+json.dump(m, open(p, "w"), indent=1, sort_keys=True)
+EOF
+  done
+}
+
+case "$mode" in
+  files)
+    produce "${3:?files needs a DIR}"
+    ;;
+  write|check)
+    T=$(mktemp -d)
+    trap 'rm -rf "$T"' EXIT
+    produce "$T/out"
+    (cd "$T/out" && find . -type f | LC_ALL=C sort | xargs sha256sum) > "$T/sums"
+    if [ "$mode" = write ]; then
+      mkdir -p "$(dirname "$SUMS")"
+      { echo "# machine: $(machine_class)"
+        echo "# written by: $("$IMPACT" --version) with scripts/golden.sh"
+        cat "$T/sums"; } > "$SUMS"
+      echo "golden: $(wc -l < "$T/sums") files hashed into $SUMS"
+    else
+      want=$(sed -n 's/^# machine: //p' "$SUMS")
+      have=$(machine_class)
+      if [ "$want" != "$have" ]; then
+        echo "golden: SKIPPED: the hashes were written on '$want', this machine is '$have'" \
+             "(libm bits may differ); rewrite them with the old build on this class to compare"
+        exit 77
+      fi
+      if diff <(grep -v '^#' "$SUMS") "$T/sums" > "$T/diff"; then
+        echo "golden: $(wc -l < "$T/sums") files byte-identical to $SUMS"
+      else
+        echo "golden: FAIL: outputs differ from $SUMS:"
+        grep '^[<>]' "$T/diff" | awk '{print $1, $3}' | sort -k2 | uniq
+        exit 1
+      fi
+    fi
+    ;;
+  *) echo "usage: golden.sh write|check|files IMPACT_BINARY [SUMS|DIR]" >&2; exit 2 ;;
+esac
