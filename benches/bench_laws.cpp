@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "batch_buffers.hpp"
-#include "laws.hpp"
+#include "engine/registry.hpp"
 
 using namespace impact;
 
@@ -18,23 +18,23 @@ const std::vector<ContactProblem<double>>& rows() {
 }
 
 template <class T>
-void run(benchmark::State& st, const host::LawInfo* law, host::Backend b) {
+void run(benchmark::State& st, const engine::LawInfo* law, engine::Backend b) {
   impact::testing::Buffers<T> buf(rows());
   LawOptions opt;
   for (auto _ : st) {
-    host::batch_fn<T>(*law, b)(buf.bin, buf.bout, opt);
+    engine::batch_fn<T>(*law, b)(buf.bin, buf.bout, opt);
     benchmark::ClobberMemory();
   }
   const double n = static_cast<double>(rows().size());
   st.counters["instances/s"] = benchmark::Counter(n * st.iterations(), benchmark::Counter::kIsRate);
-  const double steps = std::accumulate(buf.steps.begin(), buf.steps.end(), 0.0);
+  const double steps = std::accumulate(buf.out.steps.begin(), buf.out.steps.end(), 0.0);
   st.counters["steps/s"] = benchmark::Counter(steps * st.iterations(), benchmark::Counter::kIsRate);
 }
 
 const int registered = [] {
-  for (const host::LawInfo& law : host::all_laws()) {
-    for (host::Backend b : {host::Backend::serial, host::Backend::omp}) {
-      const std::string base = law.name + "/" + host::backend_name(b);
+  for (const engine::LawInfo& law : engine::all_laws()) {
+    for (engine::Backend b : {engine::Backend::serial, engine::Backend::omp}) {
+      const std::string base = law.name + "/" + engine::backend_name(b);
       benchmark::RegisterBenchmark((base + "/double").c_str(), run<double>, &law, b)->UseRealTime();
       benchmark::RegisterBenchmark((base + "/float").c_str(), run<float>, &law, b)->UseRealTime();
     }

@@ -10,30 +10,30 @@
 #include <omp.h>
 
 #include "batch_buffers.hpp"
-#include "laws.hpp"
+#include "engine/registry.hpp"
 
 using namespace impact;
 
 int main(int argc, char** argv) {
   const std::string name = argc > 1 ? argv[1] : "jia";
   const std::size_t n = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 20000;
-  const host::LawInfo* law = host::find_law(name);
+  const engine::LawInfo* law = engine::find_law(name);
   if (!law) {
-    std::fprintf(stderr, "unknown law '%s' (known: %s)\n", name.c_str(), host::law_names().c_str());
+    std::fprintf(stderr, "unknown law '%s' (known: %s)\n", name.c_str(), engine::law_names().c_str());
     return 2;
   }
   const auto ps = impact::testing::instances(n);
   impact::testing::Buffers<double> buf(ps);
   LawOptions opt;
-  auto time = [&](host::Backend b) {
+  auto time = [&](engine::Backend b) {
     const auto t0 = std::chrono::steady_clock::now();
-    host::batch_fn<double>(*law, b)(buf.bin, buf.bout, opt);
+    engine::batch_fn<double>(*law, b)(buf.bin, buf.bout, opt);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   double ts[3], to[3];
   for (int r = 0; r < 3; ++r) {
-    ts[r] = time(host::Backend::serial);
-    to[r] = time(host::Backend::omp);
+    ts[r] = time(engine::Backend::serial);
+    to[r] = time(engine::Backend::omp);
   }
   std::sort(ts, ts + 3);
   std::sort(to, to + 3);

@@ -1,61 +1,95 @@
-// Structure-of-arrays batch layout and the per-instance functor that every backend runs:
-// serial loop (host), Thrust OMP and CUDA (later). One call = one impact instance, the whole law
-// evaluated in registers; the functor reads its inputs once and writes its outputs once.
+// Structure-of-arrays batch layout and the per-instance functors that every backend runs (serial
+// loop, Thrust OMP, CUDA kernel). One call = one impact instance, the whole law evaluated in
+// registers; the functor reads its inputs once and writes its outputs once. The columns and their
+// order are those of impact/columns.hpp.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
+#include "impact/columns.hpp"
 #include "impact/problem.hpp"
 #include "impact/stats.hpp"
 
 namespace impact {
 
-// Input columns, each an array of `count` values.
+// Input columns, each an array of `count` values, in InputColumn order. A null parameter column
+// (mu, e, e_t, eta0) is one the law does not read: it sees input_default() instead.
 template <class T>
 struct BatchIn {
-  const T* W[6];  // xx xy xz yy yz zz
-  const T* n[3];
-  const T* v[3];
-  const T* mu;    // may be null when the law does not read it (then 0)
-  const T* e;
-  const T* e_t;
-  const T* eta0;
+  const T* col[kNumInputs];
   std::size_t count;
 };
 
+// Output columns: the real-valued ones in OutputColumn order, then the mode sequences, step counts
+// and statuses.
 template <class T>
 struct BatchOut {
-  T* P[3];
-  T* vf[3];
-  T* dE;
-  T* In_c;
-  T* aux[kAux];
+  T* real[kNumRealOutputs];
   std::uint32_t* modes;
   std::int32_t* steps;
   std::uint8_t* status;
 };
 
+// Bytes of one output row (all columns).
+template <class T> constexpr std::size_t output_row_bytes() {
+  return kNumRealOutputs * sizeof(T) + sizeof(std::uint32_t) + sizeof(std::int32_t) + sizeof(std::uint8_t);
+}
+
+// A BatchOut over one packed block of m rows: the real columns, then modes, steps and status, each
+// contiguous (the CUDA staging buffers). `base` holds m * output_row_bytes<T>() bytes.
+template <class T> BatchOut<T> packed_batch_out(void* base, std::size_t m) {
+  BatchOut<T> o;
+  T* t = static_cast<T*>(base);
+  for (int k = 0; k < kNumRealOutputs; ++k) o.real[k] = t + std::size_t(k) * m;
+  o.modes = reinterpret_cast<std::uint32_t*>(t + std::size_t(kNumRealOutputs) * m);
+  o.steps = reinterpret_cast<std::int32_t*>(o.modes + m);
+  o.status = reinterpret_cast<std::uint8_t*>(o.steps + m);
+  return o;
+}
+
+// A BatchIn over input columns in InputColumn order (null parameter columns: not read).
+template <class T> BatchIn<T> batch_in_of(const T* const cols[kNumInputs], std::size_t count) {
+  BatchIn<T> b;
+  for (int k = 0; k < kNumInputs; ++k) b.col[k] = cols[k];
+  b.count = count;
+  return b;
+}
+
+// The same batch shifted by `offset` rows (count rows from there).
+template <class T> BatchIn<T> slice(const BatchIn<T>& in, std::size_t offset, std::size_t count) {
+  BatchIn<T> b;
+  for (int k = 0; k < kNumInputs; ++k) b.col[k] = in.col[k] ? in.col[k] + offset : nullptr;
+  b.count = count;
+  return b;
+}
+template <class T> BatchOut<T> slice(const BatchOut<T>& out, std::size_t offset) {
+  BatchOut<T> b;
+  for (int k = 0; k < kNumRealOutputs; ++k) b.real[k] = out.real[k] + offset;
+  b.modes = out.modes + offset;
+  b.steps = out.steps + offset;
+  b.status = out.status + offset;
+  return b;
+}
+
 template <class T> IMPACT_HDI ContactProblem<T> load_instance(const BatchIn<T>& in, std::size_t i) {
-  ContactProblem<T> p;
-  p.W = Sym3<T>{in.W[0][i], in.W[1][i], in.W[2][i], in.W[3][i], in.W[4][i], in.W[5][i]};
-  p.n = Vec3<T>{in.n[0][i], in.n[1][i], in.n[2][i]};
-  p.v0 = Vec3<T>{in.v[0][i], in.v[1][i], in.v[2][i]};
-  p.mu = in.mu ? in.mu[i] : T(0);
-  p.e = in.e ? in.e[i] : T(0);
-  p.e_t = in.e_t ? in.e_t[i] : T(0);
-  p.eta0 = in.eta0 ? in.eta0[i] : T(1);
-  return p;
+  T v[kNumInputs];
+  for (int k = 0; k < kNumInputs; ++k) v[k] = in.col[k] ? in.col[k][i] : input_default<T>(k);
+  return from_columns(v);
 }
 
 template <class T> IMPACT_HDI void store_result(const BatchOut<T>& out, std::size_t i, const Result<T>& r) {
-  out.P[0][i] = r.P.x; out.P[1][i] = r.P.y; out.P[2][i] = r.P.z;
-  out.vf[0][i] = r.vf.x; out.vf[1][i] = r.vf.y; out.vf[2][i] = r.vf.z;
-  out.dE[i] = r.dE;
-  out.In_c[i] = r.In_c;
-  for (int k = 0; k < kAux; ++k) out.aux[k][i] = r.aux[k];
+  T v[kNumRealOutputs];
+  real_outputs(r, v);
+  for (int k = 0; k < kNumRealOutputs; ++k) out.real[k][i] = v[k];
   out.modes[i] = r.modes.bits;
   out.steps[i] = r.steps;
   out.status[i] = static_cast<std::uint8_t>(r.status);
+}
+
+template <class T> IMPACT_HDI Result<T> load_result(const BatchOut<T>& out, std::size_t i) {
+  T v[kNumRealOutputs];
+  for (int k = 0; k < kNumRealOutputs; ++k) v[k] = out.real[k][i];
+  return from_outputs(v, out.modes[i], out.steps[i], out.status[i]);
 }
 
 template <class Law, class T>
@@ -83,20 +117,5 @@ struct SummarizeFunctor {
 struct MergeSummaries {
   IMPACT_HDI BatchSummary operator()(const BatchSummary& a, const BatchSummary& b) const { return merge(a, b); }
 };
-
-template <class Law, class T>
-BatchSummary reduce_serial(const BatchIn<T>& in, const LawOptions& opt, const SummaryRanges& rg) {
-  SummarizeFunctor<Law, T> f{in, opt, rg};
-  BatchSummary s = summary_identity(rg);
-  for (std::size_t i = 0; i < in.count; ++i) s = merge(s, f(i));
-  return s;
-}
-
-// Serial backend: the baseline every other backend is compared against.
-template <class Law, class T>
-void evaluate_serial(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt) {
-  EvalFunctor<Law, T> f{in, out, opt};
-  for (std::size_t i = 0; i < in.count; ++i) f(i);
-}
 
 }  // namespace impact

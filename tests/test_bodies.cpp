@@ -9,13 +9,13 @@
 
 #include <Eigen/Dense>
 
-#include "bodies.hpp"
+#include "study/bodies.hpp"
 #include "random_instances.hpp"
 
 namespace {
 
 using namespace impact;
-using namespace impact::host;
+using namespace impact::study;
 namespace ri = impact::randinst;
 
 constexpr double kPi = 3.14159265358979323846;

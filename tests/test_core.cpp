@@ -80,46 +80,46 @@ TEST(Core, ValidationStatuses) {
   ContactProblem<double> p{{3.5, 0, 0, 3.5, 0, 1}, {0, 0, 2}, {-1, 0, -5}, 0.4, 0.5, 0, 1};
   {
     auto q = p;
-    EXPECT_EQ(validate(q, ParamUse{true, true, true}), Status::ok);
+    EXPECT_EQ(validate(q, ParamUse{true, true, true, true}), Status::ok);
     EXPECT_DOUBLE_EQ(q.n.z, 1.0);  // normalised
   }
   {
     auto q = p;
     q.v0.z = 5;
-    EXPECT_EQ(validate(q, ParamUse{true, false, false}), Status::no_approach);
+    EXPECT_EQ(validate(q, ParamUse{true, true, false, false}), Status::no_approach);
     q.v0.z = 0;
-    EXPECT_EQ(validate(q, ParamUse{true, false, false}), Status::no_approach);  // grazing
+    EXPECT_EQ(validate(q, ParamUse{true, true, false, false}), Status::no_approach);  // grazing
   }
   {
     auto q = p;
     q.mu = -0.1;
-    EXPECT_EQ(validate(q, ParamUse{true, false, false}), Status::param_out_of_range);
+    EXPECT_EQ(validate(q, ParamUse{true, true, false, false}), Status::param_out_of_range);
   }
   {
     auto q = p;
     q.e = 1.5;
-    EXPECT_EQ(validate(q, ParamUse{true, false, false}), Status::param_out_of_range);
+    EXPECT_EQ(validate(q, ParamUse{true, true, false, false}), Status::param_out_of_range);
     EXPECT_EQ(validate(q, ParamUse{false, false, false}), Status::ok);  // law ignores e
   }
   {
     auto q = p;
     q.eta0 = 0;
-    EXPECT_EQ(validate(q, ParamUse{true, true, true}), Status::param_out_of_range);
+    EXPECT_EQ(validate(q, ParamUse{true, true, true, true}), Status::param_out_of_range);
   }
   {
     auto q = p;
     q.W = Sym3<double>{1, 2, 0, 1, 0, 1};
-    EXPECT_EQ(validate(q, ParamUse{true, false, false}), Status::W_not_spd);
+    EXPECT_EQ(validate(q, ParamUse{true, true, false, false}), Status::W_not_spd);
   }
   {
     auto q = p;
     q.n = {0, 0, 0};
-    EXPECT_EQ(validate(q, ParamUse{true, false, false}), Status::bad_normal);
+    EXPECT_EQ(validate(q, ParamUse{true, true, false, false}), Status::bad_normal);
   }
   {
     auto q = p;
     q.v0.x = NAN;
-    EXPECT_EQ(validate(q, ParamUse{true, false, false}), Status::non_finite);
+    EXPECT_EQ(validate(q, ParamUse{true, true, false, false}), Status::non_finite);
   }
   {  // a failed row yields no numbers, only a status
     auto q = p;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "batch_buffers.hpp"
-#include "laws.hpp"
+#include "engine/registry.hpp"
 
 using namespace impact;
 using impact::testing::Buffers;
@@ -15,22 +15,22 @@ using impact::testing::instances;
 namespace {
 
 template <class T>
-void compare(const host::LawInfo& law, double rel_tol) {
+void compare(const engine::LawInfo& law, double rel_tol) {
   const auto ps = instances(20000);
   Buffers<T> serial(ps), cuda(ps);
   LawOptions opt;
-  host::batch_fn<T>(law, host::Backend::serial)(serial.bin, serial.bout, opt);
-  host::batch_fn<T>(law, host::Backend::cuda)(cuda.bin, cuda.bout, opt);
+  engine::batch_fn<T>(law, engine::Backend::serial)(serial.bin, serial.bout, opt);
+  engine::batch_fn<T>(law, engine::Backend::cuda)(cuda.bin, cuda.bout, opt);
   std::size_t ok = 0, differ = 0;
   double worst = 0;
   for (std::size_t i = 0; i < ps.size(); ++i) {
-    ASSERT_EQ(serial.status[i], cuda.status[i]) << law.name << " row " << i;
-    if (serial.status[i] != 0) continue;
+    ASSERT_EQ(serial.out.status[i], cuda.out.status[i]) << law.name << " row " << i;
+    if (serial.out.status[i] != 0) continue;
     ++ok;
-    EXPECT_EQ(serial.modes[i], cuda.modes[i]) << law.name << " row " << i;
-    const double s = std::hypot(serial.P[0][i], serial.P[1][i], serial.P[2][i]);
+    EXPECT_EQ(serial.out.modes[i], cuda.out.modes[i]) << law.name << " row " << i;
+    const double s = std::hypot(serial.out.real[out_P_x][i], serial.out.real[out_P_y][i], serial.out.real[out_P_z][i]);
     for (int k = 0; k < 3; ++k) {
-      const double d = std::fabs(double(serial.P[k][i]) - double(cuda.P[k][i])) / s;
+      const double d = std::fabs(double(serial.out.real[out_P_x + k][i]) - double(cuda.out.real[out_P_x + k][i])) / s;
       worst = std::max(worst, d);
       if (d > rel_tol) ++differ;
     }
@@ -45,10 +45,10 @@ void compare(const host::LawInfo& law, double rel_tol) {
 
 TEST(CudaBackend, MatchesSerialPerLawAndPrecision) {
   std::string why;
-  if (!host::cuda_built()) GTEST_SKIP() << "built without CUDA: " << (host::cuda_usable(&why), why);
-  if (!host::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): CUDA-vs-serial comparison skipped";
+  if (!engine::cuda_built()) GTEST_SKIP() << "built without CUDA: " << (engine::cuda_usable(&why), why);
+  if (!engine::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): CUDA-vs-serial comparison skipped";
   std::printf("CUDA device: %s\n", why.c_str());
-  for (const host::LawInfo& law : host::all_laws()) {
+  for (const engine::LawInfo& law : engine::all_laws()) {
     // The device may contract a*b+c into FMAs the host does not: agreement to rounding, not bits.
     compare<double>(law, 1e-10);
     compare<float>(law, 2e-3);
@@ -57,11 +57,11 @@ TEST(CudaBackend, MatchesSerialPerLawAndPrecision) {
 
 #ifdef IMPACT_WITH_CUDA
 #include "impact/rng.hpp"
-#include "kernels/cuda_backend.hpp"
+#include "kernels/cuda/cuda.hpp"
 
 TEST(CudaBackend, PhiloxSamplesBitIdenticalToCpu) {
   std::string why;
-  if (!host::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): CPU/GPU sample comparison skipped";
+  if (!engine::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): CPU/GPU sample comparison skipped";
   const std::size_t n = 1 << 20;
   const std::uint64_t first = 123456789012ull;
   std::vector<double> gpu(2 * n);

@@ -8,15 +8,16 @@
 #include <string>
 #include <vector>
 
-#include "laws.hpp"
-#include "sample_spec.hpp"
+#include "engine/registry.hpp"
+#include "study/sample_spec.hpp"
 
 #ifdef IMPACT_WITH_CUDA
 #include "batch_buffers.hpp"
 #include "impact/laws/chatterjee_ruina.hpp"
 #include "impact/laws/jia.hpp"
-#include "kernels/cuda_backend.hpp"
-#include "kernels/omp_backend.hpp"
+#include "kernels/cuda/cuda.hpp"
+#include "kernels/omp/omp.hpp"
+#include "kernels/serial/serial.hpp"
 #include "kernels/sampled.hpp"
 #endif
 
@@ -24,11 +25,11 @@ using namespace impact;
 
 namespace {
 bool skip_without_device(std::string& why) {
-  if (!host::cuda_built()) {
-    host::cuda_usable(&why);
+  if (!engine::cuda_built()) {
+    engine::cuda_usable(&why);
     return true;
   }
-  return !host::cuda_usable(&why);
+  return !engine::cuda_usable(&why);
 }
 }  // namespace
 
@@ -44,12 +45,12 @@ bool skip_without_device(std::string& why) {
 namespace {
 // specs that exercise every Dist kind and every truncated-normal branch
 std::vector<SampleSpec> bit_specs() {
-  std::vector<SampleSpec> v = {host::default_spec(Scenario::contact), host::default_spec(Scenario::ball)};
-  SampleSpec s = host::default_spec(Scenario::contact);
+  std::vector<SampleSpec> v = {study::default_spec(Scenario::contact), study::default_spec(Scenario::ball)};
+  SampleSpec s = study::default_spec(Scenario::contact);
   for (const char* set : {"w1=truncnormal:1:0.5:0.1:inf", "w2=truncnormal:0:1:-0.5:0.7", "w3=truncnormal:0:1:3:inf",
                           "vn=truncnormal:0:1:-inf:-2.5", "vt=truncnormal:0:1:2:2.3", "phi=normal:1:3",
                           "mu=lognormal:-1:0.3", "e=uniform:0.2:0.9", "e_t=truncnormal:0:1:1:4", "eta0=fixed:1.5"})
-    host::apply_setting(s, set);
+    study::apply_setting(s, set);
   v.push_back(s);
   return v;
 }
@@ -60,15 +61,15 @@ TEST(CudaSampling, DeviceSamplesBitIdenticalToHost) {
   const std::size_t n = 1 << 18;
   const std::uint64_t begin = 987654321012ull;
   for (const SampleSpec& spec : bit_specs()) {
-    std::vector<double> gpu(kInstanceColumns * n);
+    std::vector<double> gpu(kNumInputs * n);
     cuda::sample_instances(spec, 2024, begin, n, gpu.data());
     std::size_t differ = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      double v[kInstanceColumns];
-      instance_columns(make_instance<double>(spec, 2024, begin + i), v);
-      for (int k = 0; k < kInstanceColumns; ++k)
+      double v[kNumInputs];
+      to_columns(make_instance<double>(spec, 2024, begin + i), v);
+      for (int k = 0; k < kNumInputs; ++k)
         if (std::memcmp(&v[k], &gpu[k * n + i], sizeof(double)) != 0 && differ++ < 5)
-          ADD_FAILURE() << "scenario " << host::scenario_name(spec.scenario) << " instance " << begin + i << " column "
+          ADD_FAILURE() << "scenario " << study::scenario_name(spec.scenario) << " instance " << begin + i << " column "
                         << k << ": host " << v[k] << " device " << gpu[k * n + i];
     }
     EXPECT_EQ(differ, 0u);
@@ -78,14 +79,14 @@ TEST(CudaSampling, DeviceSamplesBitIdenticalToHost) {
 namespace {
 template <class Law, class T>
 void compare_reductions(std::uint64_t n, int steps) {
-  const SampleSpec spec = host::default_spec(Scenario::contact);
+  const SampleSpec spec = study::default_spec(Scenario::contact);
   SummaryRanges rg;
   const double lo[kNumQuantities] = {0, 0, 0, -1}, hi[kNumQuantities] = {6, 4, 5, 0.2};
   for (int k = 0; k < kNumQuantities; ++k) rg.lo[k] = lo[k], rg.hi[k] = hi[k];
   LawOptions opt;
   opt.steps = steps;
   const BatchSummary g = cuda::reduce_sampled<Law, T>(spec, 5, 100, 100 + n, opt, rg);
-  const BatchSummary c = reduce_sampled_omp<Law, T>(spec, 5, 100, 100 + n, opt, rg);
+  const BatchSummary c = omp::reduce_sampled<Law, T>(spec, 5, 100, 100 + n, opt, rg);
   // the laws are evaluated with the device's FMA contractions: agreement to rounding, so a row at
   // a status or bin boundary may move (very rarely); the instances themselves are identical
   const double rel = std::is_same_v<T, double> ? 1e-9 : 1e-3;
@@ -118,9 +119,9 @@ TEST(CudaSampling, SampledReductionMatchesOmp) {
 TEST(CudaBackend, StreamedChunksEqualSingleCall) {
   IMPACT_REQUIRE_DEVICE("CUDA streaming comparison");
   const auto ps = impact::testing::instances(20000);
-  for (const host::LawInfo& law : host::all_laws()) {
+  for (const engine::LawInfo& law : engine::all_laws()) {
     impact::testing::Buffers<double> whole(ps);
-    host::batch_fn<double>(law, host::Backend::cuda)(whole.bin, whole.bout, LawOptions{});
+    engine::batch_fn<double>(law, engine::Backend::cuda)(whole.bin, whole.bout, LawOptions{});
     for (auto [chunk, streams] : {std::pair<std::size_t, int>{3000, 2}, {4999, 3}, {1024, 4}}) {
       impact::testing::Buffers<double> st(ps);
       const LawOptions opt;

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "design.hpp"
-#include "sensitivity.hpp"
+#include "study/design.hpp"
+#include "study/sensitivity.hpp"
 
-using namespace impact::host;
+using namespace impact::study;
 
 namespace {
 

@@ -8,7 +8,8 @@
 #include "batch_buffers.hpp"
 #include "impact/laws/chatterjee_ruina.hpp"
 #include "impact/laws/jia.hpp"
-#include "kernels/omp_backend.hpp"
+#include "kernels/omp/omp.hpp"
+#include "kernels/serial/serial.hpp"
 
 using namespace impact;
 using impact::testing::Buffers;
@@ -29,20 +30,20 @@ void check() {
   Buffers<double> b(ps);
   LawOptions opt;
   opt.steps = 100;
-  evaluate_serial<Law, double>(b.bin, b.bout, opt);
+  serial::evaluate<Law, double>(b.bin, b.bout, opt);
   const SummaryRanges rg = ranges();
-  const BatchSummary red = reduce_omp<Law, double>(b.bin, opt, rg);
-  const BatchSummary ser = reduce_serial<Law, double>(b.bin, opt, rg);
+  const BatchSummary red = omp::reduce<Law, double>(b.bin, opt, rg);
+  const BatchSummary ser = serial::reduce<Law, double>(b.bin, opt, rg);
   // two-pass statistics of the stored outputs
   std::vector<double> x[kNumQuantities];
   std::uint64_t status[static_cast<int>(Status::count_)] = {};
   for (std::size_t i = 0; i < ps.size(); ++i) {
-    ++status[b.status[i]];
-    if (b.status[i] != 0) continue;
+    ++status[b.out.status[i]];
+    if (b.out.status[i] != 0) continue;
     Result<double> r = make_result<double>(Status::ok);
-    r.P = {b.P[0][i], b.P[1][i], b.P[2][i]};
-    r.vf = {b.vf[0][i], b.vf[1][i], b.vf[2][i]};
-    r.dE = b.dE[i];
+    r.P = b.out.P(i);
+    r.vf = b.out.vf(i);
+    r.dE = b.out.real[out_dE][i];
     const BatchSummary one = summarize_row(ps[i], r, rg);
     for (int k = 0; k < kNumQuantities; ++k) x[k].push_back(one.q[k].mean);
   }

@@ -10,7 +10,7 @@
 
 #include "impact/laws/jia.hpp"
 #include "random_instances.hpp"
-#include "reference.hpp"
+#include "reference/reference.hpp"
 
 using namespace impact;
 namespace ri = impact::randinst;

@@ -20,7 +20,7 @@
 #include "impact/laws/stronge.hpp"
 #include "impact/problem.hpp"
 #include "random_instances.hpp"
-#include "reference.hpp"
+#include "reference/reference.hpp"
 
 namespace {
 

@@ -19,9 +19,10 @@
 #include "impact/laws/jia.hpp"
 #include "impact/laws/stronge.hpp"
 #include "impact/sampling.hpp"
-#include "kernels/omp_backend.hpp"
+#include "kernels/omp/omp.hpp"
+#include "kernels/serial/serial.hpp"
 #include "kernels/sampled.hpp"
-#include "sample_spec.hpp"
+#include "study/sample_spec.hpp"
 
 using namespace impact;
 
@@ -286,7 +287,7 @@ TEST(SamplingDist, RandomRotationIsHaarAndOrthonormal) {
 // ---- scenarios ------------------------------------------------------------------------------------
 
 TEST(SamplingScenario, ContactInstancesHaveTheDrawnEigenvaluesAndVelocity) {
-  SampleSpec spec = host::default_spec(Scenario::contact);
+  SampleSpec spec = study::default_spec(Scenario::contact);
   for (std::uint64_t i = 0; i < 2000; ++i) {
     const ContactProblem<double> p = make_instance<double>(spec, 11, i);
     const Philox rng{11};
@@ -309,7 +310,7 @@ TEST(SamplingScenario, ContactInstancesHaveTheDrawnEigenvaluesAndVelocity) {
     EXPECT_NEAR(p.v0.y, vt * std::sin(phi), 1e-15 * (1 + vt));
   }
   // rotation=identity: W diagonal
-  host::apply_setting(spec, "rotation=identity");
+  study::apply_setting(spec, "rotation=identity");
   const ContactProblem<double> p = make_instance<double>(spec, 11, 5);
   EXPECT_EQ(p.W.xy, 0.0);
   EXPECT_EQ(p.W.xz, 0.0);
@@ -319,9 +320,9 @@ TEST(SamplingScenario, ContactInstancesHaveTheDrawnEigenvaluesAndVelocity) {
 TEST(SamplingScenario, BallIsJiaSection81) {
   // fixed values of Jia's ball: m = r = 1, V0 = (-1, 0, -5), w0 = (0, 2, 0): W = diag(3.5, 3.5, 1),
   // v0 = V0 + w0 x (0, 0, -r) = (-3, 0, -5)
-  SampleSpec spec = host::default_spec(Scenario::ball);
+  SampleSpec spec = study::default_spec(Scenario::ball);
   for (const char* s : {"V0x=-1", "V0y=0", "V0z=-5", "w0x=0", "w0y=2", "w0z=0.7", "mu=0.4", "e=0.5"})
-    host::apply_setting(spec, s);
+    study::apply_setting(spec, s);
   const ContactProblem<double> p = make_instance<double>(spec, 3, 12345);
   EXPECT_EQ(p.W.xx, 3.5);
   EXPECT_EQ(p.W.yy, 3.5);
@@ -333,7 +334,7 @@ TEST(SamplingScenario, BallIsJiaSection81) {
   EXPECT_EQ(p.mu, 0.4);
   EXPECT_EQ(p.eta0, std::sqrt(17.0 / 14.0));
   // m = 2, r = 0.5: W = diag(1/m + r^2 / (2/5 m r^2), ., 1/m) = diag(1.75, 1.75, 0.5); v0 = (Vx - r wy, Vy + r wx, Vz)
-  for (const char* s : {"m=2", "r=0.5", "w0x=4"}) host::apply_setting(spec, s);
+  for (const char* s : {"m=2", "r=0.5", "w0x=4"}) study::apply_setting(spec, s);
   const ContactProblem<double> q = make_instance<double>(spec, 3, 1);
   EXPECT_DOUBLE_EQ(q.W.xx, 1.75);
   EXPECT_EQ(q.W.zz, 0.5);
@@ -343,9 +344,9 @@ TEST(SamplingScenario, BallIsJiaSection81) {
 
 TEST(SamplingScenario, SlotsAreIndependentStreams) {
   // changing one key's distribution leaves every other drawn value unchanged
-  const SampleSpec a = host::default_spec(Scenario::contact);
+  const SampleSpec a = study::default_spec(Scenario::contact);
   SampleSpec b = a;
-  host::apply_setting(b, "mu=truncnormal:0.5:0.2:0:2");
+  study::apply_setting(b, "mu=truncnormal:0.5:0.2:0:2");
   for (std::uint64_t i = 0; i < 1000; ++i) {
     const ContactProblem<double> p = make_instance<double>(a, 8, i), q = make_instance<double>(b, 8, i);
     EXPECT_NE(p.mu, q.mu);
@@ -363,7 +364,7 @@ TEST(SamplingScenario, SlotsAreIndependentStreams) {
 // ---- reduction ----------------------------------------------------------------------------------
 
 TEST(SampledReduction, AccumulateRowIsSummarizeRowMerged) {
-  const SampleSpec spec = host::default_spec(Scenario::contact);
+  const SampleSpec spec = study::default_spec(Scenario::contact);
   const SummaryRanges rg = test_ranges();
   BatchSummary a = summary_identity(rg), b = summary_identity(rg);
   LawOptions opt;
@@ -379,14 +380,14 @@ TEST(SampledReduction, AccumulateRowIsSummarizeRowMerged) {
 
 TEST(SampledReduction, SampledEqualsMaterializedInstances) {
   for (Scenario sc : {Scenario::contact, Scenario::ball}) {
-    const SampleSpec spec = host::default_spec(sc);
+    const SampleSpec spec = study::default_spec(sc);
     const std::uint64_t begin = 1000000007ull;
     const std::size_t m = 3000;
-    std::vector<double> col[kInstanceColumns];
-    double* cols[kInstanceColumns];
-    std::vector<float> fcol[kInstanceColumns];
-    float* fcols[kInstanceColumns];
-    for (int k = 0; k < kInstanceColumns; ++k)
+    std::vector<double> col[kNumInputs];
+    double* cols[kNumInputs];
+    std::vector<float> fcol[kNumInputs];
+    float* fcols[kNumInputs];
+    for (int k = 0; k < kNumInputs; ++k)
       col[k].resize(m), cols[k] = col[k].data(), fcol[k].resize(m), fcols[k] = fcol[k].data();
     materialize<double>(spec, 21, begin, m, cols);
     materialize<float>(spec, 21, begin, m, fcols);
@@ -404,8 +405,8 @@ TEST(SampledReduction, SampledEqualsMaterializedInstances) {
     const SummaryRanges rg = test_ranges();
     LawOptions opt;
     opt.steps = 60;
-    const BatchSummary stored = reduce_serial<JiaLaw, double>(in, opt, rg);
-    const BatchSummary sampled = reduce_sampled_serial<JiaLaw, double>(spec, 21, begin, begin + m, opt, rg);
+    const BatchSummary stored = serial::reduce<JiaLaw, double>(in, opt, rg);
+    const BatchSummary sampled = serial::reduce_sampled<JiaLaw, double>(spec, 21, begin, begin + m, opt, rg);
     EXPECT_EQ(std::memcmp(&stored, &sampled, sizeof stored), 0);
     EXPECT_GT(sampled.status[0], m / 2);
   }
@@ -413,29 +414,29 @@ TEST(SampledReduction, SampledEqualsMaterializedInstances) {
 
 template <class Law>
 void check_shards_and_omp(std::uint64_t n, int steps) {
-  const SampleSpec spec = host::default_spec(Scenario::contact);
+  const SampleSpec spec = study::default_spec(Scenario::contact);
   const SummaryRanges rg = test_ranges();
   LawOptions opt;
   opt.steps = steps;
   const std::uint64_t b = 5000;
-  const BatchSummary whole = reduce_sampled_serial<Law, double>(spec, 77, b, b + n, opt, rg);
-  const BatchSummary halves = merge(reduce_sampled_serial<Law, double>(spec, 77, b, b + n / 2, opt, rg),
-                                    reduce_sampled_serial<Law, double>(spec, 77, b + n / 2, b + n, opt, rg));
+  const BatchSummary whole = serial::reduce_sampled<Law, double>(spec, 77, b, b + n, opt, rg);
+  const BatchSummary halves = merge(serial::reduce_sampled<Law, double>(spec, 77, b, b + n / 2, opt, rg),
+                                    serial::reduce_sampled<Law, double>(spec, 77, b + n / 2, b + n, opt, rg));
   expect_summaries_equal(halves, whole, 1e-12, "serial halves");
-  const BatchSummary omp = reduce_sampled_omp<Law, double>(spec, 77, b, b + n, opt, rg);
+  const BatchSummary omp = omp::reduce_sampled<Law, double>(spec, 77, b, b + n, opt, rg);
   expect_summaries_equal(omp, whole, 1e-12, "omp vs serial");
-  const BatchSummary omp_halves = merge(reduce_sampled_omp<Law, double>(spec, 77, b, b + n / 3, opt, rg),
-                                        reduce_sampled_omp<Law, double>(spec, 77, b + n / 3, b + n, opt, rg));
+  const BatchSummary omp_halves = merge(omp::reduce_sampled<Law, double>(spec, 77, b, b + n / 3, opt, rg),
+                                        omp::reduce_sampled<Law, double>(spec, 77, b + n / 3, b + n, opt, rg));
   expect_summaries_equal(omp_halves, whole, 1e-12, "omp shards");
   // float on OMP equals float serially (the same float evaluation per row)
-  expect_summaries_equal(reduce_sampled_omp<Law, float>(spec, 77, b, b + n / 4, opt, rg),
-                         reduce_sampled_serial<Law, float>(spec, 77, b, b + n / 4, opt, rg), 1e-12, "float omp");
+  expect_summaries_equal(omp::reduce_sampled<Law, float>(spec, 77, b, b + n / 4, opt, rg),
+                         serial::reduce_sampled<Law, float>(spec, 77, b, b + n / 4, opt, rg), 1e-12, "float omp");
   EXPECT_GT(whole.status[0], n / 2);
   std::uint64_t total = 0;
   for (int s = 0; s < static_cast<int>(Status::count_); ++s) total += whole.status[s];
   EXPECT_EQ(total, n);
   // the test can fail: a shifted shard does not match
-  const BatchSummary shifted = reduce_sampled_serial<Law, double>(spec, 77, b + 1, b + n + 1, opt, rg);
+  const BatchSummary shifted = serial::reduce_sampled<Law, double>(spec, 77, b + 1, b + n + 1, opt, rg);
   EXPECT_NE(shifted.q[kPn].mean, whole.q[kPn].mean);
 }
 
@@ -448,7 +449,7 @@ TEST(SampledReduction, ShardsMergeToWholeAndOmpEqualsSerialStronge) { check_shar
 // ---- the study parser -------------------------------------------------------------------------------
 
 TEST(SampleSpecParse, DistsKeysAndErrors) {
-  using host::parse_dist;
+  using study::parse_dist;
   const Dist u = parse_dist("mu", "uniform:0:1.5");
   EXPECT_EQ(u.kind, DistKind::uniform);
   EXPECT_EQ(u.b, 1.5);
@@ -456,8 +457,8 @@ TEST(SampleSpecParse, DistsKeysAndErrors) {
   EXPECT_EQ(parse_dist("e", "fixed:0.5").a, 0.5);
   const Dist t = parse_dist("vn", "truncnormal:1:0.5:0:inf");
   EXPECT_EQ(t.hi, INFINITY);
-  EXPECT_EQ(host::dist_string(t), "truncnormal:1:0.5:0:inf");
-  EXPECT_EQ(host::dist_string(parse_dist("vn", "lognormal:0:0.5")), "lognormal:0:0.5");
+  EXPECT_EQ(study::dist_string(t), "truncnormal:1:0.5:0:inf");
+  EXPECT_EQ(study::dist_string(parse_dist("vn", "lognormal:0:0.5")), "lognormal:0:0.5");
   auto message = [](auto f) {
     try {
       f();
@@ -473,15 +474,15 @@ TEST(SampleSpecParse, DistsKeysAndErrors) {
   EXPECT_NE(message([] { parse_dist("e", "normal:0:-1"); }).find("needs SD >= 0"), std::string::npos);
   EXPECT_NE(message([] { parse_dist("e", "truncnormal:0:1:2:1"); }).find("needs LO < HI"), std::string::npos);
   EXPECT_NE(message([] { parse_dist("e", "uniform:0:inf"); }).find("must be finite"), std::string::npos);
-  SampleSpec spec = host::default_spec(Scenario::contact);
-  EXPECT_NE(message([&] { host::apply_setting(spec, "mass=1"); }).find("unknown key 'mass' for scenario contact (known: w1"), std::string::npos);
-  EXPECT_NE(message([&] { host::apply_setting(spec, "mu"); }).find("expected KEY=DIST"), std::string::npos);
-  EXPECT_NE(message([&] { host::apply_setting(spec, "rotation=maybe"); }).find("rotation must be"), std::string::npos);
-  EXPECT_NE(message([] { host::parse_scenario("pencil"); }).find("unknown scenario 'pencil'"), std::string::npos);
-  SampleSpec ball = host::default_spec(Scenario::ball);
-  host::apply_setting(ball, "V0x=normal:-2:0.1");
+  SampleSpec spec = study::default_spec(Scenario::contact);
+  EXPECT_NE(message([&] { study::apply_setting(spec, "mass=1"); }).find("unknown key 'mass' for scenario contact (known: w1"), std::string::npos);
+  EXPECT_NE(message([&] { study::apply_setting(spec, "mu"); }).find("expected KEY=DIST"), std::string::npos);
+  EXPECT_NE(message([&] { study::apply_setting(spec, "rotation=maybe"); }).find("rotation must be"), std::string::npos);
+  EXPECT_NE(message([] { study::parse_scenario("pencil"); }).find("unknown scenario 'pencil'"), std::string::npos);
+  SampleSpec ball = study::default_spec(Scenario::ball);
+  study::apply_setting(ball, "V0x=normal:-2:0.1");
   EXPECT_EQ(ball.slot[kSlotV0x].a, -2.0);
-  EXPECT_EQ(host::describe(ball).size(), host::spec_keys(Scenario::ball).size());
+  EXPECT_EQ(study::describe(ball).size(), study::spec_keys(Scenario::ball).size());
 }
 
 // ---- flat memory -------------------------------------------------------------------------------------

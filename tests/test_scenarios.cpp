@@ -13,17 +13,17 @@
 #include <Eigen/Dense>
 #include <Eigen/Geometry>
 
-#include "bodies.hpp"
+#include "study/bodies.hpp"
 #include "impact/laws/jia.hpp"
 #include "impact/laws/stronge.hpp"
 #include "random_instances.hpp"
-#include "sample_spec.hpp"
-#include "scenarios.hpp"
+#include "study/sample_spec.hpp"
+#include "study/scenarios.hpp"
 
 using namespace impact;
-using namespace impact::host;
+using namespace impact::study;
 namespace ri = impact::randinst;
-namespace sd = impact::host::scenario_detail;
+namespace sd = impact::study::scenario_detail;
 
 namespace {
 

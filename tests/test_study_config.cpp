@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "study_config.hpp"
+#include "study/config.hpp"
 
-using namespace impact::host;
+using namespace impact::study;
 
 namespace {
 

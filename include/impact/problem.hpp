@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "impact/law_meta.hpp"
 #include "impact/linalg.hpp"
 
 namespace impact {
@@ -121,13 +122,6 @@ enum class Integrator : std::int32_t { euler = 0, rk4 = 1 };
 struct LawOptions {
   std::int32_t steps = 250;               // steps per instance, relative to its own impulse scale
   Integrator integrator = Integrator::rk4;
-};
-
-// Which parameters a law reads, for range checks.
-struct ParamUse {
-  bool e;      // 0 <= e <= 1
-  bool e_t;    // -1 <= e_t <= 1
-  bool eta0;   // eta0 > 0
 };
 
 // Checks the instance and normalises n in place. Order of checks: non-finite input, zero normal,

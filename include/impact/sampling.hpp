@@ -505,13 +505,4 @@ IMPACT_HD ContactProblem<T> make_instance(const SampleSpec& spec, std::uint64_t 
   return p;
 }
 
-// The 16 input columns of docs/INTERFACE.md, in BatchIn order (W_xx .. W_zz, n, v, mu, e, e_t, eta0).
-constexpr int kInstanceColumns = 16;
-template <class T>
-IMPACT_HDI void instance_columns(const ContactProblem<T>& p, T out[kInstanceColumns]) {
-  const T v[kInstanceColumns] = {p.W.xx, p.W.xy, p.W.xz, p.W.yy, p.W.yz, p.W.zz, p.n.x, p.n.y,
-                                 p.n.z,  p.v0.x, p.v0.y, p.v0.z, p.mu,  p.e,    p.e_t, p.eta0};
-  for (int k = 0; k < kInstanceColumns; ++k) out[k] = v[k];
-}
-
 }  // namespace impact

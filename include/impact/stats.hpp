@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 
+#include "impact/derived.hpp"
 #include "impact/problem.hpp"
 
 namespace impact {
@@ -96,10 +97,8 @@ IMPACT_HDI BatchSummary summarize_row(const ContactProblem<T>& p, const Result<T
   BatchSummary s = summary_identity(rg);
   s.status[static_cast<int>(res.status)] = 1;
   if (res.status != Status::ok) return s;
-  const Vec3<T> n = (T(1) / norm(p.n)) * p.n;
-  const double x[kNumQuantities] = {
-      double(dot(res.P, n)), double(norm(tangential(res.P, n))), double(dot(res.vf, n)),
-      double(res.dE) / double(contact_energy(cholesky(p.W), p.v0))};
+  double x[kNumQuantities];
+  summary_quantities(p, res, x);
   for (int k = 0; k < kNumQuantities; ++k) {
     s.q[k] = Moments::of(x[k]);
     s.h[k].add(x[k]);

@@ -371,7 +371,17 @@ template <class T> IMPACT_HDI T nearest(const T* sols, int ns, T th) {
 
 struct AghiliLaw {
   static constexpr const char* name = "aghili";
-  IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, false}; }
+  static constexpr const char* summary = "Newton restitution with stick/slip discriminator, Aghili";
+  IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, true, false}; }  // mu, e, e_t, eta0
+  static constexpr ExtraColumns extras = {{{"sigma", Extra::Aux0, "discriminator mu^2 i_n^2 - |i_t|^2 of the sticking impulse (>= 0: stick)"},
+                                              {"mu_cr", Extra::Aux1, "critical coefficient of friction |i_t| / i_n (eqs. 21-23)"},
+                                              {"mu_star", Extra::Aux2, "energetic bound mu* = n.W n / |(W n)_t| (eq. 38; inf when uncoupled)"},
+                                              {"e_star", Extra::Aux3, "largest energetically consistent e for this v0 (eq. 30; -1 if none)"},
+                                              {"e_star_global", Extra::Aux4, "largest e consistent for every v0 (eq. 32; -1 if none)"},
+                                              {"modes", Extra::Modes, "stick or slip"},
+                                              {"steps", Extra::Steps, "root-finding iterations of the slip direction"}},
+                                             7};
+  static constexpr Cost cost = {3069, 0};  // docs/bench.md
 
   template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     namespace ad = aghili_detail;

@@ -67,7 +67,13 @@ struct JiaTrace {
 
 struct JiaLaw {
   static constexpr const char* name = "jia";
-  IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, false, true}; }
+  static constexpr const char* summary = "3D tangential compliance, energetic restitution, Jia 2013 (fixed-step integration)";
+  IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, false, true}; }  // mu, e, e_t, eta0
+  static constexpr ExtraColumns extras = {{{"In_c", Extra::In_c, "normal impulse at the end of compression"},
+                                              {"modes", Extra::Modes, "contact-mode sequence, e.g. slip>stick>slip"},
+                                              {"steps", Extra::Steps, "integration steps"}},
+                                             3};
+  static constexpr Cost cost = {0, 363};  // docs/bench.md
   static constexpr int kMaxSwitch = 24;
   static constexpr int kRootIter = 60;
 

@@ -6,7 +6,10 @@ namespace impact {
 
 struct NewtonLaw {
   static constexpr const char* name = "newton";
-  IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, false, false}; }
+  static constexpr const char* summary = "frictionless, kinematic restitution e";
+  IMPACT_HD static constexpr ParamUse use() { return ParamUse{false, true, false, false}; }  // mu, e, e_t, eta0
+  static constexpr ExtraColumns extras = {{}, 0};
+  static constexpr Cost cost = {91, 0};  // docs/bench.md
 
   template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     Status s = validate(p, use());

@@ -181,7 +181,13 @@ struct System {
 
 struct StrongeLaw {
   static constexpr const char* name = "stronge";
-  IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, false, false}; }
+  static constexpr const char* summary = "3D rigid, Coulomb slip/stick, Stronge's energetic restitution (fixed-step)";
+  IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, false, false}; }  // mu, e, e_t, eta0
+  static constexpr ExtraColumns extras = {{{"In_c", Extra::In_c, "normal impulse at the end of compression"},
+                                              {"modes", Extra::Modes, "contact-mode sequence, e.g. slip>stick"},
+                                              {"steps", Extra::Steps, "integration steps plus closed-form segments"}},
+                                             3};
+  static constexpr Cost cost = {0, 192};  // docs/bench.md
 
   // Near-zero region: rho_sw = R p_c max(kSwitch, 2 / steps).
   static constexpr double kSwitch = 1.0 / 16.0;

@@ -1,0 +1,184 @@
+#include "cli/compare.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "engine/columns.hpp"
+#include "io/out_file.hpp"
+#include "reference/compare.hpp"
+#include "study/sample_spec.hpp"
+
+namespace impact::cli {
+
+using namespace impact::engine;
+using ref::CompareReport;
+using ref::CompareRows;
+using ref::CompareSpec;
+
+CLI::App* add_compare_subcommand(CLI::App& app, CompareArgs& a) {
+  CLI::App* c = app.add_subcommand(
+      "compare",
+      "Run the fast path and the CPU reference on the same rows; per-column error statistics; exit 3 when any row "
+      "is beyond --tol");
+  c->add_option("--law", a.law, "Impact law: " + law_names())->required();
+  c->add_option("--in", a.in, "Input CSV with a header row ('-' for stdin)");
+  c->add_option("--scenario", a.scenario, "Compare on a sampled study instead (as `impact reduce`): scenario");
+  c->add_option("--n", a.n, "Study size: instances [0, n)")->capture_default_str();
+  c->add_option("--study-seed", a.study_seed, "Study seed")->capture_default_str();
+  c->add_option("--set", a.sets, "Study parameter KEY=DIST (repeatable; see `impact reduce --help`)");
+  c->add_option("--backend", a.backend, "Fast path: auto|cuda|omp|serial")->capture_default_str();
+  c->add_option("--precision", a.precision, "Fast path precision: double|float")->capture_default_str();
+  c->add_option("--steps", a.steps, "Steps per instance of the fast integrators")->capture_default_str();
+  c->add_option("--integrator", a.integrator, "rk4|euler (fast integrators)")->capture_default_str();
+  c->add_option("--tol", a.tol,
+                "Largest relative difference allowed in any column (default 1e-5 in double, 1e-2 in float)");
+  c->add_option("--sample", a.sample, "Compare a uniform random subset of K rows (0: all)")->capture_default_str();
+  c->add_option("--seed", a.seed, "Seed of the random subset")->capture_default_str();
+  c->add_option("--fail-out", a.fail_out, "CSV of the rows beyond tolerance (default LAW_compare_failures.csv)");
+  c->add_option("--report", a.report, "Write the statistics as JSON to this file");
+  c->add_flag("--given", a.given,
+              "The input is a result table written by `impact eval` (e.g. on another machine): compare its "
+              "results instead of running the fast path");
+  c->add_flag("--strict", a.strict, "Rows the fast path left unresolved (step_limit) count as failures");
+  c->add_flag("--modes-must-match", a.modes_must_match, "A differing mode sequence counts as a failure");
+  return c;
+}
+
+namespace {
+
+// The options as enums, checked in the order of the other commands.
+CompareSpec spec_of(const CompareArgs& args) {
+  CompareSpec s;
+  s.law = &law_named(args.law);
+  s.precision = parse_precision(args.precision);
+  s.opt = law_options(args.steps, parse_integrator(args.integrator));
+  s.backend = resolve_backend(args.backend, s.precision, false);
+  if (args.tol < 0) throw std::invalid_argument("--tol must be > 0");
+  s.tol = args.tol > 0 ? args.tol : s.precision == Precision::f32 ? ref::kDefaultTolFloat : ref::kDefaultTolDouble;
+  s.given = args.given;
+  s.strict = args.strict;
+  s.modes_must_match = args.modes_must_match;
+  return s;
+}
+
+CompareRows rows_of(const CompareArgs& args, const LawInfo& law) {
+  const bool from_study = !args.scenario.empty();
+  if (from_study == !args.in.empty())
+    throw std::invalid_argument("give either --in FILE or a study (--scenario, --n, --study-seed, --set)");
+  if (from_study && args.given) throw std::invalid_argument("--given needs --in (a result table)");
+  if (!from_study) {
+    io::CsvReader reader(args.in);
+    return ref::rows_from_table(reader, law, args.given, args.sample, args.seed);
+  }
+  SampleSpec spec = study::default_spec(study::parse_scenario(args.scenario));
+  for (const std::string& st : args.sets) study::apply_setting(spec, st);
+  if (args.n < 1) throw std::invalid_argument("--n must be >= 1");
+  const std::string source = "study " + args.scenario + " (n " + std::to_string(args.n) + ", seed " +
+                             std::to_string(args.study_seed) + ")";
+  return ref::rows_from_study(spec, args.study_seed, args.n, args.sample ? args.sample : 1000, args.seed, source);
+}
+
+void print_report(std::FILE* out, const CompareArgs& args, const CompareSpec& spec, const CompareRows& rows,
+                  const CompareReport& rep) {
+  const bool subset = args.sample || rows.from_study;
+  if (spec.given)
+    std::fprintf(out, "impact compare: law %s, results given in the file vs CPU reference, %zu rows of %s%s\n",
+                 spec.law->name.c_str(), rep.rows, rows.source.c_str(), subset ? " (random subset)" : "");
+  else
+    std::fprintf(out, "impact compare: law %s, fast path %s/%s/%s/%d steps vs CPU reference, %zu rows of %s%s\n",
+                 spec.law->name.c_str(), backend_name(spec.backend), precision_name(spec.precision),
+                 integrator_name(spec.opt.integrator), spec.opt.steps, rep.rows, rows.source.c_str(),
+                 subset ? " (random subset)" : "");
+  std::fprintf(out, "  %-14s %11s %11s %11s %11s %11s %11s\n", "column", "max abs", "p99 abs", "median abs", "max rel",
+               "p99 rel", "median rel");
+  for (const ref::ColumnStats& c : rep.columns)
+    std::fprintf(out, "  %-14s %11.3g %11.3g %11.3g %11.3g %11.3g %11.3g\n", c.name.c_str(), c.abs.max, c.abs.p99,
+                 c.abs.median, c.rel.max, c.rel.p99, c.rel.median);
+  std::fprintf(out,
+               "  relative to: |P_ref| (P_*, In_c), |v0| (vf_*), K0 = 1/2 v0.W^-1 v0 (dE), max(|ref|, 1e-6 max|ref|) "
+               "(others)\n");
+  std::fprintf(out,
+               "  rows: %zu ok in both, %zu status differs, %zu fast path unresolved (step_limit)%s, %zu reference "
+               "unresolved\n",
+               rep.both_ok, rep.status_mismatch, rep.fast_unresolved, spec.strict ? " [counted as failures]" : "",
+               rep.ref_unresolved);
+  std::fprintf(out, "  mode sequence differs: %zu rows (%.3g%% of rows ok in both)\n", rep.modes_differ,
+               rep.both_ok ? 100.0 * rep.modes_differ / rep.both_ok : 0.0);
+  const std::size_t n = rep.rows;
+  std::fprintf(out, "  time: fast path %.3g s (%.3g instances/s), reference %.3g s (%.3g ms per instance on %s)\n",
+               rep.fast_seconds, rep.fast_seconds > 0 ? n / rep.fast_seconds : 0.0, rep.ref_seconds,
+               n ? 1e3 * rep.ref_seconds / n : 0.0, "all host cores");
+}
+
+void write_failures(const std::string& path, const CompareRows& rows, const CompareReport& rep) {
+  std::string buf = std::string(rows.from_study ? "sample_id" : "line") +
+                    ",reason,worst_column,rel_error,fast_value,ref_value,fast_status,ref_status,fast_modes,ref_modes," +
+                    rows.header + "\n";
+  for (const ref::Failure& x : rep.failures) {
+    const std::size_t i = x.row;
+    buf += std::to_string(rows.line[i]) + "," + x.reason + ",";
+    if (x.col >= 0) {
+      buf += rep.columns[x.col].name + ",";
+      io::append_number(buf, x.rel);
+      buf += ",";
+      io::append_number(buf, rep.value(rep.fast, x.col, i));
+      buf += ",";
+      io::append_number(buf, rep.value(rep.ref, x.col, i));
+    } else {
+      buf += ",,,";
+    }
+    buf += std::string(",") + status_name(rep.fast.status_of(i)) + "," + status_name(rep.ref.status_of(i)) + "," +
+           modes_string(rep.fast.modes[i]) + "," + modes_string(rep.ref.modes[i]) + "," + rows.raw[i] + "\n";
+  }
+  io::write_file(path, buf);
+}
+
+void write_json(const std::string& path, const CompareArgs& args, const CompareSpec& spec, const CompareRows& rows,
+                const CompareReport& rep) {
+  nlohmann::ordered_json j{{"law", spec.law->name},
+                           {"backend", backend_name(spec.backend)},
+                           {"precision", precision_name(spec.precision)},
+                           {"integrator", integrator_name(spec.opt.integrator)},
+                           {"steps", spec.opt.steps},
+                           {"input", rows.source},
+                           {"rows", rep.rows},
+                           {"sample", args.sample},
+                           {"seed", args.seed},
+                           {"tol", spec.tol},
+                           {"both_ok", rep.both_ok},
+                           {"status_mismatch", rep.status_mismatch},
+                           {"fast_unresolved", rep.fast_unresolved},
+                           {"ref_unresolved", rep.ref_unresolved},
+                           {"modes_differ", rep.modes_differ},
+                           {"beyond_tol", rep.beyond},
+                           {"fast_seconds", rep.fast_seconds},
+                           {"reference_seconds", rep.ref_seconds}};
+  nlohmann::ordered_json cols = nlohmann::ordered_json::object();
+  for (const ref::ColumnStats& c : rep.columns)
+    cols[c.name] = {{"max_abs", c.abs.max}, {"p99_abs", c.abs.p99}, {"median_abs", c.abs.median},
+                    {"max_rel", c.rel.max}, {"p99_rel", c.rel.p99}, {"median_rel", c.rel.median}};
+  j["columns"] = cols;
+  io::write_file(path, j.dump(2) + "\n");
+}
+
+}  // namespace
+
+int run_compare(const CompareArgs& args, std::FILE* out) {
+  const CompareSpec spec = spec_of(args);
+  const std::string fail_path = args.fail_out.empty() ? spec.law->name + "_compare_failures.csv" : args.fail_out;
+  const CompareRows rows = rows_of(args, *spec.law);
+  const CompareReport rep = ref::compare(spec, rows, stderr);
+  print_report(out, args, spec, rows, rep);
+  if (rep.failures.empty()) {
+    std::fprintf(out, "  PASS: every row within tolerance %.3g\n", spec.tol);
+    std::remove(fail_path.c_str());  // no stale failure list from an earlier run
+  } else {
+    write_failures(fail_path, rows, rep);
+    std::fprintf(out, "  FAIL: %zu rows beyond tolerance %.3g (worst relative difference %.3g); listed in %s\n",
+                 rep.failures.size(), spec.tol, rep.worst_rel, fail_path.c_str());
+  }
+  if (!args.report.empty()) write_json(args.report, args, spec, rows, rep);
+  return rep.failures.empty() ? 0 : kExitBeyondTolerance;
+}
+
+}  // namespace impact::cli

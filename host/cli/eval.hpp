@@ -1,0 +1,31 @@
+// `impact eval`: evaluates a CSV of contact-space instances with one law (docs/INTERFACE.md).
+#pragma once
+#include <cstddef>
+#include <cstdio>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace impact::cli {
+
+struct EvalArgs {
+  std::string law;
+  std::string in;
+  std::string out = "-";
+  std::string backend = "auto";
+  std::string precision = "double";
+  int steps = 250;
+  std::string integrator = "rk4";
+  std::size_t chunk = 1 << 16;  // rows per batch
+  bool quiet = false;           // no summary on stderr
+};
+
+CLI::App* add_eval_subcommand(CLI::App& app, EvalArgs& args);
+
+// Runs the evaluation, the summary to `summary_stream` (null: none); throws io::InputError (bad
+// file), std::invalid_argument (bad options) or std::runtime_error (a failed write).
+void run_eval(const EvalArgs& args, std::FILE* summary_stream);
+
+}  // namespace impact::cli

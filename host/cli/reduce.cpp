@@ -1,0 +1,194 @@
+#include "cli/reduce.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/options.hpp"
+#include "engine/registry.hpp"
+#include "io/csv.hpp"
+#include "io/out_file.hpp"
+#include "study/reduce.hpp"
+#include "study/sample_spec.hpp"
+
+namespace impact::cli {
+
+using namespace impact::engine;
+using study::quantity_key;
+using study::quantity_name;
+using study::ReduceResult;
+using study::ReduceSpec;
+
+namespace {
+
+// JSON number: shortest round-trip form; non-finite -> null.
+std::string jnum(double v) {
+  if (!std::isfinite(v)) return "null";
+  std::string s;
+  io::append_number(s, v);
+  return s;
+}
+
+// JSON string, escaped by nlohmann/json.
+std::string jstr(const std::string& s) { return nlohmann::json(s).dump(); }
+
+// One line of the histogram: counts scaled to 10 levels.
+std::string sparkline(const Histogram& h) {
+  static const char levels[] = " .:-=+*#%@";
+  std::uint64_t mx = 0;
+  for (int i = 1; i <= Histogram::kBins; ++i) mx = std::max(mx, h.count[i]);
+  std::string s;
+  for (int i = 1; i <= Histogram::kBins; ++i) {
+    const std::uint64_t c = h.count[i];
+    int l = c == 0 || mx == 0 ? 0 : 1 + static_cast<int>(8.0 * double(c) / double(mx) + 0.5);
+    s += levels[std::min(l, 9)];
+  }
+  return s;
+}
+
+void print_table(std::FILE* t, const ReduceSpec& a, const ReduceResult& r) {
+  const BatchSummary& s = r.summary;
+  std::uint64_t total = 0;
+  for (int i = 0; i < static_cast<int>(Status::count_); ++i) total += s.status[i];
+  std::fprintf(t, "impact reduce: law %s, scenario %s, backend %s, precision %s, seed %llu\n", a.law->name.c_str(),
+               a.scenario.c_str(), backend_name(a.backend), precision_name(a.precision),
+               static_cast<unsigned long long>(a.seed));
+  std::string line;
+  for (const auto& [k, v] : study::describe(a.spec)) line += "  " + k + "=" + v;
+  std::fprintf(t, "  study:%s\n", line.c_str());
+  std::fprintf(t,
+               "  instances [%llu, %llu): %llu in %.3f s (%.4g instances/s); %.3f s in all with the range pilot, "
+               "CPU time %.3f s, peak RSS %.1f MB\n",
+               static_cast<unsigned long long>(a.first), static_cast<unsigned long long>(a.first + a.n),
+               static_cast<unsigned long long>(total), r.study_seconds,
+               r.study_seconds > 0 ? double(total) / r.study_seconds : 0.0, r.wall_seconds, r.cpu_seconds,
+               r.peak_rss_kb / 1024.0);
+  std::fprintf(t, "  status:");
+  for (int i = 0; i < static_cast<int>(Status::count_); ++i)
+    if (s.status[i])
+      std::fprintf(t, "  %s %llu (%.3g%%)", status_name(static_cast<Status>(i)),
+                   static_cast<unsigned long long>(s.status[i]), total ? 100.0 * double(s.status[i]) / double(total) : 0.0);
+  std::fprintf(t, "\n");
+  std::fprintf(t, "  %-26s %12s %13s %13s %13s %13s\n", "over ok rows", "count", "mean", "sd", "min", "max");
+  for (int k = 0; k < kNumQuantities; ++k) {
+    const Moments& m = s.q[k];
+    std::fprintf(t, "  %-6s %-19s %12.0f %13.6g %13.6g %13.6g %13.6g\n", quantity_key(k), quantity_name(k), m.n,
+                 m.n ? m.mean : NAN, m.n ? std::sqrt(m.variance()) : NAN, m.n ? m.min : NAN, m.n ? m.max : NAN);
+  }
+  std::fprintf(t, "  histograms (%d bins on [lo, hi); '<' below lo, '>' at or above hi):\n", Histogram::kBins);
+  for (int k = 0; k < kNumQuantities; ++k) {
+    const Histogram& h = s.h[k];
+    std::fprintf(t, "  %-6s [%-9.4g %9.4g) <%-9llu |%s| >%llu\n", quantity_key(k), h.lo, h.hi,
+                 static_cast<unsigned long long>(h.count[0]), sparkline(h).c_str(),
+                 static_cast<unsigned long long>(h.count[Histogram::kBins + 1]));
+  }
+}
+
+void write_json(const std::string& path, const ReduceSpec& a, const ReduceResult& r) {
+  const BatchSummary& s = r.summary;
+  std::uint64_t total = 0;
+  for (int i = 0; i < static_cast<int>(Status::count_); ++i) total += s.status[i];
+  std::string j = "{\n";
+  j += "  \"law\": " + jstr(a.law->name) + ",\n";
+  j += "  \"scenario\": " + jstr(a.scenario) + ",\n";
+  j += "  \"backend\": " + jstr(backend_name(a.backend)) + ",\n";
+  j += "  \"precision\": " + jstr(precision_name(a.precision)) + ",\n";
+  j += "  \"steps\": " + std::to_string(a.opt.steps) + ",\n";
+  j += "  \"integrator\": " + jstr(integrator_name(a.opt.integrator)) + ",\n";
+  j += "  \"seed\": " + std::to_string(a.seed) + ",\n";
+  j += "  \"first\": " + std::to_string(a.first) + ",\n";
+  j += "  \"n\": " + std::to_string(a.n) + ",\n";
+  j += "  \"chunk\": " + std::to_string(r.chunk) + ",\n";
+  j += "  \"study\": {";
+  bool first = true;
+  for (const auto& [k, v] : study::describe(a.spec)) {
+    j += (first ? "" : ", ") + jstr(k) + ": " + jstr(v);
+    first = false;
+  }
+  j += "},\n";
+  j += "  \"wall_seconds\": " + jnum(r.wall_seconds) + ",\n";
+  j += "  \"study_seconds\": " + jnum(r.study_seconds) + ",\n";
+  j += "  \"instances_per_second\": " + jnum(r.study_seconds > 0 ? double(total) / r.study_seconds : 0.0) + ",\n";
+  j += "  \"cpu_seconds\": " + jnum(r.cpu_seconds) + ",\n";
+  j += "  \"peak_rss_kb\": " + std::to_string(r.peak_rss_kb) + ",\n";
+  j += "  \"status\": {";
+  for (int i = 0; i < static_cast<int>(Status::count_); ++i)
+    j += std::string(i ? ", " : "") + jstr(status_name(static_cast<Status>(i))) + ": " + std::to_string(s.status[i]);
+  j += "},\n";
+  j += "  \"quantities\": {\n";
+  for (int k = 0; k < kNumQuantities; ++k) {
+    const Moments& m = s.q[k];
+    const Histogram& h = s.h[k];
+    j += "    " + jstr(quantity_key(k)) + ": {\"description\": " + jstr(quantity_name(k));
+    j += ", \"count\": " + jnum(m.n) + ", \"mean\": " + jnum(m.n ? m.mean : NAN) +
+         ", \"sd\": " + jnum(m.n > 1 ? std::sqrt(m.variance()) : NAN) + ", \"min\": " + jnum(m.n ? m.min : NAN) +
+         ", \"max\": " + jnum(m.n ? m.max : NAN) + ",\n";
+    j += "      \"histogram\": {\"lo\": " + jnum(h.lo) + ", \"hi\": " + jnum(h.hi) +
+         ", \"bins\": " + std::to_string(Histogram::kBins) + ", \"below\": " + std::to_string(h.count[0]) +
+         ", \"above\": " + std::to_string(h.count[Histogram::kBins + 1]) + ", \"counts\": [";
+    for (int i = 1; i <= Histogram::kBins; ++i) j += (i > 1 ? ", " : "") + std::to_string(h.count[i]);
+    j += "]}}";
+    j += k + 1 < kNumQuantities ? ",\n" : "\n";
+  }
+  j += "  }\n}\n";
+  io::write_file(path, j);
+}
+
+}  // namespace
+
+CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& a) {
+  CLI::App* c = app.add_subcommand(
+      "reduce", "Sample N instances of a study on the device, evaluate one law and reduce to a summary (no per-instance storage)");
+  c->add_option("--law", a.law, "Impact law: " + law_names())->required();
+  c->add_option("--scenario", a.scenario, "contact|ball")->capture_default_str();
+  c->add_option("--n", a.n, "Number of instances")->capture_default_str();
+  c->add_option("--first", a.first, "Index of the first instance (a shard is [first, first + n))")->capture_default_str();
+  c->add_option("--seed", a.seed, "Philox seed")->capture_default_str();
+  c->add_option("--set", a.sets,
+                "KEY=DIST, DIST one of fixed:A, uniform:A:B, normal:MEAN:SD, lognormal:MU:SIGMA, "
+                "truncnormal:MEAN:SD:LO:HI or a number (repeatable). contact keys: w1 w2 w3 rotation vn vt phi mu e "
+                "e_t eta0; ball keys: m r V0x V0y V0z w0x w0y w0z mu e e_t eta0");
+  c->add_option("--range", a.ranges, "QUANTITY=LO:HI histogram range (Pn, Pt, vfn, dE_K0; default from a pilot run)");
+  c->add_option("--backend", a.backend, "auto|cuda|omp|serial")->capture_default_str();
+  c->add_option("--precision", a.precision, "double|float")->capture_default_str();
+  c->add_option("--steps", a.steps, "Steps per instance for the integrators")->capture_default_str();
+  c->add_option("--integrator", a.integrator, "rk4|euler (integrators)")->capture_default_str();
+  c->add_option("--chunk", a.chunk, "Instances per reduction call (0: 65536 on CPUs, 2^24 on CUDA)")->capture_default_str();
+  c->add_option("--out", a.out, "JSON summary file ('-' for stdout)");
+  c->add_option("--cases-out", a.cases_out, "Also write the sampled instances as a CSV for `impact eval`");
+  c->add_flag("--quiet,-q", a.quiet, "No progress lines and no table");
+  return c;
+}
+
+ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FILE* log) {
+  ReduceSpec rs;
+  rs.law = &law_named(a.law);
+  rs.scenario = a.scenario;
+  rs.spec = study::default_spec(study::parse_scenario(a.scenario));
+  for (const std::string& s : a.sets) study::apply_setting(rs.spec, s);
+  if (a.backend != "auto" && a.backend != "cuda" && a.backend != "omp" && a.backend != "serial")
+    throw std::invalid_argument("unknown backend '" + a.backend + "' for reduce (known: auto, cuda, omp, serial)");
+  rs.precision = parse_precision(a.precision);
+  rs.backend = resolve_backend(a.backend, rs.precision, false);
+  rs.opt = law_options(a.steps, parse_integrator(a.integrator));
+  if (a.n < 1) throw std::invalid_argument("--n must be >= 1");
+  if (a.first + a.n < a.first) throw std::invalid_argument("--first + --n overflows the 64-bit index range");
+  for (const std::string& r : a.ranges) rs.ranges.push_back(study::parse_range(r));  // usage errors before any work
+  rs.n = a.n;
+  rs.first = a.first;
+  rs.seed = a.seed;
+  rs.chunk = a.chunk;
+  rs.cases_out = a.cases_out;
+  if (table == stdout && a.out == "-") table = stderr;  // keep stdout parseable
+  if (table == stdout && a.cases_out == "-") table = stderr;
+  const ReduceResult res = study::reduce(rs, a.quiet ? nullptr : log);
+  if (table && !a.quiet) print_table(table, rs, res);
+  if (!a.out.empty()) write_json(a.out, rs, res);
+  return res;
+}
+
+}  // namespace impact::cli

@@ -1,0 +1,29 @@
+// `impact study CONFIG`: a parameter-space study or uncertainty quantification described by a
+// TOML or JSON file (see docs/study.md): scenario, law(s), parameter specifications, design,
+// sensitivity and outputs. Command-line --set KEY=VALUE overrides any key of the file.
+#pragma once
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace impact::cli {
+
+struct StudyArgs {
+  std::string config;
+  std::vector<std::string> sets;  // KEY=VALUE overrides, KEY a dotted path ("design.n", "params.mu")
+  std::string out;                // output folder (overrides output.dir)
+  std::string backend;            // overrides run.backend
+  bool no_plots = false;
+  bool quiet = false;
+  bool dry_run = false;           // parse, validate and print the resolved config; run nothing
+};
+
+CLI::App* add_study_subcommand(CLI::App& app, StudyArgs& args);
+// Returns the process exit code.
+int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log);
+
+}  // namespace impact::cli

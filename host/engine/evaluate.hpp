@@ -1,0 +1,42 @@
+// Evaluation of a contact-space CSV table (`impact eval`): rows read in chunks, evaluated by a
+// batch entry point (any backend, the CPU reference included), written back with the result
+// columns appended, and summarised on the way.
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <map>
+#include <string>
+
+#include "engine/registry.hpp"
+#include "io/csv.hpp"
+#include "io/out_file.hpp"
+
+namespace impact::engine {
+
+struct RangeStat {
+  double min = INFINITY, max = -INFINITY, sum = 0;
+  std::size_t n = 0;
+  void add(double v) {
+    min = v < min ? v : min;
+    max = v > max ? v : max;
+    sum += v;
+    ++n;
+  }
+};
+
+struct TableStats {
+  std::size_t rows = 0;
+  std::size_t status_count[static_cast<int>(Status::count_)] = {};
+  std::map<std::string, std::size_t> modes;  // mode sequence -> ok rows
+  RangeStat Pn, Pt, vfn, dE_rel;             // over ok rows (impact/derived.hpp)
+  double law_seconds = 0;                    // time in the batch calls
+};
+
+// Reads `in` to its end in chunks of `chunk` rows, evaluates each chunk with `fn`, writes the
+// header and every row with its results to `out` (not committed). Throws io::InputError for a
+// malformed file and std::runtime_error for a failed write.
+template <class T>
+TableStats evaluate_table(io::CsvReader& in, io::OutFile& out, const LawInfo& law, BatchFn<T> fn,
+                          const LawOptions& opt, std::size_t chunk);
+
+}  // namespace impact::engine

@@ -1,0 +1,137 @@
+#include "io/csv.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+namespace impact::io {
+
+std::string located(const std::string& file, long line, long col, const std::string& msg) {
+  std::string s = file + ":" + std::to_string(line);
+  if (col > 0) s += ":" + std::to_string(col);
+  return s + ": " + msg;
+}
+
+CsvReader::CsvReader(const std::string& path) : path_(path) {
+  if (path == "-") {
+    f_ = stdin;
+    path_ = "<stdin>";
+  } else {
+    f_ = std::fopen(path.c_str(), "rb");
+    if (!f_) throw InputError(path + ": cannot open for reading: " + std::strerror(errno));
+    owns_ = true;
+  }
+}
+
+CsvReader::~CsvReader() {
+  if (owns_ && f_) std::fclose(f_);
+}
+
+bool CsvReader::read_line() {
+  line_.clear();
+  int c;
+  bool any = false;
+  while ((c = std::getc(f_)) != EOF) {
+    any = true;
+    if (c == '\n') break;
+    line_.push_back(static_cast<char>(c));
+  }
+  if (!any) return false;
+  if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+  ++line_no_;
+  return true;
+}
+
+bool CsvReader::next(std::vector<CsvField>& fields) {
+  do {
+    if (!read_line()) return false;
+  } while (line_.find_first_not_of(" \t") == std::string::npos);
+  fields.clear();
+  unquoted_.clear();
+  unquoted_.reserve(line_.size());
+  const std::size_t n = line_.size();
+  std::size_t i = 0;
+  // Offsets into unquoted_ are collected first (it may reallocate), then turned into views.
+  struct Span { bool quoted; std::size_t b, e; long col; };
+  std::vector<Span> spans;
+  while (true) {
+    const long col = static_cast<long>(i) + 1;
+    if (i < n && line_[i] == '"') {
+      std::size_t b = unquoted_.size();
+      ++i;
+      bool closed = false;
+      while (i < n) {
+        if (line_[i] == '"') {
+          if (i + 1 < n && line_[i + 1] == '"') {
+            unquoted_.push_back('"');
+            i += 2;
+          } else {
+            ++i;
+            closed = true;
+            break;
+          }
+        } else {
+          unquoted_.push_back(line_[i++]);
+        }
+      }
+      if (!closed) throw InputError(located(path_, line_no_, col, "unterminated quoted field"));
+      if (i < n && line_[i] != ',')
+        throw InputError(located(path_, line_no_, static_cast<long>(i) + 1,
+                                 "expected ',' or end of line after a quoted field"));
+      spans.push_back({true, b, unquoted_.size(), col});
+    } else {
+      std::size_t b = i;
+      while (i < n && line_[i] != ',') ++i;
+      spans.push_back({false, b, i, col});
+    }
+    if (i >= n) break;
+    ++i;  // skip ','
+    if (i == n) {  // trailing comma: one more empty field
+      spans.push_back({false, n, n, static_cast<long>(n) + 1});
+      break;
+    }
+  }
+  for (const Span& s : spans) {
+    const std::string& src = s.quoted ? unquoted_ : line_;
+    fields.push_back({std::string_view(src.data() + s.b, s.e - s.b), s.col});
+  }
+  return true;
+}
+
+double parse_number(const CsvField& f, const CsvReader& r, const std::string& column) {
+  std::string_view t = f.text;
+  long col = f.col;
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) {
+    t.remove_prefix(1);
+    ++col;
+  }
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  auto fail = [&](const char* what) {
+    throw InputError(located(r.path(), r.line_no(), col,
+                             std::string(what) + " in column '" + column + "', got '" +
+                                 std::string(f.text) + "'"));
+  };
+  if (t.empty())
+    throw InputError(located(r.path(), r.line_no(), col,
+                             "expected a number in column '" + column + "', found an empty cell"));
+  if (t.front() == '+') t.remove_prefix(1);
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec == std::errc::result_out_of_range) fail("number out of the range of double");
+  if (ec != std::errc() || ptr != t.data() + t.size()) fail("expected a number");
+  return v;
+}
+
+void append_number(std::string& out, double v) {
+  char buf[32];
+  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ptr);
+}
+
+void append_number(std::string& out, float v) {
+  char buf[32];
+  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ptr);
+}
+
+}  // namespace impact::io

@@ -1,0 +1,56 @@
+// Minimal, strict CSV reading and number formatting for the contact-space interface.
+// Errors carry file, line and column, and say what was expected.
+#pragma once
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace impact::io {
+
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Formats "FILE:LINE:COL: message" (COL omitted when 0).
+std::string located(const std::string& file, long line, long col, const std::string& msg);
+
+struct CsvField {
+  std::string_view text;  // unquoted content
+  long col;               // 1-based character column of the field's first character
+};
+
+class CsvReader {
+ public:
+  // path "-" reads standard input.
+  explicit CsvReader(const std::string& path);
+  ~CsvReader();
+  CsvReader(const CsvReader&) = delete;
+  CsvReader& operator=(const CsvReader&) = delete;
+
+  // Reads the next record; false at end of input. Blank lines are skipped.
+  bool next(std::vector<CsvField>& fields);
+  const std::string& raw() const { return line_; }  // the record as read, without line ending
+  long line_no() const { return line_no_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  bool read_line();
+  std::FILE* f_ = nullptr;
+  bool owns_ = false;
+  std::string path_;
+  std::string line_;
+  std::string unquoted_;  // storage for fields that needed unquoting
+  long line_no_ = 0;
+};
+
+// Parses a whole field as a finite or non-finite double ("nan", "inf" allowed); throws
+// InputError with location on anything else.
+double parse_number(const CsvField& f, const CsvReader& r, const std::string& column);
+
+// Shortest representation that round-trips (std::to_chars).
+void append_number(std::string& out, double v);
+void append_number(std::string& out, float v);
+
+}  // namespace impact::io

@@ -1,0 +1,104 @@
+#include "io/machine.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+namespace impact::io {
+
+std::string hostname() {
+  char b[256] = {0};
+  if (gethostname(b, sizeof b - 1) != 0) return "unknown";
+  return b;
+}
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line, fallback;
+  while (std::getline(f, line)) {
+    const std::size_t c = line.find(':');
+    if (c == std::string::npos) continue;
+    std::string key = line.substr(0, c);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+    std::string val = line.substr(c + 1);
+    while (!val.empty() && val.front() == ' ') val.erase(val.begin());
+    if (key == "model name" && !val.empty()) return val;
+    if ((key == "Hardware" || key == "CPU part") && fallback.empty()) fallback = val;
+  }
+  return fallback.empty() ? "unknown" : fallback;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string compiler() {
+#if defined(__clang__)
+  return std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("g++ ") + __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+bool build_optimized() {
+#if defined(__OPTIMIZE__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool build_ndebug() {
+#if defined(NDEBUG)
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string build_type() {
+  return build_optimized() && build_ndebug() ? "Release" : build_optimized() ? "optimized, assertions on" : "Debug";
+}
+
+int hardware_threads() { return static_cast<int>(std::thread::hardware_concurrency()); }
+
+double mem_available_bytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key, unit;
+  double kb = 0;
+  while (f >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024.0;
+  return 8.0 * (1ull << 30);  // unknown: assume 8 GiB
+}
+
+double load_average() {
+  std::ifstream f("/proc/loadavg");
+  double l = NAN;
+  if (!(f >> l)) return NAN;
+  return l;
+}
+
+long peak_rss_kb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;  // kilobytes on Linux
+}
+
+double cpu_seconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec + ru.ru_stime.tv_sec + 1e-6 * ru.ru_stime.tv_usec;
+}
+
+}  // namespace impact::io

@@ -1,0 +1,22 @@
+// What the outputs record about the machine and the process: host and CPU names, the time, memory
+// and load, the compiler and build type, resource use.
+#pragma once
+#include <string>
+
+namespace impact::io {
+
+std::string hostname();    // "unknown" when not available
+std::string cpu_model();   // /proc/cpuinfo "model name" (or Hardware / CPU part), "unknown"
+std::string utc_now();     // ISO 8601, e.g. 2026-11-24T21:00:00Z
+std::string compiler();    // e.g. "g++ 12.2.0"
+std::string build_type();  // "Release", "optimized, assertions on" or "Debug"
+bool build_optimized();
+bool build_ndebug();
+int hardware_threads();
+
+double mem_available_bytes();  // /proc/meminfo MemAvailable (8 GiB when unknown)
+double load_average();         // 1-minute load average, NaN when unknown
+long peak_rss_kb();            // peak resident set size of this process
+double cpu_seconds();          // user + system CPU time of this process so far (all threads)
+
+}  // namespace impact::io

@@ -1,0 +1,28 @@
+// NumPy .npy files (format 1.0) of structured records: the header, and little-endian values
+// appended to a record buffer.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/out_file.hpp"
+
+namespace impact::io {
+
+// (field name, NumPy type string such as "<f8", "<i4", "<u4", "|u1", "<u8")
+using NpyField = std::pair<std::string, const char*>;
+
+// Writes the magic, the version and the header dict of `rows` records with these fields (padded
+// so that the data start on a 64-byte boundary).
+void write_npy_header(OutFile& f, const std::vector<NpyField>& fields, std::uint64_t rows);
+
+// Appends the bytes of v (the host is little-endian, as the "<" types say).
+template <class X> void put_binary(std::string& buf, X v) {
+  char b[sizeof(X)];
+  std::memcpy(b, &v, sizeof(X));
+  buf.append(b, sizeof(X));
+}
+
+}  // namespace impact::io

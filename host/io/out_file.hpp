@@ -1,0 +1,51 @@
+// The one way impactbatch writes a file: every write and the close are checked (a full disk is an
+// error naming the file, never a silently short table), and the file appears all at once: the
+// bytes go to a temporary file in the target's folder, renamed onto the target by commit(). An
+// OutFile destroyed without commit() (an exception, an error exit) removes its temporary file and
+// leaves the target as it was. The path "-" writes to standard output (commit() flushes it), and
+// a path that is a device or a FIFO (or a link to one) is written in place.
+#pragma once
+#include <cstdio>
+#include <string>
+
+namespace impact::io {
+
+class OutFile {
+ public:
+  OutFile() = default;
+  explicit OutFile(const std::string& path) { open(path); }
+  OutFile(OutFile&& o) noexcept;
+  OutFile& operator=(OutFile&& o) noexcept;
+  OutFile(const OutFile&) = delete;
+  OutFile& operator=(const OutFile&) = delete;
+  ~OutFile();
+
+  // Starts the file (std::runtime_error "PATH: cannot open for writing: REASON").
+  void open(const std::string& path);
+  explicit operator bool() const { return f_ != nullptr; }
+  const std::string& path() const { return path_; }
+
+  // Appends bytes (std::runtime_error "PATH: write failed: REASON").
+  void put(const void* data, std::size_t n);
+  void put(const std::string& s) { put(s.data(), s.size()); }
+
+  // Closes the file and moves it onto its path; throws like put(). A closed or never opened file:
+  // nothing to do.
+  void commit();
+
+ private:
+  [[noreturn]] void fail(const char* what);
+  void discard() noexcept;
+  std::FILE* f_ = nullptr;
+  std::string path_;   // as given (messages)
+  std::string tmp_;    // the temporary file; empty when writing in place (stdout, a device, a FIFO)
+  std::string final_;  // where commit() renames it (the path, links resolved)
+};
+
+// Writes `text` to `path` ("-": standard output) through an OutFile.
+void write_file(const std::string& path, const std::string& text);
+
+// Creates a folder and its parents (std::runtime_error "WHAT: PATH: cannot create the folder: ...").
+void make_dirs(const std::string& path, const std::string& what);
+
+}  // namespace impact::io

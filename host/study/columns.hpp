@@ -1,0 +1,71 @@
+// The columns of a study's result table, per law: sample_id, every scenario parameter (the
+// inputs), the contact-space outputs, the law's extra columns, status, the body-level outputs.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "engine/registry.hpp"
+#include "study/scenarios.hpp"
+
+namespace impact::study {
+
+enum class ColKind { real, integer, modes, status };
+
+struct StudyColumn {
+  std::string name;
+  ColKind kind = ColKind::real;
+};
+
+// Contact-space outputs every law writes (after P, vf and dE, the derived normal/tangential
+// parts): P_n = P.n, P_t = |P - P_n n|, vf_n = vf.n, vf_t = |vf - vf_n n|.
+inline const std::vector<std::string>& contact_output_names() {
+  static const std::vector<std::string> names = {"P_x", "P_y", "P_z", "P_n", "P_t", "vf_x",
+                                                 "vf_y", "vf_z", "vf_n", "vf_t", "dE"};
+  return names;
+}
+
+// Output columns of one law in a scenario (not sample_id and the inputs).
+inline std::vector<StudyColumn> law_output_columns(const engine::LawInfo& law, const ScenarioInfo& sc) {
+  std::vector<StudyColumn> out;
+  for (const std::string& n : contact_output_names()) out.push_back({n, ColKind::real});
+  for (const ExtraColumn& x : law.extras)
+    out.push_back({x.name, x.what == Extra::Modes ? ColKind::modes : x.what == Extra::Steps ? ColKind::integer : ColKind::real});
+  out.push_back({"status", ColKind::status});
+  for (const std::string& b : sc.body_outputs) out.push_back({b, ColKind::real});
+  return out;
+}
+
+struct StudyColumns {
+  std::vector<std::vector<StudyColumn>> per_law;  // in study.laws order
+  bool has_output(const std::string& name) const {
+    for (const auto& l : per_law)
+      for (const StudyColumn& c : l)
+        if (c.name == name && (c.kind == ColKind::real || c.kind == ColKind::integer)) return true;
+    return false;
+  }
+  std::string output_list() const {
+    std::vector<std::string> seen;
+    std::string s;
+    for (const auto& l : per_law)
+      for (const StudyColumn& c : l) {
+        if (c.kind != ColKind::real && c.kind != ColKind::integer) continue;
+        bool dup = false;
+        for (const std::string& x : seen) dup |= x == c.name;
+        if (dup) continue;
+        seen.push_back(c.name);
+        s += (s.empty() ? "" : ", ") + c.name;
+      }
+    return s;
+  }
+};
+
+inline StudyColumns study_columns(const std::vector<std::string>& laws, const ScenarioInfo& sc) {
+  StudyColumns c;
+  for (const std::string& l : laws) {
+    const engine::LawInfo* li = engine::find_law(l);
+    c.per_law.push_back(li ? law_output_columns(*li, sc) : std::vector<StudyColumn>{});
+  }
+  return c;
+}
+
+}  // namespace impact::study

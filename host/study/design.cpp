@@ -1,0 +1,655 @@
+// Parameter specifications and experimental designs (host/design.hpp).
+//
+// Inverse CDFs and CDFs come from Boost.Math, Sobol points from boost::random::sobol (Joe-Kuo
+// direction numbers), counter-based uniforms from the project's Philox wrapper (impact/rng.hpp).
+#include "study/design.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+#include <boost/math/distributions/lognormal.hpp>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/random/sobol.hpp>
+
+#include "impact/rng.hpp"
+
+namespace impact::study {
+
+
+namespace {
+
+using boost::math::complement;
+const boost::math::normal_distribution<double> kStdNormal(0.0, 1.0);
+
+// Shortest text that reads back to the same double.
+std::string num(double x) {
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  for (int prec = 6; prec <= 17; ++prec) {
+    std::ostringstream s;
+    s.precision(prec);
+    s << x;
+    if (std::strtod(s.str().c_str(), nullptr) == x || prec == 17) return s.str();
+  }
+  return {};
+}
+
+[[noreturn]] void fail(const std::string& key, const std::string& what) {
+  throw std::invalid_argument(key + ": " + what);
+}
+
+// Clamps u into the open interval the quantiles accept: the Sobol origin (u = 0) becomes 2^-64,
+// the resolution of the 64-bit Sobol lattice, and a rounded-up 1 becomes 1 - 2^-53.
+double open01(double u) {
+  constexpr double lo = 0x1p-64, hi = 1.0 - 0x1p-53;
+  return u < lo ? lo : (u > hi ? hi : u);
+}
+
+// Standard normal pieces that accept infinite arguments.
+double Phi(double z) {
+  if (std::isinf(z)) return z > 0 ? 1.0 : 0.0;
+  return boost::math::cdf(kStdNormal, z);
+}
+double Q(double z) {  // 1 - Phi(z), accurate in the upper tail
+  if (std::isinf(z)) return z > 0 ? 0.0 : 1.0;
+  return boost::math::cdf(complement(kStdNormal, z));
+}
+double phi(double z) { return std::isinf(z) ? 0.0 : boost::math::pdf(kStdNormal, z); }
+double zphi(double z) { return std::isinf(z) ? 0.0 : z * boost::math::pdf(kStdNormal, z); }
+
+// Standardised truncation interval [alpha, beta] of a truncnormal spec.
+struct Trunc {
+  double alpha, beta;
+  bool upper;  // both bounds in the upper tail: work with complements Q
+  double mass; // P(alpha <= Z <= beta)
+};
+Trunc trunc_of(const ParamSpec& p) {
+  Trunc t;
+  t.alpha = (p.lo - p.a) / p.b;
+  t.beta = (p.hi - p.a) / p.b;
+  t.upper = t.alpha > 0;
+  t.mass = t.upper ? Q(t.alpha) - Q(t.beta) : Phi(t.beta) - Phi(t.alpha);
+  return t;
+}
+
+double linspace_point(const ParamSpec& p, std::size_t i) {
+  if (i == 0) return p.a;
+  if (i + 1 == p.count) return p.b;
+  return p.a + (p.b - p.a) * (static_cast<double>(i) / static_cast<double>(p.count - 1));
+}
+
+bool all_finite(std::initializer_list<double> v) {
+  for (double x : v)
+    if (!std::isfinite(x)) return false;
+  return true;
+}
+
+}  // namespace
+
+// ---- ParamSpec -------------------------------------------------------------------------------------
+
+const char* param_kind_name(ParamKind k) {
+  switch (k) {
+    case ParamKind::fixed: return "fixed";
+    case ParamKind::uniform: return "uniform";
+    case ParamKind::normal: return "normal";
+    case ParamKind::lognormal: return "lognormal";
+    case ParamKind::truncnormal: return "truncnormal";
+    case ParamKind::linspace: return "linspace";
+  }
+  return "?";
+}
+
+void ParamSpec::validate(const std::string& key) const {
+  switch (kind) {
+    case ParamKind::fixed:
+      if (!std::isfinite(a)) fail(key, "fixed value must be finite (got " + num(a) + ")");
+      return;
+    case ParamKind::uniform:
+      if (!all_finite({a, b})) fail(key, "uniform bounds must be finite (got " + describe() + ")");
+      if (b < a) fail(key, "uniform(a, b) needs a <= b (got " + describe() + ")");
+      return;
+    case ParamKind::normal:
+    case ParamKind::lognormal:
+      if (!all_finite({a, b})) fail(key, std::string(param_kind_name(kind)) + " parameters must be finite (got " + describe() + ")");
+      if (!(b > 0)) fail(key, std::string(param_kind_name(kind)) + " needs sd > 0 (got " + describe() + ")");
+      return;
+    case ParamKind::truncnormal: {
+      if (!all_finite({a, b})) fail(key, "truncnormal mean and sd must be finite (got " + describe() + ")");
+      if (!(b > 0)) fail(key, "truncnormal needs sd > 0 (got " + describe() + ")");
+      if (std::isnan(lo) || std::isnan(hi)) fail(key, "truncnormal bounds must not be NaN (got " + describe() + ")");
+      if (!(lo < hi)) fail(key, "truncnormal needs lo < hi (got " + describe() + ")");
+      const Trunc t = trunc_of(*this);
+      if (!(t.mass >= 1e-12))
+        fail(key, "truncnormal interval [lo, hi] has probability " + num(t.mass) +
+                      " < 1e-12 under the untruncated normal (got " + describe() + ")");
+      return;
+    }
+    case ParamKind::linspace:
+      if (!all_finite({a, b})) fail(key, "linspace end points must be finite (got " + describe() + ")");
+      if (count == 0) fail(key, "linspace needs count >= 1 (got " + describe() + ")");
+      return;
+  }
+  fail(key, "unknown parameter kind");
+}
+
+double ParamSpec::quantile(double u) const {
+  switch (kind) {
+    case ParamKind::fixed: return a;
+    case ParamKind::uniform: return u >= 1 ? b : a + (b - a) * u;
+    case ParamKind::normal:
+      if (u <= 0) return -std::numeric_limits<double>::infinity();
+      if (u >= 1) return std::numeric_limits<double>::infinity();
+      return a + b * boost::math::quantile(kStdNormal, u);
+    case ParamKind::lognormal:
+      if (u <= 0) return 0.0;
+      if (u >= 1) return std::numeric_limits<double>::infinity();
+      return boost::math::quantile(boost::math::lognormal_distribution<double>(a, b), u);
+    case ParamKind::truncnormal: {
+      const Trunc t = trunc_of(*this);
+      double z;
+      if (t.upper) {
+        // Q(z) = Q(alpha) - u (Q(alpha) - Q(beta)): both in the upper tail, no cancellation.
+        const double q = Q(t.alpha) - u * t.mass;
+        z = q <= 0 ? t.beta : (q >= 1 ? t.alpha : boost::math::quantile(complement(kStdNormal, q)));
+      } else {
+        const double p = Phi(t.alpha) + u * t.mass;
+        z = p <= 0 ? t.alpha : (p >= 1 ? t.beta : boost::math::quantile(kStdNormal, p));
+      }
+      z = std::min(std::max(z, t.alpha), t.beta);
+      const double x = a + b * z;
+      return std::min(std::max(x, lo), hi);
+    }
+    case ParamKind::linspace: break;
+  }
+  throw std::invalid_argument("params." + name + ": a linspace parameter has no quantile (it is a grid)");
+}
+
+double ParamSpec::cdf(double x) const {
+  if (std::isnan(x)) return x;
+  switch (kind) {
+    case ParamKind::fixed: return x < a ? 0.0 : 1.0;
+    case ParamKind::uniform:
+      if (x < a) return 0.0;
+      if (x >= b) return 1.0;
+      return (x - a) / (b - a);
+    case ParamKind::normal: return Phi((x - a) / b);
+    case ParamKind::lognormal:
+      if (!(x > 0)) return 0.0;
+      if (std::isinf(x)) return 1.0;
+      return boost::math::cdf(boost::math::lognormal_distribution<double>(a, b), x);
+    case ParamKind::truncnormal: {
+      if (x <= lo) return 0.0;
+      if (x >= hi) return 1.0;
+      const Trunc t = trunc_of(*this);
+      const double z = (x - a) / b;
+      const double c = t.upper ? (Q(t.alpha) - Q(z)) / t.mass : (Phi(z) - Phi(t.alpha)) / t.mass;
+      return std::min(std::max(c, 0.0), 1.0);
+    }
+    case ParamKind::linspace: break;
+  }
+  throw std::invalid_argument("params." + name + ": a linspace parameter has no CDF (it is a grid)");
+}
+
+double ParamSpec::mean() const {
+  switch (kind) {
+    case ParamKind::fixed: return a;
+    case ParamKind::uniform: return 0.5 * (a + b);
+    case ParamKind::normal: return a;
+    case ParamKind::lognormal: return std::exp(a + 0.5 * b * b);
+    case ParamKind::truncnormal: {
+      const Trunc t = trunc_of(*this);
+      return a + b * (phi(t.alpha) - phi(t.beta)) / t.mass;
+    }
+    case ParamKind::linspace: return count <= 1 ? a : 0.5 * (a + b);
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+double ParamSpec::variance() const {
+  switch (kind) {
+    case ParamKind::fixed: return 0.0;
+    case ParamKind::uniform: return (b - a) * (b - a) / 12.0;
+    case ParamKind::normal: return b * b;
+    case ParamKind::lognormal: return std::expm1(b * b) * std::exp(2 * a + b * b);
+    case ParamKind::truncnormal: {
+      const Trunc t = trunc_of(*this);
+      const double m = (phi(t.alpha) - phi(t.beta)) / t.mass;
+      const double v = 1.0 + (zphi(t.alpha) - zphi(t.beta)) / t.mass - m * m;
+      return b * b * std::max(v, 0.0);
+    }
+    case ParamKind::linspace: {
+      if (count <= 1) return 0.0;
+      const double n = static_cast<double>(count);
+      return (b - a) * (b - a) * (n + 1) / (12.0 * (n - 1));  // population variance of the points
+    }
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string ParamSpec::describe() const {
+  const std::string k = param_kind_name(kind);
+  switch (kind) {
+    case ParamKind::fixed: return k + "(" + num(a) + ")";
+    case ParamKind::uniform:
+    case ParamKind::normal:
+    case ParamKind::lognormal: return k + "(" + num(a) + ", " + num(b) + ")";
+    case ParamKind::truncnormal: return k + "(" + num(a) + ", " + num(b) + ", " + num(lo) + ", " + num(hi) + ")";
+    case ParamKind::linspace: return k + "(" + num(a) + ", " + num(b) + ", " + std::to_string(count) + ")";
+  }
+  return k;
+}
+
+// ---- design kinds ----------------------------------------------------------------------------------
+
+const char* design_kind_name(DesignKind k) {
+  switch (k) {
+    case DesignKind::grid: return "grid";
+    case DesignKind::mc: return "mc";
+    case DesignKind::lhs: return "lhs";
+    case DesignKind::sobol: return "sobol";
+    case DesignKind::saltelli: return "saltelli";
+    case DesignKind::imported: return "imported";
+  }
+  return "?";
+}
+
+DesignKind parse_design_kind(const std::string& key, const std::string& text) {
+  for (DesignKind k : {DesignKind::grid, DesignKind::mc, DesignKind::lhs, DesignKind::sobol, DesignKind::saltelli,
+                       DesignKind::imported})
+    if (text == design_kind_name(k)) return k;
+  fail(key, "unknown design kind '" + text + "' (expected grid, mc, lhs, sobol, saltelli or imported)");
+}
+
+// ---- designs ---------------------------------------------------------------------------------------
+
+namespace {
+
+class GridDesign final : public Design {
+ public:
+  explicit GridDesign(std::vector<ParamSpec> specs) : specs_(std::move(specs)) {
+    rows_ = 1;
+    for (const auto& p : specs_) {
+      names_.push_back(p.name);
+      if (rows_ > std::numeric_limits<std::size_t>::max() / p.count)
+        fail("design.kind", "grid has more rows than can be counted (product of the linspace counts)");
+      rows_ *= p.count;
+    }
+  }
+  std::size_t rows() const override { return rows_; }
+  void fill(std::size_t begin, std::size_t end, double* out) const override {
+    const std::size_t d = specs_.size();
+    for (std::size_t r = begin; r < end; ++r) {
+      std::size_t rest = r;
+      for (std::size_t k = d; k-- > 0;) {  // last parameter fastest
+        out[(r - begin) * d + k] = linspace_point(specs_[k], rest % specs_[k].count);
+        rest /= specs_[k].count;
+      }
+    }
+  }
+
+ private:
+  std::vector<ParamSpec> specs_;
+  std::size_t rows_ = 0;
+};
+
+// Philox stream of parameter k: mc uses k, the LHS jitter k | 2^31.
+constexpr std::uint32_t kLhsStream = 0x80000000u;
+
+double philox_u(const Philox& rng, std::uint64_t row, std::uint32_t stream) {
+  double u, unused;
+  uniforms2(rng, row, stream, u, unused);
+  return u;
+}
+
+class McDesign final : public Design {
+ public:
+  McDesign(std::vector<ParamSpec> specs, std::size_t n, std::uint64_t seed) : specs_(std::move(specs)), n_(n), rng_{seed} {
+    for (const auto& p : specs_) names_.push_back(p.name);
+  }
+  std::size_t rows() const override { return n_; }
+  void fill(std::size_t begin, std::size_t end, double* out) const override {
+    const std::size_t d = specs_.size();
+    for (std::size_t r = begin; r < end; ++r)
+      for (std::size_t k = 0; k < d; ++k)
+        out[(r - begin) * d + k] = specs_[k].quantile(philox_u(rng_, r, static_cast<std::uint32_t>(k)));
+  }
+
+ private:
+  std::vector<ParamSpec> specs_;
+  std::size_t n_;
+  Philox rng_;
+};
+
+class LhsDesign final : public Design {
+ public:
+  LhsDesign(std::vector<ParamSpec> specs, std::size_t n, std::uint64_t seed) : specs_(std::move(specs)), n_(n), rng_{seed} {
+    if (n > std::numeric_limits<std::uint32_t>::max())
+      fail("design.n", "lhs supports at most 4294967295 rows (got " + std::to_string(n) + ")");
+    std::mt19937_64 gen(seed);
+    perm_.resize(specs_.size());
+    for (std::size_t k = 0; k < specs_.size(); ++k) {
+      names_.push_back(specs_[k].name);
+      perm_[k].resize(n);
+      std::iota(perm_[k].begin(), perm_[k].end(), 0u);
+      std::shuffle(perm_[k].begin(), perm_[k].end(), gen);
+    }
+  }
+  std::size_t rows() const override { return n_; }
+  void fill(std::size_t begin, std::size_t end, double* out) const override {
+    const std::size_t d = specs_.size();
+    const double n = static_cast<double>(n_);
+    for (std::size_t r = begin; r < end; ++r)
+      for (std::size_t k = 0; k < d; ++k) {
+        const double jitter = philox_u(rng_, r, kLhsStream | static_cast<std::uint32_t>(k));
+        out[(r - begin) * d + k] = specs_[k].quantile(open01((perm_[k][r] + jitter) / n));
+      }
+  }
+
+ private:
+  std::vector<ParamSpec> specs_;
+  std::size_t n_;
+  Philox rng_;
+  std::vector<std::vector<std::uint32_t>> perm_;  // stratum of row r for parameter k
+};
+
+// Sobol points in [0,1)^dim: point i of the sequence including the origin (point 0).
+// boost::random::sobol itself starts at the point after the origin.
+class SobolPoints {
+ public:
+  explicit SobolPoints(std::size_t dim) : dim_(dim) {}
+  // Calls f(i, u) for points i = first, first + 1, ..., first + count - 1; u has dim_ coordinates.
+  template <class F>
+  void each(std::uint64_t first, std::uint64_t count, F&& f) const {
+    if (count == 0) return;
+    std::vector<double> u(dim_);
+    std::uint64_t i = first;
+    if (i == 0) {
+      std::fill(u.begin(), u.end(), 0.0);
+      f(i, u);
+      ++i;
+      --count;
+      if (count == 0) return;
+    }
+    boost::random::sobol eng(dim_);
+    eng.seed(i - 1);
+    for (std::uint64_t c = 0; c < count; ++c, ++i) {
+      for (std::size_t k = 0; k < dim_; ++k) u[k] = std::ldexp(static_cast<double>(eng()), -64);
+      f(i, u);
+    }
+  }
+
+ private:
+  std::size_t dim_;
+};
+
+void check_sobol_dim(std::size_t dim, const char* what, std::size_t d) {
+  if (d == 0) fail("design.kind", std::string(what) + " needs at least one varied parameter");
+  const std::size_t max_dim = boost::random::default_sobol_table::max_dimension;
+  if (dim > max_dim)
+    fail("design.kind", std::string(what) + " with " + std::to_string(d) + " varied parameters needs a " +
+                            std::to_string(dim) + "-dimensional Sobol sequence; at most " + std::to_string(max_dim) +
+                            " dimensions are available");
+}
+
+class SobolDesign final : public Design {
+ public:
+  SobolDesign(std::vector<ParamSpec> specs, std::size_t n, bool skip_first)
+      : specs_(std::move(specs)), n_(n), skip_(skip_first ? 1 : 0), points_(specs_.size()) {
+    for (const auto& p : specs_) names_.push_back(p.name);
+  }
+  std::size_t rows() const override { return n_; }
+  void fill(std::size_t begin, std::size_t end, double* out) const override {
+    if (end <= begin) return;
+    const std::size_t d = specs_.size();
+    points_.each(begin + skip_, end - begin, [&](std::uint64_t i, const std::vector<double>& u) {
+      double* row = out + (i - skip_ - begin) * d;
+      for (std::size_t k = 0; k < d; ++k) row[k] = specs_[k].quantile(open01(u[k]));
+    });
+  }
+
+ private:
+  std::vector<ParamSpec> specs_;
+  std::size_t n_;
+  std::uint64_t skip_;
+  SobolPoints points_;
+};
+
+// SALib's calc_second_order = False layout: per base row j, A_j, AB_j^(1..d), B_j.
+class SaltelliDesign final : public Design {
+ public:
+  SaltelliDesign(std::vector<ParamSpec> specs, std::size_t n, bool skip_first)
+      : specs_(std::move(specs)), n_(n), skip_(skip_first ? 1 : 0), points_(2 * specs_.size()) {
+    for (const auto& p : specs_) names_.push_back(p.name);
+  }
+  std::size_t rows() const override { return n_ * (specs_.size() + 2); }
+  void fill(std::size_t begin, std::size_t end, double* out) const override {
+    if (end <= begin) return;
+    const std::size_t d = specs_.size(), per = d + 2;
+    const std::size_t j0 = begin / per, j1 = (end - 1) / per + 1;  // base rows touched
+    std::vector<double> a(d), b(d);
+    points_.each(j0 + skip_, j1 - j0, [&](std::uint64_t i, const std::vector<double>& u) {
+      const std::size_t j = static_cast<std::size_t>(i - skip_);
+      for (std::size_t k = 0; k < d; ++k) {
+        a[k] = specs_[k].quantile(open01(u[k]));
+        b[k] = specs_[k].quantile(open01(u[d + k]));
+      }
+      for (std::size_t t = 0; t < per; ++t) {
+        const std::size_t r = j * per + t;
+        if (r < begin || r >= end) continue;
+        double* row = out + (r - begin) * d;
+        if (t + 1 == per) {
+          std::copy(b.begin(), b.end(), row);
+        } else {
+          std::copy(a.begin(), a.end(), row);
+          if (t > 0) row[t - 1] = b[t - 1];
+        }
+      }
+    });
+  }
+
+ private:
+  std::vector<ParamSpec> specs_;
+  std::size_t n_;
+  std::uint64_t skip_;
+  SobolPoints points_;
+};
+
+class ImportedDesign final : public Design {
+ public:
+  ImportedDesign(std::vector<std::string> names, std::vector<double> values) : values_(std::move(values)) {
+    names_ = std::move(names);
+    rows_ = names_.empty() ? 0 : values_.size() / names_.size();
+  }
+  std::size_t rows() const override { return rows_; }
+  void fill(std::size_t begin, std::size_t end, double* out) const override {
+    const std::size_t d = names_.size();
+    std::copy(values_.begin() + begin * d, values_.begin() + end * d, out);
+  }
+
+ private:
+  std::vector<double> values_;
+  std::size_t rows_ = 0;
+};
+
+// ---- imported sample files -------------------------------------------------------------------------
+
+struct Token {
+  std::string text;
+  std::size_t column;  // 1-based
+};
+
+// Splits a line into fields separated by commas and/or whitespace. An empty field between two
+// commas (or a leading/trailing comma) is kept as an empty token so that it is reported.
+std::vector<Token> split_fields(const std::string& line) {
+  std::vector<Token> out;
+  std::size_t i = 0;
+  const std::size_t n = line.size();
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; };
+  bool expect_field = false;  // after a comma
+  while (true) {
+    while (i < n && space(line[i])) ++i;
+    if (i >= n) {
+      if (expect_field) out.push_back({"", i + 1});
+      break;
+    }
+    if (line[i] == ',') {
+      if (expect_field || out.empty()) out.push_back({"", i + 1});
+      expect_field = true;
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    while (i < n && !space(line[i]) && line[i] != ',') ++i;
+    out.push_back({line.substr(start, i - start), start + 1});
+    expect_field = false;
+  }
+  return out;
+}
+
+bool parse_number(const std::string& s, double& v) {
+  if (s.empty()) return false;
+  const char* b = s.c_str();
+  char* e = nullptr;
+  errno = 0;
+  v = std::strtod(b, &e);
+  return e == b + s.size() && errno != ERANGE && std::isfinite(v);
+}
+
+std::string unquote(const std::string& s) {
+  if (s.size() >= 2 && ((s.front() == '"' && s.back() == '"') || (s.front() == '\'' && s.back() == '\'')))
+    return s.substr(1, s.size() - 2);
+  return s;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::unique_ptr<Design> read_imported(const std::vector<std::string>& names, const std::string& file) {
+  if (file.empty()) fail("design.file", "required with design.kind = imported (a file of sample rows)");
+  const std::size_t d = names.size();
+  // "design.file: FILE:LINE:COLUMN: what was expected"
+  auto err = [&](std::size_t line, std::size_t col, const std::string& what) {
+    return std::invalid_argument("design.file: " + file + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                                 ": " + what);
+  };
+  std::ifstream in(file);
+  if (!in) throw err(1, 1, std::string("expected a readable file (") + std::strerror(errno) + ")");
+
+  std::vector<std::size_t> col_of(d);  // file column -> spec column
+  std::iota(col_of.begin(), col_of.end(), 0);
+  bool first = true;
+  std::vector<double> values;
+  std::string line;
+  std::size_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::size_t nonspace = line.find_first_not_of(" \t\v\f");
+    if (nonspace == std::string::npos || line[nonspace] == '#') continue;
+    const std::vector<Token> tok = split_fields(line);
+    double v;
+    if (first && !tok.empty() && !tok[0].text.empty() && !parse_number(tok[0].text, v)) {
+      // header: must name exactly the varied parameters
+      std::unordered_map<std::string, std::size_t> index;
+      for (std::size_t k = 0; k < d; ++k) index[names[k]] = k;
+      std::vector<bool> seen(d, false);
+      col_of.assign(tok.size(), 0);
+      for (std::size_t c = 0; c < tok.size(); ++c) {
+        const std::string name = unquote(tok[c].text);
+        const auto it = index.find(name);
+        if (it == index.end())
+          throw err(lineno, tok[c].column,
+              "expected a header naming the varied parameters (" + join(names) + "); '" + name + "' is not one of them");
+        if (seen[it->second]) throw err(lineno, tok[c].column, "expected each parameter once in the header; '" + name + "' repeats");
+        seen[it->second] = true;
+        col_of[c] = it->second;
+      }
+      if (tok.size() != d) {
+        std::vector<std::string> missing;
+        for (std::size_t k = 0; k < d; ++k)
+          if (!seen[k]) missing.push_back(names[k]);
+        throw err(lineno, line.size() + 1, "expected a header naming every varied parameter; missing " + join(missing));
+      }
+      first = false;
+      continue;
+    }
+    first = false;
+    const std::size_t base = values.size();
+    values.resize(base + d);
+    for (std::size_t c = 0; c < tok.size(); ++c) {
+      if (c >= d)
+        throw err(lineno, tok[c].column, "expected " + std::to_string(d) + " values per row, found " + std::to_string(tok.size()));
+      if (!parse_number(tok[c].text, v))
+        throw err(lineno, tok[c].column,
+            "expected a finite number, found '" + tok[c].text + "'");
+      values[base + col_of[c]] = v;
+    }
+    if (tok.size() < d)
+      throw err(lineno, line.size() + 1, "expected " + std::to_string(d) + " values per row, found " + std::to_string(tok.size()));
+  }
+  if (in.bad()) throw err(lineno + 1, 1, "expected a readable file (read error)");
+  if (values.empty()) throw err(lineno + 1, 1, "expected at least one row of values, found none");
+  return std::make_unique<ImportedDesign>(names, std::move(values));
+}
+
+}  // namespace
+
+std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const DesignSpec& spec) {
+  std::vector<ParamSpec> varied;
+  std::vector<std::string> names;
+  for (const auto& p : specs) {
+    const std::string key = "params." + p.name;
+    p.validate(key);
+    if (std::find(names.begin(), names.end(), p.name) != names.end()) fail(key, "parameter is given twice");
+    names.push_back(p.name);
+    if (p.kind == ParamKind::fixed) continue;
+    if (p.kind == ParamKind::linspace && spec.kind != DesignKind::grid)
+      fail(key, "linspace is only allowed with design.kind = grid");
+    if (spec.kind == DesignKind::grid && p.kind != ParamKind::linspace)
+      fail(key, std::string("a grid design varies only linspace (or fixed) parameters; got ") + p.describe());
+    varied.push_back(p);
+  }
+  std::vector<std::string> vnames;
+  for (const auto& p : varied) vnames.push_back(p.name);
+
+  const bool uses_n = spec.kind == DesignKind::mc || spec.kind == DesignKind::lhs || spec.kind == DesignKind::sobol ||
+                      spec.kind == DesignKind::saltelli;
+  if (uses_n && spec.n == 0)
+    fail("design.n", std::string("must be at least 1 for design.kind = ") + design_kind_name(spec.kind));
+
+  switch (spec.kind) {
+    case DesignKind::grid: return std::make_unique<GridDesign>(std::move(varied));
+    case DesignKind::mc: return std::make_unique<McDesign>(std::move(varied), spec.n, spec.seed);
+    case DesignKind::lhs: return std::make_unique<LhsDesign>(std::move(varied), spec.n, spec.seed);
+    case DesignKind::sobol:
+      check_sobol_dim(varied.size(), "design.kind = sobol", varied.size());
+      if (spec.n > std::numeric_limits<std::uint64_t>::max() / 2)
+        fail("design.n", "too many Sobol points (got " + std::to_string(spec.n) + ")");
+      return std::make_unique<SobolDesign>(std::move(varied), spec.n, spec.skip_first);
+    case DesignKind::saltelli: {
+      check_sobol_dim(2 * varied.size(), "design.kind = saltelli", varied.size());
+      if (spec.n > std::numeric_limits<std::size_t>::max() / (varied.size() + 2))
+        fail("design.n", "saltelli rows N (d + 2) overflow (got N = " + std::to_string(spec.n) + ")");
+      return std::make_unique<SaltelliDesign>(std::move(varied), spec.n, spec.skip_first);
+    }
+    case DesignKind::imported:
+      if (vnames.empty()) fail("design.kind", "imported needs at least one varied parameter to name the file's columns");
+      return read_imported(vnames, spec.file);
+  }
+  fail("design.kind", "unknown design kind");
+}
+
+}  // namespace impact::study

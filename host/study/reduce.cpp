@@ -1,0 +1,192 @@
+#include "study/reduce.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "engine/columns.hpp"
+#include "io/csv.hpp"
+#include "io/machine.hpp"
+#include "io/out_file.hpp"
+#include "kernels/sampled.hpp"
+
+namespace impact::study {
+
+using engine::Backend;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char* const kQuantityKeys[kNumQuantities] = {"Pn", "Pt", "vfn", "dE_K0"};
+const char* const kQuantityNames[kNumQuantities] = {"normal impulse P.n", "tangential |P_t|", "separation vf.n",
+                                                    "energy ratio dE/K0"};
+
+// Instances of the pilot run that sets the default histogram ranges: always [0, kPilot) of the
+// seed, whatever --first and --n, so every shard of a study gets the same ranges.
+constexpr std::size_t kPilot = 4096;
+
+// "nice" histogram range around [lo, hi] (data quantiles): padded by 5% and rounded outward to a
+// tenth of the width's order of magnitude, without crossing 0 when the data do not; a positive
+// (negative) range that nearly reaches 0 is extended to 0.
+void nice_range(double lo, double hi, double& out_lo, double& out_hi) {
+  const bool nonneg = lo >= 0, nonpos = hi <= 0;
+  if (!(hi > lo)) {
+    const double pad = std::max(std::fabs(lo) * 0.05, 1e-12);
+    lo -= pad;
+    hi += pad;
+  }
+  const double w = hi - lo;
+  lo -= 0.05 * w;
+  hi += 0.05 * w;
+  const double step = std::pow(10.0, std::floor(std::log10(hi - lo))) / 10.0;
+  out_lo = std::floor(lo / step) * step;
+  out_hi = std::ceil(hi / step) * step;
+  if (nonneg && out_lo < 0.2 * out_hi) out_lo = 0;
+  if (nonpos && out_hi > 0.2 * out_lo) out_hi = 0;
+  out_lo += 0.0;  // no -0
+  out_hi += 0.0;
+}
+
+// Default ranges from the pilot: the 0.5% and 99.5% quantiles of each quantity over its ok rows,
+// evaluated on the study's backend in precision T.
+template <class T>
+SummaryRanges pilot_ranges(const ReduceSpec& rs) {
+  const std::size_t m = kPilot;
+  engine::InputColumns<T> in;
+  engine::OutputColumns<T> out;
+  in.resize(m);
+  out.resize(m);
+  T* cols[kNumInputs];
+  for (int k = 0; k < kNumInputs; ++k) cols[k] = in.col[k].data();
+  materialize<T>(rs.spec, rs.seed, 0, m, cols);
+  engine::batch_fn<T>(*rs.law, rs.backend)(in.view(nullptr, 0, m), out.view(), rs.opt);
+  std::vector<double> x[kNumQuantities];
+  for (std::size_t i = 0; i < m; ++i) {
+    if (out.status_of(i) != Status::ok) continue;
+    T v[kNumInputs];
+    for (int k = 0; k < kNumInputs; ++k) v[k] = in.col[k][i];
+    double q[kNumQuantities];
+    summary_quantities(from_columns(v), out.row(i), q);
+    for (int k = 0; k < kNumQuantities; ++k)
+      if (std::isfinite(q[k])) x[k].push_back(q[k]);
+  }
+  SummaryRanges rg;
+  for (int k = 0; k < kNumQuantities; ++k) {
+    std::vector<double>& v = x[k];
+    if (v.empty()) {
+      rg.lo[k] = k == kEnergyRatio ? -1.0 : 0.0;
+      rg.hi[k] = k == kEnergyRatio ? 0.0 : 1.0;
+      continue;
+    }
+    std::sort(v.begin(), v.end());
+    const double lo = v[static_cast<std::size_t>(0.005 * (v.size() - 1))];
+    const double hi = v[static_cast<std::size_t>(0.995 * (v.size() - 1))];
+    nice_range(lo, hi, rg.lo[k], rg.hi[k]);
+  }
+  return rg;
+}
+
+template <class T>
+ReduceResult run(const ReduceSpec& rs, std::FILE* log) {
+  const auto t0 = Clock::now();
+  const double cpu0 = io::cpu_seconds();
+  SummaryRanges rg = pilot_ranges<T>(rs);
+  for (const RangeOverride& r : rs.ranges) rg.lo[r.quantity] = r.lo, rg.hi[r.quantity] = r.hi;
+  const engine::SampledFn<T> fn = engine::sampled_fn<T>(*rs.law, rs.backend);
+  if (!fn)
+    throw std::invalid_argument(std::string("backend '") + engine::backend_name(rs.backend) +
+                                "' has no sampled reduction");
+  ReduceResult res;
+  res.chunk = rs.chunk ? rs.chunk : (rs.backend == Backend::cuda ? (1ull << 24) : (1ull << 16));
+  if (!rs.cases_out.empty()) write_cases(rs.cases_out, rs.spec, rs.seed, rs.first, rs.n);
+
+  res.ranges = rg;
+  res.summary = summary_identity(rg);
+  auto last = Clock::now();
+  const auto t_study = last;  // the rate excludes the pilot and the optional CSV
+  const std::uint64_t end = rs.first + rs.n;
+  for (std::uint64_t b = rs.first; b < end;) {
+    const std::uint64_t e = end - b < res.chunk ? end : b + res.chunk;
+    res.summary = merge(res.summary, fn(rs.spec, rs.seed, b, e, rs.opt, rg));
+    b = e;
+    const auto now = Clock::now();
+    const double el = std::chrono::duration<double>(now - t0).count();
+    if (log && b < end && el > 1.0 && std::chrono::duration<double>(now - last).count() >= 1.0) {
+      const double done = double(b - rs.first), rate = done / el;
+      std::fprintf(log, "impact reduce: %5.1f%% (%llu / %llu instances), %.1f s, %.3g instances/s, ~%.0f s left\n",
+                   100.0 * done / double(rs.n), static_cast<unsigned long long>(b - rs.first),
+                   static_cast<unsigned long long>(rs.n), el, rate, (double(rs.n) - done) / rate);
+      std::fflush(log);
+      last = now;
+    }
+  }
+  res.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  res.study_seconds = std::chrono::duration<double>(Clock::now() - t_study).count();
+  res.peak_rss_kb = io::peak_rss_kb();
+  res.cpu_seconds = io::cpu_seconds() - cpu0;
+  return res;
+}
+
+}  // namespace
+
+const char* quantity_key(int k) { return k >= 0 && k < kNumQuantities ? kQuantityKeys[k] : "?"; }
+const char* quantity_name(int k) { return k >= 0 && k < kNumQuantities ? kQuantityNames[k] : "?"; }
+
+RangeOverride parse_range(const std::string& setting) {
+  const std::size_t eq = setting.find('=');
+  const std::string key = eq == std::string::npos ? setting : setting.substr(0, eq);
+  int q = -1;
+  for (int k = 0; k < kNumQuantities; ++k)
+    if (key == kQuantityKeys[k]) q = k;
+  if (q < 0 || eq == std::string::npos)
+    throw std::invalid_argument("--range " + setting +
+                                ": expected QUANTITY=LO:HI with QUANTITY one of Pn, Pt, vfn, dE_K0");
+  const std::string v = setting.substr(eq + 1);
+  const std::size_t c = v.find(':');
+  char* e1 = nullptr;
+  char* e2 = nullptr;
+  const std::string a = c == std::string::npos ? v : v.substr(0, c);
+  const std::string b = c == std::string::npos ? "" : v.substr(c + 1);
+  const double lo = std::strtod(a.c_str(), &e1), hi = std::strtod(b.c_str(), &e2);
+  if (c == std::string::npos || a.empty() || b.empty() || *e1 || *e2 || !std::isfinite(lo) || !std::isfinite(hi) ||
+      !(lo < hi))
+    throw std::invalid_argument("--range " + setting + ": expected " + key + "=LO:HI with finite LO < HI");
+  return RangeOverride{q, lo, hi};
+}
+
+ReduceResult reduce(const ReduceSpec& rs, std::FILE* log) {
+  if (rs.precision == engine::Precision::f32) return run<float>(rs, log);
+  return run<double>(rs, log);
+}
+
+void write_cases(const std::string& path, const SampleSpec& spec, std::uint64_t seed, std::uint64_t first,
+                 std::uint64_t n) {
+  io::OutFile f(path);
+  std::string buf = "index";
+  for (const char* c : kInputNames) buf += std::string(",") + c;
+  buf += '\n';
+  const std::size_t block = 1 << 14;
+  std::vector<double> col[kNumInputs];
+  double* cols[kNumInputs];
+  for (int k = 0; k < kNumInputs; ++k) col[k].resize(block), cols[k] = col[k].data();
+  for (std::uint64_t b = 0; b < n; b += block) {
+    const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(block, n - b));
+    materialize<double>(spec, seed, first + b, m, cols);
+    for (std::size_t i = 0; i < m; ++i) {
+      buf += std::to_string(first + b + i);
+      for (int k = 0; k < kNumInputs; ++k) {
+        buf += ',';
+        io::append_number(buf, col[k][i]);
+      }
+      buf += '\n';
+    }
+    f.put(buf);
+    buf.clear();
+  }
+  f.commit();
+}
+
+}  // namespace impact::study

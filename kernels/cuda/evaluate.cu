@@ -1,0 +1,198 @@
+// CUDA backend: one thread per impact instance; structure-of-arrays in device memory, streamed
+// through in chunks (evaluate_streamed).
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "impact/laws/all.hpp"
+#include "impact/rng.hpp"
+#include "kernels/cuda/cuda.hpp"
+#include "kernels/cuda/util.cuh"
+#include "kernels/sampled.hpp"
+
+namespace impact::cuda {
+
+namespace {
+
+template <class Law, class T>
+__global__ void eval_kernel(EvalFunctor<Law, T> f, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) f(i);
+}
+
+}  // namespace
+
+bool device_available(std::string* why) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    if (why) *why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
+    cudaGetLastError();  // clear the sticky error state of a failed query
+    return false;
+  }
+  if (why) {
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, 0);
+    *why = prop.name;
+  }
+  return true;
+}
+
+bool device_info(DeviceInfo& d, std::string* why) {
+  if (!device_available(why)) return false;
+  d = DeviceInfo{};
+  check(cudaGetDevice(&d.ordinal), "cudaGetDevice");
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, d.ordinal), "cudaGetDeviceProperties");
+  d.name = prop.name;
+  d.cc_major = prop.major;
+  d.cc_minor = prop.minor;
+  d.total_mem_bytes = prop.totalGlobalMem;
+  // CUDA 13 removed cudaDeviceProp::clockRate / memoryClockRate: the attributes remain
+  check(cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, d.ordinal), "cudaDeviceGetAttribute");
+  check(cudaDeviceGetAttribute(&d.clock_khz, cudaDevAttrClockRate, d.ordinal), "cudaDeviceGetAttribute");
+  check(cudaDeviceGetAttribute(&d.mem_clock_khz, cudaDevAttrMemoryClockRate, d.ordinal), "cudaDeviceGetAttribute");
+  check(cudaDeviceGetAttribute(&d.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, d.ordinal), "cudaDeviceGetAttribute");
+  check(cudaDriverGetVersion(&d.driver_version), "cudaDriverGetVersion");
+  check(cudaRuntimeGetVersion(&d.runtime_version), "cudaRuntimeGetVersion");
+  return true;
+}
+
+namespace {
+
+// One pipeline stage: the staging buffers of one stream, sized for one chunk. Within a chunk of m
+// rows the columns are packed with stride m (inputs, then packed_batch_out), so each direction is
+// one contiguous copy.
+template <class T>
+struct Stage {
+  PinnedBuffer host;
+  DeviceBuffer dev;
+  Stream stream;  // declared last: destroyed (synchronized) before the buffers are freed
+  std::size_t first = 0, rows = 0;  // the chunk in flight
+  bool pending = false;
+  static std::size_t in_bytes(int nin, std::size_t m) { return std::size_t(nin) * m * sizeof(T); }
+  static std::size_t out_bytes(std::size_t m) { return m * output_row_bytes<T>(); }
+};
+
+}  // namespace
+
+template <class Law, class T>
+void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt, const StreamOptions& so) {
+  const std::size_t n = in.count;
+  if (n == 0) return;
+  if (so.streams < 2) throw std::invalid_argument("CUDA streaming needs at least 2 streams");
+  std::size_t chunk = so.chunk_rows;
+  if (chunk == 0) {
+    chunk = (n + 3) / 4;
+    if (chunk < (std::size_t(1) << 14)) chunk = std::size_t(1) << 14;
+    if (chunk > (std::size_t(1) << 17)) chunk = std::size_t(1) << 17;
+  }
+  if (chunk > n) chunk = n;
+  // the input columns the law reads (a null column stays null on the device)
+  int nin = 0;
+  for (const T* c : in.col) nin += c != nullptr;
+
+  const int S = so.streams;
+  std::vector<std::unique_ptr<Stage<T>>> stages;
+  for (int k = 0; k < S; ++k) {
+    stages.emplace_back(new Stage<T>());
+    Stage<T>& st = *stages.back();
+    const std::size_t bytes = st.in_bytes(nin, chunk) + st.out_bytes(chunk);
+    st.host.alloc(bytes);
+    st.dev.alloc(bytes);
+  }
+
+  // copies the outputs of a finished stage into the caller's arrays
+  auto drain = [&](Stage<T>& st) {
+    if (!st.pending) return;
+    check(cudaStreamSynchronize(st.stream.get()), "chunk (copy in, kernel, copy out)");
+    const std::size_t m = st.rows, f = st.first;
+    const BatchOut<T> h = packed_batch_out<T>(static_cast<char*>(st.host.get()) + st.in_bytes(nin, m), m);
+    for (int k = 0; k < kNumRealOutputs; ++k) std::memcpy(out.real[k] + f, h.real[k], m * sizeof(T));
+    std::memcpy(out.modes + f, h.modes, m * sizeof(std::uint32_t));
+    std::memcpy(out.steps + f, h.steps, m * sizeof(std::int32_t));
+    std::memcpy(out.status + f, h.status, m);
+    st.pending = false;
+  };
+
+  const int block = 128;
+  std::size_t k = 0;
+  for (std::size_t first = 0; first < n; first += chunk, ++k) {
+    Stage<T>& st = *stages[k % S];
+    drain(st);  // the chunk this stage carried S chunks ago
+    const std::size_t m = n - first < chunk ? n - first : chunk;
+    // pack the inputs: the present columns, stride m
+    T* hin = static_cast<T*>(st.host.get());
+    T* din_base = st.dev.template as<T>();
+    const T* dcol[kNumInputs];
+    int j = 0;
+    for (int c = 0; c < kNumInputs; ++c) {
+      if (!in.col[c]) {
+        dcol[c] = nullptr;
+        continue;
+      }
+      std::memcpy(hin + j * m, in.col[c] + first, m * sizeof(T));
+      dcol[c] = din_base + j * m;
+      ++j;
+    }
+    const BatchIn<T> din = batch_in_of<T>(dcol, m);
+    const std::size_t ib = st.in_bytes(nin, m), ob = st.out_bytes(m);
+    const BatchOut<T> dout = packed_batch_out<T>(static_cast<char*>(st.dev.get()) + ib, m);
+    check(cudaMemcpyAsync(st.dev.get(), st.host.get(), ib, cudaMemcpyHostToDevice, st.stream.get()),
+          "cudaMemcpyAsync to device");
+    eval_kernel<Law, T><<<blocks_for(m, block), block, 0, st.stream.get()>>>(EvalFunctor<Law, T>{din, dout, opt}, m);
+    check(cudaGetLastError(), "kernel launch");
+    check(cudaMemcpyAsync(static_cast<char*>(st.host.get()) + ib, static_cast<char*>(st.dev.get()) + ib, ob,
+                          cudaMemcpyDeviceToHost, st.stream.get()),
+          "cudaMemcpyAsync to host");
+    st.first = first;
+    st.rows = m;
+    st.pending = true;
+  }
+  // the last S chunks, in order
+  for (std::size_t r = 0; r < static_cast<std::size_t>(S); ++r) drain(*stages[(k + r) % S]);
+}
+
+template <class Law, class T>
+void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt) {
+  evaluate_streamed<Law, T>(in, out, opt, StreamOptions{});
+}
+
+namespace {
+__global__ void philox_kernel(Philox rng, std::uint32_t stream, std::uint64_t first, std::size_t n, double* out) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) {
+    double a, b;
+    uniforms2(rng, first + i, stream, a, b);
+    out[2 * i] = a;
+    out[2 * i + 1] = b;
+  }
+}
+}  // namespace
+
+void philox_uniforms(std::uint64_t seed, std::uint32_t stream, std::uint64_t first, std::size_t count,
+                     double* out) {
+  if (count == 0) return;
+  DeviceBuffer d(2 * count * sizeof(double));
+  const int block = 256;
+  philox_kernel<<<blocks_for(count, block), block>>>(Philox{seed}, stream, first, count, d.as<double>());
+  check(cudaGetLastError(), "kernel launch");
+  check(cudaDeviceSynchronize(), "kernel");
+  check(cudaMemcpy(out, d.get(), 2 * count * sizeof(double), cudaMemcpyDeviceToHost), "copy to host");
+}
+
+#define IMPACT_INSTANTIATE(LAW)                                                                 \
+  template void evaluate<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&); \
+  template void evaluate<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&); \
+  template void evaluate_streamed<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&, \
+                                               const StreamOptions&);                                        \
+  template void evaluate_streamed<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&, \
+                                              const StreamOptions&);
+IMPACT_FOR_EACH_LAW(IMPACT_INSTANTIATE)
+#undef IMPACT_INSTANTIATE
+
+}  // namespace impact::cuda
