@@ -41,18 +41,18 @@
 // step_limit; kRootIter iterations per located event. Outputs: In_c (normal impulse at end of compression), modes, steps.
 #pragma once
 #include "impact/problem.hpp"
+#include "impact/rk4.hpp"
 
 namespace impact {
 
 template <class T>
 struct JiaY {
   T In, Iu, Iw, s, Gu, Gw;
+  // op applied field by field (impact/rk4.hpp)
+  template <class Op, class... Ys> IMPACT_HDI static JiaY zip(Op op, const Ys&... y) {
+    return JiaY{op(y.In...), op(y.Iu...), op(y.Iw...), op(y.s...), op(y.Gu...), op(y.Gw...)};
+  }
 };
-
-template <class T> IMPACT_HDI JiaY<T> jia_axpy(const JiaY<T>& y, T a, const JiaY<T>& k) {
-  return JiaY<T>{y.In + a * k.In, y.Iu + a * k.Iu, y.Iw + a * k.Iw,
-                 y.s + a * k.s,   y.Gu + a * k.Gu, y.Gw + a * k.Gw};
-}
 
 // Optional record of the events of one integration (tests and diagnostics; host or device).
 template <class T>
@@ -140,28 +140,9 @@ struct JiaLaw {
     return k;
   }
 
-  // One explicit step of dy/dx = f(y): classical RK4, or Euler.
-  template <class T, class F>
-  IMPACT_HDI static JiaY<T> rk_step(const JiaY<T>& y, T h, Integrator integ, const F& f) {
-    const JiaY<T> k1 = f(y);
-    if (integ == Integrator::euler) return jia_axpy(y, h, k1);
-    const JiaY<T> k2 = f(jia_axpy(y, T(0.5) * h, k1));
-    const JiaY<T> k3 = f(jia_axpy(y, T(0.5) * h, k2));
-    const JiaY<T> k4 = f(jia_axpy(y, h, k3));
-    const T h6 = h / T(6);
-    JiaY<T> out;
-    out.In = y.In + h6 * (k1.In + T(2) * (k2.In + k3.In) + k4.In);
-    out.Iu = y.Iu + h6 * (k1.Iu + T(2) * (k2.Iu + k3.Iu) + k4.Iu);
-    out.Iw = y.Iw + h6 * (k1.Iw + T(2) * (k2.Iw + k3.Iw) + k4.Iw);
-    out.s = y.s + h6 * (k1.s + T(2) * (k2.s + k3.s) + k4.s);
-    out.Gu = y.Gu + h6 * (k1.Gu + T(2) * (k2.Gu + k3.Gu) + k4.Gu);
-    out.Gw = y.Gw + h6 * (k1.Gw + T(2) * (k2.Gw + k3.Gw) + k4.Gw);
-    return out;
-  }
-
   template <class T>
   IMPACT_HDI static JiaY<T> step(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, int phase, Integrator integ) {
-    return rk_step(y, h, integ, [&](const JiaY<T>& z) { return rhs(S, z, stick, phase); });
+    return rk_step(y, h, integ, [&](const JiaY<T>& z, T) { return rhs(S, z, stick, phase); });
   }
 
   // Stiff slip (3D): the spring direction phi = psi + D relaxes toward the direction psi of v_perp,
@@ -229,28 +210,12 @@ struct JiaLaw {
       if (lag0 < -pi) lag0 += T(2) * pi;
       D0free = D0 - lag0;
     }
-    auto f = [&](const JiaY<T>& z, T t, T& pu, T& pw) {
-      pu = du;
-      pw = dw;
+    // the stage direction follows v_perp (slaved_dir); G is set from the end state below
+    JiaY<T> out = rk_step(y, h, integ, [&](const JiaY<T>& z, T t) {
+      T pu = du, pw = dw;
       slaved_dir(S, z, phase, t, D0free, kappa0, pu, pw);
-      JiaY<T> k = rhs_frozen(S, z, pu, pw);
-      return k;
-    };
-    T pu, pw;
-    const JiaY<T> k1 = f(y, T(0), pu, pw);
-    JiaY<T> out;
-    if (integ == Integrator::euler) {
-      out = jia_axpy(y, h, k1);
-    } else {
-      const JiaY<T> k2 = f(jia_axpy(y, T(0.5) * h, k1), T(0.5) * h, pu, pw);
-      const JiaY<T> k3 = f(jia_axpy(y, T(0.5) * h, k2), T(0.5) * h, pu, pw);
-      const JiaY<T> k4 = f(jia_axpy(y, h, k3), h, pu, pw);
-      const T h6 = h / T(6);
-      out.In = y.In + h6 * (k1.In + T(2) * (k2.In + k3.In) + k4.In);
-      out.Iu = y.Iu + h6 * (k1.Iu + T(2) * (k2.Iu + k3.Iu) + k4.Iu);
-      out.Iw = y.Iw + h6 * (k1.Iw + T(2) * (k2.Iw + k3.Iw) + k4.Iw);
-      out.s = y.s + h6 * (k1.s + T(2) * (k2.s + k3.s) + k4.s);
-    }
+      return rhs_frozen(S, z, pu, pw);
+    });
     T eu = du, ew = dw;
     slaved_dir(S, out, phase, h, D0free, kappa0, eu, ew);
     const T L = T(2) * S.mu * eta * S.eta0 * tmax(out.s, T(0));
@@ -286,7 +251,7 @@ struct JiaLaw {
   }
   template <class T>
   IMPACT_HDI static JiaY<T> sig_step(const Sys<T>& S, const JiaY<T>& y, T h, int phase, Integrator integ) {
-    return rk_step(y, h, integ, [&](const JiaY<T>& z) { return rhs_sig(S, z, phase); });
+    return rk_step(y, h, integ, [&](const JiaY<T>& z, T) { return rhs_sig(S, z, phase); });
   }
 
   template <class T>

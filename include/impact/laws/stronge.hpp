@@ -66,6 +66,7 @@
 // normal impulse at the end of compression; modes: slip, stick, reverse.
 #pragma once
 #include "impact/problem.hpp"
+#include "impact/rk4.hpp"
 
 namespace impact {
 
@@ -76,23 +77,11 @@ namespace stronge_detail {
 template <class T>
 struct State {
   T p, q1, q2, vn, w1, w2, E;
+  // op applied field by field (impact/rk4.hpp)
+  template <class Op, class... Ys> IMPACT_HDI static State zip(Op op, const Ys&... y) {
+    return State{op(y.p...), op(y.q1...), op(y.q2...), op(y.vn...), op(y.w1...), op(y.w2...), op(y.E...)};
+  }
 };
-
-template <class T> IMPACT_HDI State<T> axpy(const State<T>& y, T s, const State<T>& k) {
-  return State<T>{y.p + s * k.p,   y.q1 + s * k.q1, y.q2 + s * k.q2, y.vn + s * k.vn,
-                  y.w1 + s * k.w1, y.w2 + s * k.w2, y.E + s * k.E};
-}
-
-// y + s (k1 + 2 k2 + 2 k3 + k4)
-template <class T>
-IMPACT_HDI State<T> rk4_combine(const State<T>& y, T s, const State<T>& k1, const State<T>& k2,
-                                const State<T>& k3, const State<T>& k4) {
-  auto c = [](T a, T b, T c2, T d) { return a + T(2) * (b + c2) + d; };
-  return State<T>{y.p + s * c(k1.p, k2.p, k3.p, k4.p),     y.q1 + s * c(k1.q1, k2.q1, k3.q1, k4.q1),
-                  y.q2 + s * c(k1.q2, k2.q2, k3.q2, k4.q2), y.vn + s * c(k1.vn, k2.vn, k3.vn, k4.vn),
-                  y.w1 + s * c(k1.w1, k2.w1, k3.w1, k4.w1), y.w2 + s * c(k1.w2, k2.w2, k3.w2, k4.w2),
-                  y.E + s * c(k1.E, k2.E, k3.E, k4.E)};
-}
 
 // The contact-frame system: a = n^T W n, b = (t_i^T W n), D = (t_i^T W t_j), friction mu.
 template <class T>
@@ -130,13 +119,7 @@ struct System {
 
   // One explicit step of length x (in p, or in tau) from y.
   IMPACT_HDI State<T> step(const State<T>& y, T x, bool tau, Integrator integ) const {
-    const State<T> k1 = rate(y, tau);
-    if (integ == Integrator::euler) return axpy(y, x, k1);
-    const T hx = T(0.5) * x;
-    const State<T> k2 = rate(axpy(y, hx, k1), tau);
-    const State<T> k3 = rate(axpy(y, hx, k2), tau);
-    const State<T> k4 = rate(axpy(y, x, k3), tau);
-    return rk4_combine(y, x / T(6), k1, k2, k3, k4);
+    return rk_step(y, x, integ, [&](const State<T>& z, T) { return rate(z, tau); });
   }
 
   // Sticking ratio tau = -D^-1 b.
