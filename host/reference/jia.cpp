@@ -95,23 +95,13 @@ void jac_slip(const Sys& S, double kn, const Y& y, std::array<std::array<double,
   J[4][4] = (-v(1) * c - v(2) * s) / L;
 }
 
-}  // namespace
-
-Result<double> jia(const ContactProblem<double>& p, const Options& o) { return jia(p, o, nullptr); }
-
-Result<double> jia(const ContactProblem<double>& pin, const Options& o, std::vector<JiaEvent>* events) {
-  ContactProblem<double> p = pin;
-  const Status st = validate(p, ParamUse{true, true, false, true});
-  if (st != Status::ok) return make_result<double>(st);
-  Result<double> r = make_result<double>(Status::ok);
-
-  // contact frame: u along v0's tangential part (else along that of W n, else any); planarity as
-  // every law decides it (problem.hpp)
+// The contact frame (n, u, w) of a validated instance: u along v0's tangential part (else along
+// that of W n, else any); planarity as every law decides it (problem.hpp). R's columns are n, u, w.
+Sys make_system(const ContactProblem<double>& p, Mat& R) {
   const PlaneFrame<double> fr = plane_frame(p);
   const Vec n = to_eigen(p.n);
   const Vec u = to_eigen(fr.t);
   const Vec w = n.cross(u);
-  Mat R;
   R.col(0) = n;
   R.col(1) = u;
   R.col(2) = w;
@@ -127,42 +117,132 @@ Result<double> jia(const ContactProblem<double>& pin, const Options& o, std::vec
     S.W(0, 2) = S.W(2, 0) = S.W(1, 2) = S.W(2, 1) = 0;
     S.v0(2) = 0;
   }
+  return S;
+}
 
-  // scales (k = 1): frictionless compression time, deflection and impulse
-  const double wnn = S.W(0, 0);
-  const double Tc = M_PI / (2 * std::sqrt(wnn));
-  const double vs = S.v0.norm();
-  const double ds = vs / std::sqrt(wnn);
-  const double Is = vs / wnn;
-  const double eps_end = 1e-7;
-  constexpr long kExplicitBudget = 4000;
-
-  const double v0t = std::hypot(S.v0(1), S.v0(2));
-  bool stick = S.mu > 0 && v0t < S.mu * p.eta0 * p.eta0 * (-S.v0(0));
-  r.modes.push(stick ? Mode::stick : Mode::slip);
-
+// The state of the integration between phases.
+struct Phase {
   Y y{0, 0, 0, 0, 0, 0};
   double t = 0;
-  if (!stick && S.mu > 0) {
+  bool stick = false, compression = true;
+  double kn = 1;
+  double dn_r0 = 0;  // d_n at the start of restitution
+};
+
+// Scales (k = 1): frictionless compression time, deflection and impulse.
+struct Scales {
+  double Tc, ds, Is;
+  explicit Scales(const Sys& S) {
+    const double wnn = S.W(0, 0);
+    const double vs = S.v0.norm();
+    Tc = M_PI / (2 * std::sqrt(wnn));
+    ds = vs / std::sqrt(wnn);
+    Is = vs / wnn;
+  }
+};
+
+constexpr double kEpsEnd = 1e-7;
+constexpr long kExplicitBudget = 4000;
+
+// One phase (constant mode and restitution state) integrated to its first event: the end of the
+// phase (0) or a mode switch (1). A 3D slip is stiff where |v_t| / L is large (small mu:
+// everywhere): after a budget of explicit steps the phase is redone from its start with the
+// Rosenbrock integrator (counted in stiff_phases).
+OdeResult integrate_phase(const Sys& S, const Scales& sc, Phase& ph, const Options& o, long& steps,
+                          double& stiff_phases) {
+  const bool slip_end = !ph.compression && !ph.stick && S.mu > 0;
+  const bool stick = ph.stick, compression = ph.compression;
+  const double kn = ph.kn, dn_r0 = ph.dn_r0;
+  auto f = [&](double, const Y& yy, Y& dy) { rhs(S, kn, stick, yy, dy); };
+  auto g = [&](double, const Y& yy, std::array<double, 2>& out) {
+    const Vec v = velocity(S, yy);
+    if (compression)
+      out[0] = -v(0);
+    else
+      out[0] = slip_end ? yy[3] - kEpsEnd * dn_r0 : yy[3];
+    if (S.mu == 0) {
+      out[1] = 1;
+    } else if (stick) {
+      const double L = S.mu * kn * yy[3] / S.kt;
+      out[1] = L - std::hypot(yy[4], S.planar ? 0.0 : yy[5]);
+    } else {
+      const double Ldot = -S.mu * (kn / S.kt) * v(0);
+      out[1] = v(1) * std::cos(yy[4]) + (S.planar ? 0.0 : v(2) * std::sin(yy[4])) - Ldot;
+    }
+  };
+  const std::array<int, 2> sign{1, 1};
+  const Y scale{sc.Is, sc.Is, sc.Is, sc.ds, stick ? sc.ds : 1.0, stick ? sc.ds : 1.0};
+  const double h0 = 1e-3 * sc.Tc;
+  const bool may_be_stiff = !stick && S.mu > 0 && !S.planar;
+  const Y y_start = ph.y;
+  OdeResult res = integrate_until<6, 2>(f, g, ph.t, ph.y, ph.t + 1e4 * sc.Tc, h0, scale, o.rtol, o.atol,
+                                        may_be_stiff ? std::min(o.max_steps, kExplicitBudget) : o.max_steps, &sign);
+  if (may_be_stiff && res.kind == OdeResult::step_limit) {
+    steps += res.steps;
+    ph.y = y_start;
+    auto jac = [&](double, const Y& yy, std::array<std::array<double, 6>, 6>& J) { jac_slip(S, kn, yy, J); };
+    res = integrate_until_stiff<6, 2>(f, jac, g, ph.t, ph.y, ph.t + 1e4 * sc.Tc, h0, scale, o.rtol, o.atol,
+                                      o.max_steps, &sign);
+    ++stiff_phases;
+  }
+  steps += res.steps;
+  ph.t = res.x;
+  return res;
+}
+
+// The mode switch at a phase's event 1: stick -> slip along the spring, or slip -> stick with the
+// spring at its slip length.
+Mode switch_mode(const Sys& S, Phase& ph) {
+  Y& y = ph.y;
+  if (ph.stick) {
+    ph.stick = false;
+    y[4] = std::atan2(S.planar ? 0.0 : y[5], y[4]);
+    y[5] = 0;
+    return Mode::slip;
+  }
+  ph.stick = true;
+  const double L = S.mu * ph.kn * y[3] / S.kt;
+  const double phi = y[4];
+  y[4] = L * std::cos(phi);
+  y[5] = S.planar ? 0.0 : L * std::sin(phi);
+  return Mode::stick;
+}
+
+}  // namespace
+
+Result<double> jia(const ContactProblem<double>& p, const Options& o) { return jia(p, o, nullptr); }
+
+Result<double> jia(const ContactProblem<double>& pin, const Options& o, std::vector<JiaEvent>* events) {
+  ContactProblem<double> p = pin;
+  const Status st = validate(p, ParamUse{true, true, false, true});
+  if (st != Status::ok) return make_result<double>(st);
+  Result<double> r = make_result<double>(Status::ok);
+  Mat R;
+  const Sys S = make_system(p, R);
+  const Scales sc(S);
+
+  Phase ph;
+  Y& y = ph.y;
+  const double v0t = std::hypot(S.v0(1), S.v0(2));
+  ph.stick = S.mu > 0 && v0t < S.mu * p.eta0 * p.eta0 * (-S.v0(0));
+  r.modes.push(ph.stick ? Mode::stick : Mode::slip);
+  if (!ph.stick && S.mu > 0) {
     y[4] = std::atan2(S.v0(2), S.v0(1));  // slip along v0_t (u: phi = 0)
     if (!S.planar) {
-      const double t0 = 1e-9 * Tc;
+      const double t0 = 1e-9 * sc.Tc;
       y[3] = -S.v0(0) * t0;
       y[0] = 0.5 * y[3] * t0;
       y[1] = -S.mu * y[0] * std::cos(y[4]);
       y[2] = -S.mu * y[0] * std::sin(y[4]);
-      t = t0;
+      ph.t = t0;
     }
   }
-  bool compression = true;
-  double kn = 1;
-  double dn_r0 = 0;  // d_n at the start of restitution
   int switches = 0;
   long steps = 0;
   auto record = [&](JiaEvent::Kind k) {
     if (!events) return;
     const Vec v = velocity(S, y);
-    events->push_back(JiaEvent{k, y[0], v(1) * u + v(2) * w});
+    events->push_back(JiaEvent{k, y[0], v(1) * R.col(1) + v(2) * R.col(2)});
   };
 
   while (true) {
@@ -170,42 +250,8 @@ Result<double> jia(const ContactProblem<double>& pin, const Options& o, std::vec
       r.status = Status::step_limit;
       break;
     }
-    const bool slip_end = !compression && !stick && S.mu > 0;
-    auto f = [&](double, const Y& yy, Y& dy) { rhs(S, kn, stick, yy, dy); };
-    auto g = [&](double, const Y& yy, std::array<double, 2>& out) {
-      const Vec v = velocity(S, yy);
-      if (compression)
-        out[0] = -v(0);
-      else
-        out[0] = slip_end ? yy[3] - eps_end * dn_r0 : yy[3];
-      if (S.mu == 0) {
-        out[1] = 1;
-      } else if (stick) {
-        const double L = S.mu * kn * yy[3] / S.kt;
-        out[1] = L - std::hypot(yy[4], S.planar ? 0.0 : yy[5]);
-      } else {
-        const double Ldot = -S.mu * (kn / S.kt) * v(0);
-        out[1] = v(1) * std::cos(yy[4]) + (S.planar ? 0.0 : v(2) * std::sin(yy[4])) - Ldot;
-      }
-    };
-    const std::array<int, 2> sign{1, 1};
-    const Y scale{Is, Is, Is, ds, stick ? ds : 1.0, stick ? ds : 1.0};
-    const double h0 = 1e-3 * Tc;
-    // A 3D slip is stiff where |v_t| / L is large (small mu: everywhere): after a budget of explicit
-    // steps the phase is redone from its start with the Rosenbrock integrator.
-    const bool may_be_stiff = !stick && S.mu > 0 && !S.planar;
-    const Y y_start = y;
-    OdeResult res = integrate_until<6, 2>(f, g, t, y, t + 1e4 * Tc, h0, scale, o.rtol, o.atol,
-                                          may_be_stiff ? std::min(o.max_steps, kExplicitBudget) : o.max_steps, &sign);
-    if (may_be_stiff && res.kind == OdeResult::step_limit) {
-      steps += res.steps;
-      y = y_start;
-      auto jac = [&](double, const Y& yy, std::array<std::array<double, 6>, 6>& J) { jac_slip(S, kn, yy, J); };
-      res = integrate_until_stiff<6, 2>(f, jac, g, t, y, t + 1e4 * Tc, h0, scale, o.rtol, o.atol, o.max_steps, &sign);
-      ++r.aux[0];  // phases integrated as stiff (diagnostic)
-    }
-    steps += res.steps;
-    t = res.x;
+    const bool slip_end = !ph.compression && !ph.stick && S.mu > 0;
+    const OdeResult res = integrate_phase(S, sc, ph, o, steps, r.aux[0]);  // aux[0]: stiff phases (diagnostic)
     if (res.kind == OdeResult::non_finite) {
       r.status = Status::non_finite;
       break;
@@ -215,20 +261,20 @@ Result<double> jia(const ContactProblem<double>& pin, const Options& o, std::vec
       break;
     }
     if (res.which == 0) {
-      if (compression) {
+      if (ph.compression) {
         record(JiaEvent::end_compression);
         r.In_c = y[0];
         if (S.e == 0) break;
-        compression = false;
-        kn = 1.0 / (S.e * S.e);
+        ph.compression = false;
+        ph.kn = 1.0 / (S.e * S.e);
         y[3] *= S.e * S.e;  // force k_n d_n continuous, E_n <- e^2 E_n
-        dn_r0 = y[3];
+        ph.dn_r0 = y[3];
         continue;
       }
       if (slip_end) {
         // closing term of the slip to d_n = 0: v is constant to first order
         const Vec v = velocity(S, y);
-        const double dIn = v(0) > 0 ? kn * y[3] * y[3] / (2 * v(0)) : 0.0;
+        const double dIn = v(0) > 0 ? ph.kn * y[3] * y[3] / (2 * v(0)) : 0.0;
         y[0] += dIn;
         y[1] -= S.mu * dIn * std::cos(y[4]);
         if (!S.planar) y[2] -= S.mu * dIn * std::sin(y[4]);
@@ -237,28 +283,12 @@ Result<double> jia(const ContactProblem<double>& pin, const Options& o, std::vec
       record(JiaEvent::end_restitution);
       break;
     }
-    // mode switch
     ++switches;
-    if (stick) {
-      record(JiaEvent::stick_to_slip);
-      stick = false;
-      y[4] = std::atan2(S.planar ? 0.0 : y[5], y[4]);
-      y[5] = 0;
-      r.modes.push(Mode::slip);
-    } else {
-      record(JiaEvent::slip_to_stick);
-      stick = true;
-      const double L = S.mu * kn * y[3] / S.kt;
-      const double phi = y[4];
-      y[4] = L * std::cos(phi);
-      y[5] = S.planar ? 0.0 : L * std::sin(phi);
-      r.modes.push(Mode::stick);
-    }
+    record(ph.stick ? JiaEvent::stick_to_slip : JiaEvent::slip_to_stick);
+    r.modes.push(switch_mode(S, ph));
   }
   r.steps = static_cast<std::int32_t>(steps);
-  if (r.status == Status::ok) {
-    r.P = from_eigen(R * Vec(y[0], y[1], y[2]));
-  }
+  if (r.status == Status::ok) r.P = from_eigen(R * Vec(y[0], y[1], y[2]));
   finish(p, r);
   return r;
 }

@@ -136,129 +136,166 @@ enum class SegEnd { limit, compression, end, stall, none };
 
 // The integration of one validated instance, with v0_dyn as the initial relative velocity of the
 // dynamics (the problem's own v0 for `stronge`; its in-plane part for planar `morgan` rows).
-// `pr` supplies W, n, mu, e and is used by finish() for vf and dE.
-Result<double> solve(const ContactProblem<double>& pr, const Vec& v0, const Options& o) {
-  Result<double> r = make_result<double>(Status::ok);
-  const Mat W = to_eigen(pr.W);
-  const Vec n = to_eigen(pr.n);
-  const double mu = pr.mu, e = pr.e;
+// `pr` supplies W, n, mu, e and is used by finish() for vf and dE. One object per instance: the
+// contact frame, the state shared by the phases, and the phases as member functions.
+class Integration {
+ public:
+  Integration(const ContactProblem<double>& pr, const Vec& v0, const Options& o) : pr_(pr), o_(o) {
+    r = make_result<double>(Status::ok);
+    W = to_eigen(pr.W);
+    n = to_eigen(pr.n);
+    mu = pr.mu;
+    e = pr.e;
+    const double vn0 = v0.dot(n);
+    // t1 along v0's tangential part (orthogonalised twice: when that part is at round-off level,
+    // one projection leaves it far from orthogonal to n), else any unit tangent
+    Vec t1 = v0 - vn0 * n;
+    t1 -= t1.dot(n) * n;
+    t1 = t1.norm() > 0 ? Vec(t1.normalized()) : n.unitOrthogonal();
+    const Vec t2 = n.cross(t1).normalized();
+    T.col(0) = t1;
+    T.col(1) = t2;
+    w0 = T.transpose() * v0;  // v0's tangential part in the frame
+    rho0 = w0.norm();
+    a = n.dot(W * n);
+    b = T.transpose() * W * n;
+    D = T.transpose() * W * T;
+    D = (0.5 * (D + D.transpose())).eval();
+    tau = -D.ldlt().solve(b);
+    can_stick = tau.norm() <= mu;
+    V = v0.norm();
+    pc = -vn0 / a;
+    R = b.norm() + mu * D.norm();
+    rho_z = 64.0 * kEps * (V + R * pc);
+    lam_z = std::log(rho_z / V);
+    vn = vn0;
+  }
 
-  const double vn0 = v0.dot(n);
-  // t1 along v0's tangential part (orthogonalised twice: when that part is at round-off level,
-  // one projection leaves it far from orthogonal to n), else any unit tangent
-  Vec t1 = v0 - vn0 * n;
-  t1 -= t1.dot(n) * n;
-  t1 = t1.norm() > 0 ? Vec(t1.normalized()) : n.unitOrthogonal();
-  const Vec t2 = n.cross(t1).normalized();
+  Result<double> run();
+
+ private:
+  using Y = State<7>;  // p, lam, th, q1, q2, v_n, E
+  // g, k and k' = dk/dth = -g - mu u_perp^T D u_perp at the direction th
+  struct Ray {
+    double g, k, kp;
+  };
+
+  void compression_end();
+  SegEnd segment(const Vec2& rr, double Lmax);
+  bool take_event(SegEnd se);
+  bool at_zero(Mode resumed);
+  bool start();
+  void rhs(const Y& y, Y& dy) const;
+  void events(const Y& y, std::array<double, 4>& g) const;
+  Ray ray_rates(double angle) const;
+  OdeResult slip_chunks(Y& y, bool& on_ray);
+  bool after_slip(const OdeResult& res, bool on_ray);
+
+  const ContactProblem<double>& pr_;
+  const Options& o_;
+  Result<double> r;
+  // the frame and the constant rates
+  Mat W;
+  Vec n;
+  double mu, e;
   Eigen::Matrix<double, 3, 2> T;
-  T.col(0) = t1;
-  T.col(1) = t2;
-  const Vec2 w0 = T.transpose() * v0;  // v0's tangential part in the frame
-  const double rho0 = w0.norm();
-  const double a = n.dot(W * n);
-  const Vec2 b = T.transpose() * W * n;
-  Mat2 D = T.transpose() * W * T;
-  D = (0.5 * (D + D.transpose())).eval();
-  const Vec2 tau = -D.ldlt().solve(b);
-  const bool can_stick = tau.norm() <= mu;
-
-  const double V = v0.norm();
-  const double pc = -vn0 / a;
-  const double R = b.norm() + mu * D.norm();
-  const double rho_z = 64.0 * kEps * (V + R * pc);
-  const double lam_z = std::log(rho_z / V);
-
+  Vec2 w0, b, tau;
+  Mat2 D;
+  double rho0, a, V, pc, R, rho_z, lam_z;
+  bool can_stick;
   // state shared by the phases
-  double p = 0, vn = vn0, E = 0;
+  double p = 0, vn = 0, E = 0;
   Vec2 q = Vec2::Zero();
   double lam = 0, th = 0;  // slip direction (log-polar), valid in the slip phase
   bool compression = true, done = false;
   double target = 0;
   long attempts = 0;
-
-  auto compression_end = [&]() {
-    compression = false;
-    r.In_c = p;
-    target = (1.0 - e * e) * E;
-    if (e == 0.0) done = true;
-  };
-
-  // Straight segment with the constant tangential impulse ratio rr = dq/dp, at most Lmax long.
-  auto segment = [&](const Vec2& rr, double Lmax) -> SegEnd {
-    const double inf = std::numeric_limits<double>::infinity();
-    const double alpha = a + b.dot(rr);  // dv_n/dp
-    double dc = inf, de = inf, ds = inf;
-    if (compression) {
-      if (vn >= 0) dc = 0;
-      else if (alpha > 0) dc = -vn / alpha;
-    } else {
-      const double dE = target - E;
-      if (dE <= 0) {
-        de = 0;
-      } else {
-        const double disc = vn * vn + 2.0 * alpha * dE;
-        if (disc >= 0) {
-          const double den = vn + std::sqrt(disc);
-          if (den > 0) de = 2.0 * dE / den;
-        }
-        if (alpha < 0) ds = vn > 0 ? vn / -alpha : 0.0;
-      }
-    }
-    const double d = std::min(std::min(Lmax, dc), std::min(de, ds));
-    if (!(d < inf)) return SegEnd::none;
-    E += vn * d + 0.5 * alpha * d * d;
-    p += d;
-    q += d * rr;
-    vn += alpha * d;
-    if (d == de) return SegEnd::end;
-    if (d == ds) return SegEnd::stall;
-    if (d == dc) {
-      vn = 0;
-      return SegEnd::compression;
-    }
-    return SegEnd::limit;
-  };
-
-  // The event that ended a straight segment: false (with r.status set) when the impact cannot go on.
-  auto take_event = [&](SegEnd se) {
-    if (se == SegEnd::compression) {
-      compression_end();
-    } else if (se == SegEnd::end) {
-      done = true;
-    } else if (se == SegEnd::stall) {
-      r.status = Status::stalled;
-      return false;
-    } else {
-      r.status = Status::inconsistent;  // no event ahead: v_n never turns
-      return false;
-    }
-    return true;
-  };
-
-  // v_t = 0: stick, or slip along the outgoing ray. Sets the ratio of the closing segment.
-  Vec2 line_ratio = Vec2::Zero();
-  auto at_zero = [&](Mode resumed) -> bool {
-    if (can_stick) {
-      line_ratio = tau;
-      r.modes.push(Mode::stick);
-      return true;
-    }
-    Vec2 s;
-    if (!outgoing_ray(b, D, mu, s)) return false;
-    line_ratio = -mu * s;
-    r.modes.push(resumed);
-    return true;
-  };
-
-  // ---- start ----------------------------------------------------------------------------------
   bool slipping = false;  // sigma-integration of the slip, else one straight segment with line_ratio
+  Vec2 line_ratio = Vec2::Zero();
+};
+
+void Integration::compression_end() {
+  compression = false;
+  r.In_c = p;
+  target = (1.0 - e * e) * E;
+  if (e == 0.0) done = true;
+}
+
+// Straight segment with the constant tangential impulse ratio rr = dq/dp, at most Lmax long.
+SegEnd Integration::segment(const Vec2& rr, double Lmax) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double alpha = a + b.dot(rr);  // dv_n/dp
+  double dc = inf, de = inf, ds = inf;
+  if (compression) {
+    if (vn >= 0) dc = 0;
+    else if (alpha > 0) dc = -vn / alpha;
+  } else {
+    const double dE = target - E;
+    if (dE <= 0) {
+      de = 0;
+    } else {
+      const double disc = vn * vn + 2.0 * alpha * dE;
+      if (disc >= 0) {
+        const double den = vn + std::sqrt(disc);
+        if (den > 0) de = 2.0 * dE / den;
+      }
+      if (alpha < 0) ds = vn > 0 ? vn / -alpha : 0.0;
+    }
+  }
+  const double d = std::min(std::min(Lmax, dc), std::min(de, ds));
+  if (!(d < inf)) return SegEnd::none;
+  E += vn * d + 0.5 * alpha * d * d;
+  p += d;
+  q += d * rr;
+  vn += alpha * d;
+  if (d == de) return SegEnd::end;
+  if (d == ds) return SegEnd::stall;
+  if (d == dc) {
+    vn = 0;
+    return SegEnd::compression;
+  }
+  return SegEnd::limit;
+}
+
+// The event that ended a straight segment: false (with r.status set) when the impact cannot go on.
+bool Integration::take_event(SegEnd se) {
+  if (se == SegEnd::compression) {
+    compression_end();
+  } else if (se == SegEnd::end) {
+    done = true;
+  } else if (se == SegEnd::stall) {
+    r.status = Status::stalled;
+    return false;
+  } else {
+    r.status = Status::inconsistent;  // no event ahead: v_n never turns
+    return false;
+  }
+  return true;
+}
+
+// v_t = 0: stick, or slip along the outgoing ray. Sets the ratio of the closing segment.
+bool Integration::at_zero(Mode resumed) {
+  if (can_stick) {
+    line_ratio = tau;
+    r.modes.push(Mode::stick);
+    return true;
+  }
+  Vec2 s;
+  if (!outgoing_ray(b, D, mu, s)) return false;
+  line_ratio = -mu * s;
+  r.modes.push(resumed);
+  return true;
+}
+
+// The first mode; false (status set) when v_t = 0 at the start and no way on exists.
+bool Integration::start() {
   if (mu == 0.0) {
     r.modes.push(Mode::slip);
     line_ratio = Vec2::Zero();
   } else if (rho0 <= rho_z) {
     if (!at_zero(Mode::slip)) {
       r.status = Status::inconsistent;
-      return r;
+      return false;
     }
   } else {
     r.modes.push(Mode::slip);
@@ -266,44 +303,130 @@ Result<double> solve(const ContactProblem<double>& pr, const Vec& v0, const Opti
     lam = std::log(rho0 / V);
     th = std::atan2(w0(1), w0(0));  // 0 up to round-off: t1 is along v0_t
   }
+  return true;
+}
 
-  // ---- sigma-integration pieces ---------------------------------------------------------------
-  using Y = State<7>;  // p, lam, th, q1, q2, v_n, E
-  auto rhs = [&](double, const Y& y, Y& dy) {
-    const double c = std::cos(y[2]), s = std::sin(y[2]);
-    const Vec2 u(c, s), up(-s, c);
-    const Vec2 F = b - mu * (D * u);
-    const double rho = V * std::exp(y[1]);
-    dy[0] = rho;
-    dy[1] = u.dot(F);
-    dy[2] = up.dot(F);
-    dy[3] = -mu * rho * c;
-    dy[4] = -mu * rho * s;
-    dy[5] = rho * (a - mu * b.dot(u));
-    dy[6] = rho * y[5];
-  };
-  // 0: end of compression (v_n reaches 0); 1: end of restitution (E reaches the target);
-  // 2: stall (v_n back to 0 in restitution); 3: v_t = 0 reached (rho <= rho_z).
-  auto events = [&](double, const Y& y, std::array<double, 4>& g) {
-    g[0] = compression ? y[5] : -1.0;
-    g[1] = compression ? -1.0 : y[6] - target;
-    g[2] = compression ? 1.0 : y[5];
-    g[3] = y[1] - lam_z;
-  };
-  // g, k and k' = dk/dth = -g - mu u_perp^T D u_perp at the direction th
-  struct Ray {
-    double g, k, kp;
-  };
-  auto ray_rates = [&](double angle) {
-    const Vec2 u(std::cos(angle), std::sin(angle)), up(-u(1), u(0));
-    const Vec2 F = b - mu * (D * u);
-    const double g = u.dot(F);
-    return Ray{g, up.dot(F), -g - mu * up.dot(D * up)};
-  };
+// The slip in sigma (log-polar tangential velocity): the rates of the 7 states.
+void Integration::rhs(const Y& y, Y& dy) const {
+  const double c = std::cos(y[2]), s = std::sin(y[2]);
+  const Vec2 u(c, s), up(-s, c);
+  const Vec2 F = b - mu * (D * u);
+  const double rho = V * std::exp(y[1]);
+  dy[0] = rho;
+  dy[1] = u.dot(F);
+  dy[2] = up.dot(F);
+  dy[3] = -mu * rho * c;
+  dy[4] = -mu * rho * s;
+  dy[5] = rho * (a - mu * b.dot(u));
+  dy[6] = rho * y[5];
+}
+
+// 0: end of compression (v_n reaches 0); 1: end of restitution (E reaches the target);
+// 2: stall (v_n back to 0 in restitution); 3: v_t = 0 reached (rho <= rho_z).
+void Integration::events(const Y& y, std::array<double, 4>& g) const {
+  g[0] = compression ? y[5] : -1.0;
+  g[1] = compression ? -1.0 : y[6] - target;
+  g[2] = compression ? 1.0 : y[5];
+  g[3] = y[1] - lam_z;
+}
+
+Integration::Ray Integration::ray_rates(double angle) const {
+  const Vec2 u(std::cos(angle), std::sin(angle)), up(-u(1), u(0));
+  const Vec2 F = b - mu * (D * u);
+  const double g = u.dot(F);
+  return Ray{g, up.dot(F), -g - mu * up.dot(D * up)};
+}
+
+// The slip, in chunks of sigma no longer than kChunk / max(|g|, |k|) (the header explains why)
+// and 8 / |k'|. Between chunks: has the direction settled on a stable invariant ray while the
+// radial motion is much slower (the stiff case, see the header)? Then on_ray: the rest is closed
+// along it.
+OdeResult Integration::slip_chunks(Y& y, bool& on_ray) {
   const Y scale{pc, 1.0, 1.0, pc, pc, V, V * pc};
   const double h0 = 1e-3 / (R > 0 ? R : a);
+  auto f = [this](double, const Y& z, Y& dz) { rhs(z, dz); };
+  auto g = [this](double, const Y& z, std::array<double, 4>& ev) { events(z, ev); };
+  OdeResult res;
+  on_ray = false;
+  double h_next = h0;
+  while (true) {
+    if (attempts >= o_.max_steps) {
+      res.kind = OdeResult::step_limit;
+      break;
+    }
+    const Ray ry = ray_rates(y[2]);
+    if (ry.kp < 0 && -ry.kp > kStiff * std::abs(ry.g) && std::abs(ry.k) <= kRayTol * kEps * (-ry.kp + R)) {
+      on_ray = true;
+      break;
+    }
+    const double rate = std::max(std::max(std::abs(ry.g), std::abs(ry.k)), 1e-9 * R);
+    const double H = std::min(kChunk / rate, 8.0 / std::max(std::abs(ry.kp), 1e-9 * R));
+    res = integrate_until<7, 4>(f, g, 0.0, y, H, std::min(h_next, H), scale, o_.rtol, o_.atol,
+                                o_.max_steps - attempts);
+    r.steps += static_cast<std::int32_t>(res.steps);
+    attempts += res.attempts;
+    if (res.kind != OdeResult::reached_end) break;
+    // start the next chunk with about the step the controller last accepted
+    h_next = res.steps > 0 ? 2.0 * H / static_cast<double>(res.steps) : H;
+  }
+  return res;
+}
 
-  // ---- phases ---------------------------------------------------------------------------------
+// After a slip phase: the event it ended on, or the approach to v_t = 0 closed as a straight
+// segment followed by stick or resumed slip. False (status set) when the impact cannot go on.
+bool Integration::after_slip(const OdeResult& res, bool on_ray) {
+  const Ray ry = ray_rates(th);
+  const Vec2 u(std::cos(th), std::sin(th));
+  if (on_ray && ry.g >= 0) {
+    // moving away from v_t = 0 on an invariant ray (only the outgoing one can attract): straight
+    // to the end
+    slipping = false;
+    line_ratio = -mu * u;
+    return true;
+  }
+  if (!on_ray) {
+    if (res.kind == OdeResult::non_finite) {
+      r.status = Status::non_finite;
+      return false;
+    }
+    if (res.kind != OdeResult::event) {
+      r.status = Status::step_limit;
+      return false;
+    }
+    if (res.which == 0) {
+      compression_end();
+      return true;
+    }
+    if (res.which == 1) {
+      done = true;
+      return true;
+    }
+    if (res.which == 2) {
+      r.status = Status::stalled;
+      return false;
+    }
+  }
+  // v_t = 0 is ahead along u (rho <= rho_z, or an approaching invariant ray): close the rest of
+  // the approach as a straight segment, then stick or resume.
+  double rest = ry.g < 0 ? V * std::exp(lam) / -ry.g : 0.0;
+  for (int k = 0; k < 4 && rest > 0 && !done; ++k) {
+    const double p_before = p;
+    const SegEnd se = segment(-mu * u, rest);
+    rest -= p - p_before;
+    if (se == SegEnd::limit) break;
+    if (!take_event(se)) return false;
+  }
+  if (done) return true;
+  slipping = false;
+  if (!at_zero(Mode::reverse)) {
+    r.status = Status::inconsistent;
+    return false;
+  }
+  return true;
+}
+
+Result<double> Integration::run() {
+  if (!start()) return r;
   for (int phase = 0; !done; ++phase) {
     if (phase >= kMaxPhases) {
       r.status = Status::step_limit;
@@ -313,91 +436,24 @@ Result<double> solve(const ContactProblem<double>& pr, const Vec& v0, const Opti
       if (!take_event(segment(line_ratio, std::numeric_limits<double>::infinity()))) return r;
       continue;
     }
-    // The slip, in chunks of sigma no longer than kChunk / max(|g|, |k|) (the header explains why)
-    // and 8 / |k'|. Between chunks: has the direction settled on a stable invariant ray while the
-    // radial motion is much slower (the stiff case, see the header)? Then the rest is closed along it.
     Y y{p, lam, th, q(0), q(1), vn, E};
-    OdeResult res;
     bool on_ray = false;
-    double h_next = h0;
-    while (true) {
-      if (attempts >= o.max_steps) {
-        res.kind = OdeResult::step_limit;
-        break;
-      }
-      const Ray ry = ray_rates(y[2]);
-      if (ry.kp < 0 && -ry.kp > kStiff * std::abs(ry.g) &&
-          std::abs(ry.k) <= kRayTol * kEps * (-ry.kp + R)) {
-        on_ray = true;
-        break;
-      }
-      const double rate = std::max(std::max(std::abs(ry.g), std::abs(ry.k)), 1e-9 * R);
-      const double H = std::min(kChunk / rate, 8.0 / std::max(std::abs(ry.kp), 1e-9 * R));
-      res = integrate_until<7, 4>(rhs, events, 0.0, y, H, std::min(h_next, H), scale, o.rtol, o.atol,
-                                  o.max_steps - attempts);
-      r.steps += static_cast<std::int32_t>(res.steps);
-      attempts += res.attempts;
-      if (res.kind != OdeResult::reached_end) break;
-      // start the next chunk with about the step the controller last accepted
-      h_next = res.steps > 0 ? 2.0 * H / static_cast<double>(res.steps) : H;
-    }
+    const OdeResult res = slip_chunks(y, on_ray);
     p = y[0];
     lam = y[1];
     th = y[2];
     q = Vec2(y[3], y[4]);
     vn = y[5];
     E = y[6];
-    const Ray ry = ray_rates(th);
-    const Vec2 u(std::cos(th), std::sin(th));
-    if (on_ray && ry.g >= 0) {
-      // moving away from v_t = 0 on an invariant ray (only the outgoing one can attract): straight
-      // to the end
-      slipping = false;
-      line_ratio = -mu * u;
-      continue;
-    }
-    if (!on_ray) {
-      if (res.kind == OdeResult::non_finite) {
-        r.status = Status::non_finite;
-        return r;
-      }
-      if (res.kind != OdeResult::event) {
-        r.status = Status::step_limit;
-        return r;
-      }
-      if (res.which == 0) {
-        compression_end();
-        continue;
-      }
-      if (res.which == 1) {
-        done = true;
-        continue;
-      }
-      if (res.which == 2) {
-        r.status = Status::stalled;
-        return r;
-      }
-    }
-    // v_t = 0 is ahead along u (rho <= rho_z, or an approaching invariant ray): close the rest of
-    // the approach as a straight segment, then stick or resume.
-    double rest = ry.g < 0 ? V * std::exp(lam) / -ry.g : 0.0;
-    for (int k = 0; k < 4 && rest > 0 && !done; ++k) {
-      const double p_before = p;
-      const SegEnd se = segment(-mu * u, rest);
-      rest -= p - p_before;
-      if (se == SegEnd::limit) break;
-      if (!take_event(se)) return r;
-    }
-    if (done) break;
-    slipping = false;
-    if (!at_zero(Mode::reverse)) {
-      r.status = Status::inconsistent;
-      return r;
-    }
+    if (!after_slip(res, on_ray)) return r;
   }
   r.P = from_eigen(Vec(p * n + T * q));
-  finish(pr, r);
+  finish(pr_, r);
   return r;
+}
+
+Result<double> solve(const ContactProblem<double>& pr, const Vec& v0, const Options& o) {
+  return Integration(pr, v0, o).run();
 }
 
 }  // namespace

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Checks the architecture of the source tree (docs/architecture.md):
+
+1. layers: a file includes only headers of its own layer or of the layers below it
+     core (include/impact) <- kernels <- engine <- reference <- study <- cli
+     io <- engine (io uses nothing of the physics)
+2. dependencies where they belong: CLI11 only in host/cli, Eigen never in include/ or kernels/
+   (device code), Boost.Odeint only in host/reference
+3. size: no function in host/ longer than --max-lines lines (signature to closing brace)
+
+Usage: check_layout.py [ROOT] [--max-lines N] [--report]   (exit 1 on a violation)
+--report also prints the longest functions per layer.
+"""
+import argparse
+import os
+import re
+import sys
+
+LAYERS = ["core", "kernels", "io", "engine", "reference", "study", "cli"]
+ALLOWED = {
+    "core": {"core"},
+    "kernels": {"core", "kernels"},
+    "io": {"io"},
+    "engine": {"core", "kernels", "io", "engine"},
+    "reference": {"core", "kernels", "io", "engine", "reference"},
+    "study": {"core", "kernels", "io", "engine", "reference", "study"},
+    "cli": {"core", "kernels", "io", "engine", "reference", "study", "cli"},
+}
+SOURCE_EXT = (".hpp", ".cpp", ".cu", ".cuh", ".inc", ".h")
+
+
+def layer_of_path(rel):
+    """The layer of a source file (path relative to the root), or None when not layered."""
+    parts = rel.split(os.sep)
+    if parts[0] == "include" and len(parts) > 1 and parts[1] == "impact":
+        return "core"
+    if parts[0] == "kernels":
+        return "kernels"
+    if parts[0] == "host" and len(parts) > 2 and parts[1] in LAYERS:
+        return parts[1]
+    return None
+
+
+def layer_of_include(inc):
+    """The layer of a quoted include as the build resolves it (include/, host/, the root)."""
+    first = inc.split("/")[0]
+    if first == "impact":
+        return "core"
+    if first == "kernels":
+        return "kernels"
+    if first in LAYERS:
+        return first
+    return None
+
+
+def strip_comments_and_strings(text):
+    """The text with comments, string and character literals blanked (newlines kept)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif c == '"' and text[max(0, i - 1)] == "R" and re.match(r'R"([^(]*)\(', text[i - 1 :]):
+            m = re.match(r'R"([^(]*)\(', text[i - 1 :])
+            end = text.find(")" + m.group(1) + '"', i)
+            end = n if end < 0 else end + len(m.group(1)) + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:end]))
+            i = end
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(" " * (j + 1 - i))
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def functions(text):
+    """(name, first line, last line) of every function body outside other function bodies."""
+    code = strip_comments_and_strings(text)
+    # preprocessor lines do not open scopes
+    code = re.sub(r"(?m)^[ \t]*#.*(?:\\\n.*)*$", lambda m: re.sub(r"[^\n]", " ", m.group(0)), code)
+    found = []
+    stack = []  # kinds of the open braces: 'scope', 'function', 'other'
+    header_start = 0
+    i, n = 0, len(code)
+    while i < n:
+        c = code[i]
+        if c in ";}" and (not stack or stack[-1] == "scope"):
+            if c == "}":
+                stack.pop() if stack else None
+            header_start = i + 1
+        elif c == "}":
+            kind = stack.pop()
+            if kind == "function" and (not stack or stack[-1] == "scope"):
+                fstart, fname = func_open.pop()
+                found.append((fname, code.count("\n", 0, fstart) + 1, code.count("\n", 0, i) + 1))
+                header_start = i + 1
+        elif c == "{":
+            if stack and stack[-1] != "scope":
+                stack.append("other")
+            else:
+                header = code[header_start:i]
+                stripped = header.strip()
+                if re.search(r"\b(namespace|class|struct|union)\b", header) and "(" not in header.split("{")[0]:
+                    stack.append("scope")
+                    header_start = i + 1
+                elif ")" in header and "=" not in re.sub(r"\([^()]*\)", "", header.split("(")[0]) and not re.search(r"\benum\b", header):
+                    m = re.search(r"([~\w:]+|operator\S+)\s*\(", header)
+                    name = m.group(1) if m else "?"
+                    lead = len(header) - len(header.lstrip())
+                    stack.append("function")
+                    func_open.append((header_start + lead, name))
+                else:
+                    stack.append("other")
+        i += 1
+    return found
+
+
+func_open = []
+
+
+def source_files(root, top):
+    for d, _, files in os.walk(os.path.join(root, top)):
+        for f in files:
+            if f.endswith(SOURCE_EXT):
+                yield os.path.join(d, f)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("root", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    ap.add_argument("--max-lines", type=int, default=150)
+    ap.add_argument("--report", action="store_true")
+    a = ap.parse_args()
+    root = os.path.abspath(a.root)
+    errors = []
+    longest = {}
+    nfiles = nfuncs = 0
+    for top in ("include", "kernels", "host"):
+        for path in sorted(source_files(root, top)):
+            rel = os.path.relpath(path, root)
+            layer = layer_of_path(rel)
+            if layer is None:
+                errors.append(f"{rel}: not in a layer folder ({', '.join(LAYERS)})")
+                continue
+            nfiles += 1
+            text = open(path, encoding="utf-8").read()
+            for ln, line in enumerate(text.splitlines(), 1):
+                m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+                if m:
+                    target = layer_of_include(m.group(1))
+                    if target is not None and target not in ALLOWED[layer]:
+                        errors.append(f"{rel}:{ln}: the {layer} layer includes {m.group(1)} ({target}, a layer above)")
+                m = re.match(r"\s*#\s*include\s*<([^>]+)>", line)
+                if m:
+                    lib = m.group(1)
+                    if lib.startswith("CLI/") and layer != "cli":
+                        errors.append(f"{rel}:{ln}: CLI11 outside host/cli")
+                    if lib.startswith("Eigen/") and layer in ("core", "kernels"):
+                        errors.append(f"{rel}:{ln}: Eigen in host/device code ({layer})")
+                    if lib.startswith("boost/numeric/odeint") and layer != "reference":
+                        errors.append(f"{rel}:{ln}: Boost.Odeint outside host/reference")
+            if top != "host":
+                continue
+            func_open.clear()
+            for name, first, last in functions(text):
+                nfuncs += 1
+                length = last - first + 1
+                best = longest.get(layer)
+                if best is None or length > best[0]:
+                    longest[layer] = (length, f"{rel}:{first} {name}")
+                if length > a.max_lines:
+                    errors.append(f"{rel}:{first}: function {name} is {length} lines (at most {a.max_lines})")
+    if a.report:
+        for layer in LAYERS:
+            if layer in longest:
+                print(f"longest function in host/{layer}: {longest[layer][0]} lines, {longest[layer][1]}")
+    for e in errors:
+        print("check_layout: " + e, file=sys.stderr)
+    print(f"check_layout: {nfiles} files, {nfuncs} functions in host/, {len(errors)} violation(s)")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
