@@ -1,5 +1,6 @@
-// CPU reference of the algebraic laws (newton, chatterjee-ruina, aghili): host only, double
-// precision, Eigen, written from the papers' equations without any code of include/impact/laws/.
+// CPU reference of aghili (and the conventions of the algebraic references: newton.cpp,
+// chatterjee_ruina.cpp): host only, double precision, Eigen, written from the papers' equations
+// without any code of include/impact/laws/.
 // Shared with the fast path: validate() (the same ParamUse as each law's use(), so invalid rows get
 // the same status), make_result/ModeSeq/Status, and ref::finish() for vf and dE.
 //
@@ -7,15 +8,6 @@
 // (docs/laws.md): P is the impulse on body 1 in the world frame; chatterjee-ruina aux[0] = kappa,
 // modes {stick} or {slip}; aghili aux = {sigma, mu_cr, mu*, e*, e*_global}, modes {stick} or
 // {slip}, status `inconsistent` when no self-consistent slip direction with g > 0 exists.
-//
-// newton (Chatterjee-Ruina eq. 3 with restitution): the plastic frictionless impulse lambda n
-//   makes n.(v0 + W n lambda) = 0; P = (1 + e) lambda n.
-//
-// chatterjee-ruina (eqs. 3, 4, 10-14): P_I = lambda n, P_II = -W^-1 v0 (LDLT), D = P_II - P_I.
-//   Along the ray P(k) = (1+e) P_I + k D, the tangential part is k D_t (P_I is normal) and the
-//   normal part (1+e) lambda + k D_n. The candidate k = 1 + e_t (eq. 10) is kept when it lies in
-//   the cone (stick, eq. 14); otherwise k is where the ray meets the cone boundary,
-//   k |D_t| = mu ((1+e) lambda + k D_n) (eqs. 12, 13), clamped to [0, 1 + e_t] like the fast path.
 //
 // aghili: in contact space G = W^-1, E = e_t I + (e - e_t) n n^T (diag(e, e_t, e_t) in (n, t)).
 //   Stick (11a): i = -G (I + E) v0 by LDLT; sigma = (mu i_n)^2 - |i_t|^2 from that impulse (the
@@ -64,17 +56,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// Validated data of one row in Eigen form (n as normalised by validate()).
-struct Row {
-  Mat W;
-  Vec n, v0;
-  double mu, e, e_t;
-};
-
-Row to_row(const ContactProblem<double>& p) {
-  return Row{to_eigen(p.W), to_eigen(p.n), to_eigen(p.v0), p.mu, p.e, p.e_t};
-}
 
 double wrap_angle(double a) {
   a = std::fmod(a, 2 * kPi);
@@ -278,50 +259,6 @@ double nearest(const std::vector<double>& sols, double th) {
 
 }  // namespace
 
-// ---- newton ------------------------------------------------------------------------------------
-Result<double> newton(const ContactProblem<double>& in) {
-  ContactProblem<double> p = in;
-  const Status s = validate(p, ParamUse{false, true, false, false});
-  if (s != Status::ok) return make_result<double>(s);
-  const Row r = to_row(p);
-  // n.(v0 + W n lambda) = 0
-  const double lambda = -r.n.dot(r.v0) / r.n.dot(r.W * r.n);
-  Result<double> res = make_result<double>(Status::ok);
-  res.P = from_eigen((1 + r.e) * lambda * r.n);
-  finish(p, res);
-  return res;
-}
-
-// ---- chatterjee-ruina ----------------------------------------------------------------------------
-Result<double> chatterjee_ruina(const ContactProblem<double>& in) {
-  ContactProblem<double> p = in;
-  const Status s = validate(p, ParamUse{true, true, true, false});
-  if (s != Status::ok) return make_result<double>(s);
-  const Row r = to_row(p);
-  const Eigen::LDLT<Mat> ldlt(r.W);
-  const double lambda = -r.n.dot(r.v0) / r.n.dot(r.W * r.n);  // P_I = lambda n   (3)
-  const Vec PII = -ldlt.solve(r.v0);                          // (4)
-  const Vec D = PII - lambda * r.n;
-  const double Dn = r.n.dot(D);
-  const double Dt = (D - Dn * r.n).norm();
-  const double kmax = 1 + r.e_t;
-  // ray P(k) = (1+e) P_I + k D: normal part (1+e) lambda + k Dn, tangential part k |D_t|
-  double k = kmax;
-  Result<double> res = make_result<double>(Status::ok);
-  if (kmax * Dt > r.mu * ((1 + r.e) * lambda + kmax * Dn)) {  // candidate (10) outside the cone (12)
-    const double denom = Dt - r.mu * Dn;
-    k = denom > 0 ? r.mu * (1 + r.e) * lambda / denom : 0.0;  // (13)
-    k = std::min(k, kmax);
-    res.modes.push(Mode::slip);
-  } else {
-    res.modes.push(Mode::stick);  // (14)
-  }
-  res.P = from_eigen((1 + r.e) * lambda * r.n + k * D);  // (11)
-  res.aux[0] = k;
-  finish(p, res);
-  return res;
-}
-
 // ---- aghili ----------------------------------------------------------------------------------------
 Result<double> aghili(const ContactProblem<double>& in) {
   ContactProblem<double> p = in;
@@ -431,14 +368,6 @@ Result<double> aghili(const ContactProblem<double>& in) {
   return res;
 }
 
-template <>
-Result<double> solve<NewtonLaw>(const ContactProblem<double>& p, const Options&) {
-  return newton(p);
-}
-template <>
-Result<double> solve<ChatterjeeRuinaLaw>(const ContactProblem<double>& p, const Options&) {
-  return chatterjee_ruina(p);
-}
 template <>
 Result<double> solve<AghiliLaw>(const ContactProblem<double>& p, const Options&) {
   return aghili(p);
