@@ -36,13 +36,13 @@ MODE_NAMES = {1: "slip", 2: "stick", 3: "reverse"}
 INPUT_NAMES = ["W_xx", "W_xy", "W_xz", "W_yy", "W_yz", "W_zz", "n_x", "n_y", "n_z",
                "v_x", "v_y", "v_z", "mu", "e", "e_t", "eta0"]
 
-# Which parameters each law reads: (mu, e, e_t, eta0), as in host/laws.cpp and Law::use().
+# Which parameters each law reads: (mu, e, e_t, eta0), as in the law headers' use() (include/impact/laws/, host/engine/registry.cpp).
 LAW_PARAMS = {
     "newton": (False, True, False, False),
     "chatterjee-ruina": (True, True, True, False),
     "jia": (True, True, False, True),
 }
-# Output columns after P_*, vf_*, dE, status (host/laws.cpp extras)
+# Output columns after P_*, vf_*, dE, status (each law header's `extras`)
 LAW_EXTRAS = {
     "newton": [],
     "chatterjee-ruina": ["kappa", "modes"],

@@ -17,7 +17,7 @@
 // |d_t| reaches L; slip -> stick where the sliding speed of the spring's free end,
 // v_t . d - L', falls to zero (L' = -mu (k_n / k_t) v_n). End of compression at v_n = 0, end of
 // the impact at d_n = 0.
-// Integration: the adaptive RKF78 driver of ref_ode.hpp (Options::rtol, atol relative to the
+// Integration: the adaptive RKF78 driver of reference/ode.hpp (Options::rtol, atol relative to the
 // instance's scales), every event located inside its step.
 // Singular ends, treated analytically. In a 3D slip the direction equation has the coefficient
 // |v_t| / L, and L vanishes at both ends of the impact:

@@ -62,6 +62,11 @@ Result<double> morgan(const ContactProblem<double>& p, const Options& o = Option
 Result<double> stronge(const ContactProblem<double>& p, const Options& o = Options());
 Result<double> jia(const ContactProblem<double>& p, const Options& o = Options());
 
+// Stronge's 3D rigid impact integrated in the normal impulse from the validated instance pr with
+// v0 as the initial relative velocity of the dynamics (pr's own v0 for stronge; its in-plane part
+// for planar morgan rows); the reference of both laws (host/reference/stronge.cpp).
+Result<double> stronge_integration(const ContactProblem<double>& pr, const Vec& v0, const Options& o);
+
 // Events of one reference Jia integration (tests and diagnostics).
 struct JiaEvent {
   enum Kind { end_compression, end_restitution, stick_to_slip, slip_to_stick } kind;

@@ -1,7 +1,7 @@
-// CPU reference for the laws `stronge` and `morgan` (see reference.hpp): Stronge's 3D rigid impact
-// with Coulomb friction and energetic restitution, written from Rodriguez & Bowling and Morgan
-// (2011) ch. 4 in a formulation of its own, integrated with the adaptive RKF78 event driver of
-// ref_ode.hpp. Host only, double precision, Eigen; nothing here is shared with
+// CPU reference for the law `stronge` (and the integration morgan.cpp restricts to the plane):
+// Stronge's 3D rigid impact with Coulomb friction and energetic restitution, written from
+// Rodriguez & Bowling and Morgan (2011) ch. 4 in a formulation of its own, integrated with the
+// adaptive RKF78 event driver of reference/ode.hpp. Host only, double precision, Eigen; nothing here is shared with
 // include/impact/laws/ (only validate(), plane_frame(), the result types and ref::finish()).
 //
 // Physics. Contact frame (n, t1, t2), t1 along the tangential part of v0. In it
@@ -67,13 +67,6 @@
 // straight compression segment along which v_n never grows; no outgoing ray) / non_finite.
 // steps = accepted RKF78 steps (closed-form segments count 0).
 //
-// morgan: the same integration of the same instance (the planar model is the 3D one restricted to
-// the plane). Planarity is decided by plane_frame() exactly as the fast law decides it; a planar
-// row's v0 is taken in its plane (v0.n n + vt t, the out-of-plane remainder being below the
-// planarity tolerance, as the closed form treats it), so v_t = 0 at the start exactly when the
-// closed form says so. With mu = 0 (every row accepted) the modes follow the closed form's
-// convention: `slip`, or `stick` at normal incidence when W n has no tangential part, and
-// `slip>reverse` when v.t passes through 0 before the end.
 #include <array>
 #include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
@@ -452,50 +445,22 @@ Result<double> Integration::run() {
   return r;
 }
 
-Result<double> solve(const ContactProblem<double>& pr, const Vec& v0, const Options& o) {
+}  // namespace
+
+Result<double> stronge_integration(const ContactProblem<double>& pr, const Vec& v0, const Options& o) {
   return Integration(pr, v0, o).run();
 }
-
-}  // namespace
 
 Result<double> stronge(const ContactProblem<double>& p_in, const Options& o) {
   ContactProblem<double> p = p_in;
   const Status st = validate(p, ParamUse{true, true, false, false});
   if (st != Status::ok) return make_result<double>(st);
-  return solve(p, to_eigen(p.v0), o);
-}
-
-Result<double> morgan(const ContactProblem<double>& p_in, const Options& o) {
-  ContactProblem<double> p = p_in;
-  const Status st = validate(p, ParamUse{true, true, false, false});
-  if (st != Status::ok) return make_result<double>(st);
-  const PlaneFrame<double> fr = plane_frame(p);
-  if (p.mu > 0 && !fr.planar) return make_result<double>(Status::not_planar);
-  const Vec n = to_eigen(p.n), t = to_eigen(fr.t), v0 = to_eigen(p.v0);
-  if (p.mu > 0) return solve(p, Vec(v0.dot(n) * n + fr.vt * t), o);
-  // mu = 0: the impulse is Newton's whatever the plane; the modes follow the closed form's
-  // convention in its (n, t) frame (t along v0_t, or along (W n)_t at normal incidence).
-  Result<double> r = solve(p, v0, o);
-  if (r.status != Status::ok) return r;
-  const double bt = t.dot(to_eigen(p.W) * n);
-  r.modes = ModeSeq::empty();
-  if (fr.vt > 0) {
-    r.modes.push(Mode::slip);
-    // v.t = fr.vt + bt p_n passes through 0 before the end of the impact
-    if (bt < 0 && fr.vt / -bt < to_eigen(r.P).dot(n)) r.modes.push(Mode::reverse);
-  } else {
-    r.modes.push(bt == 0 ? Mode::stick : Mode::slip);
-  }
-  return r;
+  return stronge_integration(p, to_eigen(p.v0), o);
 }
 
 template <>
 Result<double> solve<StrongeLaw>(const ContactProblem<double>& p, const Options& o) {
   return stronge(p, o);
-}
-template <>
-Result<double> solve<MorganLaw>(const ContactProblem<double>& p, const Options& o) {
-  return morgan(p, o);
 }
 
 }  // namespace impact::ref

@@ -24,7 +24,7 @@
 //   continued in mu from the frictionless direction in kContinue steps (mu = 0 has the single
 //   solution u = dir(vbar_t) of the frictionless impact), each step a Newton polish from the
 //   previous direction, or the nearest solution at that mu when the polish fails or jumps.
-//   This is the selection rule of the CPU reference (host/ref_algebraic.cpp).
+//   This is the selection rule of the CPU reference (host/reference/aghili.cpp).
 // Energetic-consistency bounds:
 //   mu* = n^T W n / |(W n)_t|                                           (38)
 //   e*  = upper root of v-^T (G - E G E) v- = 0 in e (velocity specific) (30); -1 if none
