@@ -20,7 +20,7 @@ constexpr double kContactSpdTol = 64 * kEps;
 // |n_z| / |n| accepted for the normal of a planar mechanism.
 constexpr double kPlanarNormalTol = 1e-12;
 
-[[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument("impact::host: " + msg); }
+[[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument("bodies: " + msg); }
 
 // [r]x, the matrix with [r]x u = r x u.
 Eigen::Matrix3d skew(const Eigen::Vector3d& r) {
