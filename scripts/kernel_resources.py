@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Registers, stack and spills of every CUDA kernel, from ptxas's own resource report.
+
+The CUDA build keeps ptxas's -v output per object in BUILD/ptxas/*.ptxas.log (CMake compiler
+launcher scripts/nvcc_resources.sh). This script reads those logs and prints, per kernel (and per
+non-inlined device function it calls), the registers per thread, the stack frame and the spill
+stores/loads, as a markdown table.
+
+Usage: kernel_resources.py BUILD_DIR [--check LAW,LAW] [--json FILE]
+  --check: exit 1 when a kernel or device function of these laws spills (default: none checked)
+Exit 77 when the build has no ptxas logs (a build without CUDA).
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+LAWS = ["NewtonLaw", "ChatterjeeRuinaLaw", "AghiliLaw", "MorganLaw", "StrongeLaw", "JiaLaw"]
+
+
+def demangle(names):
+    tool = shutil.which("c++filt")
+    if not tool or not names:
+        return {n: n for n in names}
+    out = subprocess.run([tool], input="\n".join(names), capture_output=True, text=True).stdout.splitlines()
+    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
+
+
+def parse(path):
+    """{mangled name: {entry, registers, stack, spill_stores, spill_loads}} of one log."""
+    funcs = {}
+    current_props = None
+    current_entry = None
+    for line in open(path, encoding="utf-8", errors="replace"):
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            current_entry = m.group(1)
+            funcs.setdefault(current_entry, {"entry": True})
+            continue
+        m = re.search(r"Function properties for (\S+)", line)
+        if m:
+            current_props = m.group(1)
+            funcs.setdefault(current_props, {"entry": current_props == current_entry})
+            continue
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m and current_props:
+            f = funcs[current_props]
+            f["stack"], f["spill_stores"], f["spill_loads"] = (int(x) for x in m.groups())
+            current_props = None
+            continue
+        m = re.search(r"Used (\d+) registers", line)
+        if m and current_entry:
+            funcs[current_entry]["registers"] = int(m.group(1))
+    return funcs
+
+
+def describe(name):
+    """(kind, law, precision) of a demangled function name."""
+    law = next((l for l in LAWS if "impact::" + l in name or l + "," in name or l + ">" in name), "")
+    prec = "float" if re.search(r"\bfloat\b", name) else "double" if re.search(r"\bdouble\b", name) else ""
+    kind = name.replace("(anonymous namespace)", "").split("(")[0].split("<")[0].split("::")[-1].split(" ")[-1]
+    return kind, law.replace("Law", ""), prec
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("--check", default="")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    logs = sorted(glob.glob(os.path.join(a.build, "ptxas", "*.ptxas.log")))
+    if not logs:
+        print(f"kernel_resources: no ptxas logs in {a.build}/ptxas (a build without CUDA): nothing to report")
+        return 77
+    funcs = {}
+    for p in logs:
+        for name, f in parse(p).items():
+            f["object"] = os.path.basename(p).replace(".ptxas.log", "")
+            funcs[name] = f
+    names = demangle(list(funcs))
+    rows = []
+    for mangled, f in funcs.items():
+        kind, law, prec = describe(names[mangled])
+        rows.append(dict(f, name=names[mangled], kind=kind, law=law, precision=prec))
+    rows.sort(key=lambda r: (not r.get("entry"), r["object"], r["kind"], r["law"], r["precision"]))
+    print("| object | function | law | precision | registers | stack (B) | spill stores (B) | spill loads (B) |")
+    print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        if not r.get("entry") and not r.get("spill_stores") and not r.get("stack"):
+            continue  # inlined helpers without a frame of their own
+        print(f"| {r['object']} | {r['kind']}{'' if r.get('entry') else ' (device fn)'} | {r['law'] or '-'} | "
+              f"{r['precision'] or '-'} | {r.get('registers', '-')} | {r.get('stack', 0)} | {r.get('spill_stores', 0)} | "
+              f"{r.get('spill_loads', 0)} |")
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+    checked = [l.strip() for l in a.check.split(",") if l.strip()]
+    bad = [r for r in rows if r["law"] in checked and (r.get("spill_stores", 0) or r.get("spill_loads", 0))]
+    for r in bad:
+        print(f"kernel_resources: SPILL: {r['name']} ({r['object']}): {r.get('spill_stores', 0)} bytes stores, "
+              f"{r.get('spill_loads', 0)} bytes loads", file=sys.stderr)
+    if checked:
+        print(f"kernel_resources: {len(rows)} functions, spills in the {', '.join(checked)} kernels: {len(bad)}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
