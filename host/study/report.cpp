@@ -177,7 +177,7 @@ json metadata(const StudyConfig& c, const ScenarioInfo& sc, const Design& design
   meta["backend"] = engine::backend_name(opt.backend);
   meta["precision"] = engine::precision_name(opt.precision);
   meta["steps"] = c.steps;
-  meta["integrator"] = c.integrator;
+  meta["integrator"] = engine::integrator_name(c.integrator);
   meta["seed"] = c.design.seed;
   meta["scenario"] = c.scenario;
   meta["laws"] = c.laws;

@@ -210,7 +210,7 @@ class Driver {
         design_(design),
         backend_(backend),
         run_(run),
-        opt_(engine::law_options(c.steps, engine::parse_integrator(c.integrator))) {
+        opt_(engine::law_options(c.steps, c.integrator)) {
     const std::size_t rows = design.rows();
     chunk_ = std::max<std::size_t>(1, std::min<std::size_t>(c.chunk, rows));
     ch_.resize(chunk_, design.names().size(), sc.params.size());
