@@ -104,9 +104,9 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   opt.start = t_start;
   opt.plots = !args.no_plots;
   opt.quiet = args.quiet;
-  const RunResult run = study::run(c, sc, *design, opt.backend, opt.precision, args.quiet ? nullptr : log);
-  const StudyReport rep = write_report(c, sc, *design, run, opt, log);
-  if (!args.quiet && out) print_summary(out, c, opt, design->rows(), run, rep);
+  const RunResult result = study::run(c, sc, *design, opt.backend, opt.precision, args.quiet ? nullptr : log);
+  const StudyReport rep = write_report(c, sc, *design, result, opt, log);
+  if (!args.quiet && out) print_summary(out, c, opt, design->rows(), result, rep);
   return 0;
 }
 

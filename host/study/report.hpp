@@ -24,8 +24,8 @@ struct StudyReport {
 };
 
 struct ReportOptions {
-  engine::Backend backend;
-  engine::Precision precision;
+  engine::Backend backend = engine::Backend::omp;
+  engine::Precision precision = engine::Precision::f64;
   std::chrono::steady_clock::time_point start;  // when the command started (metadata's total_s)
   bool plots = true;                            // draw the [[plots]] (false: --no-plots)
   bool quiet = false;                           // the plotting script's output discarded

@@ -204,34 +204,34 @@ void kept_values(const LawColumns& lc, const LawRows& rows, std::size_t m, std::
 template <class T>
 class Driver {
  public:
-  Driver(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend, RunResult& run)
+  Driver(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend, RunResult& result)
       : c_(c),
         sc_(sc),
         design_(design),
         backend_(backend),
-        run_(run),
+        result_(result),
         opt_(engine::law_options(c.steps, c.integrator)) {
     const std::size_t rows = design.rows();
     chunk_ = std::max<std::size_t>(1, std::min<std::size_t>(c.chunk, rows));
     ch_.resize(chunk_, design.names().size(), sc.params.size());
     res_.resize(chunk_);
-    kept_values_.resize(run.kept.size());
+    kept_values_.resize(result.kept.size());
   }
 
   void run(StudyFiles& files, std::FILE* progress) {
     const std::size_t rows = design_.rows();
-    io::Progress bar(progress, rows * run_.laws.size(), "study " + c_.name);
+    io::Progress bar(progress, rows * result_.laws.size(), "study " + c_.name);
     for (std::size_t b0 = 0; b0 < rows; b0 += chunk_) {
       const std::size_t m = std::min(chunk_, rows - b0);
       const auto tb = Clock::now();
-      run_.build_failed += builder_.build(b0, m, ch_);
+      result_.build_failed += builder_.build(b0, m, ch_);
       files.write_design(ch_.design.data(), m);
-      run_.build_seconds += seconds_since(tb);
-      for (std::size_t l = 0; l < run_.laws.size(); ++l) {
+      result_.build_seconds += seconds_since(tb);
+      for (std::size_t l = 0; l < result_.laws.size(); ++l) {
         evaluate(l, bar);
         const auto tw = Clock::now();
         collect(l, files);
-        run_.write_seconds += seconds_since(tw);
+        result_.write_seconds += seconds_since(tw);
         done_ += m;
         bar.update(done_);
       }
@@ -244,7 +244,7 @@ class Driver {
   // the progress bar moves during slow laws; a GPU call keeps the whole chunk (its rate needs large
   // batches).
   void evaluate(std::size_t l, io::Progress& bar) {
-    const engine::BatchFn<T> fn = ref::any_batch_fn<T>(*run_.laws[l].law, backend_);
+    const engine::BatchFn<T> fn = ref::any_batch_fn<T>(*result_.laws[l].law, backend_);
     const std::size_t m = ch_.m;
     const auto tl = Clock::now();
     const std::size_t pieces = backend_ == Backend::cuda ? 1 : std::min<std::size_t>(32, (m + 1023) / 1024);
@@ -253,13 +253,13 @@ class Driver {
       fn(ch_.in.view(nullptr, lo, hi - lo), res_.view(lo), opt_);
       bar.update(done_ + hi);
     }
-    run_.stats[l].seconds += seconds_since(tl);
+    result_.stats[l].seconds += seconds_since(tl);
   }
 
   // Law l's rows of the chunk: their outputs into the statistics, the tables and the kept columns.
   void collect(std::size_t l, StudyFiles& files) {
-    const LawColumns& lc = run_.laws[l];
-    LawStats& st = run_.stats[l];
+    const LawColumns& lc = result_.laws[l];
+    LawStats& st = result_.stats[l];
     const std::size_t m = ch_.m;
     law_rows(lc, sc_, ch_, res_, rows_);
     add_rows(lc, rows_, m, st);
@@ -267,7 +267,7 @@ class Driver {
     files.write_rows(l, ChunkRows{ch_.first, m, ch_.values.data(), rows_.out.data(), rows_.status.data()},
                      kept_values_);
     for (std::size_t k = 0; k < st.keep.size(); ++k)
-      if (contains(c_.sens_outputs, run_.kept[k]))
+      if (contains(c_.sens_outputs, result_.kept[k]))
         st.keep[k].insert(st.keep[k].end(), kept_values_[k].begin(), kept_values_[k].begin() + m);
   }
 
@@ -275,7 +275,7 @@ class Driver {
   const ScenarioInfo& sc_;
   const Design& design_;
   const Backend backend_;
-  RunResult& run_;
+  RunResult& result_;
   const LawOptions opt_;
   const SampleBuilder builder_{c_, sc_, design_};
   std::size_t chunk_ = 1;
@@ -301,21 +301,21 @@ void check_entry_points(const StudyConfig& c, Backend backend, Precision precisi
 RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend, Precision precision,
               std::FILE* progress) {
   check_entry_points(c, backend, precision);
-  RunResult run;
-  run.kept = kept_columns(c, sc);
+  RunResult result;
+  result.kept = kept_columns(c, sc);
   for (const std::string& l : c.laws) {
-    run.laws.push_back(law_columns(engine::law_named(l), sc, run.kept));
+    result.laws.push_back(law_columns(engine::law_named(l), sc, result.kept));
     LawStats st;
-    st.moments.assign(run.laws.back().cols.size(), Moments::identity());
-    if (!c.sens_outputs.empty()) st.keep.resize(run.kept.size());  // the Sobol indices need every row
-    run.stats.push_back(std::move(st));
+    st.moments.assign(result.laws.back().cols.size(), Moments::identity());
+    if (!c.sens_outputs.empty()) st.keep.resize(result.kept.size());  // the Sobol indices need every row
+    result.stats.push_back(std::move(st));
   }
-  StudyFiles files(c, sc, design, run.kept, run.laws, precision);
-  if (precision == Precision::f32) Driver<float>(c, sc, design, backend, run).run(files, progress);
-  else Driver<double>(c, sc, design, backend, run).run(files, progress);
+  StudyFiles files(c, sc, design, result.kept, result.laws, precision);
+  if (precision == Precision::f32) Driver<float>(c, sc, design, backend, result).run(files, progress);
+  else Driver<double>(c, sc, design, backend, result).run(files, progress);
   files.commit();
-  run.files = files.names();
-  return run;
+  result.files = files.names();
+  return result;
 }
 
 }  // namespace impact::study

@@ -25,10 +25,10 @@ Formats formats_of(const StudyConfig& c);
 
 // One law's rows of a chunk of the design, as the writers take them.
 struct ChunkRows {
-  std::uint64_t first = 0;              // sample_id of row 0
-  std::size_t m = 0;                    // rows
-  const double* values = nullptr;       // m x (scenario parameters): every parameter of each sample
-  const double* out = nullptr;          // m x (the law's output columns); read only where the status is ok
+  std::uint64_t first = 0;               // sample_id of row 0
+  std::size_t m = 0;                     // rows
+  const double* values = nullptr;        // m x (scenario parameters): every parameter of each sample
+  const double* out = nullptr;           // m x (the law's output columns); read only where the status is ok
   const std::uint8_t* status = nullptr;  // m: each row's final status
 };
 
