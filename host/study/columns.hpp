@@ -1,6 +1,7 @@
 // The columns of a study's result table, per law: sample_id, every scenario parameter (the
 // inputs), the contact-space outputs, the law's extra columns, status, the body-level outputs.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -11,9 +12,15 @@ namespace impact::study {
 
 enum class ColKind { real, integer, modes, status };
 
+// Where a column's values come from: the law's own result (P, vf, dE: in the law's precision), a
+// part of it derived in double (P_n, P_t, vf_n, vf_t), one of the law's extra columns, the status,
+// or the scenario's body-level outputs (double).
+enum class ColSource { law, derived, extra, status, body };
+
 struct StudyColumn {
   std::string name;
   ColKind kind = ColKind::real;
+  ColSource source = ColSource::law;
 };
 
 // Contact-space outputs every law writes (after P, vf and dE, the derived normal/tangential
@@ -27,12 +34,36 @@ inline const std::vector<std::string>& contact_output_names() {
 // Output columns of one law in a scenario (not sample_id and the inputs).
 inline std::vector<StudyColumn> law_output_columns(const engine::LawInfo& law, const ScenarioInfo& sc) {
   std::vector<StudyColumn> out;
-  for (const std::string& n : contact_output_names()) out.push_back({n, ColKind::real});
-  for (const ExtraColumn& x : law.extras)
-    out.push_back({x.name, x.what == Extra::Modes ? ColKind::modes : x.what == Extra::Steps ? ColKind::integer : ColKind::real});
-  out.push_back({"status", ColKind::status});
-  for (const std::string& b : sc.body_outputs) out.push_back({b, ColKind::real});
+  for (const std::string& n : contact_output_names()) {
+    const bool derived = n == "P_n" || n == "P_t" || n == "vf_n" || n == "vf_t";
+    out.push_back({n, ColKind::real, derived ? ColSource::derived : ColSource::law});
+  }
+  for (const ExtraColumn& x : law.extras) {
+    const ColKind kind = x.what == Extra::Modes   ? ColKind::modes
+                         : x.what == Extra::Steps ? ColKind::integer
+                                                  : ColKind::real;
+    out.push_back({x.name, kind, ColSource::extra});
+  }
+  out.push_back({"status", ColKind::status, ColSource::status});
+  for (const std::string& b : sc.body_outputs) out.push_back({b, ColKind::real, ColSource::body});
   return out;
+}
+
+// One law's columns in a study: its output columns, and where each of the study's kept columns
+// (the SALib Y files, the summary table and the Sobol indices use them) is among them.
+struct LawColumns {
+  const engine::LawInfo* law = nullptr;
+  std::vector<StudyColumn> cols;  // law_output_columns
+  std::vector<int> kept_pos;      // per kept column: its index in cols, or -1 (the law lacks it)
+};
+
+inline LawColumns law_columns(const engine::LawInfo& law, const ScenarioInfo& sc,
+                              const std::vector<std::string>& kept) {
+  LawColumns lc{&law, law_output_columns(law, sc), std::vector<int>(kept.size(), -1)};
+  for (std::size_t k = 0; k < kept.size(); ++k)
+    for (std::size_t j = 0; j < lc.cols.size(); ++j)
+      if (lc.cols[j].name == kept[k]) lc.kept_pos[k] = static_cast<int>(j);
+  return lc;
 }
 
 struct StudyColumns {

@@ -7,9 +7,11 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include <toml++/toml.h>
 
+#include "engine/options.hpp"
 #include "engine/registry.hpp"
 #include "study/scenarios.hpp"
 #include "study/columns.hpp"
@@ -398,13 +400,11 @@ bool operator==(const ParamSpec& a, const ParamSpec& b) {
 
 // ---- the study ----------------------------------------------------------------------------------
 
-StudyConfig resolve_config(const ConfigTree& t) {
-  Reader r{t};
-  StudyConfig c;
-  const json& root = t.root;
-  r.expect_keys(root, "", {"study", "run", "design", "params", "output", "sensitivity", "plots"});
-  if (!root.contains("study")) throw ConfigError(t.file + ": study: missing table [study] (scenario and law(s))");
+namespace {
 
+// [study]: name, description, scenario, law(s); returns the scenario.
+const ScenarioInfo& resolve_study(const Reader& r, const json& root, StudyConfig& c) {
+  if (!root.contains("study")) throw ConfigError(r.t.file + ": study: missing table [study] (scenario and law(s))");
   const json& st = r.table(root.at("study"), "study");
   r.expect_keys(st, "study", {"name", "description", "scenario", "law", "laws"});
   if (st.contains("name")) c.name = r.str(st.at("name"), "study.name");
@@ -418,76 +418,89 @@ StudyConfig resolve_config(const ConfigTree& t) {
   if (st.contains("laws")) c.laws = r.strings(st.at("laws"), "study.laws");
   const std::string lawkey = st.contains("law") ? "study.law" : "study.laws";
   if (c.laws.empty()) r.fail(lawkey, "at least one law is needed (known: " + law_names() + ")");
-  {
-    std::set<std::string> seen;
-    for (const std::string& l : c.laws) {
-      if (!find_law(l)) r.fail(lawkey, "unknown law '" + l + "' (known: " + law_names() + ")");
-      if (!seen.insert(l).second) r.fail(lawkey, "law '" + l + "' listed twice");
-    }
+  std::set<std::string> seen;
+  for (const std::string& l : c.laws) {
+    if (!find_law(l)) r.fail(lawkey, "unknown law '" + l + "' (known: " + law_names() + ")");
+    if (!seen.insert(l).second) r.fail(lawkey, "law '" + l + "' listed twice");
   }
+  return *sc;
+}
 
+// [run]: backend, precision, integrator (to its enum here), steps, chunk.
+void resolve_run(const Reader& r, const json& root, StudyConfig& c) {
+  std::string integrator = integrator_name(c.integrator);
   if (root.contains("run")) {
     const json& rn = r.table(root.at("run"), "run");
     r.expect_keys(rn, "run", {"backend", "precision", "integrator", "steps", "chunk"});
     if (rn.contains("backend")) c.backend = r.str(rn.at("backend"), "run.backend");
     if (rn.contains("precision")) c.precision = r.str(rn.at("precision"), "run.precision");
-    if (rn.contains("integrator")) c.integrator = r.str(rn.at("integrator"), "run.integrator");
+    if (rn.contains("integrator")) integrator = r.str(rn.at("integrator"), "run.integrator");
     if (rn.contains("steps")) c.steps = static_cast<int>(r.integer(rn.at("steps"), "run.steps", 1));
     if (rn.contains("chunk")) c.chunk = static_cast<std::uint64_t>(r.integer(rn.at("chunk"), "run.chunk", 1));
   }
-  if (c.backend != "auto" && c.backend != "cuda" && c.backend != "omp" && c.backend != "serial" && c.backend != "reference")
+  if (c.backend != "auto" && c.backend != "cuda" && c.backend != "omp" && c.backend != "serial" &&
+      c.backend != "reference")
     r.fail("run.backend", "expected auto, cuda, omp, serial or reference, got '" + c.backend + "'");
   if (c.precision != "double" && c.precision != "float")
     r.fail("run.precision", "expected double or float, got '" + c.precision + "'");
-  if (c.integrator != "rk4" && c.integrator != "euler")
-    r.fail("run.integrator", "expected rk4 or euler, got '" + c.integrator + "'");
+  try {
+    c.integrator = parse_integrator(integrator);
+  } catch (const std::invalid_argument&) {
+    r.fail("run.integrator", "expected rk4 or euler, got '" + integrator + "'");
+  }
   if (c.steps > 10000000) r.fail("run.steps", "at most 10000000");
-  if (c.backend == "reference" && c.precision != "double") r.fail("run.backend", "the reference backend is double only");
+  if (c.backend == "reference" && c.precision != "double")
+    r.fail("run.backend", "the reference backend is double only");
+}
 
-  if (root.contains("design")) {
-    const json& d = r.table(root.at("design"), "design");
-    r.expect_keys(d, "design", {"kind", "n", "seed", "skip_first", "file"});
-    if (d.contains("kind")) {
-      const std::string k = r.str(d.at("kind"), "design.kind");
-      try {
-        c.design.kind = parse_design_kind("design.kind", k);
-      } catch (const std::invalid_argument& e) {
-        throw ConfigError(t.at("design.kind") + e.what());
-      }
-    }
-    if (d.contains("n")) c.design.n = static_cast<std::size_t>(r.integer(d.at("n"), "design.n", 1));
-    if (d.contains("seed")) c.design.seed = static_cast<std::uint64_t>(r.integer(d.at("seed"), "design.seed", 0));
-    if (d.contains("skip_first")) c.design.skip_first = r.boolean(d.at("skip_first"), "design.skip_first");
-    if (d.contains("file")) c.design.file = r.str(d.at("file"), "design.file");
-    if (c.design.kind == DesignKind::imported && c.design.file.empty())
-      r.fail("design.file", "design.kind = imported needs a file");
-    if (c.design.kind != DesignKind::imported && !c.design.file.empty())
-      r.fail("design.file", "only used with design.kind = imported");
-    if (c.design.kind == DesignKind::grid && d.contains("n"))
-      r.fail("design.n", "not used by a grid design (its size is the product of the linspace counts)");
-    // a relative file in a config file is relative to that file's folder
-    if (!c.design.file.empty() && c.design.file[0] != '/' && t.where.count("design.file") &&
-        t.where.at("design.file").first > 0) {
-      const std::size_t slash = t.file.find_last_of('/');
-      const std::string folder = slash == std::string::npos ? "." : t.file.substr(0, slash + 1);
-      char buf[PATH_MAX];
-      if (realpath(folder.c_str(), buf)) c.design.file = std::string(buf) + "/" + c.design.file;
+// [design]: kind, n, seed, skip_first, file (relative to the config file's folder).
+void resolve_design(const Reader& r, const json& d, StudyConfig& c) {
+  const ConfigTree& t = r.t;
+  r.expect_keys(d, "design", {"kind", "n", "seed", "skip_first", "file"});
+  if (d.contains("kind")) {
+    const std::string k = r.str(d.at("kind"), "design.kind");
+    try {
+      c.design.kind = parse_design_kind("design.kind", k);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(t.at("design.kind") + e.what());
     }
   }
-
-  if (root.contains("params")) {
-    const json& ps = r.table(root.at("params"), "params");
-    for (auto it = ps.begin(); it != ps.end(); ++it) {
-      const std::string key = "params." + it.key();
-      if (sc->index_of(it.key()) < 0) {
-        std::string known;
-        for (const ScenarioParam& p : sc->params) known += (known.empty() ? "" : ", ") + std::string(p.name);
-        r.fail(key, "scenario " + c.scenario + " has no parameter '" + it.key() + "' (known: " + known + ")");
-      }
-      c.params.push_back(parse_param(it.key(), it.value(), t.at(key)));
-    }
+  if (d.contains("n")) c.design.n = static_cast<std::size_t>(r.integer(d.at("n"), "design.n", 1));
+  if (d.contains("seed")) c.design.seed = static_cast<std::uint64_t>(r.integer(d.at("seed"), "design.seed", 0));
+  if (d.contains("skip_first")) c.design.skip_first = r.boolean(d.at("skip_first"), "design.skip_first");
+  if (d.contains("file")) c.design.file = r.str(d.at("file"), "design.file");
+  if (c.design.kind == DesignKind::imported && c.design.file.empty())
+    r.fail("design.file", "design.kind = imported needs a file");
+  if (c.design.kind != DesignKind::imported && !c.design.file.empty())
+    r.fail("design.file", "only used with design.kind = imported");
+  if (c.design.kind == DesignKind::grid && d.contains("n"))
+    r.fail("design.n", "not used by a grid design (its size is the product of the linspace counts)");
+  // a relative file in a config file is relative to that file's folder
+  if (!c.design.file.empty() && c.design.file[0] != '/' && t.where.count("design.file") &&
+      t.where.at("design.file").first > 0) {
+    const std::size_t slash = t.file.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "." : t.file.substr(0, slash + 1);
+    char buf[PATH_MAX];
+    if (realpath(folder.c_str(), buf)) c.design.file = std::string(buf) + "/" + c.design.file;
   }
+}
 
+// [params]: every parameter the study sets, each one the scenario has.
+void resolve_params(const Reader& r, const json& root, const ScenarioInfo& sc, StudyConfig& c) {
+  const json& ps = r.table(root.at("params"), "params");
+  for (auto it = ps.begin(); it != ps.end(); ++it) {
+    const std::string key = "params." + it.key();
+    if (sc.index_of(it.key()) < 0) {
+      std::string known;
+      for (const ScenarioParam& p : sc.params) known += (known.empty() ? "" : ", ") + std::string(p.name);
+      r.fail(key, "scenario " + c.scenario + " has no parameter '" + it.key() + "' (known: " + known + ")");
+    }
+    c.params.push_back(parse_param(it.key(), it.value(), r.t.at(key)));
+  }
+}
+
+// [output]: dir (default out/NAME), formats, columns (checked once every column is known).
+void resolve_output(const Reader& r, const json& root, StudyConfig& c) {
   if (root.contains("output")) {
     const json& o = r.table(root.at("output"), "output");
     r.expect_keys(o, "output", {"dir", "formats", "columns"});
@@ -498,71 +511,100 @@ StudyConfig resolve_config(const ConfigTree& t) {
     c.out_dir = "out/" + c.name;
   }
   for (const std::string& f : c.formats)
-    if (f != "csv" && f != "npy" && f != "salib") r.fail("output.formats", "unknown format '" + f + "' (known: csv, npy, salib)");
+    if (f != "csv" && f != "npy" && f != "salib")
+      r.fail("output.formats", "unknown format '" + f + "' (known: csv, npy, salib)");
+}
 
-  // every column name the study can produce, for output.columns, sensitivity and plots
-  const StudyColumns cols = study_columns(c.laws, *sc);
-  const auto check_column = [&](const std::string& name, const std::string& key, bool allow_params) {
+// Checks that a name is a column the study can produce (for output.columns, sensitivity and
+// plots), or where allowed a parameter of the scenario.
+struct ColumnCheck {
+  const Reader& r;
+  const ScenarioInfo& sc;
+  StudyColumns cols;
+
+  void operator()(const std::string& name, const std::string& key, bool allow_params) const {
     if (cols.has_output(name)) return;
-    if (allow_params && sc->index_of(name) >= 0) return;
+    if (allow_params && sc.index_of(name) >= 0) return;
     r.fail(key, "unknown column '" + name + "' (outputs: " + cols.output_list() +
                     (allow_params ? "; or a parameter of the scenario" : "") + ")");
-  };
-  for (std::size_t i = 0; i < c.columns.size(); ++i) check_column(c.columns[i], "output.columns", false);
-
-  if (root.contains("sensitivity")) {
-    const json& s = r.table(root.at("sensitivity"), "sensitivity");
-    r.expect_keys(s, "sensitivity", {"outputs", "bootstrap", "confidence"});
-    if (s.contains("outputs")) c.sens_outputs = r.strings(s.at("outputs"), "sensitivity.outputs");
-    if (s.contains("bootstrap")) c.bootstrap = static_cast<std::uint64_t>(r.integer(s.at("bootstrap"), "sensitivity.bootstrap", 10));
-    if (s.contains("confidence")) {
-      c.confidence = r.num(s.at("confidence"), "sensitivity.confidence");
-      if (!(c.confidence > 0 && c.confidence < 1)) r.fail("sensitivity.confidence", "expected a number in (0, 1)");
-    }
-    if (c.sens_outputs.empty()) r.fail("sensitivity.outputs", "name at least one output column");
-    for (const std::string& o : c.sens_outputs) check_column(o, "sensitivity.outputs", false);
-    if (c.design.kind != DesignKind::saltelli)
-      r.fail("sensitivity", "Sobol indices need design.kind = \"saltelli\" (got " +
-                                std::string(design_kind_name(c.design.kind)) + ")");
   }
+};
 
+// [sensitivity]: outputs, bootstrap, confidence (a Saltelli design).
+void resolve_sensitivity(const Reader& r, const json& sens, const ColumnCheck& check, StudyConfig& c) {
+  const json& s = r.table(sens, "sensitivity");
+  r.expect_keys(s, "sensitivity", {"outputs", "bootstrap", "confidence"});
+  if (s.contains("outputs")) c.sens_outputs = r.strings(s.at("outputs"), "sensitivity.outputs");
+  if (s.contains("bootstrap"))
+    c.bootstrap = static_cast<std::uint64_t>(r.integer(s.at("bootstrap"), "sensitivity.bootstrap", 10));
+  if (s.contains("confidence")) {
+    c.confidence = r.num(s.at("confidence"), "sensitivity.confidence");
+    if (!(c.confidence > 0 && c.confidence < 1)) r.fail("sensitivity.confidence", "expected a number in (0, 1)");
+  }
+  if (c.sens_outputs.empty()) r.fail("sensitivity.outputs", "name at least one output column");
+  for (const std::string& o : c.sens_outputs) check(o, "sensitivity.outputs", false);
+  if (c.design.kind != DesignKind::saltelli)
+    r.fail("sensitivity", "Sobol indices need design.kind = \"saltelli\" (got " +
+                              std::string(design_kind_name(c.design.kind)) + ")");
+}
+
+// plots[i]: kind, x, y, file, title, law, bins.
+PlotSpec resolve_plot(const Reader& r, const json& plot, std::size_t i, const ScenarioInfo& sc,
+                      const ColumnCheck& check, const StudyConfig& c) {
+  const std::string key = "plots[" + std::to_string(i) + "]";
+  const json& p = r.table(plot, key);
+  r.expect_keys(p, key, {"kind", "x", "y", "file", "title", "law", "bins"});
+  PlotSpec ps;
+  if (!p.contains("kind")) r.fail(key + ".kind", "missing (sweep, hist or scatter)");
+  ps.kind = r.str(p.at("kind"), key + ".kind");
+  if (ps.kind != "sweep" && ps.kind != "hist" && ps.kind != "scatter")
+    r.fail(key + ".kind", "expected sweep, hist or scatter, got '" + ps.kind + "'");
+  if (p.contains("x")) ps.x = r.str(p.at("x"), key + ".x");
+  if (p.contains("y")) ps.y = r.strings(p.at("y"), key + ".y");
+  if (p.contains("title")) ps.title = r.str(p.at("title"), key + ".title");
+  if (p.contains("law")) {
+    ps.law = r.str(p.at("law"), key + ".law");
+    bool found = false;
+    for (const std::string& l : c.laws) found |= l == ps.law;
+    if (!found) r.fail(key + ".law", "law '" + ps.law + "' is not one of study.laws");
+  }
+  if (p.contains("bins")) ps.bins = static_cast<int>(r.integer(p.at("bins"), key + ".bins", 2));
+  if (ps.y.empty()) r.fail(key + ".y", "name at least one column");
+  if (ps.kind == "hist" && !ps.x.empty()) r.fail(key + ".x", "a histogram has no x (put the columns in y)");
+  if (ps.kind != "hist" && ps.x.empty()) r.fail(key + ".x", "missing (the column on the horizontal axis)");
+  if (ps.kind == "scatter" && ps.y.size() != 1) r.fail(key + ".y", "a scatter plot takes one y column");
+  if (ps.kind == "sweep" && sc.index_of(ps.x) < 0)
+    r.fail(key + ".x", "a sweep's x must be a scenario parameter, got '" + ps.x + "'");
+  if (ps.kind == "sweep" && c.design.kind != DesignKind::grid)
+    r.fail(key + ".kind", std::string("a sweep needs design.kind = \"grid\" (got ") + design_kind_name(c.design.kind) +
+                              "); use a scatter plot for sampled designs");
+  if (!ps.x.empty()) check(ps.x, key + ".x", true);
+  for (const std::string& y : ps.y) check(y, key + ".y", true);
+  ps.file = p.contains("file") ? r.str(p.at("file"), key + ".file") : c.name + "-" + std::to_string(i + 1) + ".png";
+  if (ps.file.find('/') != std::string::npos) r.fail(key + ".file", "a file name inside output.dir, without '/'");
+  return ps;
+}
+
+}  // namespace
+
+StudyConfig resolve_config(const ConfigTree& t) {
+  const Reader r{t};
+  StudyConfig c;
+  const json& root = t.root;
+  r.expect_keys(root, "", {"study", "run", "design", "params", "output", "sensitivity", "plots"});
+  const ScenarioInfo& sc = resolve_study(r, root, c);
+  resolve_run(r, root, c);
+  if (root.contains("design")) resolve_design(r, r.table(root.at("design"), "design"), c);
+  if (root.contains("params")) resolve_params(r, root, sc, c);
+  resolve_output(r, root, c);
+  // every column name the study can produce, for output.columns, sensitivity and plots
+  const ColumnCheck check{r, sc, study_columns(c.laws, sc)};
+  for (const std::string& col : c.columns) check(col, "output.columns", false);
+  if (root.contains("sensitivity")) resolve_sensitivity(r, root.at("sensitivity"), check, c);
   if (root.contains("plots")) {
     const json& pl = root.at("plots");
     if (!pl.is_array()) r.fail("plots", std::string("expected an array of tables ([[plots]]), got ") + type_name(pl));
-    for (std::size_t i = 0; i < pl.size(); ++i) {
-      const std::string key = "plots[" + std::to_string(i) + "]";
-      const json& p = r.table(pl[i], key);
-      r.expect_keys(p, key, {"kind", "x", "y", "file", "title", "law", "bins"});
-      PlotSpec ps;
-      if (!p.contains("kind")) r.fail(key + ".kind", "missing (sweep, hist or scatter)");
-      ps.kind = r.str(p.at("kind"), key + ".kind");
-      if (ps.kind != "sweep" && ps.kind != "hist" && ps.kind != "scatter")
-        r.fail(key + ".kind", "expected sweep, hist or scatter, got '" + ps.kind + "'");
-      if (p.contains("x")) ps.x = r.str(p.at("x"), key + ".x");
-      if (p.contains("y")) ps.y = r.strings(p.at("y"), key + ".y");
-      if (p.contains("title")) ps.title = r.str(p.at("title"), key + ".title");
-      if (p.contains("law")) {
-        ps.law = r.str(p.at("law"), key + ".law");
-        bool found = false;
-        for (const std::string& l : c.laws) found |= l == ps.law;
-        if (!found) r.fail(key + ".law", "law '" + ps.law + "' is not one of study.laws");
-      }
-      if (p.contains("bins")) ps.bins = static_cast<int>(r.integer(p.at("bins"), key + ".bins", 2));
-      if (ps.y.empty()) r.fail(key + ".y", "name at least one column");
-      if (ps.kind == "hist" && !ps.x.empty()) r.fail(key + ".x", "a histogram has no x (put the columns in y)");
-      if (ps.kind != "hist" && ps.x.empty()) r.fail(key + ".x", "missing (the column on the horizontal axis)");
-      if (ps.kind == "scatter" && ps.y.size() != 1) r.fail(key + ".y", "a scatter plot takes one y column");
-      if (ps.kind == "sweep" && sc->index_of(ps.x) < 0)
-        r.fail(key + ".x", "a sweep's x must be a scenario parameter, got '" + ps.x + "'");
-      if (ps.kind == "sweep" && c.design.kind != DesignKind::grid)
-        r.fail(key + ".kind", std::string("a sweep needs design.kind = \"grid\" (got ") + design_kind_name(c.design.kind) +
-                                  "); use a scatter plot for sampled designs");
-      if (!ps.x.empty()) check_column(ps.x, key + ".x", true);
-      for (const std::string& y : ps.y) check_column(y, key + ".y", true);
-      ps.file = p.contains("file") ? r.str(p.at("file"), key + ".file") : c.name + "-" + std::to_string(i + 1) + ".png";
-      if (ps.file.find('/') != std::string::npos) r.fail(key + ".file", "a file name inside output.dir, without '/'");
-      c.plots.push_back(ps);
-    }
+    for (std::size_t i = 0; i < pl.size(); ++i) c.plots.push_back(resolve_plot(r, pl[i], i, sc, check, c));
   }
   return c;
 }
@@ -570,7 +612,7 @@ StudyConfig resolve_config(const ConfigTree& t) {
 json to_json(const StudyConfig& c) {
   json j;
   j["study"] = {{"name", c.name}, {"description", c.description}, {"scenario", c.scenario}, {"laws", c.laws}};
-  j["run"] = {{"backend", c.backend}, {"precision", c.precision}, {"integrator", c.integrator},
+  j["run"] = {{"backend", c.backend}, {"precision", c.precision}, {"integrator", integrator_name(c.integrator)},
               {"steps", c.steps}, {"chunk", c.chunk}};
   json d = {{"kind", design_kind_name(c.design.kind)}};
   if (c.design.kind != DesignKind::grid) d["n"] = c.design.n;  // a grid's size comes from its linspaces

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "impact/problem.hpp"
 #include "study/design.hpp"
 
 namespace impact::study {
@@ -40,9 +41,9 @@ struct StudyConfig {
   std::string scenario = "contact";
   std::vector<std::string> laws = {"jia"};
   // [run]
-  std::string backend = "auto";
-  std::string precision = "double";
-  std::string integrator = "rk4";
+  std::string backend = "auto";      // resolved when the study runs (engine::resolve_backend)
+  std::string precision = "double";  // double | float (the command converts it once: engine::parse_precision)
+  Integrator integrator = Integrator::rk4;
   int steps = 250;
   std::uint64_t chunk = 65536;
   // [design]

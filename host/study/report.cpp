@@ -1,0 +1,270 @@
+#include "study/report.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "io/csv.hpp"
+#include "io/machine.hpp"
+#include "io/out_file.hpp"
+#include "io/version.hpp"
+#include "study/sensitivity.hpp"
+
+namespace impact::study {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+std::string fmt(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+const char* kind_name(ColKind k) {
+  return k == ColKind::real ? "real" : k == ColKind::integer ? "integer" : k == ColKind::modes ? "modes" : "status";
+}
+
+// ---- Sobol indices --------------------------------------------------------------------------------
+
+struct Sensitivity {
+  json entries = json::array();  // metadata's "sensitivity"
+  std::string csv = "law,output,parameter,S1,S1_conf,ST,ST_conf,base_rows_used\n";
+  std::string table = "\n| law | output | parameter | S1 | ± | ST | ± |\n|---|---|---|---:|---:|---:|---:|\n";
+};
+
+// The Sobol indices of output `o` of one law (y: its every row) into s; a warning on `log` where they
+// cannot be computed or are undefined.
+void add_sobol(Sensitivity& s, const StudyConfig& c, const Design& design, const std::string& law, const std::string& o,
+               const std::vector<double>& y, std::FILE* log) {
+  const std::size_t nvar = design.names().size();
+  SobolIndices si;
+  try {
+    si = sobol_indices(y, nvar, c.bootstrap, c.confidence, c.design.seed);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(log, "impact study: warning: no Sobol indices for %s %s: %s\n", law.c_str(), o.c_str(), e.what());
+    return;
+  }
+  if (!std::isfinite(si.S1.empty() ? 0.0 : si.S1[0]))
+    std::fprintf(log,
+                 "impact study: warning: %s %s does not vary over the design: its Sobol indices are undefined (nan)\n",
+                 law.c_str(), o.c_str());
+  json params = json::object();
+  for (std::size_t j = 0; j < nvar; ++j) {
+    const std::string& pn = design.names()[j];
+    params[pn] = {{"S1", si.S1[j]}, {"S1_conf", si.S1_conf[j]}, {"ST", si.ST[j]}, {"ST_conf", si.ST_conf[j]}};
+    s.csv += law + "," + o + "," + pn;
+    for (double v : {si.S1[j], si.S1_conf[j], si.ST[j], si.ST_conf[j]}) {
+      s.csv += ',';
+      io::append_number(s.csv, v);
+    }
+    s.csv += "," + std::to_string(si.used) + "\n";
+    s.table += "| " + law + " | " + o + " | " + pn + " | " + fmt(si.S1[j]) + " | " + fmt(si.S1_conf[j]) + " | " +
+               fmt(si.ST[j]) + " | " + fmt(si.ST_conf[j]) + " |\n";
+  }
+  s.entries.push_back({{"law", law}, {"output", o}, {"base_rows_used", si.used}, {"indices", params}});
+}
+
+// Every law's sensitivity outputs (those it has).
+Sensitivity sensitivity(const StudyConfig& c, const Design& design, const RunResult& run, std::FILE* log) {
+  Sensitivity s;
+  for (std::size_t l = 0; l < run.laws.size(); ++l)
+    for (const std::string& o : c.sens_outputs) {
+      const std::size_t k = std::find(run.kept.begin(), run.kept.end(), o) - run.kept.begin();
+      if (run.laws[l].kept_pos[k] < 0) continue;
+      add_sobol(s, c, design, run.laws[l].law->name, o, run.stats[l].keep[k], log);
+    }
+  return s;
+}
+
+// ---- statistics -----------------------------------------------------------------------------------
+
+struct Statistics {
+  std::string table = "| law | column | ok rows | mean | sd | min | max |\n|---|---|---:|---:|---:|---:|---:|\n";
+  json summary = json::object();  // metadata's "summary"
+};
+
+json moments_json(const Moments& mo) {
+  if (mo.n > 0)
+    return {{"n", mo.n}, {"mean", mo.mean}, {"sd", std::sqrt(mo.variance())}, {"min", mo.min}, {"max", mo.max}};
+  // no ok row: no statistics (null), not zeros
+  return {{"n", 0}, {"mean", nullptr}, {"sd", nullptr}, {"min", nullptr}, {"max", nullptr}};
+}
+
+std::string table_row(const std::string& law, const std::string& col, const Moments& mo) {
+  return "| " + law + " | " + col + " | " + std::to_string(static_cast<std::uint64_t>(mo.n)) + " | " +
+         (mo.n > 0 ? fmt(mo.mean) + " | " + fmt(std::sqrt(mo.variance())) + " | " + fmt(mo.min) + " | " + fmt(mo.max)
+                   : std::string("- | - | - | -")) +
+         " |\n";
+}
+
+json status_json(const LawStats& st) {
+  json j = json::object();
+  for (int k = 0; k < static_cast<int>(Status::count_); ++k)
+    if (st.status_count[k]) j[status_name(static_cast<Status>(k))] = st.status_count[k];
+  return j;
+}
+
+double rate(std::size_t rows, double seconds) { return seconds > 0 ? double(rows) / seconds : 0.0; }
+
+// Per law: the moments of every numeric column (metadata) and a table row per kept column.
+Statistics statistics(const RunResult& run, std::size_t rows) {
+  Statistics s;
+  for (std::size_t l = 0; l < run.laws.size(); ++l) {
+    const LawColumns& lc = run.laws[l];
+    const LawStats& st = run.stats[l];
+    json cols = json::object();
+    for (std::size_t k = 0; k < lc.cols.size(); ++k) {
+      const StudyColumn& col = lc.cols[k];
+      if (col.kind != ColKind::real && col.kind != ColKind::integer) continue;
+      cols[col.name] = moments_json(st.moments[k]);
+      if (contains(run.kept, col.name)) s.table += table_row(lc.law->name, col.name, st.moments[k]);
+    }
+    s.summary[lc.law->name] = {{"status", status_json(st)},
+                               {"law_seconds", st.seconds},
+                               {"instances_per_s", rate(rows, st.seconds)},
+                               {"columns", cols}};
+  }
+  return s;
+}
+
+std::string status_lines(const RunResult& run) {
+  std::string s;
+  for (std::size_t l = 0; l < run.laws.size(); ++l) {
+    s += "  " + run.laws[l].law->name + ":";
+    const LawStats& st = run.stats[l];
+    for (int k = 0; k < static_cast<int>(Status::count_); ++k)
+      if (st.status_count[k])
+        s += " " + std::string(status_name(static_cast<Status>(k))) + " " + std::to_string(st.status_count[k]);
+    s += "\n";
+  }
+  return s;
+}
+
+// ---- metadata.json and summary.md -----------------------------------------------------------------
+
+// Per law: every column of its table (sample_id, the scenario's parameters, its outputs) and its kind.
+json columns_json(const ScenarioInfo& sc, const RunResult& run) {
+  json meta = json::object();
+  for (const LawColumns& lc : run.laws) {
+    json l = json::array();
+    l.push_back({{"name", "sample_id"}, {"kind", "integer"}});
+    for (const ScenarioParam& p : sc.params) l.push_back({{"name", p.name}, {"kind", "input"}, {"help", p.help}});
+    for (const StudyColumn& col : lc.cols) l.push_back({{"name", col.name}, {"kind", kind_name(col.kind)}});
+    meta[lc.law->name] = l;
+  }
+  return meta;
+}
+
+json metadata(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, const RunResult& run,
+              const ReportOptions& opt, const Statistics& stats, const Sensitivity& sens,
+              const std::vector<std::string>& files) {
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - opt.start).count();
+  json meta;
+  meta["impact_version"] = io::version();
+  meta["git_revision"] = io::git_revision();
+  meta["date"] = io::utc_now();
+  meta["host"] = {{"name", io::hostname()}, {"cpu", io::cpu_model()}, {"omp_threads", omp_get_max_threads()}};
+  meta["backend"] = engine::backend_name(opt.backend);
+  meta["precision"] = engine::precision_name(opt.precision);
+  meta["steps"] = c.steps;
+  meta["integrator"] = engine::integrator_name(c.integrator);
+  meta["seed"] = c.design.seed;
+  meta["scenario"] = c.scenario;
+  meta["laws"] = c.laws;
+  meta["rows"] = design.rows();
+  meta["varied"] = design.names();
+  meta["columns"] = columns_json(sc, run);
+  json status_codes = json::array();
+  for (int k = 0; k < static_cast<int>(Status::count_); ++k)
+    status_codes.push_back(status_name(static_cast<Status>(k)));
+  meta["status_codes"] = status_codes;
+  meta["kept_columns"] = run.kept;
+  meta["timings"] = {{"total_s", total}, {"build_s", run.build_seconds}, {"write_s", run.write_seconds}};
+  meta["summary"] = stats.summary;
+  if (!sens.entries.empty()) meta["sensitivity"] = sens.entries;
+  meta["files"] = files;
+  meta["config"] = to_json(c);
+  return meta;
+}
+
+std::string summary_md(const StudyConfig& c, const Design& design, const ReportOptions& opt, const StudyReport& rep) {
+  return "# " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") + "scenario " + c.scenario +
+         ", " + std::to_string(design.rows()) + " samples (" + design_kind_name(c.design.kind) + "), backend " +
+         engine::backend_name(opt.backend) + ", " + engine::precision_name(opt.precision) + "\n\n" + rep.table +
+         rep.sens_table;
+}
+
+// ---- plots ----------------------------------------------------------------------------------------
+
+std::string python_for_plots() {
+  if (const char* p = std::getenv("IMPACT_PYTHON")) return p;
+  if (access("/usr/bin/python3", X_OK) == 0) return "/usr/bin/python3";
+  return "python3";
+}
+
+std::string plot_script() {
+  if (const char* p = std::getenv("IMPACT_PLOT_SCRIPT")) return p;
+  return std::string(IMPACT_SOURCE_ROOT) + "/scripts/plot_study.py";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char ch : s) {
+    if (ch == '\'') q += "'\\''";
+    else q += ch;
+  }
+  return q + "'";
+}
+
+// Runs the plotting script on the output folder; returns the note on where the plots are. A failed
+// script is a warning: the tables are written.
+std::string draw_plots(const StudyConfig& c, bool quiet, std::FILE* log) {
+  const std::string& dir = c.out_dir;
+  const std::string cmd = python_for_plots() + " " + shell_quote(plot_script()) + " " + shell_quote(dir);
+  const int rc = std::system((cmd + (quiet ? " >/dev/null" : " >&2")).c_str());
+  if (rc != 0) {
+    std::fprintf(log, "impact study: warning: the plots were not drawn (exit %d of: %s); the tables are written\n", rc,
+                 cmd.c_str());
+    return "plots: not drawn (see the warning above)";
+  }
+  std::string note = "plots: ";
+  for (std::size_t i = 0; i < c.plots.size(); ++i) note += (i ? ", " : "") + dir + "/" + c.plots[i].file;
+  return note;
+}
+
+}  // namespace
+
+StudyReport write_report(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, const RunResult& run,
+                         const ReportOptions& opt, std::FILE* log) {
+  const std::string& dir = c.out_dir;
+  StudyReport rep;
+  rep.files = run.files;
+  Sensitivity sens;
+  if (!c.sens_outputs.empty()) {
+    io::OutFile f(dir + "/sensitivity.csv");
+    sens = sensitivity(c, design, run, log);
+    f.put(sens.csv);
+    f.commit();
+    rep.files.push_back("sensitivity.csv");
+    rep.sens_table = sens.table;
+  }
+  const Statistics stats = statistics(run, design.rows());
+  rep.table = stats.table;
+  rep.status_lines = status_lines(run);
+  io::write_file(dir + "/metadata.json", metadata(c, sc, design, run, opt, stats, sens, rep.files).dump(2) + "\n");
+  io::write_file(dir + "/summary.md", summary_md(c, design, opt, rep));
+  if (!c.plots.empty() && opt.plots) rep.plot_note = draw_plots(c, opt.quiet, log);
+  return rep;
+}
+
+}  // namespace impact::study

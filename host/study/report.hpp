@@ -1,0 +1,40 @@
+// The report on a study's run (docs/study.md): the statistics of the kept columns per law, the
+// Sobol indices of the sensitivity outputs (sensitivity.csv), metadata.json (what ran where, the
+// columns, the statistics, the files) and summary.md, and the plots (scripts/plot_study.py).
+#pragma once
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "engine/options.hpp"
+#include "study/config.hpp"
+#include "study/run.hpp"
+#include "study/scenarios.hpp"
+
+namespace impact::study {
+
+// What the command prints at the end.
+struct StudyReport {
+  std::string status_lines;        // per law "  LAW: ok N ...\n"
+  std::string table;               // the statistics of the kept columns (Markdown)
+  std::string sens_table;          // the Sobol indices (Markdown; empty without [sensitivity])
+  std::vector<std::string> files;  // every file written but metadata.json and summary.md, relative to output.dir
+  std::string plot_note;           // where the plots are, or that they were not drawn; empty when none asked
+};
+
+struct ReportOptions {
+  engine::Backend backend = engine::Backend::omp;
+  engine::Precision precision = engine::Precision::f64;
+  std::chrono::steady_clock::time_point start;  // when the command started (metadata's total_s)
+  bool plots = true;                            // draw the [[plots]] (false: --no-plots)
+  bool quiet = false;                           // the plotting script's output discarded
+};
+
+// Writes sensitivity.csv (with [sensitivity]), metadata.json and summary.md into c.out_dir and
+// draws the plots. Warnings (Sobol indices that cannot be computed or are undefined, plots not
+// drawn) go to `log`. Throws std::runtime_error when a file cannot be written.
+StudyReport write_report(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, const RunResult& run,
+                         const ReportOptions& opt, std::FILE* log);
+
+}  // namespace impact::study

@@ -1,0 +1,321 @@
+#include "study/run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+
+#include "engine/columns.hpp"
+#include "engine/registry.hpp"
+#include "impact/derived.hpp"
+#include "io/progress.hpp"
+#include "reference/reference.hpp"
+#include "study/writers.hpp"
+
+namespace impact::study {
+
+using engine::Backend;
+using engine::Precision;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+std::vector<std::string> kept_columns(const StudyConfig& c, const ScenarioInfo& sc) {
+  std::vector<std::string> kept = c.columns;
+  if (kept.empty()) {
+    for (const char* n : {"P_n", "P_t", "vf_n", "dE"}) kept.push_back(n);
+    for (const std::string& b : sc.body_outputs) kept.push_back(b);
+  }
+  for (const std::string& s : c.sens_outputs)
+    if (!contains(kept, s)) kept.push_back(s);
+  return kept;
+}
+
+// The instance of a sample the scenario cannot build: one every law accepts (the row keeps the
+// build status; its results are not used).
+ContactProblem<double> placeholder_instance() {
+  ContactProblem<double> p{};
+  p.W = Sym3<double>{1, 0, 0, 1, 0, 1};
+  p.n = Vec3<double>{0, 0, 1};
+  p.v0 = Vec3<double>{0, 0, -1};
+  p.mu = 0;
+  p.e = 0;
+  p.e_t = 0;
+  p.eta0 = 1;
+  return p;
+}
+
+// The samples of one chunk of the design.
+template <class T>
+struct Chunk {
+  std::size_t first = 0, m = 0;              // rows [first, first + m) of the design
+  std::vector<double> design;                // m x (varied parameters): the design's values
+  std::vector<double> values;                // m x (scenario parameters): every parameter of each sample
+  std::vector<ContactProblem<double>> probs;  // each sample's instance (a placeholder where not buildable)
+  std::vector<std::uint8_t> build_status;     // the scenario's status (0: ok)
+  engine::InputColumns<T> in;                // the instances as the laws' input columns
+
+  void resize(std::size_t rows, std::size_t nvar, std::size_t nparams) {
+    design.resize(rows * nvar);
+    values.resize(rows * nparams);
+    probs.resize(rows);
+    build_status.resize(rows);
+    in.resize(rows);
+  }
+};
+
+// Builds the samples of a chunk: every scenario parameter at its default, the study's fixed
+// values over them, then the design's values of the varied ones.
+class SampleBuilder {
+ public:
+  SampleBuilder(const StudyConfig& c, const ScenarioInfo& sc, const Design& design) : sc_(sc), design_(design) {
+    base_.resize(sc.params.size());
+    for (std::size_t k = 0; k < base_.size(); ++k) base_[k] = sc.params[k].value;
+    for (const ParamSpec& p : c.params)
+      if (p.kind == ParamKind::fixed) base_[sc.index_of(p.name)] = p.a;
+    for (const std::string& n : design.names()) var_index_.push_back(sc.index_of(n));
+  }
+
+  // Rows [first, first + m) into ch; returns how many samples could not be built.
+  template <class T> std::uint64_t build(std::size_t first, std::size_t m, Chunk<T>& ch) const {
+    const std::size_t P = base_.size(), nvar = var_index_.size();
+    ch.first = first;
+    ch.m = m;
+    design_.fill(first, first + m, ch.design.data());
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(m); ++i) {
+      double* v = &ch.values[i * P];
+      std::copy(base_.begin(), base_.end(), v);
+      for (std::size_t j = 0; j < nvar; ++j) v[var_index_[j]] = ch.design[i * nvar + j];
+      ContactProblem<double> p{};
+      const Status s = sc_.build(v, &p);
+      if (s != Status::ok) p = placeholder_instance();
+      ch.build_status[i] = static_cast<std::uint8_t>(s);
+      ch.probs[i] = p;
+      ch.in.set(i, p);
+    }
+    std::uint64_t failed = 0;
+    for (std::size_t i = 0; i < m; ++i) failed += ch.build_status[i] != 0;
+    return failed;
+  }
+
+ private:
+  const ScenarioInfo& sc_;
+  const Design& design_;
+  std::vector<double> base_;     // the values every sample starts from
+  std::vector<int> var_index_;   // per varied parameter: its index in sc.params
+};
+
+// One law's rows of a chunk: the output columns of each row (meaningful where its status is ok) and
+// its final status.
+struct LawRows {
+  std::vector<double> out;  // m x (the law's output columns)
+  std::vector<std::uint8_t> status;
+};
+
+// The output columns of an ok row i: the contact-space outputs (in contact_output_names() order),
+// the law's extras, then (after the status, which has its own array) the body-level outputs.
+template <class T>
+void ok_row_outputs(const LawColumns& lc, const ScenarioInfo& sc, const Chunk<T>& ch,
+                    const engine::OutputColumns<T>& res, std::size_t i, double* o) {
+  const Vec3<T> PT = res.P(i), vfT = res.vf(i);
+  const double Pv[3] = {double(PT.x), double(PT.y), double(PT.z)};
+  const ContactParts cp = contact_parts(ch.probs[i].n, PT, vfT);
+  o[0] = Pv[0];
+  o[1] = Pv[1];
+  o[2] = Pv[2];
+  o[3] = cp.Pn;
+  o[4] = cp.Pt;
+  o[5] = double(vfT.x);
+  o[6] = double(vfT.y);
+  o[7] = double(vfT.z);
+  o[8] = cp.vfn;
+  o[9] = cp.vft;
+  o[10] = double(res.real[out_dE][i]);
+  std::size_t j = contact_output_names().size();
+  for (const ExtraColumn& x : lc.law->extras) o[j++] = res.extra(i, x.what);
+  const std::size_t nbody = sc.body_outputs.size();
+  if (nbody) sc.body(&ch.values[i * sc.params.size()], Pv, o + lc.cols.size() - nbody);
+}
+
+// Never a silent NaN in an ok row: the impulse, velocities, energy and body outputs must be finite
+// (a law's diagnostic extras may be inf where documented, e.g. mu_star).
+bool outputs_finite(const std::vector<StudyColumn>& cols, const double* o) {
+  for (std::size_t k = 0; k < cols.size(); ++k)
+    if (cols[k].kind == ColKind::real && cols[k].source != ColSource::extra && !std::isfinite(o[k])) return false;
+  return true;
+}
+
+// Each row's outputs and final status: the build status, else the law's, else non_finite where an
+// output that must be finite is not.
+template <class T>
+void law_rows(const LawColumns& lc, const ScenarioInfo& sc, const Chunk<T>& ch, const engine::OutputColumns<T>& res,
+              LawRows& rows) {
+  const std::size_t ncol = lc.cols.size();
+  rows.out.resize(ch.m * ncol);
+  rows.status.resize(ch.m);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(ch.m); ++ii) {
+    const std::size_t i = static_cast<std::size_t>(ii);
+    double* o = &rows.out[i * ncol];
+    std::fill(o, o + ncol, NAN);
+    Status s = static_cast<Status>(ch.build_status[i] ? ch.build_status[i] : res.status[i]);
+    if (s == Status::ok) {
+      ok_row_outputs(lc, sc, ch, res, i, o);
+      if (!outputs_finite(lc.cols, o)) s = Status::non_finite;
+    }
+    rows.status[i] = static_cast<std::uint8_t>(s);
+  }
+}
+
+// Folds a chunk's rows into the law's statistics, in row order, so that the statistics do not
+// depend on the chunk size or the thread count.
+void add_rows(const LawColumns& lc, const LawRows& rows, std::size_t m, LawStats& st) {
+  const std::size_t ncol = lc.cols.size();
+  for (std::size_t i = 0; i < m; ++i) {
+    st.status_count[rows.status[i]]++;
+    if (rows.status[i] != static_cast<std::uint8_t>(Status::ok)) continue;
+    for (std::size_t k = 0; k < ncol; ++k)
+      if (lc.cols[k].kind == ColKind::real || lc.cols[k].kind == ColKind::integer)
+        st.moments[k] = merge(st.moments[k], Moments::of(rows.out[i * ncol + k]));
+  }
+}
+
+// The kept columns' values of a chunk's rows (NaN where a row is not ok or the law lacks the column).
+void kept_values(const LawColumns& lc, const LawRows& rows, std::size_t m, std::vector<std::vector<double>>& kv) {
+  const std::size_t ncol = lc.cols.size();
+  for (std::size_t k = 0; k < kv.size(); ++k) {
+    kv[k].assign(m, NAN);
+    if (lc.kept_pos[k] < 0) continue;
+    for (std::size_t i = 0; i < m; ++i)
+      if (rows.status[i] == static_cast<std::uint8_t>(Status::ok)) kv[k][i] = rows.out[i * ncol + lc.kept_pos[k]];
+  }
+}
+
+// The study's run in precision T: the chunks, and each law on each chunk.
+template <class T>
+class Driver {
+ public:
+  Driver(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend, RunResult& result)
+      : c_(c),
+        sc_(sc),
+        design_(design),
+        backend_(backend),
+        result_(result),
+        opt_(engine::law_options(c.steps, c.integrator)) {
+    const std::size_t rows = design.rows();
+    chunk_ = std::max<std::size_t>(1, std::min<std::size_t>(c.chunk, rows));
+    ch_.resize(chunk_, design.names().size(), sc.params.size());
+    res_.resize(chunk_);
+    kept_values_.resize(result.kept.size());
+  }
+
+  void run(StudyFiles& files, std::FILE* progress) {
+    const std::size_t rows = design_.rows();
+    io::Progress bar(progress, rows * result_.laws.size(), "study " + c_.name);
+    for (std::size_t b0 = 0; b0 < rows; b0 += chunk_) {
+      const std::size_t m = std::min(chunk_, rows - b0);
+      const auto tb = Clock::now();
+      result_.build_failed += builder_.build(b0, m, ch_);
+      files.write_design(ch_.design.data(), m);
+      result_.build_seconds += seconds_since(tb);
+      for (std::size_t l = 0; l < result_.laws.size(); ++l) {
+        evaluate(l, bar);
+        const auto tw = Clock::now();
+        collect(l, files);
+        result_.write_seconds += seconds_since(tw);
+        done_ += m;
+        bar.update(done_);
+      }
+    }
+    bar.finish();
+  }
+
+ private:
+  // Law l on the chunk's instances. On the CPU backends the chunk goes in up to 32 pieces, so that
+  // the progress bar moves during slow laws; a GPU call keeps the whole chunk (its rate needs large
+  // batches).
+  void evaluate(std::size_t l, io::Progress& bar) {
+    const engine::BatchFn<T> fn = ref::any_batch_fn<T>(*result_.laws[l].law, backend_);
+    const std::size_t m = ch_.m;
+    const auto tl = Clock::now();
+    const std::size_t pieces = backend_ == Backend::cuda ? 1 : std::min<std::size_t>(32, (m + 1023) / 1024);
+    for (std::size_t q = 0; q < pieces; ++q) {
+      const std::size_t lo = m * q / pieces, hi = m * (q + 1) / pieces;
+      fn(ch_.in.view(nullptr, lo, hi - lo), res_.view(lo), opt_);
+      bar.update(done_ + hi);
+    }
+    result_.stats[l].seconds += seconds_since(tl);
+  }
+
+  // Law l's rows of the chunk: their outputs into the statistics, the tables and the kept columns.
+  void collect(std::size_t l, StudyFiles& files) {
+    const LawColumns& lc = result_.laws[l];
+    LawStats& st = result_.stats[l];
+    const std::size_t m = ch_.m;
+    law_rows(lc, sc_, ch_, res_, rows_);
+    add_rows(lc, rows_, m, st);
+    kept_values(lc, rows_, m, kept_values_);
+    files.write_rows(l, ChunkRows{ch_.first, m, ch_.values.data(), rows_.out.data(), rows_.status.data()},
+                     kept_values_);
+    for (std::size_t k = 0; k < st.keep.size(); ++k)
+      if (contains(c_.sens_outputs, result_.kept[k]))
+        st.keep[k].insert(st.keep[k].end(), kept_values_[k].begin(), kept_values_[k].begin() + m);
+  }
+
+  const StudyConfig& c_;
+  const ScenarioInfo& sc_;
+  const Design& design_;
+  const Backend backend_;
+  RunResult& result_;
+  const LawOptions opt_;
+  const SampleBuilder builder_{c_, sc_, design_};
+  std::size_t chunk_ = 1;
+  Chunk<T> ch_;
+  engine::OutputColumns<T> res_;
+  LawRows rows_;
+  std::vector<std::vector<double>> kept_values_;  // per kept column: the chunk's values
+  std::uint64_t done_ = 0;                        // rows x laws evaluated (the progress bar)
+};
+
+// Every law must have an entry point for the backend in this precision.
+void check_entry_points(const StudyConfig& c, Backend backend, Precision precision) {
+  for (const std::string& l : c.laws) {
+    const engine::LawInfo& li = engine::law_named(l);
+    if (precision == Precision::f64 ? !ref::any_batch_fn<double>(li, backend) : !ref::any_batch_fn<float>(li, backend))
+      throw std::invalid_argument("law " + l + " has no " + engine::precision_name(precision) +
+                                  " entry point on backend " + engine::backend_name(backend));
+  }
+}
+
+}  // namespace
+
+RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend, Precision precision,
+              std::FILE* progress) {
+  check_entry_points(c, backend, precision);
+  RunResult result;
+  result.kept = kept_columns(c, sc);
+  for (const std::string& l : c.laws) {
+    result.laws.push_back(law_columns(engine::law_named(l), sc, result.kept));
+    LawStats st;
+    st.moments.assign(result.laws.back().cols.size(), Moments::identity());
+    if (!c.sens_outputs.empty()) st.keep.resize(result.kept.size());  // the Sobol indices need every row
+    result.stats.push_back(std::move(st));
+  }
+  StudyFiles files(c, sc, design, result.kept, result.laws, precision);
+  if (precision == Precision::f32) Driver<float>(c, sc, design, backend, result).run(files, progress);
+  else Driver<double>(c, sc, design, backend, result).run(files, progress);
+  files.commit();
+  result.files = files.names();
+  return result;
+}
+
+}  // namespace impact::study

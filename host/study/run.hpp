@@ -1,0 +1,47 @@
+// The run of `impact study` (docs/study.md): the design's rows in chunks; each chunk's samples
+// built into contact-space instances by the scenario; every law evaluated on them; each row's
+// output columns (the derived parts, the extras, the body-level outputs) written to the tables
+// (host/study/writers.hpp) and folded into per-law statistics. The report on the run is
+// host/study/report.hpp.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "engine/options.hpp"
+#include "impact/stats.hpp"
+#include "study/columns.hpp"
+#include "study/config.hpp"
+#include "study/scenarios.hpp"
+
+namespace impact::study {
+
+// What the rows of one law came to.
+struct LawStats {
+  double seconds = 0;            // time in the law's batch calls
+  std::vector<Moments> moments;  // per output column, over the ok rows
+  std::uint64_t status_count[static_cast<int>(Status::count_)] = {};
+  std::vector<std::vector<double>> keep;  // per kept column: every row (the sensitivity outputs only)
+};
+
+struct RunResult {
+  // output.columns (default: P_n, P_t, vf_n, dE and the scenario's body outputs), then the
+  // sensitivity outputs not among them
+  std::vector<std::string> kept;
+  std::vector<LawColumns> laws;    // in study.laws order
+  std::vector<LawStats> stats;     // per law
+  std::vector<std::string> files;  // the tables written, relative to output.dir (StudyFiles::names)
+  double build_seconds = 0;        // building the samples (and writing design.txt)
+  double write_seconds = 0;        // the rows' outputs, statistics and tables
+  std::uint64_t build_failed = 0;  // samples the scenario could not build (their rows keep the status)
+};
+
+// Runs the study on `backend` (resolved, not "auto") in `precision` and writes its tables into
+// c.out_dir. The progress bar goes to `progress` (null: none). Throws std::invalid_argument when a
+// law has no entry point for the backend and precision (before anything is written), and
+// std::runtime_error when a file cannot be written.
+RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, engine::Backend backend,
+              engine::Precision precision, std::FILE* progress);
+
+}  // namespace impact::study

@@ -1,0 +1,73 @@
+// The table files of `impact study` (docs/study.md), written chunk by chunk into output.dir: per
+// law LAW.csv and LAW.npy (sample_id, every scenario parameter, the law's output columns); with
+// the salib format, the SALib Y file salib/LAW_COLUMN.txt of each kept column and design.txt
+// (SALib's X: the varied parameters). Every file is an io::OutFile: it appears, complete, at
+// commit().
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/options.hpp"
+#include "io/out_file.hpp"
+#include "study/columns.hpp"
+#include "study/config.hpp"
+#include "study/scenarios.hpp"
+
+namespace impact::study {
+
+// The output.formats of a study.
+struct Formats {
+  bool csv = false, npy = false, salib = false;
+};
+Formats formats_of(const StudyConfig& c);
+
+// One law's rows of a chunk of the design, as the writers take them.
+struct ChunkRows {
+  std::uint64_t first = 0;               // sample_id of row 0
+  std::size_t m = 0;                     // rows
+  const double* values = nullptr;        // m x (scenario parameters): every parameter of each sample
+  const double* out = nullptr;           // m x (the law's output columns); read only where the status is ok
+  const std::uint8_t* status = nullptr;  // m: each row's final status
+};
+
+class StudyFiles {
+ public:
+  // Creates output.dir and opens the files of the study's formats with their headers: each law's
+  // CSV and .npy, then the SALib Y files (of the kept columns each law has) and design.txt.
+  // precision: a float study writes its laws' own outputs as float text in the CSV.
+  StudyFiles(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, const std::vector<std::string>& kept,
+             const std::vector<LawColumns>& laws, engine::Precision precision);
+
+  // Rows of design.txt: the design's values of a chunk (m x the varied parameters).
+  void write_design(const double* u, std::size_t m);
+  // Law l's rows of a chunk, and its kept columns' values (per kept column, m values; NaN where a
+  // row has none) for the SALib Y files.
+  void write_rows(std::size_t l, const ChunkRows& rows, const std::vector<std::vector<double>>& kept_values);
+  // Finishes every file (each law's CSV, .npy and SALib Y files, then design.txt).
+  void commit();
+
+  // The files, relative to output.dir: each law's CSV and .npy, then design.txt and the SALib Y files.
+  std::vector<std::string> names() const;
+
+ private:
+  struct LawFiles {
+    io::OutFile csv, npy;
+    std::vector<io::OutFile> salib;  // per kept column (not open where the law lacks it)
+  };
+  void open_tables(const std::string& dir, const LawColumns& lc, LawFiles& f, std::uint64_t rows);
+  void open_salib(const std::string& dir, const std::vector<std::string>& kept);
+
+  const ScenarioInfo& sc_;
+  const std::vector<LawColumns>& laws_;
+  Formats formats_;
+  bool float_text_;
+  std::size_t nvar_;
+  std::vector<LawFiles> files_;  // per law
+  io::OutFile design_;
+  std::vector<std::string> salib_names_;
+  std::vector<std::string> text_;  // per row of a chunk: its CSV line or .npy record
+};
+
+}  // namespace impact::study
