@@ -103,7 +103,7 @@ TEST(StudyConfig, TomlAndJsonGiveTheSameStudy) {
   EXPECT_EQ(a.design.kind, DesignKind::lhs);
   EXPECT_EQ(a.design.n, 123u);
   EXPECT_EQ(a.steps, 400);
-  EXPECT_EQ(a.precision, "float");
+  EXPECT_EQ(a.precision, impact::engine::Precision::f32);
   ASSERT_EQ(a.plots.size(), 2u);
   EXPECT_EQ(a.plots[1].y, std::vector<std::string>{"wy"});
   EXPECT_EQ(a.plots[1].law, "jia");

@@ -99,7 +99,7 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   }
   const ScenarioInfo& sc = *find_scenario(c.scenario);
   ReportOptions opt;
-  opt.precision = parse_precision(c.precision);
+  opt.precision = c.precision;
   opt.backend = resolve_backend(c.backend, opt.precision, true);
   opt.start = t_start;
   opt.plots = !args.no_plots;

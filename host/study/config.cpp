@@ -426,14 +426,14 @@ const ScenarioInfo& resolve_study(const Reader& r, const json& root, StudyConfig
   return *sc;
 }
 
-// [run]: backend, precision, integrator (to its enum here), steps, chunk.
+// [run]: backend, precision and integrator (to their enums here), steps, chunk.
 void resolve_run(const Reader& r, const json& root, StudyConfig& c) {
-  std::string integrator = integrator_name(c.integrator);
+  std::string precision = precision_name(c.precision), integrator = integrator_name(c.integrator);
   if (root.contains("run")) {
     const json& rn = r.table(root.at("run"), "run");
     r.expect_keys(rn, "run", {"backend", "precision", "integrator", "steps", "chunk"});
     if (rn.contains("backend")) c.backend = r.str(rn.at("backend"), "run.backend");
-    if (rn.contains("precision")) c.precision = r.str(rn.at("precision"), "run.precision");
+    if (rn.contains("precision")) precision = r.str(rn.at("precision"), "run.precision");
     if (rn.contains("integrator")) integrator = r.str(rn.at("integrator"), "run.integrator");
     if (rn.contains("steps")) c.steps = static_cast<int>(r.integer(rn.at("steps"), "run.steps", 1));
     if (rn.contains("chunk")) c.chunk = static_cast<std::uint64_t>(r.integer(rn.at("chunk"), "run.chunk", 1));
@@ -441,15 +441,18 @@ void resolve_run(const Reader& r, const json& root, StudyConfig& c) {
   if (c.backend != "auto" && c.backend != "cuda" && c.backend != "omp" && c.backend != "serial" &&
       c.backend != "reference")
     r.fail("run.backend", "expected auto, cuda, omp, serial or reference, got '" + c.backend + "'");
-  if (c.precision != "double" && c.precision != "float")
-    r.fail("run.precision", "expected double or float, got '" + c.precision + "'");
+  try {
+    c.precision = parse_precision(precision);
+  } catch (const std::invalid_argument&) {
+    r.fail("run.precision", "expected double or float, got '" + precision + "'");
+  }
   try {
     c.integrator = parse_integrator(integrator);
   } catch (const std::invalid_argument&) {
     r.fail("run.integrator", "expected rk4 or euler, got '" + integrator + "'");
   }
   if (c.steps > 10000000) r.fail("run.steps", "at most 10000000");
-  if (c.backend == "reference" && c.precision != "double")
+  if (c.backend == "reference" && c.precision != Precision::f64)
     r.fail("run.backend", "the reference backend is double only");
 }
 
@@ -612,8 +615,8 @@ StudyConfig resolve_config(const ConfigTree& t) {
 json to_json(const StudyConfig& c) {
   json j;
   j["study"] = {{"name", c.name}, {"description", c.description}, {"scenario", c.scenario}, {"laws", c.laws}};
-  j["run"] = {{"backend", c.backend}, {"precision", c.precision}, {"integrator", integrator_name(c.integrator)},
-              {"steps", c.steps}, {"chunk", c.chunk}};
+  j["run"] = {{"backend", c.backend}, {"precision", precision_name(c.precision)},
+              {"integrator", integrator_name(c.integrator)}, {"steps", c.steps}, {"chunk", c.chunk}};
   json d = {{"kind", design_kind_name(c.design.kind)}};
   if (c.design.kind != DesignKind::grid) d["n"] = c.design.n;  // a grid's size comes from its linspaces
   d["seed"] = c.design.seed;

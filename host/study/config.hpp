@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/options.hpp"
 #include "impact/problem.hpp"
 #include "study/design.hpp"
 
@@ -42,7 +43,7 @@ struct StudyConfig {
   std::vector<std::string> laws = {"jia"};
   // [run]
   std::string backend = "auto";      // resolved when the study runs (engine::resolve_backend)
-  std::string precision = "double";  // double | float (the command converts it once: engine::parse_precision)
+  engine::Precision precision = engine::Precision::f64;
   Integrator integrator = Integrator::rk4;
   int steps = 250;
   std::uint64_t chunk = 65536;
