@@ -13,7 +13,7 @@ namespace impact::cuda {
 // True when the CUDA runtime finds at least one device. `why` says why not, otherwise names it.
 bool device_available(std::string* why = nullptr);
 
-// The current device's properties for `impact bench` (peak-rate estimates in host/bench.cpp).
+// The current device's properties for `impact bench` (peak-rate estimates in host/engine/device.cpp).
 // False, with `why`, when no device is usable. Clocks in kHz as cudaDeviceGetAttribute gives them
 // (cudaDevAttrClockRate: peak SM clock; cudaDevAttrMemoryClockRate: peak memory clock).
 struct DeviceInfo {
