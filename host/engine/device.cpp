@@ -62,4 +62,10 @@ Device query_device() {
   return d;
 }
 
+void warm_up_device() {
+#ifdef IMPACT_WITH_CUDA
+  cuda::warm_up();
+#endif
+}
+
 }  // namespace impact::engine

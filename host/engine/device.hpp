@@ -1,6 +1,6 @@
-// The CUDA device of this process as the benchmarks describe it: its attributes and the peak rates
-// estimated from them (docs/bench.md "Peak rates"). A CPU-only build, a machine without a device
-// or a missing driver: not usable, and why.
+// The CUDA device of this process as the benchmarks describe it: its attributes, the peak rates
+// estimated from them (docs/bench.md "Peak rates"), and a warm-up that makes it ready for timed
+// calls. A CPU-only build, a machine without a device or a missing driver: not usable, and why.
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -41,5 +41,10 @@ std::string cuda_version_string(int v);
 
 // The current CUDA device and its peak rates (kernels/cuda/cuda.hpp device_info).
 Device query_device();
+
+// Makes the CUDA device ready for timed calls: creates the runtime's context and runs a kernel to
+// completion (kernels/cuda/cuda.hpp warm_up), so that the first measured call does not pay the
+// start-up (tenths of a second). Nothing without CUDA; throws std::runtime_error on a CUDA error.
+void warm_up_device();
 
 }  // namespace impact::engine

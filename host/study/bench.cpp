@@ -4,6 +4,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "engine/device.hpp"
 #include "io/machine.hpp"
 #include "kernels/sampled.hpp"
 #include "study/sample_spec.hpp"
@@ -171,6 +172,10 @@ Measurement BenchHarness::measure(const BenchConfig& c) {
     f64_.clear();
     f32_.clear();
     variant_ = c.variant;
+  }
+  if (c.backend == Backend::cuda && !device_warm_) {
+    engine::warm_up_device();
+    device_warm_ = true;
   }
   return c.single() ? measure_in<float>(c, f32_) : measure_in<double>(c, f64_);
 }

@@ -95,7 +95,9 @@ struct InstancePool {
 };
 
 // Measures configurations one after the other, on one instance set in memory at a time (both
-// precisions, reused while the variant stays).
+// precisions, reused while the variant stays). The CUDA device is warmed up (engine::
+// warm_up_device) before the first cuda configuration, so that its calibration does not time the
+// context's start-up; CPU configurations never touch the device.
 class BenchHarness {
  public:
   explicit BenchHarness(const BenchSpec& spec) : spec_(spec) {}
@@ -107,6 +109,7 @@ class BenchHarness {
   InstancePool<double> f64_;
   InstancePool<float> f32_;
   std::string variant_;  // of the pools
+  bool device_warm_ = false;
 };
 
 }  // namespace impact::study

@@ -25,6 +25,12 @@ struct DeviceInfo {
 };
 bool device_info(DeviceInfo& out, std::string* why = nullptr);
 
+// Makes the current device ready for timed calls: creates the runtime's context (cudaFree(0)),
+// launches an empty kernel and waits for it, and allocates and frees a little device and pinned
+// memory, so that the next call does not pay the one-time start-up (context creation, the first
+// launch, the allocators' set-up: tenths of a second). Throws std::runtime_error on a CUDA error.
+void warm_up();
+
 // Evaluates a batch whose arrays live in host memory: copies in, runs, copies out (through
 // evaluate_streamed with its default chunking, so a batch may be larger than device memory).
 template <class Law, class T>
