@@ -5,6 +5,10 @@
 // into structure-of-arrays columns; every measurement calls the law's batch entry point
 // (batch_fn<T>(law, backend), per-row results written to memory as `impact eval` does) on the
 // same batch. The batch size adapts so that one repetition lasts about --min-time seconds.
+//
+// This file and bench.cpp are the command (options, checks, the run); the measurements are
+// host/study/bench.hpp, the device description host/engine/device.hpp, the tables and the JSON
+// bench_report.hpp.
 #pragma once
 #include <cstdint>
 #include <cstdio>

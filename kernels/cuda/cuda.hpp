@@ -13,7 +13,7 @@ namespace impact::cuda {
 // True when the CUDA runtime finds at least one device. `why` says why not, otherwise names it.
 bool device_available(std::string* why = nullptr);
 
-// The current device's properties for `impact bench` (peak-rate estimates of the bench).
+// The current device's properties for `impact bench` (peak-rate estimates in host/engine/device.cpp).
 // False, with `why`, when no device is usable. Clocks in kHz as cudaDeviceGetAttribute gives them
 // (cudaDevAttrClockRate: peak SM clock; cudaDevAttrMemoryClockRate: peak memory clock).
 struct DeviceInfo {
@@ -24,6 +24,12 @@ struct DeviceInfo {
   int driver_version = 0, runtime_version = 0;  // 1000 major + 10 minor (cudaDriverGetVersion)
 };
 bool device_info(DeviceInfo& out, std::string* why = nullptr);
+
+// Makes the current device ready for timed calls: creates the runtime's context (cudaFree(0)),
+// launches an empty kernel and waits for it, and allocates and frees a little device and pinned
+// memory, so that the next call does not pay the one-time start-up (context creation, the first
+// launch, the allocators' set-up: tenths of a second). Throws std::runtime_error on a CUDA error.
+void warm_up();
 
 // Evaluates a batch whose arrays live in host memory: copies in, runs, copies out (through
 // evaluate_streamed with its default chunking, so a batch may be larger than device memory).

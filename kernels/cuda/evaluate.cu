@@ -63,6 +63,26 @@ bool device_info(DeviceInfo& d, std::string* why) {
 }
 
 namespace {
+__global__ void empty_kernel() {}
+}  // namespace
+
+void warm_up() {
+  // the runtime creates the primary context lazily, at the first call that needs it: force it now
+  check(cudaFree(nullptr), "cudaFree(0) (context creation)");
+  // the first launch and synchronization set up the launch path (each law's own kernel is still
+  // loaded at its first launch under lazy module loading: milliseconds, which the calibration's
+  // growing tries absorb)
+  empty_kernel<<<1, 1>>>();
+  check(cudaGetLastError(), "kernel launch");
+  check(cudaDeviceSynchronize(), "kernel");
+  // every evaluate call allocates device and pinned staging buffers: the first of each kind here
+  constexpr std::size_t kBytes = 1 << 16;
+  DeviceBuffer d(kBytes);
+  PinnedBuffer p;
+  p.alloc(kBytes);
+}
+
+namespace {
 
 // One pipeline stage: the staging buffers of one stream, sized for one chunk. Within a chunk of m
 // rows the columns are packed with stride m (inputs, then packed_batch_out), so each direction is
