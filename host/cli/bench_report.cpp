@@ -172,7 +172,7 @@ std::string cuda_table(const std::vector<Measurement>& ms, const engine::Device&
       "\nCUDA: achieved share of the device's peak. FP: flops/instance (cost model) x instances/s over the peak "
       "FP64 (double) or FP32 (float) rate; memory: bytes/instance (inputs read + BatchOut written) x "
       "instances/s over the peak DRAM bandwidth (algebraic laws). The rate is end to end: the batch lives in "
-      "host memory and streams through PCIe (kernels/cuda_backend.cu).\n\n";
+      "host memory and streams through PCIe (kernels/cuda/evaluate.cu).\n\n";
   s += "| law | steps | precision | instances/s | flops/instance | GFLOP/s | % peak FP | bytes/instance | GB/s "
        "| % peak DRAM |\n";
   s += "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
