@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/bench_report.hpp"
+#include "cli/bench_simt.hpp"
 #include "engine/device.hpp"
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
@@ -18,6 +19,7 @@
 #include "io/out_file.hpp"
 #include "study/bench.hpp"
 #include "study/sample_spec.hpp"
+#include "impact/sampling.hpp"
 
 namespace impact::cli {
 
@@ -92,6 +94,12 @@ BenchSpec spec_of(const BenchArgs& a) {
     throw std::invalid_argument("--json - and --markdown - cannot both write to stdout");
   s.scenario = study::parse_scenario(a.scenario);
   s.scenario_name = a.scenario;
+  s.sets = a.sets;
+  if (!a.sets.empty()) {
+    SampleSpec check = study::default_spec(s.scenario);
+    for (const std::string& kv : a.sets) study::apply_setting(check, kv);  // errors now, naming the key
+    for (const std::string& kv : a.sets) s.scenario_name += " " + kv;
+  }
   s.seed = a.seed;
   s.min_time = a.min_time;
   s.reps = a.reps;
@@ -152,6 +160,13 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchArgs& a) {
   c->add_option("--scenario", a.scenario, "Sampled instances: contact|ball (morgan always gets planar balls)")
       ->capture_default_str();
   c->add_option("--seed", a.seed, "Philox seed of the instances")->capture_default_str();
+  c->add_option("--set", a.sets, "KEY=DIST: a distribution of the scenario, as for `impact reduce` (repeatable)");
+  c->add_flag("--simt", a.simt,
+              "Predict the warp coherence of the CUDA kernels from CPU traces of the integrators instead of timing "
+              "(docs/bench.md, SIMT model)");
+  c->add_option("--simt-warps", a.simt_warps, "Warps the SIMT model replays")->capture_default_str();
+  c->add_option("--simt-rounds", a.simt_rounds, "Grid-stride rounds per warp the SIMT model replays")
+      ->capture_default_str();
   c->add_option("--min-time", a.min_time, "Seconds per repetition (the batch grows to reach it)")
       ->capture_default_str();
   c->add_option("--reps", a.reps, "Timed repetitions per configuration")->capture_default_str();
@@ -165,6 +180,7 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchArgs& a) {
 }
 
 int run_bench(const BenchArgs& a, std::FILE* table, std::FILE* log) {
+  if (a.simt) return run_simt(spec_of(a), a, table, log);
   std::FILE* progress = a.quiet ? nullptr : log;
   BenchRun run;
   run.spec = spec_of(a);

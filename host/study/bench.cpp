@@ -108,7 +108,8 @@ bool reads_steps(const LawInfo& law, const SampleSpec& spec, std::uint64_t seed)
 // ---- the plan -------------------------------------------------------------------------------------
 
 std::vector<BenchConfig> bench_plan(const BenchSpec& s) {
-  const SampleSpec main_spec = default_spec(s.scenario);
+  SampleSpec main_spec = default_spec(s.scenario);
+  for (const std::string& kv : s.sets) apply_setting(main_spec, kv);
   SampleSpec planar = default_spec(Scenario::ball);
   for (const char* k : {"V0y=0", "w0x=0", "w0z=0"}) apply_setting(planar, k);
   std::vector<BenchConfig> plan;

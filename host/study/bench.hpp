@@ -24,6 +24,7 @@ struct BenchSpec {
   std::vector<int> steps;  // LawOptions::steps of the integrators' configurations
   Scenario scenario = Scenario::contact;
   std::string scenario_name = "contact";  // as given (the variant of every law but morgan)
+  std::vector<std::string> sets;           // KEY=DIST settings of the scenario (`impact reduce --set`)
   std::uint64_t seed = 1;
   double min_time = 0.5;     // seconds per repetition
   int reps = 5;              // timed repetitions

@@ -58,6 +58,7 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
 // that spill ~50-60 KB each; ptxas had not finished this file after 15 CPU-minutes, so the
 // device path does not use it.)
 constexpr unsigned kCudaReduceBlocks = 2048;
+constexpr unsigned kCudaReduceBlock = 128;  // threads per block of the reduction kernel
 template <class Law, class T>
 BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
                             const LawOptions& opt, const SummaryRanges& rg);

@@ -16,7 +16,7 @@ namespace impact::cuda {
 
 namespace {
 
-constexpr int kBlock = 128;
+constexpr int kBlock = static_cast<int>(kCudaReduceBlock);
 constexpr int kBinSlots = Histogram::kBins + 2;
 
 // One block's summary of the instances i = begin + (blockIdx.x * kBlock + threadIdx.x) + j * stride.

@@ -40,6 +40,7 @@
 // Bounds: at most (8 + min(64, 4/e)) steps + 64 steps total and kMaxSwitch mode switches, else
 // step_limit; kRootIter iterations per located event. Outputs: In_c (normal impulse at end of compression), modes, steps.
 #pragma once
+#include "impact/probe.hpp"
 #include "impact/problem.hpp"
 #include "impact/rk4.hpp"
 
@@ -76,6 +77,43 @@ struct JiaLaw {
   static constexpr Cost cost = {0, 363};  // docs/bench.md
   static constexpr int kMaxSwitch = 24;
   static constexpr int kRootIter = 60;
+
+  // Code blocks for path probes (impact/probe.hpp) and their cost in issued instructions (double,
+  // RK4; counted from the code below: a double sqrt or division ~20-25, exp/log/atan/sin/cos
+  // ~40-60; docs/bench.md, "SIMT model"). An advance is reported at its call site (main step,
+  // one Illinois iteration, the landing on the event), as the common RK part plus the mode's rhs
+  // part, or as a whole slaved or sigma step.
+  enum Seg : int {
+    kSegSetup, kSegHead, kSegCtl, kSegStiffTest, kSegSigCtl, kSegSigClose,
+    kSegStep, kSegStepStick, kSegStepSlip, kSegStepSlaved, kSegStepSig,
+    kSegRoot, kSegRootStick, kSegRootSlip, kSegRootSlaved, kSegRootSig,
+    kSegLand, kSegLandStick, kSegLandSlip, kSegLandSlaved, kSegLandSig,
+    kSegEvent, kSegRootCtl, kSegProject, kSegSwitch, kSegFinish, kSegments
+  };
+  static constexpr const char* seg_name[kSegments] = {
+      "setup", "sigma head start", "loop control", "stiffness test", "sigma step length", "sigma tail close",
+      "step rk", "step rhs stick", "step rhs slip", "step slaved", "step sigma",
+      "root rk", "root rhs stick", "root rhs slip", "root slaved", "root sigma",
+      "land rk", "land rhs stick", "land rhs slip", "land slaved", "land sigma",
+      "event function", "root bracket", "slip projection", "event handling", "finish"};
+  static constexpr int seg_cost[kSegments] = {300,  60,  40,  85,  150, 60,                 //
+                                              126, 120, 360, 3800, 690,                     //
+                                              126, 120, 360, 3800, 690,                     //
+                                              126, 120, 360, 3800, 690,                     //
+                                              40,  30,  90,  20,  100};
+  // The block of an advance at a call site (kSegStep, kSegRoot or kSegLand).
+  template <class Probe>
+  IMPACT_HDI static void probe_advance(Probe& probe, int site, bool stick, bool slip, bool stiff, bool sig) {
+    if (sig) {
+      probe.seg(site + 4);
+    } else if (stiff) {
+      probe.seg(site + 3);
+    } else {
+      probe.seg(site);
+      if (stick) probe.seg(site + 1);
+      else if (slip) probe.seg(site + 2);
+    }
+  }
 
   // Contact-frame data of one instance.
   template <class T>
@@ -300,9 +338,20 @@ struct JiaLaw {
   template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& opt = LawOptions{}) {
     return solve<T>(p, opt, nullptr);
   }
+  template <class T, class Probe>
+  IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& opt, Probe& probe) {
+    return solve<T>(p, opt, nullptr, probe);
+  }
 
   template <class T>
   IMPACT_HD static Result<T> solve(ContactProblem<T> p, const LawOptions& opt, JiaTrace<T>* trace) {
+    NoProbe probe;
+    return solve<T>(p, opt, trace, probe);
+  }
+
+  template <class T, class Probe>
+  IMPACT_HD static Result<T> solve(ContactProblem<T> p, const LawOptions& opt, JiaTrace<T>* trace, Probe& probe) {
+    probe.seg(kSegSetup);
     Status st = validate(p, use());
     if (st != Status::ok) return make_result<T>(st);
     Result<T> r = make_result<T>(Status::ok);
@@ -370,6 +419,7 @@ struct JiaLaw {
     if (!stick && !planar && S.mu > T(0) && v0perp > T(0)) {
       const T p0 = v0perp / (S.mu * S.eta0 * S.eta0 * (-S.v0n));
       if (p0 * h < T(0.5) * rho0) {
+        probe.seg(kSegHead);
         const T ta = rho0 * std::exp(T(-20));
         y.s = T(-0.5) * S.v0n * ta;
         y.In = T(0.5) * y.s * ta;
@@ -383,15 +433,19 @@ struct JiaLaw {
       }
     }
     while (!done) {
+      probe.iter();
+      probe.seg(kSegCtl);
       if (nsteps >= max_steps || nswitch > kMaxSwitch) {
         r.status = Status::step_limit;
         r.steps = nsteps;
+        probe.done();
         return r;
       }
       // stiff slip direction (3D only: planar rows keep the direction fixed)
       T hs = h;
       bool stiff = false;
       if (!stick && !planar && S.mu > T(0)) {
+        probe.seg(kSegStiffTest);
         T vn, vu, vw;
         velocity(S, y, vn, vu, vw);
         const T eph = phase == compression ? T(1) : S.e;
@@ -404,6 +458,7 @@ struct JiaLaw {
           sig = true;
           sigma = T(0);
         }
+        if (sig) probe.seg(kSegSigCtl);
         if (sig && phase == compression) {
           const T sr = T(0.5) * rho0 * (vn < T(0) ? -vn : T(0));  // end of the head
           if (!(vn < T(0)) || !(y.s < sr)) {
@@ -421,6 +476,7 @@ struct JiaLaw {
           const T hmax = T(0.5) / (pe > T(1) ? pe : T(1));  // RK4 stability: ds/dsigma = -s
           if (hs > hmax) hs = hmax;
           if (sigma > T(20) || !(vn > T(0))) {  // close the remaining s^2 / v_n impulse (e^-40 of it)
+            probe.seg(kSegSigClose);
             T du, dw;
             slip_dir(y, vu, vw, du, dw);
             const T dIn = vn > T(0) ? y.s * y.s / vn : T(0);
@@ -440,6 +496,8 @@ struct JiaLaw {
           }
         }
       }
+      const bool slip = !stick && S.mu > T(0);
+      probe_advance(probe, kSegStep, stick, slip, stiff, sig);
       JiaY<T> y1 = advance(S, y, hs, stick, phase, opt.integrator, stiff, sig);
       ++nsteps;
       // which events can fire in this mode/phase
@@ -451,8 +509,10 @@ struct JiaLaw {
       int ev_best = -1;
       for (int q = 0; q < nev; ++q) {
         const int ev = evs[q];
+        probe.seg(kSegEvent);
         const T g1 = event_fn(S, y1, ev, phase);
         if (!(g1 > T(0))) continue;
+        probe.seg(kSegEvent);
         const T g0 = event_fn(S, y, ev, phase);
         if (g0 > T(0) && ev != just_switched) {
           // already positive at the step start: fire at once
@@ -467,6 +527,8 @@ struct JiaLaw {
         for (int it = 0; it < kRootIter; ++it) {
           T c = (ga * b - gb * a) / (ga - gb);
           if (!(c > a && c < b)) c = T(0.5) * (a + b);
+          probe_advance(probe, kSegRoot, stick, slip, stiff, sig);
+          probe.seg(kSegRootCtl);
           const T gc = event_fn(S, advance(S, y, c * hs, stick, phase, opt.integrator, stiff, sig), ev, phase);
           if (gc > T(0)) {
             b = c;
@@ -491,16 +553,25 @@ struct JiaLaw {
             std::isfinite(y1.Gu) && std::isfinite(y1.Gw))) {
         r.status = Status::non_finite;
         r.steps = nsteps;
+        probe.done();
         return r;
       }
       if (ev_best < 0) {
         y = y1;
         if (sig) sigma += hs;
-        if (!stick && S.mu > T(0)) project_slip(S, y, phase);
+        if (!stick && S.mu > T(0)) {
+          probe.seg(kSegProject);
+          project_slip(S, y, phase);
+        }
         continue;
       }
+      if (theta_best > T(0)) probe_advance(probe, kSegLand, stick, slip, stiff, sig);
       y = theta_best > T(0) ? advance(S, y, theta_best * hs, stick, phase, opt.integrator, stiff, sig) : y;
-      if (!stick && S.mu > T(0)) project_slip(S, y, phase);
+      if (!stick && S.mu > T(0)) {
+        probe.seg(kSegProject);
+        project_slip(S, y, phase);
+      }
+      probe.seg(kSegSwitch);
       if (trace && trace->count < JiaTrace<T>::kMax) {
         T vn, vu, vw;
         velocity(S, y, vn, vu, vw);
@@ -530,6 +601,7 @@ struct JiaLaw {
           stick = false;
           ++nswitch;
           r.modes.push(Mode::slip);
+          probe.seg(kSegProject);
           project_slip(S, y, phase);
           just_switched = 3;
           break;
@@ -542,6 +614,8 @@ struct JiaLaw {
           break;
       }
     }
+    probe.done();
+    probe.seg(kSegFinish);
     r.steps = nsteps;
     r.P = y.In * n + y.Iu * uh + y.Iw * wh;
     finish(p, r);

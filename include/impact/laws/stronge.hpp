@@ -65,6 +65,7 @@
 // for the outgoing ray. Result: steps = integration steps plus closed-form segments; In_c =
 // normal impulse at the end of compression; modes: slip, stick, reverse.
 #pragma once
+#include "impact/probe.hpp"
 #include "impact/problem.hpp"
 #include "impact/rk4.hpp"
 
@@ -180,10 +181,33 @@ struct StrongeLaw {
   static constexpr double kRayTol = 8.0;
   static constexpr int kMaxEvents = 32;
 
+  // Code blocks for path probes (impact/probe.hpp) and their cost in issued instructions (double,
+  // RK4; counted from the code: a double sqrt or division ~20-25, cbrt ~40; docs/bench.md, "SIMT
+  // model"). A step is the common RK part plus its rate (p or tau) part, at its call site (main
+  // step or one Illinois iteration).
+  enum Seg : int {
+    kSegSetup, kSegOutgoing, kSegCtl, kSegLine, kSegLineEnd, kSegSlipCtl, kSegRay, kSegTauLen,
+    kSegStep, kSegStepP, kSegStepTau, kSegRoot, kSegRootP, kSegRootTau, kSegRootCtl, kSegLocate,
+    kSegEvent, kSegFinish, kSegments
+  };
+  static constexpr const char* seg_name[kSegments] = {
+      "setup", "outgoing ray (bisection)", "loop control", "straight segment", "segment event",
+      "slip rates and ray test", "ray start", "tau step length", "step rk", "step rate p", "step rate tau",
+      "root rk", "root rate p", "root rate tau", "root bracket", "locate start", "event handling", "finish"};
+  static constexpr int seg_cost[kSegments] = {350, 1800, 15, 70, 15, 90, 25, 100, 77, 336, 160,
+                                              77,  336,  160, 30, 30, 20, 100};
+
   template <class T>
   IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& opt = LawOptions{}) {
+    NoProbe probe;
+    return eval<T>(p, opt, probe);
+  }
+
+  template <class T, class Probe>
+  IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& opt, Probe& probe) {
     using stronge_detail::State;
     using stronge_detail::System;
+    probe.seg(kSegSetup);
     Status st = validate(p, use());
     if (st != Status::ok) return make_result<T>(st);
     Result<T> r = make_result<T>(Status::ok);
@@ -242,6 +266,7 @@ struct StrongeLaw {
     // on an approaching ray, else inf). Returns 0 v_t = 0, 1 end of compression, 2 end of impact,
     // 3 stall, -1 no event ahead (compression never ends).
     auto segment = [&](T c1, T c2, T dt) -> int {
+      probe.seg(kSegLine);
       const State<T> k = sys.line_rate(y, c1, c2);
       const T rn = k.vn;
       T dc = inf, de = inf, dstall = inf;
@@ -288,6 +313,7 @@ struct StrongeLaw {
         return true;
       }
       T s1, s2;
+      probe.seg(kSegOutgoing);
       if (!sys.outgoing(s1, s2)) return false;
       lr1 = -p.mu * s1;
       lr2 = -p.mu * s2;
@@ -311,12 +337,16 @@ struct StrongeLaw {
 
     // ---- main loop -----------------------------------------------------------------------------
     for (int guard = 0; !done; ++guard) {
+      probe.iter();
+      probe.seg(kSegCtl);
       if (r.steps >= max_steps || guard > max_steps + 4 * kMaxEvents) {
         r.status = Status::step_limit;
+        probe.done();
         return r;
       }
       if (kind == 1) {
         const int ev = segment(lr1, lr2, inf);
+        probe.seg(kSegLineEnd);
         if (ev == -1) {
           r.status = Status::inconsistent;
           return r;
@@ -332,6 +362,7 @@ struct StrongeLaw {
       if (kind == 2) {
         const T dist = tmax(T(0), (y.w1 * ru1 + y.w2 * ru2) / -rg);
         const int ev = segment(-p.mu * ru1, -p.mu * ru2, dist);
+        probe.seg(kSegLineEnd);
         if (ev == 3) {
           r.status = Status::stalled;
           return r;
@@ -349,6 +380,7 @@ struct StrongeLaw {
       }
 
       // slip
+      probe.seg(kSegSlipCtl);
       const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
       if (!(rho > T(0))) {  // exactly at v_t = 0
         if (++events > kMaxEvents) break;
@@ -369,6 +401,7 @@ struct StrongeLaw {
       const bool initial = r.steps == 0;
       const bool on_ray = tabs(kk) * rho <= ray_tol * (Kscale * rho + (initial ? R * vabs : T(0)));
       if (rho <= rho_zero || on_ray) {
+        probe.seg(kSegRay);
         if (g < T(0)) {
           // straight to v_t = 0 along the ray u (events on the way in closed form)
           kind = 2;
@@ -402,10 +435,13 @@ struct StrongeLaw {
       const bool tau_mode = rho < rho_sw;
       T dx = h;
       if (tau_mode) {
+        probe.seg(kSegTauLen);
         const T grow = sqrt(std::cbrt(rho_sw / rho));  // (rho_sw / rho)^(1/6)
         dx = tmin((h / rho_sw) * grow, tau_cap);
       }
       const State<T> y0 = y;
+      probe.seg(kSegStep);
+      probe.seg(tau_mode ? kSegStepTau : kSegStepP);
       const State<T> y1 = sys.step(y0, dx, tau_mode, integ);
       ++r.steps;
 
@@ -419,6 +455,7 @@ struct StrongeLaw {
           return which == 1 ? z.vn : (which == 2 ? z.E - target : -z.vn);
         };
         auto happened = [&](T v) { return which == 3 ? v > T(0) : v >= T(0); };
+        probe.seg(kSegLocate);
         T lo = T(0), hi = dx, flo = val(y0), fhi = val(y1);
         State<T> yhi = y1;
         int side = 0;
@@ -429,6 +466,9 @@ struct StrongeLaw {
             const T xs = lo + (hi - lo) * (-flo / (fhi - flo));
             if (xs > lo && xs < hi) x = xs;
           }
+          probe.seg(kSegRoot);
+          probe.seg(tau_mode ? kSegRootTau : kSegRootP);
+          probe.seg(kSegRootCtl);
           const State<T> yx = sys.step(y0, x, tau_mode, integ);
           const T fx = val(yx);
           if (happened(fx)) {
@@ -458,6 +498,7 @@ struct StrongeLaw {
         if (y1.vn < T(0)) locate(3);
       }
       y = ye;
+      if (ev != 0) probe.seg(kSegEvent);
       if (ev == 1) {
         on_compression_end();
       } else if (ev == 2) {
@@ -468,10 +509,12 @@ struct StrongeLaw {
       }
       if (ev != 0 && ++events > kMaxEvents) break;
     }
+    probe.done();
     if (!done) {
       r.status = Status::step_limit;
       return r;
     }
+    probe.seg(kSegFinish);
     r.P = y.p * n + y.q1 * t1 + y.q2 * t2;
     finish(p, r);
     return r;

@@ -1,0 +1,93 @@
+#include "cli/bench_simt.hpp"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "io/out_file.hpp"
+#include "study/sample_spec.hpp"
+#include "study/simt.hpp"
+
+namespace impact::cli {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+// The blocks that cost the most warp issue, with their own coherence: "name 37% (12.1)".
+std::string top_blocks(const study::SimtResult& r, int count) {
+  std::string s;
+  for (int i = 0; i < count && i < static_cast<int>(r.blocks.size()); ++i) {
+    const study::SimtBlockUse& b = r.blocks[i];
+    s += (i ? ", " : "") + b.name + " " + fmt("%.0f%%", 100.0 * b.warp_issue / r.warp_issue) + " (" +
+         fmt("%.1f", b.lane_work / b.warp_issue) + ")";
+  }
+  return s;
+}
+
+}  // namespace
+
+int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table, std::FILE* log) {
+  if (a.simt_warps < 1 || a.simt_rounds < 1) throw std::invalid_argument("--simt-warps and --simt-rounds must be >= 1");
+  SampleSpec sample = study::default_spec(spec.scenario);
+  for (const std::string& kv : spec.sets) study::apply_setting(sample, kv);
+  const bool all = a.laws.empty();
+  study::SimtGeometry geom;
+  geom.warps = a.simt_warps;
+  geom.rounds = a.simt_rounds;
+  std::string md =
+      "| law | precision | steps | instances | iterations | active threads/warp | refill: active | refill: time | "
+      "warp issue/instance | largest blocks (share of issue, active threads) |\n"
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const engine::LawInfo* law : spec.laws) {
+    if (!study::simt_supported(law->name)) {
+      if (all) continue;
+      throw std::invalid_argument("--simt: law '" + law->name + "' has no path probes (the model covers jia and stronge)");
+    }
+    const study::SimtBlocks blocks = study::simt_blocks(law->name);
+    for (int steps : spec.steps)
+      for (engine::Precision p : spec.precisions) {
+        LawOptions opt;
+        opt.steps = steps;
+        if (log && !a.quiet) std::fprintf(log, "impact bench --simt: tracing %s %s %d steps\n", law->name.c_str(),
+                                          engine::precision_name(p), steps);
+        const study::PathTrace t = study::trace_paths(law->name, p, sample, spec.seed, opt, geom);
+        const study::SimtResult gs = study::simt_model(t, blocks, geom, study::Schedule::grid_stride);
+        const study::SimtResult rf = study::simt_model(t, blocks, geom, study::Schedule::refill);
+        md += "| " + law->name + " | " + engine::precision_name(p) + " | " + std::to_string(steps) + " | " +
+              std::to_string(gs.instances) + " | " + fmt("%.1f", gs.mean_iterations) + " | " +
+              fmt("%.2f", gs.active_threads) + " | " + fmt("%.2f", rf.active_threads) + " | " +
+              fmt("%.2f", rf.warp_issue / gs.warp_issue) + " | " + fmt("%.3g", gs.warp_issue) + " | " +
+              top_blocks(gs, 4) + " |\n";
+        nlohmann::ordered_json blocks_json = nlohmann::ordered_json::array();
+        for (const study::SimtBlockUse& b : gs.blocks)
+          blocks_json.push_back({{"block", b.name}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
+        rows.push_back({{"law", law->name},
+                        {"precision", engine::precision_name(p)},
+                        {"steps", steps},
+                        {"instances", gs.instances},
+                        {"iterations_per_instance", gs.mean_iterations},
+                        {"grid_stride", {{"active_threads", gs.active_threads}, {"warp_issue", gs.warp_issue}}},
+                        {"refill", {{"active_threads", rf.active_threads}, {"warp_issue", rf.warp_issue}}},
+                        {"blocks", blocks_json}});
+      }
+  }
+  md = "SIMT model (docs/bench.md): scenario " + spec.scenario_name + ", seed " + std::to_string(spec.seed) + ", " +
+       std::to_string(geom.warps) + " warps x " + std::to_string(geom.rounds) +
+       " grid-stride rounds of the reduction kernel; refill: time relative to grid-stride.\n\n" + md;
+  if (!a.json.empty()) {
+    nlohmann::ordered_json j = {{"simt", rows}, {"scenario", spec.scenario_name}, {"seed", spec.seed},
+                                {"warps", geom.warps}, {"rounds", geom.rounds}};
+    io::write_file(a.json, j.dump(2) + "\n");
+  }
+  if (!a.markdown.empty()) io::write_file(a.markdown, md);
+  if (table && !a.quiet && a.json != "-" && a.markdown != "-") std::fputs(md.c_str(), table);
+  return 0;
+}
+
+}  // namespace impact::cli

@@ -1,0 +1,247 @@
+#include "study/simt.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <type_traits>
+
+#include "impact/laws/all.hpp"
+#include "impact/probe.hpp"
+#include "kernels/cuda/cuda.hpp"
+
+namespace impact::study {
+
+namespace {
+
+constexpr int kWarp = 32;
+
+// The probe that records the blocks of one instance into a PathTrace.
+struct Recorder {
+  PathTrace* t;
+  bool post = false;
+  void close() { t->unit_end.push_back(static_cast<std::uint32_t>(t->seg.size())); }
+  void iter() { close(); }
+  void seg(int id) { t->seg.push_back(static_cast<std::uint8_t>(id)); }
+  void done() {
+    close();
+    post = true;
+  }
+  // the kernel's part after the law (the reduction of an ok row) joins the finish; a law that
+  // returned without done() gets a finish of its own
+  void finish_instance(bool ok, int reduce_block) {
+    if (!post) close();
+    if (ok) seg(reduce_block);
+    close();
+    t->unit_begin.push_back(static_cast<std::uint32_t>(t->unit_end.size()));
+    t->ok.push_back(ok ? 1 : 0);
+  }
+};
+
+template <class Law, class = void> struct HasProbe : std::false_type {};
+template <class Law> struct HasProbe<Law, std::void_t<decltype(Law::kSegments)>> : std::true_type {};
+
+template <class Law, class T>
+void trace_law(PathTrace& out, const SampleSpec& spec, std::uint64_t seed, const LawOptions& opt,
+               const SimtGeometry& geom) {
+  const int sample_block = Law::kSegments, reduce_block = Law::kSegments + 1;
+  for (int w = 0; w < geom.warps; ++w)
+    for (int r = 0; r < geom.rounds; ++r)
+      for (int l = 0; l < kWarp; ++l) {
+        Recorder rec{&out};
+        rec.seg(sample_block);
+        const ContactProblem<T> p = make_instance<T>(spec, seed, simt_instance(geom, w, r, l));
+        const Result<T> res = Law::template eval<T>(p, opt, rec);
+        rec.finish_instance(res.status == Status::ok, reduce_block);
+      }
+}
+
+// Applies f(LawType tag) for the law named `law` if it carries probes; false otherwise.
+template <class F> bool with_probed_law(const std::string& law, F&& f) {
+  bool found = false;
+  auto visit = [&](auto tag) {
+    using Law = typename decltype(tag)::type;
+    if constexpr (HasProbe<Law>::value) {
+      if (!found && law == Law::name) {
+        f(tag);
+        found = true;
+      }
+    }
+  };
+#define IMPACT_VISIT(LAW) visit(std::common_type<LAW>{});
+  IMPACT_FOR_EACH_LAW(IMPACT_VISIT)
+#undef IMPACT_VISIT
+  return found;
+}
+
+// The issue of one aligned unit of a warp: per block the largest count any lane runs.
+struct Issue {
+  std::vector<int> lane_count, warp_count;
+  std::vector<double> lane_sum, warp_sum;  // per block, instructions over the whole run
+  const SimtBlocks* b;
+  explicit Issue(const SimtBlocks& blocks)
+      : lane_count(blocks.count()), warp_count(blocks.count()), lane_sum(blocks.count()), warp_sum(blocks.count()),
+        b(&blocks) {}
+  // adds the blocks of unit u of the trace as one lane's part of the current warp unit
+  void lane(const PathTrace& t, std::uint32_t u) {
+    const std::uint32_t a = u ? t.unit_end[u - 1] : 0, e = t.unit_end[u];
+    for (std::uint32_t k = a; k < e; ++k) ++lane_count[t.seg[k]];
+  }
+  void end_lane() {
+    for (int s = 0; s < b->count(); ++s) {
+      if (!lane_count[s]) continue;
+      lane_sum[s] += static_cast<double>(lane_count[s]) * b->cost[s];
+      warp_count[s] = std::max(warp_count[s], lane_count[s]);
+      lane_count[s] = 0;
+    }
+  }
+  void end_unit() {
+    for (int s = 0; s < b->count(); ++s) {
+      warp_sum[s] += static_cast<double>(warp_count[s]) * b->cost[s];
+      warp_count[s] = 0;
+    }
+  }
+};
+
+std::size_t index_of(const SimtGeometry& g, int w, int r, int l) {
+  return (static_cast<std::size_t>(w) * g.rounds + r) * kWarp + l;
+}
+
+void run_grid_stride(const PathTrace& t, const SimtGeometry& g, Issue& is) {
+  for (int w = 0; w < g.warps; ++w)
+    for (int r = 0; r < g.rounds; ++r) {
+      std::uint32_t first[kWarp], units[kWarp], most = 0;
+      for (int l = 0; l < kWarp; ++l) {
+        const std::size_t i = index_of(g, w, r, l);
+        first[l] = t.unit_begin[i];
+        units[l] = t.unit_begin[i + 1] - t.unit_begin[i];  // set-up + iterations + finish
+        most = std::max(most, units[l] - 2);
+      }
+      // set-up, iterations 1..most aligned by index, finish
+      for (std::uint32_t k = 0; k < most + 2; ++k) {
+        for (int l = 0; l < kWarp; ++l) {
+          const std::uint32_t iters = units[l] - 2;
+          if (k == 0) is.lane(t, first[l]);
+          else if (k <= most && k <= iters) is.lane(t, first[l] + k);
+          else if (k == most + 1) is.lane(t, first[l] + units[l] - 1);
+          is.end_lane();
+        }
+        is.end_unit();
+      }
+    }
+}
+
+void run_refill(const PathTrace& t, const SimtGeometry& g, Issue& is) {
+  for (int w = 0; w < g.warps; ++w) {
+    // the warp's instances in kernel order; a free lane takes the next one
+    std::size_t next = index_of(g, w, 0, 0);
+    const std::size_t stop = index_of(g, w, g.rounds, 0);
+    std::size_t cur[kWarp];
+    std::uint32_t k[kWarp];  // next iteration unit of the lane's instance (1-based)
+    bool busy[kWarp];
+    int active = 0;
+    for (int l = 0; l < kWarp; ++l) {
+      busy[l] = next < stop;
+      if (busy[l]) {
+        cur[l] = next++;
+        k[l] = 0;
+        ++active;
+      }
+    }
+    while (active) {
+      // one warp step: each busy lane runs its set-up if starting, one iteration, and its finish
+      // if that was the last (instances without iterations: set-up and finish at once)
+      for (int l = 0; l < kWarp; ++l) {
+        if (!busy[l]) continue;
+        const std::uint32_t f = t.unit_begin[cur[l]], iters = t.unit_begin[cur[l] + 1] - f - 2;
+        if (k[l] == 0) {
+          is.lane(t, f);
+          k[l] = 1;
+        }
+        if (k[l] <= iters) is.lane(t, f + k[l]);
+        ++k[l];
+        if (k[l] > iters) {
+          is.lane(t, f + iters + 1);
+          if (next < stop) {
+            cur[l] = next++;
+            k[l] = 0;
+          } else {
+            busy[l] = false;
+            --active;
+          }
+        }
+        is.end_lane();
+      }
+      is.end_unit();
+    }
+  }
+}
+
+}  // namespace
+
+std::uint64_t simt_instance(const SimtGeometry& geom, int warp, int round, int lane) {
+  const std::uint64_t stride =
+      geom.stride ? geom.stride : static_cast<std::uint64_t>(cuda::kCudaReduceBlocks) * cuda::kCudaReduceBlock;
+  return geom.begin + static_cast<std::uint64_t>(warp) * kWarp + static_cast<std::uint64_t>(lane) +
+         static_cast<std::uint64_t>(round) * stride;
+}
+
+bool simt_supported(const std::string& law) {
+  return with_probed_law(law, [](auto) {});
+}
+
+SimtBlocks simt_blocks(const std::string& law) {
+  SimtBlocks b;
+  if (!with_probed_law(law, [&](auto tag) {
+        using Law = typename decltype(tag)::type;
+        b.law_blocks = Law::kSegments;
+        for (int s = 0; s < Law::kSegments; ++s) {
+          b.name.push_back(Law::seg_name[s]);
+          b.cost.push_back(Law::seg_cost[s]);
+        }
+        b.name.push_back("kernel: sample instance");
+        b.cost.push_back(kSimtSampleCost);
+        b.name.push_back("kernel: reduce row");
+        b.cost.push_back(kSimtReduceCost);
+      }))
+    throw std::invalid_argument("law '" + law + "' has no path probes (the SIMT model covers jia and stronge)");
+  return b;
+}
+
+PathTrace trace_paths(const std::string& law, engine::Precision precision, const SampleSpec& spec, std::uint64_t seed,
+                      const LawOptions& opt, const SimtGeometry& geom) {
+  PathTrace t;
+  const std::size_t n = static_cast<std::size_t>(geom.warps) * geom.rounds * kWarp;
+  t.unit_begin.reserve(n + 1);
+  t.ok.reserve(n);
+  if (!with_probed_law(law, [&](auto tag) {
+        using Law = typename decltype(tag)::type;
+        if (precision == engine::Precision::f32) trace_law<Law, float>(t, spec, seed, opt, geom);
+        else trace_law<Law, double>(t, spec, seed, opt, geom);
+      }))
+    throw std::invalid_argument("law '" + law + "' has no path probes (the SIMT model covers jia and stronge)");
+  return t;
+}
+
+SimtResult simt_model(const PathTrace& t, const SimtBlocks& b, const SimtGeometry& g, Schedule schedule) {
+  const std::size_t n = static_cast<std::size_t>(g.warps) * g.rounds * kWarp;
+  if (t.instances() != n) throw std::invalid_argument("simt_model: the trace does not match the geometry");
+  Issue is(b);
+  if (schedule == Schedule::grid_stride) run_grid_stride(t, g, is);
+  else run_refill(t, g, is);
+  SimtResult r;
+  r.instances = n;
+  double lane = 0, warp = 0;
+  for (int s = 0; s < b.count(); ++s) {
+    lane += is.lane_sum[s];
+    warp += is.warp_sum[s];
+    if (is.warp_sum[s] > 0) r.blocks.push_back({b.name[s], is.lane_sum[s] / n, is.warp_sum[s] / n});
+  }
+  std::sort(r.blocks.begin(), r.blocks.end(),
+            [](const SimtBlockUse& x, const SimtBlockUse& y) { return x.warp_issue > y.warp_issue; });
+  r.active_threads = warp > 0 ? lane / warp : 0;
+  r.warp_issue = warp / n;
+  r.lane_work = lane / n;
+  r.mean_iterations = static_cast<double>(t.unit_end.size() - 2 * n) / n;
+  return r;
+}
+
+}  // namespace impact::study

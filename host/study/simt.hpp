@@ -1,0 +1,90 @@
+// The SIMT model of `impact bench --simt` (docs/bench.md, "SIMT model"): how coherently the lanes
+// of a GPU warp run an integrator, predicted on the CPU from per-lane traces of the same code.
+//
+// Each instance runs through the law on the host with a recording probe (impact/probe.hpp): the
+// code blocks of its set-up, of every iteration of its main loop, and of its finish. Lanes are
+// grouped into warps exactly as the CUDA kernel assigns instances (sampled_reduce_kernel:
+// instance begin + global thread + round x grid stride). A warp issues, per aligned unit, every
+// block that any of its active lanes runs (a block run r times by a lane in one unit is issued
+// max_r times), each at its cost in instructions; a lane's work is the cost of its own blocks.
+// Predicted active threads per warp = sum of lane work / sum of warp issue; predicted time is
+// proportional to the warp issue.
+// Schedules: grid_stride (today's kernels: a round's lanes start together, align by loop
+// iteration, and the round ends when its slowest lane does) and refill (a lane that finishes an
+// instance takes the warp's next one at once: its set-up and finish fall into the iterations of
+// the other lanes).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/options.hpp"
+#include "impact/sampling.hpp"
+
+namespace impact::study {
+
+// The code path of a set of instances: for instance i its units are unit_begin[i] ..
+// unit_begin[i+1]-1: the set-up, one per loop iteration, the finish; unit u holds the block ids
+// seg[unit_end[u-1] .. unit_end[u]).
+struct PathTrace {
+  std::vector<std::uint8_t> seg;
+  std::vector<std::uint32_t> unit_end;
+  std::vector<std::uint32_t> unit_begin{0};
+  std::vector<std::uint8_t> ok;  // status ok (the kernel reduces only those)
+  std::size_t instances() const { return unit_begin.size() - 1; }
+};
+
+// The blocks of a law's kernel: the law's own (from its header: Law::seg_name, Law::seg_cost),
+// then the reduction kernel's per-instance work: sampling the instance (Philox draws, Box-Muller,
+// the rotation: ~2000 instructions) and merging an ok row into the thread's moments and the
+// block's histograms (~850).
+struct SimtBlocks {
+  std::vector<std::string> name;
+  std::vector<int> cost;
+  int law_blocks = 0;  // ids 0..law_blocks-1 are the law's; then sample, reduce
+  int count() const { return static_cast<int>(cost.size()); }
+  int sample() const { return law_blocks; }
+  int reduce() const { return law_blocks + 1; }
+};
+constexpr int kSimtSampleCost = 2000, kSimtReduceCost = 850;
+
+// Warp geometry of the kernel being modelled: `warps` warps of the grid (global warps 0..warps-1)
+// over `rounds` grid-stride rounds, grid stride `stride` threads.
+struct SimtGeometry {
+  int warps = 64;
+  int rounds = 8;
+  std::uint64_t stride = 0;  // 0: the CUDA reduction kernel's (kCudaReduceBlocks x its block size)
+  std::uint64_t begin = 0;   // first instance index
+};
+enum class Schedule { grid_stride, refill };
+
+struct SimtBlockUse {
+  std::string name;
+  double lane_work = 0, warp_issue = 0;  // instructions per instance
+};
+struct SimtResult {
+  std::size_t instances = 0;
+  double active_threads = 0;   // per warp, of 32
+  double warp_issue = 0;       // instructions a warp issues per instance (x 32 lanes: the kernel time)
+  double lane_work = 0;        // instructions per instance
+  double mean_iterations = 0;  // loop iterations per instance
+  std::vector<SimtBlockUse> blocks;  // per block, largest warp issue first
+};
+
+// True for the laws whose headers carry path probes (the integrators jia and stronge).
+bool simt_supported(const std::string& law);
+SimtBlocks simt_blocks(const std::string& law);
+
+// Instances of `spec` that the kernel's first geom.warps warps process in geom.rounds rounds, in
+// order (warp, round, lane), run through the law with a recording probe.
+PathTrace trace_paths(const std::string& law, engine::Precision precision, const SampleSpec& spec, std::uint64_t seed,
+                      const LawOptions& opt, const SimtGeometry& geom);
+
+// The model on a trace recorded with trace_paths(geom).
+SimtResult simt_model(const PathTrace& trace, const SimtBlocks& blocks, const SimtGeometry& geom, Schedule schedule);
+
+// The instance a grid-stride kernel gives lane `lane` of global warp `warp` in round `round`.
+std::uint64_t simt_instance(const SimtGeometry& geom, int warp, int round, int lane);
+
+}  // namespace impact::study

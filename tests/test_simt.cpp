@@ -1,0 +1,166 @@
+// The SIMT model (host/study/simt.hpp, docs/bench.md "SIMT model"): its mechanics on hand-made
+// traces, the path probes leaving every result bit-identical, and its calibration against the
+// Nsight Compute figures of the first H100 run (../shared/measurements/h100-573a81e): active
+// threads per warp of sampled_reduce_kernel, double, 250 steps: jia random contact 6.96, stronge
+// random contact 11.6, jia identical ball instances 31.8, each to be reproduced within +-30%.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "impact/laws/jia.hpp"
+#include "impact/laws/stronge.hpp"
+#include "kernels/cuda/cuda.hpp"
+#include "study/sample_spec.hpp"
+#include "study/simt.hpp"
+
+using namespace impact;
+using namespace impact::study;
+
+namespace {
+
+// Two blocks: 0 costs 10, 1 costs 100 (and the kernel's sample / reduce blocks, cost 0 here).
+SimtBlocks toy_blocks() {
+  SimtBlocks b;
+  b.name = {"a", "b", "sample", "reduce"};
+  b.cost = {10, 100, 0, 0};
+  b.law_blocks = 2;
+  return b;
+}
+
+// One instance: a set-up running block 0, `iters` iterations, each running the given blocks, an
+// empty finish.
+void add_instance(PathTrace& t, int iters, std::vector<std::uint8_t> per_iter) {
+  t.seg.push_back(0);
+  t.unit_end.push_back(static_cast<std::uint32_t>(t.seg.size()));
+  for (int k = 0; k < iters; ++k) {
+    for (std::uint8_t s : per_iter) t.seg.push_back(s);
+    t.unit_end.push_back(static_cast<std::uint32_t>(t.seg.size()));
+  }
+  t.unit_end.push_back(static_cast<std::uint32_t>(t.seg.size()));
+  t.unit_begin.push_back(static_cast<std::uint32_t>(t.unit_end.size()));
+  t.ok.push_back(1);
+}
+
+SimtGeometry one_warp(int rounds) {
+  SimtGeometry g;
+  g.warps = 1;
+  g.rounds = rounds;
+  return g;
+}
+
+}  // namespace
+
+TEST(Simt, CoherentLanesKeepTheWarpFull) {
+  PathTrace t;
+  for (int l = 0; l < 32; ++l) add_instance(t, 5, {0, 1});
+  const SimtResult r = simt_model(t, toy_blocks(), one_warp(1), Schedule::grid_stride);
+  EXPECT_DOUBLE_EQ(r.active_threads, 32.0);
+  EXPECT_DOUBLE_EQ(r.lane_work, 10 + 5 * 110);
+  EXPECT_DOUBLE_EQ(r.warp_issue, (10 + 5 * 110) / 32.0);
+  EXPECT_DOUBLE_EQ(r.mean_iterations, 5.0);
+}
+
+TEST(Simt, DivergentPathsAndLongLanesSerialize) {
+  // lane 0 runs 9 iterations, the others 1; lanes 0-15 run block 1, lanes 16-31 block 0
+  PathTrace t;
+  for (int l = 0; l < 32; ++l) add_instance(t, l == 0 ? 9 : 1, {static_cast<std::uint8_t>(l < 16 ? 1 : 0)});
+  const SimtResult r = simt_model(t, toy_blocks(), one_warp(1), Schedule::grid_stride);
+  // lane work: set-ups 32 x 10, iterations 16 x 100 (+ 8 x 100 of lane 0) + 16 x 10
+  const double lane = 32 * 10 + 16 * 100 + 8 * 100 + 16 * 10;
+  // warp: set-up 10, iteration 1 issues both blocks (110), iterations 2-9 block 1 only
+  const double warp = 10 + 110 + 8 * 100;
+  EXPECT_DOUBLE_EQ(r.active_threads, lane / warp);
+  EXPECT_DOUBLE_EQ(r.warp_issue, warp / 32.0);
+}
+
+TEST(Simt, RefillFillsTheLanesOfALongInstance) {
+  // two rounds: in round 0 lane 0 runs 10 iterations and the others 1, in round 1 all run 1.
+  // Grid-stride: round 0 lasts 10 iterations. Refill: lanes 1-31 take their round-1 instances
+  // at once and are done after 2 iterations.
+  PathTrace t;
+  for (int r = 0; r < 2; ++r)
+    for (int l = 0; l < 32; ++l) add_instance(t, (r == 0 && l == 0) ? 10 : 1, {1});
+  const SimtBlocks b = toy_blocks();
+  const SimtResult gs = simt_model(t, b, one_warp(2), Schedule::grid_stride);
+  const SimtResult rf = simt_model(t, b, one_warp(2), Schedule::refill);
+  EXPECT_DOUBLE_EQ(gs.lane_work, rf.lane_work);  // the same work, issued differently
+  // grid-stride: round 0: set-up 10 + 10 x 100, round 1: 10 + 100
+  EXPECT_DOUBLE_EQ(gs.warp_issue * 64, 10 + 1000 + 10 + 100);
+  // refill: lanes take the warp's instances in order. Step 1: every lane's set-up and first
+  // iteration; lanes 1-31 finish and take the round-1 instances of lanes 0-30. Step 2: those run
+  // (set-up + iteration), lane 1 takes the last one. Step 3: its set-up and iteration. Steps 4-10:
+  // lane 0's iterations alone.
+  EXPECT_DOUBLE_EQ(rf.warp_issue * 64, 3 * 110 + 7 * 100);
+  EXPECT_LT(rf.warp_issue, gs.warp_issue);
+}
+
+TEST(Simt, LanesAreTheKernelsThreads) {
+  SimtGeometry g;
+  g.begin = 7;
+  EXPECT_EQ(simt_instance(g, 0, 0, 0), 7u);
+  EXPECT_EQ(simt_instance(g, 3, 0, 5), 7u + 3 * 32 + 5);
+  // one grid-stride round later: the kernel's grid of kCudaReduceBlocks blocks of kCudaReduceBlock
+  EXPECT_EQ(simt_instance(g, 3, 2, 5), 7u + 3 * 32 + 5 + 2ull * cuda::kCudaReduceBlocks * cuda::kCudaReduceBlock);
+}
+
+// Probes only observe: the results with a recording probe are those of the plain kernels, bit for bit.
+template <class Law> void probes_do_not_change_results() {
+  struct Count {
+    int iters = 0, segs = 0, dones = 0;
+    void iter() { ++iters; }
+    void seg(int id) {
+      ASSERT_GE(id, 0);
+      ASSERT_LT(id, Law::kSegments);
+      ++segs;
+    }
+    void done() { ++dones; }
+  };
+  const SampleSpec spec = default_spec(Scenario::contact);
+  LawOptions opt;
+  opt.steps = 60;
+  for (std::uint64_t i = 0; i < 400; ++i) {
+    const ContactProblem<double> p = make_instance<double>(spec, 3, i);
+    Count c;
+    const Result<double> a = Law::template eval<double>(p, opt);
+    const Result<double> b = Law::template eval<double>(p, opt, c);
+    ASSERT_EQ(a.status, b.status) << i;
+    ASSERT_EQ(std::memcmp(&a.P, &b.P, sizeof a.P), 0) << i;
+    ASSERT_EQ(a.modes.bits, b.modes.bits) << i;
+    ASSERT_EQ(a.steps, b.steps) << i;
+    ASSERT_LE(c.dones, 1);
+    if (a.status == Status::ok) {
+      EXPECT_EQ(c.dones, 1) << i;
+      EXPECT_GT(c.iters, 0) << i;
+    }
+  }
+}
+TEST(Simt, JiaProbesDoNotChangeResults) { probes_do_not_change_results<JiaLaw>(); }
+TEST(Simt, StrongeProbesDoNotChangeResults) { probes_do_not_change_results<StrongeLaw>(); }
+
+namespace {
+
+double predicted(const char* law, Scenario sc, const std::vector<std::string>& sets) {
+  SampleSpec spec = default_spec(sc);
+  for (const std::string& kv : sets) apply_setting(spec, kv);
+  LawOptions opt;
+  opt.steps = 250;
+  const SimtGeometry g;  // 64 warps x 8 rounds
+  const PathTrace t = trace_paths(law, engine::Precision::f64, spec, 1, opt, g);
+  const SimtResult r = simt_model(t, simt_blocks(law), g, Schedule::grid_stride);
+  std::printf("[ simt    ] %s: predicted %.2f active threads per warp\n", law, r.active_threads);
+  return r.active_threads;
+}
+
+}  // namespace
+
+TEST(SimtCalibration, JiaRandomContact) {
+  EXPECT_NEAR(predicted("jia", Scenario::contact, {}), 6.96, 0.3 * 6.96);
+}
+TEST(SimtCalibration, StrongeRandomContact) {
+  EXPECT_NEAR(predicted("stronge", Scenario::contact, {}), 11.6, 0.3 * 11.6);
+}
+TEST(SimtCalibration, JiaIdenticalBall) {
+  EXPECT_NEAR(predicted("jia", Scenario::ball,
+                        {"V0x=-1", "V0y=0", "V0z=-5", "w0x=0", "w0y=2", "w0z=0", "mu=0.4", "e=0.5"}),
+              31.8, 0.3 * 31.8);
+}
