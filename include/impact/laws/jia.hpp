@@ -80,39 +80,32 @@ struct JiaLaw {
 
   // Code blocks for path probes (impact/probe.hpp) and their cost in issued instructions (double,
   // RK4; counted from the code below: a double sqrt or division ~20-25, exp/log/atan/sin/cos
-  // ~40-60; docs/bench.md, "SIMT model"). An advance is reported at its call site (main step,
-  // one Illinois iteration, the landing on the event), as the common RK part plus the mode's rhs
-  // part, or as a whole slaved or sigma step.
+  // ~40-60; docs/bench.md, "SIMT model"). Every iteration of the main loop runs one advance (a
+  // step, one Illinois iteration of an event search, or the landing on the event), reported as
+  // the common RK part plus the branch its mode takes (and the sigma scale), or as a whole slaved
+  // step.
   enum Seg : int {
-    kSegSetup, kSegHead, kSegCtl, kSegStiffTest, kSegSigCtl, kSegSigClose,
-    kSegStep, kSegStepStick, kSegStepSlip, kSegStepSlaved, kSegStepSig,
-    kSegRoot, kSegRootStick, kSegRootSlip, kSegRootSlaved, kSegRootSig,
-    kSegLand, kSegLandStick, kSegLandSlip, kSegLandSlaved, kSegLandSig,
+    kSegSetup, kSegHead, kSegCtl, kSegStiffTest, kSegSigCtl, kSegSigClose, kSegRootStep,
+    kSegStep, kSegStepStick, kSegStepSlip, kSegStepSig, kSegStepSlaved,
     kSegEvent, kSegRootCtl, kSegProject, kSegSwitch, kSegFinish, kSegments
   };
   static constexpr const char* seg_name[kSegments] = {
       "setup", "sigma head start", "loop control", "stiffness test", "sigma step length", "sigma tail close",
-      "step rk", "step rhs stick", "step rhs slip", "step slaved", "step sigma",
-      "root rk", "root rhs stick", "root rhs slip", "root slaved", "root sigma",
-      "land rk", "land rhs stick", "land rhs slip", "land slaved", "land sigma",
+      "root trial point", "step rk", "step rhs stick", "step rhs slip", "step sigma scale", "step slaved",
       "event function", "root bracket", "slip projection", "event handling", "finish"};
-  static constexpr int seg_cost[kSegments] = {300,  60,  40,  85,  150, 60,                 //
-                                              126, 120, 360, 3800, 690,                     //
-                                              126, 120, 360, 3800, 690,                     //
-                                              126, 120, 360, 3800, 690,                     //
+  static constexpr int seg_cost[kSegments] = {300, 60,  40,  85,  150,  60, 30,  //
+                                              126, 120, 360, 180, 3800,      //
                                               40,  30,  90,  20,  100};
-  // The block of an advance at a call site (kSegStep, kSegRoot or kSegLand).
   template <class Probe>
-  IMPACT_HDI static void probe_advance(Probe& probe, int site, bool stick, bool slip, bool stiff, bool sig) {
-    if (sig) {
-      probe.seg(site + 4);
-    } else if (stiff) {
-      probe.seg(site + 3);
-    } else {
-      probe.seg(site);
-      if (stick) probe.seg(site + 1);
-      else if (slip) probe.seg(site + 2);
+  IMPACT_HDI static void probe_advance(Probe& probe, bool stick, bool slip, bool stiff, bool sig) {
+    if (stiff && !sig) {
+      probe.seg(kSegStepSlaved);
+      return;
     }
+    probe.seg(kSegStep);
+    if (stick && !sig) probe.seg(kSegStepStick);
+    else if (slip || sig) probe.seg(kSegStepSlip);
+    if (sig) probe.seg(kSegStepSig);
   }
 
   // Contact-frame data of one instance.
@@ -278,25 +271,28 @@ struct JiaLaw {
   // Final approach of a 3D restitution slip in sigma = ln(s0 / s): dtau/dsigma = 2 s / v_n, where
   // the direction relaxation e^(-p sigma) (p = e_ph |v_perp| / (mu eta eta0 v_n)) is smooth; in tau it
   // is (tau_end - tau)^p, which costs fixed-step RK4 its order near the end.
+  // The sigma right-hand side is the slip one times dtau/dsigma = 2 s / |v_n| (restitution tail:
+  // v_n > 0; compression head: v_n < 0).
   template <class T>
-  IMPACT_HDI static JiaY<T> rhs_sig(const Sys<T>& S, const JiaY<T>& y, int phase) {
+  IMPACT_HDI static JiaY<T> sig_scale(const Sys<T>& S, const JiaY<T>& y, const JiaY<T>& k) {
     T vn, vu, vw;
     velocity(S, y, vn, vu, vw);
-    JiaY<T> k = rhs(S, y, false, phase);
-    const T avn = vn > T(0) ? vn : -vn;  // restitution tail: v_n > 0; compression head: v_n < 0
+    const T avn = vn > T(0) ? vn : -vn;
     const T f = avn > T(0) ? T(2) * y.s / avn : T(0);
     return JiaY<T>{f * k.In, f * k.Iu, f * k.Iw, f * k.s, f * k.Gu, f * k.Gw};
   }
-  template <class T>
-  IMPACT_HDI static JiaY<T> sig_step(const Sys<T>& S, const JiaY<T>& y, T h, int phase, Integrator integ) {
-    return rk_step(y, h, integ, [&](const JiaY<T>& z, T) { return rhs_sig(S, z, phase); });
-  }
 
+  // One step of length h from y: the stiff-slip step, or one Runge-Kutta body for stick, slip and
+  // sigma steps alike (the mode only selects the right-hand side's branch and the sigma scale),
+  // so that lanes of a warp in different modes share the step.
   template <class T>
   IMPACT_HDI static JiaY<T> advance(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, int phase,
                                     Integrator integ, bool stiff, bool sig = false) {
-    if (sig) return sig_step(S, y, h, phase, integ);
-    return stiff ? slaved_step(S, y, h, phase, integ) : step(S, y, h, stick, phase, integ);
+    if (stiff && !sig) return slaved_step(S, y, h, phase, integ);
+    return rk_step(y, h, integ, [&](const JiaY<T>& z, T) {
+      const JiaY<T> k = rhs(S, z, stick && !sig, phase);
+      return sig ? sig_scale(S, z, k) : k;
+    });
   }
 
   // Slip constraint |G| = L = 2 mu eta eta0 s, restored after every slip step.
@@ -432,82 +428,23 @@ struct JiaLaw {
         sig = true;
       }
     }
-    while (!done) {
-      probe.iter();
-      probe.seg(kSegCtl);
-      if (nsteps >= max_steps || nswitch > kMaxSwitch) {
-        r.status = Status::step_limit;
-        r.steps = nsteps;
-        probe.done();
-        return r;
-      }
-      // stiff slip direction (3D only: planar rows keep the direction fixed)
-      T hs = h;
-      bool stiff = false;
-      if (!stick && !planar && S.mu > T(0)) {
-        probe.seg(kSegStiffTest);
-        T vn, vu, vw;
-        velocity(S, y, vn, vu, vw);
-        const T eph = phase == compression ? T(1) : S.e;
-        const T G = sqrt(y.Gu * y.Gu + y.Gw * y.Gw);
-        stiff = eph * sqrt(vu * vu + vw * vw) * hs > G;
-        const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
-        const T pe = vn > T(0) ? eph * sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * vn) : T(0);
-        if (!sig && !stiff && phase == restitution && vn > T(0) && T(2) * y.s < rho0 * vn &&
-            pe * h < T(0.5) * rho0) {
-          sig = true;
-          sigma = T(0);
-        }
-        if (sig) probe.seg(kSegSigCtl);
-        if (sig && phase == compression) {
-          const T sr = T(0.5) * rho0 * (vn < T(0) ? -vn : T(0));  // end of the head
-          if (!(vn < T(0)) || !(y.s < sr)) {
-            sig = false;
-          } else {
-            stiff = false;
-            hs = (h / rho0) * std::exp(T(0.4) * std::log(sr / y.s));
-            const T pc = sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * (-vn));  // rate of D in sigma
-            const T hmax = T(0.5) / (pc > T(1) ? pc : T(1));
-            if (hs > hmax) hs = hmax;
-          }
-        } else if (sig) {
-          stiff = false;
-          hs = (h / rho0) * std::exp(T(0.4) * sigma);
-          const T hmax = T(0.5) / (pe > T(1) ? pe : T(1));  // RK4 stability: ds/dsigma = -s
-          if (hs > hmax) hs = hmax;
-          if (sigma > T(20) || !(vn > T(0))) {  // close the remaining s^2 / v_n impulse (e^-40 of it)
-            probe.seg(kSegSigClose);
-            T du, dw;
-            slip_dir(y, vu, vw, du, dw);
-            const T dIn = vn > T(0) ? y.s * y.s / vn : T(0);
-            y.In += dIn;
-            y.Iu -= S.mu * du * dIn;
-            y.Iw -= S.mu * dw * dIn;
-            y.s = T(0);
-            if (trace && trace->count < JiaTrace<T>::kMax) {
-              velocity(S, y, vn, vu, vw);
-              trace->event[trace->count] = 1;
-              trace->In[trace->count] = y.In;
-              trace->v_u[trace->count] = vu;
-              trace->v_w[trace->count] = vw;
-              ++trace->count;
-            }
-            break;
-          }
-        }
-      }
-      const bool slip = !stick && S.mu > T(0);
-      probe_advance(probe, kSegStep, stick, slip, stiff, sig);
-      JiaY<T> y1 = advance(S, y, hs, stick, phase, opt.integrator, stiff, sig);
-      ++nsteps;
-      // which events can fire in this mode/phase
-      int evs[3];
-      int nev = 0;
-      evs[nev++] = phase == compression ? 0 : 1;
-      if (S.mu > T(0)) evs[nev++] = stick ? 2 : 3;
-      T theta_best = T(2);
-      int ev_best = -1;
-      for (int q = 0; q < nev; ++q) {
+    // The loop runs one advance per iteration: a step (stage kStep), one Illinois iteration of the
+    // search for an event inside the step (kRoot: the trial point re-integrated from the step start),
+    // or the landing on the earliest event found (kLand). Lanes of a warp in different stages run
+    // the same advance, so that event searches do not serialize against the other lanes' steps.
+    enum Stage : int { kStep, kRoot, kLand };
+    int stage = kStep;
+    T hs = h;            // the step's length (in tau, or in sigma)
+    bool stiff = false;  // the step is a stiff-slip (slaved) step
+    JiaY<T> y1 = y;      // the step's end
+    int evs[2] = {0, 0}, nev = 0, q = 0;  // the events that can fire in the step, the one examined
+    T theta_best = T(2);                  // earliest event found, as a fraction of the step
+    int ev_best = -1;
+    T ra = T(0), rb = T(1), rga = T(0), rgb = T(0), rc = T(0);  // Illinois bracket [ra, rb], trial point rc
+    int side = 0, it = 0;
+    // Examines events q, q+1, ... at the end of the step; true when an Illinois search starts.
+    auto scan_events = [&]() -> bool {
+      for (; q < nev; ++q) {
         const int ev = evs[q];
         probe.seg(kSegEvent);
         const T g1 = event_fn(S, y1, ev, phase);
@@ -518,55 +455,19 @@ struct JiaLaw {
           // already positive at the step start: fire at once
           theta_best = T(0);
           ev_best = ev;
-          break;
+          q = nev;
+          return false;
         }
         if (g0 > T(0)) continue;  // the switching function of the mode just entered; wait
-        // Illinois false position on theta in [0, 1]
-        T a = T(0), b = T(1), ga = g0, gb = g1;
-        int side = 0;
-        for (int it = 0; it < kRootIter; ++it) {
-          T c = (ga * b - gb * a) / (ga - gb);
-          if (!(c > a && c < b)) c = T(0.5) * (a + b);
-          probe_advance(probe, kSegRoot, stick, slip, stiff, sig);
-          probe.seg(kSegRootCtl);
-          const T gc = event_fn(S, advance(S, y, c * hs, stick, phase, opt.integrator, stiff, sig), ev, phase);
-          if (gc > T(0)) {
-            b = c;
-            gb = gc;
-            if (side == 1) ga *= T(0.5);
-            side = 1;
-          } else {
-            a = c;
-            ga = gc;
-            if (side == -1) gb *= T(0.5);
-            side = -1;
-          }
-          if (b - a <= T(4) * Eps<T>::value) break;
-        }
-        if (b < theta_best) {
-          theta_best = b;
-          ev_best = ev;
-        }
+        ra = T(0), rb = T(1), rga = g0, rgb = g1;
+        side = 0;
+        it = 0;
+        return true;
       }
-      just_switched = -1;
-      if (!(std::isfinite(y1.In) && std::isfinite(y1.s) && std::isfinite(y1.Iu) && std::isfinite(y1.Iw) &&
-            std::isfinite(y1.Gu) && std::isfinite(y1.Gw))) {
-        r.status = Status::non_finite;
-        r.steps = nsteps;
-        probe.done();
-        return r;
-      }
-      if (ev_best < 0) {
-        y = y1;
-        if (sig) sigma += hs;
-        if (!stick && S.mu > T(0)) {
-          probe.seg(kSegProject);
-          project_slip(S, y, phase);
-        }
-        continue;
-      }
-      if (theta_best > T(0)) probe_advance(probe, kSegLand, stick, slip, stiff, sig);
-      y = theta_best > T(0) ? advance(S, y, theta_best * hs, stick, phase, opt.integrator, stiff, sig) : y;
+      return false;
+    };
+    // The event ev_best reached (y is there): slip projection, trace, the new mode or phase.
+    auto on_event = [&]() {
       if (!stick && S.mu > T(0)) {
         probe.seg(kSegProject);
         project_slip(S, y, phase);
@@ -613,6 +514,157 @@ struct JiaLaw {
           just_switched = 2;
           break;
       }
+    };
+    while (!done) {
+      probe.iter();
+      probe.seg(kSegCtl);
+      T hh;  // this iteration's advance from y
+      if (stage == kStep) {
+        if (nsteps >= max_steps || nswitch > kMaxSwitch) {
+          r.status = Status::step_limit;
+          r.steps = nsteps;
+          probe.done();
+          return r;
+        }
+        // stiff slip direction (3D only: planar rows keep the direction fixed)
+        hs = h;
+        stiff = false;
+        if (!stick && !planar && S.mu > T(0)) {
+          probe.seg(kSegStiffTest);
+          T vn, vu, vw;
+          velocity(S, y, vn, vu, vw);
+          const T eph = phase == compression ? T(1) : S.e;
+          const T G = sqrt(y.Gu * y.Gu + y.Gw * y.Gw);
+          stiff = eph * sqrt(vu * vu + vw * vw) * hs > G;
+          const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
+          const T pe = vn > T(0) ? eph * sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * vn) : T(0);
+          if (!sig && !stiff && phase == restitution && vn > T(0) && T(2) * y.s < rho0 * vn &&
+              pe * h < T(0.5) * rho0) {
+            sig = true;
+            sigma = T(0);
+          }
+          if (sig) probe.seg(kSegSigCtl);
+          if (sig && phase == compression) {
+            const T sr = T(0.5) * rho0 * (vn < T(0) ? -vn : T(0));  // end of the head
+            if (!(vn < T(0)) || !(y.s < sr)) {
+              sig = false;
+            } else {
+              stiff = false;
+              hs = (h / rho0) * std::exp(T(0.4) * std::log(sr / y.s));
+              const T pc = sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * (-vn));  // rate of D in sigma
+              const T hmax = T(0.5) / (pc > T(1) ? pc : T(1));
+              if (hs > hmax) hs = hmax;
+            }
+          } else if (sig) {
+            stiff = false;
+            hs = (h / rho0) * std::exp(T(0.4) * sigma);
+            const T hmax = T(0.5) / (pe > T(1) ? pe : T(1));  // RK4 stability: ds/dsigma = -s
+            if (hs > hmax) hs = hmax;
+            if (sigma > T(20) || !(vn > T(0))) {  // close the remaining s^2 / v_n impulse (e^-40 of it)
+              probe.seg(kSegSigClose);
+              T du, dw;
+              slip_dir(y, vu, vw, du, dw);
+              const T dIn = vn > T(0) ? y.s * y.s / vn : T(0);
+              y.In += dIn;
+              y.Iu -= S.mu * du * dIn;
+              y.Iw -= S.mu * dw * dIn;
+              y.s = T(0);
+              if (trace && trace->count < JiaTrace<T>::kMax) {
+                velocity(S, y, vn, vu, vw);
+                trace->event[trace->count] = 1;
+                trace->In[trace->count] = y.In;
+                trace->v_u[trace->count] = vu;
+                trace->v_w[trace->count] = vw;
+                ++trace->count;
+              }
+              break;
+            }
+          }
+        }
+        hh = hs;
+      } else if (stage == kRoot) {
+        probe.seg(kSegRootStep);
+        rc = (rga * rb - rgb * ra) / (rga - rgb);
+        if (!(rc > ra && rc < rb)) rc = T(0.5) * (ra + rb);
+        hh = rc * hs;
+      } else {
+        hh = theta_best * hs;
+      }
+      const bool slip = !stick && S.mu > T(0);
+      probe_advance(probe, stick, slip, stiff, sig);
+      const JiaY<T> ya = advance(S, y, hh, stick, phase, opt.integrator, stiff, sig);
+      if (stage == kLand) {
+        y = ya;
+        on_event();
+        stage = kStep;
+        continue;
+      }
+      bool searching;
+      if (stage == kStep) {
+        y1 = ya;
+        ++nsteps;
+        // which events can fire in this mode/phase
+        nev = 0;
+        evs[nev++] = phase == compression ? 0 : 1;
+        if (S.mu > T(0)) evs[nev++] = stick ? 2 : 3;
+        theta_best = T(2);
+        ev_best = -1;
+        q = 0;
+        searching = scan_events();
+      } else {  // kRoot
+        probe.seg(kSegRootCtl);
+        probe.seg(kSegEvent);
+        const T gc = event_fn(S, ya, evs[q], phase);
+        if (gc > T(0)) {
+          rb = rc;
+          rgb = gc;
+          if (side == 1) rga *= T(0.5);
+          side = 1;
+        } else {
+          ra = rc;
+          rga = gc;
+          if (side == -1) rgb *= T(0.5);
+          side = -1;
+        }
+        ++it;
+        searching = !(rb - ra <= T(4) * Eps<T>::value) && it < kRootIter;
+        if (!searching) {
+          if (rb < theta_best) {
+            theta_best = rb;
+            ev_best = evs[q];
+          }
+          ++q;
+          searching = scan_events();
+        }
+      }
+      if (searching) {
+        stage = kRoot;
+        continue;
+      }
+      // the step's events are known
+      stage = kStep;
+      just_switched = -1;
+      if (!(std::isfinite(y1.In) && std::isfinite(y1.s) && std::isfinite(y1.Iu) && std::isfinite(y1.Iw) &&
+            std::isfinite(y1.Gu) && std::isfinite(y1.Gw))) {
+        r.status = Status::non_finite;
+        r.steps = nsteps;
+        probe.done();
+        return r;
+      }
+      if (ev_best < 0) {
+        y = y1;
+        if (sig) sigma += hs;
+        if (!stick && S.mu > T(0)) {
+          probe.seg(kSegProject);
+          project_slip(S, y, phase);
+        }
+        continue;
+      }
+      if (theta_best > T(0)) {
+        stage = kLand;
+        continue;
+      }
+      on_event();
     }
     probe.done();
     probe.seg(kSegFinish);
