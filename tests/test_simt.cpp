@@ -2,7 +2,9 @@
 // traces, the path probes leaving every result bit-identical, and its calibration against the
 // Nsight Compute figures of the first H100 run (../shared/measurements/h100-573a81e): active
 // threads per warp of sampled_reduce_kernel, double, 250 steps: jia random contact 6.96, stronge
-// random contact 11.6, jia identical ball instances 31.8, each to be reproduced within +-30%.
+// random contact 11.6, jia identical ball instances 31.8, each to be reproduced within +-30% by
+// the replay of that build's loop structure (Schedule::nested_573a81e: event searches nested in
+// their step); then what today's kernels are predicted to do.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -29,16 +31,22 @@ SimtBlocks toy_blocks() {
 
 // One instance: a set-up running block 0, `iters` iterations, each running the given blocks, an
 // empty finish.
-void add_instance(PathTrace& t, int iters, std::vector<std::uint8_t> per_iter) {
+void add_instance(PathTrace& t, int iters, std::vector<std::uint8_t> per_iter, std::uint32_t key = 0,
+                  int sub_every = 0) {
+  auto unit = [&](bool sub) {
+    t.unit_end.push_back(static_cast<std::uint32_t>(t.seg.size()));
+    t.sub.push_back(sub ? 1 : 0);
+  };
   t.seg.push_back(0);
-  t.unit_end.push_back(static_cast<std::uint32_t>(t.seg.size()));
+  unit(false);
   for (int k = 0; k < iters; ++k) {
     for (std::uint8_t s : per_iter) t.seg.push_back(s);
-    t.unit_end.push_back(static_cast<std::uint32_t>(t.seg.size()));
+    unit(sub_every > 0 && k % sub_every != 0);
   }
-  t.unit_end.push_back(static_cast<std::uint32_t>(t.seg.size()));
+  unit(false);
   t.unit_begin.push_back(static_cast<std::uint32_t>(t.unit_end.size()));
   t.ok.push_back(1);
+  t.key.push_back(key);
 }
 
 SimtGeometry one_warp(int rounds) {
@@ -94,6 +102,41 @@ TEST(Simt, RefillFillsTheLanesOfALongInstance) {
   EXPECT_LT(rf.warp_issue, gs.warp_issue);
 }
 
+TEST(Simt, SortingByKeyGroupsLikePaths) {
+  // one round: even lanes run block 1 five times, odd lanes block 0 once; keys tell them apart.
+  // Unsorted, every warp mixes both; sorted, warp 0 holds the short ones and warp 1 the long ones.
+  PathTrace t;
+  for (int w = 0; w < 2; ++w)
+    for (int l = 0; l < 32; ++l) add_instance(t, l % 2 ? 1 : 5, {static_cast<std::uint8_t>(l % 2 ? 0 : 1)}, l % 2);
+  SimtGeometry g;
+  g.warps = 2;
+  g.rounds = 1;
+  const SimtBlocks b = toy_blocks();
+  const SimtResult gs = simt_model(t, b, g, Schedule::grid_stride);
+  const SimtResult so = simt_model(t, b, g, Schedule::sorted);
+  EXPECT_DOUBLE_EQ(gs.lane_work, so.lane_work);
+  // per warp: set-up 10, iteration 1 both blocks 110, iterations 2-5 block 1: 400
+  EXPECT_DOUBLE_EQ(gs.warp_issue * 64, 2 * (10 + 110 + 400));
+  // sorted: the short warp 10 + 10, the long one 10 + 500
+  EXPECT_DOUBLE_EQ(so.warp_issue * 64, 20 + 510);
+  EXPECT_DOUBLE_EQ(so.active_threads, 32.0);
+}
+
+TEST(Simt, NestedReplayRunsSubStepsInsideTheirStep) {
+  // lane 0: 4 iterations of which 2-4 are sub-steps of 1 (an event search); lanes 1-31: 1 iteration.
+  // Flat: 4 aligned iterations; nested: one, where lane 0 runs the sub-steps at their own site.
+  PathTrace t;
+  for (int l = 0; l < 32; ++l) add_instance(t, l == 0 ? 4 : 1, {1}, 0, l == 0 ? 4 : 0);
+  const SimtBlocks b = toy_blocks();
+  const SimtResult flat = simt_model(t, b, one_warp(1), Schedule::grid_stride);
+  const SimtResult nested = simt_model(t, b, one_warp(1), Schedule::nested_573a81e);
+  EXPECT_DOUBLE_EQ(flat.warp_issue * 32, 10 + 4 * 100);
+  EXPECT_DOUBLE_EQ(nested.warp_issue * 32, 10 + 100 + 3 * 100);
+  EXPECT_DOUBLE_EQ(flat.lane_work, nested.lane_work);
+  ASSERT_EQ(nested.blocks.size(), 3u);  // b, b (in event search), a
+  EXPECT_EQ(nested.blocks[0].name, "b (in event search)");
+}
+
 TEST(Simt, LanesAreTheKernelsThreads) {
   SimtGeometry g;
   g.begin = 7;
@@ -108,6 +151,7 @@ template <class Law> void probes_do_not_change_results() {
   struct Count {
     int iters = 0, segs = 0, dones = 0;
     void iter() { ++iters; }
+    void sub() {}
     void seg(int id) {
       ASSERT_GE(id, 0);
       ASSERT_LT(id, Law::kSegments);
@@ -139,16 +183,20 @@ TEST(Simt, StrongeProbesDoNotChangeResults) { probes_do_not_change_results<Stron
 
 namespace {
 
-double predicted(const char* law, Scenario sc, const std::vector<std::string>& sets) {
+SimtResult model(const char* law, Scenario sc, const std::vector<std::string>& sets, Schedule schedule) {
   SampleSpec spec = default_spec(sc);
   for (const std::string& kv : sets) apply_setting(spec, kv);
   LawOptions opt;
   opt.steps = 250;
   const SimtGeometry g;  // 64 warps x 8 rounds
   const PathTrace t = trace_paths(law, engine::Precision::f64, spec, 1, opt, g);
-  const SimtResult r = simt_model(t, simt_blocks(law), g, Schedule::grid_stride);
-  std::printf("[ simt    ] %s: predicted %.2f active threads per warp\n", law, r.active_threads);
-  return r.active_threads;
+  const SimtResult r = simt_model(t, simt_blocks(law), g, schedule);
+  std::printf("[ simt    ] %s: predicted %.2f active threads per warp, warp issue %.4g per instance\n", law,
+              r.active_threads, r.warp_issue);
+  return r;
+}
+double predicted(const char* law, Scenario sc, const std::vector<std::string>& sets) {
+  return model(law, sc, sets, Schedule::nested_573a81e).active_threads;
 }
 
 }  // namespace
@@ -163,4 +211,17 @@ TEST(SimtCalibration, JiaIdenticalBall) {
   EXPECT_NEAR(predicted("jia", Scenario::ball,
                         {"V0x=-1", "V0y=0", "V0z=-5", "w0x=0", "w0y=2", "w0z=0", "mu=0.4", "e=0.5"}),
               31.8, 0.3 * 31.8);
+}
+
+// Today's structure (every sub-step an iteration of its own) and the regime sort: jia on random
+// contact gains coherence from each (model figures in docs/bench.md).
+TEST(SimtCalibration, JiaFlatLoopAndSortingRaiseCoherence) {
+  const SimtResult nested = model("jia", Scenario::contact, {}, Schedule::nested_573a81e);
+  const SimtResult flat = model("jia", Scenario::contact, {}, Schedule::grid_stride);
+  const SimtResult sorted = model("jia", Scenario::contact, {}, Schedule::sorted);
+  EXPECT_DOUBLE_EQ(nested.lane_work, flat.lane_work);  // the same work, issued differently
+  EXPECT_GT(flat.active_threads, nested.active_threads);
+  EXPECT_LT(flat.warp_issue, 0.9 * nested.warp_issue);
+  EXPECT_GT(sorted.active_threads, 2.0 * flat.active_threads);
+  EXPECT_LT(sorted.warp_issue, 0.5 * flat.warp_issue);
 }

@@ -40,9 +40,10 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
   geom.warps = a.simt_warps;
   geom.rounds = a.simt_rounds;
   std::string md =
-      "| law | precision | steps | instances | iterations | active threads/warp | refill: active | refill: time | "
-      "warp issue/instance | largest blocks (share of issue, active threads) |\n"
-      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+      "| law | precision | steps | instances | iterations | 573a81e loop: active | 573a81e loop: time | "
+      "active threads/warp | warp issue/instance | "
+      "refill: active | refill: time | sorted: active | sorted: time | largest blocks (share of issue, active threads) |\n"
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const engine::LawInfo* law : spec.laws) {
     if (!study::simt_supported(law->name)) {
@@ -59,10 +60,14 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
         const study::PathTrace t = study::trace_paths(law->name, p, sample, spec.seed, opt, geom);
         const study::SimtResult gs = study::simt_model(t, blocks, geom, study::Schedule::grid_stride);
         const study::SimtResult rf = study::simt_model(t, blocks, geom, study::Schedule::refill);
+        const study::SimtResult so = study::simt_model(t, blocks, geom, study::Schedule::sorted);
+        const study::SimtResult ne = study::simt_model(t, blocks, geom, study::Schedule::nested_573a81e);
         md += "| " + law->name + " | " + engine::precision_name(p) + " | " + std::to_string(steps) + " | " +
               std::to_string(gs.instances) + " | " + fmt("%.1f", gs.mean_iterations) + " | " +
-              fmt("%.2f", gs.active_threads) + " | " + fmt("%.2f", rf.active_threads) + " | " +
-              fmt("%.2f", rf.warp_issue / gs.warp_issue) + " | " + fmt("%.3g", gs.warp_issue) + " | " +
+              fmt("%.2f", ne.active_threads) + " | " + fmt("%.2f", ne.warp_issue / gs.warp_issue) + " | " +
+              fmt("%.2f", gs.active_threads) + " | " + fmt("%.3g", gs.warp_issue) + " | " +
+              fmt("%.2f", rf.active_threads) + " | " + fmt("%.2f", rf.warp_issue / gs.warp_issue) + " | " +
+              fmt("%.2f", so.active_threads) + " | " + fmt("%.2f", so.warp_issue / gs.warp_issue) + " | " +
               top_blocks(gs, 4) + " |\n";
         nlohmann::ordered_json blocks_json = nlohmann::ordered_json::array();
         for (const study::SimtBlockUse& b : gs.blocks)
@@ -74,12 +79,16 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
                         {"iterations_per_instance", gs.mean_iterations},
                         {"grid_stride", {{"active_threads", gs.active_threads}, {"warp_issue", gs.warp_issue}}},
                         {"refill", {{"active_threads", rf.active_threads}, {"warp_issue", rf.warp_issue}}},
+                        {"sorted", {{"active_threads", so.active_threads}, {"warp_issue", so.warp_issue}}},
+                        {"nested_573a81e", {{"active_threads", ne.active_threads}, {"warp_issue", ne.warp_issue}}},
                         {"blocks", blocks_json}});
       }
   }
   md = "SIMT model (docs/bench.md): scenario " + spec.scenario_name + ", seed " + std::to_string(spec.seed) + ", " +
        std::to_string(geom.warps) + " warps x " + std::to_string(geom.rounds) +
-       " grid-stride rounds of the reduction kernel; refill: time relative to grid-stride.\n\n" + md;
+       " grid-stride rounds of the reduction kernel. Times relative to the grid-stride schedule of today's loop; "
+       "573a81e loop: event searches nested in their step as in that build; refill: lanes take the next instance "
+       "when done; sorted: instances ordered by regime key.\n\n" + md;
   if (!a.json.empty()) {
     nlohmann::ordered_json j = {{"simt", rows}, {"scenario", spec.scenario_name}, {"seed", spec.seed},
                                 {"warps", geom.warps}, {"rounds", geom.rounds}};

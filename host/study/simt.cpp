@@ -18,8 +18,12 @@ constexpr int kWarp = 32;
 struct Recorder {
   PathTrace* t;
   bool post = false;
-  void close() { t->unit_end.push_back(static_cast<std::uint32_t>(t->seg.size())); }
+  void close() {
+    t->unit_end.push_back(static_cast<std::uint32_t>(t->seg.size()));
+    t->sub.push_back(0);
+  }
   void iter() { close(); }
+  void sub() { t->sub.back() = 1; }  // iter() has closed the unit before: flag the one it opened
   void seg(int id) { t->seg.push_back(static_cast<std::uint8_t>(id)); }
   void done() {
     close();
@@ -50,6 +54,7 @@ void trace_law(PathTrace& out, const SampleSpec& spec, std::uint64_t seed, const
         rec.seg(sample_block);
         const ContactProblem<T> p = make_instance<T>(spec, seed, simt_instance(geom, w, r, l));
         const Result<T> res = Law::template eval<T>(p, opt, rec);
+        out.key.push_back(Law::regime_key(p));
         rec.finish_instance(res.status == Status::ok, reduce_block);
       }
 }
@@ -72,30 +77,33 @@ template <class F> bool with_probed_law(const std::string& law, F&& f) {
   return found;
 }
 
-// The issue of one aligned unit of a warp: per block the largest count any lane runs.
+// The issue of one aligned unit of a warp: per block the largest count any lane runs. Slots
+// count..2 count-1 are the blocks as run at a second code site (sub-steps in the nested replay).
 struct Issue {
   std::vector<int> lane_count, warp_count;
-  std::vector<double> lane_sum, warp_sum;  // per block, instructions over the whole run
+  std::vector<double> lane_sum, warp_sum;  // per slot, instructions over the whole run
   const SimtBlocks* b;
+  int n;
   explicit Issue(const SimtBlocks& blocks)
-      : lane_count(blocks.count()), warp_count(blocks.count()), lane_sum(blocks.count()), warp_sum(blocks.count()),
-        b(&blocks) {}
+      : lane_count(2 * blocks.count()), warp_count(2 * blocks.count()), lane_sum(2 * blocks.count()),
+        warp_sum(2 * blocks.count()), b(&blocks), n(blocks.count()) {}
+  double cost(int slot) const { return b->cost[slot % n]; }
   // adds the blocks of unit u of the trace as one lane's part of the current warp unit
-  void lane(const PathTrace& t, std::uint32_t u) {
+  void lane(const PathTrace& t, std::uint32_t u, int offset = 0) {
     const std::uint32_t a = u ? t.unit_end[u - 1] : 0, e = t.unit_end[u];
-    for (std::uint32_t k = a; k < e; ++k) ++lane_count[t.seg[k]];
+    for (std::uint32_t k = a; k < e; ++k) ++lane_count[t.seg[k] + offset];
   }
   void end_lane() {
-    for (int s = 0; s < b->count(); ++s) {
+    for (int s = 0; s < 2 * n; ++s) {
       if (!lane_count[s]) continue;
-      lane_sum[s] += static_cast<double>(lane_count[s]) * b->cost[s];
+      lane_sum[s] += lane_count[s] * cost(s);
       warp_count[s] = std::max(warp_count[s], lane_count[s]);
       lane_count[s] = 0;
     }
   }
   void end_unit() {
-    for (int s = 0; s < b->count(); ++s) {
-      warp_sum[s] += static_cast<double>(warp_count[s]) * b->cost[s];
+    for (int s = 0; s < 2 * n; ++s) {
+      warp_sum[s] += warp_count[s] * cost(s);
       warp_count[s] = 0;
     }
   }
@@ -105,27 +113,40 @@ std::size_t index_of(const SimtGeometry& g, int w, int r, int l) {
   return (static_cast<std::size_t>(w) * g.rounds + r) * kWarp + l;
 }
 
-void run_grid_stride(const PathTrace& t, const SimtGeometry& g, Issue& is) {
+// Grid-stride rounds: set-up, iterations aligned by index, finish. nested: an iteration takes the
+// sub-steps after it along (at their own code site), as the 573a81e kernels ran them.
+void run_grid_stride(const PathTrace& t, const SimtGeometry& g, Issue& is, bool nested) {
+  std::vector<std::uint32_t> group[kWarp];  // per lane: first unit of each aligned iteration, then the finish
   for (int w = 0; w < g.warps; ++w)
     for (int r = 0; r < g.rounds; ++r) {
-      std::uint32_t first[kWarp], units[kWarp], most = 0;
+      std::size_t most = 0;
       for (int l = 0; l < kWarp; ++l) {
         const std::size_t i = index_of(g, w, r, l);
-        first[l] = t.unit_begin[i];
-        units[l] = t.unit_begin[i + 1] - t.unit_begin[i];  // set-up + iterations + finish
-        most = std::max(most, units[l] - 2);
+        const std::uint32_t first = t.unit_begin[i], fin = t.unit_begin[i + 1] - 1;
+        group[l].clear();
+        for (std::uint32_t u = first + 1; u < fin; ++u)
+          if (!nested || !t.sub[u] || group[l].empty()) group[l].push_back(u);
+        group[l].push_back(fin);
+        most = std::max(most, group[l].size() - 1);
       }
-      // set-up, iterations 1..most aligned by index, finish
-      for (std::uint32_t k = 0; k < most + 2; ++k) {
+      for (int l = 0; l < kWarp; ++l) {  // set-ups
+        is.lane(t, t.unit_begin[index_of(g, w, r, l)]);
+        is.end_lane();
+      }
+      is.end_unit();
+      for (std::size_t k = 0; k < most; ++k) {  // iterations
         for (int l = 0; l < kWarp; ++l) {
-          const std::uint32_t iters = units[l] - 2;
-          if (k == 0) is.lane(t, first[l]);
-          else if (k <= most && k <= iters) is.lane(t, first[l] + k);
-          else if (k == most + 1) is.lane(t, first[l] + units[l] - 1);
+          if (k + 1 >= group[l].size()) continue;
+          for (std::uint32_t u = group[l][k]; u < group[l][k + 1]; ++u) is.lane(t, u, u == group[l][k] ? 0 : is.n);
           is.end_lane();
         }
         is.end_unit();
       }
+      for (int l = 0; l < kWarp; ++l) {  // finishes
+        is.lane(t, group[l].back());
+        is.end_lane();
+      }
+      is.end_unit();
     }
 }
 
@@ -175,6 +196,25 @@ void run_refill(const PathTrace& t, const SimtGeometry& g, Issue& is) {
   }
 }
 
+// The trace with its instances in the order perm.
+PathTrace permuted(const PathTrace& t, const std::vector<std::size_t>& perm) {
+  PathTrace o;
+  o.seg.reserve(t.seg.size());
+  o.unit_end.reserve(t.unit_end.size());
+  for (std::size_t i : perm) {
+    for (std::uint32_t u = t.unit_begin[i]; u < t.unit_begin[i + 1]; ++u) {
+      const std::uint32_t a = u ? t.unit_end[u - 1] : 0;
+      o.seg.insert(o.seg.end(), t.seg.begin() + a, t.seg.begin() + t.unit_end[u]);
+      o.unit_end.push_back(static_cast<std::uint32_t>(o.seg.size()));
+      o.sub.push_back(t.sub[u]);
+    }
+    o.unit_begin.push_back(static_cast<std::uint32_t>(o.unit_end.size()));
+    o.ok.push_back(t.ok[i]);
+    o.key.push_back(t.key[i]);
+  }
+  return o;
+}
+
 }  // namespace
 
 std::uint64_t simt_instance(const SimtGeometry& geom, int warp, int round, int lane) {
@@ -221,19 +261,30 @@ PathTrace trace_paths(const std::string& law, engine::Precision precision, const
   return t;
 }
 
-SimtResult simt_model(const PathTrace& t, const SimtBlocks& b, const SimtGeometry& g, Schedule schedule) {
+SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeometry& g, Schedule schedule) {
   const std::size_t n = static_cast<std::size_t>(g.warps) * g.rounds * kWarp;
-  if (t.instances() != n) throw std::invalid_argument("simt_model: the trace does not match the geometry");
+  if (t0.instances() != n || t0.key.size() != n)
+    throw std::invalid_argument("simt_model: the trace does not match the geometry");
+  PathTrace sorted;
+  if (schedule == Schedule::sorted) {
+    std::vector<std::size_t> perm(n);
+    for (std::size_t i = 0; i < n; ++i) perm[i] = i;
+    std::stable_sort(perm.begin(), perm.end(), [&](std::size_t x, std::size_t y) { return t0.key[x] < t0.key[y]; });
+    sorted = permuted(t0, perm);
+  }
+  const PathTrace& t = schedule == Schedule::sorted ? sorted : t0;
   Issue is(b);
-  if (schedule == Schedule::grid_stride) run_grid_stride(t, g, is);
-  else run_refill(t, g, is);
+  if (schedule == Schedule::refill) run_refill(t, g, is);
+  else run_grid_stride(t, g, is, schedule == Schedule::nested_573a81e);
   SimtResult r;
   r.instances = n;
   double lane = 0, warp = 0;
-  for (int s = 0; s < b.count(); ++s) {
+  for (int s = 0; s < 2 * b.count(); ++s) {
     lane += is.lane_sum[s];
     warp += is.warp_sum[s];
-    if (is.warp_sum[s] > 0) r.blocks.push_back({b.name[s], is.lane_sum[s] / n, is.warp_sum[s] / n});
+    if (is.warp_sum[s] > 0)
+      r.blocks.push_back({b.name[s % b.count()] + (s < b.count() ? "" : " (in event search)"), is.lane_sum[s] / n,
+                          is.warp_sum[s] / n});
   }
   std::sort(r.blocks.begin(), r.blocks.end(),
             [](const SimtBlockUse& x, const SimtBlockUse& y) { return x.warp_issue > y.warp_issue; });

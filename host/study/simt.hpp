@@ -9,10 +9,11 @@
 // max_r times), each at its cost in instructions; a lane's work is the cost of its own blocks.
 // Predicted active threads per warp = sum of lane work / sum of warp issue; predicted time is
 // proportional to the warp issue.
-// Schedules: grid_stride (today's kernels: a round's lanes start together, align by loop
-// iteration, and the round ends when its slowest lane does) and refill (a lane that finishes an
-// instance takes the warp's next one at once: its set-up and finish fall into the iterations of
-// the other lanes).
+// Schedules: grid_stride (a round's lanes start together, align by loop iteration, and the round
+// ends when its slowest lane does), refill (a lane that finishes an instance takes the warp's next
+// one at once: its set-up and finish fall into the iterations of the other lanes) and sorted (the
+// kernels with regime sorting: the instances ordered by Law::regime_key, stable, then dealt out
+// as grid_stride deals them, 32 consecutive ones per warp and round).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -30,8 +31,10 @@ namespace impact::study {
 struct PathTrace {
   std::vector<std::uint8_t> seg;
   std::vector<std::uint32_t> unit_end;
+  std::vector<std::uint8_t> sub;    // per unit: a sub-step of the iteration before (probe.sub())
   std::vector<std::uint32_t> unit_begin{0};
-  std::vector<std::uint8_t> ok;  // status ok (the kernel reduces only those)
+  std::vector<std::uint8_t> ok;     // status ok (the kernel reduces only those)
+  std::vector<std::uint32_t> key;   // Law::regime_key of each instance
   std::size_t instances() const { return unit_begin.size() - 1; }
 };
 
@@ -57,7 +60,9 @@ struct SimtGeometry {
   std::uint64_t stride = 0;  // 0: the CUDA reduction kernel's (kCudaReduceBlocks x its block size)
   std::uint64_t begin = 0;   // first instance index
 };
-enum class Schedule { grid_stride, refill };
+// nested_573a81e: grid_stride with the sub-steps run inside their step's iteration, as separate
+// code (the structure of the jia kernel of build 573a81e, which the calibration figures measured).
+enum class Schedule { grid_stride, refill, sorted, nested_573a81e };
 
 struct SimtBlockUse {
   std::string name;

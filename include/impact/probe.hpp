@@ -8,18 +8,42 @@
 //   probe.seg(id)      for each code block it runs, id < Law::kSegments, with Law::seg_cost[id]
 //                      its cost in issued instructions and Law::seg_name[id] its name; a block
 //                      run twice in one iteration (a nested loop) is reported twice;
+//   probe.sub()        right after iter() when the iteration is a sub-step of the one before (an
+//                      Illinois trial point of an event search, the landing on the event): the
+//                      573a81e kernels ran those in a loop nested inside the step, which the model
+//                      replays for its calibration against the measurements of that build;
 //   probe.done()       after the loop (what follows is the post-loop code, where the lanes that
 //                      left the loop early wait for the others).
 // NoProbe does nothing and compiles away: the kernels and the CPU backends run with it.
 #pragma once
+#include <cmath>
+#include <cstdint>
+
 #include "impact/config.hpp"
 
 namespace impact {
 
 struct NoProbe {
   IMPACT_HDI void iter() const {}
+  IMPACT_HDI void sub() const {}
   IMPACT_HDI void seg(int) const {}
   IMPACT_HDI void done() const {}
 };
+
+// Regime keys (Law::regime_key, the integrators'): an instance's expected code path as an integer,
+// so that a kernel can hand a warp instances of nearby keys. slip_ratio_key: 3D after planar, then
+// log2(vt / scale) in eighths of an octave, clipped to 10 bits (scale <= 0, e.g. mu = 0: the top).
+template <class T> IMPACT_HDI std::uint32_t slip_ratio_key(bool planar, T vt, T scale) {
+  int lk = 1023;
+  if (scale > T(0)) {
+    const double r = static_cast<double>(vt) / static_cast<double>(scale);
+    lk = 0;  // also for a NaN ratio
+    if (r > 0) {
+      const double l = 8.0 * log2(r);
+      lk = l < -512.0 ? 0 : (l >= 511.0 ? 1023 : static_cast<int>(floor(l)) + 512);
+    }
+  }
+  return (planar ? 0u : 1024u) | static_cast<std::uint32_t>(lk);
+}
 
 }  // namespace impact

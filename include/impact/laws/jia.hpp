@@ -96,6 +96,16 @@ struct JiaLaw {
   static constexpr int seg_cost[kSegments] = {300, 60,  40,  85,  150,  60, 30,  //
                                               126, 120, 360, 180, 3800,      //
                                               40,  30,  90,  20,  100};
+  // Regime key for warp-coherent scheduling (kernels/cuda: a warp's lanes get instances of nearby
+  // keys): planar or 3D, then the slip ratio kappa = |v0_perp| / (mu eta0^2 |v0_n|) of Proposition 1
+  // (kappa < 1: initial stick) in eighths of an octave. kappa orders the paths: how long a slip
+  // lasts against the spring, whether it is stiff (|v_perp| h > |G| = 2 mu eta eta0 s) and whether
+  // its ends need the sigma head and tail. Only the order of evaluation depends on it, never a result.
+  template <class T> IMPACT_HDI static std::uint32_t regime_key(const ContactProblem<T>& p) {
+    const PlaneFrame<T> f = plane_frame(p);
+    return slip_ratio_key(f.planar, f.vt, p.mu * p.eta0 * p.eta0 * (-dot(p.v0, p.n)));
+  }
+
   template <class Probe>
   IMPACT_HDI static void probe_advance(Probe& probe, bool stick, bool slip, bool stiff, bool sig) {
     if (stiff && !sig) {
@@ -517,6 +527,7 @@ struct JiaLaw {
     };
     while (!done) {
       probe.iter();
+      if (stage != kStep) probe.sub();
       probe.seg(kSegCtl);
       T hh;  // this iteration's advance from y
       if (stage == kStep) {

@@ -197,6 +197,14 @@ struct StrongeLaw {
   static constexpr int seg_cost[kSegments] = {350, 1800, 15, 70, 15, 90, 25, 100, 77, 336, 160,
                                               77,  336,  160, 30, 30, 20, 100};
 
+  // Regime key for warp-coherent scheduling (kernels/cuda): planar or 3D, then the slip ratio
+  // |v0_t| / (mu |v0_n|) in eighths of an octave (whether and when the slip reaches v_t = 0, where
+  // the tau-steps run). Only the order of evaluation depends on it, never a result.
+  template <class T> IMPACT_HDI static std::uint32_t regime_key(const ContactProblem<T>& p) {
+    const PlaneFrame<T> f = plane_frame(p);
+    return slip_ratio_key(f.planar, f.vt, p.mu * (-dot(p.v0, p.n)));
+  }
+
   template <class T>
   IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& opt = LawOptions{}) {
     NoProbe probe;
