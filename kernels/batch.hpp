@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "impact/columns.hpp"
 #include "impact/problem.hpp"
@@ -100,6 +101,21 @@ struct EvalFunctor {
   IMPACT_HDI void operator()(std::size_t i) const {
     store_result(out, i, Law::template eval<T>(load_instance(in, i), opt));
   }
+};
+
+// Laws with a regime key (Law::regime_key: the integrators) are evaluated in key order on the GPU,
+// so that a warp's lanes take similar code paths (kernels/cuda, docs/bench.md "SIMT model").
+template <class Law, class = void> struct HasRegimeKey : std::false_type {};
+template <class Law>
+struct HasRegimeKey<Law, std::void_t<decltype(&Law::template regime_key<double>)>> : std::true_type {};
+// Bits of a regime key (impact/probe.hpp slip_ratio_key: 3D flag over 10 bits of slip ratio).
+constexpr int kRegimeKeyBits = 11;
+
+// The regime key of row i.
+template <class Law, class T>
+struct KeyFunctor {
+  BatchIn<T> in;
+  IMPACT_HDI std::uint32_t operator()(std::size_t i) const { return Law::regime_key(load_instance(in, i)); }
 };
 
 // Evaluates row i and returns its summary instead of storing it (on-device reduction).

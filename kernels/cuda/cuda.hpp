@@ -41,9 +41,14 @@ void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& op
 // device buffers of stream k mod `streams` (>= 2): host packing, cudaMemcpyAsync in, kernel,
 // cudaMemcpyAsync out, so the kernel of chunk k overlaps the copies of chunks k-1 and k+1.
 // Device and pinned memory: `streams` chunks' worth, whatever the batch size.
+// sort: a law with a regime key (HasRegimeKey: jia, stronge) has each chunk's rows ordered by key
+// on the device (CUB radix sort, stable) and evaluated in that order, so that a warp holds rows on
+// similar code paths; every row's result is written to its own place, so the outputs are those of
+// the unsorted evaluation, row for row (tests/test_cuda_backend.cpp compares the bytes).
 struct StreamOptions {
   std::size_t chunk_rows = 0;
   int streams = 3;
+  bool sort = true;
 };
 template <class Law, class T>
 void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt, const StreamOptions& so);
@@ -57,9 +62,18 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
 // thrust::cuda::par with the 1.5 KB BatchSummary as its value type compiles CUB reduce kernels
 // that spill ~50-60 KB each; ptxas had not finished this file after 15 CPU-minutes, so the
 // device path does not use it.)
+// sort: a law with a regime key (jia, stronge) runs the range in pieces of kCudaSortPiece
+// instances; per piece a first kernel samples each instance and computes its key, CUB sorts the
+// indices by key (stable), and the reduction kernel's threads take the instances in key order
+// (32 MB of device memory per piece). The counts are those of the unsorted run; the moments
+// differ from it by the order of summation only.
 constexpr unsigned kCudaReduceBlocks = 2048;
+constexpr std::uint64_t kCudaSortPiece = std::uint64_t(1) << 22;
 constexpr unsigned kCudaReduceBlock = 128;  // threads per block of the reduction kernel
 template <class Law, class T>
+BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
+                            const LawOptions& opt, const SummaryRanges& rg, bool sort);
+template <class Law, class T>  // sort = true
 BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
                             const LawOptions& opt, const SummaryRanges& rg);
 

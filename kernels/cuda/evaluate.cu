@@ -24,6 +24,21 @@ __global__ void eval_kernel(EvalFunctor<Law, T> f, std::size_t n) {
   if (i < n) f(i);
 }
 
+// Thread j evaluates row order[j] (the rows sorted by regime key).
+template <class Law, class T>
+__global__ void eval_ordered_kernel(EvalFunctor<Law, T> f, const std::uint32_t* order, std::size_t n) {
+  const std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j < n) f(order[j]);
+}
+
+template <class Law, class T>
+__global__ void key_kernel(KeyFunctor<Law, T> f, std::size_t n, std::uint32_t* key, std::uint32_t* index) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  key[i] = f(i);
+  index[i] = static_cast<std::uint32_t>(i);
+}
+
 }  // namespace
 
 bool device_available(std::string* why) {
@@ -91,7 +106,8 @@ template <class T>
 struct Stage {
   PinnedBuffer host;
   DeviceBuffer dev;
-  Stream stream;  // declared last: destroyed (synchronized) before the buffers are freed
+  KeyOrder order;  // the regime-key sort of a chunk (laws with a key, StreamOptions::sort)
+  Stream stream;   // declared last: destroyed (synchronized) before the buffers are freed
   std::size_t first = 0, rows = 0;  // the chunk in flight
   bool pending = false;
   static std::size_t in_bytes(int nin, std::size_t m) { return std::size_t(nin) * m * sizeof(T); }
@@ -117,6 +133,7 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
   for (const T* c : in.col) nin += c != nullptr;
 
   const int S = so.streams;
+  const bool sorted = HasRegimeKey<Law>::value && so.sort;
   std::vector<std::unique_ptr<Stage<T>>> stages;
   for (int k = 0; k < S; ++k) {
     stages.emplace_back(new Stage<T>());
@@ -124,6 +141,7 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
     const std::size_t bytes = st.in_bytes(nin, chunk) + st.out_bytes(chunk);
     st.host.alloc(bytes);
     st.dev.alloc(bytes);
+    if (sorted) st.order.alloc(chunk);
   }
 
   // copies the outputs of a finished stage into the caller's arrays
@@ -164,7 +182,18 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
     const BatchOut<T> dout = packed_batch_out<T>(static_cast<char*>(st.dev.get()) + ib, m);
     check(cudaMemcpyAsync(st.dev.get(), st.host.get(), ib, cudaMemcpyHostToDevice, st.stream.get()),
           "cudaMemcpyAsync to device");
-    eval_kernel<Law, T><<<blocks_for(m, block), block, 0, st.stream.get()>>>(EvalFunctor<Law, T>{din, dout, opt}, m);
+    if constexpr (HasRegimeKey<Law>::value) {
+      if (sorted) {
+        key_kernel<Law, T><<<blocks_for(m, block), block, 0, st.stream.get()>>>(KeyFunctor<Law, T>{din}, m,
+                                                                                 st.order.key_in(), st.order.index_in());
+        check(cudaGetLastError(), "regime key kernel launch");
+        const std::uint32_t* order = st.order.sort(m, st.stream.get());
+        eval_ordered_kernel<Law, T><<<blocks_for(m, block), block, 0, st.stream.get()>>>(
+            EvalFunctor<Law, T>{din, dout, opt}, order, m);
+      }
+    }
+    if (!sorted)
+      eval_kernel<Law, T><<<blocks_for(m, block), block, 0, st.stream.get()>>>(EvalFunctor<Law, T>{din, dout, opt}, m);
     check(cudaGetLastError(), "kernel launch");
     check(cudaMemcpyAsync(static_cast<char*>(st.host.get()) + ib, static_cast<char*>(st.dev.get()) + ib, ob,
                           cudaMemcpyDeviceToHost, st.stream.get()),

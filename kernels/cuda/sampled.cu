@@ -19,11 +19,22 @@ namespace {
 constexpr int kBlock = static_cast<int>(kCudaReduceBlock);
 constexpr int kBinSlots = Histogram::kBins + 2;
 
-// One block's summary of the instances i = begin + (blockIdx.x * kBlock + threadIdx.x) + j * stride.
+// The regime key of instance begin + i, and i, for i < n.
+template <class Law, class T>
+__global__ void sampled_key_kernel(SampleSpec spec, std::uint64_t seed, std::uint64_t begin, std::size_t n,
+                                   std::uint32_t* key, std::uint32_t* index) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  key[i] = Law::regime_key(make_instance<T>(spec, seed, begin + i));
+  index[i] = static_cast<std::uint32_t>(i);
+}
+
+// One block's summary of the instances begin + o(j), j = blockIdx.x * kBlock + threadIdx.x + r * stride
+// < end - begin, with o(j) = order[j] (the instances sorted by regime key), or j without an order.
 template <class Law, class T>
 __global__ void __launch_bounds__(kBlock)
     sampled_reduce_kernel(SampleSpec spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end, LawOptions opt,
-                          SummaryRanges rg, BatchSummary* out) {
+                          SummaryRanges rg, const std::uint32_t* order, BatchSummary* out) {
   __shared__ unsigned long long status[static_cast<int>(Status::count_)];
   __shared__ unsigned long long hist[kNumQuantities][kBinSlots];
   __shared__ Moments mom[kNumQuantities][kBlock];
@@ -39,7 +50,9 @@ __global__ void __launch_bounds__(kBlock)
     m[k] = Moments::identity();
   }
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * kBlock;
-  for (std::uint64_t i = begin + static_cast<std::uint64_t>(blockIdx.x) * kBlock + t; i < end; i += stride) {
+  const std::uint64_t n = end - begin;
+  for (std::uint64_t j = static_cast<std::uint64_t>(blockIdx.x) * kBlock + t; j < n; j += stride) {
+    const std::uint64_t i = begin + (order ? static_cast<std::uint64_t>(order[j]) : j);
     const ContactProblem<T> p = make_instance<T>(spec, seed, i);
     const Result<T> r = Law::template eval<T>(p, opt);
     atomicAdd(&status[static_cast<int>(r.status)], 1ull);
@@ -82,19 +95,45 @@ __global__ void sample_kernel(SampleSpec spec, std::uint64_t seed, std::uint64_t
 
 template <class Law, class T>
 BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
-                            const LawOptions& opt, const SummaryRanges& rg) {
+                            const LawOptions& opt, const SummaryRanges& rg, bool sort) {
   BatchSummary total = summary_identity(rg);
   if (end <= begin) return total;
-  const std::uint64_t need = (end - begin + kBlock - 1) / kBlock;
+  const bool sorted = HasRegimeKey<Law>::value && sort;
+  const std::uint64_t piece = sorted ? kCudaSortPiece : end - begin;
+  const std::uint64_t most = end - begin < piece ? end - begin : piece;
+  const std::uint64_t need = (most + kBlock - 1) / kBlock;
   const unsigned blocks = need < kCudaReduceBlocks ? static_cast<unsigned>(need) : kCudaReduceBlocks;
   DeviceBuffer d(blocks * sizeof(BatchSummary));
-  sampled_reduce_kernel<Law, T><<<blocks, kBlock>>>(spec, seed, begin, end, opt, rg, d.as<BatchSummary>());
-  check(cudaGetLastError(), "sampled reduction kernel launch");
-  check(cudaDeviceSynchronize(), "sampled reduction kernel");
+  KeyOrder order;
+  if (sorted) order.alloc(most);
   std::vector<BatchSummary> parts(blocks);
-  check(cudaMemcpy(parts.data(), d.get(), blocks * sizeof(BatchSummary), cudaMemcpyDeviceToHost), "copy summaries to host");
-  for (const BatchSummary& s : parts) total = merge(total, s);
+  for (std::uint64_t b = begin; b < end; b += piece) {
+    const std::uint64_t e = end - b < piece ? end : b + piece;
+    const std::uint32_t* ord = nullptr;
+    if constexpr (HasRegimeKey<Law>::value) {
+      if (sorted) {
+        const std::size_t m = static_cast<std::size_t>(e - b);
+        sampled_key_kernel<Law, T><<<blocks_for(m, kBlock), kBlock>>>(spec, seed, b, m, order.key_in(), order.index_in());
+        check(cudaGetLastError(), "regime key kernel launch");
+        ord = order.sort(m, nullptr);
+      }
+    }
+    const std::uint64_t nb = (e - b + kBlock - 1) / kBlock;
+    const unsigned used = nb < blocks ? static_cast<unsigned>(nb) : blocks;
+    sampled_reduce_kernel<Law, T><<<used, kBlock>>>(spec, seed, b, e, opt, rg, ord, d.as<BatchSummary>());
+    check(cudaGetLastError(), "sampled reduction kernel launch");
+    check(cudaDeviceSynchronize(), "sampled reduction kernel");
+    check(cudaMemcpy(parts.data(), d.get(), used * sizeof(BatchSummary), cudaMemcpyDeviceToHost),
+          "copy summaries to host");
+    for (unsigned k = 0; k < used; ++k) total = merge(total, parts[k]);
+  }
   return total;
+}
+
+template <class Law, class T>
+BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
+                            const LawOptions& opt, const SummaryRanges& rg) {
+  return reduce_sampled<Law, T>(spec, seed, begin, end, opt, rg, true);
 }
 
 void sample_instances(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::size_t count,
@@ -109,12 +148,14 @@ void sample_instances(const SampleSpec& spec, std::uint64_t seed, std::uint64_t 
   check(cudaMemcpy(out, d.get(), bytes, cudaMemcpyDeviceToHost), "copy samples to host");
 }
 
-#define IMPACT_INSTANTIATE(LAW)                                                                            \
-  template BatchSummary reduce_sampled<LAW, double>(const SampleSpec&, std::uint64_t, std::uint64_t,       \
-                                                    std::uint64_t, const LawOptions&, const SummaryRanges&); \
-  template BatchSummary reduce_sampled<LAW, float>(const SampleSpec&, std::uint64_t, std::uint64_t,        \
-                                                   std::uint64_t, const LawOptions&, const SummaryRanges&);
+#define IMPACT_INSTANTIATE_T(LAW, T)                                                                          \
+  template BatchSummary reduce_sampled<LAW, T>(const SampleSpec&, std::uint64_t, std::uint64_t, std::uint64_t, \
+                                               const LawOptions&, const SummaryRanges&, bool);                 \
+  template BatchSummary reduce_sampled<LAW, T>(const SampleSpec&, std::uint64_t, std::uint64_t, std::uint64_t, \
+                                               const LawOptions&, const SummaryRanges&);
+#define IMPACT_INSTANTIATE(LAW) IMPACT_INSTANTIATE_T(LAW, double) IMPACT_INSTANTIATE_T(LAW, float)
 IMPACT_FOR_EACH_LAW(IMPACT_INSTANTIATE)
 #undef IMPACT_INSTANTIATE
+#undef IMPACT_INSTANTIATE_T
 
 }  // namespace impact::cuda

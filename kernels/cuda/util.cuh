@@ -1,11 +1,15 @@
-// What the CUDA translation units share (nvcc only): error checks that throw, and RAII owners of
-// device memory, pinned host memory and streams.
+// What the CUDA translation units share (nvcc only): error checks that throw, RAII owners of
+// device memory, pinned host memory and streams, and the regime-key ordering of a batch.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <cub/device/device_radix_sort.cuh>
 #include <stdexcept>
 #include <string>
+
+#include "kernels/batch.hpp"
 
 namespace impact::cuda {
 
@@ -62,6 +66,40 @@ class Stream {
 
  private:
   cudaStream_t s_ = nullptr;
+};
+
+// Device buffers and CUB's temporary storage for ordering up to `capacity` items by a regime key
+// (cub::DeviceRadixSort::SortPairs over the key's kRegimeKeyBits bits: stable, so the order is a
+// function of the keys alone). Fill key_in() and index_in(), then sort() returns the indices in
+// key order (device memory, valid until the next sort).
+class KeyOrder {
+ public:
+  void alloc(std::size_t capacity) {
+    cap_ = capacity;
+    buf_.alloc(4 * capacity * sizeof(std::uint32_t));
+    std::size_t tb = 0;
+    check(cub::DeviceRadixSort::SortPairs(nullptr, tb, key_in(), key_out(), index_in(), index_out(),
+                                          static_cast<int>(capacity), 0, kRegimeKeyBits),
+          "cub::DeviceRadixSort::SortPairs (temporary storage size)");
+    temp_bytes_ = tb;
+    temp_.alloc(tb > 0 ? tb : 1);
+  }
+  std::uint32_t* key_in() const { return buf_.as<std::uint32_t>(); }
+  std::uint32_t* index_in() const { return buf_.as<std::uint32_t>() + cap_; }
+  const std::uint32_t* sort(std::size_t n, cudaStream_t stream) {
+    if (n > cap_) throw std::logic_error("KeyOrder::sort: more items than allocated");
+    std::size_t tb = temp_bytes_;
+    check(cub::DeviceRadixSort::SortPairs(temp_.get(), tb, key_in(), key_out(), index_in(), index_out(),
+                                          static_cast<int>(n), 0, kRegimeKeyBits, stream),
+          "cub::DeviceRadixSort::SortPairs");
+    return index_out();
+  }
+
+ private:
+  std::uint32_t* key_out() const { return buf_.as<std::uint32_t>() + 2 * cap_; }
+  std::uint32_t* index_out() const { return buf_.as<std::uint32_t>() + 3 * cap_; }
+  DeviceBuffer buf_, temp_;
+  std::size_t cap_ = 0, temp_bytes_ = 0;
 };
 
 // Blocks of `block` threads covering n items.
