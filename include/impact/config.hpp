@@ -1,5 +1,6 @@
 // impactbatch: compile-time configuration shared by host and device code.
 #pragma once
+#include <cmath>
 
 #if defined(__CUDACC__)
 #define IMPACT_HD __host__ __device__
@@ -10,6 +11,15 @@
 #endif
 
 #define IMPACT_HDI IMPACT_HD IMPACT_INLINE
+// A rare, heavy path kept out of line on the device (a call instead of a copy of its body at
+// every site: a smaller kernel body for the instruction cache, and registers the callee allocates
+// for itself); inline on the host, where results must not depend on it (they do not: calls do not
+// change IEEE arithmetic).
+#if defined(__CUDACC__)
+#define IMPACT_HD_RARE __host__ __device__ __noinline__
+#else
+#define IMPACT_HD_RARE inline
+#endif
 
 namespace impact {
 
@@ -18,5 +28,23 @@ template <class T> IMPACT_HDI T sq(T x) { return x * x; }
 template <class T> IMPACT_HDI T tmin(T a, T b) { return a < b ? a : b; }
 template <class T> IMPACT_HDI T tmax(T a, T b) { return a < b ? b : a; }
 template <class T> IMPACT_HDI T tabs(T a) { return a < T(0) ? -a : a; }
+// sin and cos of one angle: one call on the device (CUDA's sincos shares the range reduction and
+// needs fewer registers than two calls), std::sin and std::cos on the host.
+IMPACT_HDI void sin_cos(double x, double& s, double& c) {
+#if defined(__CUDA_ARCH__)
+  sincos(x, &s, &c);
+#else
+  s = std::sin(x);
+  c = std::cos(x);
+#endif
+}
+IMPACT_HDI void sin_cos(float x, float& s, float& c) {
+#if defined(__CUDA_ARCH__)
+  sincosf(x, &s, &c);
+#else
+  s = std::sin(x);
+  c = std::cos(x);
+#endif
+}
 
 }  // namespace impact

@@ -18,21 +18,25 @@ namespace impact::cuda {
 
 namespace {
 
+constexpr int kEvalBlock = 128;
+
 template <class Law, class T>
-__global__ void eval_kernel(EvalFunctor<Law, T> f, std::size_t n) {
+__global__ void __launch_bounds__(kEvalBlock) eval_kernel(__grid_constant__ const EvalFunctor<Law, T> f, std::size_t n) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) f(i);
 }
 
 // Thread j evaluates row order[j] (the rows sorted by regime key).
 template <class Law, class T>
-__global__ void eval_ordered_kernel(EvalFunctor<Law, T> f, const std::uint32_t* order, std::size_t n) {
+__global__ void __launch_bounds__(kEvalBlock) eval_ordered_kernel(__grid_constant__ const EvalFunctor<Law, T> f, const std::uint32_t* order,
+                                    std::size_t n) {
   const std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j < n) f(order[j]);
 }
 
 template <class Law, class T>
-__global__ void key_kernel(KeyFunctor<Law, T> f, std::size_t n, std::uint32_t* key, std::uint32_t* index) {
+__global__ void key_kernel(__grid_constant__ const KeyFunctor<Law, T> f, std::size_t n, std::uint32_t* key,
+                           std::uint32_t* index) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   key[i] = f(i);
@@ -157,7 +161,7 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
     st.pending = false;
   };
 
-  const int block = 128;
+  const int block = kEvalBlock;
   std::size_t k = 0;
   for (std::size_t first = 0; first < n; first += chunk, ++k) {
     Stage<T>& st = *stages[k % S];

@@ -19,9 +19,17 @@ namespace {
 constexpr int kBlock = static_cast<int>(kCudaReduceBlock);
 constexpr int kBinSlots = Histogram::kBins + 2;
 
+// The histogram bin of quantity k's value x (Histogram::bin with the ranges of rg).
+__device__ __forceinline__ int bin_of(const SummaryRanges& rg, int k, double x) {
+  Histogram h;
+  h.lo = rg.lo[k];
+  h.hi = rg.hi[k];
+  return h.bin(x);
+}
+
 // The regime key of instance begin + i, and i, for i < n.
 template <class Law, class T>
-__global__ void sampled_key_kernel(SampleSpec spec, std::uint64_t seed, std::uint64_t begin, std::size_t n,
+__global__ void sampled_key_kernel(__grid_constant__ const SampleSpec spec, std::uint64_t seed, std::uint64_t begin, std::size_t n,
                                    std::uint32_t* key, std::uint32_t* index) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -33,8 +41,9 @@ __global__ void sampled_key_kernel(SampleSpec spec, std::uint64_t seed, std::uin
 // < end - begin, with o(j) = order[j] (the instances sorted by regime key), or j without an order.
 template <class Law, class T>
 __global__ void __launch_bounds__(kBlock)
-    sampled_reduce_kernel(SampleSpec spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end, LawOptions opt,
-                          SummaryRanges rg, const std::uint32_t* order, BatchSummary* out) {
+    sampled_reduce_kernel(__grid_constant__ const SampleSpec spec, std::uint64_t seed, std::uint64_t begin,
+                          std::uint64_t end, LawOptions opt, __grid_constant__ const SummaryRanges rg,
+                          const std::uint32_t* order, BatchSummary* out) {
   __shared__ unsigned long long status[static_cast<int>(Status::count_)];
   __shared__ unsigned long long hist[kNumQuantities][kBinSlots];
   __shared__ Moments mom[kNumQuantities][kBlock];
@@ -42,13 +51,9 @@ __global__ void __launch_bounds__(kBlock)
   for (int i = t; i < static_cast<int>(Status::count_); i += kBlock) status[i] = 0;
   for (int i = t; i < kNumQuantities * kBinSlots; i += kBlock) hist[i / kBinSlots][i % kBinSlots] = 0;
   __syncthreads();
-  Histogram bins[kNumQuantities];  // only lo and hi are used (Histogram::bin), the counts live in shared memory
-  Moments m[kNumQuantities];
-  for (int k = 0; k < kNumQuantities; ++k) {
-    bins[k].lo = rg.lo[k];
-    bins[k].hi = rg.hi[k];
-    m[k] = Moments::identity();
-  }
+  // The thread's moments live in shared memory (mom[k][t], merged in the tree below) and the
+  // histogram ranges in the kernel parameters, so that no register holds them across the law.
+  for (int k = 0; k < kNumQuantities; ++k) mom[k][t] = Moments::identity();
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * kBlock;
   const std::uint64_t n = end - begin;
   for (std::uint64_t j = static_cast<std::uint64_t>(blockIdx.x) * kBlock + t; j < n; j += stride) {
@@ -60,11 +65,10 @@ __global__ void __launch_bounds__(kBlock)
     double x[kNumQuantities];
     summary_quantities(p, r, x);
     for (int k = 0; k < kNumQuantities; ++k) {
-      m[k] = merge(m[k], Moments::of(x[k]));
-      atomicAdd(&hist[k][bins[k].bin(x[k])], 1ull);
+      mom[k][t] = merge(mom[k][t], Moments::of(x[k]));
+      atomicAdd(&hist[k][bin_of(rg, k, x[k])], 1ull);
     }
   }
-  for (int k = 0; k < kNumQuantities; ++k) mom[k][t] = m[k];
   __syncthreads();
   for (int w = kBlock / 2; w > 0; w /= 2) {  // fixed tree: deterministic
     if (t < w)

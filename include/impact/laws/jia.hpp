@@ -195,7 +195,7 @@ struct JiaLaw {
   // variables (I_n, s, I_t) take the RK4 (or Euler) combination. Stable for any h.
   template <class T> struct Stage { T du, dw; };
   template <class T>
-  IMPACT_HDI static void slaved_dir(const Sys<T>& S, const JiaY<T>& y, int phase, T t, T D0free, T kappa0,
+  IMPACT_HD_RARE static void slaved_dir(const Sys<T>& S, const JiaY<T>& y, int phase, T t, T D0free, T kappa0,
                                     T& du, T& dw) {
     T vn, vu, vw;
     velocity(S, y, vn, vu, vw);
@@ -209,8 +209,10 @@ struct JiaLaw {
     const T decay = t > T(0) ? std::exp(-kappa0 * t) : T(1);  // kappa0 may be +inf at |G| = 0
     const T Dh = T(2) * std::atan(std::tan(T(0.5) * D0free) * decay);
     // lag: psi_dot from dv_perp/dtau with the direction rotated by Dh
-    T ru = cu * std::cos(Dh) - cw * std::sin(Dh);
-    T rw = cw * std::cos(Dh) + cu * std::sin(Dh);
+    T sh, ch;
+    sin_cos(Dh, sh, ch);
+    T ru = cu * ch - cw * sh;
+    T rw = cw * ch + cu * sh;
     const T au = S.wnu * y.s - S.mu * y.s * (S.wuu * ru + S.wuw * rw);
     const T aw = S.wnw * y.s - S.mu * y.s * (S.wuw * ru + S.www * rw);
     const T psidot = (cu * aw - cw * au) / vp;
@@ -222,8 +224,10 @@ struct JiaLaw {
     T lag = L > T(0) ? -psidot * L / den : T(0);
     if (!std::isfinite(lag)) lag = T(0);
     const T D = Dh + lag;
-    du = cu * std::cos(D) - cw * std::sin(D);
-    dw = cw * std::cos(D) + cu * std::sin(D);
+    T sd, cd;
+    sin_cos(D, sd, cd);
+    du = cu * cd - cw * sd;
+    dw = cw * cd + cu * sd;
   }
 
   template <class T>
@@ -447,7 +451,10 @@ struct JiaLaw {
     T hs = h;            // the step's length (in tau, or in sigma)
     bool stiff = false;  // the step is a stiff-slip (slaved) step
     JiaY<T> y1 = y;      // the step's end
-    int evs[2] = {0, 0}, nev = 0, q = 0;  // the events that can fire in the step, the one examined
+    // the events that can fire in the step (in this mode and phase), and the one examined
+    const int nev = S.mu > T(0) ? 2 : 1;
+    int q = 0;
+    auto event_q = [&](int k) { return k == 0 ? (phase == compression ? 0 : 1) : (stick ? 2 : 3); };
     T theta_best = T(2);                  // earliest event found, as a fraction of the step
     int ev_best = -1;
     T ra = T(0), rb = T(1), rga = T(0), rgb = T(0), rc = T(0);  // Illinois bracket [ra, rb], trial point rc
@@ -455,7 +462,7 @@ struct JiaLaw {
     // Examines events q, q+1, ... at the end of the step; true when an Illinois search starts.
     auto scan_events = [&]() -> bool {
       for (; q < nev; ++q) {
-        const int ev = evs[q];
+        const int ev = event_q(q);
         probe.seg(kSegEvent);
         const T g1 = event_fn(S, y1, ev, phase);
         if (!(g1 > T(0))) continue;
@@ -614,10 +621,6 @@ struct JiaLaw {
       if (stage == kStep) {
         y1 = ya;
         ++nsteps;
-        // which events can fire in this mode/phase
-        nev = 0;
-        evs[nev++] = phase == compression ? 0 : 1;
-        if (S.mu > T(0)) evs[nev++] = stick ? 2 : 3;
         theta_best = T(2);
         ev_best = -1;
         q = 0;
@@ -625,7 +628,7 @@ struct JiaLaw {
       } else {  // kRoot
         probe.seg(kSegRootCtl);
         probe.seg(kSegEvent);
-        const T gc = event_fn(S, ya, evs[q], phase);
+        const T gc = event_fn(S, ya, event_q(q), phase);
         if (gc > T(0)) {
           rb = rc;
           rgb = gc;
@@ -642,7 +645,7 @@ struct JiaLaw {
         if (!searching) {
           if (rb < theta_best) {
             theta_best = rb;
-            ev_best = evs[q];
+            ev_best = event_q(q);
           }
           ++q;
           searching = scan_events();
@@ -680,7 +683,13 @@ struct JiaLaw {
     probe.done();
     probe.seg(kSegFinish);
     r.steps = nsteps;
-    r.P = y.In * n + y.Iu * uh + y.Iw * wh;
+    {
+      // the frame again from p (the same values, bit for bit), rather than kept in registers
+      // across the loop
+      const PlaneFrame<T> fe = plane_frame(p);
+      const Vec3<T> ue = -fe.t;
+      r.P = y.In * p.n + y.Iu * ue + y.Iw * cross(p.n, ue);
+    }
     finish(p, r);
     return r;
   }

@@ -135,7 +135,7 @@ struct System {
   // |(lambda I + mu D)^-1 b| decreases strictly in lambda, from |tau|/mu > 1 at 0 to <= 1 at |b|
   // (the smallest eigenvalue of lambda I + mu D is >= lambda), so bisection brackets the unique
   // root. Returns false if b = 0 (no such direction).
-  IMPACT_HDI bool outgoing(T& s1, T& s2) const {
+  IMPACT_HD_RARE bool outgoing(T& s1, T& s2) const {
     const T bn = sqrt(b1 * b1 + b2 * b2);
     if (!(bn > T(0))) return false;
     auto solve = [&](T lam, T& x1, T& x2, T& det) {

@@ -1,0 +1,127 @@
+// Regime-key ordering of the integrators on the GPU (kernels/cuda, docs/bench.md "SIMT model"): the
+// keys themselves (every machine), and on a CUDA device that the sorted evaluation leaves every
+// output row byte-identical to the unsorted one, in the same row order, and that the sorted
+// reduction counts exactly what the unsorted one counts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "batch_buffers.hpp"
+#include "engine/registry.hpp"
+#include "impact/laws/jia.hpp"
+#include "impact/laws/stronge.hpp"
+#include "kernels/batch.hpp"
+#include "study/sample_spec.hpp"
+
+using namespace impact;
+using impact::testing::Buffers;
+using impact::testing::instances;
+
+static_assert(HasRegimeKey<JiaLaw>::value && HasRegimeKey<StrongeLaw>::value, "the integrators carry regime keys");
+
+namespace {
+
+ContactProblem<double> sphere_hit(double vt, double vz, double mu, double eta0, bool planar) {
+  ContactProblem<double> p = instances(1)[0];
+  p.W = Sym3<double>{1.0, 0.0, 0.0, 1.0, 0.0, 1.0};
+  if (!planar) p.W.xy = 0.3, p.W.yz = 0.2;  // couples w to u and to n
+  p.n = Vec3<double>{0, 0, 1};
+  p.v0 = Vec3<double>{vt, 0, -vz};
+  p.mu = mu;
+  p.e = 0.5;
+  p.eta0 = eta0;
+  return p;
+}
+
+}  // namespace
+
+TEST(RegimeKey, OrdersBySlipRatioAfterPlanarity) {
+  // jia: kappa = |v0_t| / (mu eta0^2 |v0_n|); below 1 the contact starts in stick (Proposition 1)
+  const auto key = [](double vt, double mu, bool planar) {
+    return JiaLaw::regime_key(sphere_hit(vt, 1.0, mu, 1.0, planar));
+  };
+  EXPECT_LT(key(0.5, 1.0, true), 1024u);   // planar, kappa 1/2
+  EXPECT_GE(key(0.5, 1.0, false), 1024u);  // 3D after every planar key
+  EXPECT_LT(key(0.5, 1.0, false) & 1023u, 512u);   // kappa < 1: initial stick
+  EXPECT_GE(key(2.0, 1.0, false) & 1023u, 512u);   // kappa > 1: initial slip
+  EXPECT_LT(key(0.2, 1.0, false), key(0.4, 1.0, false));  // one octave apart: 8 key steps
+  EXPECT_EQ(key(0.4, 1.0, false) - key(0.2, 1.0, false), 8u);
+  EXPECT_EQ(key(1.0, 0.0, false), 1024u + 1023u);  // mu = 0: the top
+  EXPECT_EQ(key(0.0, 1.0, false) & 1023u, 0u);      // normal incidence: the bottom
+  // stronge: |v0_t| / (mu |v0_n|), eta0 plays no part
+  EXPECT_EQ(StrongeLaw::regime_key(sphere_hit(0.5, 1.0, 1.0, 1.0, false)),
+            StrongeLaw::regime_key(sphere_hit(0.5, 1.0, 1.0, 3.0, false)));
+  // every key fits the bits the device sort uses
+  for (const ContactProblem<double>& p : instances(5000)) {
+    EXPECT_LT(JiaLaw::regime_key(p), 1u << kRegimeKeyBits);
+    EXPECT_LT(StrongeLaw::regime_key(p), 1u << kRegimeKeyBits);
+    EXPECT_EQ(JiaLaw::regime_key(p), JiaLaw::regime_key(p));
+  }
+}
+
+#ifdef IMPACT_WITH_CUDA
+#include "kernels/cuda/cuda.hpp"
+
+namespace {
+
+template <class Law, class T>
+void sorted_equals_unsorted() {
+  const auto ps = instances(20000);
+  Buffers<T> a(ps), b(ps);
+  LawOptions opt;
+  opt.steps = 120;
+  cuda::StreamOptions sorted, plain;
+  sorted.chunk_rows = plain.chunk_rows = 7000;  // three chunks and a short tail
+  plain.sort = false;
+  cuda::evaluate_streamed<Law, T>(a.bin, a.bout, opt, sorted);
+  cuda::evaluate_streamed<Law, T>(b.bin, b.bout, opt, plain);
+  const std::size_t n = ps.size();
+  for (int k = 0; k < kNumRealOutputs; ++k)
+    EXPECT_EQ(std::memcmp(a.bout.real[k], b.bout.real[k], n * sizeof(T)), 0) << Law::name << " column " << k;
+  EXPECT_EQ(std::memcmp(a.bout.modes, b.bout.modes, n * sizeof(std::uint32_t)), 0) << Law::name;
+  EXPECT_EQ(std::memcmp(a.bout.steps, b.bout.steps, n * sizeof(std::int32_t)), 0) << Law::name;
+  EXPECT_EQ(std::memcmp(a.bout.status, b.bout.status, n), 0) << Law::name;
+}
+
+template <class Law>
+void sorted_reduction_counts_the_same() {
+  const SampleSpec spec = study::default_spec(Scenario::contact);
+  LawOptions opt;
+  opt.steps = 60;
+  SummaryRanges rg;
+  const double lo[kNumQuantities] = {0, 0, 0, -1}, hi[kNumQuantities] = {5, 5, 5, 0};
+  for (int k = 0; k < kNumQuantities; ++k) rg.lo[k] = lo[k], rg.hi[k] = hi[k];
+  const std::uint64_t b = 1000, e = b + 300000;
+  const BatchSummary s = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, true);
+  const BatchSummary u = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, false);
+  for (int i = 0; i < static_cast<int>(Status::count_); ++i) EXPECT_EQ(s.status[i], u.status[i]) << Law::name;
+  for (int k = 0; k < kNumQuantities; ++k) {
+    for (int j = 0; j < Histogram::kBins + 2; ++j) EXPECT_EQ(s.h[k].count[j], u.h[k].count[j]) << Law::name;
+    EXPECT_EQ(s.q[k].n, u.q[k].n);
+    EXPECT_EQ(s.q[k].min, u.q[k].min);
+    EXPECT_EQ(s.q[k].max, u.q[k].max);
+    EXPECT_NEAR(s.q[k].mean, u.q[k].mean, 1e-12 * (1 + std::fabs(u.q[k].mean))) << Law::name << " " << k;
+    EXPECT_NEAR(s.q[k].variance(), u.q[k].variance(), 1e-10 * (1 + u.q[k].variance())) << Law::name << " " << k;
+  }
+}
+
+}  // namespace
+
+TEST(CudaOrder, SortedEvaluationLeavesEveryRowIdentical) {
+  std::string why;
+  if (!engine::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): sorted-vs-unsorted skipped";
+  sorted_equals_unsorted<JiaLaw, double>();
+  sorted_equals_unsorted<JiaLaw, float>();
+  sorted_equals_unsorted<StrongeLaw, double>();
+  sorted_equals_unsorted<StrongeLaw, float>();
+}
+
+TEST(CudaOrder, SortedReductionCountsTheSame) {
+  std::string why;
+  if (!engine::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): sorted reduction skipped";
+  sorted_reduction_counts_the_same<JiaLaw>();
+  sorted_reduction_counts_the_same<StrongeLaw>();
+}
+#endif
