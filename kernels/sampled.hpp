@@ -21,7 +21,7 @@
 namespace impact {
 
 // Adds one evaluated row to s: the same quantities and the same arithmetic as summarize_row()
-// followed by merge() (tests/physics/test_sampling.cpp checks bit equality).
+// followed by merge() (tests/kernels/test_sampled.cpp checks bit equality).
 template <class T>
 IMPACT_HDI void accumulate_row(BatchSummary& s, const ContactProblem<T>& p, const Result<T>& res) {
   ++s.status[static_cast<int>(res.status)];

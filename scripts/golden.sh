@@ -13,7 +13,7 @@
 # says why. metadata.json is compared without its volatile keys (dates, timings, host, revision, the
 # output folder).
 # The CUDA backend is not part of it: the device contracts a*b+c into FMAs, so its results agree
-# with the serial backend to rounding, not bit for bit (tests/kernels/test_cuda_backend.cpp).
+# with the serial backend to rounding, not bit for bit (tests/kernels/test_backend_cuda.cpp).
 set -euo pipefail
 mode=${1:?usage: golden.sh write|check|files IMPACT_BINARY [SUMS|DIR]}
 IMPACT=$(readlink -f "${2:?usage: golden.sh write|check|files IMPACT_BINARY [SUMS|DIR]}")

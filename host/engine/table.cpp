@@ -181,7 +181,11 @@ bool parse_modes(std::string_view t, std::uint32_t& bits, std::string& bad_word)
       bad_word = std::string(w);
       return false;
     }
-    m.push(md);
+    // the k-th word is the k-th mode, as modes_string() wrote it; not ModeSeq::push, which drops a
+    // repeat of the last mode (the 8th mode of a full sequence may repeat the 7th). Past 8 words: as
+    // push, the first 7 and the latest.
+    const int k = m.size() < 8 ? m.size() : 7;
+    m.bits = (m.bits & ~(0xFu << (4 * k))) | static_cast<std::uint32_t>(md) << (4 * k);
     a = b + 1;
   }
   bits = m.bits;

@@ -12,8 +12,8 @@
 //     compiled with -ffp-contract=off, see CMakeLists.txt);
 //   * log, exp and sin/cos are libm-free (CUDA's and glibc's differ in the last bits): ports of
 //     fdlibm's e_log.c, e_exp.c and FreeBSD's k_sin.c / k_cos.c kernels with the quarter-turn
-//     range reduction done exactly (tests/test_sampling.cpp measures them against std:: in long
-//     double: below 1 ulp).
+//     range reduction done exactly (tests/physics/test_sampling.cpp measures them against std:: in
+//     long double: below 1 ulp).
 // Everything is POD and IMPACT_HD; no Eigen, no libm.
 //
 // The fdlibm-derived parts carry Sun's notice:

@@ -44,7 +44,7 @@ void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& op
 // sort: a law with a regime key (HasRegimeKey: jia, stronge) has each chunk's rows ordered by key
 // on the device (CUB radix sort, stable) and evaluated in that order, so that a warp holds rows on
 // similar code paths; every row's result is written to its own place, so the outputs are those of
-// the unsorted evaluation, row for row (tests/test_cuda_backend.cpp compares the bytes).
+// the unsorted evaluation, row for row (tests/kernels/test_cuda_order.cpp compares the bytes).
 struct StreamOptions {
   std::size_t chunk_rows = 0;
   int streams = 3;

@@ -32,7 +32,7 @@ double rel(const Vec3<double>& a, const Vec3<double>& b) { return norm(a - b) / 
 TEST(RefJia, BallSection81) {
   // e = 0.5: slip -> stick at I_z = 0.625 (exact, v_x = -2.125), end of compression at 5,
   // stick -> slip at 7.36558, end at 7.5; V_x = 0.544090, w_y = -1.860225 (values pinned in
-  // tests/test_jia.cpp; NOTES.md explains why the paper's e = 0.5 outcome is not reproduced)
+  // tests/physics/test_jia.cpp; NOTES.md explains why the paper's e = 0.5 outcome is not reproduced)
   std::vector<ref::JiaEvent> ev;
   const Result<double> r = ref::jia(ball(0.5), ref::Options(), &ev);
   ASSERT_EQ(r.status, Status::ok);

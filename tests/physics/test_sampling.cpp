@@ -1,27 +1,17 @@
-// On-device sampling (include/impact/sampling.hpp, kernels/sampled.hpp): accuracy of the libm-free
-// log/exp/sincos, the marginals of every Dist (Kolmogorov-Smirnov, chi-square, fixed seeds), the
-// scenarios' instances, slot independence, the sampled reduction (shards, OMP vs serial, against
-// the stored-input reduction of materialized samples), the study parser, and flat memory.
+// On-device sampling (include/impact/sampling.hpp): accuracy of the libm-free log/exp/sincos, the
+// marginals of every Dist (Kolmogorov-Smirnov, chi-square, fixed seeds), the scenarios' instances and
+// slot independence. The sampled reduction is tested in tests/kernels/test_sampled.cpp, the study
+// parser in tests/study/test_sample_spec.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "impact/laws/chatterjee_ruina.hpp"
-#include "impact/laws/jia.hpp"
-#include "impact/laws/stronge.hpp"
 #include "impact/sampling.hpp"
-#include "kernels/omp/omp.hpp"
-#include "kernels/serial/serial.hpp"
-#include "kernels/sampled.hpp"
 #include "study/sample_spec.hpp"
 
 using namespace impact;
@@ -62,26 +52,6 @@ std::vector<double> draws(const Dist& d, std::uint64_t seed, std::uint32_t strea
   const Philox rng{seed};
   for (std::size_t i = 0; i < n; ++i) x[i] = sample(d, rng, i, stream);
   return x;
-}
-
-SummaryRanges test_ranges() {
-  SummaryRanges r;
-  const double lo[kNumQuantities] = {0, 0, 0, -1}, hi[kNumQuantities] = {6, 4, 5, 0.2};
-  for (int k = 0; k < kNumQuantities; ++k) r.lo[k] = lo[k], r.hi[k] = hi[k];
-  return r;
-}
-
-// counts (status, histograms) exactly; moments to `rel`
-void expect_summaries_equal(const BatchSummary& a, const BatchSummary& b, double rel, const char* what) {
-  for (int s = 0; s < static_cast<int>(Status::count_); ++s) EXPECT_EQ(a.status[s], b.status[s]) << what << " status " << s;
-  for (int k = 0; k < kNumQuantities; ++k) {
-    EXPECT_EQ(a.q[k].n, b.q[k].n) << what;
-    EXPECT_NEAR(a.q[k].mean, b.q[k].mean, rel * (std::fabs(b.q[k].mean) + 1e-300)) << what << " quantity " << k;
-    EXPECT_NEAR(a.q[k].variance(), b.q[k].variance(), rel * b.q[k].variance()) << what << " quantity " << k;
-    EXPECT_EQ(a.q[k].min, b.q[k].min) << what;
-    EXPECT_EQ(a.q[k].max, b.q[k].max) << what;
-    for (int i = 0; i < Histogram::kBins + 2; ++i) EXPECT_EQ(a.h[k].count[i], b.h[k].count[i]) << what << " bin " << i;
-  }
 }
 
 }  // namespace
@@ -360,157 +330,3 @@ TEST(SamplingScenario, SlotsAreIndependentStreams) {
   EXPECT_NE(make_instance<double>(a, 8, 1).mu, make_instance<double>(a, 8, 2).mu);
   EXPECT_NE(make_instance<double>(a, 8, 1).mu, make_instance<double>(a, 9, 1).mu);
 }
-
-// ---- reduction ----------------------------------------------------------------------------------
-
-TEST(SampledReduction, AccumulateRowIsSummarizeRowMerged) {
-  const SampleSpec spec = study::default_spec(Scenario::contact);
-  const SummaryRanges rg = test_ranges();
-  BatchSummary a = summary_identity(rg), b = summary_identity(rg);
-  LawOptions opt;
-  for (std::uint64_t i = 0; i < 5000; ++i) {
-    const ContactProblem<double> p = make_instance<double>(spec, 4, i);
-    const Result<double> r = ChatterjeeRuinaLaw::eval<double>(p, opt);
-    accumulate_row(a, p, r);
-    b = merge(b, summarize_row(p, r, rg));
-  }
-  EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0);
-  EXPECT_GT(a.status[0], 4000u);
-}
-
-TEST(SampledReduction, SampledEqualsMaterializedInstances) {
-  for (Scenario sc : {Scenario::contact, Scenario::ball}) {
-    const SampleSpec spec = study::default_spec(sc);
-    const std::uint64_t begin = 1000000007ull;
-    const std::size_t m = 3000;
-    std::vector<double> col[kNumInputs];
-    double* cols[kNumInputs];
-    std::vector<float> fcol[kNumInputs];
-    float* fcols[kNumInputs];
-    for (int k = 0; k < kNumInputs; ++k)
-      col[k].resize(m), cols[k] = col[k].data(), fcol[k].resize(m), fcols[k] = fcol[k].data();
-    materialize<double>(spec, 21, begin, m, cols);
-    materialize<float>(spec, 21, begin, m, fcols);
-    const BatchIn<double> in = batch_in_of<double>(cols, m);
-    const BatchIn<float> fin = batch_in_of<float>(fcols, m);
-    for (std::size_t i = 0; i < m; ++i) {
-      const ContactProblem<double> a = load_instance(in, i), b = make_instance<double>(spec, 21, begin + i);
-      ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << i;
-      const ContactProblem<float> fa = load_instance(fin, i), fb = make_instance<float>(spec, 21, begin + i);
-      ASSERT_EQ(std::memcmp(&fa, &fb, sizeof fa), 0) << i;
-      EXPECT_EQ(fa.W.xy, static_cast<float>(a.W.xy));
-    }
-    // the stored-input reduction of the materialized rows equals the sampled reduction, bit for bit
-    // (the same merges in the same order)
-    const SummaryRanges rg = test_ranges();
-    LawOptions opt;
-    opt.steps = 60;
-    const BatchSummary stored = serial::reduce<JiaLaw, double>(in, opt, rg);
-    const BatchSummary sampled = serial::reduce_sampled<JiaLaw, double>(spec, 21, begin, begin + m, opt, rg);
-    EXPECT_EQ(std::memcmp(&stored, &sampled, sizeof stored), 0);
-    EXPECT_GT(sampled.status[0], m / 2);
-  }
-}
-
-template <class Law>
-void check_shards_and_omp(std::uint64_t n, int steps) {
-  const SampleSpec spec = study::default_spec(Scenario::contact);
-  const SummaryRanges rg = test_ranges();
-  LawOptions opt;
-  opt.steps = steps;
-  const std::uint64_t b = 5000;
-  const BatchSummary whole = serial::reduce_sampled<Law, double>(spec, 77, b, b + n, opt, rg);
-  const BatchSummary halves = merge(serial::reduce_sampled<Law, double>(spec, 77, b, b + n / 2, opt, rg),
-                                    serial::reduce_sampled<Law, double>(spec, 77, b + n / 2, b + n, opt, rg));
-  expect_summaries_equal(halves, whole, 1e-12, "serial halves");
-  const BatchSummary omp = omp::reduce_sampled<Law, double>(spec, 77, b, b + n, opt, rg);
-  expect_summaries_equal(omp, whole, 1e-12, "omp vs serial");
-  const BatchSummary omp_halves = merge(omp::reduce_sampled<Law, double>(spec, 77, b, b + n / 3, opt, rg),
-                                        omp::reduce_sampled<Law, double>(spec, 77, b + n / 3, b + n, opt, rg));
-  expect_summaries_equal(omp_halves, whole, 1e-12, "omp shards");
-  // float on OMP equals float serially (the same float evaluation per row)
-  expect_summaries_equal(omp::reduce_sampled<Law, float>(spec, 77, b, b + n / 4, opt, rg),
-                         serial::reduce_sampled<Law, float>(spec, 77, b, b + n / 4, opt, rg), 1e-12, "float omp");
-  EXPECT_GT(whole.status[0], n / 2);
-  std::uint64_t total = 0;
-  for (int s = 0; s < static_cast<int>(Status::count_); ++s) total += whole.status[s];
-  EXPECT_EQ(total, n);
-  // the test can fail: a shifted shard does not match
-  const BatchSummary shifted = serial::reduce_sampled<Law, double>(spec, 77, b + 1, b + n + 1, opt, rg);
-  EXPECT_NE(shifted.q[kPn].mean, whole.q[kPn].mean);
-}
-
-TEST(SampledReduction, ShardsMergeToWholeAndOmpEqualsSerialChatterjeeRuina) {
-  check_shards_and_omp<ChatterjeeRuinaLaw>(200000, 250);
-}
-TEST(SampledReduction, ShardsMergeToWholeAndOmpEqualsSerialJia) { check_shards_and_omp<JiaLaw>(6000, 50); }
-TEST(SampledReduction, ShardsMergeToWholeAndOmpEqualsSerialStronge) { check_shards_and_omp<StrongeLaw>(6000, 50); }
-
-// ---- the study parser -------------------------------------------------------------------------------
-
-TEST(SampleSpecParse, DistsKeysAndErrors) {
-  using study::parse_dist;
-  const Dist u = parse_dist("mu", "uniform:0:1.5");
-  EXPECT_EQ(u.kind, DistKind::uniform);
-  EXPECT_EQ(u.b, 1.5);
-  EXPECT_EQ(parse_dist("e", "0.5").kind, DistKind::fixed);
-  EXPECT_EQ(parse_dist("e", "fixed:0.5").a, 0.5);
-  const Dist t = parse_dist("vn", "truncnormal:1:0.5:0:inf");
-  EXPECT_EQ(t.hi, INFINITY);
-  EXPECT_EQ(study::dist_string(t), "truncnormal:1:0.5:0:inf");
-  EXPECT_EQ(study::dist_string(parse_dist("vn", "lognormal:0:0.5")), "lognormal:0:0.5");
-  auto message = [](auto f) {
-    try {
-      f();
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_NE(message([] { parse_dist("mu", "gauss:0:1"); }).find("mu=gauss:0:1: unknown distribution 'gauss'"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("mu", "uniform:0"); }).find("'uniform' takes 2 parameter(s)"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("mu", "uniform:2:1"); }).find("--set mu=uniform:2:1: uniform:A:B needs A <= B"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("e", "normal:0:x"); }).find("parameter 2 ('x') is not a number"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("e", "normal:0:-1"); }).find("needs SD >= 0"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("e", "truncnormal:0:1:2:1"); }).find("needs LO < HI"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("e", "uniform:0:inf"); }).find("must be finite"), std::string::npos);
-  SampleSpec spec = study::default_spec(Scenario::contact);
-  EXPECT_NE(message([&] { study::apply_setting(spec, "mass=1"); }).find("unknown key 'mass' for scenario contact (known: w1"), std::string::npos);
-  EXPECT_NE(message([&] { study::apply_setting(spec, "mu"); }).find("expected KEY=DIST"), std::string::npos);
-  EXPECT_NE(message([&] { study::apply_setting(spec, "rotation=maybe"); }).find("rotation must be"), std::string::npos);
-  EXPECT_NE(message([] { study::parse_scenario("pencil"); }).find("unknown scenario 'pencil'"), std::string::npos);
-  SampleSpec ball = study::default_spec(Scenario::ball);
-  study::apply_setting(ball, "V0x=normal:-2:0.1");
-  EXPECT_EQ(ball.slot[kSlotV0x].a, -2.0);
-  EXPECT_EQ(study::describe(ball).size(), study::spec_keys(Scenario::ball).size());
-}
-
-// ---- flat memory -------------------------------------------------------------------------------------
-
-#ifdef IMPACT_BINARY
-namespace {
-long reduce_peak_rss_kb(std::uint64_t n) {
-  const std::string json = std::string(::testing::TempDir()) + "impact_reduce_rss_" + std::to_string(n) + ".json";
-  const std::string cmd = std::string(IMPACT_BINARY) + " reduce --law chatterjee-ruina --backend omp -q --n " +
-                          std::to_string(n) + " --out " + json;
-  if (std::system(cmd.c_str()) != 0) return -1;
-  std::ifstream f(json);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const std::string s = ss.str();
-  const std::size_t p = s.find("\"peak_rss_kb\": ");
-  std::remove(json.c_str());
-  return p == std::string::npos ? -1 : std::atol(s.c_str() + p + 15);
-}
-}  // namespace
-
-TEST(SampledReduction, PeakMemoryFlatInInstanceCount) {
-  // two processes of `impact reduce` (chatterjee-ruina, OMP): 10^5 and 2 10^6 instances; stored
-  // inputs alone would be 16 columns x 8 bytes x 1.9 10^6 = 243 MB more
-  const long small = reduce_peak_rss_kb(100000), large = reduce_peak_rss_kb(2000000);
-  ASSERT_GT(small, 0);
-  ASSERT_GT(large, 0);
-  std::printf("peak RSS: N = 1e5: %.1f MB, N = 2e6: %.1f MB\n", small / 1024.0, large / 1024.0);
-  EXPECT_LT(large - small, 4 * 1024);
-}
-#endif

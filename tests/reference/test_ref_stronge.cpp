@@ -442,7 +442,7 @@ TEST(RefStronge, EnergyNeverIncreases) {
   EXPECT_GE(ok, 1900);
 }
 
-// (4) Hand-worked values (tests/test_morgan.cpp) and a 3D closed form.
+// (4) Hand-worked values (tests/physics/test_morgan.cpp) and a 3D closed form.
 namespace {
 Problem embed_planar(const Matrix3d& R, const Matrix2d& B, double wss, double vn, double vt, double mu,
                      double e) {
