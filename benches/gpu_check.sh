@@ -1,0 +1,685 @@
+#!/usr/bin/env bash
+# One command that checks and measures the GPU path on a machine with an NVIDIA GPU and writes one
+# markdown report (docs/bench.md, "GPU check: benches/gpu_check.sh").
+#
+# Usage: bash benches/gpu_check.sh [--build DIR] [--out REPORT.md] [--quick] [--dry-run]
+#                                  [--only 1,2,...] [--skip 4,7]
+#   --build DIR    the CUDA build (default: build). When DIR/impact is missing it is configured and
+#                  built: cmake -S . -B DIR -DCMAKE_BUILD_TYPE=Release -DIMPACT_CUDA=ON && cmake --build DIR -j
+#   --out REPORT   the report (default: gpu_check.md); every raw log goes to the folder next to it
+#                  named after it without .md (default: gpu_check/)
+#   --quick        smaller throughput runs (jia n = 1e6, chatterjee-ruina n = 1e8), the double
+#                  kernels only under ncu, and the bench matrix at 250 steps, --min-time 0.2 --reps 3
+#   --dry-run      print every command it would run, run none (works without a GPU)
+#   --only, --skip run only / skip these steps (numbers below; step 1 always runs), e.g. to split the
+#                  work over several calls of a machine that limits one command's time
+# Steps: 1 device facts (nvidia-smi), 2 CUDA tests (impact_tests Cuda*, the whole ctest),
+#   3 compute-sanitizer (memcheck on eval and reduce, racecheck on reduce), 4 Nsight Compute on every
+#   law's sampled_reduce_kernel, 5 throughput of `impact reduce` against the 573a81e baseline and the
+#   goals, 6 the SIMT model (CPU prediction), 7 the `impact bench` matrix, 8 ptxas registers/spills
+#   (scripts/kernel_resources.py).
+# Every step runs under `timeout`, its exit status and seconds recorded; a failing step does not stop
+# the others. Exit status: 0 when every check passed, 1 when a check failed (measurements that fail
+# are reported but do not change it), 2 usage error, 77 no usable GPU here (nvidia-smi fails or
+# `impact` finds no CUDA device).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CMDLINE="bash benches/gpu_check.sh"
+for a in "$@"; do CMDLINE+=" $(printf '%q' "$a")"; done
+
+BUILD=build
+REPORT=gpu_check.md
+QUICK=0
+DRY=0
+ONLY=""
+SKIP=""
+usage() { sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build) [ $# -ge 2 ] || { echo "gpu_check: --build needs a folder" >&2; exit 2; }; BUILD=$2; shift 2 ;;
+    --build=*) BUILD=${1#*=}; shift ;;
+    --out) [ $# -ge 2 ] || { echo "gpu_check: --out needs a file" >&2; exit 2; }; REPORT=$2; shift 2 ;;
+    --out=*) REPORT=${1#*=}; shift ;;
+    --quick) QUICK=1; shift ;;
+    --dry-run) DRY=1; shift ;;
+    --only) [ $# -ge 2 ] || { echo "gpu_check: --only needs a list" >&2; exit 2; }; ONLY=$2; shift 2 ;;
+    --skip) [ $# -ge 2 ] || { echo "gpu_check: --skip needs a list" >&2; exit 2; }; SKIP=$2; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "gpu_check: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
+BUILD=$(abspath "$BUILD")
+REPORT=$(abspath "$REPORT")
+LOGDIR=${REPORT%.md}
+[ "$LOGDIR" != "$REPORT" ] || LOGDIR=$REPORT.logs
+IMPACT=$BUILD/impact
+PY=python3  # the one on PATH (on the GPU machine it has NumPy; /usr/bin/python3 may not)
+
+STEP_TITLES=("" "device facts" "CUDA tests" "compute-sanitizer" "Nsight Compute" "throughput" "SIMT model"
+             "bench matrix" "ptxas resources")
+want() {  # want STEP_NUMBER: is this step selected? (a step left out gets a SKIP row in the summary)
+  local n=$1
+  [ "$n" = 1 ] && return 0
+  if { [ -n "$ONLY" ] && [[ ",$ONLY," != *",$n,"* ]]; } || { [ -n "$SKIP" ] && [[ ",$SKIP," == *",$n,"* ]]; }; then
+    skip_step "$n. ${STEP_TITLES[n]}" - "not selected (--only/--skip)"
+    return 1
+  fi
+  return 0
+}
+
+now() { date +%s.%N; }
+secs_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+quote() {  # the arguments as a shell would read them back (plain words unquoted)
+  local s="" a
+  for a in "$@"; do
+    if [[ $a =~ ^[A-Za-z0-9_./:=,+@%-]+$ ]]; then s+="$a "; else s+="$(printf '%q' "$a") "; fi
+  done
+  printf '%s' "${s% }"
+}
+say() { echo "gpu_check: $*" >&2; }
+
+# ---- steps: run, time, bound, record ------------------------------------------------------------
+declare -a S_NAME=() S_KIND=() S_STATUS=() S_SECS=() S_NOTE=()
+declare -A S_IDX=()
+LAST_RC=0
+LAST_LOG=""
+
+record() {  # record NAME KIND STATUS SECS NOTE
+  local i=${#S_NAME[@]}
+  S_NAME+=("$1"); S_KIND+=("$2"); S_STATUS+=("$3"); S_SECS+=("$4"); S_NOTE+=("$5")
+  S_IDX[$1]=$i
+}
+set_status() {  # set_status NAME STATUS [NOTE]
+  local i=${S_IDX[$1]:-}
+  [ -n "$i" ] || return 0
+  S_STATUS[i]=$2
+  [ $# -lt 3 ] || S_NOTE[i]=$3
+}
+status_of() { local i=${S_IDX[$1]:-}; [ -n "$i" ] && printf '%s' "${S_STATUS[i]}"; }
+
+# step NAME KIND TIMEOUT [--stdout FILE] -- COMMAND...
+#   KIND: check (a failure makes the exit status 1) or measure. The command's stdout and stderr go to
+#   LOGDIR/NAME.log (stdout to FILE with --stdout). Sets LAST_RC and LAST_LOG; returns the exit status.
+step() {
+  local name=$1 kind=$2 tmo=$3 out=""
+  shift 3
+  if [ "${1:-}" = --stdout ]; then out=$2; shift 2; fi
+  [ "${1:-}" = -- ] && shift
+  LAST_LOG=$LOGDIR/$name.log
+  if [ $DRY = 1 ]; then
+    printf '[%s] timeout -k 30 %s %s' "$name" "$tmo" "$(quote "$@")"
+    if [ -n "$out" ]; then printf ' > %s 2> %s\n' "$(quote "$out")" "$(quote "$LAST_LOG")"; else printf ' > %s 2>&1\n' "$(quote "$LAST_LOG")"; fi
+    LAST_RC=0
+    return 0
+  fi
+  say "[$name] $(quote "$@")"
+  printf '$ %s\n' "$(quote "$@")" > "$LAST_LOG"
+  local t0 rc
+  t0=$(now)
+  if [ -n "$out" ]; then
+    timeout -k 30 "$tmo" "$@" > "$out" 2>> "$LAST_LOG"
+  else
+    timeout -k 30 "$tmo" "$@" >> "$LAST_LOG" 2>&1
+  fi
+  rc=$?
+  local secs status note=""
+  secs=$(secs_since "$t0")
+  printf '# exit %s after %s s\n' "$rc" "$secs" >> "$LAST_LOG"
+  if [ $rc = 0 ]; then
+    status=PASS
+  elif [ $rc = 124 ] || [ $rc = 137 ]; then
+    status=TIMEOUT; note="over ${tmo} s"
+  else
+    status=FAIL; note="exit $rc"
+  fi
+  record "$name" "$kind" "$status" "$secs" "$note"
+  say "[$name] $status ($secs s)"
+  LAST_RC=$rc
+  return $rc
+}
+
+skip_step() {  # skip_step NAME KIND WHY
+  if [ $DRY = 1 ]; then printf '[%s] skipped: %s\n' "$1" "$3"; return; fi
+  record "$1" "$2" SKIP 0 "$3"
+}
+
+# ---- report -----------------------------------------------------------------------------------------
+BODY=""
+add() { BODY+="$*"$'\n'; }
+addfile() {  # addfile FILE [MAXLINES]: the file's text into the report
+  local f=$1 max=${2:-400}
+  if [ -s "$f" ]; then
+    BODY+="$(head -n "$max" "$f")"$'\n'
+    local n
+    n=$(wc -l < "$f")
+    [ "$n" -le "$max" ] || BODY+=$'\n'"($n lines; the rest in \`$(basename "$LOGDIR")/$(basename "$f")\`)"$'\n'
+  else
+    BODY+="(no output: see \`$(basename "$LOGDIR")/$(basename "$f")\`)"$'\n'
+  fi
+}
+DEVICE_NAME="(unknown)"
+REV=""
+STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+COMPLETE=0
+
+write_report() {
+  [ $DRY = 1 ] && return 0
+  local tmp=$REPORT.tmp i
+  {
+    echo "# GPU check: impactbatch"
+    echo
+    echo "| | |"
+    echo "| --- | --- |"
+    echo "| date (UTC) | $STARTED |"
+    echo "| revision | $REV |"
+    echo "| device | $DEVICE_NAME |"
+    echo "| build | \`$BUILD\` |"
+    echo "| command | \`$CMDLINE\` |"
+    echo "| mode | $([ $QUICK = 1 ] && echo quick || echo full) |"
+    echo "| raw logs | \`$(basename "$LOGDIR")/\` |"
+    echo
+    [ $COMPLETE = 1 ] || { echo "**Incomplete: the script was still running (or was stopped) when this was written.**"; echo; }
+    printf '%s' "$BODY"
+    echo "## Summary"
+    echo
+    echo "| step | kind | status | seconds | note |"
+    echo "| --- | --- | --- | ---: | --- |"
+    for i in "${!S_NAME[@]}"; do
+      echo "| ${S_NAME[i]} | ${S_KIND[i]} | ${S_STATUS[i]} | ${S_SECS[i]} | ${S_NOTE[i]} |"
+    done
+    echo
+    if [ $COMPLETE = 1 ]; then
+      echo "Checks failed: $FAILED_CHECKS. Exit status $EXIT_STATUS."
+    fi
+  } > "$tmp" && mv "$tmp" "$REPORT"
+}
+
+# ---- python helpers (JSON, ncu CSV) -------------------------------------------------------------
+PYHELP=$LOGDIR/.gpu_check_helper.py
+write_helper() {
+  cat > "$PYHELP" << 'PYEOF'
+import csv, json, math, re, sys
+
+
+def num(s):
+    if s is None:
+        return None
+    s = str(s).strip().replace(",", "")
+    try:
+        v = float(s)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+def rate(path):
+    d = json.load(open(path))
+    v = d.get("instances_per_second")
+    print("%.6g" % v if isinstance(v, (int, float)) else "")
+
+
+def ncu_csv(path):
+    """{metric: value} of the first kernel row of `ncu --page raw --csv --print-units base`."""
+    try:
+        lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
+    except OSError:
+        return {}
+    start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
+    if start is None:
+        return {}
+    rows = list(csv.reader(lines[start:]))
+    head = rows[0]
+    for r in rows[1:]:
+        if r and r[0].strip().isdigit():
+            return dict(zip(head, r))
+    return {}
+
+
+def ncu_text(path):
+    try:
+        t = open(path, encoding="utf-8", errors="replace").read()
+    except OSError:
+        return {}, ""
+    vals = {}
+    for key in ("Registers Per Thread", "Theoretical Occupancy", "Achieved Occupancy", "Avg. Active Threads Per Warp",
+                "Executed Ipc Active", "Local Memory Spilling Requests", "Warp Cycles Per Issued Instruction"):
+        m = re.search(r"^\s*" + re.escape(key) + r"\s+(?:\S+\s+)??([-\d.,]+)\s*$", t, re.M)
+        if m:
+            vals[key] = num(m.group(1))
+    flat = re.sub(r"\s+", " ", t)
+    best = None
+    for m in re.finditer(r"spends ([\d.]+) cycles being stalled ([^.]+)\..*?This stall type represents about ([\d.]+)% of "
+                         r"the total average of ([\d.]+) cycles", flat):
+        if best is None or float(m.group(3)) > best[2]:
+            best = (m.group(2), float(m.group(1)), float(m.group(3)), float(m.group(4)))
+    stall = ""
+    if best:
+        stall = "%s: %.1f of %.1f cycles (%.0f%%) [text]" % (best[0][:100], best[1], best[3], best[2])
+    return vals, stall
+
+
+STALL_NOTES = {"no_instruction": "i-fetch / i-cache", "long_scoreboard": "L1TEX/local/global dependency",
+               "short_scoreboard": "MIO/shared dependency", "wait": "fixed-latency dependency",
+               "math_pipe_throttle": "math pipe busy", "branch_resolving": "branch resolution",
+               "barrier": "__syncthreads", "lg_throttle": "local/global queue", "mio_throttle": "MIO queue",
+               "not_selected": "eligible, not selected", "dispatch_stall": "dispatch", "membar": "memory barrier"}
+
+
+def top_stall(m):
+    for pat in (r"^smsp__average_warps_issue_stalled_(.+)_per_issue_active\.ratio$",
+                r"^smsp__average_warp_latency_issue_stalled_(.+)\.ratio$",
+                r"^smsp__pcsamp_warps_issue_stalled_(.+)$"):
+        st = {}
+        for k, v in m.items():
+            g = re.match(pat, k)
+            if not g or g.group(1).endswith("not_issued") or g.group(1) == "selected":
+                continue
+            x = num(v)
+            if x is not None:
+                st[g.group(1)] = x
+        if st:
+            total = num(m.get("smsp__average_warp_latency_per_inst_issued.ratio")) or \
+                    num(m.get("smsp__average_warps_issue_stalled_selected_per_issue_active.ratio") or 0) + sum(st.values())
+            r = max(st, key=st.get)
+            note = STALL_NOTES.get(r, "")
+            share = 100 * st[r] / total if total else float("nan")
+            if "pcsamp" in pat:
+                return "%s%s: %.0f%% of samples" % (r, " (" + note + ")" if note else "", share)
+            return "%s%s: %.1f of %.1f cycles (%.0f%%)" % (r, " (" + note + ")" if note else "", st[r], total, share)
+    return ""
+
+
+def ncu_row(label, csv_path, txt_path):
+    m = ncu_csv(csv_path)
+    tv, tstall = ncu_text(txt_path)
+
+    def pick(metric, text_key):
+        v = num(m.get(metric))
+        return v if v is not None else tv.get(text_key)
+
+    regs = pick("launch__registers_per_thread", "Registers Per Thread")
+    th = pick("sm__maximum_warps_per_active_cycle_pct", "Theoretical Occupancy")
+    ach = pick("sm__warps_active.avg.pct_of_peak_sustained_active", "Achieved Occupancy")
+    thr = pick("smsp__thread_inst_executed_per_inst_executed.ratio", "Avg. Active Threads Per Warp")
+    ipc = pick("sm__inst_executed.avg.per_cycle_active", "Executed Ipc Active")
+    ld = num(m.get("l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum"))
+    st = num(m.get("l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"))
+    spill_req = tv.get("Local Memory Spilling Requests")
+    stall = top_stall(m) or tstall or "-"
+
+    def f(v, fmt):
+        return "-" if v is None else fmt % v
+
+    local = "%s / %s" % (f(ld, "%.4g"), f(st, "%.4g")) if (ld is not None or st is not None) else "-"
+    if spill_req is not None:
+        local += " (spilling requests %.4g)" % spill_req
+    print("| %s | %s | %s / %s | %s | %s | %s | %s |" % (
+        label, f(regs, "%.0f"), f(th, "%.1f%%"), f(ach, "%.1f%%"), f(thr, "%.2f"), f(ipc, "%.2f"), local, stall))
+    return 0 if m or tv else 1
+
+
+def throughput_row(label, path, base, goal):
+    try:
+        d = json.load(open(path))
+        v = d.get("instances_per_second")
+        n = d.get("n")
+    except (OSError, ValueError):
+        v, n = None, None
+    base = num(base)
+    goal = num(goal)
+    ratio = "%.2f" % (v / base) if v and base else "-"
+    g = "-"
+    if goal:
+        g = "%.3g: %s (%.2f of it)" % (goal, "met" if v and v >= goal else "not met", (v or 0) / goal)
+    print("| %s | %s | %s | %s | %s | %s |" % (label, "%.3g" % n if n else "-", "%.3g" % v if v else "-",
+                                               "%.3g" % base if base else "-", ratio, g))
+    return 0 if v else 1
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1]
+    if cmd == "rate":
+        rate(sys.argv[2])
+    elif cmd == "ncu-row":
+        sys.exit(ncu_row(*sys.argv[2:5]))
+    elif cmd == "throughput-row":
+        sys.exit(throughput_row(*sys.argv[2:6]))
+PYEOF
+}
+
+# ---- 0. preconditions: a GPU, a build with CUDA -------------------------------------------------
+if [ $DRY = 1 ]; then
+  echo "# gpu_check dry run: the commands it would run (none is run). Report: $REPORT, raw logs: $LOGDIR/"
+  echo "[precheck] nvidia-smi -L   (fails: exit 77)"
+fi
+if [ $DRY = 0 ]; then
+  if ! command -v nvidia-smi > /dev/null 2>&1 || ! nvidia-smi -L > /dev/null 2>&1; then
+    say "no usable NVIDIA GPU here: nvidia-smi $(command -v nvidia-smi > /dev/null 2>&1 && echo "-L failed" || echo "is not on PATH"). Run this on a machine with an NVIDIA GPU (or use --dry-run to see the commands)."
+    exit 77
+  fi
+  [ -d "$LOGDIR" ] && LOGDIR_EXISTED=1 || LOGDIR_EXISTED=0
+  mkdir -p "$LOGDIR" || { say "cannot create $LOGDIR"; exit 1; }
+  write_helper
+fi
+early_exit() {  # early_exit STATUS: leave no empty log folder behind
+  rm -f "$PYHELP"
+  [ "${LOGDIR_EXISTED:-1}" = 1 ] || rmdir "$LOGDIR" 2> /dev/null
+  exit "$1"
+}
+
+if [ ! -x "$IMPACT" ]; then
+  if [ $DRY = 1 ]; then echo "# $IMPACT is missing: it would be built"; else say "$IMPACT is missing: configuring and building $BUILD"; fi
+  step build_configure check 1800 -- cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DIMPACT_CUDA=ON &&
+    step build check 3600 -- cmake --build "$BUILD" -j
+  if [ $DRY = 0 ] && [ ! -x "$IMPACT" ]; then
+    say "the build failed (logs: $LOGDIR/build_configure.log, $LOGDIR/build.log)"
+    early_exit 1
+  fi
+elif [ $DRY = 1 ]; then
+  echo "# $IMPACT exists: no build"
+fi
+
+if [ $DRY = 1 ]; then
+  echo "[precheck] $(quote "$IMPACT" reduce --law newton --n 1 --backend cuda -q --out /dev/null)   (no CUDA device: exit 77)"
+else
+  why=$("$IMPACT" reduce --law newton --n 1 --backend cuda -q --out /dev/null 2>&1)
+  rc=$?
+  if [ $rc != 0 ]; then
+    if [[ $why == *"no CUDA backend"* ]]; then
+      say "$IMPACT was built without CUDA ($why). Rebuild it with -DIMPACT_CUDA=ON, or pass --build with a CUDA build."
+      early_exit 1
+    fi
+    say "impact finds no usable CUDA device: $why"
+    early_exit 77
+  fi
+fi
+
+REV=$(git -C "$ROOT" rev-parse --short HEAD 2> /dev/null || true)
+VERSION=$("$IMPACT" --version 2> /dev/null | head -n 1 || true)
+if [ -n "$REV" ]; then REV="$REV (impact --version: ${VERSION:-?})"; else REV="impact --version: ${VERSION:-?} (no git here)"; fi
+CSV_JIA=$LOGDIR/cases_jia_2000.csv
+
+# ---- 1. device facts ------------------------------------------------------------------------------
+add "## 1. Device"
+add
+if step device_query measure 60 --stdout "$LOGDIR/device_query.csv" -- \
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; then
+  if [ $DRY = 0 ]; then
+    IFS=, read -r g_name g_driver g_mem < <(head -n 1 "$LOGDIR/device_query.csv")
+    DEVICE_NAME="${g_name# } (driver ${g_driver# }, ${g_mem# })"
+    ngpu=$(wc -l < "$LOGDIR/device_query.csv")
+    add "| GPU | driver | memory |"
+    add "| --- | --- | --- |"
+    while IFS=, read -r a b c; do add "| ${a# } | ${b# } | ${c# } |"; done < "$LOGDIR/device_query.csv"
+    add
+    [ "$ngpu" -le 1 ] || add "$ngpu GPUs; the runs below use the default device (0)."
+  fi
+fi
+step device_smi measure 60 -- nvidia-smi
+tools_log=$LOGDIR/tools.txt
+if [ $DRY = 1 ]; then
+  echo "[tools] nvcc --version; ncu --version; compute-sanitizer --version; cmake --version; python3 --version > $tools_log"
+else
+  {
+    for t in nvcc ncu compute-sanitizer cmake; do
+      printf '%s: ' "$t"
+      if command -v "$t" > /dev/null 2>&1; then
+        v=$("$t" --version 2>&1 | grep -iE 'release|version' | head -n 1)
+        echo "${v:-(no version line)}"
+      else
+        echo "not on PATH"
+      fi
+    done
+    printf 'python3: %s (%s)\n' "$($PY --version 2>&1)" "$(command -v $PY)"
+    printf 'impact: %s\n' "$VERSION"
+  } > "$tools_log"
+  add '```'
+  addfile "$tools_log" 20
+  add '```'
+  add
+fi
+write_report
+
+# ---- 2. CUDA tests ----------------------------------------------------------------------------------
+if want 2; then
+  add "## 2. CUDA tests"
+  add
+  if [ $DRY = 0 ] && [ ! -x "$BUILD/impact_tests" ]; then
+    skip_step gtest_cuda check "no $BUILD/impact_tests"
+    set_status gtest_cuda FAIL "no $BUILD/impact_tests"
+    add "- \`impact_tests\`: missing in $BUILD."
+  else
+    step gtest_cuda check 900 -- "$BUILD/impact_tests" --gtest_filter='Cuda*:*Cuda*'
+    if [ $DRY = 0 ]; then
+      pass=$(grep -o '^\[  PASSED  \] [0-9]* test' "$LAST_LOG" | grep -o '[0-9]*' | tail -n 1)
+      failn=$(grep -o '^\[  FAILED  \] [0-9]* test' "$LAST_LOG" | grep -o '[0-9]*' | tail -n 1)
+      skipn=$(grep -o '^\[  SKIPPED \] [0-9]* test' "$LAST_LOG" | grep -o '[0-9]*' | tail -n 1)
+      total=$(grep -o '^\[==========\] [0-9]* tests* from' "$LAST_LOG" | grep -o '[0-9]*' | tail -n 1)
+      note="${pass:-0} of ${total:-?} passed, ${failn:-0} failed, ${skipn:-0} skipped"
+      set_status gtest_cuda "$(status_of gtest_cuda)" "$note"
+      if [ "$(status_of gtest_cuda)" = PASS ] && [ "${pass:-0}" = 0 ]; then set_status gtest_cuda FAIL "no test ran ($note)"; fi
+      failed=$(grep '^\[  FAILED  \] [A-Za-z]' "$LAST_LOG" | sed -E 's/^\[  FAILED  \] ([^ ]+).*/\1/' | sort -u | tr '\n' ' ' | sed 's/ $//')
+      add "- \`impact_tests --gtest_filter='Cuda*:*Cuda*'\`: $note ($(status_of gtest_cuda)).${failed:+ Failed: $failed}"
+      add
+      add '```'
+      BODY+="$(grep -E '^(cuda vs|CUDA device|\[ +(OK|FAILED|SKIPPED) +\])' "$LAST_LOG" | head -n 60)"$'\n'
+      add '```'
+    fi
+  fi
+  step ctest check 1800 -- ctest --test-dir "$BUILD" -j 8 --output-on-failure
+  if [ $DRY = 0 ]; then
+    summ=$(grep -E '[0-9]+% tests passed' "$LAST_LOG" | tail -n 1)
+    nskip=$(grep -cE ' - .*\(Skipped\)\s*$' "$LAST_LOG")
+    failed=$(sed -n '/The following tests FAILED:/,$p' "$LAST_LOG" | grep -E '^\s+[0-9]+ - ' | sed -E 's/^\s+[0-9]+ - //' | tr '\n' ';' | sed 's/;$//')
+    set_status ctest "$(status_of ctest)" "${summ:-no summary line}; skipped $nskip"
+    add
+    add "- \`ctest --test-dir $(basename "$BUILD") -j 8\`: ${summ:-no summary line (see ctest.log)}; $nskip skipped ($(status_of ctest))."
+    [ -z "$failed" ] || add "  Failed: $failed"
+  fi
+  add
+  write_report
+fi
+
+# ---- 3. compute-sanitizer -------------------------------------------------------------------------
+sanitizer_counts() {  # sanitizer_counts NAME TOOL: status and note from the log's summary line
+  local name=$1 tool=$2 log=$LOGDIR/$1.log line errs note st
+  st=$(status_of "$name")
+  if [ "$tool" = racecheck ]; then
+    line=$(grep -oE 'RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ errors?, [0-9]+ warnings?\)' "$log" | tail -n 1)
+    errs=$(printf '%s' "$line" | sed -nE 's/.*\(([0-9]+) error.*/\1/p')
+  else
+    line=$(grep -oE 'ERROR SUMMARY: [0-9]+ errors?' "$log" | tail -n 1)
+    errs=$(printf '%s' "$line" | grep -oE '[0-9]+')
+  fi
+  note=${line:-no summary line}
+  if [ -z "$line" ] || [ "${errs:-1}" != 0 ]; then st=FAIL; fi
+  set_status "$name" "$st" "$note"
+  add "| $tool | \`$3\` | $note | $st |"
+}
+if want 3; then
+  add "## 3. compute-sanitizer"
+  add
+  if [ $DRY = 0 ] && ! command -v compute-sanitizer > /dev/null 2>&1; then
+    for s in memcheck_eval_jia memcheck_reduce_jia racecheck_reduce_cr; do skip_step $s check "compute-sanitizer not on PATH"; set_status $s FAIL; done
+    add "compute-sanitizer is not on PATH."
+  else
+    step cases_jia check 300 -- "$IMPACT" reduce --law jia --n 2000 --backend omp -q --out /dev/null --cases-out "$CSV_JIA"
+    add "| tool | run | summary | status |"
+    add "| --- | --- | --- | --- |"
+    step memcheck_eval_jia check 900 -- compute-sanitizer --tool memcheck --print-limit 50 \
+      "$IMPACT" eval --law jia --backend cuda --in "$CSV_JIA" --out /dev/null
+    [ $DRY = 1 ] || sanitizer_counts memcheck_eval_jia memcheck "eval --law jia --backend cuda, 2000 sampled rows"
+    step memcheck_reduce_jia check 900 -- compute-sanitizer --tool memcheck --print-limit 50 \
+      "$IMPACT" reduce --law jia --backend cuda --n 20000 -q --out /dev/null
+    [ $DRY = 1 ] || sanitizer_counts memcheck_reduce_jia memcheck "reduce --law jia --backend cuda --n 20000"
+    step racecheck_reduce_cr check 900 -- compute-sanitizer --tool racecheck --print-limit 50 \
+      "$IMPACT" reduce --law chatterjee-ruina --backend cuda --n 200000 -q --out /dev/null
+    [ $DRY = 1 ] || sanitizer_counts racecheck_reduce_cr racecheck "reduce --law chatterjee-ruina --backend cuda --n 200000"
+  fi
+  add
+  write_report
+fi
+
+# ---- 4. Nsight Compute ------------------------------------------------------------------------------
+NCU_SECTIONS=(--section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats
+              --section WarpStateStats --section InstructionStats --section ComputeWorkloadAnalysis
+              --section MemoryWorkloadAnalysis)
+NCU_METRICS="launch__registers_per_thread,sm__maximum_warps_per_active_cycle_pct,sm__warps_active.avg.pct_of_peak_sustained_active"
+NCU_METRICS+=",smsp__thread_inst_executed_per_inst_executed.ratio,sm__inst_executed.avg.per_cycle_active"
+NCU_METRICS+=",l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"
+NCU_METRICS+=",smsp__average_warp_latency_per_inst_issued.ratio"
+NCU_METRICS+=",regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
+if want 4; then
+  add "## 4. Nsight Compute: sampled_reduce_kernel on random instances"
+  add
+  if [ $DRY = 0 ] && ! command -v ncu > /dev/null 2>&1; then
+    skip_step ncu measure "ncu not on PATH"
+    add "ncu is not on PATH."
+  else
+    add "\`impact reduce --law L --backend cuda --n N --steps 250\` (contact scenario, default spreads; morgan: planar"
+    add "balls), the first launch of \`sampled_reduce_kernel\`. Registers: \`launch__registers_per_thread\`; occupancy:"
+    add "\`sm__maximum_warps_per_active_cycle_pct\` / \`sm__warps_active.avg.pct_of_peak_sustained_active\`; active threads"
+    add "per warp: \`smsp__thread_inst_executed_per_inst_executed.ratio\`; IPC: \`sm__inst_executed.avg.per_cycle_active\`"
+    add "(executed, per SM); local memory: \`l1tex__t_bytes_pipe_lsu_mem_local_op_ld/st.sum\` (spills and the stack frames"
+    add "of out-of-line calls); top stall: the largest \`smsp__average_warps_issue_stalled_*_per_issue_active.ratio\`"
+    add "(cycles per issued instruction; [text]: read from the section text). 573a81e (--set full): jia double 255"
+    add "regs + spills, 12.5%/12.4%, 6.96 threads, IPC 0.36, no_instruction 62%; stronge double 255, 11.6 threads,"
+    add "IPC 1.21; chatterjee-ruina 128, 25%/24.2%, 27.7 threads, IPC 1.57."
+    add
+    add "| law, precision, n | regs | occupancy th. / ach. | active threads/warp | IPC | local mem ld / st (bytes) | top stall |"
+    add "| --- | ---: | --- | ---: | ---: | --- | --- |"
+    ncu_cases=("jia double 200000" "stronge double 200000" "newton double 2000000" "chatterjee-ruina double 2000000"
+               "aghili double 2000000" "morgan double 2000000")
+    [ $QUICK = 1 ] || ncu_cases+=("jia float 200000" "stronge float 200000")
+    for c in "${ncu_cases[@]}"; do
+      read -r law prec n <<< "$c"
+      tag=ncu_${law}_${prec}
+      extra=()
+      [ "$law" != morgan ] || extra=(--scenario ball --set V0y=0 --set w0x=0 --set w0z=0)
+      app=("$IMPACT" reduce --law "$law" --backend cuda --precision "$prec" --n "$n" --steps 250 "${extra[@]}" -q --out /dev/null)
+      ncu_base=(ncu --target-processes all --kernel-name regex:sampled_reduce_kernel --launch-count 1 "${NCU_SECTIONS[@]}")
+      rep=$LOGDIR/$tag
+      rm -f "$rep.ncu-rep" 2> /dev/null
+      step "$tag" measure 900 -- "${ncu_base[@]}" --metrics "$NCU_METRICS" --export "$rep" --force-overwrite "${app[@]}"
+      if [ $DRY = 0 ] && [ ! -s "$rep.ncu-rep" ]; then
+        # an unknown metric name fails the whole run: again with the sections alone
+        set_status "$tag" "$(status_of "$tag")" "exit $LAST_RC, no report: retried with the sections alone"
+        step "${tag}_sections" measure 900 -- "${ncu_base[@]}" --export "$rep" --force-overwrite "${app[@]}"
+      fi
+      if [ $DRY = 1 ] || [ -s "$rep.ncu-rep" ]; then
+        step "${tag}_text" measure 300 --stdout "$rep.txt" -- ncu --import "$rep.ncu-rep" --page details
+        step "${tag}_raw" measure 300 --stdout "$rep.csv" -- ncu --import "$rep.ncu-rep" --page raw --csv --print-units base
+      fi
+      if [ $DRY = 0 ]; then
+        row=$($PY "$PYHELP" ncu-row "$law $prec, $n" "$rep.csv" "$rep.txt" 2>> "$LOGDIR/$tag.log")
+        add "${row:-| $law $prec, $n | (ncu failed: see $(basename "$LOGDIR")/$tag.log) | | | | | |}"
+        [ -s "$rep.ncu-rep" ] || set_status "$tag" FAIL "no report (see $tag.log)"
+      fi
+    done
+    add
+    add "Raw: \`$(basename "$LOGDIR")/ncu_LAW_PREC.txt\` (section text), \`.csv\` (every metric), \`.ncu-rep\` (open in Nsight Compute)."
+  fi
+  add
+  write_report
+fi
+
+# ---- 5. throughput --------------------------------------------------------------------------------
+if want 5; then
+  add "## 5. Throughput: \`impact reduce\` (contact scenario, default spreads, 250 steps)"
+  add
+  add "instances/s = \`instances_per_second\` of \`--out F.json\` (the sampled study, without the range pilot)."
+  add "Baseline: build 573a81e on an H100 80GB HBM3 (../shared/measurements/h100-573a81e/README.md). Goals: the issue's"
+  add "(jia double >= 1.7e7/s, stronge double >= 1.7e8/s on the H100)."
+  add
+  add "| law, precision, backend | n | instances/s | 573a81e | ratio | goal |"
+  add "| --- | ---: | ---: | ---: | ---: | --- |"
+  if [ $QUICK = 1 ]; then n_jia=1000000; n_cr=100000000; n_omp=200000; else n_jia=10000000; n_cr=1000000000; n_omp=1000000; fi
+  # law precision backend n baseline goal
+  tp_cases=("jia double cuda $n_jia 1.69e6 1.7e7" "jia float cuda $n_jia 3.14e6 -"
+            "stronge double cuda 4000000 1.72e7 1.7e8" "stronge float cuda 4000000 4.49e7 -"
+            "chatterjee-ruina double cuda $n_cr 1.68e9 -" "jia double omp $n_omp 1.64e5 -")
+  for c in "${tp_cases[@]}"; do
+    read -r law prec be n base goal <<< "$c"
+    tag=reduce_${law}_${prec}_${be}
+    step "$tag" measure 900 -- "$IMPACT" reduce --law "$law" --backend "$be" --precision "$prec" --n "$n" --steps 250 \
+      -q --out "$LOGDIR/$tag.json"
+    if [ $DRY = 0 ]; then
+      row=$($PY "$PYHELP" throughput-row "$law $prec $be" "$LOGDIR/$tag.json" "$base" "$goal" 2>> "$LAST_LOG")
+      add "${row:-| $law $prec $be | $n | (failed: see $(basename "$LOGDIR")/$tag.log) | $base | | |}"
+      r=$($PY "$PYHELP" rate "$LOGDIR/$tag.json" 2> /dev/null)
+      [ -z "$r" ] || set_status "$tag" "$(status_of "$tag")" "$r instances/s"
+    fi
+  done
+  add
+  add "The omp baseline is 573a81e on that machine's 16 cores; compare it only on a like machine."
+  add
+  write_report
+fi
+
+# ---- 6. SIMT model ----------------------------------------------------------------------------------
+if want 6; then
+  add "## 6. SIMT model (CPU-side prediction of the warp coherence, docs/bench.md)"
+  add
+  step simt measure 900 -- "$IMPACT" bench --simt --laws jia,stronge --steps 250 --markdown "$LOGDIR/simt.md" \
+    --json "$LOGDIR/simt.json"
+  if [ $DRY = 0 ]; then
+    add "\`impact bench --simt --laws jia,stronge --steps 250\`: compare its predicted active threads per warp with the"
+    add "Nsight Compute column of step 4 (the model counts issue slots only)."
+    add
+    addfile "$LOGDIR/simt.md" 200
+  fi
+  add
+  write_report
+fi
+
+# ---- 7. bench matrix --------------------------------------------------------------------------------
+if want 7; then
+  add "## 7. \`impact bench\` matrix"
+  add
+  bench_opts=(--max-n 16777216)
+  [ $QUICK = 0 ] || bench_opts+=(--steps 250 --min-time 0.2 --reps 3)
+  step bench measure 1800 -- "$IMPACT" bench "${bench_opts[@]}" --markdown "$LOGDIR/bench.md" --json "$LOGDIR/bench.json"
+  if [ $DRY = 0 ]; then
+    add "\`impact bench $(quote "${bench_opts[@]}")\` (eval path: the batch in host memory, streamed over PCIe; --max-n as"
+    add "benches/run_matrix.sh uses with a GPU)."
+    add
+    addfile "$LOGDIR/bench.md" 300
+  fi
+  add
+  write_report
+fi
+
+# ---- 8. ptxas resources -----------------------------------------------------------------------------
+if want 8; then
+  add "## 8. Registers and spills (ptxas, scripts/kernel_resources.py)"
+  add
+  step kernel_resources check 300 --stdout "$LOGDIR/kernel_resources.md" -- \
+    "$PY" "$ROOT/scripts/kernel_resources.py" "$BUILD" --check Jia,Stronge --json "$LOGDIR/kernel_resources.json"
+  if [ $DRY = 0 ]; then
+    if [ "$LAST_RC" = 77 ]; then set_status kernel_resources FAIL "no ptxas logs in $BUILD/ptxas (exit 77)"; fi
+    add "Check: no spill store or load in a jia or stronge kernel or device function ($(status_of kernel_resources))."
+    add
+    addfile "$LOGDIR/kernel_resources.md" 200
+  fi
+  add
+fi
+
+# ---- summary ----------------------------------------------------------------------------------------
+if [ $DRY = 1 ]; then
+  echo "# then: the report $REPORT (header, one section per step, summary table step | kind | status | seconds | note)"
+  exit 0
+fi
+FAILED_CHECKS=0
+for i in "${!S_NAME[@]}"; do
+  if [ "${S_KIND[i]}" = check ] && [ "${S_STATUS[i]}" != PASS ]; then FAILED_CHECKS=$((FAILED_CHECKS + 1)); fi
+done
+EXIT_STATUS=0
+[ $FAILED_CHECKS = 0 ] || EXIT_STATUS=1
+COMPLETE=1
+write_report
+rm -f "$PYHELP"
+say "report: $REPORT (raw logs in $LOGDIR/); checks failed: $FAILED_CHECKS; exit $EXIT_STATUS"
+exit $EXIT_STATUS
