@@ -1,6 +1,7 @@
 // impactbatch: compile-time configuration shared by host and device code.
 #pragma once
 #include <cmath>
+#include <type_traits>
 
 #if defined(__CUDACC__)
 #define IMPACT_HD __host__ __device__
@@ -30,17 +31,10 @@ template <class T> IMPACT_HDI T tmax(T a, T b) { return a < b ? b : a; }
 template <class T> IMPACT_HDI T tabs(T a) { return a < T(0) ? -a : a; }
 // sin and cos of one angle: one call on the device (CUDA's sincos shares the range reduction and
 // needs fewer registers than two calls), std::sin and std::cos on the host.
-IMPACT_HDI void sin_cos(double x, double& s, double& c) {
+template <class T> IMPACT_HDI void sin_cos(T x, T& s, T& c) {
 #if defined(__CUDA_ARCH__)
-  sincos(x, &s, &c);
-#else
-  s = std::sin(x);
-  c = std::cos(x);
-#endif
-}
-IMPACT_HDI void sin_cos(float x, float& s, float& c) {
-#if defined(__CUDA_ARCH__)
-  sincosf(x, &s, &c);
+  if constexpr (std::is_same_v<T, float>) sincosf(x, &s, &c);
+  else sincos(x, &s, &c);
 #else
   s = std::sin(x);
   c = std::cos(x);

@@ -22,6 +22,7 @@
 #include "impact/permissible.hpp"
 #include "impact/problem.hpp"
 #include "planar_ode_reference.hpp"
+#include "eigen_problem.hpp"
 #include "random_instances.hpp"
 
 namespace {
@@ -39,18 +40,15 @@ using impact::StrongeLaw;
 using impact_test::OdeMode;
 using impact_test::PlanarOdeResult;
 using Problem = impact::ContactProblem<double>;
+using impact::testing::describe;
+using impact::testing::has_mode;
+using impact::testing::modes_str;
+using impact::testing::to_e;
+using impact::testing::to_sym;
+using impact::testing::to_v;
+using impact::testing::W_of;
 
 // ---- conversions and printing ------------------------------------------------------------------
-Vector3d to_e(const impact::Vec3<double>& a) { return Vector3d(a.x, a.y, a.z); }
-impact::Vec3<double> to_v(const Vector3d& a) { return impact::Vec3<double>{a.x(), a.y(), a.z()}; }
-Matrix3d W_of(const Problem& p) {
-  Matrix3d W;
-  W << p.W.xx, p.W.xy, p.W.xz, p.W.xy, p.W.yy, p.W.yz, p.W.xz, p.W.yz, p.W.zz;
-  return W;
-}
-impact::Sym3<double> to_sym(const Matrix3d& W) {
-  return impact::Sym3<double>{W(0, 0), W(0, 1), W(0, 2), W(1, 1), W(1, 2), W(2, 2)};
-}
 Problem make(const Matrix3d& W, const Vector3d& n, const Vector3d& v0, double mu, double e) {
   Problem p{};
   p.W = to_sym(W);
@@ -63,25 +61,6 @@ Problem make(const Matrix3d& W, const Vector3d& n, const Vector3d& v0, double mu
   return p;
 }
 
-std::string describe(const Problem& p) {
-  std::ostringstream os;
-  os.precision(17);
-  const Matrix3d W = W_of(p);
-  os << "W=[" << W.row(0) << "; " << W.row(1) << "; " << W.row(2) << "] n=[" << to_e(p.n).transpose()
-     << "] v0=[" << to_e(p.v0).transpose() << "] mu=" << p.mu << " e=" << p.e;
-  return os.str();
-}
-
-std::string modes_str(impact::ModeSeq m) {
-  std::string s;
-  for (int k = 0; k < m.size(); ++k) s += (k ? ">" : "") + std::string(impact::mode_name(m.at(k)));
-  return s;
-}
-bool has_mode(impact::ModeSeq m, Mode x) {
-  for (int k = 0; k < m.size(); ++k)
-    if (m.at(k) == x) return true;
-  return false;
-}
 
 bool finite_result(const Result<double>& r) {
   return std::isfinite(r.P.x) && std::isfinite(r.P.y) && std::isfinite(r.P.z) && std::isfinite(r.vf.x) &&

@@ -19,6 +19,7 @@
 #include "impact/laws/morgan.hpp"
 #include "impact/laws/stronge.hpp"
 #include "impact/problem.hpp"
+#include "eigen_problem.hpp"
 #include "random_instances.hpp"
 #include "reference/reference.hpp"
 
@@ -33,18 +34,15 @@ using impact::Mode;
 using impact::Result;
 using impact::Status;
 using Problem = impact::ContactProblem<double>;
+using impact::testing::describe;
+using impact::testing::has_mode;
+using impact::testing::modes_str;
+using impact::testing::to_e;
+using impact::testing::to_sym;
+using impact::testing::to_v;
+using impact::testing::W_of;
 namespace ri = impact::randinst;
 
-Vector3d to_e(const impact::Vec3<double>& a) { return Vector3d(a.x, a.y, a.z); }
-impact::Vec3<double> to_v(const Vector3d& a) { return impact::Vec3<double>{a.x(), a.y(), a.z()}; }
-Matrix3d W_of(const Problem& p) {
-  Matrix3d W;
-  W << p.W.xx, p.W.xy, p.W.xz, p.W.xy, p.W.yy, p.W.yz, p.W.xz, p.W.yz, p.W.zz;
-  return W;
-}
-impact::Sym3<double> to_sym(const Matrix3d& W) {
-  return impact::Sym3<double>{W(0, 0), W(0, 1), W(0, 2), W(1, 1), W(1, 2), W(2, 2)};
-}
 Problem make(const Matrix3d& W, const Vector3d& n, const Vector3d& v0, double mu, double e) {
   Problem p{};
   p.W = to_sym(0.5 * (W + W.transpose()));
@@ -57,24 +55,6 @@ Problem make(const Matrix3d& W, const Vector3d& n, const Vector3d& v0, double mu
   return p;
 }
 
-std::string describe(const Problem& p) {
-  std::ostringstream os;
-  os.precision(17);
-  const Matrix3d W = W_of(p);
-  os << "W=[" << W.row(0) << "; " << W.row(1) << "; " << W.row(2) << "] n=[" << to_e(p.n).transpose()
-     << "] v0=[" << to_e(p.v0).transpose() << "] mu=" << p.mu << " e=" << p.e;
-  return os.str();
-}
-std::string modes_str(impact::ModeSeq m) {
-  std::string s;
-  for (int k = 0; k < m.size(); ++k) s += (k ? ">" : "") + std::string(impact::mode_name(m.at(k)));
-  return s;
-}
-bool has_mode(impact::ModeSeq m, Mode x) {
-  for (int k = 0; k < m.size(); ++k)
-    if (m.at(k) == x) return true;
-  return false;
-}
 double rel(const Result<double>& a, const Result<double>& b) {
   return (to_e(a.P) - to_e(b.P)).norm() / to_e(b.P).norm();
 }
