@@ -271,6 +271,17 @@ else:
 L.append("")
 L.append("Raw numbers: `%s` (every repetition, quartiles, flop and byte counts, machine); "
          "cost model and method: docs/bench.md." % bench_path)
+# the GPU sections written from benches/gpu_check.sh reports ("## H100 ...", "## H200 ...") are kept
+if os.path.exists(results_path):
+    keep, on = [], False
+    for line in open(results_path).read().splitlines():
+        if line.startswith("## "):
+            on = line.startswith("## H100") or line.startswith("## H200")
+        if on:
+            keep.append(line)
+    if keep:
+        L.append("")
+        L += keep
 open(results_path, "w").write("\n".join(L) + "\n")
 print("run_matrix: wrote %s" % results_path, file=sys.stderr)
 PY
