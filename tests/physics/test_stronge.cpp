@@ -40,13 +40,7 @@ using impact::StrongeLaw;
 using impact_test::OdeMode;
 using impact_test::PlanarOdeResult;
 using Problem = impact::ContactProblem<double>;
-using impact::testing::describe;
-using impact::testing::has_mode;
-using impact::testing::modes_str;
-using impact::testing::to_e;
-using impact::testing::to_sym;
-using impact::testing::to_v;
-using impact::testing::W_of;
+using namespace impact::testing;  // eigen_problem.hpp: to_e, to_v, to_sym, W_of, describe, modes_str, has_mode
 
 // ---- conversions and printing ------------------------------------------------------------------
 Problem make(const Matrix3d& W, const Vector3d& n, const Vector3d& v0, double mu, double e) {

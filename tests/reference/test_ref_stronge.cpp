@@ -34,13 +34,7 @@ using impact::Mode;
 using impact::Result;
 using impact::Status;
 using Problem = impact::ContactProblem<double>;
-using impact::testing::describe;
-using impact::testing::has_mode;
-using impact::testing::modes_str;
-using impact::testing::to_e;
-using impact::testing::to_sym;
-using impact::testing::to_v;
-using impact::testing::W_of;
+using namespace impact::testing;  // eigen_problem.hpp: to_e, to_v, to_sym, W_of, describe, modes_str, has_mode
 namespace ri = impact::randinst;
 
 Problem make(const Matrix3d& W, const Vector3d& n, const Vector3d& v0, double mu, double e) {
