@@ -91,4 +91,24 @@ else
   check "cuda alone without a device exits 2" '[ $rc -eq 2 ] && grep -q "nothing to measure: backend .cuda. is not usable: " "$T/err"'
 fi
 
+# 5. --simt: the SIMT model (docs/bench.md) from CPU traces: one row per integrator law x precision x
+#    steps, active threads per warp between 1 and 32, a refill and a sorted schedule; no timing
+"$IMPACT" bench --simt --laws jia,stronge --precisions double --steps 20 --simt-warps 2 --simt-rounds 2 \
+  --json "$T/simt.json" --markdown "$T/simt.md" -q; rc=$?
+check "simt exits 0" '[ $rc -eq 0 ]'
+check "simt json rows" 'python3 -c "
+import json,sys
+j = json.load(open(sys.argv[1]))
+rows = j[\"simt\"]
+assert [r[\"law\"] for r in rows] == [\"jia\", \"stronge\"], rows
+for r in rows:
+    assert r[\"instances\"] == 2 * 2 * 32
+    for k in (\"grid_stride\", \"refill\", \"sorted\", \"nested_573a81e\"):
+        assert 1 <= r[k][\"active_threads\"] <= 32 and r[k][\"warp_issue\"] > 0, (k, r)
+    assert r[\"blocks\"] and all(b[\"warp_issue\"] >= b[\"lane_work\"] / 32 for b in r[\"blocks\"])
+" "$T/simt.json"'
+check "simt markdown table" 'grep -q "| jia | double | 20 | 128 |" "$T/simt.md"'
+bad "simt on an algebraic law" "law .newton. has no path probes" --simt --laws newton
+bad "bad set" "unknown key .nosuchkey. for scenario contact" --simt --laws jia --set nosuchkey=1
+
 finish
