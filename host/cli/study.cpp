@@ -76,6 +76,7 @@ void print_summary(std::FILE* out, const StudyConfig& c, const ReportOptions& op
   std::fprintf(out, "wall time %.2f s (plots included)\nresults: %s/ (%s, metadata.json, summary.md)\n", wall,
                c.out_dir.c_str(), file_list(rep.files).c_str());
   if (!rep.plot_note.empty()) std::fprintf(out, "%s\n", rep.plot_note.c_str());
+  for (const std::string& n : run.notes) std::fprintf(out, "note: %s\n", n.c_str());
 }
 
 }  // namespace

@@ -506,10 +506,12 @@ void resolve_params(const Reader& r, const json& root, const ScenarioInfo& sc, S
 void resolve_output(const Reader& r, const json& root, StudyConfig& c) {
   if (root.contains("output")) {
     const json& o = r.table(root.at("output"), "output");
-    r.expect_keys(o, "output", {"dir", "formats", "columns"});
+    r.expect_keys(o, "output", {"dir", "formats", "columns", "csv_max_rows"});
     c.out_dir = o.contains("dir") ? r.str(o.at("dir"), "output.dir") : "out/" + c.name;
     if (o.contains("formats")) c.formats = r.strings(o.at("formats"), "output.formats");
     if (o.contains("columns")) c.columns = r.strings(o.at("columns"), "output.columns");
+    if (o.contains("csv_max_rows"))
+      c.csv_max_rows = static_cast<std::uint64_t>(r.integer(o.at("csv_max_rows"), "output.csv_max_rows", 0));
   } else {
     c.out_dir = "out/" + c.name;
   }
@@ -641,7 +643,7 @@ json to_json(const StudyConfig& c) {
     }
   }
   j["params"] = ps;
-  j["output"] = {{"dir", c.out_dir}, {"formats", c.formats}, {"columns", c.columns}};
+  j["output"] = {{"dir", c.out_dir}, {"formats", c.formats}, {"columns", c.columns}, {"csv_max_rows", c.csv_max_rows}};
   if (!c.sens_outputs.empty())
     j["sensitivity"] = {{"outputs", c.sens_outputs}, {"bootstrap", c.bootstrap}, {"confidence", c.confidence}};
   json pl = json::array();
@@ -672,6 +674,7 @@ bool same_study(const StudyConfig& a, const StudyConfig& b) {
          a.chunk == b.chunk && a.design.kind == b.design.kind && a.design.n == b.design.n &&
          a.design.seed == b.design.seed && a.design.skip_first == b.design.skip_first && a.design.file == b.design.file &&
          a.params == b.params && a.out_dir == b.out_dir && a.formats == b.formats && a.columns == b.columns &&
+         a.csv_max_rows == b.csv_max_rows &&
          a.sens_outputs == b.sens_outputs && a.bootstrap == b.bootstrap && a.confidence == b.confidence;
 }
 

@@ -54,6 +54,9 @@ struct StudyConfig {
   // [output]
   std::string out_dir = "out/study";
   std::vector<std::string> formats = {"csv", "npy", "salib"};
+  // CSV tables are written up to this many rows when an .npy table is written too (the same
+  // table, binary: at scale the text is most of a GPU run's time); 0: no limit
+  std::uint64_t csv_max_rows = 200000;
   std::vector<std::string> columns;  // SALib Y files and summary: these columns ("" list = defaults)
   // [sensitivity] (needs design.kind = saltelli)
   std::vector<std::string> sens_outputs;

@@ -319,9 +319,13 @@ class McDesign final : public Design {
   std::size_t rows() const override { return n_; }
   void fill(std::size_t begin, std::size_t end, double* out) const override {
     const std::size_t d = specs_.size();
-    for (std::size_t r = begin; r < end; ++r)
+    // rows are independent (counter-based draws): the same values whatever the thread count
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t rr = static_cast<std::ptrdiff_t>(begin); rr < static_cast<std::ptrdiff_t>(end); ++rr) {
+      const std::size_t r = static_cast<std::size_t>(rr);
       for (std::size_t k = 0; k < d; ++k)
         out[(r - begin) * d + k] = specs_[k].quantile(philox_u(rng_, r, static_cast<std::uint32_t>(k)));
+    }
   }
 
  private:
@@ -348,11 +352,14 @@ class LhsDesign final : public Design {
   void fill(std::size_t begin, std::size_t end, double* out) const override {
     const std::size_t d = specs_.size();
     const double n = static_cast<double>(n_);
-    for (std::size_t r = begin; r < end; ++r)
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t rr = static_cast<std::ptrdiff_t>(begin); rr < static_cast<std::ptrdiff_t>(end); ++rr) {
+      const std::size_t r = static_cast<std::size_t>(rr);
       for (std::size_t k = 0; k < d; ++k) {
         const double jitter = philox_u(rng_, r, kLhsStream | static_cast<std::uint32_t>(k));
         out[(r - begin) * d + k] = specs_[k].quantile(open01((perm_[k][r] + jitter) / n));
       }
+    }
   }
 
  private:

@@ -189,7 +189,16 @@ json metadata(const StudyConfig& c, const ScenarioInfo& sc, const Design& design
     status_codes.push_back(status_name(static_cast<Status>(k)));
   meta["status_codes"] = status_codes;
   meta["kept_columns"] = run.kept;
-  meta["timings"] = {{"total_s", total}, {"build_s", run.build_seconds}, {"write_s", run.write_seconds}};
+  double laws_s = 0;
+  for (const LawStats& st : run.stats) laws_s += st.seconds;
+  // by phase: building the samples, the laws, writing the rows' outputs, and the rest (statistics,
+  // sensitivity, report; plots are drawn after metadata.json is written)
+  meta["timings"] = {{"total_s", total},
+                     {"build_s", run.build_seconds},
+                     {"laws_s", laws_s},
+                     {"write_s", run.write_seconds},
+                     {"other_s", total - run.build_seconds - laws_s - run.write_seconds}};
+  if (!run.notes.empty()) meta["notes"] = run.notes;
   meta["summary"] = stats.summary;
   if (!sens.entries.empty()) meta["sensitivity"] = sens.entries;
   meta["files"] = files;

@@ -315,6 +315,7 @@ RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design
   else Driver<double>(c, sc, design, backend, result).run(files, progress);
   files.commit();
   result.files = files.names();
+  if (!files.format_note().empty()) result.notes.push_back(files.format_note());
   return result;
 }
 

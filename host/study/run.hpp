@@ -35,6 +35,7 @@ struct RunResult {
   double build_seconds = 0;        // building the samples (and writing design.txt)
   double write_seconds = 0;        // the rows' outputs, statistics and tables
   std::uint64_t build_failed = 0;  // samples the scenario could not build (their rows keep the status)
+  std::vector<std::string> notes;  // e.g. a configured format not written (Formats::note)
 };
 
 // Runs the study on `backend` (resolved, not "auto") in `precision` and writes its tables into

@@ -87,11 +87,17 @@ std::string salib_lines(const std::vector<double>& v, std::size_t m) {
 
 }  // namespace
 
-Formats formats_of(const StudyConfig& c) {
+Formats formats_of(const StudyConfig& c, std::uint64_t rows) {
   Formats f;
   f.csv = has_format(c, "csv");
   f.npy = has_format(c, "npy");
   f.salib = has_format(c, "salib");
+  if (f.csv && f.npy && c.csv_max_rows > 0 && rows > c.csv_max_rows) {
+    f.csv = false;
+    f.note = "CSV tables not written: " + std::to_string(rows) + " rows > output.csv_max_rows = " +
+             std::to_string(c.csv_max_rows) + " (the .npy tables hold the same rows; set output.csv_max_rows = 0 "
+             "to write them anyway)";
+  }
   return f;
 }
 
@@ -100,7 +106,7 @@ StudyFiles::StudyFiles(const StudyConfig& c, const ScenarioInfo& sc, const Desig
                        engine::Precision precision)
     : sc_(sc),
       laws_(laws),
-      formats_(formats_of(c)),
+      formats_(formats_of(c, design.rows())),
       float_text_(precision == engine::Precision::f32),
       nvar_(design.names().size()),
       files_(laws.size()) {
@@ -150,15 +156,20 @@ void StudyFiles::open_salib(const std::string& dir, const std::vector<std::strin
 
 void StudyFiles::write_design(const double* u, std::size_t m) {
   if (!design_) return;
-  std::string s;
-  for (std::size_t i = 0; i < m; ++i) {
+  text_.resize(std::max(text_.size(), m));
+  // the rows' text is built in parallel, then written in row order
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(m); ++ii) {
+    const std::size_t i = static_cast<std::size_t>(ii);
+    std::string& t = text_[i];
+    t.clear();
     for (std::size_t j = 0; j < nvar_; ++j) {
-      if (j) s += ' ';
-      io::append_number(s, u[i * nvar_ + j]);
+      if (j) t += ' ';
+      io::append_number(t, u[i * nvar_ + j]);
     }
-    s += '\n';
+    t += '\n';
   }
-  design_.put(s);
+  for (std::size_t i = 0; i < m; ++i) design_.put(text_[i]);
 }
 
 void StudyFiles::write_rows(std::size_t l, const ChunkRows& rows, const std::vector<std::vector<double>>& kept_values) {

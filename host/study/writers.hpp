@@ -20,8 +20,11 @@ namespace impact::study {
 // The output.formats of a study.
 struct Formats {
   bool csv = false, npy = false, salib = false;
+  std::string note;  // why a configured format is not written (empty: every one is)
 };
-Formats formats_of(const StudyConfig& c);
+// The formats written for a study of `rows` rows: output.formats, without csv beyond
+// output.csv_max_rows rows when npy is written (the same table, binary).
+Formats formats_of(const StudyConfig& c, std::uint64_t rows);
 
 // One law's rows of a chunk of the design, as the writers take them.
 struct ChunkRows {
@@ -50,6 +53,7 @@ class StudyFiles {
 
   // The files, relative to output.dir: each law's CSV and .npy, then design.txt and the SALib Y files.
   std::vector<std::string> names() const;
+  const std::string& format_note() const { return formats_.note; }
 
  private:
   struct LawFiles {

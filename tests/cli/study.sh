@@ -43,6 +43,12 @@ check "metadata fields" 'grep -q "\"git_revision\"" "$T/f15c/metadata.json" && g
 
 # the same sweep in float, and on the CPU reference path (adaptive RKF78, independent code):
 # float within 1e-4 relative of double, the reference within 1e-7
+# output.csv_max_rows: beyond it only the .npy tables (the same rows), said on stdout and in metadata
+"$IMPACT" study "$EX/jia-fig15c.toml" --set output.csv_max_rows=100 --out "$T/f15c-nocsv" --no-plots > "$T/out2" 2> "$T/err"; rc=$?
+check "csv_max_rows: csv left out, npy written" '[ $rc -eq 0 ] && [ ! -e "$T/f15c-nocsv/jia.csv" ] && cmp -s "$T/f15c-nocsv/jia.npy" "$T/f15c/jia.npy"'
+check "csv_max_rows: the note" 'grep -q "note: CSV tables not written: 101 rows > output.csv_max_rows = 100" "$T/out2" && grep -q "\"notes\"" "$T/f15c-nocsv/metadata.json" && grep -q "\"laws_s\"" "$T/f15c-nocsv/metadata.json"'
+"$IMPACT" study "$EX/jia-fig15c.toml" --set output.csv_max_rows=0 --out "$T/f15c-csv" --no-plots -q > /dev/null 2> "$T/err"; rc=$?
+check "csv_max_rows = 0: csv written" '[ $rc -eq 0 ] && cmp -s "$T/f15c-csv/jia.csv" "$T/f15c/jia.csv"'
 "$IMPACT" study "$EX/jia-fig15c.toml" --set run.precision=float --out "$T/f15c-float" --no-plots -q > /dev/null 2> "$T/err"; rc1=$?
 "$IMPACT" study "$EX/jia-fig15c.toml" --backend reference --out "$T/f15c-ref" --no-plots -q > /dev/null 2> "$T/err"; rc2=$?
 check "fig15c float and reference exit 0" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && grep -q "\"precision\": \"float\"" "$T/f15c-float/metadata.json" && grep -q "\"backend\": \"reference\"" "$T/f15c-ref/metadata.json"'
