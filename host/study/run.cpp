@@ -180,12 +180,16 @@ void law_rows(const LawColumns& lc, const ScenarioInfo& sc, const Chunk<T>& ch, 
 // depend on the chunk size or the thread count.
 void add_rows(const LawColumns& lc, const LawRows& rows, std::size_t m, LawStats& st) {
   const std::size_t ncol = lc.cols.size();
-  for (std::size_t i = 0; i < m; ++i) {
-    st.status_count[rows.status[i]]++;
-    if (rows.status[i] != static_cast<std::uint8_t>(Status::ok)) continue;
-    for (std::size_t k = 0; k < ncol; ++k)
-      if (lc.cols[k].kind == ColKind::real || lc.cols[k].kind == ColKind::integer)
-        st.moments[k] = merge(st.moments[k], Moments::of(rows.out[i * ncol + k]));
+  for (std::size_t i = 0; i < m; ++i) st.status_count[rows.status[i]]++;
+  // one column per thread, its rows in order: the same sums as one thread
+#pragma omp parallel for schedule(dynamic)
+  for (std::ptrdiff_t kk = 0; kk < static_cast<std::ptrdiff_t>(ncol); ++kk) {
+    const std::size_t k = static_cast<std::size_t>(kk);
+    if (lc.cols[k].kind != ColKind::real && lc.cols[k].kind != ColKind::integer) continue;
+    Moments mk = st.moments[k];
+    for (std::size_t i = 0; i < m; ++i)
+      if (rows.status[i] == static_cast<std::uint8_t>(Status::ok)) mk = merge(mk, Moments::of(rows.out[i * ncol + k]));
+    st.moments[k] = mk;
   }
 }
 

@@ -194,8 +194,15 @@ void StudyFiles::write_rows(std::size_t l, const ChunkRows& rows, const std::vec
   };
   if (f.csv) put_rows(f.csv, true);
   if (f.npy) put_rows(f.npy, false);
+  // the SALib files' text, one kept column per thread, then written in column order
+  salib_text_.resize(std::max(salib_text_.size(), f.salib.size()));
+#pragma omp parallel for schedule(dynamic)
+  for (std::ptrdiff_t kk = 0; kk < static_cast<std::ptrdiff_t>(f.salib.size()); ++kk) {
+    const std::size_t k = static_cast<std::size_t>(kk);
+    if (f.salib[k]) salib_text_[k] = salib_lines(kept_values[k], rows.m);
+  }
   for (std::size_t k = 0; k < f.salib.size(); ++k)
-    if (f.salib[k]) f.salib[k].put(salib_lines(kept_values[k], rows.m));
+    if (f.salib[k]) f.salib[k].put(salib_text_[k]);
 }
 
 void StudyFiles::commit() {

@@ -66,6 +66,7 @@ class StudyFiles {
   const ScenarioInfo& sc_;
   const std::vector<LawColumns>& laws_;
   Formats formats_;
+  std::vector<std::string> salib_text_;  // per kept column: a chunk's SALib lines
   bool float_text_;
   std::size_t nvar_;
   std::vector<LawFiles> files_;  // per law
