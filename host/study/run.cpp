@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <future>
 #include <stdexcept>
+#include <vector>
 
 #include "engine/columns.hpp"
 #include "engine/registry.hpp"
@@ -205,6 +207,11 @@ void kept_values(const LawColumns& lc, const LawRows& rows, std::size_t m, std::
 }
 
 // The study's run in precision T: the chunks, and each law on each chunk.
+// On the CUDA and serial backends the laws of chunk k run on a second thread while this one builds
+// chunk k+1 and then writes chunk k's rows (two chunk slots, the laws' outputs per slot and law):
+// the host work overlaps the device's (or the one core's). Everything is written in chunk order
+// by this thread, so the files do not depend on it. The OMP backend uses every core for the laws:
+// there the steps run one after the other.
 template <class T>
 class Driver {
  public:
@@ -214,29 +221,50 @@ class Driver {
         design_(design),
         backend_(backend),
         result_(result),
-        opt_(engine::law_options(c.steps, c.integrator)) {
+        opt_(engine::law_options(c.steps, c.integrator)),
+        overlap_(backend == Backend::cuda || backend == Backend::serial) {
     const std::size_t rows = design.rows();
     chunk_ = std::max<std::size_t>(1, std::min<std::size_t>(c.chunk, rows));
-    ch_.resize(chunk_, design.names().size(), sc.params.size());
-    res_.resize(chunk_);
+    const std::size_t nslots = overlap_ && rows > chunk_ ? 2 : 1;
+    for (std::size_t q = 0; q < nslots; ++q) {
+      slot_[q].ch.resize(chunk_, design.names().size(), sc.params.size());
+      slot_[q].res.resize(result.laws.size());
+      for (engine::OutputColumns<T>& r : slot_[q].res) r.resize(chunk_);
+    }
     kept_values_.resize(result.kept.size());
   }
 
   void run(StudyFiles& files, std::FILE* progress) {
     const std::size_t rows = design_.rows();
     io::Progress bar(progress, rows * result_.laws.size(), "study " + c_.name);
-    for (std::size_t b0 = 0; b0 < rows; b0 += chunk_) {
-      const std::size_t m = std::min(chunk_, rows - b0);
-      const auto tb = Clock::now();
-      result_.build_failed += builder_.build(b0, m, ch_);
-      files.write_design(ch_.design.data(), m);
-      result_.build_seconds += seconds_since(tb);
-      for (std::size_t l = 0; l < result_.laws.size(); ++l) {
-        evaluate(l, bar);
-        const auto tw = Clock::now();
-        collect(l, files);
-        result_.write_seconds += seconds_since(tw);
-        done_ += m;
+    if (!overlap_) {
+      for (std::size_t b0 = 0; b0 < rows; b0 += chunk_) {
+        build(b0, slot_[0], files);
+        for (std::size_t l = 0; l < result_.laws.size(); ++l) {
+          result_.stats[l].seconds += evaluate(l, slot_[0], &bar);
+          collect(l, slot_[0], files);
+          done_ += slot_[0].ch.m;
+          bar.update(done_);
+        }
+      }
+      bar.finish();
+      return;
+    }
+    const std::size_t nchunks = (rows + chunk_ - 1) / chunk_;
+    build(0, slot_[0], files);
+    std::future<std::vector<double>> laws = std::async(std::launch::async, [this] { return evaluate_all(slot_[0]); });
+    for (std::size_t k = 0; k < nchunks; ++k) {
+      Slot& cur = slot_[k % 2];
+      if (k + 1 < nchunks) build((k + 1) * chunk_, slot_[(k + 1) % 2], files);  // while chunk k's laws run
+      const std::vector<double> secs = laws.get();
+      for (std::size_t l = 0; l < secs.size(); ++l) result_.stats[l].seconds += secs[l];
+      if (k + 1 < nchunks) {
+        Slot& next = slot_[(k + 1) % 2];
+        laws = std::async(std::launch::async, [this, &next] { return evaluate_all(next); });
+      }
+      for (std::size_t l = 0; l < result_.laws.size(); ++l) {  // while chunk k+1's laws run
+        collect(l, cur, files);
+        done_ += cur.ch.m;
         bar.update(done_);
       }
     }
@@ -244,35 +272,58 @@ class Driver {
   }
 
  private:
-  // Law l on the chunk's instances. On the CPU backends the chunk goes in up to 32 pieces, so that
-  // the progress bar moves during slow laws; a GPU call keeps the whole chunk (its rate needs large
-  // batches).
-  void evaluate(std::size_t l, io::Progress& bar) {
+  struct Slot {
+    Chunk<T> ch;
+    std::vector<engine::OutputColumns<T>> res;  // per law
+  };
+
+  void build(std::size_t b0, Slot& slot, StudyFiles& files) {
+    const std::size_t m = std::min(chunk_, design_.rows() - b0);
+    const auto tb = Clock::now();
+    result_.build_failed += builder_.build(b0, m, slot.ch);
+    files.write_design(slot.ch.design.data(), m);
+    result_.build_seconds += seconds_since(tb);
+  }
+
+  // Law l on the slot's instances; returns the seconds in the law. On the CPU backends the chunk
+  // goes in up to 32 pieces, so that the progress bar (if given) moves during slow laws; a GPU
+  // call keeps the whole chunk (its rate needs large batches).
+  double evaluate(std::size_t l, Slot& slot, io::Progress* bar) const {
     const engine::BatchFn<T> fn = ref::any_batch_fn<T>(*result_.laws[l].law, backend_);
-    const std::size_t m = ch_.m;
+    const std::size_t m = slot.ch.m;
     const auto tl = Clock::now();
     const std::size_t pieces = backend_ == Backend::cuda ? 1 : std::min<std::size_t>(32, (m + 1023) / 1024);
     for (std::size_t q = 0; q < pieces; ++q) {
       const std::size_t lo = m * q / pieces, hi = m * (q + 1) / pieces;
-      fn(ch_.in.view(nullptr, lo, hi - lo), res_.view(lo), opt_);
-      bar.update(done_ + hi);
+      fn(slot.ch.in.view(nullptr, lo, hi - lo), slot.res[l].view(lo), opt_);
+      if (bar) bar->update(done_ + hi);
     }
-    result_.stats[l].seconds += seconds_since(tl);
+    return seconds_since(tl);
+  }
+  // Every law on the slot (the second thread of the overlapped run: no progress updates there).
+  std::vector<double> evaluate_all(Slot& slot) const {
+    std::vector<double> secs(result_.laws.size());
+    for (std::size_t l = 0; l < secs.size(); ++l) secs[l] = evaluate(l, slot, nullptr);
+    return secs;
   }
 
-  // Law l's rows of the chunk: their outputs into the statistics, the tables and the kept columns.
-  void collect(std::size_t l, StudyFiles& files) {
+  // Law l's rows of the slot's chunk: their outputs into the statistics, the tables and the kept
+  // columns.
+  void collect(std::size_t l, const Slot& slot, StudyFiles& files) {
     const LawColumns& lc = result_.laws[l];
     LawStats& st = result_.stats[l];
-    const std::size_t m = ch_.m;
-    law_rows(lc, sc_, ch_, res_, rows_);
+    const Chunk<T>& ch = slot.ch;
+    const std::size_t m = ch.m;
+    const auto tw = Clock::now();
+    law_rows(lc, sc_, ch, slot.res[l], rows_);
     add_rows(lc, rows_, m, st);
     kept_values(lc, rows_, m, kept_values_);
-    files.write_rows(l, ChunkRows{ch_.first, m, ch_.values.data(), rows_.out.data(), rows_.status.data()},
+    files.write_rows(l, ChunkRows{ch.first, m, ch.values.data(), rows_.out.data(), rows_.status.data()},
                      kept_values_);
     for (std::size_t k = 0; k < st.keep.size(); ++k)
       if (contains(c_.sens_outputs, result_.kept[k]))
         st.keep[k].insert(st.keep[k].end(), kept_values_[k].begin(), kept_values_[k].begin() + m);
+    result_.write_seconds += seconds_since(tw);
   }
 
   const StudyConfig& c_;
@@ -281,10 +332,10 @@ class Driver {
   const Backend backend_;
   RunResult& result_;
   const LawOptions opt_;
+  const bool overlap_;
   const SampleBuilder builder_{c_, sc_, design_};
   std::size_t chunk_ = 1;
-  Chunk<T> ch_;
-  engine::OutputColumns<T> res_;
+  Slot slot_[2];
   LawRows rows_;
   std::vector<std::vector<double>> kept_values_;  // per kept column: the chunk's values
   std::uint64_t done_ = 0;                        // rows x laws evaluated (the progress bar)
@@ -315,6 +366,7 @@ RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design
     result.stats.push_back(std::move(st));
   }
   StudyFiles files(c, sc, design, result.kept, result.laws, precision);
+  result.overlapped = backend == Backend::cuda || backend == Backend::serial;
   if (precision == Precision::f32) Driver<float>(c, sc, design, backend, result).run(files, progress);
   else Driver<double>(c, sc, design, backend, result).run(files, progress);
   files.commit();

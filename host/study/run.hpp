@@ -33,9 +33,10 @@ struct RunResult {
   std::vector<LawStats> stats;     // per law
   std::vector<std::string> files;  // the tables written, relative to output.dir (StudyFiles::names)
   double build_seconds = 0;        // building the samples (and writing design.txt)
-  double write_seconds = 0;        // the rows' outputs, statistics and tables
+  double write_seconds = 0;        // the rows' outputs, statistics and tables (laws' seconds: LawStats)
   std::uint64_t build_failed = 0;  // samples the scenario could not build (their rows keep the status)
   std::vector<std::string> notes;  // e.g. a configured format not written (Formats::note)
+  bool overlapped = false;         // the laws ran beside the host work (cuda, serial): phases overlap
 };
 
 // Runs the study on `backend` (resolved, not "auto") in `precision` and writes its tables into

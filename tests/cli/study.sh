@@ -43,6 +43,14 @@ check "metadata fields" 'grep -q "\"git_revision\"" "$T/f15c/metadata.json" && g
 
 # the same sweep in float, and on the CPU reference path (adaptive RKF78, independent code):
 # float within 1e-4 relative of double, the reference within 1e-7
+# the overlapped pipeline (serial and cuda backends: chunk k's laws beside chunk k+1's building and
+# chunk k's writing) writes the same bytes as the sequential one (omp)
+for b in omp serial; do
+  "$IMPACT" study "$EX/pencil-mc.toml" --set design.n=3000 --set run.chunk=1024 --set run.steps=60 --backend $b \
+    --out "$T/pipe-$b" --no-plots -q > /dev/null 2> "$T/err" || echo "pipeline $b failed" >&2
+done
+check "overlapped pipeline: same tables as the sequential one" '(for f in jia.csv jia.npy stronge.csv stronge.npy design.txt; do cmp -s "$T/pipe-omp/$f" "$T/pipe-serial/$f" || exit 1; done) && diff -rq "$T/pipe-omp/salib" "$T/pipe-serial/salib" > /dev/null'
+check "overlapped pipeline: said in the timings" 'grep -q "\"overlapped\": true" "$T/pipe-serial/metadata.json" && grep -q "\"overlapped\": false" "$T/pipe-omp/metadata.json"'
 # output.csv_max_rows: beyond it only the .npy tables (the same rows), said on stdout and in metadata
 "$IMPACT" study "$EX/jia-fig15c.toml" --set output.csv_max_rows=100 --out "$T/f15c-nocsv" --no-plots > "$T/out2" 2> "$T/err"; rc=$?
 check "csv_max_rows: csv left out, npy written" '[ $rc -eq 0 ] && [ ! -e "$T/f15c-nocsv/jia.csv" ] && cmp -s "$T/f15c-nocsv/jia.npy" "$T/f15c/jia.npy"'
