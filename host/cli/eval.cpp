@@ -32,8 +32,9 @@ namespace {
 
 void print_summary(std::FILE* f, const EvalArgs& args, const LawInfo& law, Backend backend, Precision precision,
                    const std::string& input, const TableStats& s, double total) {
-  std::fprintf(f, "impact eval: law %s, backend %s, precision %s, input %s\n", law.name.c_str(),
-               backend_name(backend), precision_name(precision), input.c_str());
+  std::fprintf(f, "impact eval: law %s, backend %s%s, precision %s, input %s\n", law.name.c_str(),
+               backend_name(backend), engine::backend_choice(args.backend, backend).c_str(), precision_name(precision),
+               input.c_str());
   std::fprintf(f, "  rows %zu", s.rows);
   for (int k = 0; k < static_cast<int>(Status::count_); ++k)
     if (s.status_count[k]) std::fprintf(f, "   %s %zu", status_name(static_cast<Status>(k)), s.status_count[k]);

@@ -50,12 +50,12 @@ std::string sparkline(const Histogram& h) {
   return s;
 }
 
-void print_table(std::FILE* t, const ReduceSpec& a, const ReduceResult& r) {
+void print_table(std::FILE* t, const ReduceSpec& a, const ReduceResult& r, const std::string& choice) {
   const BatchSummary& s = r.summary;
   std::uint64_t total = 0;
   for (int i = 0; i < static_cast<int>(Status::count_); ++i) total += s.status[i];
-  std::fprintf(t, "impact reduce: law %s, scenario %s, backend %s, precision %s, seed %llu\n", a.law->name.c_str(),
-               a.scenario.c_str(), backend_name(a.backend), precision_name(a.precision),
+  std::fprintf(t, "impact reduce: law %s, scenario %s, backend %s%s, precision %s, seed %llu\n", a.law->name.c_str(),
+               a.scenario.c_str(), backend_name(a.backend), choice.c_str(), precision_name(a.precision),
                static_cast<unsigned long long>(a.seed));
   std::string line;
   for (const auto& [k, v] : study::describe(a.spec)) line += "  " + k + "=" + v;
@@ -186,7 +186,7 @@ ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FILE* log) {
   if (table == stdout && a.out == "-") table = stderr;  // keep stdout parseable
   if (table == stdout && a.cases_out == "-") table = stderr;
   const ReduceResult res = study::reduce(rs, a.quiet ? nullptr : log);
-  if (table && !a.quiet) print_table(table, rs, res);
+  if (table && !a.quiet) print_table(table, rs, res, engine::backend_choice(a.backend, rs.backend));
   if (!a.out.empty()) write_json(a.out, rs, res);
   return res;
 }

@@ -63,9 +63,9 @@ std::string file_list(const std::vector<std::string>& files) {
 void print_summary(std::FILE* out, const StudyConfig& c, const ReportOptions& opt, std::size_t rows,
                    const RunResult& run, const StudyReport& rep) {
   const std::string failed = run.build_failed ? ", " + std::to_string(run.build_failed) + " samples not buildable" : "";
-  std::fprintf(out, "study %s: scenario %s, %zu samples (%s), %zu law(s), backend %s, %s%s\n", c.name.c_str(),
+  std::fprintf(out, "study %s: scenario %s, %zu samples (%s), %zu law(s), backend %s%s, %s%s\n", c.name.c_str(),
                c.scenario.c_str(), rows, design_kind_name(c.design.kind), run.laws.size(), backend_name(opt.backend),
-               precision_name(opt.precision), failed.c_str());
+               engine::backend_choice(c.backend, opt.backend).c_str(), precision_name(opt.precision), failed.c_str());
   std::fprintf(out, "status counts:\n%s\n%s%s\n", rep.status_lines.c_str(), rep.table.c_str(), rep.sens_table.c_str());
   for (std::size_t l = 0; l < run.laws.size(); ++l) {
     const double s = run.stats[l].seconds;

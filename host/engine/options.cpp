@@ -53,6 +53,15 @@ Backend resolve_backend(std::string_view name, Precision precision, bool allow_r
                               (allow_reference ? ", reference)" : ")"));
 }
 
+std::string backend_choice(std::string_view requested, Backend chosen) {
+  if (requested != "auto") return "";
+  if (!cuda_built()) return " (auto: built without CUDA)";
+  std::string why;
+  const bool usable = cuda_usable(&why);
+  if (chosen == Backend::cuda) return " (auto: CUDA device " + why + ")";
+  return std::string(" (auto: CUDA not usable: ") + (usable ? "not chosen" : why) + ")";
+}
+
 bool cuda_built() {
 #ifdef IMPACT_WITH_CUDA
   return true;

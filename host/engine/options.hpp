@@ -27,6 +27,9 @@ LawOptions law_options(int steps, Integrator integrator);
 // no device is usable), omp, serial, and reference where allowed (double only). Throws
 // std::invalid_argument with the reason.
 Backend resolve_backend(std::string_view name, Precision precision, bool allow_reference);
+// Why `auto` chose `chosen`, for the summaries: " (auto: CUDA device NAME)", " (auto: CUDA not
+// usable: WHY)", " (auto: built without CUDA)"; "" when `requested` is not "auto".
+std::string backend_choice(std::string_view requested, Backend chosen);
 
 // Backends compiled into this build, and whether a CUDA device is usable now (`why` explains, or
 // names the device).

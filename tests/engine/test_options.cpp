@@ -57,3 +57,20 @@ TEST(EngineOptions, ParseAndNameTheRunOptions) {
   EXPECT_EQ(message_of([] { engine::resolve_backend("gpu", Precision::f64, true); }),
             "unknown backend 'gpu' (known: auto, cuda, omp, serial, reference)");
 }
+
+// What the summaries say about an automatic choice of backend.
+TEST(EngineOptions, AutoSaysWhyItChose) {
+  EXPECT_EQ(engine::backend_choice("omp", Backend::omp), "");
+  EXPECT_EQ(engine::backend_choice("cuda", Backend::cuda), "");
+  const Backend chosen = engine::resolve_backend("auto", Precision::f64, false);
+  const std::string why = engine::backend_choice("auto", chosen);
+  if (!engine::cuda_built()) {
+    EXPECT_EQ(why, " (auto: built without CUDA)");
+  } else if (chosen == Backend::cuda) {
+    EXPECT_EQ(why.rfind(" (auto: CUDA device ", 0), 0u) << why;
+  } else {
+    std::string reason;
+    ASSERT_FALSE(engine::cuda_usable(&reason));
+    EXPECT_EQ(why, " (auto: CUDA not usable: " + reason + ")");
+  }
+}
