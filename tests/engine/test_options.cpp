@@ -60,13 +60,13 @@ TEST(EngineOptions, ParseAndNameTheRunOptions) {
 
 // What the summaries say about an automatic choice of backend.
 TEST(EngineOptions, AutoSaysWhyItChose) {
-  EXPECT_EQ(engine::backend_choice("omp", Backend::omp), "");
-  EXPECT_EQ(engine::backend_choice("cuda", Backend::cuda), "");
-  const Backend chosen = engine::resolve_backend("auto", Precision::f64, false);
+  EXPECT_EQ(engine::backend_choice("omp", engine::Backend::omp), "");
+  EXPECT_EQ(engine::backend_choice("cuda", engine::Backend::cuda), "");
+  const engine::Backend chosen = engine::resolve_backend("auto", engine::Precision::f64, false);
   const std::string why = engine::backend_choice("auto", chosen);
   if (!engine::cuda_built()) {
     EXPECT_EQ(why, " (auto: built without CUDA)");
-  } else if (chosen == Backend::cuda) {
+  } else if (chosen == engine::Backend::cuda) {
     EXPECT_EQ(why.rfind(" (auto: CUDA device ", 0), 0u) << why;
   } else {
     std::string reason;
