@@ -21,10 +21,7 @@ using study::Measurement;
 using study::RateStat;
 using json = nlohmann::ordered_json;
 
-namespace {
-
 // ---- cells -----------------------------------------------------------------------------------------
-// 3 significant digits with a k / M / G suffix; "-" for a non-finite value.
 std::string eng(double v) {
   if (!std::isfinite(v)) return "-";
   const char* suf = "";
@@ -42,6 +39,8 @@ std::string fixed(double v, int digits) {
   std::snprintf(b, sizeof b, "%.*f", digits, v);
   return b;
 }
+namespace {
+
 std::string ratio_str(double v) { return std::isfinite(v) ? fixed(v, v < 10 ? 2 : 1) : "-"; }
 double spread_pct(const RateStat& s) { return s.median > 0 ? 100.0 * (s.max - s.min) / (2.0 * s.median) : NAN; }
 std::string rate_cell(const Measurement* m) {

@@ -37,6 +37,11 @@ struct BenchRun {
   std::vector<study::Measurement> results;
 };
 
+// Table cells: 3 significant digits with a k / M / G suffix, a fixed number of decimals; "-" for
+// a non-finite value.
+std::string eng(double v);
+std::string fixed(double v, int digits);
+
 // The markdown: header lines, then the throughput table with its ratios, the integrators' table
 // (when one ran) and the CUDA peak-share table (when cuda ran).
 std::string bench_markdown(const BenchRun& run);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/bench_report.hpp"
 #include "io/out_file.hpp"
 #include "study/sample_spec.hpp"
 #include "study/simt.hpp"
@@ -12,19 +13,13 @@ namespace impact::cli {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
 // The blocks that cost the most warp issue, with their own coherence: "name 37% (12.1)".
 std::string top_blocks(const study::SimtResult& r, int count) {
   std::string s;
   for (int i = 0; i < count && i < static_cast<int>(r.blocks.size()); ++i) {
     const study::SimtBlockUse& b = r.blocks[i];
-    s += (i ? ", " : "") + b.name + " " + fmt("%.0f%%", 100.0 * b.warp_issue / r.warp_issue) + " (" +
-         fmt("%.1f", b.lane_work / b.warp_issue) + ")";
+    s += (i ? ", " : "") + b.name + " " + fixed(100.0 * b.warp_issue / r.warp_issue, 0) + "% (" +
+         fixed(b.lane_work / b.warp_issue, 1) + ")";
   }
   return s;
 }
@@ -63,11 +58,11 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
         const study::SimtResult so = study::simt_model(t, blocks, geom, study::Schedule::sorted);
         const study::SimtResult ne = study::simt_model(t, blocks, geom, study::Schedule::nested_573a81e);
         md += "| " + law->name + " | " + engine::precision_name(p) + " | " + std::to_string(steps) + " | " +
-              std::to_string(gs.instances) + " | " + fmt("%.1f", gs.mean_iterations) + " | " +
-              fmt("%.2f", ne.active_threads) + " | " + fmt("%.2f", ne.warp_issue / gs.warp_issue) + " | " +
-              fmt("%.2f", gs.active_threads) + " | " + fmt("%.3g", gs.warp_issue) + " | " +
-              fmt("%.2f", rf.active_threads) + " | " + fmt("%.2f", rf.warp_issue / gs.warp_issue) + " | " +
-              fmt("%.2f", so.active_threads) + " | " + fmt("%.2f", so.warp_issue / gs.warp_issue) + " | " +
+              std::to_string(gs.instances) + " | " + fixed(gs.mean_iterations, 1) + " | " +
+              fixed(ne.active_threads, 2) + " | " + fixed(ne.warp_issue / gs.warp_issue, 2) + " | " +
+              fixed(gs.active_threads, 2) + " | " + eng(gs.warp_issue) + " | " +
+              fixed(rf.active_threads, 2) + " | " + fixed(rf.warp_issue / gs.warp_issue, 2) + " | " +
+              fixed(so.active_threads, 2) + " | " + fixed(so.warp_issue / gs.warp_issue, 2) + " | " +
               top_blocks(gs, 4) + " |\n";
         nlohmann::ordered_json blocks_json = nlohmann::ordered_json::array();
         for (const study::SimtBlockUse& b : gs.blocks)

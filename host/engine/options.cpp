@@ -57,9 +57,8 @@ std::string backend_choice(std::string_view requested, Backend chosen) {
   if (requested != "auto") return "";
   if (!cuda_built()) return " (auto: built without CUDA)";
   std::string why;
-  const bool usable = cuda_usable(&why);
-  if (chosen == Backend::cuda) return " (auto: CUDA device " + why + ")";
-  return std::string(" (auto: CUDA not usable: ") + (usable ? "not chosen" : why) + ")";
+  cuda_usable(&why);  // names the device, or says why it is not usable
+  return chosen == Backend::cuda ? " (auto: CUDA device " + why + ")" : " (auto: CUDA not usable: " + why + ")";
 }
 
 bool cuda_built() {

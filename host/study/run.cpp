@@ -222,7 +222,7 @@ class Driver {
         backend_(backend),
         result_(result),
         opt_(engine::law_options(c.steps, c.integrator)),
-        overlap_(backend == Backend::cuda || backend == Backend::serial) {
+        overlap_(result.overlapped) {
     const std::size_t rows = design.rows();
     chunk_ = std::max<std::size_t>(1, std::min<std::size_t>(c.chunk, rows));
     const std::size_t nslots = overlap_ && rows > chunk_ ? 2 : 1;
@@ -366,6 +366,7 @@ RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design
     result.stats.push_back(std::move(st));
   }
   StudyFiles files(c, sc, design, result.kept, result.laws, precision);
+  // the laws beside the host work where they leave host cores free (Driver)
   result.overlapped = backend == Backend::cuda || backend == Backend::serial;
   if (precision == Precision::f32) Driver<float>(c, sc, design, backend, result).run(files, progress);
   else Driver<double>(c, sc, design, backend, result).run(files, progress);

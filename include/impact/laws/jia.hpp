@@ -181,11 +181,6 @@ struct JiaLaw {
     return k;
   }
 
-  template <class T>
-  IMPACT_HDI static JiaY<T> step(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, int phase, Integrator integ) {
-    return rk_step(y, h, integ, [&](const JiaY<T>& z, T) { return rhs(S, z, stick, phase); });
-  }
-
   // Stiff slip (3D): the spring direction phi = psi + D relaxes toward the direction psi of v_perp,
   //   dD/dtau = -kappa sin D - psi_dot,   kappa = e_ph |v_perp| / |G|,
   // where kappa grows without bound as |G| -> 0 (end of a slip; all of a slip when mu is small).
@@ -193,7 +188,6 @@ struct JiaLaw {
   // e^{-kappa0 t}) with the slaved lag D_qs = -psi_dot / kappa (exact for frozen coefficients and
   // sin D ~ D near the slaved state), while psi follows v_perp at every stage and the slow
   // variables (I_n, s, I_t) take the RK4 (or Euler) combination. Stable for any h.
-  template <class T> struct Stage { T du, dw; };
   template <class T>
   IMPACT_HD_RARE static void slaved_dir(const Sys<T>& S, const JiaY<T>& y, int phase, T t, T D0free, T kappa0,
                                     T& du, T& dw) {
@@ -483,6 +477,17 @@ struct JiaLaw {
       }
       return false;
     };
+    // Event ev at y into the optional trace.
+    auto record_event = [&](int ev) {
+      if (!trace || trace->count >= JiaTrace<T>::kMax) return;
+      T vn, vu, vw;
+      velocity(S, y, vn, vu, vw);
+      trace->event[trace->count] = ev;
+      trace->In[trace->count] = y.In;
+      trace->v_u[trace->count] = vu;
+      trace->v_w[trace->count] = vw;
+      ++trace->count;
+    };
     // The event ev_best reached (y is there): slip projection, trace, the new mode or phase.
     auto on_event = [&]() {
       if (!stick && S.mu > T(0)) {
@@ -490,15 +495,7 @@ struct JiaLaw {
         project_slip(S, y, phase);
       }
       probe.seg(kSegSwitch);
-      if (trace && trace->count < JiaTrace<T>::kMax) {
-        T vn, vu, vw;
-        velocity(S, y, vn, vu, vw);
-        trace->event[trace->count] = ev_best;
-        trace->In[trace->count] = y.In;
-        trace->v_u[trace->count] = vu;
-        trace->v_w[trace->count] = vw;
-        ++trace->count;
-      }
+      record_event(ev_best);
       switch (ev_best) {
         case 0: {  // end of compression
           r.In_c = y.In;
@@ -587,14 +584,7 @@ struct JiaLaw {
               y.Iu -= S.mu * du * dIn;
               y.Iw -= S.mu * dw * dIn;
               y.s = T(0);
-              if (trace && trace->count < JiaTrace<T>::kMax) {
-                velocity(S, y, vn, vu, vw);
-                trace->event[trace->count] = 1;
-                trace->In[trace->count] = y.In;
-                trace->v_u[trace->count] = vu;
-                trace->v_w[trace->count] = vw;
-                ++trace->count;
-              }
+              record_event(1);
               break;
             }
           }
