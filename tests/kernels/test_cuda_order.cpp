@@ -90,9 +90,7 @@ void sorted_reduction_counts_the_same() {
   const SampleSpec spec = study::default_spec(Scenario::contact);
   LawOptions opt;
   opt.steps = 60;
-  SummaryRanges rg;
-  const double lo[kNumQuantities] = {0, 0, 0, -1}, hi[kNumQuantities] = {5, 5, 5, 0};
-  for (int k = 0; k < kNumQuantities; ++k) rg.lo[k] = lo[k], rg.hi[k] = hi[k];
+  const SummaryRanges rg = impact::testing::summary_ranges({0, 0, 0, -1}, {5, 5, 5, 0});
   const std::uint64_t b = 1000, e = b + 300000;
   const BatchSummary s = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, true);
   const BatchSummary u = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, false);

@@ -80,9 +80,7 @@ namespace {
 template <class Law, class T>
 void compare_reductions(std::uint64_t n, int steps) {
   const SampleSpec spec = study::default_spec(Scenario::contact);
-  SummaryRanges rg;
-  const double lo[kNumQuantities] = {0, 0, 0, -1}, hi[kNumQuantities] = {6, 4, 5, 0.2};
-  for (int k = 0; k < kNumQuantities; ++k) rg.lo[k] = lo[k], rg.hi[k] = hi[k];
+  const SummaryRanges rg = impact::testing::summary_ranges({0, 0, 0, -1}, {6, 4, 5, 0.2});
   LawOptions opt;
   opt.steps = steps;
   const BatchSummary g = cuda::reduce_sampled<Law, T>(spec, 5, 100, 100 + n, opt, rg);

@@ -17,12 +17,7 @@ using impact::testing::instances;
 
 namespace {
 
-SummaryRanges ranges() {
-  SummaryRanges r;
-  const double lo[kNumQuantities] = {0, 0, 0, -1}, hi[kNumQuantities] = {5, 5, 5, 0};
-  for (int k = 0; k < kNumQuantities; ++k) r.lo[k] = lo[k], r.hi[k] = hi[k];
-  return r;
-}
+SummaryRanges ranges() { return impact::testing::summary_ranges({0, 0, 0, -1}, {5, 5, 5, 0}); }
 
 template <class Law>
 void check() {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "batch_buffers.hpp"
 #include "impact/laws/chatterjee_ruina.hpp"
 #include "impact/laws/jia.hpp"
 #include "impact/laws/stronge.hpp"
@@ -25,12 +26,7 @@ using namespace impact;
 
 namespace {
 
-SummaryRanges test_ranges() {
-  SummaryRanges r;
-  const double lo[kNumQuantities] = {0, 0, 0, -1}, hi[kNumQuantities] = {6, 4, 5, 0.2};
-  for (int k = 0; k < kNumQuantities; ++k) r.lo[k] = lo[k], r.hi[k] = hi[k];
-  return r;
-}
+SummaryRanges test_ranges() { return impact::testing::summary_ranges({0, 0, 0, -1}, {6, 4, 5, 0.2}); }
 
 // counts (status, histograms) exactly; moments to `rel`
 void expect_summaries_equal(const BatchSummary& a, const BatchSummary& b, double rel, const char* what) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/columns.hpp"
+#include "impact/stats.hpp"
 #include "random_instances.hpp"
 
 namespace impact::testing {
@@ -26,6 +27,13 @@ struct Buffers {
     bout = out.view();
   }
 };
+
+// Histogram ranges of the summary quantities (P_n, P_t, vf_n, dE/K0) for reduction tests.
+inline SummaryRanges summary_ranges(const double (&lo)[kNumQuantities], const double (&hi)[kNumQuantities]) {
+  SummaryRanges r;
+  for (int k = 0; k < kNumQuantities; ++k) r.lo[k] = lo[k], r.hi[k] = hi[k];
+  return r;
+}
 
 // Mixed random instances: realizable two-body rows and planar rows (so morgan has work).
 inline std::vector<ContactProblem<double>> instances(std::size_t n) {
