@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "engine/backend_pick.hpp"
 #include "engine/columns.hpp"
 #include "io/out_file.hpp"
 #include "reference/compare.hpp"
@@ -52,7 +53,11 @@ CompareSpec spec_of(const CompareArgs& args) {
   s.law = &law_named(args.law);
   s.precision = parse_precision(args.precision);
   s.opt = law_options(args.steps, parse_integrator(args.integrator));
-  s.backend = resolve_backend(args.backend, s.precision, false);
+  engine::Workload w;  // rows unknown before the input is read: rates per instance
+  w.laws = {s.law};
+  w.precision = s.precision;
+  w.steps = args.steps;
+  s.backend = engine::pick_backend(args.backend, w, false).backend;
   if (args.tol < 0) throw std::invalid_argument("--tol must be > 0");
   s.tol = args.tol > 0 ? args.tol : s.precision == Precision::f32 ? ref::kDefaultTolFloat : ref::kDefaultTolDouble;
   s.given = args.given;

@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 
+#include <filesystem>
+
+#include "engine/backend_pick.hpp"
 #include "engine/evaluate.hpp"
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
@@ -30,11 +33,10 @@ CLI::App* add_eval_subcommand(CLI::App& app, EvalArgs& ea) {
 
 namespace {
 
-void print_summary(std::FILE* f, const EvalArgs& args, const LawInfo& law, Backend backend, Precision precision,
-                   const std::string& input, const TableStats& s, double total) {
+void print_summary(std::FILE* f, const EvalArgs& args, const LawInfo& law, const BackendPick& backend,
+                   Precision precision, const std::string& input, const TableStats& s, double total) {
   std::fprintf(f, "impact eval: law %s, backend %s%s, precision %s, input %s\n", law.name.c_str(),
-               backend_name(backend), engine::backend_choice(args.backend, backend).c_str(), precision_name(precision),
-               input.c_str());
+               backend_name(backend.backend), backend.why.c_str(), precision_name(precision), input.c_str());
   std::fprintf(f, "  rows %zu", s.rows);
   for (int k = 0; k < static_cast<int>(Status::count_); ++k)
     if (s.status_count[k]) std::fprintf(f, "   %s %zu", status_name(static_cast<Status>(k)), s.status_count[k]);
@@ -60,15 +62,24 @@ void print_summary(std::FILE* f, const EvalArgs& args, const LawInfo& law, Backe
 }
 
 template <class T>
-void run(const EvalArgs& args, const LawInfo& law, Backend backend, Precision precision, const LawOptions& opt,
-         std::FILE* summary) {
+void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, Precision precision,
+         const LawOptions& opt, std::FILE* summary) {
   const auto t0 = std::chrono::steady_clock::now();
   io::CsvReader reader(args.in);
   io::OutFile out(args.out);
-  const TableStats s = evaluate_table<T>(reader, out, law, ref::any_batch_fn<T>(law, backend), opt, args.chunk);
+  const TableStats s = evaluate_table<T>(reader, out, law, ref::any_batch_fn<T>(law, backend.backend), opt, args.chunk);
   out.commit();
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (summary) print_summary(summary, args, law, backend, precision, reader.path(), s, total);
+}
+
+// The rows of an input file estimated from its size (about 170 bytes per row of 16 numbers); 0 for
+// stdin or a file whose size is unknown.
+double estimated_rows(const std::string& path) {
+  if (path == "-") return 0;
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  return ec ? 0.0 : double(bytes) / 170.0;
 }
 
 }  // namespace
@@ -77,7 +88,12 @@ void run_eval(const EvalArgs& args, std::FILE* summary) {
   const LawInfo& law = law_named(args.law);
   const Precision precision = parse_precision(args.precision);
   const LawOptions opt = law_options(args.steps, parse_integrator(args.integrator));
-  const Backend backend = resolve_backend(args.backend, precision, true);
+  Workload w;
+  w.laws = {&law};
+  w.precision = precision;
+  w.steps = args.steps;
+  w.rows = estimated_rows(args.in);
+  const BackendPick backend = pick_backend(args.backend, w, true);
   if (args.chunk < 1) throw std::invalid_argument("chunk must be >= 1");
   if (precision == Precision::f32) return run<float>(args, law, backend, precision, opt, summary);
   run<double>(args, law, backend, precision, opt, summary);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/backend_pick.hpp"
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
 #include "io/csv.hpp"
@@ -173,9 +174,16 @@ ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FILE* log) {
   if (a.backend != "auto" && a.backend != "cuda" && a.backend != "omp" && a.backend != "serial")
     throw std::invalid_argument("unknown backend '" + a.backend + "' for reduce (known: auto, cuda, omp, serial)");
   rs.precision = parse_precision(a.precision);
-  rs.backend = resolve_backend(a.backend, rs.precision, false);
   rs.opt = law_options(a.steps, parse_integrator(a.integrator));
   if (a.n < 1) throw std::invalid_argument("--n must be >= 1");
+  engine::Workload w;
+  w.laws = {rs.law};
+  w.precision = rs.precision;
+  w.steps = a.steps;
+  w.rows = double(a.n);
+  w.host_resident = false;  // sampled and reduced where the law runs
+  const engine::BackendPick pick = engine::pick_backend(a.backend, w, false);
+  rs.backend = pick.backend;
   if (a.first + a.n < a.first) throw std::invalid_argument("--first + --n overflows the 64-bit index range");
   for (const std::string& r : a.ranges) rs.ranges.push_back(study::parse_range(r));  // usage errors before any work
   rs.n = a.n;
@@ -186,7 +194,7 @@ ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FILE* log) {
   if (table == stdout && a.out == "-") table = stderr;  // keep stdout parseable
   if (table == stdout && a.cases_out == "-") table = stderr;
   const ReduceResult res = study::reduce(rs, a.quiet ? nullptr : log);
-  if (table && !a.quiet) print_table(table, rs, res, engine::backend_choice(a.backend, rs.backend));
+  if (table && !a.quiet) print_table(table, rs, res, pick.why);
   if (!a.out.empty()) write_json(a.out, rs, res);
   return res;
 }

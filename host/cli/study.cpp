@@ -1,3 +1,4 @@
+#include "engine/backend_pick.hpp"
 #include "cli/study.hpp"
 
 #include <CLI/CLI.hpp>
@@ -65,7 +66,7 @@ void print_summary(std::FILE* out, const StudyConfig& c, const ReportOptions& op
   const std::string failed = run.build_failed ? ", " + std::to_string(run.build_failed) + " samples not buildable" : "";
   std::fprintf(out, "study %s: scenario %s, %zu samples (%s), %zu law(s), backend %s%s, %s%s\n", c.name.c_str(),
                c.scenario.c_str(), rows, design_kind_name(c.design.kind), run.laws.size(), backend_name(opt.backend),
-               engine::backend_choice(c.backend, opt.backend).c_str(), precision_name(opt.precision), failed.c_str());
+               opt.backend_why.c_str(), precision_name(opt.precision), failed.c_str());
   std::fprintf(out, "status counts:\n%s\n%s%s\n", rep.status_lines.c_str(), rep.table.c_str(), rep.sens_table.c_str());
   for (std::size_t l = 0; l < run.laws.size(); ++l) {
     const double s = run.stats[l].seconds;
@@ -101,7 +102,14 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   const ScenarioInfo& sc = *find_scenario(c.scenario);
   ReportOptions opt;
   opt.precision = c.precision;
-  opt.backend = resolve_backend(c.backend, opt.precision, true);
+  engine::Workload w;
+  for (const std::string& name : c.laws) w.laws.push_back(&engine::law_named(name));
+  w.precision = opt.precision;
+  w.steps = c.steps;
+  w.rows = double(design->rows());
+  const engine::BackendPick pick = engine::pick_backend(c.backend, w, true);
+  opt.backend = pick.backend;
+  opt.backend_why = pick.why;
   opt.start = t_start;
   opt.plots = !args.no_plots;
   opt.quiet = args.quiet;

@@ -62,6 +62,17 @@ Device query_device() {
   return d;
 }
 
+void measure_link(Device& d) {
+#ifdef IMPACT_WITH_CUDA
+  if (!d.usable) return;
+  const cuda::LinkRate r = cuda::link_rate(std::size_t(256) << 20);
+  d.link_h2d = r.h2d;
+  d.link_d2h = r.d2h;
+#else
+  (void)d;
+#endif
+}
+
 void warm_up_device() {
 #ifdef IMPACT_WITH_CUDA
   cuda::warm_up();

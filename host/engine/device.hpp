@@ -31,6 +31,9 @@ struct Device {
   double peak_fp64 = NAN;        // flop/s: 2 x FMA/clock/SM x SMs x SM clock; NaN when unknown
   double peak_fp32 = NAN;
   double peak_bandwidth = NAN;   // DRAM bytes/s: 2 x memory clock x bus width / 8
+  // host <-> device bytes/s of a plain cudaMemcpy from/to pinned memory (measure_link); NaN until
+  // measured
+  double link_h2d = NAN, link_d2h = NAN;
 
   std::string compute_capability() const;  // "9.0"
   double peak_fp(bool single) const { return single ? peak_fp32 : peak_fp64; }
@@ -46,5 +49,9 @@ Device query_device();
 // completion (kernels/cuda/cuda.hpp warm_up), so that the first measured call does not pay the
 // start-up (tenths of a second). Nothing without CUDA; throws std::runtime_error on a CUDA error.
 void warm_up_device();
+
+// Measures the device's link (Device::link_h2d, link_d2h: cudaMemcpy of 256 MB between pinned host
+// memory and the device, best of 3; kernels/cuda/cuda.hpp link_rate). Nothing when not usable.
+void measure_link(Device& d);
 
 }  // namespace impact::engine

@@ -53,14 +53,6 @@ Backend resolve_backend(std::string_view name, Precision precision, bool allow_r
                               (allow_reference ? ", reference)" : ")"));
 }
 
-std::string backend_choice(std::string_view requested, Backend chosen) {
-  if (requested != "auto") return "";
-  if (!cuda_built()) return " (auto: built without CUDA)";
-  std::string why;
-  cuda_usable(&why);  // names the device, or says why it is not usable
-  return chosen == Backend::cuda ? " (auto: CUDA device " + why + ")" : " (auto: CUDA not usable: " + why + ")";
-}
-
 bool cuda_built() {
 #ifdef IMPACT_WITH_CUDA
   return true;

@@ -23,13 +23,11 @@ Integrator parse_integrator(std::string_view s);
 // LawOptions after checking steps >= 1 (std::invalid_argument "--steps must be >= 1").
 LawOptions law_options(int steps, Integrator integrator);
 
-// The backend named by `name`: auto (cuda when a device is usable, else omp), cuda (an error when
-// no device is usable), omp, serial, and reference where allowed (double only). Throws
-// std::invalid_argument with the reason.
+// The backend named by `name`: auto (cuda when a device is usable, else omp; the commands choose
+// by a modelled rate instead: engine/backend_pick.hpp), cuda (an error when no device is usable),
+// omp, serial, and reference where allowed (double only). Throws std::invalid_argument with the
+// reason.
 Backend resolve_backend(std::string_view name, Precision precision, bool allow_reference);
-// Why `auto` chose `chosen`, for the summaries: " (auto: CUDA device NAME)", " (auto: CUDA not
-// usable: WHY)", " (auto: built without CUDA)"; "" when `requested` is not "auto".
-std::string backend_choice(std::string_view requested, Backend chosen);
 
 // Backends compiled into this build, and whether a CUDA device is usable now (`why` explains, or
 // names the device).

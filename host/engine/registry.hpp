@@ -43,6 +43,11 @@ struct LawInfo {
 
   bool reads(int input_column) const { return input_needed(input_column, use); }
   int input_count() const;  // input columns the law reads
+  bool integrator() const { return cost.flops_step > 0; }  // work per instance grows with LawOptions::steps
+  // The cost model (docs/bench.md): bytes one instance moves (the input columns the law reads, every
+  // BatchOut column) and flops per instance (per step x the mean steps taken for an integrator).
+  double bytes_per_instance(Precision p) const;
+  double flops_per_instance(double mean_steps) const;
 };
 
 const std::vector<LawInfo>& all_laws();

@@ -134,15 +134,6 @@ std::size_t batch_cap(std::uint64_t max_n) {
 
 // ---- cost model and statistics ------------------------------------------------------------------
 
-double bytes_per_instance(const LawInfo& law, Precision p) {
-  const std::size_t tsize = p == Precision::f32 ? sizeof(float) : sizeof(double);
-  return double(std::size_t(law.input_count()) * tsize + kNumRealOutputs * tsize + 4 + 4 + 1);
-}
-
-double flops_per_instance(const LawInfo& law, bool integrator, double mean_steps) {
-  return integrator ? law.cost.flops_step * mean_steps : law.cost.flops_instance;
-}
-
 RateStat rate_stat(std::vector<double> v) {
   RateStat s;
   if (v.empty()) return s;
@@ -215,8 +206,8 @@ Measurement BenchHarness::measure_in(const BenchConfig& c, InstancePool<T>& pool
   }
   m.mean_steps = st / double(bs.n);
   m.ok_fraction = ok / double(bs.n);
-  m.flops_instance = flops_per_instance(*c.law, c.integrator(), m.mean_steps);
-  m.bytes_instance = bytes_per_instance(*c.law, c.precision);
+  m.flops_instance = c.law->flops_per_instance(m.mean_steps);
+  m.bytes_instance = c.law->bytes_per_instance(c.precision);
   return m;
 }
 

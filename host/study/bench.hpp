@@ -57,11 +57,6 @@ std::vector<BenchConfig> bench_plan(const BenchSpec& spec);
 // input and output columns, double + float). At least 1.
 std::size_t batch_cap(std::uint64_t max_n);
 
-// The cost model: bytes one instance moves (the input columns the law reads, every BatchOut column)
-// and flops per instance (LawInfo::cost: per step x the mean steps taken for an integrator).
-double bytes_per_instance(const engine::LawInfo& law, engine::Precision p);
-double flops_per_instance(const engine::LawInfo& law, bool integrator, double mean_steps);
-
 // Median, extremes and quartiles (linear interpolation) of a sample; zeros when it is empty.
 struct RateStat {
   double median = 0, min = 0, max = 0, q1 = 0, q3 = 0;

@@ -175,6 +175,7 @@ json metadata(const StudyConfig& c, const ScenarioInfo& sc, const Design& design
   meta["date"] = io::utc_now();
   meta["host"] = {{"name", io::hostname()}, {"cpu", io::cpu_model()}, {"omp_threads", omp_get_max_threads()}};
   meta["backend"] = engine::backend_name(opt.backend);
+  if (!opt.backend_why.empty()) meta["backend_choice"] = opt.backend_why.substr(2, opt.backend_why.size() - 3);
   meta["precision"] = engine::precision_name(opt.precision);
   meta["steps"] = c.steps;
   meta["integrator"] = engine::integrator_name(c.integrator);

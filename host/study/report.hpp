@@ -25,6 +25,7 @@ struct StudyReport {
 
 struct ReportOptions {
   engine::Backend backend = engine::Backend::omp;
+  std::string backend_why;  // why `auto` chose it (engine::BackendPick::why), "" when named
   engine::Precision precision = engine::Precision::f64;
   std::chrono::steady_clock::time_point start;  // when the command started (metadata's total_s)
   bool plots = true;                            // draw the [[plots]] (false: --no-plots)

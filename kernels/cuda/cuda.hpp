@@ -31,6 +31,14 @@ bool device_info(DeviceInfo& out, std::string* why = nullptr);
 // launch, the allocators' set-up: tenths of a second). Throws std::runtime_error on a CUDA error.
 void warm_up();
 
+// The bandwidth of a plain cudaMemcpy between pinned host memory and the current device, in bytes/s
+// (the best of 3 timed copies of `bytes` after one untimed): the ceiling of the eval path, whose
+// batch lives in host memory (`impact bench` reports the eval path's share of it).
+struct LinkRate {
+  double h2d = 0, d2h = 0;
+};
+LinkRate link_rate(std::size_t bytes);
+
 // Evaluates a batch whose arrays live in host memory: copies in, runs, copies out (through
 // evaluate_streamed with its default chunking, so a batch may be larger than device memory).
 template <class Law, class T>

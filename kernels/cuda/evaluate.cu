@@ -11,6 +11,7 @@
 #include "impact/laws/all.hpp"
 #include "impact/rng.hpp"
 #include "kernels/cuda/cuda.hpp"
+#include "kernels/cuda/host_copy.hpp"
 #include "kernels/cuda/util.cuh"
 #include "kernels/sampled.hpp"
 
@@ -101,6 +102,37 @@ void warm_up() {
   p.alloc(kBytes);
 }
 
+LinkRate link_rate(std::size_t bytes) {
+  PinnedBuffer h;
+  h.alloc(bytes);
+  std::memset(h.get(), 0, bytes);
+  DeviceBuffer d(bytes);
+  cudaEvent_t a, b;
+  check(cudaEventCreate(&a), "cudaEventCreate");
+  check(cudaEventCreate(&b), "cudaEventCreate");
+  auto best = [&](bool to_device) {
+    float best_ms = 0;
+    for (int r = 0; r < 4; ++r) {  // the first copy is a warm-up
+      check(cudaEventRecord(a), "cudaEventRecord");
+      check(to_device ? cudaMemcpy(d.get(), h.get(), bytes, cudaMemcpyHostToDevice)
+                      : cudaMemcpy(h.get(), d.get(), bytes, cudaMemcpyDeviceToHost),
+            "cudaMemcpy (link probe)");
+      check(cudaEventRecord(b), "cudaEventRecord");
+      check(cudaEventSynchronize(b), "cudaEventSynchronize");
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
+      if (r > 0 && (best_ms == 0 || ms < best_ms)) best_ms = ms;
+    }
+    return best_ms > 0 ? double(bytes) / (best_ms * 1e-3) : 0.0;
+  };
+  LinkRate r;
+  r.h2d = best(true);
+  r.d2h = best(false);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return r;
+}
+
 namespace {
 
 // One pipeline stage: the staging buffers of one stream, sized for one chunk. Within a chunk of m
@@ -154,10 +186,13 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
     check(cudaStreamSynchronize(st.stream.get()), "chunk (copy in, kernel, copy out)");
     const std::size_t m = st.rows, f = st.first;
     const BatchOut<T> h = packed_batch_out<T>(static_cast<char*>(st.host.get()) + st.in_bytes(nin, m), m);
-    for (int k = 0; k < kNumRealOutputs; ++k) std::memcpy(out.real[k] + f, h.real[k], m * sizeof(T));
-    std::memcpy(out.modes + f, h.modes, m * sizeof(std::uint32_t));
-    std::memcpy(out.steps + f, h.steps, m * sizeof(std::int32_t));
-    std::memcpy(out.status + f, h.status, m);
+    CopySpan sp[kNumRealOutputs + 3];
+    int c = 0;
+    for (int k = 0; k < kNumRealOutputs; ++k) sp[c++] = {out.real[k] + f, h.real[k], m * sizeof(T)};
+    sp[c++] = {out.modes + f, h.modes, m * sizeof(std::uint32_t)};
+    sp[c++] = {out.steps + f, h.steps, m * sizeof(std::int32_t)};
+    sp[c++] = {out.status + f, h.status, m};
+    copy_spans(sp, c);  // over the host's threads (kernels/cuda/host_copy.hpp)
     st.pending = false;
   };
 
@@ -171,16 +206,18 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
     T* hin = static_cast<T*>(st.host.get());
     T* din_base = st.dev.template as<T>();
     const T* dcol[kNumInputs];
+    CopySpan sp[kNumInputs];
     int j = 0;
     for (int c = 0; c < kNumInputs; ++c) {
       if (!in.col[c]) {
         dcol[c] = nullptr;
         continue;
       }
-      std::memcpy(hin + j * m, in.col[c] + first, m * sizeof(T));
+      sp[j] = {hin + j * m, in.col[c] + first, m * sizeof(T)};
       dcol[c] = din_base + j * m;
       ++j;
     }
+    copy_spans(sp, j);
     const BatchIn<T> din = batch_in_of<T>(dcol, m);
     const std::size_t ib = st.in_bytes(nin, m), ob = st.out_bytes(m);
     const BatchOut<T> dout = packed_batch_out<T>(static_cast<char*>(st.dev.get()) + ib, m);
