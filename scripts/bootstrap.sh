@@ -6,7 +6,8 @@ PKGS=(cmake g++ make git pkg-config
       libeigen3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
       librandom123-dev libthrust-dev libboost-dev
       libtomlplusplus-dev nlohmann-json3-dev
-      python3 python3-numpy python3-matplotlib)
+      python3 python3-numpy python3-matplotlib
+      strace)  # fault injection in tests/cli/integrity.sh (EIO on read)
 missing=()
 for p in "${PKGS[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -171,6 +171,10 @@ void write_json(const std::string& path, const CompareArgs& args, const CompareS
 int run_compare(const CompareArgs& args, std::FILE* out) {
   const CompareSpec spec = spec_of(args);
   const std::string fail_path = args.fail_out.empty() ? spec.law->name + "_compare_failures.csv" : args.fail_out;
+  for (const std::string* o : {&fail_path, &args.report})
+    if (!args.in.empty() && io::same_file(args.in, *o))
+      throw std::invalid_argument("--in and " + std::string(o == &fail_path ? "--fail-out" : "--report") +
+                                  " name the same file (" + *o + "): the input would be overwritten");
   const CompareRows rows = rows_of(args, *spec.law);
   const CompareReport rep = ref::compare(spec, rows, stderr);
   print_report(out, args, spec, rows, rep);

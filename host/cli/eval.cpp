@@ -88,13 +88,17 @@ void run_eval(const EvalArgs& args, std::FILE* summary) {
   const LawInfo& law = law_named(args.law);
   const Precision precision = parse_precision(args.precision);
   const LawOptions opt = law_options(args.steps, parse_integrator(args.integrator));
+  if (io::same_file(args.in, args.out))
+    throw std::invalid_argument("--in and --out name the same file (" + args.out +
+                                "): write the results to another file");
   Workload w;
   w.laws = {&law};
   w.precision = precision;
   w.steps = args.steps;
   w.rows = estimated_rows(args.in);
   const BackendPick backend = pick_backend(args.backend, w, true);
-  if (args.chunk < 1) throw std::invalid_argument("chunk must be >= 1");
+  if (args.chunk < 1 || args.chunk > (std::size_t(1) << 24))
+    throw std::invalid_argument("--chunk must be between 1 and 16777216 rows, got " + std::to_string(args.chunk));
   if (precision == Precision::f32) return run<float>(args, law, backend, precision, opt, summary);
   run<double>(args, law, backend, precision, opt, summary);
 }

@@ -1,6 +1,9 @@
 // The `impact` command line: one subcommand per file in host/cli/.
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <string>
 
 #include "cli/bench.hpp"
 #include "cli/compare.hpp"
@@ -10,6 +13,52 @@
 #include "cli/study.hpp"
 #include "io/csv.hpp"
 #include "io/version.hpp"
+
+namespace {
+
+// CLI11 reads "-1" into an unsigned option as 2^64 - 1: every unsigned option refuses a sign.
+void refuse_negative_unsigned(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    for (CLI::Option* o : sub->get_options())
+      if (o->get_type_name() == "UINT")
+        o->check(CLI::Validator(
+            [](std::string& v) {
+              const std::size_t i = v.find_first_not_of(" \t");
+              return i != std::string::npos && v[i] == '-' ? std::string("must not be negative, got ") + v
+                                                           : std::string();
+            },
+            "", "non-negative"));
+}
+
+// A usage error: the message and the exit code 2 (docs/INTERFACE.md), CLI11's own codes (104-114)
+// never reach the shell; --help and --version exit 0.
+int usage_error(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  if (e.get_exit_code() == 0) return app.exit(e);
+  std::string msg = e.what();
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      names += " " + sub->get_name();
+    }
+    if (!known) msg = std::string("unknown command '") + argv[1] + "' (known:" + names + ")";
+  }
+  std::fprintf(stderr, "impact: error: %s\nRun with --help for more information.\n", msg.c_str());
+  return 2;
+}
+
+// Whatever went to standard output reached it: a full disk or a closed pipe is an error (exit 2),
+// not a silently short table.
+int check_stdout(int rc) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "impact: error: standard output: write failed: %s\n", std::strerror(errno));
+    return rc ? rc : 2;
+  }
+  return rc;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace impact::cli;
@@ -31,12 +80,18 @@ int main(int argc, char** argv) {
   BenchArgs ba;
   CLI::App* bench = add_bench_subcommand(app, ba);
 
-  CLI11_PARSE(app, argc, argv);
+  refuse_negative_unsigned(app);
   try {
-    if (*study) return run_study(sa, stdout, stderr);
-    if (*bench) return run_bench(ba, stdout, stderr);
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return usage_error(app, e, argc, argv);
+  }
+  int rc = 0;
+  try {
+    if (*study) rc = run_study(sa, stdout, stderr);
+    if (*bench) rc = run_bench(ba, stdout, stderr);
     if (*eval) run_eval(ea, ea.quiet ? nullptr : stderr);
-    if (*compare) return run_compare(ca, stdout);
+    if (*compare) rc = run_compare(ca, stdout);
     if (*reduce) run_reduce(ra, stdout, stderr);
     if (*scenarios) print_scenarios(stdout);
     if (*laws) print_laws(stdout);
@@ -47,5 +102,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "impact: error: %s\n", e.what());
     return 2;
   }
-  return 0;
+  return check_stdout(rc);
 }

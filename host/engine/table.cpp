@@ -84,10 +84,15 @@ template <class T>
 bool read_row(CsvReader& reader, std::vector<CsvField>& fields, const InputLayout& lay, InputColumns<T>& dst,
               std::size_t m) {
   if (!reader.next(fields)) return false;
-  if (fields.size() != lay.ncols)
-    throw InputError(located(reader.path(), reader.line_no(), 0,
+  if (fields.size() != lay.ncols) {
+    // the column where the row departs from the header: the first extra field, or the end of the line
+    const long col = fields.size() > lay.ncols ? fields[lay.ncols].col : static_cast<long>(reader.raw().size()) + 1;
+    const bool commas = fields.size() > lay.ncols && reader.raw().find('.') == std::string::npos;
+    throw InputError(located(reader.path(), reader.line_no(), col,
                              "expected " + std::to_string(lay.ncols) + " fields as in the header, found " +
-                                 std::to_string(fields.size())));
+                                 std::to_string(fields.size()) +
+                                 (commas ? " (decimal commas? numbers must use '.' and fields ',')" : "")));
+  }
   for (int k = 0; k < kNumInputs; ++k) {
     if (!lay.needed[k]) continue;
     dst.col[k][m] = static_cast<T>(io::parse_number(fields[lay.col_of[k]], reader, kInputNames[k]));

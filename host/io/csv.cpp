@@ -1,7 +1,10 @@
 #include "io/csv.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 
 namespace impact::io {
@@ -17,6 +20,9 @@ CsvReader::CsvReader(const std::string& path) : path_(path) {
     f_ = stdin;
     path_ = "<stdin>";
   } else {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      throw InputError(path + ": cannot read: is a directory, expected a CSV file");
     f_ = std::fopen(path.c_str(), "rb");
     if (!f_) throw InputError(path + ": cannot open for reading: " + std::strerror(errno));
     owns_ = true;
@@ -27,17 +33,35 @@ CsvReader::~CsvReader() {
   if (owns_ && f_) std::fclose(f_);
 }
 
+// A line ends at LF, CRLF or a lone CR (old Mac files). A read error is an error, never the end of
+// the input; a NUL byte or a line over kMaxLineChars (a binary file, /dev/zero) is refused.
 bool CsvReader::read_line() {
   line_.clear();
   int c;
   bool any = false;
+  errno = 0;
   while ((c = std::getc(f_)) != EOF) {
     any = true;
     if (c == '\n') break;
+    if (c == '\r') {
+      const int d = std::getc(f_);
+      if (d != '\n' && d != EOF) std::ungetc(d, f_);
+      break;
+    }
+    if (c == '\0')
+      throw InputError(located(path_, line_no_ + 1, static_cast<long>(line_.size()) + 1,
+                               "NUL byte: expected CSV text (is this a binary file?)"));
+    if (line_.size() >= kMaxLineChars)
+      throw InputError(located(path_, line_no_ + 1, 0,
+                               "line longer than " + std::to_string(kMaxLineChars) + " characters: expected CSV text"));
     line_.push_back(static_cast<char>(c));
   }
+  if (std::ferror(f_))
+    throw InputError(located(path_, line_no_ + 1, 0,
+                             std::string("read error: ") + (errno ? std::strerror(errno) : "unknown error")));
   if (!any) return false;
-  if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+  // a UTF-8 byte order mark before the header (spreadsheet exports): not part of the first name
+  if (line_no_ == 0 && line_.compare(0, 3, "\xEF\xBB\xBF") == 0) line_.erase(0, 3);
   ++line_no_;
   return true;
 }
@@ -117,7 +141,12 @@ double parse_number(const CsvField& f, const CsvReader& r, const std::string& co
   if (t.front() == '+') t.remove_prefix(1);
   double v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec == std::errc::result_out_of_range) fail("number out of the range of double");
+  if (ec == std::errc::result_out_of_range && ptr == t.data() + t.size()) {
+    // beyond the range of double: +-inf on overflow (the row is then refused like an 'inf' cell,
+    // with its own status), the nearest subnormal or zero on underflow: strtod rounds it so
+    const std::string s(f.text);
+    return std::strtod(s.c_str(), nullptr);
+  }
   if (ec != std::errc() || ptr != t.data() + t.size()) fail("expected a number");
   return v;
 }

@@ -29,7 +29,11 @@ class CsvReader {
   CsvReader(const CsvReader&) = delete;
   CsvReader& operator=(const CsvReader&) = delete;
 
-  // Reads the next record; false at end of input. Blank lines are skipped.
+  static constexpr std::size_t kMaxLineChars = std::size_t(1) << 20;
+
+  // Reads the next record; false at end of input. Blank lines are skipped. Lines end at LF, CRLF
+  // or CR; a UTF-8 byte order mark before the first line is skipped. InputError on a read error,
+  // a NUL byte or a line over kMaxLineChars characters.
   bool next(std::vector<CsvField>& fields);
   const std::string& raw() const { return line_; }  // the record as read, without line ending
   long line_no() const { return line_no_; }

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -24,13 +25,66 @@ std::string temp_name(const std::string& path) {
   return dir + "." + base + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
 }
 
+// The temporary files alive in this process, so that SIGINT, SIGTERM, SIGHUP and SIGPIPE remove
+// them before the process ends (a killed run leaves neither a partial table nor its temporary;
+// SIGKILL cannot be caught: then the hidden temporary stays, the target is still untouched).
+// Fixed storage and atomics only: the handler may run at any point.
+constexpr int kSlots = 256;
+constexpr std::size_t kPathMax = 4096;
+char g_paths[kSlots][kPathMax];
+std::atomic<int> g_state[kSlots];  // 0 free, 1 being written, 2 a live temporary
+std::atomic<bool> g_handlers{false};
+
+extern "C" void remove_temporaries(int sig) {
+  for (int i = 0; i < kSlots; ++i)
+    if (g_state[i].load(std::memory_order_acquire) == 2) ::unlink(g_paths[i]);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+int register_temporary(const std::string& path) {
+  if (!g_handlers.exchange(true))
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+      struct sigaction old{};
+      sigaction(sig, nullptr, &old);
+      if (old.sa_handler == SIG_DFL) std::signal(sig, remove_temporaries);  // an ignored signal stays ignored
+    }
+  if (path.size() >= kPathMax) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    int expected = 0;
+    if (g_state[i].compare_exchange_strong(expected, 1)) {
+      std::memcpy(g_paths[i], path.c_str(), path.size() + 1);
+      g_state[i].store(2, std::memory_order_release);
+      return i;
+    }
+  }
+  return -1;  // more than kSlots files open at once: this one is not removed on a signal
+}
+
+void unregister_temporary(int slot) {
+  if (slot >= 0) g_state[slot].store(0, std::memory_order_release);
+}
+
 }  // namespace
 
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa{}, sb{};
+  if (a == "-" || b == "-" || stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
+}
+
 OutFile::OutFile(OutFile&& o) noexcept
-    : f_(std::exchange(o.f_, nullptr)), path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), final_(std::move(o.final_)) {}
+    : f_(std::exchange(o.f_, nullptr)),
+      to_stdout_(o.to_stdout_),
+      slot_(std::exchange(o.slot_, -1)),
+      path_(std::move(o.path_)),
+      tmp_(std::move(o.tmp_)),
+      final_(std::move(o.final_)) {}
 
 OutFile& OutFile::operator=(OutFile&& o) noexcept {
   std::swap(f_, o.f_);
+  std::swap(to_stdout_, o.to_stdout_);
+  std::swap(slot_, o.slot_);
   std::swap(path_, o.path_);
   std::swap(tmp_, o.tmp_);
   std::swap(final_, o.final_);
@@ -41,19 +95,20 @@ OutFile::~OutFile() { discard(); }
 
 void OutFile::discard() noexcept {
   if (!f_) return;
-  if (f_ != stdout) {
-    std::fclose(f_);
-    if (!tmp_.empty()) std::remove(tmp_.c_str());
-  }
+  std::fclose(f_);
+  if (!tmp_.empty()) std::remove(tmp_.c_str());
+  unregister_temporary(std::exchange(slot_, -1));
   f_ = nullptr;
 }
 
 void OutFile::open(const std::string& path) {
   discard();
   path_ = path;
-  if (path == "-") {
+  to_stdout_ = path == "-";
+  if (to_stdout_) {  // spooled: nothing reaches stdout before commit()
     tmp_.clear();
-    f_ = stdout;
+    f_ = std::tmpfile();
+    if (!f_) throw std::runtime_error("standard output: cannot create the spool file: " + std::string(std::strerror(errno)));
     return;
   }
   // a device, a FIFO or a link to one is written in place (a rename would replace it); a link to
@@ -68,8 +123,13 @@ void OutFile::open(const std::string& path) {
   }
   tmp_ = target.empty() ? std::string() : temp_name(target);
   final_ = target;
+  if (!tmp_.empty()) slot_ = register_temporary(tmp_);
   f_ = std::fopen(target.empty() ? path.c_str() : tmp_.c_str(), "wb");
-  if (!f_) throw std::runtime_error(path + ": cannot open for writing: " + std::strerror(errno));
+  if (!f_) {
+    const int err = errno;
+    unregister_temporary(std::exchange(slot_, -1));
+    throw std::runtime_error(path + ": cannot open for writing: " + std::strerror(err));
+  }
 }
 
 void OutFile::fail(const char* what) {
@@ -84,24 +144,47 @@ void OutFile::put(const void* data, std::size_t n) {
 
 void OutFile::commit() {
   if (!f_) return;
-  if (f_ == stdout) {
-    f_ = nullptr;
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw std::runtime_error(path_ + ": write failed");
+  if (to_stdout_) {  // the spool, copied to stdout now that it is complete
+    std::FILE* f = std::exchange(f_, nullptr);
+    bool bad = std::fflush(f) != 0 || std::ferror(f) != 0 || std::fseek(f, 0, SEEK_SET) != 0;
+    const char* what = "the spool file";
+    char buf[1 << 16];
+    while (!bad) {
+      const std::size_t n = std::fread(buf, 1, sizeof buf, f);
+      if (n && std::fwrite(buf, 1, n, stdout) != n) {
+        bad = true;
+        what = "standard output";
+      }
+      if (n < sizeof buf) {
+        bad = bad || std::ferror(f) != 0;
+        break;
+      }
+    }
+    const int err = errno;
+    std::fclose(f);
+    if (!bad && (std::fflush(stdout) != 0 || std::ferror(stdout))) {
+      bad = true;
+      what = "standard output";
+    }
+    if (bad) throw std::runtime_error(std::string(what) + ": write failed: " + std::strerror(errno ? errno : err));
     return;
   }
   std::FILE* f = std::exchange(f_, nullptr);
   const bool bad = std::fflush(f) != 0 || std::ferror(f) != 0;
   const int err = errno;
+  const int slot = std::exchange(slot_, -1);
   if (std::fclose(f) != 0 || bad) {
+    const int cerr = errno;
     if (!tmp_.empty()) std::remove(tmp_.c_str());
-    throw std::runtime_error(path_ + ": write failed: " + std::strerror(bad ? err : errno));
+    unregister_temporary(slot);
+    throw std::runtime_error(path_ + ": write failed: " + std::strerror(bad ? err : cerr));
   }
   if (tmp_.empty()) return;  // written in place
-  if (std::rename(tmp_.c_str(), final_.c_str()) != 0) {
-    const int rerr = errno;
-    std::remove(tmp_.c_str());
-    throw std::runtime_error(path_ + ": cannot move the finished file into place: " + std::strerror(rerr));
-  }
+  const bool moved = std::rename(tmp_.c_str(), final_.c_str()) == 0;
+  const int rerr = errno;
+  if (!moved) std::remove(tmp_.c_str());
+  unregister_temporary(slot);
+  if (!moved) throw std::runtime_error(path_ + ": cannot move the finished file into place: " + std::strerror(rerr));
 }
 
 void write_file(const std::string& path, const std::string& text) {

@@ -2,8 +2,11 @@
 // error naming the file, never a silently short table), and the file appears all at once: the
 // bytes go to a temporary file in the target's folder, renamed onto the target by commit(). An
 // OutFile destroyed without commit() (an exception, an error exit) removes its temporary file and
-// leaves the target as it was. The path "-" writes to standard output (commit() flushes it), and
-// a path that is a device or a FIFO (or a link to one) is written in place.
+// leaves the target as it was; SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporaries before
+// the process ends. The path "-" is standard output, all at once too: the bytes are spooled to an
+// anonymous temporary file (tmpfile(3), in /tmp) and copied to stdout by commit(), so a run that
+// fails half-way writes nothing there. A path that is a device or a FIFO (or a link to one) is
+// written in place.
 #pragma once
 #include <cstdio>
 #include <string>
@@ -37,10 +40,16 @@ class OutFile {
   [[noreturn]] void fail(const char* what);
   void discard() noexcept;
   std::FILE* f_ = nullptr;
+  bool to_stdout_ = false;  // "-": f_ is the spool
+  int slot_ = -1;           // of the temporary in the signal handler's table
   std::string path_;   // as given (messages)
   std::string tmp_;    // the temporary file; empty when writing in place (stdout, a device, a FIFO)
   std::string final_;  // where commit() renames it (the path, links resolved)
 };
+
+// True when both paths name the same existing regular file (device and inode: links, "./a" and
+// "a" included); a command refuses to write its output over its input.
+bool same_file(const std::string& a, const std::string& b);
 
 // Writes `text` to `path` ("-": standard output) through an OutFile.
 void write_file(const std::string& path, const std::string& text);

@@ -34,7 +34,7 @@ check "empty cell located" 'grep -q "empty.csv:2:31: expected a number in column
 printf '%s\n%s\n1,2,3\n' "$H" "$GOOD" > "$T/short.csv"
 "$IMPACT" eval --law newton --in "$T/short.csv" --out "$T/o.csv" 2> "$T/err"; rc=$?
 check "short row exits 1" '[ $rc -eq 1 ]'
-check "short row located" 'grep -q "short.csv:3: expected 16 fields as in the header, found 3" "$T/err"'
+check "short row located" 'grep -q "short.csv:3:6: expected 16 fields as in the header, found 3" "$T/err"'
 
 # 5. unknown law, bad precision: usage errors, exit 2
 "$IMPACT" eval --law nosuch --in "$T/short.csv" 2> "$T/err"; rc=$?
