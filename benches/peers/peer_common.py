@@ -27,7 +27,7 @@ import numpy as _np
 OK, NO_APPROACH, W_NOT_SPD, BAD_NORMAL, PARAM_OUT_OF_RANGE, NOT_PLANAR, STEP_LIMIT, INCONSISTENT, \
     NON_FINITE, STALLED = range(10)
 STATUS_NAMES = ["ok", "no_approach", "W_not_spd", "bad_normal", "param_out_of_range", "not_planar",
-                "step_limit", "inconsistent", "non_finite", "stalled"]
+                "step_limit", "inconsistent", "non_finite", "stalled", "inadmissible"]
 
 # Contact modes (Mode) and their names
 MODE_SLIP, MODE_STICK, MODE_REVERSE = 1, 2, 3

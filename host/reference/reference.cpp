@@ -1,7 +1,11 @@
 // Dispatch and batch driver of the CPU reference path (see reference.hpp).
 #include "reference/reference.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <type_traits>
+
+#include "impact/admissible.hpp"
 
 
 namespace impact::ref {
@@ -18,12 +22,27 @@ void finish(const ContactProblem<double>& p, Result<double>& r) {
 
 namespace {
 
+// The reference's outcome, held to the same admissibility as the fast path (impact/admissible.hpp):
+// an ok row that gains energy, leaves the friction cone or does not separate is `inadmissible`
+// here too. Aghili may gain energy outside its region (41), read from its own outputs.
+template <class Law>
+Result<double> checked(const ContactProblem<double>& p, const Options& o) {
+  Result<double> r = solve<Law>(p, o);
+  bool may_gain = false;
+  if constexpr (std::is_same_v<Law, AghiliLaw>) {
+    const double mu_cr = r.aux[1], mu_star = r.aux[2], e_star = r.aux[3];
+    may_gain = !((p.mu >= mu_cr && p.e <= e_star) || (p.mu < std::min(mu_cr, mu_star)));
+  }
+  admit(p, r, may_gain);
+  return r;
+}
+
 template <class Law>
 void evaluate_batch(const BatchIn<double>& in, const BatchOut<double>& out, const LawOptions&) {
   const Options o;
   const long n = static_cast<long>(in.count);
 #pragma omp parallel for schedule(dynamic, 16)
-  for (long i = 0; i < n; ++i) store_result(out, i, solve<Law>(load_instance(in, i), o));
+  for (long i = 0; i < n; ++i) store_result(out, i, checked<Law>(load_instance(in, i), o));
 }
 
 struct Entry {
@@ -33,7 +52,7 @@ struct Entry {
 
 // In law-list order, as the registry's LawInfo::index.
 const Entry kEntries[] = {
-#define IMPACT_REFERENCE_ENTRY(LAW) {&evaluate_batch<LAW>, &solve<LAW>},
+#define IMPACT_REFERENCE_ENTRY(LAW) {&evaluate_batch<LAW>, &checked<LAW>},
     IMPACT_FOR_EACH_LAW(IMPACT_REFERENCE_ENTRY)
 #undef IMPACT_REFERENCE_ENTRY
 };

@@ -49,6 +49,7 @@ template <class T> IMPACT_HDI bool isfinite_sym(const Sym3<T>& A) {
   return std::isfinite(A.xx) && std::isfinite(A.xy) && std::isfinite(A.xz) && std::isfinite(A.yy) &&
          std::isfinite(A.yz) && std::isfinite(A.zz);
 }
+template <class T> IMPACT_HDI T max_abs3(Vec3<T> a) { return tmax(tabs(a.x), tmax(tabs(a.y), tabs(a.z))); }
 template <class T> IMPACT_HDI T max_abs(const Sym3<T>& A) {
   T m = tabs(A.xx);
   m = tmax(m, tabs(A.xy)); m = tmax(m, tabs(A.xz)); m = tmax(m, tabs(A.yy));

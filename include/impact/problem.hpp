@@ -20,6 +20,7 @@ enum class Status : std::uint8_t {
   inconsistent,        // the law has no physically consistent solution (e.g. negative normal impulse)
   non_finite,          // an input was NaN/inf, or the result would not be finite
   stalled,             // the separation velocity vanished again during restitution
+  inadmissible,        // the law's outcome is not physically admissible (impact/admissible.hpp)
   count_
 };
 
@@ -35,6 +36,7 @@ IMPACT_HDI const char* status_name(Status s) {
     case Status::inconsistent: return "inconsistent";
     case Status::non_finite: return "non_finite";
     case Status::stalled: return "stalled";
+    case Status::inadmissible: return "inadmissible";
     default: return "unknown";
   }
 }

@@ -859,6 +859,10 @@ TEST(StrongeLaw, TinyStepCounts) {
         if (r.status == Status::ok) {
           ++ok;
           EXPECT_TRUE(finite_result(r)) << describe(p);
+        } else if (r.status == Status::inadmissible) {
+          // one explicit Euler step can gain energy: reported as such (impact/admissible.hpp), and
+          // only where the default step count gives an admissible ok row
+          EXPECT_TRUE(ref.status == Status::ok && impact::admissibility(p, ref, false) == impact::kAdmissOk) << describe(p);
         } else {
           EXPECT_TRUE(r.status == Status::step_limit || r.status == Status::stalled)
               << impact::status_name(r.status) << " " << describe(p);

@@ -36,6 +36,8 @@
 // aux: [0] sigma, [1] mu_cr, [2] mu*, [3] e*, [4] e*_global. steps: root-finding iterations
 // (bracketed solves, Newton polishes, continuation).
 #pragma once
+#include "impact/admissible.hpp"
+#include "impact/scale.hpp"
 #include "impact/problem.hpp"
 
 namespace impact {
@@ -383,7 +385,13 @@ struct AghiliLaw {
                                              7};
   static constexpr Cost cost = {3069, 0};  // docs/bench.md
 
-  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
+  // The outcome on p, evaluated in p's own units (impact/scale.hpp).
+  template <class T> IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& o = LawOptions{}) {
+    return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return eval_unit<T>(q, o); }, 2);
+  }
+
+  // The law on an instance of magnitudes near 1 (eval scales it).
+  template <class T> IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     namespace ad = aghili_detail;
     Status s = validate(p, use());
     if (s != Status::ok) return make_result<T>(s);
@@ -405,6 +413,7 @@ struct AghiliLaw {
       r.P = b.i;
       r.modes.push(Mode::stick);
       finish(p, r);
+      admit(p, r, !aghili_admissible(b, p.mu, p.e));
       return r;
     }
     r.modes.push(Mode::slip);
@@ -441,6 +450,7 @@ struct AghiliLaw {
     r.steps = iters;
     r.P = m.impulse(p.mu, std::cos(th), std::sin(th));
     finish(p, r);
+    admit(p, r, !aghili_admissible(b, p.mu, p.e));
     return r;
   }
 };

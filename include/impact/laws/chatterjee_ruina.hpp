@@ -8,6 +8,8 @@
 //   P = (1+e) P_I + kappa (P_II - P_I)                                          (11)
 // aux[0] = kappa. Mode: stick (candidate inside the cone) or slip (projected onto the cone).
 #pragma once
+#include "impact/admissible.hpp"
+#include "impact/scale.hpp"
 #include "impact/problem.hpp"
 
 namespace impact {
@@ -21,7 +23,13 @@ struct ChatterjeeRuinaLaw {
                                              2};
   static constexpr Cost cost = {192, 0};  // docs/bench.md
 
-  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
+  // The outcome on p, evaluated in p's own units (impact/scale.hpp).
+  template <class T> IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& o = LawOptions{}) {
+    return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return eval_unit<T>(q, o); });
+  }
+
+  // The law on an instance of magnitudes near 1 (eval scales it).
+  template <class T> IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     Status s = validate(p, use());
     if (s != Status::ok) return make_result<T>(s);
     Result<T> r = make_result<T>(Status::ok);
@@ -45,6 +53,7 @@ struct ChatterjeeRuinaLaw {
     r.P = (T(1) + p.e) * PI + kappa * D;
     r.aux[0] = kappa;
     finish(p, r);
+    admit(p, r);
     return r;
   }
 };

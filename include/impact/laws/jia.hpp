@@ -40,6 +40,8 @@
 // Bounds: at most (8 + min(64, 4/e)) steps + 64 steps total and kMaxSwitch mode switches, else
 // step_limit; kRootIter iterations per located event. Outputs: In_c (normal impulse at end of compression), modes, steps.
 #pragma once
+#include "impact/admissible.hpp"
+#include "impact/scale.hpp"
 #include "impact/probe.hpp"
 #include "impact/problem.hpp"
 #include "impact/rk4.hpp"
@@ -339,12 +341,13 @@ struct JiaLaw {
     }
   }
 
-  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& opt = LawOptions{}) {
-    return solve<T>(p, opt, nullptr);
+  // The outcome on p, evaluated in p's own units (impact/scale.hpp).
+  template <class T> IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt = LawOptions{}) {
+    return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return solve<T>(q, opt, nullptr); });
   }
   template <class T, class Probe>
-  IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& opt, Probe& probe) {
-    return solve<T>(p, opt, nullptr, probe);
+  IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt, Probe& probe) {
+    return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return solve<T>(q, opt, nullptr, probe); });
   }
 
   template <class T>
@@ -681,6 +684,7 @@ struct JiaLaw {
       r.P = y.In * p.n + y.Iu * ue + y.Iw * cross(p.n, ue);
     }
     finish(p, r);
+    admit(p, r);
     return r;
   }
 };

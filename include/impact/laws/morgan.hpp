@@ -16,6 +16,8 @@
 // reaches (1 - e^2) E_c (energetic restitution). The segments are walked in order of their
 // events, so all three event orders of Fig. 2.8 and sticking fall out of one loop (<= 6 segments).
 #pragma once
+#include "impact/admissible.hpp"
+#include "impact/scale.hpp"
 #include "impact/problem.hpp"
 
 namespace impact {
@@ -31,7 +33,13 @@ struct MorganLaw {
   static constexpr Cost cost = {295, 0};  // docs/bench.md
   static constexpr int kMaxSegments = 8;
 
-  template <class T> IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
+  // The outcome on p, evaluated in p's own units (impact/scale.hpp).
+  template <class T> IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& o = LawOptions{}) {
+    return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return eval_unit<T>(q, o); });
+  }
+
+  // The law on an instance of magnitudes near 1 (eval scales it).
+  template <class T> IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     Status s = validate(p, use());
     if (s != Status::ok) return make_result<T>(s);
     Result<T> r = make_result<T>(Status::ok);
@@ -125,6 +133,7 @@ struct MorganLaw {
     }
     r.P = pn * n + pt * t;
     finish(p, r);
+    admit(p, r);
     return r;
   }
 };

@@ -65,6 +65,8 @@
 // for the outgoing ray. Result: steps = integration steps plus closed-form segments; In_c =
 // normal impulse at the end of compression; modes: slip, stick, reverse.
 #pragma once
+#include "impact/admissible.hpp"
+#include "impact/scale.hpp"
 #include "impact/probe.hpp"
 #include "impact/problem.hpp"
 #include "impact/rk4.hpp"
@@ -206,13 +208,20 @@ struct StrongeLaw {
   }
 
   template <class T>
-  IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& opt = LawOptions{}) {
+  IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt = LawOptions{}) {
     NoProbe probe;
     return eval<T>(p, opt, probe);
   }
 
+  // The outcome on p, evaluated in p's own units (impact/scale.hpp).
   template <class T, class Probe>
-  IMPACT_HD static Result<T> eval(ContactProblem<T> p, const LawOptions& opt, Probe& probe) {
+  IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt, Probe& probe) {
+    return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return eval_unit<T>(q, opt, probe); });
+  }
+
+  // The law on an instance of magnitudes near 1 (eval scales it).
+  template <class T, class Probe>
+  IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& opt, Probe& probe) {
     using stronge_detail::State;
     using stronge_detail::System;
     probe.seg(kSegSetup);
@@ -525,6 +534,7 @@ struct StrongeLaw {
     probe.seg(kSegFinish);
     r.P = y.p * n + y.q1 * t1 + y.q2 * t2;
     finish(p, r);
+    admit(p, r);
     return r;
   }
 };

@@ -1,0 +1,67 @@
+// The last line of defence of every law (issue 14): an outcome is reported `ok` only when it is
+// physically admissible. Checked once per instance, in double, on the instance rescaled by its
+// own scales (max|v0| and max|W|, so that magnitudes of 1e+-300 neither overflow nor underflow):
+//   - the normal impulse is compressive:           P_n >= -tol |P|
+//   - the impulse lies in the friction cone:        |P_t| <= mu P_n (1 + tol) + tol |P|
+//   - the bodies separate:                          vf . n >= -tol max|v0|
+//   - the kinetic energy is not gained:             dE <= tol K0, K0 = 1/2 v0.W^-1 v0,
+//     unless the law allows a gain (Aghili's Newton-restitution law gains energy outside its
+//     admissible region (41), Kane's paradox, which is its physics).
+// tol: kAdmissTol<T> (1e-6 in double, 2e-3 in float), far above round-off and the integrators'
+// discretization error (dissipative at every step count: docs/laws.md), far below the failures it
+// catches (energy gains of +33% to 1e306, cones broken 7x to 1e9x: ../shared/reliability-573a81e).
+// A violation turns `ok` into Status::inadmissible; every other status is left as it is.
+#pragma once
+#include "impact/derived.hpp"
+#include "impact/scale.hpp"
+
+namespace impact {
+
+template <class T> struct AdmissTol;
+template <> struct AdmissTol<double> { static constexpr double value = 1e-6; };
+template <> struct AdmissTol<float> { static constexpr double value = 2e-3; };
+
+// What failed, for tests and diagnostics (0: admissible).
+enum AdmissFail : unsigned { kAdmissOk = 0, kTensile = 1, kCone = 2, kApproach = 4, kEnergy = 8 };
+
+// p: the validated instance (unit normal); r: its outcome. `may_gain`: the law allows an energy
+// gain for this instance.
+template <class T> IMPACT_HD unsigned admissibility(const ContactProblem<T>& p, const Result<T>& r, bool may_gain) {
+  const double tol = AdmissTol<T>::value;
+  const Sym3<double> Wd{double(p.W.xx), double(p.W.xy), double(p.W.xz), double(p.W.yy), double(p.W.yz), double(p.W.zz)};
+  if (!(max_abs3(to_double(p.v0)) > 0.0) || !(max_abs(Wd) > 0.0) || !(max_abs3(to_double(p.n)) > 0.0))
+    return kAdmissOk;  // not a validated instance: nothing to judge
+  // the instance's own units, by exact powers of two (impact/scale.hpp): an impulse scales like v / W
+  const int kv = exponent_of(max_abs3(to_double(p.v0))), kw = exponent_of(max_abs(Wd));
+  const Vec3<double> v0 = pow2_scale(to_double(p.v0), -kv);
+  const Vec3<double> vf = pow2_scale(to_double(r.vf), -kv);
+  const Vec3<double> P = pow2_scale(to_double(r.P), kw - kv);
+  const Sym3<double> W{pow2_scale(Wd.xx, -kw), pow2_scale(Wd.xy, -kw), pow2_scale(Wd.xz, -kw),
+                       pow2_scale(Wd.yy, -kw), pow2_scale(Wd.yz, -kw), pow2_scale(Wd.zz, -kw)};
+  Vec3<double> n = pow2_scale(to_double(p.n), -exponent_of(max_abs3(to_double(p.n))));
+  n = (1.0 / sqrt(dot(n, n))) * n;
+  unsigned fail = kAdmissOk;
+  const double Pn = dot(P, n);
+  const double Pmag = sqrt(dot(P, P));
+  const Vec3<double> Pt = P - Pn * n;
+  if (!(Pn >= -tol * Pmag)) fail |= kTensile;
+  if (!(sqrt(dot(Pt, Pt)) <= double(p.mu) * Pn * (1.0 + tol) + tol * Pmag)) fail |= kCone;
+  if (!(dot(vf, n) >= -tol * sqrt(dot(v0, v0)))) fail |= kApproach;
+  if (!may_gain) {
+    const Chol3<double> c = cholesky(W);
+    if (c.ok) {
+      const double K0 = contact_energy(c, v0);
+      const double dE = 0.5 * dot(v0 + vf, P);
+      if (!(dE <= tol * K0)) fail |= kEnergy;
+    }
+  }
+  return fail;
+}
+
+// Marks an ok outcome that is not admissible. `may_gain`: the law allows this instance to gain
+// energy (aghili outside its region (41): aghili_admissible).
+template <class T> IMPACT_HD void admit(const ContactProblem<T>& p, Result<T>& r, bool may_gain = false) {
+  if (r.status == Status::ok && admissibility(p, r, may_gain) != kAdmissOk) r.status = Status::inadmissible;
+}
+
+}  // namespace impact
