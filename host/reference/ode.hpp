@@ -6,7 +6,8 @@
 // accepted step [x0, x0 + h] is located by the Illinois variant of regula falsi on the sub-step
 // length t in [0, h], each trial point being one RKF78 step of length t from the accepted step's
 // start (t <= h, so its error is within the controller's tolerance), to |dt| <= 4 eps (|x| + h).
-// Every loop is bounded: at most Options::max_steps attempted steps, 200 iterations per event.
+// Every loop is bounded: at most Options::max_steps attempted steps, 200 iterations per event; an
+// accepted step that does not advance x (below its round-off) ends the integration (step_limit).
 #pragma once
 #include <array>
 // uBLAS (Rosenbrock4's linear algebra) would otherwise re-check every LU solve in release builds
@@ -64,6 +65,12 @@ OdeResult event_loop(const TryStep& try_step, const SingleStep& single_step, con
     double hs = h;
     ++res.attempts;
     if (!try_step(z, x, h)) continue;  // h was reduced; z, x unchanged
+    if (!(x > xs)) {  // an accepted step below the round-off of x: the integration cannot advance
+      res.kind = OdeResult::step_limit;
+      z = zs;
+      x = xs;
+      break;
+    }
     ++res.steps;
     hs = x - xs;
     bool finite = true;

@@ -63,8 +63,10 @@
 // Outputs use the fast path's semantics: P on body 1 (world frame), In_c = normal impulse at the end
 // of compression, modes slip / stick / reverse (first mode `slip`, or `stick` when v_t = 0 at the
 // start and the cone admits it; then `stick` or `reverse` at v_t = 0), status stalled /
-// step_limit (RKF78 attempts over Options::max_steps, or more than 16 phases) / inconsistent (a
-// straight compression segment along which v_n never grows; no outgoing ray) / non_finite.
+// step_limit (RKF78 attempts over Options::max_steps, each sigma-chunk counting at least one; more
+// than 16 phases; a chunk or a step that cannot advance sigma) / inconsistent (a straight
+// compression segment along which v_n never grows; no outgoing ray) / non_finite (also: rates
+// beyond a double's range, e.g. |W| ~ 1e300, whose chunks would have no length).
 // steps = accepted RKF78 steps (closed-form segments count 0).
 //
 #include <array>
@@ -354,11 +356,25 @@ OdeResult Integration::slip_chunks(Y& y, bool& on_ray) {
     }
     const double rate = std::max(std::max(std::abs(ry.g), std::abs(ry.k)), 1e-9 * R);
     const double H = std::min(kChunk / rate, 8.0 / std::max(std::abs(ry.kp), 1e-9 * R));
+    if (!std::isfinite(rate) || !std::isfinite(R)) {  // the rates overflow: nothing to integrate
+      res.kind = OdeResult::non_finite;
+      break;
+    }
+    if (!(H > 0)) {  // a chunk of no length (the rates beyond double's range) would never end
+      res.kind = OdeResult::step_limit;
+      break;
+    }
     res = integrate_until<7, 4>(f, g, 0.0, y, H, std::min(h_next, H), scale, o_.rtol, o_.atol,
                                 o_.max_steps - attempts);
     r.steps += static_cast<std::int32_t>(res.steps);
-    attempts += res.attempts;
+    // every chunk counts as at least one attempt, so that chunks which do not advance sigma (a
+    // step below the round-off of sigma) cannot go on without end
+    attempts += std::max<long>(res.attempts, 1);
     if (res.kind != OdeResult::reached_end) break;
+    if (res.steps == 0) {  // reached the chunk's end without one accepted step: no progress
+      res.kind = OdeResult::step_limit;
+      break;
+    }
     // start the next chunk with about the step the controller last accepted
     h_next = res.steps > 0 ? 2.0 * H / static_cast<double>(res.steps) : H;
   }

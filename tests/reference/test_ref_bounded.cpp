@@ -1,0 +1,112 @@
+// Every loop of the CPU reference ends (host/reference/stronge.cpp, morgan.cpp): a row the
+// integration cannot advance ends with a status instead of running on. The reproducer
+// (morgan_reference_hang.csv: W ~ 1e300, v0 = 1e-300, eta0 = 1e300) ran for minutes in the sigma
+// chunks of the slip, which made no progress; a sweep of extreme scales must end, each row quickly.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <string>
+#include <thread>
+
+#include "impact/problem.hpp"
+#include "reference/reference.hpp"
+
+namespace {
+
+using impact::Result;
+using impact::Status;
+using Problem = impact::ContactProblem<double>;
+using Clock = std::chrono::steady_clock;
+
+// f() on a thread, given `seconds`; a run past them is a failure, and the process ends (a hung
+// row cannot be stopped otherwise).
+template <class F>
+auto within(double seconds, F f, const std::string& what) {
+  auto fut = std::async(std::launch::async, f);
+  if (fut.wait_for(std::chrono::duration<double>(seconds)) != std::future_status::ready) {
+    ADD_FAILURE() << what << ": still running after " << seconds << " s";
+    std::fprintf(stderr, "%s: still running after %.0f s: the reference does not end\n", what.c_str(), seconds);
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  return fut.get();
+}
+
+// The row of morgan_reference_hang.csv.
+Problem hang_row() {
+  Problem p{};
+  p.W = impact::Sym3<double>{1.7974496299292392e+300, -1.2716273797884476e+298, 4.36872111315028e+298,
+                             2.017190380967854e+300,  3.2701172491589404e+299,  2.3211745265112616e+300};
+  p.n = impact::Vec3<double>{-0.0, -0.0, 1.0};
+  p.v0 = impact::Vec3<double>{-0.0, -0.0, -1e-300};
+  p.mu = 1.0;
+  p.e = 1e-15;
+  p.e_t = 0.0;
+  p.eta0 = 1e300;
+  return p;
+}
+
+bool ended_with_a_status(const Result<double>& r) {
+  if (r.status == Status::ok) return std::isfinite(r.P.x) && std::isfinite(r.P.y) && std::isfinite(r.P.z);
+  return r.status == Status::step_limit || r.status == Status::non_finite || r.status == Status::stalled ||
+         r.status == Status::inconsistent || r.status == Status::not_planar || r.status == Status::W_not_spd ||
+         r.status == Status::bad_normal || r.status == Status::no_approach || r.status == Status::param_out_of_range;
+}
+
+}  // namespace
+
+TEST(RefBounded, HangRowEndsWithAStatus) {
+  const Problem p = hang_row();
+  for (const char* law : {"stronge", "morgan"}) {
+    const auto t0 = Clock::now();
+    const Result<double> r = within(
+        30.0, [&] { return std::string(law) == "stronge" ? impact::ref::stronge(p) : impact::ref::morgan(p); }, law);
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    // its rates overflow a double (|D| ~ 1e300 squared): no integration to do
+    EXPECT_TRUE(r.status == Status::non_finite || r.status == Status::step_limit)
+        << law << ": " << impact::status_name(r.status);
+    EXPECT_LT(s, 1.0) << law;
+  }
+}
+
+// W scaled by 10^a, v0 by 10^b (a, b from -300 to 300), three frictions and restitutions: every
+// row ends, with ok and finite impulses or a status, within a second.
+TEST(RefBounded, ExtremeScalesEnd) {
+  const Problem base = hang_row();
+  int rows = 0, ok = 0;
+  double worst = 0;
+  within(
+      300.0,
+      [&] {
+        for (int a = -300; a <= 300; a += 100)
+          for (int b = -300; b <= 300; b += 100)
+            for (double mu : {0.3, 1.0, 20.0})
+              for (double e : {0.0, 1e-15, 0.7}) {
+                Problem p = base;
+                const double sw = std::pow(10.0, a) / 1e300, sv = std::pow(10.0, b) / 1e-300;
+                p.W = impact::Sym3<double>{base.W.xx * sw, base.W.xy * sw, base.W.xz * sw,
+                                           base.W.yy * sw, base.W.yz * sw, base.W.zz * sw};
+                p.v0 = impact::Vec3<double>{0.3 * sv * 1e-300, -0.2 * sv * 1e-300, -sv * 1e-300};
+                p.mu = mu;
+                p.e = e;
+                for (int law = 0; law < 2; ++law) {
+                  const auto t0 = Clock::now();
+                  const Result<double> r = law == 0 ? impact::ref::stronge(p) : impact::ref::morgan(p);
+                  worst = std::max(worst, std::chrono::duration<double>(Clock::now() - t0).count());
+                  EXPECT_TRUE(ended_with_a_status(r))
+                      << (law ? "morgan" : "stronge") << " W 1e" << a << " v 1e" << b << " mu " << mu << " e " << e
+                      << ": " << impact::status_name(r.status);
+                  ++rows;
+                  ok += r.status == Status::ok;
+                }
+              }
+        return 0;
+      },
+      "extreme scales");
+  std::printf("[ RefBounded ] %d rows, %d ok, slowest %.3f s\n", rows, ok, worst);
+  EXPECT_LT(worst, 1.0);
+}
