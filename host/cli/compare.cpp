@@ -1,6 +1,7 @@
 #include "cli/compare.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "engine/backend_pick.hpp"
@@ -20,7 +21,7 @@ CLI::App* add_compare_subcommand(CLI::App& app, CompareArgs& a) {
   CLI::App* c = app.add_subcommand(
       "compare",
       "Run the fast path and the CPU reference on the same rows; per-column error statistics; exit 3 when any row "
-      "is beyond --tol");
+      "is beyond --tol, 4 when no row could be compared");
   c->add_option("--law", a.law, "Impact law: " + law_names())->required();
   c->add_option("--in", a.in, "Input CSV with a header row ('-' for stdin)");
   c->add_option("--scenario", a.scenario, "Compare on a sampled study instead (as `impact reduce`): scenario");
@@ -138,6 +139,19 @@ void write_failures(const std::string& path, const CompareRows& rows, const Comp
   io::write_file(path, buf);
 }
 
+// 0 (pass), kExitBeyondTolerance (a row failed) or kExitNothingCompared (no row compared at all:
+// no rows, or every row unresolved on a side).
+int verdict(const CompareReport& rep) {
+  if (!rep.failures.empty()) return kExitBeyondTolerance;
+  return rep.compared() == 0 ? kExitNothingCompared : 0;
+}
+
+// A statistic for the JSON report: JSON has no inf or NaN, so a non-finite value is null
+// (docs/reference.md).
+nlohmann::ordered_json number(double x) {
+  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
+}
+
 void write_json(const std::string& path, const CompareArgs& args, const CompareSpec& spec, const CompareRows& rows,
                 const CompareReport& rep) {
   nlohmann::ordered_json j{{"law", spec.law->name},
@@ -155,13 +169,20 @@ void write_json(const std::string& path, const CompareArgs& args, const CompareS
                            {"fast_unresolved", rep.fast_unresolved},
                            {"ref_unresolved", rep.ref_unresolved},
                            {"modes_differ", rep.modes_differ},
+                           {"status_agree", rep.status_agree},
+                           {"both_unresolved", rep.both_unresolved},
+                           {"compared", rep.compared()},
                            {"beyond_tol", rep.beyond},
-                           {"fast_seconds", rep.fast_seconds},
-                           {"reference_seconds", rep.ref_seconds}};
+                           {"verdict", verdict(rep) == 0 ? "pass"
+                                       : verdict(rep) == kExitNothingCompared ? "nothing_compared" : "fail"},
+                           {"fast_seconds", number(rep.fast_seconds)},
+                           {"reference_seconds", number(rep.ref_seconds)}};
   nlohmann::ordered_json cols = nlohmann::ordered_json::object();
+  // no row ok in both: no differences to describe (null rather than 0)
+  const auto stat = [&](double x) { return number(rep.both_ok ? x : NAN); };
   for (const ref::ColumnStats& c : rep.columns)
-    cols[c.name] = {{"max_abs", c.abs.max}, {"p99_abs", c.abs.p99}, {"median_abs", c.abs.median},
-                    {"max_rel", c.rel.max}, {"p99_rel", c.rel.p99}, {"median_rel", c.rel.median}};
+    cols[c.name] = {{"max_abs", stat(c.abs.max)}, {"p99_abs", stat(c.abs.p99)}, {"median_abs", stat(c.abs.median)},
+                    {"max_rel", stat(c.rel.max)}, {"p99_rel", stat(c.rel.p99)}, {"median_rel", stat(c.rel.median)}};
   j["columns"] = cols;
   io::write_file(path, j.dump(2) + "\n");
 }
@@ -178,16 +199,23 @@ int run_compare(const CompareArgs& args, std::FILE* out) {
   const CompareRows rows = rows_of(args, *spec.law);
   const CompareReport rep = ref::compare(spec, rows, stderr);
   print_report(out, args, spec, rows, rep);
-  if (rep.failures.empty()) {
+  const int rc = verdict(rep);
+  if (rc == 0) {
     std::fprintf(out, "  PASS: every row within tolerance %.3g\n", spec.tol);
     std::remove(fail_path.c_str());  // no stale failure list from an earlier run
+  } else if (rc == kExitNothingCompared) {
+    std::fprintf(out,
+                 "  NOTHING COMPARED: none of the %zu rows was resolved by both paths (%zu ok in the fast path but "
+                 "unresolved by the reference, %zu unresolved by the fast path, %zu by both): no pass\n",
+                 rep.rows, rep.ref_unresolved, rep.fast_unresolved, rep.both_unresolved);
+    std::remove(fail_path.c_str());
   } else {
     write_failures(fail_path, rows, rep);
     std::fprintf(out, "  FAIL: %zu rows beyond tolerance %.3g (worst relative difference %.3g); listed in %s\n",
                  rep.failures.size(), spec.tol, rep.worst_rel, fail_path.c_str());
   }
   if (!args.report.empty()) write_json(args.report, args, spec, rows, rep);
-  return rep.failures.empty() ? 0 : kExitBeyondTolerance;
+  return rc;
 }
 
 }  // namespace impact::cli

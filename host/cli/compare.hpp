@@ -37,12 +37,14 @@ struct CompareArgs {
 };
 
 constexpr int kExitBeyondTolerance = 3;
+// No row compared at all (no rows, or every row unresolved by one path or both): not a pass.
+constexpr int kExitNothingCompared = 4;
 
 // Registers `impact compare` and its options on app (filling args when parsed).
 CLI::App* add_compare_subcommand(CLI::App& app, CompareArgs& args);
 
-// Runs the comparison and prints the report to `out`; returns the exit code (0, or
-// kExitBeyondTolerance); throws io::InputError / std::invalid_argument / std::runtime_error.
+// Runs the comparison and prints the report to `out`; returns the exit code (0,
+// kExitBeyondTolerance or kExitNothingCompared); throws io::InputError / std::invalid_argument / std::runtime_error.
 int run_compare(const CompareArgs& args, std::FILE* out);
 
 }  // namespace impact::cli

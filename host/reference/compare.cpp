@@ -202,7 +202,14 @@ struct Errors {
 bool settle_status(const CompareSpec& spec, CompareReport& rep, std::size_t i) {
   const Status fs = rep.fast.status_of(i), rs = rep.ref.status_of(i);
   if (fs == Status::ok && rs == Status::ok) return false;
-  if (fs == rs || (unresolved(fs) && unresolved(rs))) return true;
+  if (unresolved(fs) && unresolved(rs)) {
+    ++rep.both_unresolved;
+    return true;
+  }
+  if (fs == rs) {
+    ++rep.status_agree;
+    return true;
+  }
   if (fs == Status::ok && unresolved(rs)) {
     ++rep.ref_unresolved;
   } else if (rs == Status::ok && unresolved(fs)) {

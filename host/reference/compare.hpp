@@ -77,6 +77,11 @@ struct Failure {
 struct CompareReport {
   std::size_t rows = 0, both_ok = 0, beyond = 0, status_mismatch = 0, fast_unresolved = 0, ref_unresolved = 0,
               modes_differ = 0;
+  std::size_t status_agree = 0;     // rows with the same status on both sides, not ok and not unresolved
+  std::size_t both_unresolved = 0;  // rows neither side resolved (step_limit or non_finite on both)
+  // Rows actually compared: numbers (ok in both) or an agreeing status (no_approach in both, ...).
+  // None at all (no rows, or every row unresolved on a side) is no pass, whatever the failures.
+  std::size_t compared() const { return both_ok + status_agree; }
   double worst_rel = 0;
   std::vector<ColumnStats> columns;
   std::vector<Failure> failures;
