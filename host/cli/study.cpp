@@ -34,6 +34,29 @@ CLI::App* add_study_subcommand(CLI::App& app, StudyArgs& a) {
 
 namespace {
 
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / double(1ull << 30));
+  return buf;
+}
+
+// The run's buffers and what grows with its rows, with the design's own memory, within what a
+// study may use (memory_budget_bytes()): checked before anything is allocated.
+void check_memory(const ConfigTree& tree, const StudyConfig& c, const Design& design) {
+  const RunMemory m = run_memory_bytes(c, *find_scenario(c.scenario), design.rows());
+  const double own = design_memory_bytes(c.params, c.design), budget = memory_budget_bytes();
+  if (own + m.chunks + m.rows <= budget) return;
+  const std::string limit = ", more than the " + gib(budget) +
+                            " a study may use (half of the available memory, or of ulimit -v)";
+  if (m.rows > m.chunks)
+    throw ConfigError(tree.at("design.n") + "design.n: the sensitivity outputs of " + std::to_string(design.rows()) +
+                      " rows need " + gib(m.rows) + " (every row of each is kept for the Sobol indices)" + limit +
+                      "; use fewer rows");
+  throw ConfigError(tree.at("run.chunk") + "run.chunk: chunks of " +
+                    std::to_string(std::min<std::uint64_t>(c.chunk, design.rows())) + " rows need " + gib(m.chunks) +
+                    " of buffers" + limit + "; use a smaller run.chunk (memory is flat in the number of rows)");
+}
+
 // The study of the config file with the overrides of the command line, and its design (built
 // before any work, so that a bad config never starts a run). Throws ConfigError whose message
 // starts with the location, or std::invalid_argument.
@@ -50,6 +73,7 @@ StudyConfig load_study(const StudyArgs& args, std::unique_ptr<Design>& design) {
     const std::string msg = e.what();
     throw ConfigError(tree.at(msg.substr(0, msg.find(':'))) + msg);
   }
+  check_memory(tree, c, *design);
   return c;
 }
 

@@ -4,7 +4,8 @@
 //
 // Every error is a ConfigError whose message starts with the location and the key:
 //   "study.toml:12:7: design.n: expected a positive integer, got -3"
-// (JSON files: syntax errors carry line and column; key errors name the key path).
+// (JSON files too: every key's line and column are recorded; a syntax error, a number out of
+// range, a duplicate key or a nesting deeper than kMaxConfigDepth has its own).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -24,6 +25,16 @@ namespace impact::study {
 struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// Limits of a config (docs/study.md, "Errors"): its size, its nesting (tables, arrays, dotted
+// keys: refused before any parser recurses into them) and the ranges of the integer keys beyond
+// their types' own.
+constexpr std::size_t kMaxConfigBytes = std::size_t(16) << 20;
+constexpr int kMaxConfigDepth = 64;
+constexpr std::uint64_t kMaxSteps = 10000000;         // run.steps
+constexpr std::uint64_t kMaxChunk = 100000000;        // run.chunk
+constexpr std::uint64_t kMaxBootstrap = 100000;       // sensitivity.bootstrap
+constexpr std::uint64_t kMaxBins = 1000000;           // plots[i].bins
 
 struct PlotSpec {
   std::string kind;            // sweep | hist | scatter
@@ -75,8 +86,9 @@ struct ConfigTree {
   std::string at(const std::string& key) const;
 };
 
-// Reads a .toml or .json file (by extension; other extensions: by content). Syntax errors throw
-// ConfigError with line and column.
+// Reads a .toml or .json file (by extension; other extensions: by content), at most
+// kMaxConfigBytes. Syntax errors, numbers out of range, duplicate keys (JSON; TOML refuses them
+// itself) and nesting deeper than kMaxConfigDepth throw ConfigError with line and column.
 ConfigTree load_config_file(const std::string& path);
 ConfigTree parse_config_text(const std::string& text, const std::string& name, bool toml);
 

@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -20,8 +20,10 @@
 #include <boost/math/distributions/lognormal.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/random/sobol.hpp>
+#include <sys/resource.h>
 
 #include "impact/rng.hpp"
+#include "io/machine.hpp"
 
 namespace impact::study {
 
@@ -41,6 +43,14 @@ std::string num(double x) {
     if (std::strtod(s.str().c_str(), nullptr) == x || prec == 17) return s.str();
   }
   return {};
+}
+
+// "1.5 GiB", for messages on memory.
+std::string gib(double bytes) {
+  std::ostringstream s;
+  s.precision(3);
+  s << bytes / double(1ull << 30) << " GiB";
+  return s.str();
 }
 
 [[noreturn]] void fail(const std::string& key, const std::string& what) {
@@ -544,7 +554,85 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-std::unique_ptr<Design> read_imported(const std::vector<std::string>& names, const std::string& file) {
+// One line at a time, each at most kMaxDesignLineBytes, with a NUL byte and a read error told
+// apart from the end of the file (a file that is not text, /dev/zero, a folder: errors, not rows).
+class LineReader {
+ public:
+  enum Got { line, end, too_long, nul, read_error };
+
+  explicit LineReader(const std::string& path) : f_(std::fopen(path.c_str(), "rb")) {}
+  ~LineReader() {
+    if (f_) std::fclose(f_);
+  }
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+  bool is_open() const { return f_ != nullptr; }
+  int error() const { return errno_; }
+
+  // The next line without its '\n' (a '\r' before it removed); `col`: where a NUL byte or the
+  // overlong part starts.
+  Got next(std::string& out, std::size_t& col) {
+    out.clear();
+    bool any = false;
+    for (int ch; (ch = getc_unlocked(f_)) != EOF;) {
+      any = true;
+      if (ch == '\n') break;
+      if (ch == '\0') {
+        col = out.size() + 1;
+        return nul;
+      }
+      if (out.size() >= kMaxDesignLineBytes) {
+        col = out.size() + 1;
+        return too_long;
+      }
+      out.push_back(static_cast<char>(ch));
+    }
+    if (std::ferror(f_)) {
+      errno_ = errno;
+      return read_error;
+    }
+    if (!any) return end;
+    if (!out.empty() && out.back() == '\r') out.pop_back();
+    return line;
+  }
+
+ private:
+  std::FILE* f_;
+  int errno_ = 0;
+};
+
+// The header of an imported file: the spec column of each of its columns (it must name exactly
+// the varied parameters).
+template <class Err>
+std::vector<std::size_t> header_columns(const std::vector<std::string>& names, const std::vector<Token>& tok,
+                                        std::size_t lineno, std::size_t line_size, const Err& err) {
+  const std::size_t d = names.size();
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t k = 0; k < d; ++k) index[names[k]] = k;
+  std::vector<bool> seen(d, false);
+  std::vector<std::size_t> col_of(tok.size(), 0);
+  for (std::size_t c = 0; c < tok.size(); ++c) {
+    const std::string name = unquote(tok[c].text);
+    const auto it = index.find(name);
+    if (it == index.end())
+      throw err(lineno, tok[c].column,
+                "expected a header naming the varied parameters (" + join(names) + "); '" + name + "' is not one of them");
+    if (seen[it->second]) throw err(lineno, tok[c].column, "expected each parameter once in the header; '" + name + "' repeats");
+    seen[it->second] = true;
+    col_of[c] = it->second;
+  }
+  if (tok.size() != d) {
+    std::vector<std::string> missing;
+    for (std::size_t k = 0; k < d; ++k)
+      if (!seen[k]) missing.push_back(names[k]);
+    throw err(lineno, line_size + 1, "expected a header naming every varied parameter; missing " + join(missing));
+  }
+  return col_of;
+}
+
+// Rows of an imported file, at most max_rows (kMaxDesignRows, and what the memory limit holds).
+std::unique_ptr<Design> read_imported(const std::vector<std::string>& names, const std::string& file,
+                                      double memory_limit) {
   if (file.empty()) fail("design.file", "required with design.kind = imported (a file of sample rows)");
   const std::size_t d = names.size();
   // "design.file: FILE:LINE:COLUMN: what was expected"
@@ -552,49 +640,45 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& names, con
     return std::invalid_argument("design.file: " + file + ":" + std::to_string(line) + ":" + std::to_string(col) +
                                  ": " + what);
   };
-  std::ifstream in(file);
-  if (!in) throw err(1, 1, std::string("expected a readable file (") + std::strerror(errno) + ")");
+  LineReader in(file);
+  if (!in.is_open()) throw err(1, 1, std::string("expected a readable file (") + std::strerror(errno) + ")");
+  const double by_memory = std::floor(memory_limit / (8.0 * double(d)));
+  const std::uint64_t max_rows =
+      static_cast<std::uint64_t>(std::max(1.0, std::min(double(kMaxDesignRows), by_memory)));
 
   std::vector<std::size_t> col_of(d);  // file column -> spec column
   std::iota(col_of.begin(), col_of.end(), 0);
   bool first = true;
   std::vector<double> values;
   std::string line;
-  std::size_t lineno = 0;
-  while (std::getline(in, line)) {
+  std::size_t lineno = 0, col = 0;
+  for (LineReader::Got got; (got = in.next(line, col)) != LineReader::end;) {
     ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (got == LineReader::nul) throw err(lineno, col, "expected text, found a NUL byte (not a sample matrix)");
+    if (got == LineReader::too_long)
+      throw err(lineno, col, "expected a line of at most " + std::to_string(kMaxDesignLineBytes) + " bytes");
+    if (got == LineReader::read_error)
+      throw err(lineno, 1, std::string("expected a readable file (") + std::strerror(in.error()) + ")");
     const std::size_t nonspace = line.find_first_not_of(" \t\v\f");
     if (nonspace == std::string::npos || line[nonspace] == '#') continue;
     const std::vector<Token> tok = split_fields(line);
     double v;
     if (first && !tok.empty() && !tok[0].text.empty() && !parse_number(tok[0].text, v)) {
-      // header: must name exactly the varied parameters
-      std::unordered_map<std::string, std::size_t> index;
-      for (std::size_t k = 0; k < d; ++k) index[names[k]] = k;
-      std::vector<bool> seen(d, false);
-      col_of.assign(tok.size(), 0);
-      for (std::size_t c = 0; c < tok.size(); ++c) {
-        const std::string name = unquote(tok[c].text);
-        const auto it = index.find(name);
-        if (it == index.end())
-          throw err(lineno, tok[c].column,
-              "expected a header naming the varied parameters (" + join(names) + "); '" + name + "' is not one of them");
-        if (seen[it->second]) throw err(lineno, tok[c].column, "expected each parameter once in the header; '" + name + "' repeats");
-        seen[it->second] = true;
-        col_of[c] = it->second;
-      }
-      if (tok.size() != d) {
-        std::vector<std::string> missing;
-        for (std::size_t k = 0; k < d; ++k)
-          if (!seen[k]) missing.push_back(names[k]);
-        throw err(lineno, line.size() + 1, "expected a header naming every varied parameter; missing " + join(missing));
-      }
+      col_of = header_columns(names, tok, lineno, line.size(), err);
       first = false;
       continue;
     }
     first = false;
     const std::size_t base = values.size();
+    if (base / d >= max_rows)
+      throw err(lineno, 1, "expected at most " + std::to_string(max_rows) + " rows (" +
+                               (double(max_rows) < double(kMaxDesignRows)
+                                    ? "the " + gib(memory_limit) + " a study may use)"
+                                    : "the largest design)"));
+    // grow within the limit: never more than max_rows rows' capacity
+    if (values.capacity() < base + d)
+      values.reserve(static_cast<std::size_t>(std::min<double>(double(max_rows) * double(d),
+                                                               std::max<double>(1024.0, 2.0 * double(base + d)))));
     values.resize(base + d);
     for (std::size_t c = 0; c < tok.size(); ++c) {
       if (c >= d)
@@ -607,14 +691,28 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& names, con
     if (tok.size() < d)
       throw err(lineno, line.size() + 1, "expected " + std::to_string(d) + " values per row, found " + std::to_string(tok.size()));
   }
-  if (in.bad()) throw err(lineno + 1, 1, "expected a readable file (read error)");
   if (values.empty()) throw err(lineno + 1, 1, "expected at least one row of values, found none");
   return std::make_unique<ImportedDesign>(names, std::move(values));
 }
 
 }  // namespace
 
-std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const DesignSpec& spec) {
+double memory_budget_bytes() {
+  double budget = 0.5 * io::mem_available_bytes();
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    budget = std::min(budget, 0.5 * static_cast<double>(as.rlim_cur));
+  return budget;
+}
+
+double design_memory_bytes(const std::vector<ParamSpec>& specs, const DesignSpec& spec) {
+  if (spec.kind != DesignKind::lhs) return 0.0;  // imported: bounded while it is read
+  double varied = 0;
+  for (const ParamSpec& p : specs) varied += p.kind != ParamKind::fixed;
+  return double(spec.n) * varied * double(sizeof(std::uint32_t));
+}
+
+std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const DesignSpec& spec, double memory_limit) {
   std::vector<ParamSpec> varied;
   std::vector<std::string> names;
   for (const auto& p : specs) {
@@ -637,8 +735,29 @@ std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const D
   if (uses_n && spec.n == 0)
     fail("design.n", std::string("must be at least 1 for design.kind = ") + design_kind_name(spec.kind));
 
+  if (memory_limit <= 0) memory_limit = memory_budget_bytes();
+  if (uses_n && spec.n > kMaxDesignRows)
+    fail("design.n", "at most " + std::to_string(kMaxDesignRows) + " rows (got " + std::to_string(spec.n) + ")");
+  if (spec.kind == DesignKind::saltelli && double(spec.n) * double(varied.size() + 2) > double(kMaxDesignRows))
+    fail("design.n", "a saltelli design has N (d + 2) = " + std::to_string(spec.n) + " x " +
+                         std::to_string(varied.size() + 2) + " rows, more than the " + std::to_string(kMaxDesignRows) +
+                         " a design may have");
+  const double need = design_memory_bytes(specs, spec);
+  if (need > memory_limit)
+    fail("design.n", "an lhs design of " + std::to_string(spec.n) + " rows needs " + gib(need) +
+                         " for its strata (n x " + std::to_string(varied.size()) +
+                         " varied parameter(s) x 4 bytes), more than the " + gib(memory_limit) +
+                         " a study may use (half of the available memory, or of ulimit -v); use fewer rows, "
+                         "or mc or sobol, which hold no per-row state");
+
   switch (spec.kind) {
-    case DesignKind::grid: return std::make_unique<GridDesign>(std::move(varied));
+    case DesignKind::grid: {
+      auto g = std::make_unique<GridDesign>(std::move(varied));
+      if (g->rows() > kMaxDesignRows)
+        fail("design.kind", "a grid of " + std::to_string(g->rows()) + " rows (the product of the linspace counts), "
+                            "more than the " + std::to_string(kMaxDesignRows) + " a design may have");
+      return g;
+    }
     case DesignKind::mc: return std::make_unique<McDesign>(std::move(varied), spec.n, spec.seed);
     case DesignKind::lhs: return std::make_unique<LhsDesign>(std::move(varied), spec.n, spec.seed);
     case DesignKind::sobol:
@@ -654,7 +773,7 @@ std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const D
     }
     case DesignKind::imported:
       if (vnames.empty()) fail("design.kind", "imported needs at least one varied parameter to name the file's columns");
-      return read_imported(vnames, spec.file);
+      return read_imported(vnames, spec.file, memory_limit);
   }
   fail("design.kind", "unknown design kind");
 }

@@ -83,10 +83,27 @@ class Design {
   std::vector<std::string> names_;
 };
 
+// The most rows a design may have: design.n (saltelli: N (d + 2) rows), an imported file's rows.
+constexpr std::uint64_t kMaxDesignRows = 10000000000ull;
+// The longest line of an imported design file (a row of numbers is a few hundred bytes).
+constexpr std::size_t kMaxDesignLineBytes = std::size_t(1) << 20;
+
+// The memory a study may hold (designs, chunk buffers): half of MemAvailable, and at most half of
+// the address space the process may map (`ulimit -v`) where that is limited.
+double memory_budget_bytes();
+
+// The bytes the design of these specs holds in memory (an LHS design: its strata permutations,
+// n x d x 4 bytes; the sequences and the grid: none to speak of; an imported file: its rows, known
+// when read), estimated before anything is allocated.
+double design_memory_bytes(const std::vector<ParamSpec>& specs, const DesignSpec& spec);
+
 // Builds the design for the given specs. For `imported`, the file's header (if any) must name
 // exactly the varied parameters (any order); without a header its columns are taken in spec
 // order. Throws std::invalid_argument naming the key ("design.kind", "design.n", "design.file",
-// "params.<name>") on inconsistency.
-std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const DesignSpec& spec);
+// "params.<name>") on inconsistency, and ("design.n", "design.file") when the design needs more
+// than memory_limit bytes (0: memory_budget_bytes()) or more than kMaxDesignRows rows. An imported
+// file is read line by line, each at most kMaxDesignLineBytes, a NUL byte refused (not text).
+std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const DesignSpec& spec,
+                                    double memory_limit = 0);
 
 }  // namespace impact::study

@@ -353,6 +353,25 @@ void check_entry_points(const StudyConfig& c, Backend backend, Precision precisi
 
 }  // namespace
 
+RunMemory run_memory_bytes(const StudyConfig& c, const ScenarioInfo& sc, std::uint64_t rows) {
+  const double chunk = double(std::max<std::uint64_t>(1, std::min<std::uint64_t>(c.chunk, rows)));
+  const std::vector<std::string> kept = kept_columns(c, sc);
+  // per row of a chunk (doubles throughout: float buffers are smaller)
+  const double sample = 8.0 * double(c.params.size() + sc.params.size() + kNumInputs) + sizeof(ContactProblem<double>) + 1;
+  double laws = 0, widest = 0;
+  for (const std::string& l : c.laws) {
+    const double ncol = double(law_columns(engine::law_named(l), sc, kept).cols.size());
+    laws += 8.0 * kNumRealOutputs + 9;  // the law's outputs: reals, modes, steps, status
+    widest = std::max(widest, ncol);
+  }
+  // one law's rows at a time: values, status, kept values, and the rows' text (~24 bytes a cell)
+  const double row_text = 8.0 * widest + 1 + 8.0 * double(kept.size()) + 24.0 * (widest + sc.params.size()) + 32;
+  RunMemory m;
+  m.chunks = chunk * (2.0 * (sample + laws) + row_text);
+  m.rows = double(rows) * 8.0 * double(c.sens_outputs.size()) * double(c.laws.size());
+  return m;
+}
+
 RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend, Precision precision,
               std::FILE* progress) {
   check_entry_points(c, backend, precision);

@@ -39,6 +39,17 @@ struct RunResult {
   bool overlapped = false;         // the laws ran beside the host work (cuda, serial): phases overlap
 };
 
+// The bytes a run over `rows` design rows holds besides the design itself: the chunk buffers of
+// run.chunk rows (samples, instances, every law's outputs, the rows' text; two chunks where the
+// laws run beside the host work) and, with [sensitivity], every row of the sensitivity outputs.
+// An estimate made before anything is allocated (the study checks it against
+// memory_budget_bytes()).
+struct RunMemory {
+  double chunks = 0;  // the chunk buffers
+  double rows = 0;    // what grows with the rows (the sensitivity outputs)
+};
+RunMemory run_memory_bytes(const StudyConfig& c, const ScenarioInfo& sc, std::uint64_t rows);
+
 // Runs the study on `backend` (resolved, not "auto") in `precision` and writes its tables into
 // c.out_dir. The progress bar goes to `progress` (null: none). Throws std::invalid_argument when a
 // law has no entry point for the backend and precision (before anything is written), and
