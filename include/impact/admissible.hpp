@@ -1,9 +1,9 @@
 // The last line of defence of every law (issue 14): an outcome is reported `ok` only when it is
 // physically admissible. Checked once per instance, in double, on the instance rescaled by its
 // own scales (max|v0| and max|W|, so that magnitudes of 1e+-300 neither overflow nor underflow):
-//   - the normal impulse is compressive:           P_n >= -tol |P|
-//   - the impulse lies in the friction cone:        |P_t| <= mu P_n (1 + tol) + tol |P|
-//   - the bodies separate:                          vf . n >= -tol max|v0|
+//   - the normal impulse is compressive:           P_n >= -tol max|P_i|
+//   - the impulse lies in the friction cone:        |P_t| <= mu P_n (1 + tol) + tol max|P_i|
+//   - the bodies separate:                          vf . n >= -tol max|v0_i|
 //   - the kinetic energy is not gained:             dE <= tol K0, K0 = 1/2 v0.W^-1 v0,
 //     unless the law allows a gain (Aghili's Newton-restitution law gains energy outside its
 //     admissible region (41), Kane's paradox, which is its physics).
@@ -42,18 +42,16 @@ template <class T> IMPACT_HD unsigned admissibility(const ContactProblem<T>& p, 
   n = (1.0 / sqrt(dot(n, n))) * n;
   unsigned fail = kAdmissOk;
   const double Pn = dot(P, n);
-  const double Pmag = sqrt(dot(P, P));
+  const double Pmax = max_abs3(P);  // the slack scales (no square roots: this runs once per instance)
   const Vec3<double> Pt = P - Pn * n;
-  if (!(Pn >= -tol * Pmag)) fail |= kTensile;
-  if (!(sqrt(dot(Pt, Pt)) <= double(p.mu) * Pn * (1.0 + tol) + tol * Pmag)) fail |= kCone;
-  if (!(dot(vf, n) >= -tol * sqrt(dot(v0, v0)))) fail |= kApproach;
-  if (!may_gain) {
+  if (!(Pn >= -tol * Pmax)) fail |= kTensile;
+  const double cone = double(p.mu) * Pn * (1.0 + tol) + tol * Pmax;
+  if (!(cone >= 0.0 && dot(Pt, Pt) <= cone * cone)) fail |= kCone;
+  if (!(dot(vf, n) >= -tol * max_abs3(v0))) fail |= kApproach;
+  const double dE = 0.5 * dot(v0 + vf, P);
+  if (!may_gain && !(dE <= 0.0)) {  // K0 (a Cholesky solve) only for the rare rows that gain at all
     const Chol3<double> c = cholesky(W);
-    if (c.ok) {
-      const double K0 = contact_energy(c, v0);
-      const double dE = 0.5 * dot(v0 + vf, P);
-      if (!(dE <= tol * K0)) fail |= kEnergy;
-    }
+    if (c.ok && !(dE <= tol * contact_energy(c, v0))) fail |= kEnergy;
   }
   return fail;
 }
