@@ -77,6 +77,9 @@ template <class T> constexpr int kMaxExp = 1023;
 template <> constexpr int kMaxExp<float> = 127;
 }  // namespace scale_detail
 
+template <class T> constexpr T kSmallestNormal = T(2.2250738585072014e-308);
+template <> constexpr float kSmallestNormal<float> = 1.17549435e-38f;
+
 // The exponent of a magnitude, 0 when it is zero or not finite (validate() reports those).
 template <class T> IMPACT_HDI int exponent_of(T m) {
   return m > T(0) && std::isfinite(m) ? scale_detail::exponent_field(m) : 0;
@@ -121,10 +124,12 @@ template <class T> IMPACT_HDI void from_unit_scales(Result<T>& r, const Scales& 
   r.dE = pow2_scale(r.dE, s.kv + ki);
   r.In_c = pow2_scale(r.In_c, ki);
   if (aux0_impulse_power) r.aux[0] = pow2_scale(r.aux[0], aux0_impulse_power * ki);
-  // beyond the range of the type: an overflow, or an impulse that underflows to zero (the bodies
-  // would keep approaching: 1e300 kg-like masses at 1e-300 m/s)
-  if (r.status == Status::ok &&
-      (!(isfinite3(r.P) && isfinite3(r.vf) && std::isfinite(r.dE)) || (max_abs3(r.P) == T(0) && unit_impulse)))
+  // beyond the range of the type: an overflow, or an impulse so small that its components at the
+  // type's precision relative to |P| fall into the subnormal numbers or to zero (its direction then
+  // has a few bits or none: the bodies would keep approaching, the cone is not kept; 1e300 kg-like
+  // masses at 1e-300 m/s). The smallest impulse kept: 2^-970 (~1e-292) in double, 2^-103 in float.
+  if (r.status == Status::ok && (!(isfinite3(r.P) && isfinite3(r.vf) && std::isfinite(r.dE)) ||
+                                 (unit_impulse && !(max_abs3(r.P) >= kSmallestNormal<T> / Eps<T>::value))))
     r.status = Status::non_finite;
 }
 
