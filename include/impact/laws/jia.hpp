@@ -37,7 +37,9 @@
 // Planar instances (Theorem 2) keep the w-subspace exactly zero and are never stiff.
 // Known limit (rows end with status step_limit, never a wrong number): restitution that creeps
 // with v_n ~ 0 in stick for very small e (the tangential dynamics run ~1/e slower in tau).
-// Bounds: at most (8 + min(64, 4/e)) steps + 64 steps total and kMaxSwitch mode switches, else
+// Stiff tangential springs (eta0 << 1): the step also resolves the stick oscillation, omega_t h <=
+// kStickStep, with up to N' = kMaxRefine N steps; stiffer instances end at once with step_limit.
+// Bounds: at most (8 + min(64, 4/e)) N' + 64 steps total and kMaxSwitch mode switches, else
 // step_limit; kRootIter iterations per located event. Outputs: In_c (normal impulse at end of compression), modes, steps.
 #pragma once
 #include "impact/admissible.hpp"
@@ -78,6 +80,8 @@ struct JiaLaw {
                                              3};
   static constexpr Cost cost = {0, 363};  // docs/bench.md
   static constexpr int kMaxSwitch = 24;
+  static constexpr double kStickStep = 0.5;  // omega_t h at most (stiff tangential springs)
+  static constexpr int kMaxRefine = 16;      // steps at most kMaxRefine x N for them
   static constexpr int kRootIter = 60;
 
   // Code blocks for path probes (impact/probe.hpp) and their cost in issued instructions (double,
@@ -396,10 +400,32 @@ struct JiaLaw {
     const int N = opt.steps < 1 ? 1 : opt.steps;
     const T omega = sqrt(T(0.5) * S.wnn);
     const T tau_c = T(1.5707963267948966) / omega;
-    const T h = T(2) * tau_c / T(N);
+    T h = T(2) * tau_c / T(N);
+    // Stiff tangential springs (issue 14: eta0 << 1 gave ok rows with dE/K0 up to 2e10). In stick
+    // the deflection oscillates, d2G/dtau2 = -e_ph W_tt G / (2 eta eta0), fastest in compression at
+    // omega_t = sqrt(lambda_max(W_tt) / 2) / eta0, i.e. omega_t / omega = sqrt(lambda_t / W_nn) / eta0
+    // times faster than the normal motion. The fixed step resolves it (omega_t h <= kStickStep) at
+    // the cost of more steps, up to kMaxRefine x N; an instance stiffer than that ends at once with
+    // step_limit. At N = 250 this binds only where eta0 < 0.025 sqrt(lambda_t / W_nn): never on
+    // ordinary rows (same steps, same bits).
+    int steps_budget = N;
+    if (S.mu > T(0)) {
+      const T tr = T(0.5) * (S.wuu + S.www), df = T(0.5) * (S.wuu - S.www);
+      const T lam_t = tr + sqrt(df * df + S.wuw * S.wuw);
+      const T omega_t = sqrt(T(0.5) * lam_t) / S.eta0;
+      if (omega_t * h > T(kStickStep)) {
+        const T need = T(2) * tau_c * omega_t / T(kStickStep);  // steps of the whole impact
+        if (!(need <= T(kMaxRefine) * T(N))) {
+          r.status = Status::step_limit;
+          return r;
+        }
+        steps_budget = static_cast<int>(std::ceil(need));
+        h = T(2) * tau_c / T(steps_budget);
+      }
+    }
     // hard bound on steps; restitution that creeps in stick runs ~1/e longer in tau
     const int creep = S.e > T(0) ? static_cast<int>(tmin(T(64), T(4) / S.e)) : 0;
-    const int max_steps = (8 + creep) * N + 64;
+    const int max_steps = (8 + creep) * steps_budget + 64;
 
     // initial mode (Proposition 1)
     const T v0perp = sqrt(S.v0u * S.v0u + S.v0w * S.v0w);
