@@ -26,7 +26,9 @@ enum AdmissFail : unsigned { kAdmissOk = 0, kTensile = 1, kCone = 2, kApproach =
 
 // p: the validated instance (unit normal); r: its outcome. `may_gain`: the law allows an energy
 // gain for this instance.
-template <class T> IMPACT_HD unsigned admissibility(const ContactProblem<T>& p, const Result<T>& r, bool may_gain) {
+// Out of line on the device (IMPACT_HD_RARE): once per instance, and its double arithmetic must
+// not add to the integrators' register budget (tests/cli/kernel_resources.sh).
+template <class T> IMPACT_HD_RARE unsigned admissibility(const ContactProblem<T>& p, const Result<T>& r, bool may_gain) {
   const double tol = AdmissTol<T>::value;
   const Sym3<double> Wd{double(p.W.xx), double(p.W.xy), double(p.W.xz), double(p.W.yy), double(p.W.yz), double(p.W.zz)};
   if (!(max_abs3(to_double(p.v0)) > 0.0) || !(max_abs(Wd) > 0.0) || !(max_abs3(to_double(p.n)) > 0.0))

@@ -702,16 +702,28 @@ struct JiaLaw {
     probe.done();
     probe.seg(kSegFinish);
     r.steps = nsteps;
-    {
-      // the frame again from p (the same values, bit for bit), rather than kept in registers
-      // across the loop
-      const PlaneFrame<T> fe = plane_frame(p);
-      const Vec3<T> ue = -fe.t;
-      r.P = y.In * p.n + y.Iu * ue + y.Iw * cross(p.n, ue);
-    }
+    // double: out of line, so that p is read back from memory once instead of held in registers
+    // across the loop (the double kernels spilled at 255 registers); float has room, and ptxas caps
+    // a float kernel that calls out of line at 128 registers, with spills (tests/cli/kernel_resources.sh)
+    if constexpr (sizeof(T) == sizeof(double))
+      conclude_rare(p, y, r);
+    else
+      conclude(p, y, r);
+    return r;
+  }
+
+  // The impulse in world axes, vf, dE and the admissibility check; the frame is rebuilt from p (the
+  // same values, bit for bit) rather than kept across the loop.
+  template <class T>
+  IMPACT_HD_RARE static void conclude_rare(const ContactProblem<T>& p, const JiaY<T>& y, Result<T>& r) {
+    conclude(p, y, r);
+  }
+  template <class T> IMPACT_HDI static void conclude(const ContactProblem<T>& p, const JiaY<T>& y, Result<T>& r) {
+    const PlaneFrame<T> fe = plane_frame(p);
+    const Vec3<T> ue = -fe.t;
+    r.P = y.In * p.n + y.Iu * ue + y.Iw * cross(p.n, ue);
     finish(p, r);
     admit(p, r);
-    return r;
   }
 };
 
