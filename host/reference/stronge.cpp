@@ -39,8 +39,8 @@
 // with about the step the controller accepted last. (An h_max argument of integrate_until would do
 // the same without restarts.)
 //
-// v_t = 0. An event stops the sigma-integration at rho = rho_z = 64 eps (|v0| + R p_c),
-// R = |b| + mu |D|_F (a bound on |F|). The remaining tail, Delta p = rho_z / |g(th)|, is closed
+// v_t = 0. An event stops the sigma-integration at rho = rho_z = 64 eps (|v0| + R_1 p_c),
+// R = |b| + mu |D|_F (a bound on |F|), R_1 = R at min(mu, 64). The remaining tail, Delta p = rho_z / |g(th)|, is closed
 // analytically along the current direction (a straight segment; its error is rho_z times the
 // remaining angle offset, below 1e-14 p_c). Stiff approach: where th relaxes onto its ray much
 // faster than lam moves (k' = dk/dth = -g - mu u_perp^T D u_perp < 0 and |k'| > 16 |g|, e.g. near
@@ -161,7 +161,9 @@ class Integration {
     V = v0.norm();
     pc = -vn0 / a;
     R = b.norm() + mu * D.norm();
-    rho_z = 64.0 * kEps * (V + R * pc);
+    // |v_t| grows at most at |b| (mu D only contracts it): mu enters the round-off scale no further
+    // than mu = 64, as in the law (with R, mu = 1e14 stuck at once with v_t != 0, dE = +33% K0)
+    rho_z = 64.0 * kEps * (V + (b.norm() + std::min(mu, 64.0) * D.norm()) * pc);
     lam_z = std::log(rho_z / V);
     vn = vn0;
   }

@@ -56,4 +56,10 @@ check "reference as fast path is a usage error" '[ $rc -eq 2 ] && grep -q "unkno
 "$IMPACT" compare --law jia --in "$T/cases.csv" --given > "$T/out" 2>&1; rc=$?
 check "--given without results is an input error" '[ $rc -eq 1 ] && grep -q "cases.csv:1: missing result column(s) P_x" "$T/out"'
 
+# 8. stronge at mu = 1e10 ... 1e100 (reliability-573a81e/stronge_huge_mu.csv): the law and the
+# reference both reach the stick limit on every row (573a81e: both stuck with v_t != 0 from
+# mu = 1e14 on and gained 33% of K0, and compare passed)
+"$IMPACT" compare --law stronge --in "$SRC/tests/data/physics_repro/stronge_huge_mu.csv" > "$T/out" 2>&1; rc=$?
+check "stronge huge mu: 14 rows ok in both, PASS" '[ $rc -eq 0 ] && grep -q "rows: 14 ok in both, 0 status differs" "$T/out"'
+
 finish

@@ -236,7 +236,7 @@ TEST(Reproducers573a81e, NoWrongOkRows) {
     no_wrong_ok<JiaLaw>(f);
   int stronge_ok = 0;
   no_wrong_ok<StrongeLaw>("stronge_huge_mu.csv", &stronge_ok);
-  EXPECT_GE(stronge_ok, 2);  // mu = 1e10, 1e12 are ordinary rows
+  EXPECT_EQ(stronge_ok, 14);  // every row: the stick limit (StrongeHugeMuIsTheStickLimit)
   for (const char* f : {"tiny_normal.csv", "normal_magnitude_status.csv", "cr_scale_covariance.csv", "aghili_nan_in_ok.csv",
                         "morgan_reference_hang.csv"}) {
     no_wrong_ok<NewtonLaw>(f);
@@ -253,6 +253,29 @@ TEST(Reproducers573a81e, NoWrongOkRows) {
       EXPECT_TRUE(isfinite3(r.P) && std::isfinite(r.dE)) << row.id;
       for (double a : r.aux) EXPECT_FALSE(std::isnan(a)) << f << " " << row.id;
     }
+}
+
+// Stronge at mu -> infinity (stronge_huge_mu.csv, mu = 1e10 ... 1e100): the slip ends at once and
+// the contact sticks: every row ok, slip>stick, v_t = 0 at the end, and all equal to one another
+// (the limit) to 1e-12; the reference agrees (tests/reference). 573a81e stuck from the start with
+// v_t != 0 for mu >= 1e14 (the round-off scale of v_t grew with mu) and gained 33% of K0.
+TEST(Reproducers573a81e, StrongeHugeMuIsTheStickLimit) {
+  const std::vector<Row> rows = read_repro("stronge_huge_mu.csv");
+  ASSERT_GE(rows.size(), 10u);
+  const Result<double> lim = StrongeLaw::eval(rows.back().p);
+  ASSERT_EQ(lim.status, Status::ok);
+  EXPECT_LT(lim.dE, 0.0);
+  for (const Row& row : rows) {
+    const Result<double> r = StrongeLaw::eval(row.p);
+    ASSERT_EQ(r.status, Status::ok) << row.id;
+    EXPECT_EQ(r.modes.bits, lim.modes.bits) << row.id;
+    const Vec3<double> vt = r.vf - dot(r.vf, row.p.n) * row.p.n;
+    EXPECT_LE(max_abs3(vt), 1e-12 * max_abs3(row.p.v0)) << row.id;
+    // the slip lasts O(1/mu) of the impulse: mu = 1e10 is 5e-12 from the limit
+    const double tol = 1e-12 + 1.0 / row.p.mu;
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR((&r.P.x)[c], (&lim.P.x)[c], tol * max_abs3(lim.P)) << row.id;
+    EXPECT_NEAR(r.dE, lim.dE, tol * std::fabs(lim.dE)) << row.id;
+  }
 }
 
 // The scale reproducers equal their unit-scale twins: W x 1e200 (chatterjee-ruina stuck and broke the

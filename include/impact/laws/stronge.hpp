@@ -45,7 +45,8 @@
 // v_n < 0 (stall) in restitution, each by Illinois regula falsi on the sub-step length with every
 // trial point re-integrated from the step start (<= 60 iterations, to 4 eps of the step).
 //
-// v_t = 0. A tau-integration ends when |v_t| <= rho_0 = 64 eps (|v0| + R p_c) (the remaining
+// v_t = 0. A tau-integration ends when |v_t| <= rho_0 = 64 eps (|v0| + R_1 p_c), R_1 = R at
+// min(mu, 64) (mu D only contracts v_t, so a larger mu adds no round-off) (the remaining
 // tail, if approaching, closed by a straight segment) or when it reaches its ray; a ray segment
 // ends exactly at 0. There the law sticks when |tau| <= mu. Otherwise slip resumes
 // (Mode::reverse) in the direction s the dynamics admit: F(s) = lambda s with lambda > 0
@@ -182,6 +183,8 @@ struct StrongeLaw {
   static constexpr int kMaxRootIter = 60;
   static constexpr double kRayTol = 8.0;
   static constexpr int kMaxEvents = 32;
+  // mu beyond which the round-off scale of v_t (rho_0) no longer grows
+  static constexpr double kMuRound = 64.0;
 
   // Code blocks for path probes (impact/probe.hpp) and their cost in issued instructions (double,
   // RK4; counted from the code: a double sqrt or division ~20-25, cbrt ~40; docs/bench.md, "SIMT
@@ -244,10 +247,15 @@ struct StrongeLaw {
     const T pc = -vn0 / sys.a;  // frictionless compression impulse
     const T h = pc / T(N);
     const T normD = sqrt(sys.d11 * sys.d11 + T(2) * sys.d12 * sys.d12 + sys.d22 * sys.d22);
-    const T R = sqrt(sys.b1 * sys.b1 + sys.b2 * sys.b2) + p.mu * normD;  // bounds |F(u)|
+    const T bnorm = sqrt(sys.b1 * sys.b1 + sys.b2 * sys.b2);
+    const T R = bnorm + p.mu * normD;  // bounds |F(u)|
     const T rho_sw = R * pc * tmax(T(kSwitch), T(2) / T(N));
     const T vabs = norm(p.v0);
-    const T V = vabs + R * pc;
+    // velocity scale of v_t's round-off: |v_t| grows at most at |b| (mu D only contracts it, D
+    // SPD), so mu need not enter at all; it enters up to mu = kMuRound, which keeps the bits of
+    // every ordinary row (with R unbounded, mu = 1e14 made rho_zero ~ |v0| and the law stuck at
+    // once with v_t != 0: dE = +33% of K0, reliability-573a81e/stronge_huge_mu.csv)
+    const T V = vabs + (bnorm + tmin(p.mu, T(kMuRound)) * normD) * pc;
     const T rho_zero = T(64) * eps * V;
     // Ray test |k| <= kRayTol eps K: the round-off of k = u_perp.F(u) is about eps K with
     // K = tr W (1 + mu) + R.
