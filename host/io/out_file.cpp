@@ -206,4 +206,9 @@ void make_dirs(const std::string& path, const std::string& what) {
   }
 }
 
+void remove_if_exists(const std::string& path) {
+  if (unlink(path.c_str()) != 0 && errno != ENOENT)
+    throw std::runtime_error(path + ": cannot remove: " + std::strerror(errno));
+}
+
 }  // namespace impact::io

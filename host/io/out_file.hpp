@@ -57,4 +57,7 @@ void write_file(const std::string& path, const std::string& text);
 // Creates a folder and its parents (std::runtime_error "WHAT: PATH: cannot create the folder: ...").
 void make_dirs(const std::string& path, const std::string& what);
 
+// Removes the file at path if there is one (std::runtime_error if it exists and cannot be removed).
+void remove_if_exists(const std::string& path);
+
 }  // namespace impact::io

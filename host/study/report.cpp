@@ -275,8 +275,11 @@ StudyReport write_report(const StudyConfig& c, const ScenarioInfo& sc, const Des
   const Statistics stats = statistics(run, design.rows());
   rep.table = stats.table;
   rep.status_lines = status_lines(run);
-  io::write_file(dir + "/metadata.json", metadata(c, sc, design, run, opt, stats, sens, rep.files).dump(2) + "\n");
+  // metadata.json last: its presence says the folder holds a complete run (StudyFiles removes an
+  // earlier one first)
+  const std::string meta = metadata(c, sc, design, run, opt, stats, sens, rep.files).dump(2) + "\n";
   io::write_file(dir + "/summary.md", summary_md(c, design, opt, rep));
+  io::write_file(dir + "/metadata.json", meta);
   if (!c.plots.empty() && opt.plots) rep.plot_note = draw_plots(c, opt.quiet, log);
   return rep;
 }

@@ -111,6 +111,9 @@ StudyFiles::StudyFiles(const StudyConfig& c, const ScenarioInfo& sc, const Desig
       nvar_(design.names().size()),
       files_(laws.size()) {
   io::make_dirs(c.out_dir, "output.dir");
+  // metadata.json, written last, marks a complete run: an earlier run's goes before anything of
+  // this run is written, so that a run that fails leaves a folder without it
+  io::remove_if_exists(c.out_dir + "/metadata.json");
   for (std::size_t l = 0; l < laws.size(); ++l) open_tables(c.out_dir, laws[l], files_[l], design.rows());
   if (!formats_.salib) return;
   open_salib(c.out_dir, kept);

@@ -54,6 +54,14 @@ check "full disk (eval): neither table nor temporary" '[ -z "$(ls -A "$T" | grep
   --backend omp --out "$T/study" --no-plots -q 2> "$T/err"); rc=$?
 check "full disk (study) exits 2" '[ $rc -eq 2 ] && grep -q "write failed" "$T/err"'
 check "full disk (study): no partial or temporary file" '[ -z "$(find "$T/study" -type f -name "*.tmp-*")" ] && [ ! -e "$T/study/metadata.json" ]'
+# a complete earlier run in the folder: the failed run takes its metadata.json (the completion
+# marker) away before writing anything
+"$IMPACT" study "$(dirname "$0")/../../examples/studies/pencil-mc.toml" --set design.n=200 --backend omp \
+  --out "$T/study2" --no-plots -q 2> "$T/err"
+check "a complete study has metadata.json" '[ -e "$T/study2/metadata.json" ]'
+(trap '' XFSZ; ulimit -f 200; "$IMPACT" study "$(dirname "$0")/../../examples/studies/pencil-mc.toml" --set design.n=20000 \
+  --backend omp --out "$T/study2" --no-plots -q 2> "$T/err"); rc=$?
+check "failed study over a complete one: exit 2, no metadata.json left" '[ $rc -eq 2 ] && [ ! -e "$T/study2/metadata.json" ]'
 for cmd in "laws" "scenarios" "reduce --law newton --n 1000" "study $(dirname "$0")/../../examples/studies/jia-fig15c.toml --dry-run"; do
   $IMPACT $cmd > /dev/full 2> "$T/err"; rc=$?
   check "'$cmd' to a full stdout exits 2" '[ $rc -eq 2 ] && grep -q "standard output: write failed" "$T/err"'
