@@ -56,7 +56,8 @@ REPORT=$(abspath "$REPORT")
 LOGDIR=${REPORT%.md}
 [ "$LOGDIR" != "$REPORT" ] || LOGDIR=$REPORT.logs
 IMPACT=$BUILD/impact
-PY=python3  # the one on PATH (on the GPU machine it has NumPy; /usr/bin/python3 may not)
+# the Python with NumPy (scripts/find_python.sh: IMPACT_PYTHON, python3 on PATH, /usr/bin/python3)
+PY=$(bash "$(dirname "$0")/../scripts/find_python.sh" numpy 2>/dev/null || echo python3)
 
 STEP_TITLES=("" "device facts" "CUDA tests" "compute-sanitizer" "Nsight Compute" "throughput" "SIMT model"
              "bench matrix" "ptxas resources")

@@ -9,8 +9,8 @@
 #    contact --n N --seed 1 --cases-out`).
 # 2. For each law, precision and (jia) step count: our results with `impact eval --backend
 #    OURS_BACKEND` (default omp: the fast-path code compiled for the host, without FMA contraction),
-#    then each available peer (numpy_peer.py with /usr/bin/python3, Debian's NumPy, or
-#    $NUMPY_PYTHON; jax_peer.py with $JAX_PYTHON or the first of python3, /usr/bin/python3 that
+#    then each available peer (numpy_peer.py with $NUMPY_PYTHON or the Python scripts/find_python.sh
+#    finds with NumPy; jax_peer.py with $JAX_PYTHON or the first of the same Pythons that
 #    imports jax). check.py compares the peer's table with ours BEFORE its time is recorded: a peer
 #    whose results are wrong gets status "wrong results" and no throughput, and the script exits 1
 #    at the end. A peer that cannot run here (no NumPy / no JAX) is recorded as skipped.
@@ -64,17 +64,11 @@ mkdir -p "$OUT" || exit 2
 REC="$OUT/records.jsonl"
 : > "$REC"
 
-# Pythons: NumPy from Debian (/usr/bin/python3) unless told otherwise; JAX wherever it imports.
-NUMPY_PY=${NUMPY_PYTHON:-/usr/bin/python3}
-if ! "$NUMPY_PY" -c 'import numpy' 2>/dev/null; then
-  if command -v python3 >/dev/null && python3 -c 'import numpy' 2>/dev/null; then NUMPY_PY=python3; else NUMPY_PY=; fi
-fi
-JAX_PY=${JAX_PYTHON:-}
-if [ -z "$JAX_PY" ]; then
-  for p in python3 /usr/bin/python3; do
-    if command -v "$p" >/dev/null && "$p" -c 'import jax' 2>/dev/null; then JAX_PY=$p; break; fi
-  done
-fi
+# Pythons (scripts/find_python.sh: IMPACT_PYTHON, python3 on PATH, /usr/bin/python3): the first that
+# imports NumPy, the first that imports JAX, unless NUMPY_PYTHON / JAX_PYTHON name them.
+FIND_PY="$(dirname "$0")/../../scripts/find_python.sh"
+NUMPY_PY=${NUMPY_PYTHON:-$(bash "$FIND_PY" numpy 2>/dev/null)}
+JAX_PY=${JAX_PYTHON:-$(bash "$FIND_PY" jax 2>/dev/null)}
 PY=${NUMPY_PY:-python3}  # for check.py and the report (standard library only)
 echo "run_peers: numpy python: ${NUMPY_PY:-none}; jax python: ${JAX_PY:-none}" >&2
 

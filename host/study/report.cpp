@@ -11,6 +11,7 @@
 #include "io/csv.hpp"
 #include "io/machine.hpp"
 #include "io/out_file.hpp"
+#include "io/python.hpp"
 #include "io/version.hpp"
 #include "study/sensitivity.hpp"
 
@@ -220,11 +221,6 @@ std::string summary_md(const StudyConfig& c, const Design& design, const ReportO
 
 // ---- plots ----------------------------------------------------------------------------------------
 
-std::string python_for_plots() {
-  if (const char* p = std::getenv("IMPACT_PYTHON")) return p;
-  if (access("/usr/bin/python3", X_OK) == 0) return "/usr/bin/python3";
-  return "python3";
-}
 
 std::string plot_script() {
   if (const char* p = std::getenv("IMPACT_PLOT_SCRIPT")) return p;
@@ -244,7 +240,15 @@ std::string shell_quote(const std::string& s) {
 // script is a warning: the tables are written.
 std::string draw_plots(const StudyConfig& c, bool quiet, std::FILE* log) {
   const std::string& dir = c.out_dir;
-  const std::string cmd = python_for_plots() + " " + shell_quote(plot_script()) + " " + shell_quote(dir);
+  const io::PythonFound py = io::find_python({"numpy", "matplotlib"});
+  if (py.path.empty()) {
+    std::fprintf(log,
+                 "impact study: warning: the plots were not drawn: no Python imports numpy and matplotlib (tried: %s; "
+                 "set IMPACT_PYTHON, or run scripts/bootstrap.sh); the tables are written\n",
+                 py.tried.c_str());
+    return "plots: not drawn (see the warning above)";
+  }
+  const std::string cmd = shell_quote(py.path) + " " + shell_quote(plot_script()) + " " + shell_quote(dir);
   const int rc = std::system((cmd + (quiet ? " >/dev/null" : " >&2")).c_str());
   if (rc != 0) {
     std::fprintf(log, "impact study: warning: the plots were not drawn (exit %d of: %s); the tables are written\n", rc,

@@ -4,15 +4,15 @@
 # check.py on a value off by 1e-6 relative, a flipped status, a dropped row and two swapped rows
 # (non-zero exit, the column / row named); run_peers.sh on a peer whose table was tampered with
 # (status "wrong results", no throughput recorded, exit 1).
-# NumPy is a declared dependency (scripts/bootstrap.sh installs python3-numpy for /usr/bin/python3):
+# NumPy is a declared dependency (scripts/bootstrap.sh installs python3-numpy; the interpreter is found by
+# scripts/find_python.sh: IMPACT_PYTHON, python3 on PATH, /usr/bin/python3):
 # without it this test fails, it does not skip.
 set -u
 source "$(dirname "$0")/common.bash"
 SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 PEERS="$SRC/benches/peers"
-PY=/usr/bin/python3
-if ! "$PY" -c 'import numpy' 2> "$T/np.err"; then
-  echo "FAIL: $PY cannot import numpy ($(tail -1 "$T/np.err")): NumPy is a declared dependency" \
+if ! PY=$(bash "$SRC/scripts/find_python.sh" numpy 2> "$T/np.err"); then
+  echo "FAIL: $(cat "$T/np.err"): NumPy is a declared dependency" \
        "(scripts/bootstrap.sh installs python3-numpy); the peer benchmarks need it" >&2
   exit 1
 fi

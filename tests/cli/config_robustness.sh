@@ -9,7 +9,7 @@ set -u
 source "$(dirname "$0")/common.bash"
 SRC=$2
 D="$SRC/tests/data/reliability"
-PY=/usr/bin/python3
+PY=$(bash "$SRC/scripts/find_python.sh") || exit 1
 
 # study CONFIG [ARGS]: exit code in rc, stderr in $T/err, under a 4 GB address-space limit and 60 s
 study() {

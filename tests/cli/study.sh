@@ -7,7 +7,9 @@
 set -u
 source "$(dirname "$0")/common.bash"
 SRC=$2
-PY=/usr/bin/python3
+# the Python that imports numpy and matplotlib, found as the product finds it (scripts/find_python.sh):
+# they are declared dependencies (scripts/bootstrap.sh), so without them this test fails
+PY=$(bash "$SRC/scripts/find_python.sh" numpy matplotlib) || exit 1
 EX="$SRC/examples/studies"
 # py 'python expression that must be True' -- evaluated with numpy as np, d = np.load(...)
 pycheck() {  # name, npy file, assertion code (can use d, np)
