@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what impactbatch needs on a Debian machine, if missing. Idempotent: a second run
 # installs nothing. Uses sudo when not root.
+#   bash scripts/bootstrap.sh         # what the build and the tests need
+#   bash scripts/bootstrap.sh fuzz    # and clang with libFuzzer and OpenMP (scripts/fuzz.sh)
 set -euo pipefail
 PKGS=(cmake g++ make git pkg-config
       libeigen3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
@@ -8,6 +10,9 @@ PKGS=(cmake g++ make git pkg-config
       libtomlplusplus-dev nlohmann-json3-dev
       python3 python3-numpy python3-matplotlib
       strace)  # fault injection in tests/cli/integrity.sh (EIO on read)
+if [ "${1:-}" = fuzz ]; then
+  PKGS+=(clang libclang-rt-dev libomp-dev)  # clang++ -fsanitize=fuzzer,address,undefined; clang's OpenMP
+fi
 missing=()
 for p in "${PKGS[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

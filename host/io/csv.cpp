@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace impact::io {
 
@@ -29,8 +30,19 @@ CsvReader::CsvReader(const std::string& path) : path_(path) {
   }
 }
 
+CsvReader::CsvReader(FromText, std::string text, std::string name) : text_(std::move(text)), path_(std::move(name)) {}
+
+CsvReader CsvReader::from_text(std::string text, std::string name) {
+  return CsvReader(FromText{}, std::move(text), std::move(name));
+}
+
 CsvReader::~CsvReader() {
   if (owns_ && f_) std::fclose(f_);
+}
+
+int CsvReader::get() {
+  if (f_) return std::getc(f_);
+  return text_pos_ < text_.size() ? static_cast<unsigned char>(text_[text_pos_++]) : EOF;
 }
 
 // A line ends at LF, CRLF or a lone CR (old Mac files). A read error is an error, never the end of
@@ -40,12 +52,15 @@ bool CsvReader::read_line() {
   int c;
   bool any = false;
   errno = 0;
-  while ((c = std::getc(f_)) != EOF) {
+  while ((c = get()) != EOF) {
     any = true;
     if (c == '\n') break;
     if (c == '\r') {
-      const int d = std::getc(f_);
-      if (d != '\n' && d != EOF) std::ungetc(d, f_);
+      const int d = get();
+      if (d != '\n' && d != EOF) {
+        if (f_) std::ungetc(d, f_);
+        else --text_pos_;
+      }
       break;
     }
     if (c == '\0')
@@ -56,7 +71,7 @@ bool CsvReader::read_line() {
                                "line longer than " + std::to_string(kMaxLineChars) + " characters: expected CSV text"));
     line_.push_back(static_cast<char>(c));
   }
-  if (std::ferror(f_))
+  if (f_ && std::ferror(f_))
     throw InputError(located(path_, line_no_ + 1, 0,
                              std::string("read error: ") + (errno ? std::strerror(errno) : "unknown error")));
   if (!any) return false;

@@ -25,6 +25,9 @@ class CsvReader {
  public:
   // path "-" reads standard input.
   explicit CsvReader(const std::string& path);
+  // Reads `text` from memory instead of a file (tests, fuzzing: tests/fuzz); `name` stands for the
+  // file in messages. Everything else is as for a file.
+  static CsvReader from_text(std::string text, std::string name = "<memory>");
   ~CsvReader();
   CsvReader(const CsvReader&) = delete;
   CsvReader& operator=(const CsvReader&) = delete;
@@ -40,8 +43,13 @@ class CsvReader {
   const std::string& path() const { return path_; }
 
  private:
+  struct FromText {};
+  CsvReader(FromText, std::string text, std::string name);
   bool read_line();
+  int get();  // the next byte or EOF, from the file or the text
   std::FILE* f_ = nullptr;
+  std::string text_;      // from_text: the input
+  std::size_t text_pos_ = 0;
   bool owns_ = false;
   std::string path_;
   std::string line_;

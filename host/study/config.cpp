@@ -552,6 +552,13 @@ ConfigTree parse_config_text(const std::string& text, const std::string& name, b
     t.root = from_toml(t, tb, "");
     t.where.erase("");
   } else {
+    // nlohmann/json ends the text at a NUL byte (and accepts what came before); the key scan below
+    // would read on past it
+    const std::size_t nul = text.find('\0');
+    if (nul != std::string::npos) {
+      const auto lc = line_col(text, nul);
+      throw ConfigError(location(name, lc.first, lc.second) + "NUL byte: expected JSON text (is this a binary file?)");
+    }
     check_json_depth(text, name);
     t.root = parse_json(text, name);
     if (!t.root.is_object()) throw ConfigError(name + ":1:1: expected a JSON object at the top level");

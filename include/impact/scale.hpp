@@ -129,6 +129,7 @@ template <class T> IMPACT_HDI void to_unit_scales(ContactProblem<T>& p, const Sc
 template <class T> IMPACT_HDI void from_unit_scales(Result<T>& r, const Scales& s, int aux0_impulse_power = 0) {
   const int ki = s.kv - s.kw;
   const bool unit_impulse = max_abs3(r.P) > T(0);
+  const Vec3<T> Pu = r.P;
   r.P = pow2_scale(r.P, ki);
   r.vf = pow2_scale(r.vf, s.kv);
   r.dE = pow2_scale(r.dE, s.kv + ki);
@@ -138,9 +139,18 @@ template <class T> IMPACT_HDI void from_unit_scales(Result<T>& r, const Scales& 
   // type's precision relative to |P| fall into the subnormal numbers or to zero (its direction then
   // has a few bits or none: the bodies would keep approaching, the cone is not kept; 1e300 kg-like
   // masses at 1e-300 m/s). The smallest impulse kept: 2^-970 (~1e-292) in double, 2^-103 in float.
-  if (r.status == Status::ok && (!(isfinite3(r.P) && isfinite3(r.vf) && std::isfinite(r.dE)) ||
-                                 (unit_impulse && !(max_abs3(r.P) >= kSmallestNormal<T> / Eps<T>::value))))
-    r.status = Status::non_finite;
+  // Also (fuzz findings, tests/fuzz/findings): velocities whose scale is that small (v0 subnormal:
+  // vf comes back with a few bits, pointing anywhere); a component of P that the law computed and
+  // the scaling pushes below the normal numbers (mu ~ 1e300 on a grazing row: the normal impulse
+  // |P_t| / mu underflows, and P_t is left outside the cone); In_c beyond the range.
+  if (r.status != Status::ok) return;
+  const T smallest = kSmallestNormal<T>;
+  bool lost = !(isfinite3(r.P) && isfinite3(r.vf) && std::isfinite(r.dE) && std::isfinite(r.In_c));
+  lost = lost || (unit_impulse && !(max_abs3(r.P) >= smallest / Eps<T>::value));
+  lost = lost || !(pow2_scale(T(1), s.kv) >= smallest / Eps<T>::value);
+  lost = lost || (Pu.x != T(0) && !(tabs(r.P.x) >= smallest)) || (Pu.y != T(0) && !(tabs(r.P.y) >= smallest)) ||
+         (Pu.z != T(0) && !(tabs(r.P.z) >= smallest));
+  if (lost) r.status = Status::non_finite;
 }
 
 // The law's outcome on p, computed on p in its own units: f(q) evaluates the law on the scaled q.

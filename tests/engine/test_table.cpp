@@ -164,3 +164,43 @@ TEST(EngineTable, ResultsRoundTripThroughAnEvalTable) {
   std::remove(in_path.c_str());
   std::remove(out_path.c_str());
 }
+
+// io::CsvReader::from_text (the memory entry point of tests/fuzz/fuzz_csv.cpp) reads a text as the
+// file path reads the same bytes: the records, their fields and columns, line numbers, and errors.
+TEST(EngineTable, CsvFromTextReadsAsTheFile) {
+  const std::string dir = ::testing::TempDir();
+  const std::string path = dir + "impact_engine_csv_from_text.csv";
+  const std::vector<std::string> texts = {
+      "\xEF\xBB\xBF" "a,b\r\n1,\"x,\"\"y\"\r\n\r\n  \n2,3,\rlast,",  // BOM, CRLF, quotes, blank lines, lone CR
+      "a,b\n1,2",                                                    // no final line end
+      "a\r",                                                         // a lone CR at the end
+      "",
+      "a,\"open\n",                                                  // unterminated quote: InputError
+      std::string("a,b\n1,\0", 7),                                   // NUL byte: InputError
+  };
+  for (const std::string& text : texts) {
+    io::write_file(path, text);
+    io::CsvReader file(path);
+    io::CsvReader mem = io::CsvReader::from_text(text, path);
+    std::vector<io::CsvField> ff, fm;
+    for (int rec = 0;; ++rec) {
+      std::string ef, em;
+      bool gf = false, gm = false;
+      try { gf = file.next(ff); } catch (const io::InputError& e) { ef = e.what(); }
+      try { gm = mem.next(fm); } catch (const io::InputError& e) { em = e.what(); }
+      ASSERT_EQ(ef, em) << "record " << rec;
+      if (!ef.empty()) break;
+      ASSERT_EQ(gf, gm) << "record " << rec;
+      if (!gf) break;
+      EXPECT_EQ(file.raw(), mem.raw());
+      EXPECT_EQ(file.line_no(), mem.line_no());
+      ASSERT_EQ(ff.size(), fm.size());
+      for (std::size_t c = 0; c < ff.size(); ++c) {
+        EXPECT_EQ(ff[c].text, fm[c].text);
+        EXPECT_EQ(ff[c].col, fm[c].col);
+      }
+    }
+  }
+  std::remove(path.c_str());
+  EXPECT_EQ(io::CsvReader::from_text("x\n").path(), "<memory>");
+}

@@ -140,6 +140,18 @@ TEST(ConfigLimits, JsonErrorsCarryLineAndColumn) {
   EXPECT_TRUE(starts(error_of("{\n\n  \"study\": tru}", false), "bad.json:3:")) << error_of("{\n\n  \"study\": tru}", false);
 }
 
+// A NUL byte ends nlohmann/json's text: "{}" then NUL then anything was accepted by the parser and
+// the key scan read on past it into an uncaught nlohmann parse_error (found by fuzz_config_json;
+// tests/fuzz/findings/fuzz_config_json/).
+TEST(ConfigLimits, JsonNulByteIsLocated) {
+  EXPECT_EQ(error_of(std::string("{}\0\"kin\x01\": 1", 12), false),
+            "bad.json:1:3: NUL byte: expected JSON text (is this a binary file?)");
+  EXPECT_EQ(error_of(kMinimalJson + "\n  " + std::string(1, '\0'), false),
+            "bad.json:2:3: NUL byte: expected JSON text (is this a binary file?)");
+  EXPECT_EQ(error_of(std::string("{\"study\"\0: {}}", 14), false),
+            "bad.json:1:9: NUL byte: expected JSON text (is this a binary file?)");
+}
+
 TEST(ConfigLimits, JsonDuplicateKeysAreErrors) {
   // json_dupkey.json: the second "study" silently replaced the first
   const std::string text =
