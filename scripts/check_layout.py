@@ -2,9 +2,10 @@
 """Checks the architecture of the source tree (docs/architecture.md):
 
 1. layers: a file includes only headers of its own layer or of the layers below it
-     core (include/impact) <- kernels <- engine <- reference <- study <- cli
-     io <- engine (io uses nothing of the physics)
-2. dependencies where they belong: CLI11 only in host/cli, Eigen never in include/ or kernels/
+     core (include/impact) <- kernels <- engine <- reference <- study <- cli, python
+     io <- engine (io uses nothing of the physics); the two front ends (the command line and the
+     Python package's extension module) do not use each other
+2. dependencies where they belong: CLI11 only in host/cli, pybind11 only in host/python, Eigen never in include/ or kernels/
    (device code), Boost.Odeint only in host/reference
 3. size: no function in host/ longer than --max-lines lines (signature to closing brace)
 
@@ -16,7 +17,7 @@ import os
 import re
 import sys
 
-LAYERS = ["core", "kernels", "io", "engine", "reference", "study", "cli"]
+LAYERS = ["core", "kernels", "io", "engine", "reference", "study", "cli", "python"]
 ALLOWED = {
     "core": {"core"},
     "kernels": {"core", "kernels"},
@@ -25,6 +26,7 @@ ALLOWED = {
     "reference": {"core", "kernels", "io", "engine", "reference"},
     "study": {"core", "kernels", "io", "engine", "reference", "study"},
     "cli": {"core", "kernels", "io", "engine", "reference", "study", "cli"},
+    "python": {"core", "kernels", "io", "engine", "reference", "study", "python"},
 }
 SOURCE_EXT = (".hpp", ".cpp", ".cu", ".cuh", ".inc", ".h")
 
@@ -169,6 +171,8 @@ def main():
                     lib = m.group(1)
                     if lib.startswith("CLI/") and layer != "cli":
                         errors.append(f"{rel}:{ln}: CLI11 outside host/cli")
+                    if lib.startswith("pybind11/") and layer != "python":
+                        errors.append(f"{rel}:{ln}: pybind11 outside host/python")
                     if lib.startswith("Eigen/") and layer in ("core", "kernels"):
                         errors.append(f"{rel}:{ln}: Eigen in host/device code ({layer})")
                     if lib.startswith("boost/numeric/odeint") and layer != "reference":

@@ -1,0 +1,315 @@
+// impactbatch._core: the Python package's binding of the library the CLI calls (issue 15). A front
+// end beside host/cli, one layer above the study: it converts nothing physical and re-implements
+// nothing; the package (python/impactbatch) shapes and broadcasts the arrays, this module hands
+// contiguous 1-D columns to the same batch entry points `impact eval` uses and returns the output
+// columns as NumPy arrays written in place by the backend (no copy of the results).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/backend_pick.hpp"
+#include "engine/columns.hpp"
+#include "engine/options.hpp"
+#include "engine/registry.hpp"
+#include "io/version.hpp"
+#include "reference/reference.hpp"
+#include "study/bodies.hpp"
+
+namespace py = pybind11;
+using namespace impact;
+
+namespace {
+
+// The real output columns' names: P_x .. dE as in every table, In_c, then aux0 .. aux4 (the laws'
+// extra columns name their source among these: laws()["extras"][i]["source"]).
+std::string real_name(int k) {
+  if (k < out_In_c) return kCommonOutputNames[k];
+  if (k == out_In_c) return "In_c";
+  return "aux" + std::to_string(k - out_aux0);
+}
+
+py::list law_list() {
+  py::list out;
+  for (const engine::LawInfo& l : engine::all_laws()) {
+    py::dict d;
+    d["name"] = l.name;
+    d["summary"] = l.summary;
+    d["integrator"] = l.integrator();
+    py::list params;
+    for (int k = in_mu; k < kNumInputs; ++k)
+      if (l.reads(k)) params.append(kInputNames[k]);
+    d["params"] = params;
+    py::list extras;
+    for (const ExtraColumn& x : l.extras) {
+      py::dict e;
+      e["name"] = x.name;
+      e["meaning"] = x.meaning;
+      e["source"] = x.what == Extra::Modes   ? std::string("modes")
+                    : x.what == Extra::Steps ? std::string("steps")
+                                             : real_name(real_column_of(x.what));
+      extras.append(e);
+    }
+    d["extras"] = extras;
+    out.append(d);
+  }
+  return out;
+}
+
+py::list status_names() {
+  py::list out;
+  for (int k = 0; k < static_cast<int>(Status::count_); ++k) out.append(status_name(static_cast<Status>(k)));
+  return out;
+}
+
+py::list input_names() {
+  py::list out;
+  for (int k = 0; k < kNumInputs; ++k) out.append(kInputNames[k]);
+  return out;
+}
+
+py::list output_names() {
+  py::list out;
+  for (int k = 0; k < kNumRealOutputs; ++k) out.append(real_name(k));
+  return out;
+}
+
+// cols: kNumInputs entries, each None (a parameter the law does not read) or a C-contiguous 1-D
+// array of T with n elements (the package checks and converts; checked again here).
+template <class T>
+py::dict evaluate_typed(const engine::LawInfo& law, const py::list& cols, std::size_t n,
+                        const engine::BackendPick& pick, const LawOptions& opt) {
+  const T* c[kNumInputs];
+  std::vector<py::array_t<T>> keep;  // the inputs stay referenced while the law runs
+  for (int k = 0; k < kNumInputs; ++k) {
+    if (cols[k].is_none()) {
+      if (law.reads(k))
+        throw py::value_error(std::string("law '") + law.name + "' needs " + kInputNames[k]);
+      c[k] = nullptr;
+      continue;
+    }
+    if (!py::isinstance<py::array_t<T>>(cols[k]))
+      throw py::type_error(std::string(kInputNames[k]) + ": expected a NumPy array of " +
+                           (sizeof(T) == 8 ? "float64" : "float32"));
+    py::array_t<T> a = py::reinterpret_borrow<py::array_t<T>>(cols[k]);
+    if (a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != n || !(a.flags() & py::array::c_style))
+      throw py::value_error(std::string(kInputNames[k]) + ": expected a contiguous 1-D array of " +
+                            std::to_string(n) + " values");
+    c[k] = law.reads(k) ? a.data() : nullptr;
+    keep.push_back(a);
+  }
+  const engine::BatchFn<T> fn = ref::any_batch_fn<T>(law, pick.backend);
+  if (!fn)
+    throw py::value_error(std::string("backend ") + engine::backend_name(pick.backend) + " has no " +
+                          (sizeof(T) == 8 ? "double" : "float") + " entry point for law '" + law.name + "'");
+  std::vector<py::array_t<T>> real;
+  BatchOut<T> out;
+  for (int k = 0; k < kNumRealOutputs; ++k) {
+    real.emplace_back(static_cast<py::ssize_t>(n));
+    out.real[k] = real.back().mutable_data();
+  }
+  py::array_t<std::uint32_t> modes(static_cast<py::ssize_t>(n));
+  py::array_t<std::int32_t> steps(static_cast<py::ssize_t>(n));
+  py::array_t<std::uint8_t> status(static_cast<py::ssize_t>(n));
+  out.modes = modes.mutable_data();
+  out.steps = steps.mutable_data();
+  out.status = status.mutable_data();
+  const BatchIn<T> in = batch_in_of<T>(c, n);
+  if (n > 0) {
+    py::gil_scoped_release nogil;
+    fn(in, out, opt);
+    // a row without a result (status other than ok) has none: NaN, steps -1, no modes (the tables
+    // leave these cells empty, the study's .npy holds the same)
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (out.status[i] == static_cast<std::uint8_t>(Status::ok)) continue;
+      for (int k = 0; k < kNumRealOutputs; ++k) out.real[k][i] = nan;
+      out.modes[i] = 0;
+      out.steps[i] = -1;
+    }
+  }
+  py::dict d;
+  for (int k = 0; k < kNumRealOutputs; ++k) d[real_name(k).c_str()] = real[k];
+  d["modes"] = modes;
+  d["steps"] = steps;
+  d["status"] = status;
+  d["backend"] = engine::backend_name(pick.backend);
+  d["backend_why"] = pick.why;
+  return d;
+}
+
+py::dict evaluate(const std::string& law_name, const py::list& cols, std::size_t n, const std::string& backend,
+                  const std::string& precision, int steps, const std::string& integrator) {
+  if (cols.size() != static_cast<std::size_t>(kNumInputs))
+    throw py::value_error("expected " + std::to_string(kNumInputs) + " input columns");
+  const engine::LawInfo& law = engine::law_named(law_name);
+  const engine::Precision p = engine::parse_precision(precision);
+  const LawOptions opt = engine::law_options(steps, engine::parse_integrator(integrator));
+  engine::Workload w;
+  w.laws = {&law};
+  w.precision = p;
+  w.steps = steps;
+  w.rows = double(n);
+  const engine::BackendPick pick = engine::pick_backend(backend, w, true);
+  if (p == engine::Precision::f32) return evaluate_typed<float>(law, cols, n, pick, opt);
+  return evaluate_typed<double>(law, cols, n, pick, opt);
+}
+
+// ---- bodies ----------------------------------------------------------------------------------------
+// Arrays of n rows, C-contiguous float64 (the package broadcasts and converts): `cols` of `width`
+// doubles per row.
+using Arr = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+const double* rows_of(const Arr& a, std::size_t n, std::size_t width, const char* name) {
+  if (static_cast<std::size_t>(a.size()) != n * width)
+    throw py::value_error(std::string(name) + ": expected " + std::to_string(n) + " rows of " + std::to_string(width) +
+                          " values");
+  return a.data();
+}
+
+// body: (mass (n), inertia (n, 9), orientation quaternion w, x, y, z (n, 4), com, V, omega (n, 3))
+struct BodyCols {
+  const double *m, *I, *q, *com, *V, *w;
+};
+
+BodyCols body_cols(const py::tuple& b, std::size_t n, const char* which) {
+  if (b.size() != 6) throw py::value_error(std::string(which) + ": expected 6 arrays");
+  const std::string w = which;
+  return BodyCols{rows_of(b[0].cast<Arr>(), n, 1, (w + ".mass").c_str()),
+                  rows_of(b[1].cast<Arr>(), n, 9, (w + ".inertia").c_str()),
+                  rows_of(b[2].cast<Arr>(), n, 4, (w + ".orientation").c_str()),
+                  rows_of(b[3].cast<Arr>(), n, 3, (w + ".com").c_str()),
+                  rows_of(b[4].cast<Arr>(), n, 3, (w + ".V").c_str()),
+                  rows_of(b[5].cast<Arr>(), n, 3, (w + ".omega").c_str())};
+}
+
+study::RigidBody body_at(const BodyCols& c, std::size_t i) {
+  study::RigidBody b;
+  b.mass = c.m[i];
+  if (std::isinf(b.mass) && b.mass > 0) {  // fixed: the rest of the row is ignored (at rest)
+    b = study::RigidBody::fixed();
+    return b;
+  }
+  b.inertia_body = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(c.I + 9 * i);
+  b.orientation = Eigen::Quaterniond(c.q[4 * i], c.q[4 * i + 1], c.q[4 * i + 2], c.q[4 * i + 3]);
+  b.com = Eigen::Vector3d(c.com + 3 * i);
+  b.V = Eigen::Vector3d(c.V + 3 * i);
+  b.omega = Eigen::Vector3d(c.w + 3 * i);
+  return b;
+}
+
+study::TwoBodyContact contact_at(const BodyCols& b1, const BodyCols& b2, const double* point, const double* normal,
+                                 std::size_t i) {
+  study::TwoBodyContact c;
+  c.b1 = body_at(b1, i);
+  c.b2 = body_at(b2, i);
+  c.point = Eigen::Vector3d(point + 3 * i);
+  c.normal = Eigen::Vector3d(normal + 3 * i);
+  return c;
+}
+
+template <class F> void for_rows(std::size_t n, F f) {
+  for (std::size_t i = 0; i < n; ++i) {
+    try {
+      f(i);
+    } catch (const std::invalid_argument& e) {
+      throw py::value_error("instance " + std::to_string(i) + ": " + e.what());
+    }
+  }
+}
+
+// The contact space of n two-body contacts (Jia eqs. 1-4): W (n, 3, 3), n (n, 3), v (n, 3).
+py::tuple two_bodies(const py::tuple& b1, const py::tuple& b2, const Arr& point, const Arr& normal, std::size_t n) {
+  const BodyCols c1 = body_cols(b1, n, "body1"), c2 = body_cols(b2, n, "body2");
+  const double* pt = rows_of(point, n, 3, "point");
+  const double* nr = rows_of(normal, n, 3, "normal");
+  const auto N = static_cast<py::ssize_t>(n);
+  py::array_t<double> W({N, py::ssize_t(3), py::ssize_t(3)}), nn({N, py::ssize_t(3)}), v({N, py::ssize_t(3)});
+  double *Wd = W.mutable_data(), *nd = nn.mutable_data(), *vd = v.mutable_data();
+  for_rows(n, [&](std::size_t i) {
+    const study::ContactSpace cs = study::contact_space(contact_at(c1, c2, pt, nr, i));
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) Wd[9 * i + 3 * r + c] = cs.W(r, c);
+      nd[3 * i + r] = cs.n(r);
+      vd[3 * i + r] = cs.v0(r);
+    }
+  });
+  return py::make_tuple(W, nn, v);
+}
+
+// The bodies after impulse P (n, 3) on body 1 (-P on body 2): V1, omega1, V2, omega2 (n, 3) and
+// the kinetic energies before and after (n).
+py::dict after_impulse(const py::tuple& b1, const py::tuple& b2, const Arr& point, const Arr& normal, const Arr& P,
+                       std::size_t n) {
+  const BodyCols c1 = body_cols(b1, n, "body1"), c2 = body_cols(b2, n, "body2");
+  const double* pt = rows_of(point, n, 3, "point");
+  const double* nr = rows_of(normal, n, 3, "normal");
+  const double* Pd = rows_of(P, n, 3, "P");
+  const auto N = static_cast<py::ssize_t>(n);
+  py::array_t<double> V1({N, py::ssize_t(3)}), w1({N, py::ssize_t(3)}), V2({N, py::ssize_t(3)}),
+      w2({N, py::ssize_t(3)}), K0(N), K1(N);
+  double* out[4] = {V1.mutable_data(), w1.mutable_data(), V2.mutable_data(), w2.mutable_data()};
+  for_rows(n, [&](std::size_t i) {
+    const study::TwoBodyContact c = contact_at(c1, c2, pt, nr, i);
+    const Eigen::Vector3d Pi(Pd + 3 * i);
+    K0.mutable_data()[i] = study::kinetic_energy(c);
+    if (!Pi.allFinite()) {  // no result for this row: NaN
+      for (double* o : out)
+        for (int r = 0; r < 3; ++r) o[3 * i + r] = std::numeric_limits<double>::quiet_NaN();
+      K1.mutable_data()[i] = std::numeric_limits<double>::quiet_NaN();
+      return;
+    }
+    const study::TwoBodyVelocities a = study::apply_impulse(c, Pi);
+    const Eigen::Vector3d* vs[4] = {&a.V1, &a.w1, &a.V2, &a.w2};
+    for (int k = 0; k < 4; ++k)
+      for (int r = 0; r < 3; ++r) out[k][3 * i + r] = (*vs[k])(r);
+    K1.mutable_data()[i] = study::kinetic_energy(c, a);
+  });
+  py::dict d;
+  d["V1"] = V1;
+  d["omega1"] = w1;
+  d["V2"] = V2;
+  d["omega2"] = w2;
+  d["K_before"] = K0;
+  d["K_after"] = K1;
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "impactbatch's compiled core: the batch entry points of the impact laws (see the impactbatch package)";
+  // the library's argument errors (unknown law, backend, precision, bad option values) as ValueError
+  py::register_exception_translator([](std::exception_ptr e) {
+    try {
+      if (e) std::rethrow_exception(e);
+    } catch (const std::invalid_argument& x) {
+      PyErr_SetString(PyExc_ValueError, x.what());
+    }
+  });
+  m.def("laws", &law_list, "The laws: name, summary, integrator, parameters read, extra outputs");
+  m.def("status_names", &status_names, "Status names in code order");
+  m.def("input_names", &input_names, "The 16 input columns in the order evaluate() takes them");
+  m.def("output_names", &output_names, "The real output columns in order");
+  m.def("modes_string", &engine::modes_string, "'slip>stick' from a packed mode sequence");
+  m.def("cuda_built", &engine::cuda_built);
+  m.def("cuda_usable", []() {
+    std::string why;
+    const bool ok = engine::cuda_usable(&why);
+    return py::make_tuple(ok, why);
+  });
+  m.def("version", []() { return std::string(io::version()) + " (" + io::git_revision() + ")"; });
+  m.def("two_bodies", &two_bodies, py::arg("body1"), py::arg("body2"), py::arg("point"), py::arg("normal"),
+        py::arg("n"), "Contact space (W, n, v) of n two-body contacts (bodies as 6-tuples of row arrays)");
+  m.def("after_impulse", &after_impulse, py::arg("body1"), py::arg("body2"), py::arg("point"), py::arg("normal"),
+        py::arg("P"), py::arg("n"), "Body velocities and kinetic energies after impulses P on body 1");
+  m.def("evaluate", &evaluate, py::arg("law"), py::arg("cols"), py::arg("n"), py::arg("backend"), py::arg("precision"),
+        py::arg("steps"), py::arg("integrator"),
+        "Evaluates n instances given as 16 input columns (None: a parameter the law does not read)");
+}

@@ -1,0 +1,358 @@
+"""impactbatch: batch evaluation of single-point rigid-body impacts with friction.
+
+NumPy arrays in, NumPy arrays out, through the same compiled library the ``impact`` command runs
+(``impactbatch._core``): the same laws, backends, statuses and bits.
+
+    >>> import numpy as np, impactbatch as ib
+    >>> W = np.diag([3.5, 3.5, 1.0])                      # contact-space inverse inertia
+    >>> r = ib.evaluate("stronge", W, n=[0, 0, 1], v=[-3, 0, -5], mu=0.4, e=0.5)
+    >>> r.status[0] == ib.Status.ok, r.P.shape
+    (True, (1, 3))
+
+Arrays: ``W`` (N, 3, 3) or (3, 3) (symmetric), ``n`` and ``v`` (N, 3) or (3,), the parameters
+``mu``, ``e``, ``e_t``, ``eta0`` (N,) or scalars; whatever is given once is used for every instance.
+"""
+from __future__ import annotations
+
+import enum
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["Status", "Result", "evaluate", "laws", "law", "status_name", "version", "cuda_usable", "Body", "Contact",
+           "two_bodies", "after_impact"]
+
+Status = enum.IntEnum("Status", [(name, code) for code, name in enumerate(_core.status_names())])
+Status.__doc__ = "The per-instance status codes, as in the CLI's tables (`impact laws` lists them)."
+
+_INPUTS: List[str] = list(_core.input_names())  # W_xx .. W_zz, n_x .. n_z, v_x .. v_z, mu, e, e_t, eta0
+_PARAMS = ("mu", "e", "e_t", "eta0")
+_LAWS: Dict[str, Dict[str, Any]] = {d["name"]: d for d in _core.laws()}
+_DTYPES = {"double": np.float64, "float": np.float32}
+_UPPER = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))  # W_xx, W_xy, W_xz, W_yy, W_yz, W_zz
+
+
+def version() -> str:
+    """The library's version and git revision."""
+    return _core.version()
+
+
+def cuda_usable() -> tuple:
+    """(usable, why): whether the CUDA backend can run here, and why not."""
+    return tuple(_core.cuda_usable())
+
+
+def laws() -> List[Dict[str, Any]]:
+    """The laws: name, summary, integrator (True for jia and stronge), the parameters each reads,
+    and its extra output columns (name, meaning)."""
+    return [dict(d, params=list(d["params"]), extras=[dict(x) for x in d["extras"]]) for d in _LAWS.values()]
+
+
+def law(name: str) -> Dict[str, Any]:
+    """One law's entry of laws(); ValueError naming the known laws otherwise."""
+    if name not in _LAWS:
+        raise ValueError(f"unknown law {name!r} (known: {', '.join(_LAWS)})")
+    return laws()[list(_LAWS).index(name)]
+
+
+def status_name(code: int) -> str:
+    return Status(int(code)).name
+
+
+def _device_kind(x: Any) -> Optional[str]:
+    """'cuda' (or the DLPack device) for an array that lives on a device, None for host data."""
+    if hasattr(x, "__cuda_array_interface__"):
+        return "cuda"
+    dev = getattr(x, "__dlpack_device__", None)
+    if callable(dev):
+        try:
+            kind = int(dev()[0])
+        except Exception:  # not a DLPack producer after all
+            return None
+        if kind not in (1, 3):  # kDLCPU, kDLCUDAHost
+            return f"DLPack device type {kind}"
+    return None
+
+
+def _real_array(name: str, x: Any) -> np.ndarray:
+    kind = _device_kind(x)
+    if kind is not None:
+        raise TypeError(f"{name}: a device array ({kind}); this version of impactbatch takes host arrays only "
+                        f"(copy it to the host first, e.g. cupy.asnumpy(x) or x.cpu().numpy())")
+    try:
+        a = np.asarray(x)
+    except Exception as err:
+        raise TypeError(f"{name}: not an array of real numbers ({err})") from None
+    if a.dtype.kind not in "fiu":
+        raise TypeError(f"{name}: expected real numbers, got an array of dtype {a.dtype}")
+    return a
+
+
+def _batch_len(name: str, shape: tuple, lengths: Dict[str, int]) -> None:
+    if len(shape) == 0:
+        return
+    if len(shape) != 1:
+        raise ValueError(f"{name}: expected one batch dimension, got batch shape {shape}")
+    lengths[name] = shape[0]
+
+
+def evaluate(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_t: Any = None, eta0: Any = None, *,
+             backend: str = "auto", precision: str = "double", steps: int = 250,
+             integrator: str = "rk4") -> "Result":
+    """Evaluates N impacts with one law.
+
+    law: a name of laws() (newton, chatterjee-ruina, aghili, morgan, stronge, jia).
+    W: (N, 3, 3) or (3, 3) contact-space inverse inertia (symmetric positive definite); n: (N, 3) or
+    (3,) contact normal; v: (N, 3) or (3,) relative velocity before the impact (v.n < 0 approaches);
+    mu, e, e_t, eta0: (N,) or scalars, those the law reads (laws()[i]["params"]) are required, the
+    others are ignored.
+    backend: "auto" (cuda where it pays and a device is usable, else omp), "omp", "serial", "cuda"
+    or "reference" (the CPU reference, double only); precision: "double" or "float"; steps and
+    integrator ("rk4", "euler"): the fixed step count of the integrators (jia, stronge).
+    Returns a Result (P, vf, dE, status and the law's extra outputs, one row per instance).
+    """
+    if law not in _LAWS:
+        raise ValueError(f"law: unknown law {law!r} (known: {', '.join(_LAWS)})")
+    if precision not in _DTYPES:
+        raise ValueError(f"precision: expected 'double' or 'float', got {precision!r}")
+    info = _LAWS[law]
+    dtype = _DTYPES[precision]
+    lengths: Dict[str, int] = {}
+
+    Wa = _real_array("W", W)
+    if Wa.ndim < 2 or Wa.shape[-2:] != (3, 3):
+        raise ValueError(f"W: expected shape (N, 3, 3) or (3, 3), got {Wa.shape}")
+    _batch_len("W", Wa.shape[:-2], lengths)
+    # symmetric to 1e-12 of max|W| per instance (the upper triangle is used); on the three pairs and
+    # six entries only, a few passes over N values
+    up = [Wa[..., i, j].astype(np.float64, copy=False) for i, j in _UPPER]
+    asym = np.maximum.reduce([np.abs(up[1] - Wa[..., 1, 0]), np.abs(up[2] - Wa[..., 2, 0]),
+                              np.abs(up[4] - Wa[..., 2, 1])])
+    scale = np.maximum.reduce([np.abs(x) for x in up])
+    bad = ~(asym <= 1e-12 * scale)
+    if np.any(bad & np.isfinite(scale)):
+        i = int(np.argmax(bad & np.isfinite(scale))) if bad.ndim else 0
+        raise ValueError(f"W: not symmetric (instance {i}: max |W - W^T| = {np.ravel(asym)[i]:.3g} against "
+                         f"max |W| = {np.ravel(scale)[i]:.3g})")
+    vecs = {}
+    for name, x in (("n", n), ("v", v)):
+        a = _real_array(name, x)
+        if a.ndim < 1 or a.shape[-1] != 3:
+            raise ValueError(f"{name}: expected shape (N, 3) or (3,), got {a.shape}")
+        _batch_len(name, a.shape[:-1], lengths)
+        vecs[name] = a
+    params = {}
+    for name, x in zip(_PARAMS, (mu, e, e_t, eta0)):
+        if x is None:
+            if name in info["params"]:
+                raise ValueError(f"{name}: required by law {law!r} (it reads {', '.join(info['params'])})")
+            continue
+        a = _real_array(name, x)
+        _batch_len(name, a.shape, lengths)
+        params[name] = a
+    sizes = set(lengths.values())
+    if len(sizes) > 1:
+        raise ValueError("batch lengths differ: " + ", ".join(f"{k} {v}" for k, v in lengths.items()))
+    N = sizes.pop() if sizes else 1
+
+    def col(a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(np.broadcast_to(a, (N,)), dtype=dtype)
+
+    cols: List[Optional[np.ndarray]] = []
+    for i, j in _UPPER:
+        cols.append(col(Wa[..., i, j]))
+    for name in ("n", "v"):
+        for k in range(3):
+            cols.append(col(vecs[name][..., k]))
+    for name in _PARAMS:
+        cols.append(col(params[name]) if name in params and name in info["params"] else None)
+    out = _core.evaluate(law, cols, N, backend, precision, int(steps), integrator)
+    return Result(law, info, precision, out)
+
+
+class Result:
+    """The outcome of evaluate(): one row per instance.
+
+    P, vf: (N, 3) impulse on body 1 and velocity after the impact; dE: (N,) energy change; status:
+    (N,) uint8 codes (Status); extras: the law's extra columns by name (e.g. In_c, modes, steps,
+    sigma). A row whose status is not ok has no result: NaN in P, vf, dE and the real extras,
+    steps -1, modes 0 (the CLI leaves those cells empty).
+    """
+
+    def __init__(self, law: str, info: Dict[str, Any], precision: str, out: Dict[str, Any]):
+        self.law = law
+        self.precision = precision
+        self.backend = out["backend"]
+        self.backend_why = out["backend_why"]
+        self._out = out
+        self.status: np.ndarray = out["status"]
+        self.dE: np.ndarray = out["dE"]
+        self.extras: Dict[str, np.ndarray] = {x["name"]: out[x["source"]] for x in info["extras"]}
+
+    def __len__(self) -> int:
+        return int(self.status.shape[0])
+
+    @property
+    def P(self) -> np.ndarray:
+        return np.stack([self._out["P_x"], self._out["P_y"], self._out["P_z"]], axis=1)
+
+    @property
+    def vf(self) -> np.ndarray:
+        return np.stack([self._out["vf_x"], self._out["vf_y"], self._out["vf_z"]], axis=1)
+
+    @property
+    def ok(self) -> np.ndarray:
+        """Boolean mask of the rows with status ok."""
+        return self.status == int(Status.ok)
+
+    def columns(self) -> List[str]:
+        """The table's columns, in the order of `impact eval`'s result columns."""
+        return ["P_x", "P_y", "P_z", "vf_x", "vf_y", "vf_z", "dE", "status"] + list(self.extras)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name in self.extras:
+            return self.extras[name]
+        if name in ("P_x", "P_y", "P_z", "vf_x", "vf_y", "vf_z", "dE", "status"):
+            return self._out[name]
+        raise KeyError(f"{name!r}: no such column (columns: {', '.join(self.columns())})")
+
+    def status_counts(self) -> Dict[str, int]:
+        codes, counts = np.unique(self.status, return_counts=True)
+        return {Status(int(c)).name: int(k) for c, k in zip(codes, counts)}
+
+    def mode_strings(self) -> List[str]:
+        """The contact-mode sequences ('slip>stick', ...) of a law that reports them; '' without a result."""
+        if "modes" not in self.extras:
+            raise KeyError(f"law {self.law!r} reports no mode sequence")
+        return [_core.modes_string(int(b)) if s == 0 else "" for b, s in zip(self.extras["modes"], self.status)]
+
+    def to_numpy(self) -> np.ndarray:
+        """One structured array: P_x .. dE, status (uint8 code) and the extras, named fields."""
+        names = self.columns()
+        arr = np.empty(len(self), dtype=[(c, self[c].dtype) for c in names])
+        for c in names:
+            arr[c] = self[c]
+        return arr
+
+    def to_pandas(self):
+        """A pandas DataFrame of the columns; status as a categorical of the status names."""
+        import pandas as pd
+
+        df = pd.DataFrame({c: self[c] for c in self.columns()})
+        df["status"] = pd.Categorical.from_codes(self.status.astype(np.int64), categories=[s.name for s in Status])
+        if "modes" in self.extras:
+            df["modes"] = self.mode_strings()
+        return df
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{k} {v}" for k, v in self.status_counts().items())
+        return f"<impactbatch.Result law={self.law} rows={len(self)} backend={self.backend} {self.precision}: {counts}>"
+
+
+# ---- bodies ----------------------------------------------------------------------------------------
+
+
+class Body:
+    """A rigid body at the instant of impact (world frame; any consistent units, e.g. SI).
+
+    mass: > 0, or inf for a fixed body (a table, the ground: at rest, the rest ignored);
+    inertia: 3x3 about the centre of mass in the body frame (SPD), or 3 principal moments;
+    orientation: quaternion (w, x, y, z), world from body; com: centre of mass; V: its velocity;
+    omega: angular velocity in the world frame. Every field may carry a batch dimension N.
+    """
+
+    def __init__(self, mass: Any = 1.0, inertia: Any = None, orientation: Any = (1.0, 0.0, 0.0, 0.0),
+                 com: Any = (0.0, 0.0, 0.0), V: Any = (0.0, 0.0, 0.0), omega: Any = (0.0, 0.0, 0.0)):
+        self.mass, self.orientation, self.com, self.V, self.omega = mass, orientation, com, V, omega
+        self.inertia = np.eye(3) if inertia is None else inertia
+
+    @staticmethod
+    def fixed() -> "Body":
+        """An immovable body at rest."""
+        return Body(mass=np.inf)
+
+    def _rows(self, name: str, lengths: Dict[str, int]) -> List[np.ndarray]:
+        m = _real_array(f"{name}.mass", self.mass)
+        _batch_len(f"{name}.mass", m.shape, lengths)
+        inertia = _real_array(f"{name}.inertia", self.inertia)
+        if inertia.shape[-1:] == (3,) and (inertia.ndim == 1 or inertia.shape[-2:] != (3, 3)):
+            inertia = np.einsum("...i,ij->...ij", inertia, np.eye(3))  # principal moments
+        if inertia.ndim < 2 or inertia.shape[-2:] != (3, 3):
+            raise ValueError(f"{name}.inertia: expected shape (N, 3, 3), (3, 3), (N, 3) or (3,), got {inertia.shape}")
+        _batch_len(f"{name}.inertia", inertia.shape[:-2], lengths)
+        out = [m, inertia]
+        for field, width in (("orientation", 4), ("com", 3), ("V", 3), ("omega", 3)):
+            a = _real_array(f"{name}.{field}", getattr(self, field))
+            if a.ndim < 1 or a.shape[-1] != width:
+                raise ValueError(f"{name}.{field}: expected shape (N, {width}) or ({width},), got {a.shape}")
+            _batch_len(f"{name}.{field}", a.shape[:-1], lengths)
+            out.append(a)
+        return out
+
+
+class Contact:
+    """A contact between two bodies: the contact-space arrays W (N, 3, 3), n (N, 3), v (N, 3) that
+    evaluate() takes, and what after_impact() needs to map the impulses back to the bodies."""
+
+    def __init__(self, W, n, v, rows):
+        self.W, self.n, self.v = W, n, v
+        self._rows = rows
+
+    def __iter__(self):  # W, n, v = two_bodies(...)
+        return iter((self.W, self.n, self.v))
+
+
+def _body_rows(body1: Body, body2: Optional[Body], point: Any, normal: Any, extra: Dict[str, Any]):
+    lengths: Dict[str, int] = {}
+    r1 = body1._rows("body1", lengths)
+    r2 = (body2 if body2 is not None else Body.fixed())._rows("body2", lengths)
+    vecs = []
+    for name, x in (("point", point), ("normal", normal)) + tuple(extra.items()):
+        a = _real_array(name, x)
+        if a.ndim < 1 or a.shape[-1] != 3:
+            raise ValueError(f"{name}: expected shape (N, 3) or (3,), got {a.shape}")
+        _batch_len(name, a.shape[:-1], lengths)
+        vecs.append(a)
+    sizes = set(lengths.values())
+    if len(sizes) > 1:
+        raise ValueError("batch lengths differ: " + ", ".join(f"{k} {v}" for k, v in lengths.items()))
+    N = sizes.pop() if sizes else 1
+
+    def rows(a: np.ndarray, width: int) -> np.ndarray:
+        shape = (N,) if width == 1 else (N, width)
+        if width == 9:
+            return np.ascontiguousarray(np.broadcast_to(a, (N, 3, 3)), dtype=np.float64).reshape(N, 9)
+        return np.ascontiguousarray(np.broadcast_to(a, shape), dtype=np.float64)
+
+    widths = (1, 9, 4, 3, 3, 3)
+    b1 = tuple(rows(a, w) for a, w in zip(r1, widths))
+    b2 = tuple(rows(a, w) for a, w in zip(r2, widths))
+    return N, b1, b2, [rows(a, 3) for a in vecs]
+
+
+def two_bodies(body1: Body, body2: Optional[Body] = None, point: Any = (0.0, 0.0, 0.0),
+               normal: Any = (0.0, 0.0, 1.0)) -> Contact:
+    """The contact space of two bodies touching at `point` (Jia 2013, eqs. 1-4): W, n, v for
+    evaluate(). body2 None: a fixed body (the ground). normal: from body 2 into body 1 (any length).
+
+        >>> ball = ib.Body(mass=1.0, inertia=[0.4] * 3, com=[0, 0, 1], V=[1, 0, -2], omega=[0, 3, 0])
+        >>> c = ib.two_bodies(ball, None, point=[0, 0, 0], normal=[0, 0, 1])
+        >>> r = ib.evaluate("stronge", c.W, c.n, c.v, mu=0.3, e=0.8)
+        >>> after = ib.after_impact(c, r.P)      # the ball's V1, omega1 after the impact
+    """
+    N, b1, b2, (pt, nr) = _body_rows(body1, body2, point, normal, {})
+    W, n, v = _core.two_bodies(b1, b2, pt, nr, N)
+    return Contact(W, n, v, (N, b1, b2, pt, nr))
+
+
+def after_impact(contact: Contact, P: Any) -> Dict[str, np.ndarray]:
+    """The bodies after the impulses P (N, 3) (a Result's r.P: NaN rows stay NaN): V1, omega1, V2,
+    omega2 (N, 3) and the total kinetic energy before and after (K_before, K_after)."""
+    N, b1, b2, pt, nr = contact._rows
+    Pa = _real_array("P", P)
+    if Pa.shape not in ((N, 3), (3,)):
+        raise ValueError(f"P: expected shape ({N}, 3), got {Pa.shape}")
+    Pr = np.ascontiguousarray(np.broadcast_to(Pa, (N, 3)), dtype=np.float64)
+    return dict(_core.after_impulse(b1, b2, pt, nr, Pr, N))
