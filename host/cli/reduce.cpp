@@ -26,17 +26,6 @@ using study::ReduceSpec;
 
 namespace {
 
-// JSON number: shortest round-trip form; non-finite -> null.
-std::string jnum(double v) {
-  if (!std::isfinite(v)) return "null";
-  std::string s;
-  io::append_number(s, v);
-  return s;
-}
-
-// JSON string, escaped by nlohmann/json.
-std::string jstr(const std::string& s) { return nlohmann::json(s).dump(); }
-
 // One line of the histogram: counts scaled to 10 levels.
 std::string sparkline(const Histogram& h) {
   static const char levels[] = " .:-=+*#%@";
@@ -89,113 +78,40 @@ void print_table(std::FILE* t, const ReduceSpec& a, const ReduceResult& r, const
   }
 }
 
-void write_json(const std::string& path, const ReduceSpec& a, const ReduceResult& r) {
-  const BatchSummary& s = r.summary;
-  std::uint64_t total = 0;
-  for (int i = 0; i < static_cast<int>(Status::count_); ++i) total += s.status[i];
-  std::string j = "{\n";
-  j += "  \"law\": " + jstr(a.law->name) + ",\n";
-  j += "  \"scenario\": " + jstr(a.scenario) + ",\n";
-  j += "  \"backend\": " + jstr(backend_name(a.backend)) + ",\n";
-  j += "  \"precision\": " + jstr(precision_name(a.precision)) + ",\n";
-  j += "  \"steps\": " + std::to_string(a.opt.steps) + ",\n";
-  j += "  \"integrator\": " + jstr(integrator_name(a.opt.integrator)) + ",\n";
-  j += "  \"seed\": " + std::to_string(a.seed) + ",\n";
-  j += "  \"first\": " + std::to_string(a.first) + ",\n";
-  j += "  \"n\": " + std::to_string(a.n) + ",\n";
-  j += "  \"chunk\": " + std::to_string(r.chunk) + ",\n";
-  j += "  \"study\": {";
-  bool first = true;
-  for (const auto& [k, v] : study::describe(a.spec)) {
-    j += (first ? "" : ", ") + jstr(k) + ": " + jstr(v);
-    first = false;
-  }
-  j += "},\n";
-  j += "  \"wall_seconds\": " + jnum(r.wall_seconds) + ",\n";
-  j += "  \"study_seconds\": " + jnum(r.study_seconds) + ",\n";
-  j += "  \"instances_per_second\": " + jnum(r.study_seconds > 0 ? double(total) / r.study_seconds : 0.0) + ",\n";
-  j += "  \"cpu_seconds\": " + jnum(r.cpu_seconds) + ",\n";
-  j += "  \"peak_rss_kb\": " + std::to_string(r.peak_rss_kb) + ",\n";
-  j += "  \"status\": {";
-  for (int i = 0; i < static_cast<int>(Status::count_); ++i)
-    j += std::string(i ? ", " : "") + jstr(status_name(static_cast<Status>(i))) + ": " + std::to_string(s.status[i]);
-  j += "},\n";
-  j += "  \"quantities\": {\n";
-  for (int k = 0; k < kNumQuantities; ++k) {
-    const Moments& m = s.q[k];
-    const Histogram& h = s.h[k];
-    j += "    " + jstr(quantity_key(k)) + ": {\"description\": " + jstr(quantity_name(k));
-    j += ", \"count\": " + jnum(m.n) + ", \"mean\": " + jnum(m.n ? m.mean : NAN) +
-         ", \"sd\": " + jnum(m.n > 1 ? std::sqrt(m.variance()) : NAN) + ", \"min\": " + jnum(m.n ? m.min : NAN) +
-         ", \"max\": " + jnum(m.n ? m.max : NAN) + ",\n";
-    j += "      \"histogram\": {\"lo\": " + jnum(h.lo) + ", \"hi\": " + jnum(h.hi) +
-         ", \"bins\": " + std::to_string(Histogram::kBins) + ", \"below\": " + std::to_string(h.count[0]) +
-         ", \"above\": " + std::to_string(h.count[Histogram::kBins + 1]) + ", \"counts\": [";
-    for (int i = 1; i <= Histogram::kBins; ++i) j += (i > 1 ? ", " : "") + std::to_string(h.count[i]);
-    j += "]}}";
-    j += k + 1 < kNumQuantities ? ",\n" : "\n";
-  }
-  j += "  }\n}\n";
-  io::write_file(path, j);
-}
-
 }  // namespace
 
 CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& a) {
   CLI::App* c = app.add_subcommand(
       "reduce", "Sample N instances of a study on the device, evaluate one law and reduce to a summary (no per-instance storage)");
-  c->add_option("--law", a.law, "Impact law: " + law_names())->required();
-  c->add_option("--scenario", a.scenario, "contact|ball")->capture_default_str();
-  c->add_option("--n", a.n, "Number of instances")->capture_default_str();
-  c->add_option("--first", a.first, "Index of the first instance (a shard is [first, first + n))")->capture_default_str();
-  c->add_option("--seed", a.seed, "Philox seed")->capture_default_str();
-  c->add_option("--set", a.sets,
+  c->add_option("--law", a.req.law, "Impact law: " + law_names())->required();
+  c->add_option("--scenario", a.req.scenario, "contact|ball")->capture_default_str();
+  c->add_option("--n", a.req.n, "Number of instances")->capture_default_str();
+  c->add_option("--first", a.req.first, "Index of the first instance (a shard is [first, first + n))")->capture_default_str();
+  c->add_option("--seed", a.req.seed, "Philox seed")->capture_default_str();
+  c->add_option("--set", a.req.sets,
                 "KEY=DIST, DIST one of fixed:A, uniform:A:B, normal:MEAN:SD, lognormal:MU:SIGMA, "
                 "truncnormal:MEAN:SD:LO:HI or a number (repeatable). contact keys: w1 w2 w3 rotation vn vt phi mu e "
                 "e_t eta0; ball keys: m r V0x V0y V0z w0x w0y w0z mu e e_t eta0");
-  c->add_option("--range", a.ranges, "QUANTITY=LO:HI histogram range (Pn, Pt, vfn, dE_K0; default from a pilot run)");
-  c->add_option("--backend", a.backend, "auto|cuda|omp|serial")->capture_default_str();
-  c->add_option("--precision", a.precision, "double|float")->capture_default_str();
-  c->add_option("--steps", a.steps, "Steps per instance for the integrators")->capture_default_str();
-  c->add_option("--integrator", a.integrator, "rk4|euler (integrators)")->capture_default_str();
-  c->add_option("--chunk", a.chunk, "Instances per reduction call (0: 65536 on CPUs, 2^24 on CUDA)")->capture_default_str();
+  c->add_option("--range", a.req.ranges, "QUANTITY=LO:HI histogram range (Pn, Pt, vfn, dE_K0; default from a pilot run)");
+  c->add_option("--backend", a.req.backend, "auto|cuda|omp|serial")->capture_default_str();
+  c->add_option("--precision", a.req.precision, "double|float")->capture_default_str();
+  c->add_option("--steps", a.req.steps, "Steps per instance for the integrators")->capture_default_str();
+  c->add_option("--integrator", a.req.integrator, "rk4|euler (integrators)")->capture_default_str();
+  c->add_option("--chunk", a.req.chunk, "Instances per reduction call (0: 65536 on CPUs, 2^24 on CUDA)")->capture_default_str();
   c->add_option("--out", a.out, "JSON summary file ('-' for stdout)");
-  c->add_option("--cases-out", a.cases_out, "Also write the sampled instances as a CSV for `impact eval`");
+  c->add_option("--cases-out", a.req.cases_out, "Also write the sampled instances as a CSV for `impact eval`");
   c->add_flag("--quiet,-q", a.quiet, "No progress lines and no table");
   return c;
 }
 
 ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FILE* log) {
-  ReduceSpec rs;
-  rs.law = &law_named(a.law);
-  rs.scenario = a.scenario;
-  rs.spec = study::default_spec(study::parse_scenario(a.scenario));
-  for (const std::string& s : a.sets) study::apply_setting(rs.spec, s);
-  if (a.backend != "auto" && a.backend != "cuda" && a.backend != "omp" && a.backend != "serial")
-    throw std::invalid_argument("unknown backend '" + a.backend + "' for reduce (known: auto, cuda, omp, serial)");
-  rs.precision = parse_precision(a.precision);
-  rs.opt = law_options(a.steps, parse_integrator(a.integrator));
-  if (a.n < 1) throw std::invalid_argument("--n must be >= 1");
-  engine::Workload w;
-  w.laws = {rs.law};
-  w.precision = rs.precision;
-  w.steps = a.steps;
-  w.rows = double(a.n);
-  w.host_resident = false;  // sampled and reduced where the law runs
-  const engine::BackendPick pick = engine::pick_backend(a.backend, w, false);
-  rs.backend = pick.backend;
-  if (a.first + a.n < a.first) throw std::invalid_argument("--first + --n overflows the 64-bit index range");
-  for (const std::string& r : a.ranges) rs.ranges.push_back(study::parse_range(r));  // usage errors before any work
-  rs.n = a.n;
-  rs.first = a.first;
-  rs.seed = a.seed;
-  rs.chunk = a.chunk;
-  rs.cases_out = a.cases_out;
+  std::string why;
+  const ReduceSpec rs = study::reduce_spec(a.req, &why);
   if (table == stdout && a.out == "-") table = stderr;  // keep stdout parseable
-  if (table == stdout && a.cases_out == "-") table = stderr;
+  if (table == stdout && a.req.cases_out == "-") table = stderr;
   const ReduceResult res = study::reduce(rs, a.quiet ? nullptr : log);
-  if (table && !a.quiet) print_table(table, rs, res, pick.why);
-  if (!a.out.empty()) write_json(a.out, rs, res);
+  if (table && !a.quiet) print_table(table, rs, res, why);
+  if (!a.out.empty()) io::write_file(a.out, study::reduce_json(rs, res));
   return res;
 }
 

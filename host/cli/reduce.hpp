@@ -17,21 +17,9 @@ class App;
 namespace impact::cli {
 
 struct ReduceArgs {
-  std::string law;
-  std::string scenario = "contact";
-  std::uint64_t n = 1000000;
-  std::uint64_t first = 0;
-  std::uint64_t seed = 1;
-  std::vector<std::string> sets;    // KEY=DIST
-  std::vector<std::string> ranges;  // QUANTITY=LO:HI histogram ranges
-  std::string backend = "auto";
-  std::string precision = "double";
-  int steps = 250;
-  std::string integrator = "rk4";
-  std::uint64_t chunk = 0;          // instances per reduction call (0: 2^16 on CPUs, 2^24 on CUDA)
-  std::string out;                  // JSON summary ("" none, "-" stdout)
-  std::string cases_out;            // CSV of the sampled instances ("" none)
-  bool quiet = false;               // no progress lines, no table
+  study::ReduceRequest req;  // law, scenario, n, settings, backend, ... (study/reduce.hpp)
+  std::string out;           // JSON summary ("" none, "-" stdout)
+  bool quiet = false;        // no progress lines, no table
 };
 
 

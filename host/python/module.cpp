@@ -21,6 +21,8 @@
 #include "io/version.hpp"
 #include "reference/reference.hpp"
 #include "study/bodies.hpp"
+#include "study/reduce.hpp"
+#include "study/scenarios.hpp"
 
 namespace py = pybind11;
 using namespace impact;
@@ -281,6 +283,97 @@ py::dict after_impulse(const py::tuple& b1, const py::tuple& b2, const Arr& poin
   return d;
 }
 
+// ---- sampled reduction ----------------------------------------------------------------------------
+// The reduction of `impact reduce` (study::reduce): its JSON summary as text, and how the backend was
+// chosen.
+py::tuple reduce(const study::ReduceRequest& q) {
+  std::string why;
+  const study::ReduceSpec rs = study::reduce_spec(q, &why);
+  study::ReduceResult res;
+  {
+    py::gil_scoped_release nogil;
+    res = study::reduce(rs, nullptr);
+  }
+  return py::make_tuple(study::reduce_json(rs, res), why);
+}
+
+// ---- study scenarios -------------------------------------------------------------------------------
+py::list scenario_list() {
+  py::list out;
+  for (const study::ScenarioInfo& s : study::all_scenarios()) {
+    py::dict d;
+    d["name"] = s.name;
+    d["summary"] = s.summary;
+    py::list params;
+    for (const study::ScenarioParam& p : s.params) {
+      py::dict e;
+      e["name"] = p.name;
+      e["default"] = p.value;
+      e["help"] = p.help;
+      params.append(e);
+    }
+    d["params"] = params;
+    d["body_outputs"] = s.body_outputs;
+    out.append(d);
+  }
+  return out;
+}
+
+const study::ScenarioInfo& scenario_named(const std::string& name) {
+  const study::ScenarioInfo* s = study::find_scenario(name);
+  if (!s) throw py::value_error("unknown scenario '" + name + "' (known: " + study::scenario_list() + ")");
+  return *s;
+}
+
+// The contact-space instances of n samples of a scenario (values: n rows of its parameters, in its
+// order): the build status per row and the 16 input columns (NaN where the row was not built).
+py::tuple scenario_build(const std::string& name, const Arr& values, std::size_t n) {
+  const study::ScenarioInfo& s = scenario_named(name);
+  const std::size_t np = s.params.size();
+  const double* v = rows_of(values, n, np, "values");
+  py::array_t<std::uint8_t> status(static_cast<py::ssize_t>(n));
+  std::vector<py::array_t<double>> cols;
+  double* c[kNumInputs];
+  for (int k = 0; k < kNumInputs; ++k) {
+    cols.emplace_back(static_cast<py::ssize_t>(n));
+    c[k] = cols.back().mutable_data();
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    ContactProblem<double> p{};
+    const Status st = s.build(v + i * np, &p);
+    status.mutable_data()[i] = static_cast<std::uint8_t>(st);
+    double row[kNumInputs];
+    to_columns(p, row);
+    for (int k = 0; k < kNumInputs; ++k) c[k][i] = st == Status::ok ? row[k] : std::numeric_limits<double>::quiet_NaN();
+  }
+  py::list out;
+  for (auto& a : cols) out.append(a);
+  return py::make_tuple(status, out);
+}
+
+// The scenario's body-level outputs (n, body_outputs) after impulses P (n, 3); NaN rows where P is
+// not finite or the row was not built (status != ok).
+py::array_t<double> scenario_body(const std::string& name, const Arr& values, const Arr& P,
+                                  const py::array_t<std::uint8_t>& built, std::size_t n) {
+  const study::ScenarioInfo& s = scenario_named(name);
+  const std::size_t np = s.params.size(), nb = s.body_outputs.size();
+  const double* v = rows_of(values, n, np, "values");
+  const double* Pd = rows_of(P, n, 3, "P");
+  if (static_cast<std::size_t>(built.size()) != n) throw py::value_error("built: expected " + std::to_string(n) + " rows");
+  py::array_t<double> out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(nb)});
+  double* o = out.mutable_data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* Pi = Pd + 3 * i;
+    if (built.data()[i] != static_cast<std::uint8_t>(Status::ok) || !std::isfinite(Pi[0]) || !std::isfinite(Pi[1]) ||
+        !std::isfinite(Pi[2])) {
+      for (std::size_t k = 0; k < nb; ++k) o[i * nb + k] = std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
+    s.body(v + i * np, Pi, o + i * nb);
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -309,6 +402,24 @@ PYBIND11_MODULE(_core, m) {
         py::arg("n"), "Contact space (W, n, v) of n two-body contacts (bodies as 6-tuples of row arrays)");
   m.def("after_impulse", &after_impulse, py::arg("body1"), py::arg("body2"), py::arg("point"), py::arg("normal"),
         py::arg("P"), py::arg("n"), "Body velocities and kinetic energies after impulses P on body 1");
+  py::class_<study::ReduceRequest>(m, "ReduceRequest")
+      .def(py::init<>())
+      .def_readwrite("law", &study::ReduceRequest::law)
+      .def_readwrite("scenario", &study::ReduceRequest::scenario)
+      .def_readwrite("n", &study::ReduceRequest::n)
+      .def_readwrite("first", &study::ReduceRequest::first)
+      .def_readwrite("seed", &study::ReduceRequest::seed)
+      .def_readwrite("sets", &study::ReduceRequest::sets)
+      .def_readwrite("ranges", &study::ReduceRequest::ranges)
+      .def_readwrite("backend", &study::ReduceRequest::backend)
+      .def_readwrite("precision", &study::ReduceRequest::precision)
+      .def_readwrite("steps", &study::ReduceRequest::steps)
+      .def_readwrite("integrator", &study::ReduceRequest::integrator)
+      .def_readwrite("chunk", &study::ReduceRequest::chunk);
+  m.def("reduce", &reduce, "The sampled reduction of `impact reduce`: (JSON summary text, backend choice)");
+  m.def("scenarios", &scenario_list, "The study scenarios: name, summary, parameters (default, help), body outputs");
+  m.def("scenario_build", &scenario_build, "Build status and the 16 input columns of n samples of a scenario");
+  m.def("scenario_body", &scenario_body, "The scenario's body-level outputs after impulses P");
   m.def("evaluate", &evaluate, py::arg("law"), py::arg("cols"), py::arg("n"), py::arg("backend"), py::arg("precision"),
         py::arg("steps"), py::arg("integrator"),
         "Evaluates n instances given as 16 input columns (None: a parameter the law does not read)");

@@ -6,10 +6,14 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
+#include "engine/backend_pick.hpp"
 #include "engine/columns.hpp"
 #include "io/csv.hpp"
 #include "io/machine.hpp"
 #include "io/out_file.hpp"
+#include "study/sample_spec.hpp"
 #include "kernels/sampled.hpp"
 
 namespace impact::study {
@@ -17,6 +21,17 @@ namespace impact::study {
 using engine::Backend;
 
 namespace {
+
+// JSON number: shortest round-trip form; non-finite -> null.
+std::string jnum(double v) {
+  if (!std::isfinite(v)) return "null";
+  std::string s;
+  io::append_number(s, v);
+  return s;
+}
+
+// JSON string, escaped by nlohmann/json.
+std::string jstr(const std::string& s) { return nlohmann::json(s).dump(); }
 
 using Clock = std::chrono::steady_clock;
 
@@ -188,5 +203,87 @@ void write_cases(const std::string& path, const SampleSpec& spec, std::uint64_t 
   }
   f.commit();
 }
+
+ReduceSpec reduce_spec(const ReduceRequest& a, std::string* why) {
+  ReduceSpec rs;
+  rs.law = &engine::law_named(a.law);
+  rs.scenario = a.scenario;
+  rs.spec = default_spec(parse_scenario(a.scenario));
+  for (const std::string& s : a.sets) apply_setting(rs.spec, s);
+  if (a.backend != "auto" && a.backend != "cuda" && a.backend != "omp" && a.backend != "serial")
+    throw std::invalid_argument("unknown backend '" + a.backend + "' for reduce (known: auto, cuda, omp, serial)");
+  rs.precision = engine::parse_precision(a.precision);
+  rs.opt = engine::law_options(a.steps, engine::parse_integrator(a.integrator));
+  if (a.n < 1) throw std::invalid_argument("--n must be >= 1");
+  engine::Workload w;
+  w.laws = {rs.law};
+  w.precision = rs.precision;
+  w.steps = a.steps;
+  w.rows = double(a.n);
+  w.host_resident = false;  // sampled and reduced where the law runs
+  const engine::BackendPick pick = engine::pick_backend(a.backend, w, false);
+  rs.backend = pick.backend;
+  if (why) *why = pick.why;
+  if (a.first + a.n < a.first) throw std::invalid_argument("--first + --n overflows the 64-bit index range");
+  for (const std::string& r : a.ranges) rs.ranges.push_back(parse_range(r));  // usage errors before any work
+  rs.n = a.n;
+  rs.first = a.first;
+  rs.seed = a.seed;
+  rs.chunk = a.chunk;
+  rs.cases_out = a.cases_out;
+  return rs;
+}
+
+std::string reduce_json(const ReduceSpec& a, const ReduceResult& r) {
+  const BatchSummary& s = r.summary;
+  std::uint64_t total = 0;
+  for (int i = 0; i < static_cast<int>(Status::count_); ++i) total += s.status[i];
+  std::string j = "{\n";
+  j += "  \"law\": " + jstr(a.law->name) + ",\n";
+  j += "  \"scenario\": " + jstr(a.scenario) + ",\n";
+  j += "  \"backend\": " + jstr(engine::backend_name(a.backend)) + ",\n";
+  j += "  \"precision\": " + jstr(engine::precision_name(a.precision)) + ",\n";
+  j += "  \"steps\": " + std::to_string(a.opt.steps) + ",\n";
+  j += "  \"integrator\": " + jstr(engine::integrator_name(a.opt.integrator)) + ",\n";
+  j += "  \"seed\": " + std::to_string(a.seed) + ",\n";
+  j += "  \"first\": " + std::to_string(a.first) + ",\n";
+  j += "  \"n\": " + std::to_string(a.n) + ",\n";
+  j += "  \"chunk\": " + std::to_string(r.chunk) + ",\n";
+  j += "  \"study\": {";
+  bool first = true;
+  for (const auto& [k, v] : describe(a.spec)) {
+    j += (first ? "" : ", ") + jstr(k) + ": " + jstr(v);
+    first = false;
+  }
+  j += "},\n";
+  j += "  \"wall_seconds\": " + jnum(r.wall_seconds) + ",\n";
+  j += "  \"study_seconds\": " + jnum(r.study_seconds) + ",\n";
+  j += "  \"instances_per_second\": " + jnum(r.study_seconds > 0 ? double(total) / r.study_seconds : 0.0) + ",\n";
+  j += "  \"cpu_seconds\": " + jnum(r.cpu_seconds) + ",\n";
+  j += "  \"peak_rss_kb\": " + std::to_string(r.peak_rss_kb) + ",\n";
+  j += "  \"status\": {";
+  for (int i = 0; i < static_cast<int>(Status::count_); ++i)
+    j += std::string(i ? ", " : "") + jstr(status_name(static_cast<Status>(i))) + ": " + std::to_string(s.status[i]);
+  j += "},\n";
+  j += "  \"quantities\": {\n";
+  for (int k = 0; k < kNumQuantities; ++k) {
+    const Moments& m = s.q[k];
+    const Histogram& h = s.h[k];
+    j += "    " + jstr(quantity_key(k)) + ": {\"description\": " + jstr(quantity_name(k));
+    j += ", \"count\": " + jnum(m.n) + ", \"mean\": " + jnum(m.n ? m.mean : NAN) +
+         ", \"sd\": " + jnum(m.n > 1 ? std::sqrt(m.variance()) : NAN) + ", \"min\": " + jnum(m.n ? m.min : NAN) +
+         ", \"max\": " + jnum(m.n ? m.max : NAN) + ",\n";
+    j += "      \"histogram\": {\"lo\": " + jnum(h.lo) + ", \"hi\": " + jnum(h.hi) +
+         ", \"bins\": " + std::to_string(Histogram::kBins) + ", \"below\": " + std::to_string(h.count[0]) +
+         ", \"above\": " + std::to_string(h.count[Histogram::kBins + 1]) + ", \"counts\": [";
+    for (int i = 1; i <= Histogram::kBins; ++i) j += (i > 1 ? ", " : "") + std::to_string(h.count[i]);
+    j += "]}}";
+    j += k + 1 < kNumQuantities ? ",\n" : "\n";
+  }
+  j += "  }\n}\n";
+  return j;
+}
+
+
 
 }  // namespace impact::study

@@ -49,6 +49,32 @@ struct ReduceResult {
   long peak_rss_kb = 0;
 };
 
+// A reduction as a user states it (the CLI's options, the Python package's arguments): names and
+// settings as text, checked and resolved by reduce_spec().
+struct ReduceRequest {
+  std::string law;
+  std::string scenario = "contact";
+  std::uint64_t n = 1000000;
+  std::uint64_t first = 0;
+  std::uint64_t seed = 1;
+  std::vector<std::string> sets;    // KEY=DIST
+  std::vector<std::string> ranges;  // QUANTITY=LO:HI histogram ranges
+  std::string backend = "auto";     // auto, cuda, omp, serial
+  std::string precision = "double";
+  int steps = 250;
+  std::string integrator = "rk4";
+  std::uint64_t chunk = 0;  // instances per reduction call (0: 2^16 on CPUs, 2^24 on CUDA)
+  std::string cases_out;    // CSV of the sampled instances ("" none)
+};
+
+// The spec of a request, every name and setting checked before any work (std::invalid_argument
+// naming the option); `why`: how the backend was chosen (engine::BackendPick::why).
+ReduceSpec reduce_spec(const ReduceRequest& q, std::string* why);
+
+// The summary as JSON text: law, scenario, options, the study's settings, timings, status counts,
+// and per quantity the moments and the histogram (the CLI's --out, the Python package's reduce()).
+std::string reduce_json(const ReduceSpec& a, const ReduceResult& r);
+
 // Runs the reduction; progress lines go to `log` (null: none).
 ReduceResult reduce(const ReduceSpec& spec, std::FILE* log);
 

@@ -15,6 +15,7 @@ Arrays: ``W`` (N, 3, 3) or (3, 3) (symmetric), ``n`` and ``v`` (N, 3) or (3,), t
 from __future__ import annotations
 
 import enum
+import json
 from typing import Any, Dict, List, Optional
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from . import _core
 
 __all__ = ["Status", "Result", "evaluate", "laws", "law", "status_name", "version", "cuda_usable", "Body", "Contact",
-           "two_bodies", "after_impact"]
+           "two_bodies", "after_impact", "reduce", "scenarios", "scenario", "Instances"]
 
 Status = enum.IntEnum("Status", [(name, code) for code, name in enumerate(_core.status_names())])
 Status.__doc__ = "The per-instance status codes, as in the CLI's tables (`impact laws` lists them)."
@@ -356,3 +357,99 @@ def after_impact(contact: Contact, P: Any) -> Dict[str, np.ndarray]:
         raise ValueError(f"P: expected shape ({N}, 3), got {Pa.shape}")
     Pr = np.ascontiguousarray(np.broadcast_to(Pa, (N, 3)), dtype=np.float64)
     return dict(_core.after_impulse(b1, b2, pt, nr, Pr, N))
+
+
+# ---- sampled reduction (impact reduce) -----------------------------------------------------------------
+
+
+def reduce(law: str, n: int = 1_000_000, *, scenario: str = "contact", first: int = 0, seed: int = 1,
+           backend: str = "auto", precision: str = "double", steps: int = 250, integrator: str = "rk4",
+           ranges: Optional[Dict[str, tuple]] = None, chunk: int = 0, **settings: Any) -> Dict[str, Any]:
+    """The sampled reduction of `impact reduce`: instances [first, first + n) of a scenario drawn by the
+    counter-based generator (on the device with cuda), evaluated and folded into status counts,
+    moments and histograms of P.n, |P_t|, vf.n and dE/K0, with memory flat in n.
+
+    settings: the scenario's distributions, KEY=DIST as in `impact reduce --set` (e.g.
+    mu="uniform:0.1:0.9", e=0.5 for a fixed value); ranges: {"Pn": (lo, hi), ...} histogram ranges
+    (default: from a pilot run). Returns the summary as a dict, the same as `impact reduce --out`'s
+    JSON, with "backend_why" (how the backend was chosen).
+    """
+    q = _core.ReduceRequest()
+    q.law, q.scenario, q.n, q.first, q.seed = law, scenario, int(n), int(first), int(seed)
+    q.backend, q.precision, q.steps, q.integrator, q.chunk = backend, precision, int(steps), integrator, int(chunk)
+    q.sets = [f"{k}={v}" for k, v in settings.items()]
+    q.ranges = [f"{k}={lo}:{hi}" for k, (lo, hi) in (ranges or {}).items()]
+    text, why = _core.reduce(q)
+    out = json.loads(text)
+    out["backend_why"] = why
+    return out
+
+
+# ---- study scenarios ---------------------------------------------------------------------------------
+
+
+def scenarios() -> List[Dict[str, Any]]:
+    """The study scenarios (`impact scenarios`): name, summary, parameters (name, default, help) and the
+    body-level outputs each computes after the impact."""
+    return [dict(d) for d in _core.scenarios()]
+
+
+class Instances:
+    """Contact-space instances of a study scenario (ib.scenario): W, n, v and the law parameters, one
+    row per sample, with the scenario's build status per row (param_out_of_range, W_not_spd, ... where
+    a sample cannot be built; its inputs are NaN)."""
+
+    def __init__(self, name: str, values: np.ndarray, params: List[str], built: np.ndarray, cols: List[np.ndarray]):
+        self.scenario, self.values, self.params, self.built = name, values, params, built
+        N = len(built)
+        c = {k: a for k, a in zip(_INPUTS, cols)}
+        W = np.empty((N, 3, 3))
+        for (i, j), k in zip(_UPPER, _INPUTS[:6]):
+            W[:, i, j] = W[:, j, i] = c[k]
+        self.W = W
+        self.n = np.stack([c["n_x"], c["n_y"], c["n_z"]], axis=1)
+        self.v = np.stack([c["v_x"], c["v_y"], c["v_z"]], axis=1)
+        self.mu, self.e, self.e_t, self.eta0 = c["mu"], c["e"], c["e_t"], c["eta0"]
+
+    def __len__(self) -> int:
+        return len(self.built)
+
+    def evaluate(self, law: str, **options: Any) -> "Result":
+        """evaluate() on these instances; rows that were not built keep their build status."""
+        r = evaluate(law, self.W, self.n, self.v, self.mu, self.e, self.e_t, self.eta0, **options)
+        bad = self.built != int(Status.ok)
+        r.status[bad] = self.built[bad]
+        return r
+
+    def body_outputs(self, r: "Result") -> Dict[str, np.ndarray]:
+        """The scenario's body-level outputs (e.g. the ball's Vx, wy after the impact) from a Result of
+        these instances; NaN where the row has no result."""
+        names = next(d["body_outputs"] for d in _core.scenarios() if d["name"] == self.scenario)
+        P = np.where(r.ok[:, None], r.P, np.nan).astype(np.float64)
+        out = _core.scenario_body(self.scenario, self.values, np.ascontiguousarray(P), self.built, len(self))
+        return {k: out[:, i] for i, k in enumerate(names)}
+
+
+def scenario(name: str, **params: Any) -> Instances:
+    """Instances of a study scenario (scenarios()) from its parameters, scalars or (N,) arrays (any
+    left out take their defaults), e.g. ib.scenario("ball", V0x=np.linspace(0, 3, 50), mu=0.3)."""
+    info = {d["name"]: d for d in _core.scenarios()}
+    if name not in info:
+        raise ValueError(f"unknown scenario {name!r} (known: {', '.join(info)})")
+    names = [p["name"] for p in info[name]["params"]]
+    unknown = [k for k in params if k not in names]
+    if unknown:
+        raise ValueError(f"scenario {name!r} has no parameter {', '.join(unknown)} (its parameters: {', '.join(names)})")
+    lengths: Dict[str, int] = {}
+    arrays = {}
+    for p in info[name]["params"]:
+        a = _real_array(p["name"], params.get(p["name"], p["default"]))
+        _batch_len(p["name"], a.shape, lengths)
+        arrays[p["name"]] = a
+    sizes = set(lengths.values())
+    if len(sizes) > 1:
+        raise ValueError("batch lengths differ: " + ", ".join(f"{k} {v}" for k, v in lengths.items()))
+    N = sizes.pop() if sizes else 1
+    values = np.ascontiguousarray(np.stack([np.broadcast_to(arrays[k], (N,)) for k in names], axis=1), dtype=np.float64)
+    built, cols = _core.scenario_build(name, values, N)
+    return Instances(name, values, names, built, list(cols))

@@ -1,0 +1,71 @@
+"""impactbatch.reduce and impactbatch.scenario against the CLI: the same summary as `impact reduce
+--out`, and the same rows (P, status, body-level outputs) as `impact study` on a shipped study."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import impactbatch as ib
+
+SRC = os.environ.get("IMPACT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+IMPACT = os.environ.get("IMPACT_BINARY", "impact")
+TIMING = {"wall_seconds", "study_seconds", "instances_per_second", "cpu_seconds", "peak_rss_kb", "backend_why"}
+
+
+@pytest.mark.parametrize("law, n", [("chatterjee-ruina", 20000), ("jia", 3000)])
+def test_reduce_equals_cli_reduce(tmp_path, law, n):
+    out = tmp_path / "r.json"
+    subprocess.run([IMPACT, "reduce", "--law", law, "--n", str(n), "--seed", "7", "--backend", "omp", "--set",
+                    "mu=uniform:0.1:0.9", "--set", "e=0.5", "--steps", "100", "--out", str(out), "-q"], check=True)
+    cli = json.loads(out.read_text())
+    py = ib.reduce(law, n, seed=7, backend="omp", steps=100, mu="uniform:0.1:0.9", e=0.5)
+    assert py["backend"] == "omp" and py["status"]["ok"] > 0.9 * n
+    assert {k: v for k, v in py.items() if k not in TIMING} == {k: v for k, v in cli.items() if k not in TIMING}
+
+
+def test_reduce_ranges_and_errors():
+    r = ib.reduce("newton", 5000, backend="serial", ranges={"Pn": (0, 10)}, e=0.3)
+    assert r["quantities"]["Pn"]["histogram"]["lo"] == 0 and r["quantities"]["Pn"]["histogram"]["hi"] == 10
+    assert sum(r["status"].values()) == 5000
+    with pytest.raises(ValueError, match="unknown backend 'reference' for reduce"):
+        ib.reduce("newton", 10, backend="reference")
+    with pytest.raises(ValueError, match="nosuchkey"):
+        ib.reduce("newton", 10, nosuchkey=1)
+
+
+def test_scenarios_listing():
+    names = [s["name"] for s in ib.scenarios()]
+    assert "ball" in names and "pencil" in names
+    ball = next(s for s in ib.scenarios() if s["name"] == "ball")
+    assert [p["name"] for p in ball["params"]][:2] and "Vx" in " ".join(ball["body_outputs"])
+
+
+def test_scenario_rows_equal_impact_study(tmp_path):
+    # Jia Fig. 14(a): the ball on the table, V0x swept; the study's jia.npy against the package
+    subprocess.run([IMPACT, "study", os.path.join(SRC, "examples", "studies", "jia-fig14a.toml"), "--out",
+                    str(tmp_path / "s"), "--backend", "omp", "--no-plots", "-q", "--set", "run.steps=200"], check=True)
+    d = np.load(tmp_path / "s" / "jia.npy")
+    ball = next(s for s in ib.scenarios() if s["name"] == "ball")
+    params = {p["name"]: d[p["name"]] for p in ball["params"] if p["name"] in d.dtype.names}
+    inst = ib.scenario("ball", **params)
+    r = inst.evaluate("jia", backend="omp", steps=200)
+    assert np.array_equal(r.status, d["status"])
+    for c in ("P_x", "P_y", "P_z", "dE"):
+        assert np.array_equal(r[c], d[c], equal_nan=True), c
+    body = inst.body_outputs(r)
+    assert body, "the ball reports body-level outputs"
+    for k, v in body.items():
+        assert np.array_equal(v, d[k], equal_nan=True), k
+
+
+def test_scenario_bad_rows_keep_their_status():
+    inst = ib.scenario("ball", m=np.array([1.0, -1.0, 2.0]))
+    assert list(inst.built) == [ib.Status.ok, ib.Status.param_out_of_range, ib.Status.ok]
+    r = inst.evaluate("stronge")
+    assert r.status[1] == ib.Status.param_out_of_range and r.status[0] == ib.Status.ok
+    with pytest.raises(ValueError, match="has no parameter zz"):
+        ib.scenario("ball", zz=1)
+    with pytest.raises(ValueError, match="unknown scenario"):
+        ib.scenario("nope")
