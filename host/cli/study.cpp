@@ -11,6 +11,7 @@
 #include "study/report.hpp"
 #include "study/run.hpp"
 #include "study/scenarios.hpp"
+#include "study/session.hpp"
 
 namespace impact::cli {
 
@@ -33,49 +34,6 @@ CLI::App* add_study_subcommand(CLI::App& app, StudyArgs& a) {
 }
 
 namespace {
-
-std::string gib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / double(1ull << 30));
-  return buf;
-}
-
-// The run's buffers and what grows with its rows, with the design's own memory, within what a
-// study may use (memory_budget_bytes()): checked before anything is allocated.
-void check_memory(const ConfigTree& tree, const StudyConfig& c, const Design& design) {
-  const RunMemory m = run_memory_bytes(c, *find_scenario(c.scenario), design.rows());
-  const double own = design_memory_bytes(c.params, c.design), budget = memory_budget_bytes();
-  if (own + m.chunks + m.rows <= budget) return;
-  const std::string limit = ", more than the " + gib(budget) +
-                            " a study may use (half of the available memory, or of ulimit -v)";
-  if (m.rows > m.chunks)
-    throw ConfigError(tree.at("design.n") + "design.n: the sensitivity outputs of " + std::to_string(design.rows()) +
-                      " rows need " + gib(m.rows) + " (every row of each is kept for the Sobol indices)" + limit +
-                      "; use fewer rows");
-  throw ConfigError(tree.at("run.chunk") + "run.chunk: chunks of " +
-                    std::to_string(std::min<std::uint64_t>(c.chunk, design.rows())) + " rows need " + gib(m.chunks) +
-                    " of buffers" + limit + "; use a smaller run.chunk (memory is flat in the number of rows)");
-}
-
-// The study of the config file with the overrides of the command line, and its design (built
-// before any work, so that a bad config never starts a run). Throws ConfigError whose message
-// starts with the location, or std::invalid_argument.
-StudyConfig load_study(const StudyArgs& args, std::unique_ptr<Design>& design) {
-  ConfigTree tree = load_config_file(args.config);
-  for (const std::string& s : args.sets) apply_override(tree, s);
-  if (!args.out.empty()) apply_override(tree, "output.dir=" + nlohmann::json(args.out).dump());
-  if (!args.backend.empty()) apply_override(tree, "run.backend=" + nlohmann::json(args.backend).dump());
-  StudyConfig c = resolve_config(tree);
-  // the design's messages start with the key, which gives the location
-  try {
-    design = make_design(c.params, c.design);
-  } catch (const std::invalid_argument& e) {
-    const std::string msg = e.what();
-    throw ConfigError(tree.at(msg.substr(0, msg.find(':'))) + msg);
-  }
-  check_memory(tree, c, *design);
-  return c;
-}
 
 // The first six files, then "...".
 std::string file_list(const std::vector<std::string>& files) {
@@ -108,10 +66,16 @@ void print_summary(std::FILE* out, const StudyConfig& c, const ReportOptions& op
 
 int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   const auto t_start = Clock::now();
-  StudyConfig c;
-  std::unique_ptr<Design> design;
+  StudyRequest q;
+  q.config = args.config;
+  q.sets = args.sets;
+  q.out = args.out;
+  q.backend = args.backend;
+  q.plots = !args.no_plots;
+  q.quiet = args.quiet;
+  LoadedStudy s;
   try {
-    c = load_study(args, design);
+    s = load_study(q);
   } catch (const ConfigError& e) {
     std::fprintf(log, "impact study: error: %s\n", e.what());
     return 1;
@@ -120,26 +84,11 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
     return 1;
   }
   if (args.dry_run) {
-    std::fprintf(out, "%s\n", to_json(c).dump(2).c_str());
+    std::fprintf(out, "%s\n", to_json(s.config).dump(2).c_str());
     return 0;
   }
-  const ScenarioInfo& sc = *find_scenario(c.scenario);
-  ReportOptions opt;
-  opt.precision = c.precision;
-  engine::Workload w;
-  for (const std::string& name : c.laws) w.laws.push_back(&engine::law_named(name));
-  w.precision = opt.precision;
-  w.steps = c.steps;
-  w.rows = double(design->rows());
-  const engine::BackendPick pick = engine::pick_backend(c.backend, w, true);
-  opt.backend = pick.backend;
-  opt.backend_why = pick.why;
-  opt.start = t_start;
-  opt.plots = !args.no_plots;
-  opt.quiet = args.quiet;
-  const RunResult result = study::run(c, sc, *design, opt.backend, opt.precision, args.quiet ? nullptr : log);
-  const StudyReport rep = write_report(c, sc, *design, result, opt, log);
-  if (!args.quiet && out) print_summary(out, c, opt, design->rows(), result, rep);
+  const StudyOutcome o = study::run_study(s, q, t_start, log);
+  if (!args.quiet && out) print_summary(out, s.config, o.options, s.design->rows(), o.run, o.report);
   return 0;
 }
 

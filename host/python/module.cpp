@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -23,6 +24,7 @@
 #include "study/bodies.hpp"
 #include "study/reduce.hpp"
 #include "study/scenarios.hpp"
+#include "study/session.hpp"
 
 namespace py = pybind11;
 using namespace impact;
@@ -374,6 +376,33 @@ py::array_t<double> scenario_body(const std::string& name, const Arr& values, co
   return out;
 }
 
+// ---- studies ----------------------------------------------------------------------------------------
+// `impact study`: the config (a file, or text), overrides, run and files; returns what the package
+// needs to load the outputs. Config errors raise ValueError with their FILE:LINE:COL location.
+py::dict run_study(const study::StudyRequest& q) {
+  study::LoadedStudy s;
+  try {
+    s = study::load_study(q);
+  } catch (const study::ConfigError& e) {
+    throw py::value_error(e.what());
+  }
+  study::StudyOutcome o;
+  {
+    py::gil_scoped_release nogil;
+    o = study::run_study(s, q, std::chrono::steady_clock::now(), q.quiet ? nullptr : stderr);
+  }
+  py::dict d;
+  d["out_dir"] = s.config.out_dir;
+  d["name"] = s.config.name;
+  d["laws"] = s.config.laws;
+  d["rows"] = s.design->rows();
+  d["files"] = o.report.files;
+  d["backend"] = engine::backend_name(o.options.backend);
+  d["backend_why"] = o.options.backend_why;
+  d["notes"] = o.run.notes;
+  return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -420,6 +449,17 @@ PYBIND11_MODULE(_core, m) {
   m.def("scenarios", &scenario_list, "The study scenarios: name, summary, parameters (default, help), body outputs");
   m.def("scenario_build", &scenario_build, "Build status and the 16 input columns of n samples of a scenario");
   m.def("scenario_body", &scenario_body, "The scenario's body-level outputs after impulses P");
+  py::class_<study::StudyRequest>(m, "StudyRequest")
+      .def(py::init<>())
+      .def_readwrite("config", &study::StudyRequest::config)
+      .def_readwrite("text", &study::StudyRequest::text)
+      .def_readwrite("toml", &study::StudyRequest::toml)
+      .def_readwrite("sets", &study::StudyRequest::sets)
+      .def_readwrite("out", &study::StudyRequest::out)
+      .def_readwrite("backend", &study::StudyRequest::backend)
+      .def_readwrite("plots", &study::StudyRequest::plots)
+      .def_readwrite("quiet", &study::StudyRequest::quiet);
+  m.def("study", &run_study, "Runs a study (impact study) and writes its files; returns where they are");
   m.def("evaluate", &evaluate, py::arg("law"), py::arg("cols"), py::arg("n"), py::arg("backend"), py::arg("precision"),
         py::arg("steps"), py::arg("integrator"),
         "Evaluates n instances given as 16 input columns (None: a parameter the law does not read)");

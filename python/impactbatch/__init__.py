@@ -23,7 +23,7 @@ import numpy as np
 from . import _core
 
 __all__ = ["Status", "Result", "evaluate", "laws", "law", "status_name", "version", "cuda_usable", "Body", "Contact",
-           "two_bodies", "after_impact", "reduce", "scenarios", "scenario", "Instances"]
+           "two_bodies", "after_impact", "reduce", "scenarios", "scenario", "Instances", "study", "StudyResult"]
 
 Status = enum.IntEnum("Status", [(name, code) for code, name in enumerate(_core.status_names())])
 Status.__doc__ = "The per-instance status codes, as in the CLI's tables (`impact laws` lists them)."
@@ -453,3 +453,75 @@ def scenario(name: str, **params: Any) -> Instances:
     values = np.ascontiguousarray(np.stack([np.broadcast_to(arrays[k], (N,)) for k in names], axis=1), dtype=np.float64)
     built, cols = _core.scenario_build(name, values, N)
     return Instances(name, values, names, built, list(cols))
+
+
+# ---- studies (impact study) ------------------------------------------------------------------------
+
+
+class StudyResult:
+    """The outputs of study(): `out_dir`, the per-law `tables` (pandas DataFrames read from LAW.npy, or
+    NumPy structured arrays without pandas), `metadata` (metadata.json as a dict), `files`."""
+
+    def __init__(self, info: Dict[str, Any]):
+        import os
+
+        self.out_dir: str = info["out_dir"]
+        self.name: str = info["name"]
+        self.files: List[str] = list(info["files"])
+        self.backend: str = info["backend"]
+        self.notes: List[str] = list(info["notes"])
+        with open(os.path.join(self.out_dir, "metadata.json")) as f:
+            self.metadata: Dict[str, Any] = json.load(f)
+        self.tables: Dict[str, Any] = {}
+        for law in info["laws"]:
+            path = os.path.join(self.out_dir, f"{law}.npy")
+            if os.path.exists(path):
+                self.tables[law] = _table(np.load(path))
+
+    def __repr__(self) -> str:
+        return f"<impactbatch.StudyResult {self.name}: {', '.join(self.tables)} in {self.out_dir}>"
+
+
+def _table(a: np.ndarray):
+    try:
+        import pandas as pd
+    except ImportError:
+        return a
+    df = pd.DataFrame({k: a[k] for k in a.dtype.names})
+    if "status" in df:
+        df["status"] = pd.Categorical.from_codes(df["status"].astype(np.int64), categories=[s.name for s in Status])
+    return df
+
+
+def _toml_value(v: Any) -> str:
+    """A Python value as the TOML value of a KEY=VALUE override."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {_toml_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, (np.integer, np.floating)):
+        v = v.item()
+    return json.dumps(v)  # numbers, true/false, "strings" (TOML's basic strings)
+
+
+def study(config: Any, out: Optional[str] = None, *, backend: Optional[str] = None, plots: bool = False,
+          quiet: bool = True, set: Optional[Dict[str, Any]] = None, **overrides: Any) -> StudyResult:
+    """Runs a study as `impact study` does (docs/study.md) and returns its tables and metadata.
+
+    config: a .toml / .json file, or the config as a dict; out: the output folder (default:
+    output.dir of the config, e.g. out/NAME); backend: overrides run.backend; overrides: config keys,
+    dotted in `set` (set={"design.n": 1000}) or with "__" for the dot (design__n=1000), as
+    `impact study --set KEY=VALUE` (numbers, strings, lists and dicts become TOML values).
+    """
+    q = _core.StudyRequest()
+    if isinstance(config, dict):
+        q.config, q.text, q.toml = "<dict>", json.dumps(config), False
+    else:
+        q.config = str(config)
+    pairs = dict(set or {})
+    pairs.update({k.replace("__", "."): v for k, v in overrides.items()})
+    q.sets = [f"{k}={_toml_value(v)}" for k, v in pairs.items()]
+    q.out = out or ""
+    q.backend = backend or ""
+    q.plots, q.quiet = bool(plots), bool(quiet)
+    return StudyResult(_core.study(q))

@@ -69,3 +69,28 @@ def test_scenario_bad_rows_keep_their_status():
         ib.scenario("ball", zz=1)
     with pytest.raises(ValueError, match="unknown scenario"):
         ib.scenario("nope")
+
+
+def test_study_equals_impact_study(tmp_path):
+    cfg = os.path.join(SRC, "examples", "studies", "jia-fig15c.toml")
+    subprocess.run([IMPACT, "study", cfg, "--out", str(tmp_path / "cli"), "--backend", "omp", "--no-plots", "-q",
+                    "--set", "run.steps=200"], check=True)
+    res = ib.study(cfg, out=str(tmp_path / "py"), backend="omp", run__steps=200)
+    assert set(res.tables) == {"jia"} and res.metadata["config"]["run"]["steps"] == 200
+    cli = np.load(tmp_path / "cli" / "jia.npy")
+    py = np.load(tmp_path / "py" / "jia.npy")
+    assert cli.tobytes() == py.tobytes(), "the same table bit for bit"
+    df = res.tables["jia"]
+    assert len(df) == len(cli)
+    if not isinstance(df, np.ndarray):
+        assert (df["status"] == "ok").sum() == int((cli["status"] == 0).sum())
+
+
+def test_study_from_a_dict_and_config_errors(tmp_path):
+    cfg = {"study": {"name": "mini", "scenario": "ball", "laws": ["newton", "stronge"]},
+           "design": {"kind": "grid"}, "params": {"V0x": {"linspace": [-2.0, 2.0, 9]}, "V0z": -3.0, "mu": 0.3, "e": 0.5}}
+    res = ib.study(cfg, out=str(tmp_path / "m"), backend="serial", set={"params.mu": 0.4})
+    assert set(res.tables) == {"newton", "stronge"} and len(res.tables["stronge"]) == 9
+    assert res.metadata["config"]["params"]["mu"] in (0.4, {"fixed": 0.4}) or "0.4" in json.dumps(res.metadata["config"]["params"]["mu"])
+    with pytest.raises(ValueError, match="design.n"):
+        ib.study(cfg, out=str(tmp_path / "m2"), design__n=0)

@@ -1,0 +1,79 @@
+#include "study/session.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "engine/backend_pick.hpp"
+#include "engine/registry.hpp"
+#include "study/scenarios.hpp"
+
+namespace impact::study {
+
+namespace {
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / double(1ull << 30));
+  return buf;
+}
+
+// The run's buffers and what grows with its rows, with the design's own memory, within what a
+// study may use (memory_budget_bytes()): checked before anything is allocated.
+void check_memory(const ConfigTree& tree, const StudyConfig& c, const Design& design) {
+  const RunMemory m = run_memory_bytes(c, *find_scenario(c.scenario), design.rows());
+  const double own = design_memory_bytes(c.params, c.design), budget = memory_budget_bytes();
+  if (own + m.chunks + m.rows <= budget) return;
+  const std::string limit = ", more than the " + gib(budget) +
+                            " a study may use (half of the available memory, or of ulimit -v)";
+  if (m.rows > m.chunks)
+    throw ConfigError(tree.at("design.n") + "design.n: the sensitivity outputs of " + std::to_string(design.rows()) +
+                      " rows need " + gib(m.rows) + " (every row of each is kept for the Sobol indices)" + limit +
+                      "; use fewer rows");
+  throw ConfigError(tree.at("run.chunk") + "run.chunk: chunks of " +
+                    std::to_string(std::min<std::uint64_t>(c.chunk, design.rows())) + " rows need " + gib(m.chunks) +
+                    " of buffers" + limit + "; use a smaller run.chunk (memory is flat in the number of rows)");
+}
+
+}  // namespace
+
+LoadedStudy load_study(const StudyRequest& q) {
+  ConfigTree tree = q.text.empty() ? load_config_file(q.config) : parse_config_text(q.text, q.config, q.toml);
+  for (const std::string& s : q.sets) apply_override(tree, s);
+  if (!q.out.empty()) apply_override(tree, "output.dir=" + nlohmann::json(q.out).dump());
+  if (!q.backend.empty()) apply_override(tree, "run.backend=" + nlohmann::json(q.backend).dump());
+  LoadedStudy s;
+  s.config = resolve_config(tree);
+  // the design's messages start with the key, which gives the location
+  try {
+    s.design = make_design(s.config.params, s.config.design);
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    throw ConfigError(tree.at(msg.substr(0, msg.find(':'))) + msg);
+  }
+  check_memory(tree, s.config, *s.design);
+  return s;
+}
+
+StudyOutcome run_study(const LoadedStudy& s, const StudyRequest& q, std::chrono::steady_clock::time_point start,
+                       std::FILE* log) {
+  const StudyConfig& c = s.config;
+  const ScenarioInfo& sc = *find_scenario(c.scenario);
+  StudyOutcome o;
+  o.options.precision = c.precision;
+  engine::Workload w;
+  for (const std::string& name : c.laws) w.laws.push_back(&engine::law_named(name));
+  w.precision = o.options.precision;
+  w.steps = c.steps;
+  w.rows = double(s.design->rows());
+  const engine::BackendPick pick = engine::pick_backend(c.backend, w, true);
+  o.options.backend = pick.backend;
+  o.options.backend_why = pick.why;
+  o.options.start = start;
+  o.options.plots = q.plots;
+  o.options.quiet = q.quiet;
+  o.run = run(c, sc, *s.design, o.options.backend, o.options.precision, q.quiet ? nullptr : log);
+  o.report = write_report(c, sc, *s.design, o.run, o.options, log ? log : stderr);
+  return o;
+}
+
+}  // namespace impact::study
