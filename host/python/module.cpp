@@ -460,6 +460,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("plots", &study::StudyRequest::plots)
       .def_readwrite("quiet", &study::StudyRequest::quiet);
   m.def("study", &run_study, "Runs a study (impact study) and writes its files; returns where they are");
+  m.def("eta0_from_elastic", &study::eta0_from_elastic, py::arg("E1"), py::arg("nu1"), py::arg("E2"), py::arg("nu2"),
+        "Jia's eta0 from the elastic constants of both bodies (Hertz-Mindlin)");
   m.def("evaluate", &evaluate, py::arg("law"), py::arg("cols"), py::arg("n"), py::arg("backend"), py::arg("precision"),
         py::arg("steps"), py::arg("integrator"),
         "Evaluates n instances given as 16 input columns (None: a parameter the law does not read)");

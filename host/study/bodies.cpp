@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace impact::study {
 
@@ -320,6 +321,27 @@ ContactSpace to_contact_space(const ContactProblem<double>& p) {
   cs.n = unit_normal(to_eigen(p.n));
   cs.v0 = to_eigen(p.v0);
   return cs;
+}
+
+double eta0_from_elastic(double E1, double nu1, double E2, double nu2) {
+  auto check = [](double E, double nu, const char* which, bool may_be_rigid) {
+    if (!(E > 0) || (!may_be_rigid && !std::isfinite(E)))
+      throw std::invalid_argument(std::string(which) + ": Young's modulus E must be > 0 and finite" +
+                                  (may_be_rigid ? " (or +inf: rigid)" : "") + ", got " + std::to_string(E));
+    if (!(nu > -1.0 && nu < 0.5))
+      throw std::invalid_argument(std::string(which) + ": Poisson's ratio nu must lie in (-1, 0.5), got " +
+                                  std::to_string(nu));
+  };
+  check(E1, nu1, "body 1", false);
+  check(E2, nu2, "body 2", true);
+  double inv_E = 0, inv_G = 0;
+  for (const auto& [E, nu] : {std::pair<double, double>{E1, nu1}, std::pair<double, double>{E2, nu2}}) {
+    if (std::isinf(E)) continue;
+    const double G = E / (2.0 * (1.0 + nu));
+    inv_E += (1.0 - nu * nu) / E;
+    inv_G += (2.0 - nu) / G;
+  }
+  return std::sqrt(inv_G / (4.0 * inv_E));
 }
 
 }  // namespace impact::study

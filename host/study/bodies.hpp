@@ -140,6 +140,16 @@ Eigen::VectorXd apply_impulse(const Mechanism& m, const Eigen::Vector3d& P);
 double kinetic_energy(const Mechanism& m, const Eigen::VectorXd& qdot);
 double kinetic_energy(const Mechanism& m);
 
+// ---- contact compliance from the materials ----------------------------------------------------
+// Jia's eta0 (the ratio of the normal to the tangential contact frequency, eta0^2 = k_n / k_t with
+// the masses of eq. 5) from the elastic constants of both bodies by Hertz-Mindlin:
+//   eta0^2 = E* / (4 G*),  1/E* = sum (1 - nu_i^2) / E_i,  1/G* = sum (2 - nu_i) / G_i,
+//   G_i = E_i / (2 (1 + nu_i));
+// for like materials (2 - nu) / (2 (1 - nu)) (Jia 2013's footnote: sqrt(17/14) at nu = 0.3). E2 =
+// +inf: a rigid body 2 (its terms vanish). Throws std::invalid_argument for E <= 0, nu outside
+// (-1, 0.5), or a non-finite value (E1, nu1, nu2).
+double eta0_from_elastic(double E1, double nu1, double E2, double nu2);
+
 // Morgan (2011) ch. 2, planar double pendulum: two equal slender bars of length r (m) and mass
 // m (kg) hanging from a fixed pin; q1 (rad) the absolute angle of bar 1 from the x axis, q2 (rad)
 // the angle of bar 2 relative to bar 1; the contact point is the free end of bar 2, at

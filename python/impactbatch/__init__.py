@@ -23,7 +23,8 @@ import numpy as np
 from . import _core
 
 __all__ = ["Status", "Result", "evaluate", "laws", "law", "status_name", "version", "cuda_usable", "Body", "Contact",
-           "two_bodies", "after_impact", "reduce", "scenarios", "scenario", "Instances", "study", "StudyResult"]
+           "two_bodies", "after_impact", "reduce", "scenarios", "scenario", "Instances", "study", "StudyResult",
+           "eta0_from_elastic"]
 
 Status = enum.IntEnum("Status", [(name, code) for code, name in enumerate(_core.status_names())])
 Status.__doc__ = "The per-instance status codes, as in the CLI's tables (`impact laws` lists them)."
@@ -525,3 +526,13 @@ def study(config: Any, out: Optional[str] = None, *, backend: Optional[str] = No
     q.backend = backend or ""
     q.plots, q.quiet = bool(plots), bool(quiet)
     return StudyResult(_core.study(q))
+
+
+def eta0_from_elastic(E1: Any, nu1: Any, E2: Any = np.inf, nu2: Any = 0.3) -> Any:
+    """Jia's tangential-compliance ratio eta0 from the elastic constants of both bodies (Hertz-Mindlin):
+    eta0^2 = E* / (4 G*), 1/E* = sum (1 - nu_i^2) / E_i, 1/G* = sum (2 - nu_i) / G_i; for like materials
+    (2 - nu) / (2 (1 - nu)) (sqrt(17/14) at nu = 0.3, Jia 2013). E2 = inf: a rigid body 2 (the default).
+    Scalars or arrays (broadcast); ValueError for E <= 0 or nu outside (-1, 0.5)."""
+    f = np.vectorize(_core.eta0_from_elastic, otypes=[np.float64])
+    out = f(E1, nu1, E2, nu2)
+    return float(out) if np.ndim(out) == 0 else out

@@ -86,3 +86,11 @@ def test_bad_bodies_raise(call, words):
         call()
     for w in words:
         assert w in str(err.value), (w, str(err.value))
+
+
+def test_eta0_from_elastic():
+    assert ib.eta0_from_elastic(200e9, 0.3, 200e9, 0.3) == pytest.approx(np.sqrt(17 / 14), rel=1e-15)
+    nu = np.array([0.0, 0.25, 0.4])
+    assert np.allclose(ib.eta0_from_elastic(70e9, nu), np.sqrt((2 - nu) / (2 * (1 - nu))), rtol=1e-14)
+    with pytest.raises(ValueError, match="Poisson"):
+        ib.eta0_from_elastic(70e9, 0.7)

@@ -543,3 +543,27 @@ TEST(BodiesRandomInstances, PlanarInstancesArePlanar) {
 }
 
 }  // namespace
+
+// eta0 from elastic constants (Hertz-Mindlin): Jia's footnote value for like materials at nu = 0.3,
+// (2 - nu) / (2 (1 - nu)) for any nu, the same against a rigid body, symmetric in the bodies, and
+// errors naming the body and the constant.
+TEST(Bodies, Eta0FromElasticConstants) {
+  using impact::study::eta0_from_elastic;
+  EXPECT_NEAR(eta0_from_elastic(200e9, 0.3, 200e9, 0.3), std::sqrt(17.0 / 14.0), 1e-15);
+  for (double nu : {-0.5, 0.0, 0.2, 0.45}) {
+    const double like = std::sqrt((2.0 - nu) / (2.0 * (1.0 - nu)));
+    EXPECT_NEAR(eta0_from_elastic(3e9, nu, 3e9, nu), like, 1e-14) << nu;
+    EXPECT_NEAR(eta0_from_elastic(3e9, nu, INFINITY, 0.3), like, 1e-14) << nu;  // rigid body 2
+  }
+  const double a = eta0_from_elastic(200e9, 0.29, 0.01e9, 0.49), b = eta0_from_elastic(0.01e9, 0.49, 200e9, 0.29);
+  EXPECT_DOUBLE_EQ(a, b);
+  EXPECT_GT(a, 1.0);
+  EXPECT_THROW(eta0_from_elastic(0, 0.3, 1e9, 0.3), std::invalid_argument);
+  EXPECT_THROW(eta0_from_elastic(1e9, 0.5, 1e9, 0.3), std::invalid_argument);
+  EXPECT_THROW(eta0_from_elastic(INFINITY, 0.3, 1e9, 0.3), std::invalid_argument);
+  try {
+    eta0_from_elastic(1e9, 0.3, -2.0, 0.3);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("body 2: Young's modulus"), std::string::npos) << e.what();
+  }
+}
