@@ -2,7 +2,6 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "engine/backend_pick.hpp"
 #include "engine/columns.hpp"
@@ -141,50 +140,15 @@ void write_failures(const std::string& path, const CompareRows& rows, const Comp
 
 // 0 (pass), kExitBeyondTolerance (a row failed) or kExitNothingCompared (no row compared at all:
 // no rows, or every row unresolved on a side).
-int verdict(const CompareReport& rep) {
-  if (!rep.failures.empty()) return kExitBeyondTolerance;
-  return rep.compared() == 0 ? kExitNothingCompared : 0;
+int exit_code(const CompareReport& rep) {
+  const ref::Verdict v = ref::verdict(rep);
+  return v == ref::Verdict::pass ? 0 : v == ref::Verdict::fail ? kExitBeyondTolerance : kExitNothingCompared;
 }
 
-// A statistic for the JSON report: JSON has no inf or NaN, so a non-finite value is null
-// (docs/reference.md).
-nlohmann::ordered_json number(double x) {
-  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
-}
-
+// The JSON report (ref::report_json; docs/reference.md).
 void write_json(const std::string& path, const CompareArgs& args, const CompareSpec& spec, const CompareRows& rows,
                 const CompareReport& rep) {
-  nlohmann::ordered_json j{{"law", spec.law->name},
-                           {"backend", backend_name(spec.backend)},
-                           {"precision", precision_name(spec.precision)},
-                           {"integrator", integrator_name(spec.opt.integrator)},
-                           {"steps", spec.opt.steps},
-                           {"input", rows.source},
-                           {"rows", rep.rows},
-                           {"sample", args.sample},
-                           {"seed", args.seed},
-                           {"tol", spec.tol},
-                           {"both_ok", rep.both_ok},
-                           {"status_mismatch", rep.status_mismatch},
-                           {"fast_unresolved", rep.fast_unresolved},
-                           {"ref_unresolved", rep.ref_unresolved},
-                           {"modes_differ", rep.modes_differ},
-                           {"status_agree", rep.status_agree},
-                           {"both_unresolved", rep.both_unresolved},
-                           {"compared", rep.compared()},
-                           {"beyond_tol", rep.beyond},
-                           {"verdict", verdict(rep) == 0 ? "pass"
-                                       : verdict(rep) == kExitNothingCompared ? "nothing_compared" : "fail"},
-                           {"fast_seconds", number(rep.fast_seconds)},
-                           {"reference_seconds", number(rep.ref_seconds)}};
-  nlohmann::ordered_json cols = nlohmann::ordered_json::object();
-  // no row ok in both: no differences to describe (null rather than 0)
-  const auto stat = [&](double x) { return number(rep.both_ok ? x : NAN); };
-  for (const ref::ColumnStats& c : rep.columns)
-    cols[c.name] = {{"max_abs", stat(c.abs.max)}, {"p99_abs", stat(c.abs.p99)}, {"median_abs", stat(c.abs.median)},
-                    {"max_rel", stat(c.rel.max)}, {"p99_rel", stat(c.rel.p99)}, {"median_rel", stat(c.rel.median)}};
-  j["columns"] = cols;
-  io::write_file(path, j.dump(2) + "\n");
+  io::write_file(path, ref::report_json(spec, rows, rep, args.sample, args.seed));
 }
 
 }  // namespace
@@ -199,7 +163,7 @@ int run_compare(const CompareArgs& args, std::FILE* out) {
   const CompareRows rows = rows_of(args, *spec.law);
   const CompareReport rep = ref::compare(spec, rows, stderr);
   print_report(out, args, spec, rows, rep);
-  const int rc = verdict(rep);
+  const int rc = exit_code(rep);
   if (rc == 0) {
     std::fprintf(out, "  PASS: every row within tolerance %.3g\n", spec.tol);
     std::remove(fail_path.c_str());  // no stale failure list from an earlier run

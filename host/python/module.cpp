@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -20,6 +21,7 @@
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
 #include "io/version.hpp"
+#include "reference/compare.hpp"
 #include "reference/reference.hpp"
 #include "study/bodies.hpp"
 #include "study/reduce.hpp"
@@ -376,6 +378,69 @@ py::array_t<double> scenario_body(const std::string& name, const Arr& values, co
   return out;
 }
 
+// ---- the fast path against the reference ------------------------------------------------------------
+// `impact compare` on n instances given as columns (float64, None where the law does not read one):
+// the JSON report, the failures (row, reason, column, relative difference) and the reference's outputs.
+py::dict compare(const std::string& law_name, const py::list& cols, std::size_t n, const std::string& backend,
+                 const std::string& precision, int steps, const std::string& integrator, double tol) {
+  if (cols.size() != static_cast<std::size_t>(kNumInputs))
+    throw py::value_error("expected " + std::to_string(kNumInputs) + " input columns");
+  const engine::LawInfo& law = engine::law_named(law_name);
+  ref::CompareSpec spec;
+  spec.law = &law;
+  spec.precision = engine::parse_precision(precision);
+  spec.opt = engine::law_options(steps, engine::parse_integrator(integrator));
+  engine::Workload w;
+  w.laws = {&law};
+  w.precision = spec.precision;
+  w.steps = steps;
+  w.rows = double(n);
+  spec.backend = engine::pick_backend(backend, w, false).backend;
+  spec.tol = tol > 0 ? tol : (spec.precision == engine::Precision::f32 ? ref::kDefaultTolFloat : ref::kDefaultTolDouble);
+  ref::CompareRows rows;
+  rows.cols.resize(n);
+  for (int k = 0; k < kNumInputs; ++k) {
+    rows.needed[k] = !cols[k].is_none();
+    if (cols[k].is_none()) {
+      if (law.reads(k)) throw py::value_error(std::string("law '") + law.name + "' needs " + kInputNames[k]);
+      for (std::size_t i = 0; i < n; ++i) rows.cols.col[k][i] = input_default<double>(k);
+      continue;
+    }
+    const double* a = rows_of(cols[k].cast<Arr>(), n, 1, kInputNames[k]);
+    std::copy(a, a + n, rows.cols.col[k].begin());
+  }
+  rows.count = n;
+  rows.raw.assign(n, std::string());
+  rows.line.resize(n);
+  for (std::size_t i = 0; i < n; ++i) rows.line[i] = static_cast<long>(i);
+  rows.source = "<arrays>";
+  ref::CompareReport rep;
+  {
+    py::gil_scoped_release nogil;
+    rep = ref::compare(spec, rows, nullptr);
+  }
+  py::dict d;
+  d["report"] = ref::report_json(spec, rows, rep, 0, 1);  // every row (no sample; the CLI's default seed)
+  py::list failures;
+  for (const ref::Failure& f : rep.failures) {
+    py::dict e;
+    e["row"] = f.row;
+    e["reason"] = f.reason;
+    e["column"] = f.col >= 0 ? py::object(py::str(rep.columns[static_cast<std::size_t>(f.col)].name)) : py::none();
+    e["rel"] = f.rel;
+    failures.append(e);
+  }
+  d["failures"] = failures;
+  py::dict refout;
+  for (int k = 0; k < kNumRealOutputs; ++k)
+    refout[real_name(k).c_str()] = py::array_t<double>(static_cast<py::ssize_t>(n), rep.ref.real[k].data());
+  refout["status"] = py::array_t<std::uint8_t>(static_cast<py::ssize_t>(n), rep.ref.status.data());
+  refout["modes"] = py::array_t<std::uint32_t>(static_cast<py::ssize_t>(n), rep.ref.modes.data());
+  refout["steps"] = py::array_t<std::int32_t>(static_cast<py::ssize_t>(n), rep.ref.steps.data());
+  d["reference"] = refout;
+  return d;
+}
+
 // ---- studies ----------------------------------------------------------------------------------------
 // `impact study`: the config (a file, or text), overrides, run and files; returns what the package
 // needs to load the outputs. Config errors raise ValueError with their FILE:LINE:COL location.
@@ -462,6 +527,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("study", &run_study, "Runs a study (impact study) and writes its files; returns where they are");
   m.def("eta0_from_elastic", &study::eta0_from_elastic, py::arg("E1"), py::arg("nu1"), py::arg("E2"), py::arg("nu2"),
         "Jia's eta0 from the elastic constants of both bodies (Hertz-Mindlin)");
+  m.def("compare", &compare, py::arg("law"), py::arg("cols"), py::arg("n"), py::arg("backend"), py::arg("precision"),
+        py::arg("steps"), py::arg("integrator"), py::arg("tol"),
+        "impact compare on columns: the JSON report, the failures and the reference's outputs");
   m.def("evaluate", &evaluate, py::arg("law"), py::arg("cols"), py::arg("n"), py::arg("backend"), py::arg("precision"),
         py::arg("steps"), py::arg("integrator"),
         "Evaluates n instances given as 16 input columns (None: a parameter the law does not read)");

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
+#include "engine/options.hpp"
 #include "engine/table.hpp"
 #include "impact/derived.hpp"
 #include "impact/rng.hpp"
@@ -306,5 +309,59 @@ CompareReport compare(const CompareSpec& spec, const CompareRows& rows, std::FIL
   }
   return rep;
 }
+
+namespace {
+
+// A statistic for the JSON report: JSON has no inf or NaN, so a non-finite value is null
+// (docs/reference.md).
+nlohmann::ordered_json number(double x) {
+  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
+}
+
+}  // namespace
+
+Verdict verdict(const CompareReport& rep) {
+  if (!rep.failures.empty()) return Verdict::fail;
+  return rep.compared() == 0 ? Verdict::nothing_compared : Verdict::pass;
+}
+
+const char* verdict_name(Verdict v) {
+  return v == Verdict::pass ? "pass" : v == Verdict::fail ? "fail" : "nothing_compared";
+}
+
+std::string report_json(const CompareSpec& spec, const CompareRows& rows, const CompareReport& rep, std::size_t sample,
+                        std::uint64_t seed) {
+  nlohmann::ordered_json j{{"law", spec.law->name},
+                           {"backend", engine::backend_name(spec.backend)},
+                           {"precision", engine::precision_name(spec.precision)},
+                           {"integrator", engine::integrator_name(spec.opt.integrator)},
+                           {"steps", spec.opt.steps},
+                           {"input", rows.source},
+                           {"rows", rep.rows},
+                           {"sample", sample},
+                           {"seed", seed},
+                           {"tol", spec.tol},
+                           {"both_ok", rep.both_ok},
+                           {"status_mismatch", rep.status_mismatch},
+                           {"fast_unresolved", rep.fast_unresolved},
+                           {"ref_unresolved", rep.ref_unresolved},
+                           {"modes_differ", rep.modes_differ},
+                           {"status_agree", rep.status_agree},
+                           {"both_unresolved", rep.both_unresolved},
+                           {"compared", rep.compared()},
+                           {"beyond_tol", rep.beyond},
+                           {"verdict", verdict_name(verdict(rep))},
+                           {"fast_seconds", number(rep.fast_seconds)},
+                           {"reference_seconds", number(rep.ref_seconds)}};
+  nlohmann::ordered_json cols = nlohmann::ordered_json::object();
+  // no row ok in both: no differences to describe (null rather than 0)
+  const auto stat = [&](double x) { return number(rep.both_ok ? x : NAN); };
+  for (const ColumnStats& c : rep.columns)
+    cols[c.name] = {{"max_abs", stat(c.abs.max)}, {"p99_abs", stat(c.abs.p99)}, {"median_abs", stat(c.abs.median)},
+                    {"max_rel", stat(c.rel.max)}, {"p99_rel", stat(c.rel.p99)}, {"median_rel", stat(c.rel.median)}};
+  j["columns"] = cols;
+  return j.dump(2) + "\n";
+}
+
 
 }  // namespace impact::ref

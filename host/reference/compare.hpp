@@ -96,4 +96,16 @@ struct CompareReport {
 // of a long reference run go to `log` (null: none).
 CompareReport compare(const CompareSpec& spec, const CompareRows& rows, std::FILE* log);
 
+// The outcome: every compared row within tolerance, a row beyond it, or no row compared at all
+// (no rows, or every row unresolved on a side: no pass, whatever the failures).
+enum class Verdict { pass, fail, nothing_compared };
+Verdict verdict(const CompareReport& rep);
+const char* verdict_name(Verdict v);  // pass, fail, nothing_compared
+
+// The report as JSON text (`impact compare --report`, impactbatch.compare): options, row counts,
+// the verdict, timings, and per column the max / p99 / median of the absolute and relative
+// differences (null where no row is ok in both). sample, seed: how the rows were drawn (0 when all).
+std::string report_json(const CompareSpec& spec, const CompareRows& rows, const CompareReport& rep, std::size_t sample,
+                        std::uint64_t seed);
+
 }  // namespace impact::ref

@@ -24,7 +24,7 @@ from . import _core
 
 __all__ = ["Status", "Result", "evaluate", "laws", "law", "status_name", "version", "cuda_usable", "Body", "Contact",
            "two_bodies", "after_impact", "reduce", "scenarios", "scenario", "Instances", "study", "StudyResult",
-           "eta0_from_elastic"]
+           "eta0_from_elastic", "compare", "Comparison"]
 
 Status = enum.IntEnum("Status", [(name, code) for code, name in enumerate(_core.status_names())])
 Status.__doc__ = "The per-instance status codes, as in the CLI's tables (`impact laws` lists them)."
@@ -100,21 +100,9 @@ def _batch_len(name: str, shape: tuple, lengths: Dict[str, int]) -> None:
     lengths[name] = shape[0]
 
 
-def evaluate(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_t: Any = None, eta0: Any = None, *,
-             backend: str = "auto", precision: str = "double", steps: int = 250,
-             integrator: str = "rk4") -> "Result":
-    """Evaluates N impacts with one law.
-
-    law: a name of laws() (newton, chatterjee-ruina, aghili, morgan, stronge, jia).
-    W: (N, 3, 3) or (3, 3) contact-space inverse inertia (symmetric positive definite); n: (N, 3) or
-    (3,) contact normal; v: (N, 3) or (3,) relative velocity before the impact (v.n < 0 approaches);
-    mu, e, e_t, eta0: (N,) or scalars, those the law reads (laws()[i]["params"]) are required, the
-    others are ignored.
-    backend: "auto" (cuda where it pays and a device is usable, else omp), "omp", "serial", "cuda"
-    or "reference" (the CPU reference, double only); precision: "double" or "float"; steps and
-    integrator ("rk4", "euler"): the fixed step count of the integrators (jia, stronge).
-    Returns a Result (P, vf, dE, status and the law's extra outputs, one row per instance).
-    """
+def _columns(law: str, W: Any, n: Any, v: Any, mu: Any, e: Any, e_t: Any, eta0: Any, precision: str):
+    """The 16 contiguous input columns of evaluate()'s arguments (None where the law does not read a
+    parameter), the batch length N and the law's entry of laws(); errors name the argument."""
     if law not in _LAWS:
         raise ValueError(f"law: unknown law {law!r} (known: {', '.join(_LAWS)})")
     if precision not in _DTYPES:
@@ -170,6 +158,27 @@ def evaluate(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_
             cols.append(col(vecs[name][..., k]))
     for name in _PARAMS:
         cols.append(col(params[name]) if name in params and name in info["params"] else None)
+    return cols, N, info
+
+
+
+
+def evaluate(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_t: Any = None, eta0: Any = None, *,
+             backend: str = "auto", precision: str = "double", steps: int = 250,
+             integrator: str = "rk4") -> "Result":
+    """Evaluates N impacts with one law.
+
+    law: a name of laws() (newton, chatterjee-ruina, aghili, morgan, stronge, jia).
+    W: (N, 3, 3) or (3, 3) contact-space inverse inertia (symmetric positive definite); n: (N, 3) or
+    (3,) contact normal; v: (N, 3) or (3,) relative velocity before the impact (v.n < 0 approaches);
+    mu, e, e_t, eta0: (N,) or scalars, those the law reads (laws()[i]["params"]) are required, the
+    others are ignored.
+    backend: "auto" (cuda where it pays and a device is usable, else omp), "omp", "serial", "cuda"
+    or "reference" (the CPU reference, double only); precision: "double" or "float"; steps and
+    integrator ("rk4", "euler"): the fixed step count of the integrators (jia, stronge).
+    Returns a Result (P, vf, dE, status and the law's extra outputs, one row per instance).
+    """
+    cols, N, info = _columns(law, W, n, v, mu, e, e_t, eta0, precision)
     out = _core.evaluate(law, cols, N, backend, precision, int(steps), integrator)
     return Result(law, info, precision, out)
 
@@ -536,3 +545,54 @@ def eta0_from_elastic(E1: Any, nu1: Any, E2: Any = np.inf, nu2: Any = 0.3) -> An
     f = np.vectorize(_core.eta0_from_elastic, otypes=[np.float64])
     out = f(E1, nu1, E2, nu2)
     return float(out) if np.ndim(out) == 0 else out
+
+
+# ---- the fast path against the CPU reference (impact compare) -------------------------------------
+
+
+class Comparison:
+    """The outcome of compare(): `verdict` ("pass", "fail", "nothing_compared"), `report` (the JSON
+    report of `impact compare --report` as a dict: row counts, per column max / p99 / median of the
+    absolute and relative differences), `table` (those per-column figures as a DataFrame, or the
+    dict without pandas), `failures` (row, reason, column, rel) and `reference` (a Result of the CPU
+    reference on the same rows)."""
+
+    def __init__(self, law: str, info: Dict[str, Any], out: Dict[str, Any]):
+        self.report: Dict[str, Any] = json.loads(out["report"])
+        self.verdict: str = self.report["verdict"]
+        self.failures: List[Dict[str, Any]] = list(out["failures"])
+        ref = dict(out["reference"])
+        bad = ref["status"] != int(Status.ok)
+        for k, a in ref.items():
+            if a.dtype.kind == "f":
+                a[bad] = np.nan
+        ref["steps"][bad] = -1
+        ref["modes"][bad] = 0
+        ref.update(backend="reference", backend_why="")
+        self.reference = Result(law, info, "double", ref)
+        try:
+            import pandas as pd
+
+            self.table = pd.DataFrame.from_dict(self.report["columns"], orient="index")
+        except ImportError:
+            self.table = self.report["columns"]
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+    def __repr__(self) -> str:
+        r = self.report
+        return (f"<impactbatch.Comparison {r['law']} {r['precision']}: {self.verdict}, {r['rows']} rows, "
+                f"{r['both_ok']} ok in both, {len(self.failures)} beyond tolerance {r['tol']:g}>")
+
+
+def compare(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_t: Any = None, eta0: Any = None, *,
+            backend: str = "auto", precision: str = "double", steps: int = 250, integrator: str = "rk4",
+            tol: Optional[float] = None) -> Comparison:
+    """`impact compare` on arrays: the fast path (backend, precision) against the CPU reference on the
+    same instances (docs/reference.md), every output column compared relative to the instance's own
+    scale; tol: 1e-5 in double, 1e-2 in float by default. Arguments as evaluate()'s."""
+    cols, N, info = _columns(law, W, n, v, mu, e, e_t, eta0, "double")
+    out = _core.compare(law, cols, N, backend, precision, int(steps), integrator, float(tol or 0.0))
+    return Comparison(law, info, out)

@@ -213,3 +213,38 @@ def test_laws_metadata():
     assert by["newton"]["params"] == ["e"]
     assert "eta0" in by["jia"]["params"] and "mu" in by["stronge"]["params"]
     assert [x["name"] for x in by["aghili"]["extras"]][0] == "sigma"
+
+
+def test_compare_equals_cli_compare(tmp_path, cases):
+    header, rows, _ = cases
+    sub = tmp_path / "sub.csv"
+    with open(sub, "w", newline="") as f:
+        csv.writer(f).writerows([header] + rows[:200])
+    W, n, v, params = inputs_of(header, rows[:200])
+    for law in ("chatterjee-ruina", "jia"):
+        c = ib.compare(law, W, n, v, **params, backend="omp")
+        rep = tmp_path / f"{law}.json"
+        subprocess.run([IMPACT, "compare", "--law", law, "--in", str(sub), "--backend", "omp", "--report", str(rep)],
+                       check=True, capture_output=True)
+        import json
+        cli = json.loads(rep.read_text())
+        skip = {"input", "fast_seconds", "reference_seconds"}
+        assert {k: x for k, x in c.report.items() if k not in skip} == {k: x for k, x in cli.items() if k not in skip}
+        assert c.passed and not c.failures and len(c.reference) == 200
+        r = ib.evaluate(law, W, n, v, **params, backend="reference")
+        assert np.array_equal(c.reference["P_x"], r["P_x"], equal_nan=True)
+
+
+def test_compare_finds_a_planted_difference():
+    # stronge against the reference with too few steps to be within 1e-12: a failure, named
+    rng = np.random.default_rng(5)
+    N = 40
+    nn = rng.normal(size=(N, 3))
+    nn /= np.linalg.norm(nn, axis=1)[:, None]
+    v = -nn + 0.8 * rng.normal(size=(N, 3))
+    v[np.einsum("ij,ij->i", v, nn) >= 0] *= -1  # approaching
+    W = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.0]])
+    c = ib.compare("stronge", W, nn, v, mu=0.5, e=0.6, steps=3, integrator="euler", tol=1e-12, backend="serial")
+    assert c.verdict == "fail" and c.failures and c.failures[0]["column"] is not None
+    sep = ib.compare("newton", np.eye(3), [0, 0, 1], [0, 0, 1], e=0.5)  # separating: both no_approach
+    assert sep.verdict == "pass" and sep.report["status_agree"] == 1 and sep.report["both_ok"] == 0
