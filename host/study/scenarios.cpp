@@ -25,6 +25,11 @@
 //           diag(3.5, 3.5, 1) for m = 1 (Jia eqs. 81-82); v0 = V0 + w0 x (0, 0, -r).
 //   outputs Vx Vy Vz wx wy wz: post-impact centre velocity and angular velocity, world frame.
 //
+// ball-oblique  (the ball parametrised as an experiment is: a speed and an incidence angle)
+//   params  m r; speed (m/s, > 0); angle (deg, [0, 90)) of V0 from the normal; azimuth (deg) of its
+//           tangential part; w0x w0y w0z; mu e e_t eta0. V0 = speed (sin a cos b, sin a sin b, -cos a).
+//   outputs as ball.
+//
 // pencil  (Jia 2013, Section 8.2, eqs. 85-91; desk frame, n = +z, contact at the cone's vertex)
 //   params  r (m): radius; h1 (m): cylinder height; h2 (m): cone height; m (kg): total mass
 //           (cylinder and cone of the same density: m1 = m h1/(h1 + h2/3)); theta (rad): tilt of
@@ -202,6 +207,38 @@ void ball_body(const double* v, const double P[3], double* out) {
   } catch (const std::exception&) {
     fill_nan(out, 6);
   }
+}
+
+// ---- ball at a speed and an incidence angle ------------------------------------------------------
+
+enum BallAngleIdx { aM, aR, aSPEED, aANGLE, aAZ, aW0X, aW0Y, aW0Z, aMU, aE, aET, aETA, aN };
+
+// The ball's parameters (BallIdx) of a ball-oblique sample: V0 = speed (sin a cos b, sin a sin b,
+// -cos a), a the angle from the normal, b the azimuth; false when speed or angle is out of range.
+bool ball_values_of(const double* v, double* b) {
+  if (!(v[aSPEED] > 0) || !(v[aANGLE] >= 0 && v[aANGLE] < 90)) return false;
+  const double a = v[aANGLE] * (M_PI / 180.0), az = v[aAZ] * (M_PI / 180.0);
+  b[bM] = v[aM];
+  b[bR] = v[aR];
+  b[bV0X] = v[aSPEED] * std::sin(a) * std::cos(az);
+  b[bV0Y] = v[aSPEED] * std::sin(a) * std::sin(az);
+  b[bV0Z] = -v[aSPEED] * std::cos(a);
+  for (int k = 0; k < 3; ++k) b[bW0X + k] = v[aW0X + k];
+  for (int k = 0; k < 4; ++k) b[bMU + k] = v[aMU + k];
+  return true;
+}
+
+Status ball_angle_build(const double* v, ContactProblem<double>* p) {
+  if (!all_finite(v, aN)) return Status::non_finite;
+  double b[bN];
+  if (!ball_values_of(v, b)) return Status::param_out_of_range;
+  return ball_build(b, p);
+}
+
+void ball_angle_body(const double* v, const double P[3], double* out) {
+  double b[bN];
+  if (ball_values_of(v, b)) ball_body(b, P, out);
+  else fill_nan(out, 6);
 }
 
 // ---- pencil -----------------------------------------------------------------------------------
@@ -490,6 +527,23 @@ std::vector<ScenarioInfo> make_scenarios() {
       {"Vx", "Vy", "Vz", "wx", "wy", "wz"},
       ball_build,
       ball_body});
+  s.push_back(ScenarioInfo{
+      "ball-oblique",
+      "the ball scenario at a speed and an incidence angle: V0 = speed (sin a cos b, sin a sin b, -cos a)",
+      {
+          {"m", 1.0, "mass of the sphere (kg, > 0)"},
+          {"r", 1.0, "radius of the sphere (m, > 0)"},
+          {"speed", 5.0, "impact speed |V0| (m/s, > 0)"},
+          {"angle", 30.0, "incidence angle a of V0 from the normal (deg, 0 <= a < 90)"},
+          {"azimuth", 0.0, "direction b of V0's tangential part from the x axis (deg)"},
+          {"w0x", 0.0, "angular velocity x (rad/s)"},
+          {"w0y", 0.0, "angular velocity y (rad/s)"},
+          {"w0z", 0.0, "angular velocity z (rad/s; moves no contact point)"},
+          LAW_PARAMS(0.4),
+      },
+      {"Vx", "Vy", "Vz", "wx", "wy", "wz"},
+      ball_angle_build,
+      ball_angle_body});
   s.push_back(ScenarioInfo{
       "pencil",
       "cylinder on a cone striking a desk with the cone's vertex (Jia 2013, Section 8.2), n = z",

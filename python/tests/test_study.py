@@ -94,3 +94,14 @@ def test_study_from_a_dict_and_config_errors(tmp_path):
     assert res.metadata["config"]["params"]["mu"] in (0.4, {"fixed": 0.4}) or "0.4" in json.dumps(res.metadata["config"]["params"]["mu"])
     with pytest.raises(ValueError, match="design.n"):
         ib.study(cfg, out=str(tmp_path / "m2"), design__n=0)
+
+
+def test_ball_oblique_sweep_at_constant_speed():
+    angle = np.linspace(0.0, 85.0, 18)
+    inst = ib.scenario("ball-oblique", speed=4.0, angle=angle, mu=0.3, e=0.7)
+    assert np.allclose(np.linalg.norm(inst.v, axis=1), 4.0)  # no spin: the contact point moves with V0
+    assert np.allclose(-inst.v[:, 2], 4.0 * np.cos(np.radians(angle)))
+    r = inst.evaluate("stronge")
+    assert np.all(r.ok)
+    body = inst.body_outputs(r)
+    assert np.allclose(body["Vz"], 0.7 * 4.0 * np.cos(np.radians(angle)), rtol=1e-9)  # e on the normal

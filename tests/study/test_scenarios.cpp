@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -172,6 +173,11 @@ struct BodyState {
 std::vector<double> initial_velocities(const ScenarioInfo& s, const std::vector<double>& v) {
   std::vector<const char*> keys;
   if (s.name == "ball") keys = {"V0x", "V0y", "V0z", "w0x", "w0y", "w0z"};
+  if (s.name == "ball-oblique") {  // V0 from the speed and the angles, computed here
+    const double sp = get(v, s, "speed"), a = get(v, s, "angle") * M_PI / 180, b = get(v, s, "azimuth") * M_PI / 180;
+    return {sp * std::sin(a) * std::cos(b), sp * std::sin(a) * std::sin(b), -sp * std::cos(a),
+            get(v, s, "w0x"), get(v, s, "w0y"), get(v, s, "w0z")};
+  }
   if (s.name == "pencil") keys = {"V0x", "V0y", "V0z", "w01", "w02", "w03"};
   if (s.name == "double-pendulum-2d") keys = {"q1dot", "q2dot"};
   if (s.name == "double-pendulum-3d") keys = {"q1dot", "q2dot", "q3dot", "q4dot", "q5dot", "q6dot"};
@@ -208,7 +214,7 @@ TwoBodyPart two_body_part(const ScenarioInfo& s, const std::vector<double>& v, i
 }
 
 BodyState body_state(const ScenarioInfo& s, const std::vector<double>& v, const std::vector<double>& o) {
-  if (s.name == "ball") {
+  if (s.name == "ball" || s.name == "ball-oblique") {
     const double m = get(v, s, "m"), r = get(v, s, "r");
     const Eigen::Vector3d V = v3(&o[0]), w = v3(&o[3]);
     return {0.5 * m * V.squaredNorm() + 0.5 * 0.4 * m * r * r * w.squaredNorm(),
@@ -285,6 +291,13 @@ std::vector<double> random_values(const ScenarioInfo& s, ri::Rng& rng) {
       at(v, s, "m") = ri::log_uniform(rng, 0.1, 10);
       at(v, s, "r") = ri::log_uniform(rng, 0.05, 3);
       for (const char* k : {"V0x", "V0y", "V0z", "w0x", "w0y", "w0z"}) at(v, s, k) = ri::normal(rng, 3);
+    } else if (s.name == "ball-oblique") {
+      at(v, s, "m") = ri::log_uniform(rng, 0.1, 10);
+      at(v, s, "r") = ri::log_uniform(rng, 0.05, 3);
+      at(v, s, "speed") = ri::log_uniform(rng, 0.1, 10);
+      at(v, s, "angle") = ri::uniform(rng, 0, 89);
+      at(v, s, "azimuth") = ri::uniform(rng, -180, 180);
+      for (const char* k : {"w0x", "w0y", "w0z"}) at(v, s, k) = ri::normal(rng, 3);
     } else if (s.name == "pencil") {
       at(v, s, "r") = ri::log_uniform(rng, 0.05, 1);
       at(v, s, "h1") = ri::log_uniform(rng, 0.3, 6);
@@ -332,7 +345,7 @@ std::vector<double> random_values(const ScenarioInfo& s, ri::Rng& rng) {
 
 double max_abs(const Eigen::MatrixXd& A) { return A.cwiseAbs().maxCoeff(); }
 
-const char* const kNames[] = {"contact", "ball", "pencil", "double-pendulum-2d", "double-pendulum-3d",
+const char* const kNames[] = {"contact", "ball", "ball-oblique", "pencil", "double-pendulum-2d", "double-pendulum-3d",
                               "two-bodies"};
 
 }  // namespace
@@ -340,9 +353,9 @@ const char* const kNames[] = {"contact", "ball", "pencil", "double-pendulum-2d",
 // ---- registry ----------------------------------------------------------------------------------
 
 TEST(Scenarios, RegistryNamesParamsAndLookup) {
-  ASSERT_EQ(all_scenarios().size(), 6u);
-  for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(all_scenarios()[i].name, kNames[i]);
-  EXPECT_EQ(scenario_list(), "contact, ball, pencil, double-pendulum-2d, double-pendulum-3d, two-bodies");
+  ASSERT_EQ(all_scenarios().size(), 7u);
+  for (std::size_t i = 0; i < 7; ++i) EXPECT_EQ(all_scenarios()[i].name, kNames[i]);
+  EXPECT_EQ(scenario_list(), "contact, ball, ball-oblique, pencil, double-pendulum-2d, double-pendulum-3d, two-bodies");
   EXPECT_EQ(find_scenario("nope"), nullptr);
   EXPECT_EQ(find_scenario(""), nullptr);
   EXPECT_EQ(find_scenario("Ball"), nullptr);
@@ -367,6 +380,7 @@ TEST(Scenarios, RegistryNamesParamsAndLookup) {
   }
   EXPECT_TRUE(scn("contact").body_outputs.empty());
   EXPECT_EQ(scn("ball").body_outputs, (std::vector<std::string>{"Vx", "Vy", "Vz", "wx", "wy", "wz"}));
+  EXPECT_EQ(scn("ball-oblique").body_outputs, scn("ball").body_outputs);
   EXPECT_EQ(scn("double-pendulum-2d").body_outputs.size(), 2u);
   EXPECT_EQ(scn("double-pendulum-3d").body_outputs.size(), 6u);
   EXPECT_EQ(scn("two-bodies").body_outputs.size(), 12u);
@@ -931,4 +945,45 @@ TEST(Scenarios, ColumnNamesAreUnique) {
     const auto dup = std::adjacent_find(names.begin(), names.end());
     EXPECT_EQ(dup, names.end()) << s.name << ": column '" << *dup << "' twice";
   }
+}
+
+// ball-oblique is the ball at V0 = speed (sin a cos b, sin a sin b, -cos a): the same instance and
+// the same body outputs as the ball scenario given those components; out-of-range speed or angle is
+// param_out_of_range.
+TEST(Scenarios, BallObliqueIsTheBallAtASpeedAndAngle) {
+  const ScenarioInfo& bo = scn("ball-oblique");
+  const ScenarioInfo& b = scn("ball");
+  for (double angle : {0.0, 10.0, 45.0, 80.0}) {
+    for (double az : {0.0, 30.0, -120.0}) {
+      std::vector<double> v = defaults(bo);
+      v[bo.index_of("speed")] = 3.0;
+      v[bo.index_of("angle")] = angle;
+      v[bo.index_of("azimuth")] = az;
+      v[bo.index_of("w0y")] = 1.5;
+      v[bo.index_of("mu")] = 0.3;
+      const double a = angle * (M_PI / 180.0), c = az * (M_PI / 180.0);
+      std::vector<double> w = defaults(b);
+      w[b.index_of("V0x")] = 3.0 * std::sin(a) * std::cos(c);
+      w[b.index_of("V0y")] = 3.0 * std::sin(a) * std::sin(c);
+      w[b.index_of("V0z")] = -3.0 * std::cos(a);
+      w[b.index_of("w0y")] = 1.5;
+      w[b.index_of("mu")] = 0.3;
+      ContactProblem<double> p{}, q{};
+      ASSERT_EQ(bo.build(v.data(), &p), Status::ok);
+      ASSERT_EQ(b.build(w.data(), &q), Status::ok);
+      EXPECT_EQ(std::memcmp(&p, &q, sizeof p), 0) << angle << " " << az;
+      const double P[3] = {0.1, -0.2, 2.0};
+      double o1[6], o2[6];
+      bo.body(v.data(), P, o1);
+      b.body(w.data(), P, o2);
+      for (int k = 0; k < 6; ++k) EXPECT_EQ(o1[k], o2[k]);
+    }
+  }
+  std::vector<double> v = defaults(bo);
+  ContactProblem<double> p{};
+  v[bo.index_of("angle")] = 90.0;
+  EXPECT_EQ(bo.build(v.data(), &p), Status::param_out_of_range);
+  v[bo.index_of("angle")] = 30.0;
+  v[bo.index_of("speed")] = 0.0;
+  EXPECT_EQ(bo.build(v.data(), &p), Status::param_out_of_range);
 }
