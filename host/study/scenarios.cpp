@@ -489,8 +489,8 @@ void two_body_out(const double* v, const double P[3], double* out) {
 
 // ---- registry ---------------------------------------------------------------------------------
 
-std::vector<ScenarioInfo> make_scenarios() {
-  std::vector<ScenarioInfo> s;
+// The contact-space and ball scenarios (make_scenarios adds the others after them, in this order).
+void add_contact_and_ball(std::vector<ScenarioInfo>& s) {
   s.push_back(ScenarioInfo{
       "contact",
       "raw contact space: W = R diag(w1, w2, w3) R^T (R from the rotation vector rx, ry, rz), "
@@ -544,6 +544,11 @@ std::vector<ScenarioInfo> make_scenarios() {
       {"Vx", "Vy", "Vz", "wx", "wy", "wz"},
       ball_angle_build,
       ball_angle_body});
+}
+
+std::vector<ScenarioInfo> make_scenarios() {
+  std::vector<ScenarioInfo> s;
+  add_contact_and_ball(s);
   s.push_back(ScenarioInfo{
       "pencil",
       "cylinder on a cone striking a desk with the cone's vertex (Jia 2013, Section 8.2), n = z",
