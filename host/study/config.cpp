@@ -813,8 +813,8 @@ void resolve_design(const Reader& r, const json& d, StudyConfig& c) {
   if (d.contains("file")) c.design.file = r.str(d.at("file"), "design.file");
   if (c.design.kind == DesignKind::imported && c.design.file.empty())
     r.fail("design.file", "design.kind = imported needs a file");
-  if (c.design.kind != DesignKind::imported && !c.design.file.empty())
-    r.fail("design.file", "only used with design.kind = imported");
+  if (c.design.kind != DesignKind::imported && c.design.kind != DesignKind::saltelli && !c.design.file.empty())
+    r.fail("design.file", "only used with design.kind = imported (a sample matrix) or saltelli (SALib's Saltelli matrix)");
   if (c.design.kind == DesignKind::grid && d.contains("n"))
     r.fail("design.n", "not used by a grid design (its size is the product of the linspace counts)");
   // a relative file in a config file is relative to that file's folder

@@ -601,40 +601,66 @@ class LineReader {
   int errno_ = 0;
 };
 
-// The header of an imported file: the spec column of each of its columns (it must name exactly
-// the varied parameters).
+// The header of an imported file: the names of its columns, the design's columns. With `known`
+// (the scenario's parameters) a column names any of them and declares itself varied; without, it
+// must be one of the varied parameters declared in [params] (`declared`). Every declared varied
+// parameter needs its column (a distribution without one would be silently unused), a parameter
+// fixed in [params] may not have one (`fixed`), and no name repeats.
 template <class Err>
-std::vector<std::size_t> header_columns(const std::vector<std::string>& names, const std::vector<Token>& tok,
-                                        std::size_t lineno, std::size_t line_size, const Err& err) {
-  const std::size_t d = names.size();
-  std::unordered_map<std::string, std::size_t> index;
-  for (std::size_t k = 0; k < d; ++k) index[names[k]] = k;
-  std::vector<bool> seen(d, false);
-  std::vector<std::size_t> col_of(tok.size(), 0);
-  for (std::size_t c = 0; c < tok.size(); ++c) {
-    const std::string name = unquote(tok[c].text);
-    const auto it = index.find(name);
-    if (it == index.end())
-      throw err(lineno, tok[c].column,
-                "expected a header naming the varied parameters (" + join(names) + "); '" + name + "' is not one of them");
-    if (seen[it->second]) throw err(lineno, tok[c].column, "expected each parameter once in the header; '" + name + "' repeats");
-    seen[it->second] = true;
-    col_of[c] = it->second;
+std::vector<std::string> header_names(const std::vector<std::string>& declared, const std::vector<std::string>& fixed,
+                                      const std::vector<std::string>& known, const std::vector<Token>& tok,
+                                      std::size_t lineno, std::size_t line_size, const Err& err) {
+  auto has = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  std::vector<std::string> names;
+  for (const Token& t : tok) {
+    const std::string name = unquote(t.text);
+    if (known.empty() && !has(declared, name))
+      throw err(lineno, t.column,
+                "expected a header naming the varied parameters (" + join(declared) + "); '" + name + "' is not one of them");
+    if (!known.empty() && !has(known, name))
+      throw err(lineno, t.column, "expected a header of scenario parameters (" + join(known) + "); '" + name +
+                                      "' is not one of them");
+    if (has(fixed, name))
+      throw err(lineno, t.column, "'" + name + "' is fixed in [params] and also a column of the file: remove one of the two");
+    if (has(names, name)) throw err(lineno, t.column, "expected each parameter once in the header; '" + name + "' repeats");
+    names.push_back(name);
   }
-  if (tok.size() != d) {
-    std::vector<std::string> missing;
-    for (std::size_t k = 0; k < d; ++k)
-      if (!seen[k]) missing.push_back(names[k]);
-    throw err(lineno, line_size + 1, "expected a header naming every varied parameter; missing " + join(missing));
-  }
-  return col_of;
+  std::vector<std::string> missing;
+  for (const std::string& n : declared)
+    if (!has(names, n)) missing.push_back(n);
+  if (!missing.empty())
+    throw err(lineno, line_size + 1, "expected a header naming every varied parameter of [params]; missing " + join(missing));
+  return names;
 }
 
-// Rows of an imported file, at most max_rows (kMaxDesignRows, and what the memory limit holds).
-std::unique_ptr<Design> read_imported(const std::vector<std::string>& names, const std::string& file,
+// The rows of a Saltelli matrix come in groups of d + 2 (A, AB_1..AB_d, B): AB_i is A with B's
+// value in column i. Checked on the parsed values (SALib writes AB_i by copying, so a file written
+// with full precision repeats the bits).
+template <class Err>
+void check_saltelli_group(const double* g, std::size_t d, const std::vector<std::size_t>& lines, const Err& err) {
+  const double* a = g;
+  const double* b = g + (d + 1) * d;
+  for (std::size_t i = 0; i < d; ++i) {
+    const double* ab = g + (i + 1) * d;
+    for (std::size_t k = 0; k < d; ++k) {
+      const double want = k == i ? b[k] : a[k];
+      if (ab[k] != want)
+        throw err(lines[i + 1], 1,
+                  "expected a Saltelli matrix (rows A, AB_1..AB_" + std::to_string(d) + ", B per base row, AB_i = A with B's column i; "
+                  "SALib's calc_second_order = False): row " + std::to_string(i + 2) + " of the group starting at line " +
+                      std::to_string(lines[0]) + " differs in column " + std::to_string(k + 1));
+    }
+  }
+}
+
+// Rows of an imported file, at most max_rows (kMaxDesignRows, and what the memory limit holds);
+// its columns as header_names() says, or without a header the declared varied parameters in order.
+// `saltelli`: the rows must form a Saltelli matrix (check_saltelli_group).
+std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, const std::vector<std::string>& fixed,
+                                      const std::vector<std::string>& known, const std::string& file, bool saltelli,
                                       double memory_limit) {
-  if (file.empty()) fail("design.file", "required with design.kind = imported (a file of sample rows)");
-  const std::size_t d = names.size();
   // "design.file: FILE:LINE:COLUMN: what was expected"
   auto err = [&](std::size_t line, std::size_t col, const std::string& what) {
     return std::invalid_argument("design.file: " + file + ":" + std::to_string(line) + ":" + std::to_string(col) +
@@ -642,14 +668,16 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& names, con
   };
   LineReader in(file);
   if (!in.is_open()) throw err(1, 1, std::string("expected a readable file (") + std::strerror(errno) + ")");
-  const double by_memory = std::floor(memory_limit / (8.0 * double(d)));
-  const std::uint64_t max_rows =
-      static_cast<std::uint64_t>(std::max(1.0, std::min(double(kMaxDesignRows), by_memory)));
 
-  std::vector<std::size_t> col_of(d);  // file column -> spec column
-  std::iota(col_of.begin(), col_of.end(), 0);
+  std::vector<std::string> names = declared, file_names;
+  std::vector<std::size_t> col_of;  // file column -> design column
   bool first = true;
+  std::size_t d = 0;
+  std::uint64_t max_rows = 0;
   std::vector<double> values;
+  std::vector<std::size_t> group_lines;  // saltelli: the lines of the current group
+  std::vector<Token> comment_header;  // "# a b c" before the first row
+  std::size_t comment_line = 0, comment_size = 0;
   std::string line;
   std::size_t lineno = 0, col = 0;
   for (LineReader::Got got; (got = in.next(line, col)) != LineReader::end;) {
@@ -660,15 +688,55 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& names, con
     if (got == LineReader::read_error)
       throw err(lineno, 1, std::string("expected a readable file (") + std::strerror(in.error()) + ")");
     const std::size_t nonspace = line.find_first_not_of(" \t\v\f");
-    if (nonspace == std::string::npos || line[nonspace] == '#') continue;
-    const std::vector<Token> tok = split_fields(line);
-    double v;
-    if (first && !tok.empty() && !tok[0].text.empty() && !parse_number(tok[0].text, v)) {
-      col_of = header_columns(names, tok, lineno, line.size(), err);
-      first = false;
+    if (nonspace == std::string::npos) continue;
+    if (line[nonspace] == '#') {
+      // np.savetxt(header=...) and design.txt write the names as a comment: "# a b c", taken as
+      // the header when the file has no other and every word is a parameter's name
+      if (first) {
+        std::vector<Token> words = split_fields(line.substr(nonspace + 1));
+        for (Token& w : words) w.column += nonspace + 1;
+        const std::vector<std::string>& pool = known.empty() ? declared : known;
+        bool names_only = !words.empty();
+        for (const Token& w : words)
+          names_only = names_only && std::find(pool.begin(), pool.end(), unquote(w.text)) != pool.end();
+        if (names_only) {
+          comment_header = words;
+          comment_line = lineno;
+          comment_size = line.size();
+        }
+      }
       continue;
     }
-    first = false;
+    std::vector<Token> tok = split_fields(line);
+    double v;
+    if (first) {
+      first = false;
+      const bool plain = !tok.empty() && !tok[0].text.empty() && !parse_number(tok[0].text, v);
+      // a comment header counts when it names as many columns as the first row has
+      if (!plain && comment_header.size() != tok.size()) comment_header.clear();
+      if (plain || !comment_header.empty()) {
+        file_names = plain ? header_names(declared, fixed, known, tok, lineno, line.size(), err)
+                           : header_names(declared, fixed, known, comment_header, comment_line, comment_size, err);
+        // the declared parameters in [params] order, then the file's others in its order; a
+        // Saltelli file keeps its own order (its AB_i replaces the file's column i)
+        names = saltelli ? file_names : declared;
+        for (const std::string& n : file_names)
+          if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+        if (plain) continue;
+      }
+      if (names.empty())
+        throw err(lineno, 1, "expected a header line naming the file's columns (parameters of the scenario), "
+                             "or the varied parameters declared in [params]");
+    }
+    if (d == 0) {
+      d = names.size();
+      col_of.resize(d);
+      std::iota(col_of.begin(), col_of.end(), 0);
+      for (std::size_t c = 0; c < file_names.size(); ++c)
+        col_of[c] = static_cast<std::size_t>(std::find(names.begin(), names.end(), file_names[c]) - names.begin());
+      const double by_memory = std::floor(memory_limit / (8.0 * double(d)));
+      max_rows = static_cast<std::uint64_t>(std::max(1.0, std::min(double(kMaxDesignRows), by_memory)));
+    }
     const std::size_t base = values.size();
     if (base / d >= max_rows)
       throw err(lineno, 1, "expected at most " + std::to_string(max_rows) + " rows (" +
@@ -690,8 +758,19 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& names, con
     }
     if (tok.size() < d)
       throw err(lineno, line.size() + 1, "expected " + std::to_string(d) + " values per row, found " + std::to_string(tok.size()));
+    if (saltelli) {
+      group_lines.push_back(lineno);
+      if (group_lines.size() == d + 2) {
+        check_saltelli_group(&values[values.size() - (d + 2) * d], d, group_lines, err);
+        group_lines.clear();
+      }
+    }
   }
   if (values.empty()) throw err(lineno + 1, 1, "expected at least one row of values, found none");
+  if (saltelli && !group_lines.empty())
+    throw err(lineno + 1, 1, "expected N (d + 2) rows for a Saltelli matrix of d = " + std::to_string(d) +
+                                 " columns, found " + std::to_string(values.size() / d) + " (the last group has " +
+                                 std::to_string(group_lines.size()) + " of its " + std::to_string(d + 2) + " rows)");
   return std::make_unique<ImportedDesign>(names, std::move(values));
 }
 
@@ -712,15 +791,19 @@ double design_memory_bytes(const std::vector<ParamSpec>& specs, const DesignSpec
   return double(spec.n) * varied * double(sizeof(std::uint32_t));
 }
 
-std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const DesignSpec& spec, double memory_limit) {
+std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const DesignSpec& spec, double memory_limit,
+                                    const std::vector<std::string>& known) {
   std::vector<ParamSpec> varied;
-  std::vector<std::string> names;
+  std::vector<std::string> names, fixed;
   for (const auto& p : specs) {
     const std::string key = "params." + p.name;
     p.validate(key);
     if (std::find(names.begin(), names.end(), p.name) != names.end()) fail(key, "parameter is given twice");
     names.push_back(p.name);
-    if (p.kind == ParamKind::fixed) continue;
+    if (p.kind == ParamKind::fixed) {
+      fixed.push_back(p.name);
+      continue;
+    }
     if (p.kind == ParamKind::linspace && spec.kind != DesignKind::grid)
       fail(key, "linspace is only allowed with design.kind = grid");
     if (spec.kind == DesignKind::grid && p.kind != ParamKind::linspace)
@@ -731,7 +814,7 @@ std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const D
   for (const auto& p : varied) vnames.push_back(p.name);
 
   const bool uses_n = spec.kind == DesignKind::mc || spec.kind == DesignKind::lhs || spec.kind == DesignKind::sobol ||
-                      spec.kind == DesignKind::saltelli;
+                      (spec.kind == DesignKind::saltelli && spec.file.empty());
   if (uses_n && spec.n == 0)
     fail("design.n", std::string("must be at least 1 for design.kind = ") + design_kind_name(spec.kind));
 
@@ -766,14 +849,15 @@ std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const D
         fail("design.n", "too many Sobol points (got " + std::to_string(spec.n) + ")");
       return std::make_unique<SobolDesign>(std::move(varied), spec.n, spec.skip_first);
     case DesignKind::saltelli: {
+      if (!spec.file.empty()) return read_imported(vnames, fixed, known, spec.file, true, memory_limit);
       check_sobol_dim(2 * varied.size(), "design.kind = saltelli", varied.size());
       if (spec.n > std::numeric_limits<std::size_t>::max() / (varied.size() + 2))
         fail("design.n", "saltelli rows N (d + 2) overflow (got N = " + std::to_string(spec.n) + ")");
       return std::make_unique<SaltelliDesign>(std::move(varied), spec.n, spec.skip_first);
     }
     case DesignKind::imported:
-      if (vnames.empty()) fail("design.kind", "imported needs at least one varied parameter to name the file's columns");
-      return read_imported(vnames, spec.file, memory_limit);
+      if (spec.file.empty()) fail("design.file", "required with design.kind = imported (a file of sample rows)");
+      return read_imported(vnames, fixed, known, spec.file, false, memory_limit);
   }
   fail("design.kind", "unknown design kind");
 }

@@ -11,6 +11,7 @@
 //   saltelli  the Saltelli (2010) matrix for first-order and total Sobol indices, SALib order:
 //             for each base row j: A_j, AB_j^(1), ..., AB_j^(d), B_j  (N (d + 2) rows), from a
 //             2d-dimensional Sobol sequence
+//             (with a file: SALib's Saltelli matrix imported, its group structure checked)
 //   imported  a sample matrix from a file (SALib/Chaospy: whitespace- or comma-separated
 //             numbers, optional header naming the parameters), rows kept in file order
 // The random designs map u in (0,1)^d through each parameter's inverse CDF.
@@ -63,7 +64,8 @@ struct DesignSpec {
   bool skip_first = true;     // sobol, saltelli: drop the origin point of the sequence
                               // (kept, the origin's u = 0 is taken as 2^-64 so that unbounded
                               // marginals stay finite)
-  std::string file;           // imported
+  std::string file;           // imported; saltelli: the matrix from a file (SALib's X) instead of
+                              // generated (N = rows / (d + 2); n, seed, skip_first unused)
 };
 
 // A design over the VARIED parameters (every spec whose kind is not fixed; fixed ones are
@@ -97,13 +99,19 @@ double memory_budget_bytes();
 // when read), estimated before anything is allocated.
 double design_memory_bytes(const std::vector<ParamSpec>& specs, const DesignSpec& spec);
 
-// Builds the design for the given specs. For `imported`, the file's header (if any) must name
-// exactly the varied parameters (any order); without a header its columns are taken in spec
-// order. Throws std::invalid_argument naming the key ("design.kind", "design.n", "design.file",
+// Builds the design for the given specs. For `imported` (and `saltelli` with a file), a header
+// line names the file's columns: with `known` (the scenario's parameters) any of them, each
+// column declaring its parameter varied (no [params] entry needed; a distribution declared for it
+// is not used, its values come from the file); without `known`, exactly the varied parameters of
+// the specs (any order). Every varied spec needs its column, a fixed spec may not have one.
+// Without a header the columns are the varied specs in spec order. A Saltelli file must have
+// N (d + 2) rows in groups A, AB_1..AB_d, B (AB_i = A with B's column i), checked value by value.
+// Throws std::invalid_argument naming the key ("design.kind", "design.n", "design.file",
 // "params.<name>") on inconsistency, and ("design.n", "design.file") when the design needs more
 // than memory_limit bytes (0: memory_budget_bytes()) or more than kMaxDesignRows rows. An imported
-// file is read line by line, each at most kMaxDesignLineBytes, a NUL byte refused (not text).
+// file is read line by line, each at most kMaxDesignLineBytes, a NUL byte refused (not text); its
+// errors are "design.file: FILE:LINE:COLUMN: what was expected".
 std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const DesignSpec& spec,
-                                    double memory_limit = 0);
+                                    double memory_limit = 0, const std::vector<std::string>& known = {});
 
 }  // namespace impact::study

@@ -45,7 +45,9 @@ LoadedStudy load_study(const StudyRequest& q) {
   s.config = resolve_config(tree);
   // the design's messages start with the key, which gives the location
   try {
-    s.design = make_design(s.config.params, s.config.design);
+    std::vector<std::string> known;
+    for (const ScenarioParam& p : find_scenario(s.config.scenario)->params) known.emplace_back(p.name);
+    s.design = make_design(s.config.params, s.config.design, 0, known);
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
     throw ConfigError(tree.at(msg.substr(0, msg.find(':'))) + msg);

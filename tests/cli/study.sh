@@ -175,9 +175,29 @@ pycheck "imported design keeps row order" "$T/imp/chatterjee-ruina.npy" '
 assert list(d["mu"]) == [0.9, 0.1, 0.5, 0.3, 0.7] and list(d["e"]) == [0.1, 0.9, 0.5, 0.7, 0.2]
 assert np.all(np.abs(ok["Vz"] - 5.0 * ok["e"]) < 1e-12)  # the ball rebounds at e |V0z|'
 
+# imported columns declare themselves: no [params] entry; a fixed parameter may not be a column
+printf '[study]\nscenario = "ball"\nlaw = "chatterjee-ruina"\n[design]\nkind = "imported"\nfile = "%s"\n' "$T/x.txt" > "$T/imp2.toml"
+"$IMPACT" study "$T/imp2.toml" --out "$T/imp2" -q > /dev/null 2> "$T/err"; rc=$?
+check "imported columns need no [params]" '[ $rc -eq 0 ] && cmp -s "$T/imp/chatterjee-ruina.csv" "$T/imp2/chatterjee-ruina.csv"'
+"$IMPACT" study "$T/imp2.toml" --set params.mu=0.3 --out "$T/imp3" -q > /dev/null 2> "$T/err"; rc=$?
+check "a fixed parameter that is a column is refused at its line and column" '[ $rc -eq 1 ] && grep -q "design.file: $T/x.txt:2:1: .mu. is fixed in \[params\]" "$T/err"'
+printf 'mu spin\n0.1 2\n' > "$T/x2.txt"
+"$IMPACT" study "$T/imp2.toml" --set design.file="$T/x2.txt" --out "$T/imp4" -q > /dev/null 2> "$T/err"; rc=$?
+check "a column that is no parameter of the scenario is refused" '[ $rc -eq 1 ] && grep -q "x2.txt:1:4: expected a header of scenario parameters (.*); .spin. is not one of them" "$T/err"'
+
 # 7. Sobol indices from a Saltelli study of the ball
 "$IMPACT" study "$EX/ball-sobol.toml" --set design.n=512 --out "$T/sob" --no-plots -q > /dev/null 2> "$T/err"; rc=$?
 check "saltelli study exits 0" '[ $rc -eq 0 ] && [ -s "$T/sob/sensitivity.csv" ]'
+# the same Saltelli matrix imported from a file (its design.txt, SALib's X) gives the same indices
+"$IMPACT" study "$EX/ball-sobol.toml" --set design.n=512 --set design.file="$T/sob/design.txt" --out "$T/sobf" --no-plots -q > /dev/null 2> "$T/err"; rc=$?
+check "saltelli matrix imported: same tables and indices" '[ $rc -eq 0 ] && cmp -s "$T/sob/jia.npy" "$T/sobf/jia.npy" && cmp -s "$T/sob/sensitivity.csv" "$T/sobf/sensitivity.csv"'
+# design.txt names its columns in a comment line (as np.savetxt does): it declares them, no [params]
+printf '[study]\nscenario = "ball"\nlaws = ["jia"]\n[design]\nkind = "saltelli"\nfile = "%s"\nseed = 7\n[params]\nV0z = -5.0\n[output]\ncolumns = ["Vx", "wy", "Vz"]\n[sensitivity]\noutputs = ["Vx", "wy", "Vz"]\n' "$T/sob/design.txt" > "$T/sobself.toml"
+"$IMPACT" study "$T/sobself.toml" --out "$T/sobs" --no-plots -q > /dev/null 2> "$T/err"; rc=$?
+check "saltelli file with self-declared columns: same jia table and indices" '[ $rc -eq 0 ] && cmp -s "$T/sob/jia.npy" "$T/sobs/jia.npy" && [ "$(grep ^jia, "$T/sob/sensitivity.csv")" = "$(grep ^jia, "$T/sobs/sensitivity.csv")" ]'
+head -n 7 "$T/sob/design.txt" > "$T/sobcut.txt"
+"$IMPACT" study "$EX/ball-sobol.toml" --set design.file="$T/sobcut.txt" --out "$T/sobc" --no-plots -q > /dev/null 2> "$T/err"; rc=$?
+check "a Saltelli file that is not one is refused" '[ $rc -eq 1 ] && grep -q "sobcut.txt:8:1: expected N (d + 2) rows for a Saltelli matrix of d = 5 columns, found 6" "$T/err"'
 check "sobol rows per parameter" '[ $(grep -c "^jia,Vz," "$T/sob/sensitivity.csv") -eq 5 ]'
 "$PY" - "$T/sob/sensitivity.csv" <<'EOF' 2> "$T/pyerr"; rc=$?
 import csv, sys
