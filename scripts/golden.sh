@@ -46,6 +46,8 @@ produce() {  # DIR: writes every output below DIR
   local f name
   for f in "$ROOT"/examples/studies/*.toml; do
     name=$(basename "$f" .toml)
+    # a check compares the studies the hashes were written from (a study shipped later has none)
+    if [ "$mode" = check ] && ! grep -q "  \./study/$name/" "$SUMS"; then continue; fi
     "$IMPACT" study "$f" --backend omp --no-plots -q --out "$d/study/$name" > /dev/null
     "$PY" - "$d/study/$name/metadata.json" <<'EOF'
 import json, sys

@@ -15,6 +15,7 @@
 
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
+#include "study/bodies.hpp"
 #include "study/scenarios.hpp"
 #include "study/columns.hpp"
 
@@ -702,6 +703,19 @@ ParamSpec parse_param(const std::string& name, const json& v, const std::string&
       const double c = l[2].get<double>();
       if (!(c >= 1 && c == std::floor(c) && c < 1e9)) fail("linspace COUNT must be a positive integer");
       p.count = static_cast<std::size_t>(c);
+    } else if (v.contains("E1")) {
+      // eta0 from the elastic constants of both bodies (Hertz-Mindlin, study/bodies.hpp)
+      if (name != "eta0") fail("elastic constants {E1, nu1, E2, nu2} give eta0 only");
+      only({"E1", "nu1", "E2", "nu2"});
+      const double E2 = v.contains("E2") ? need("E2") : std::numeric_limits<double>::infinity();
+      const double nu2 = v.contains("nu2") ? need("nu2") : 0.3;
+      if (v.contains("nu2") && !v.contains("E2")) fail("nu2 without E2 (body 2 is rigid without E2)");
+      p.kind = ParamKind::fixed;
+      try {
+        p.a = eta0_from_elastic(need("E1"), need("nu1"), E2, nu2);
+      } catch (const std::invalid_argument& e) {
+        fail(e.what());
+      }
     } else if (v.contains("dist")) {
       if (!v.at("dist").is_string()) fail("dist: expected a string");
       const std::string d = v.at("dist").get<std::string>();
@@ -717,7 +731,7 @@ ParamSpec parse_param(const std::string& name, const json& v, const std::string&
         fail("dist: unknown distribution '" + d + "' (known: fixed, uniform, normal, lognormal, truncnormal)");
       }
     } else {
-      fail("a table needs 'dist' or 'linspace' (expected " + forms + ")");
+      fail("a table needs 'dist' or 'linspace' (expected " + forms + "; for eta0 also {E1, nu1, E2, nu2})");
     }
   } else {
     fail(std::string("expected ") + forms + ", got " + type_name(v));

@@ -209,6 +209,37 @@ TEST(StudyConfig, BadConfigsNameTheKey) {
   }
 }
 
+// eta0 from the elastic constants (Hertz-Mindlin): fixed at Jia's sqrt(17/14) for like materials at
+// nu = 0.3 or against a rigid body 2; errors name the key and the body.
+TEST(StudyConfig, Eta0FromElasticConstants) {
+  auto eta0_of = [](const std::string& table) {
+    const StudyConfig c = from_toml(kMinimal + "[params]\neta0 = " + table + "\n");
+    for (const ParamSpec& p : c.params)
+      if (p.name == "eta0") {
+        EXPECT_EQ(p.kind, ParamKind::fixed);
+        return p.a;
+      }
+    ADD_FAILURE() << "no eta0";
+    return 0.0;
+  };
+  const double jia = std::sqrt(17.0 / 14.0);
+  EXPECT_NEAR(eta0_of("{ E1 = 200e9, nu1 = 0.3 }"), jia, 1e-15);
+  EXPECT_NEAR(eta0_of("{ E1 = 70e9, nu1 = 0.3, E2 = 70e9, nu2 = 0.3 }"), jia, 1e-15);
+  EXPECT_NEAR(eta0_of("{ E1 = 70e9, nu1 = 0.3, E2 = inf, nu2 = 0.3 }"), jia, 1e-15);
+  const double steel_on_rubber = eta0_of("{ E1 = 200e9, nu1 = 0.29, E2 = 0.01e9, nu2 = 0.49 }");
+  EXPECT_NEAR(steel_on_rubber, std::sqrt((2 - 0.49) / (2 * (1 - 0.49))), 1e-4);  // the soft body dominates
+  EXPECT_NE(error_of(kMinimal + "[params]\neta0 = { E1 = 200e9, nu1 = 0.6 }\n").find("params.eta0: body 1: Poisson's ratio"),
+            std::string::npos);
+  EXPECT_NE(error_of(kMinimal + "[params]\neta0 = { E1 = -1, nu1 = 0.3 }\n").find("params.eta0: body 1: Young's modulus"),
+            std::string::npos);
+  EXPECT_NE(error_of(kMinimal + "[params]\neta0 = { E1 = 1e9, nu1 = 0.3, nu2 = 0.2 }\n").find("nu2 without E2"),
+            std::string::npos);
+  EXPECT_NE(error_of(kMinimal + "[params]\neta0 = { E1 = 1e9, nu = 0.3 }\n").find("params.eta0: unknown key 'nu'"),
+            std::string::npos);
+  EXPECT_NE(error_of(kMinimal + "[params]\nmu = { E1 = 1e9, nu1 = 0.3 }\n").find("params.mu: elastic constants"),
+            std::string::npos);
+}
+
 TEST(StudyConfig, ErrorsCarryLineAndColumn) {
   // the unknown key is on line 5, column 1
   const std::string msg = error_of(kMinimal + "[design]\nnn = 3\n");
