@@ -9,7 +9,8 @@
 #   bash scripts/fuzz.sh 3600            # the longer run (docs/testing.md)
 #   bash scripts/fuzz.sh 300 fuzz_law_jia fuzz_law_stronge
 #
-# Environment: FUZZ_JOBS (build jobs, default nproc), FUZZ_KEEP=1 (keep the grown corpora and logs,
+# Environment: FUZZ_SEED (libFuzzer's -seed: a reproducible run, as .ci/run's; unset: a fresh
+# random seed per harness), FUZZ_JOBS (build jobs, default nproc), FUZZ_KEEP=1 (keep the grown corpora and logs,
 # printed at the end), FUZZ_GOING=1 (keep going after a finding: libFuzzer's -fork=1 with crashes,
 # timeouts and OOMs ignored, every reproducer kept, executions read from its last status line; by
 # default a harness stops at its first finding and its executions come from -print_final_stats). Builds into build-fuzz/ (cmake -DIMPACT_FUZZ=ON with clang++, no CUDA).
@@ -58,6 +59,7 @@ for h in "${harnesses[@]}"; do
   args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
         -artifact_prefix="$d/artifacts/")
   if [ "${FUZZ_GOING:-0}" = 1 ]; then args+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1); fi
+  if [ -n "${FUZZ_SEED:-}" ]; then args+=(-seed="$FUZZ_SEED"); fi
   dict=$(dict_of "$h")
   if [ -n "$dict" ]; then args+=(-dict="$dict"); fi
   echo "fuzz: $h for $secs s ($seeds seeds)" >&2
