@@ -12,6 +12,7 @@
 #include "io/csv.hpp"
 #include "io/out_file.hpp"
 #include "reference/reference.hpp"
+#include "study/scenario_table.hpp"
 
 namespace impact::cli {
 
@@ -21,6 +22,9 @@ CLI::App* add_eval_subcommand(CLI::App& app, EvalArgs& ea) {
   CLI::App* eval = app.add_subcommand("eval", "Evaluate a CSV of contact-space instances with one law");
   eval->add_option("--law", ea.law, "Impact law: " + law_names())->required();
   eval->add_option("--in", ea.in, "Input CSV with a header row ('-' for stdin)")->required();
+  eval->add_option("--scenario", ea.scenario,
+                   "The rows are parameters of this scenario (`impact scenarios`; any of them, the others at their "
+                   "defaults) instead of contact-space instances; the table gains the body-level outputs");
   eval->add_option("--out", ea.out, "Output CSV ('-' for stdout)")->capture_default_str();
   eval->add_option("--backend", ea.backend, "auto|cuda|omp|serial|reference")->capture_default_str();
   eval->add_option("--precision", ea.precision, "double|float")->capture_default_str();
@@ -67,7 +71,11 @@ void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, P
   const auto t0 = std::chrono::steady_clock::now();
   io::CsvReader reader(args.in);
   io::OutFile out(args.out);
-  const TableStats s = evaluate_table<T>(reader, out, law, ref::any_batch_fn<T>(law, backend.backend), opt, args.chunk);
+  const BatchFn<T> fn = ref::any_batch_fn<T>(law, backend.backend);
+  const TableStats s =
+      args.scenario.empty()
+          ? evaluate_table<T>(reader, out, law, fn, opt, args.chunk)
+          : study::evaluate_scenario_table<T>(reader, out, *study::find_scenario(args.scenario), law, fn, opt, args.chunk);
   out.commit();
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (summary) print_summary(summary, args, law, backend, precision, reader.path(), s, total);
@@ -88,6 +96,8 @@ void run_eval(const EvalArgs& args, std::FILE* summary) {
   const LawInfo& law = law_named(args.law);
   const Precision precision = parse_precision(args.precision);
   const LawOptions opt = law_options(args.steps, parse_integrator(args.integrator));
+  if (!args.scenario.empty() && !study::find_scenario(args.scenario))
+    throw std::invalid_argument("--scenario: unknown scenario '" + args.scenario + "' (known: " + study::scenario_list() + ")");
   if (io::same_file(args.in, args.out))
     throw std::invalid_argument("--in and --out name the same file (" + args.out +
                                 "): write the results to another file");

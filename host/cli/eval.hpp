@@ -19,6 +19,7 @@ struct EvalArgs {
   int steps = 250;
   std::string integrator = "rk4";
   std::size_t chunk = 1 << 16;  // rows per batch
+  std::string scenario;         // set: the rows are this scenario's parameters (study/scenario_table.hpp)
   bool quiet = false;           // no summary on stderr
 };
 

@@ -8,11 +8,8 @@
 
 namespace impact::engine {
 
-namespace {
-
-// The ok rows of a chunk into the summary.
 template <class T>
-void summarise(TableStats& s, const InputColumns<T>& cols, const OutputColumns<T>& res, std::size_t m) {
+void summarise_rows(TableStats& s, const InputColumns<T>& cols, const OutputColumns<T>& res, std::size_t m) {
   for (std::size_t i = 0; i < m; ++i) {
     const Status st = res.status_of(i);
     ++s.rows;
@@ -30,7 +27,8 @@ void summarise(TableStats& s, const InputColumns<T>& cols, const OutputColumns<T
   }
 }
 
-}  // namespace
+template void summarise_rows<double>(TableStats&, const InputColumns<double>&, const OutputColumns<double>&, std::size_t);
+template void summarise_rows<float>(TableStats&, const InputColumns<float>&, const OutputColumns<float>&, std::size_t);
 
 template <class T>
 TableStats evaluate_table(io::CsvReader& reader, io::OutFile& out, const LawInfo& law, BatchFn<T> fn,
@@ -67,7 +65,7 @@ TableStats evaluate_table(io::CsvReader& reader, io::OutFile& out, const LawInfo
       append_results(buf, law, res, i);
       buf += '\n';
     }
-    summarise(stats, cols, res, m);
+    summarise_rows(stats, cols, res, m);
     out.put(buf);
     buf.clear();
   }

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "engine/columns.hpp"
 #include "engine/registry.hpp"
 #include "io/csv.hpp"
 #include "io/out_file.hpp"
@@ -31,6 +32,10 @@ struct TableStats {
   RangeStat Pn, Pt, vfn, dE_rel;             // over ok rows (impact/derived.hpp)
   double law_seconds = 0;                    // time in the batch calls
 };
+
+// Rows [0, m) of a chunk into the summary (every row's status; the quantities of ok rows).
+template <class T>
+void summarise_rows(TableStats& s, const InputColumns<T>& cols, const OutputColumns<T>& res, std::size_t m);
 
 // Reads `in` to its end in chunks of `chunk` rows, evaluates each chunk with `fn`, writes the
 // header and every row with its results to `out` (not committed). Throws io::InputError for a

@@ -41,20 +41,6 @@ std::vector<std::string> kept_columns(const StudyConfig& c, const ScenarioInfo& 
   return kept;
 }
 
-// The instance of a sample the scenario cannot build: one every law accepts (the row keeps the
-// build status; its results are not used).
-ContactProblem<double> placeholder_instance() {
-  ContactProblem<double> p{};
-  p.W = Sym3<double>{1, 0, 0, 1, 0, 1};
-  p.n = Vec3<double>{0, 0, 1};
-  p.v0 = Vec3<double>{0, 0, -1};
-  p.mu = 0;
-  p.e = 0;
-  p.e_t = 0;
-  p.eta0 = 1;
-  return p;
-}
-
 // The samples of one chunk of the design.
 template <class T>
 struct Chunk {

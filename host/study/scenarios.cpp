@@ -732,4 +732,16 @@ void spatial_pendulum_MJ(const double* values, double M[36], double J[18]) {
 
 }  // namespace scenario_detail
 
+ContactProblem<double> placeholder_instance() {
+  ContactProblem<double> p{};
+  p.W = Sym3<double>{1, 0, 0, 1, 0, 1};
+  p.n = Vec3<double>{0, 0, 1};
+  p.v0 = Vec3<double>{0, 0, -1};
+  p.mu = 0;
+  p.e = 0;
+  p.e_t = 0;
+  p.eta0 = 1;
+  return p;
+}
+
 }  // namespace impact::study

@@ -52,6 +52,9 @@ struct ScenarioInfo {
 };
 
 const std::vector<ScenarioInfo>& all_scenarios();
+// The instance standing in for a sample the scenario cannot build: one every law accepts (the row
+// keeps its build status; the law's results for it are not used).
+ContactProblem<double> placeholder_instance();
 const ScenarioInfo* find_scenario(std::string_view name);  // null when unknown
 std::string scenario_list();                               // "contact, ball, pencil, ..."
 
