@@ -91,6 +91,20 @@ struct ContactProblem {
   T eta0;      // Jia's stiffness ratio sqrt(k_n / k_t)
 };
 
+// The same instance in precision T, every value rounded to T (a double instance for a float law).
+template <class T, class U>
+IMPACT_HD ContactProblem<T> problem_cast(const ContactProblem<U>& d) {
+  ContactProblem<T> p;
+  p.W = Sym3<T>{T(d.W.xx), T(d.W.xy), T(d.W.xz), T(d.W.yy), T(d.W.yz), T(d.W.zz)};
+  p.n = Vec3<T>{T(d.n.x), T(d.n.y), T(d.n.z)};
+  p.v0 = Vec3<T>{T(d.v0.x), T(d.v0.y), T(d.v0.z)};
+  p.mu = T(d.mu);
+  p.e = T(d.e);
+  p.e_t = T(d.e_t);
+  p.eta0 = T(d.eta0);
+  return p;
+}
+
 // Number of law-specific auxiliary scalars a result can carry (see each law's header).
 constexpr int kAux = 5;
 

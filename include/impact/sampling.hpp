@@ -493,16 +493,7 @@ IMPACT_HD inline ContactProblem<double> make_instance_double(const SampleSpec& s
 // The instance `index` of the study in precision T (generated in double, then rounded).
 template <class T>
 IMPACT_HD ContactProblem<T> make_instance(const SampleSpec& spec, std::uint64_t seed, std::uint64_t index) {
-  const ContactProblem<double> d = make_instance_double(spec, seed, index);
-  ContactProblem<T> p;
-  p.W = Sym3<T>{T(d.W.xx), T(d.W.xy), T(d.W.xz), T(d.W.yy), T(d.W.yz), T(d.W.zz)};
-  p.n = Vec3<T>{T(d.n.x), T(d.n.y), T(d.n.z)};
-  p.v0 = Vec3<T>{T(d.v0.x), T(d.v0.y), T(d.v0.z)};
-  p.mu = T(d.mu);
-  p.e = T(d.e);
-  p.e_t = T(d.e_t);
-  p.eta0 = T(d.eta0);
-  return p;
+  return problem_cast<T>(make_instance_double(spec, seed, index));
 }
 
 }  // namespace impact

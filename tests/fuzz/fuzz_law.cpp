@@ -118,18 +118,7 @@ template <class T> void check(const ContactProblem<T>& p, const LawOptions& opt)
             int(r.steps), unsigned(r.modes.bits));
 }
 
-ContactProblem<float> to_float(const ContactProblem<double>& p) {
-  auto f = [](double x) { return static_cast<float>(x); };
-  ContactProblem<float> q;
-  q.W = Sym3<float>{f(p.W.xx), f(p.W.xy), f(p.W.xz), f(p.W.yy), f(p.W.yz), f(p.W.zz)};
-  q.n = Vec3<float>{f(p.n.x), f(p.n.y), f(p.n.z)};
-  q.v0 = Vec3<float>{f(p.v0.x), f(p.v0.y), f(p.v0.z)};
-  q.mu = f(p.mu);
-  q.e = f(p.e);
-  q.e_t = f(p.e_t);
-  q.eta0 = f(p.eta0);
-  return q;
-}
+ContactProblem<float> to_float(const ContactProblem<double>& p) { return problem_cast<float>(p); }
 
 }  // namespace
 }  // namespace impact::fuzz

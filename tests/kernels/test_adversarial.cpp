@@ -135,15 +135,8 @@ void campaign(const engine::LawInfo& law, std::size_t n, std::uint64_t seed) {
     bool finite = isfinite3(r.P) && isfinite3(r.vf) && std::isfinite(r.dE);
     for (int k = 0; k < kAux; ++k) finite = finite && !std::isnan(r.aux[k]);
     nan_ok += !finite;
-    ContactProblem<T> p;
     const ContactProblem<double>& d = ps[i];
-    p.W = Sym3<T>{T(d.W.xx), T(d.W.xy), T(d.W.xz), T(d.W.yy), T(d.W.yz), T(d.W.zz)};
-    p.n = Vec3<T>{T(d.n.x), T(d.n.y), T(d.n.z)};
-    p.v0 = Vec3<T>{T(d.v0.x), T(d.v0.y), T(d.v0.z)};
-    p.mu = T(d.mu);
-    p.e = T(d.e);
-    p.e_t = T(d.e_t);
-    p.eta0 = T(d.eta0);
+    ContactProblem<T> p = problem_cast<T>(d);
     // the normal as the law received it: rounded to T and normalised in T (in its own units); in
     // float a cone with mu ~ 1e5 is judged on P_n ~ |P| / mu, at the rounding of n itself
     p.n = pow2_scale(p.n, -exponent_of(max_abs3(p.n)));

@@ -56,15 +56,7 @@ ContactProblem<double> scaled(ContactProblem<double> p, double sw, double sv, do
 
 template <class Law, class T>
 Result<T> eval_as(const ContactProblem<double>& pd) {
-  ContactProblem<T> p;
-  p.W = Sym3<T>{T(pd.W.xx), T(pd.W.xy), T(pd.W.xz), T(pd.W.yy), T(pd.W.yz), T(pd.W.zz)};
-  p.n = Vec3<T>{T(pd.n.x), T(pd.n.y), T(pd.n.z)};
-  p.v0 = Vec3<T>{T(pd.v0.x), T(pd.v0.y), T(pd.v0.z)};
-  p.mu = T(pd.mu);
-  p.e = T(pd.e);
-  p.e_t = T(pd.e_t);
-  p.eta0 = T(pd.eta0);
-  return Law::template eval<T>(p, LawOptions{});
+  return Law::template eval<T>(problem_cast<T>(pd), LawOptions{});
 }
 
 double rel(double a, double b) { return std::abs(a - b) / std::max(std::abs(a), std::abs(b)); }
