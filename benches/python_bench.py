@@ -8,6 +8,13 @@ batch entry point). The package must not be slower than the CLI's law time by mo
 conversion cost.
 
     PYTHONPATH=build/python python3 benches/python_bench.py --impact build/impact --n 200000
+
+--device (a GPU with JAX): evaluate() on JAX device arrays (read and written on the GPU, no host
+copy) against the JAX peer (benches/peers/jax_peer.py: the same law as a jit-compiled vmap) on the
+same device arrays, both timed to completion (block_until_ready), best of --reps after a warm-up,
+for chatterjee-ruina and jia by default: instances/s and the ratio.
+
+    PYTHONPATH=build/python python3 benches/python_bench.py --device --n 4000000 --laws chatterjee-ruina,jia
 """
 import argparse
 import json
@@ -66,6 +73,62 @@ def conversion(d, dtype):
     return time.perf_counter() - t0
 
 
+def device_bench(a, d):
+    """evaluate() on JAX GPU arrays against the JAX peer on the same arrays; rows for the JSON."""
+    usable, why = ib.cuda_usable()
+    if not usable:
+        print(f"python_bench: --device needs a usable CUDA device ({why})", file=sys.stderr)
+        return None
+    try:
+        import jax
+    except ImportError:
+        print("python_bench: --device needs JAX (the peer and the device arrays)", file=sys.stderr)
+        return None
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
+    import jax_peer  # noqa: E402  (its module-level set-up needs the path)
+
+    gpu = [x for x in jax.devices() if x.platform == "gpu"]
+    if not gpu:
+        print("python_bench: --device: JAX has no GPU backend here", file=sys.stderr)
+        return None
+    rows = []
+    for precision in a.precisions.split(","):
+        if precision == "double":
+            jax.config.update("jax_enable_x64", True)
+        T = np.float64 if precision == "double" else np.float32
+        put = lambda x: jax.device_put(np.asarray(x, dtype=T), gpu[0])
+        W, n, v = put(d["W"]), put(d["n"]), put(d["v"])
+        prm = {k: put(d[k]) for k in ("mu", "e", "e_t", "eta0")}
+        cols = [W[:, 0, 0], W[:, 0, 1], W[:, 0, 2], W[:, 1, 1], W[:, 1, 2], W[:, 2, 2], n[:, 0], n[:, 1], n[:, 2],
+                v[:, 0], v[:, 1], v[:, 2], prm["mu"], prm["e"], prm["e_t"], prm["eta0"]]
+        cols = [jax.block_until_ready(c + 0) for c in cols]  # the peer's contiguous columns, made before timing
+        for law in a.laws.split(","):
+            params = {p: prm[p] for p in ib.law(law)["params"]}
+
+            def ours():
+                r = ib.evaluate(law, W, n, v, **params, precision=precision, steps=a.steps)
+                jax.block_until_ready(r.status)
+            if law in ("newton", "chatterjee-ruina", "jia"):
+                fn = jax.jit(jax.vmap(jax_peer.make_law(law, T, a.steps, False))).lower(*cols).compile()
+                peer = lambda: jax.block_until_ready(fn(*cols))
+            else:
+                peer = None
+            ours()
+            t_ours = min(_timed(ours) for _ in range(a.reps))
+            t_peer = None
+            if peer:
+                peer()
+                t_peer = min(_timed(peer) for _ in range(a.reps))
+            rate = a.n / t_ours
+            prate = a.n / t_peer if t_peer else None
+            rows.append(dict(law=law, precision=precision, n=a.n, steps=a.steps, device=str(gpu[0]),
+                             evaluate_device_per_s=rate, jax_peer_per_s=prate,
+                             ratio=(rate / prate) if prate else None))
+            print(f"{law:18s} {precision:6s} evaluate on device arrays {rate:11.4g}/s   JAX peer "
+                  f"{prate if prate else float('nan'):11.4g}/s   ratio {rate / prate if prate else float('nan'):7.3g}")
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--impact", default="build/impact")
@@ -75,8 +138,20 @@ def main():
     ap.add_argument("--laws", default=",".join(d["name"] for d in ib.laws()))
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--json", help="write the table as JSON here")
+    ap.add_argument("--device", action="store_true", help="device arrays (JAX on a GPU) against the JAX peer")
+    ap.add_argument("--precisions", default="double,float", help="--device: the precisions")
     a = ap.parse_args()
     d = instances(a.n)
+    if a.device:
+        if a.laws == ",".join(x["name"] for x in ib.laws()):
+            a.laws = "chatterjee-ruina,jia"
+        rows = device_bench(a, d)
+        if rows is None:
+            return 77
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(dict(device_rows=rows), f, indent=1)
+        return 0
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "in.csv")

@@ -9,7 +9,7 @@ PKGS=(cmake g++ make git pkg-config
       librandom123-dev libthrust-dev libboost-dev
       libtomlplusplus-dev nlohmann-json3-dev
       python3 python3-numpy python3-matplotlib
-      python3-dev pybind11-dev python3-pytest python3-pandas  # the Python package (python/) and its tests
+      python3-dev pybind11-dev libdlpack-dev python3-pytest python3-pandas  # the Python package (python/), its tests
       python3-scipy python3-multiprocess python3-pip  # SALib's dependencies (the Sobol example, below)
       strace)  # fault injection in tests/cli/integrity.sh (EIO on read)
 if [ "${1:-}" = fuzz ]; then

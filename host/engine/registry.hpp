@@ -30,6 +30,7 @@ template <class T>
 struct EntryPoints {
   BatchFn<T> batch[kDeviceBackends];
   SampledFn<T> sampled[kDeviceBackends];
+  BatchFn<T> on_device;  // columns already in device memory (cuda::evaluate_on_device); null without CUDA
 };
 
 struct LawInfo {

@@ -21,6 +21,7 @@
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
 #include "io/version.hpp"
+#include "python/device.hpp"
 #include "reference/compare.hpp"
 #include "reference/reference.hpp"
 #include "study/bodies.hpp"
@@ -481,6 +482,7 @@ PYBIND11_MODULE(_core, m) {
     }
   });
   m.def("laws", &law_list, "The laws: name, summary, integrator, parameters read, extra outputs");
+  python::bind_device(m);
   m.def("status_names", &status_names, "Status names in code order");
   m.def("input_names", &input_names, "The 16 input columns in the order evaluate() takes them");
   m.def("output_names", &output_names, "The real output columns in order");

@@ -61,6 +61,58 @@ struct StreamOptions {
 template <class Law, class T>
 void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt, const StreamOptions& so);
 
+// Evaluates a batch whose columns already live in device memory (the current device): the law's
+// kernels (sorted by regime key where the law has one, as evaluate_streamed) on the legacy default
+// stream (ordered after the work of CuPy's and PyTorch's default streams), which is
+// synchronized before returning. No host copy.
+template <class Law, class T>
+void evaluate_on_device(const BatchIn<T>& device_in, const BatchOut<T>& device_out, const LawOptions& opt);
+
+// ---- arrays owned by the caller on the device (DLPack, __cuda_array_interface__) ----------------
+// A float32 or float64 array on the device with element strides (the batch index first, then the
+// array's own indices; a stride 0 broadcasts), or a constant for every row (data null).
+struct DeviceView {
+  const void* data = nullptr;
+  bool f64 = true;
+  std::int64_t stride[3] = {0, 0, 0};
+  double value = 0;
+};
+// evaluate()'s arguments: W (N, 3, 3), n and v (N, 3), the parameters mu, e, e_t, eta0 (N,);
+// has[k] false: the law does not read parameter k.
+struct DeviceInputs {
+  DeviceView W, n, v, param[4];
+  bool has[4] = {true, true, true, true};
+};
+// The results, C-contiguous device arrays of N rows: P and vf (N, 3), the real columns (N,) by
+// OutputColumn (out_dE, out_In_c, out_aux0 + k: null where not wanted), modes, steps, status (N,).
+template <class T>
+struct DeviceOutputs {
+  T* P = nullptr;
+  T* vf = nullptr;
+  T* real[kNumRealOutputs] = {};
+  std::uint32_t* modes = nullptr;
+  std::int32_t* steps = nullptr;
+  std::uint8_t* status = nullptr;
+};
+template <class T>
+using DeviceLawFn = void (*)(const BatchIn<T>&, const BatchOut<T>&, const LawOptions&);
+
+// Reads the caller's device arrays into the law's columns (in chunks of kDeviceChunk rows, in
+// device memory: a gather kernel converting to T, W's upper triangle), runs `law`
+// (evaluate_on_device<Law, T>) and writes the results into the caller's device arrays (a scatter
+// kernel). Nothing goes through host memory but one flag: the first row whose W is not symmetric
+// to 1e-12 of max |W| (as the host path checks), returned (-1: none; then nothing is evaluated).
+// `device`: the CUDA device the arrays live on. Throws std::runtime_error on a CUDA error.
+constexpr std::size_t kDeviceChunk = std::size_t(1) << 22;
+template <class T>
+std::int64_t evaluate_device_arrays(DeviceLawFn<T> law, int device, const DeviceInputs& in, std::size_t n,
+                                    const DeviceOutputs<T>& out, const LawOptions& opt);
+
+// Device memory for results handed to Python (DLPack capsules, __cuda_array_interface__): on
+// `device`; device_free(nullptr) does nothing. Throw std::runtime_error on a CUDA error.
+void* device_alloc(int device, std::size_t bytes);
+void device_free(void* p);
+
 // Summary of the sampled instances [begin, end) of a study (kernels/sampled.hpp) reduced on the
 // device: a grid-stride kernel of at most kCudaReduceBlocks blocks; each thread samples,
 // evaluates and merges its rows' moments in registers, status and histogram counts go to shared

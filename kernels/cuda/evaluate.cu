@@ -135,6 +135,28 @@ LinkRate link_rate(std::size_t bytes) {
 
 namespace {
 
+// The law over m rows whose columns are in device memory, on `stream`: with `order` (a law with a
+// regime key), the rows' keys, their stable sort and the evaluation in key order; else row i on
+// thread i. Every row's result goes to its own place either way.
+template <class Law, class T>
+void launch_law(const BatchIn<T>& din, const BatchOut<T>& dout, const LawOptions& opt, std::size_t m, KeyOrder* order,
+                cudaStream_t stream) {
+  const int block = kEvalBlock;
+  bool done = false;
+  if constexpr (HasRegimeKey<Law>::value) {
+    if (order) {
+      key_kernel<Law, T><<<blocks_for(m, block), block, 0, stream>>>(KeyFunctor<Law, T>{din}, m, order->key_in(),
+                                                                     order->index_in());
+      check(cudaGetLastError(), "regime key kernel launch");
+      const std::uint32_t* o = order->sort(m, stream);
+      eval_ordered_kernel<Law, T><<<blocks_for(m, block), block, 0, stream>>>(EvalFunctor<Law, T>{din, dout, opt}, o, m);
+      done = true;
+    }
+  }
+  if (!done) eval_kernel<Law, T><<<blocks_for(m, block), block, 0, stream>>>(EvalFunctor<Law, T>{din, dout, opt}, m);
+  check(cudaGetLastError(), "kernel launch");
+}
+
 // One pipeline stage: the staging buffers of one stream, sized for one chunk. Within a chunk of m
 // rows the columns are packed with stride m (inputs, then packed_batch_out), so each direction is
 // one contiguous copy.
@@ -196,7 +218,6 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
     st.pending = false;
   };
 
-  const int block = kEvalBlock;
   std::size_t k = 0;
   for (std::size_t first = 0; first < n; first += chunk, ++k) {
     Stage<T>& st = *stages[k % S];
@@ -223,19 +244,7 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
     const BatchOut<T> dout = packed_batch_out<T>(static_cast<char*>(st.dev.get()) + ib, m);
     check(cudaMemcpyAsync(st.dev.get(), st.host.get(), ib, cudaMemcpyHostToDevice, st.stream.get()),
           "cudaMemcpyAsync to device");
-    if constexpr (HasRegimeKey<Law>::value) {
-      if (sorted) {
-        key_kernel<Law, T><<<blocks_for(m, block), block, 0, st.stream.get()>>>(KeyFunctor<Law, T>{din}, m,
-                                                                                 st.order.key_in(), st.order.index_in());
-        check(cudaGetLastError(), "regime key kernel launch");
-        const std::uint32_t* order = st.order.sort(m, st.stream.get());
-        eval_ordered_kernel<Law, T><<<blocks_for(m, block), block, 0, st.stream.get()>>>(
-            EvalFunctor<Law, T>{din, dout, opt}, order, m);
-      }
-    }
-    if (!sorted)
-      eval_kernel<Law, T><<<blocks_for(m, block), block, 0, st.stream.get()>>>(EvalFunctor<Law, T>{din, dout, opt}, m);
-    check(cudaGetLastError(), "kernel launch");
+    launch_law<Law, T>(din, dout, opt, m, sorted ? &st.order : nullptr, st.stream.get());
     check(cudaMemcpyAsync(static_cast<char*>(st.host.get()) + ib, static_cast<char*>(st.dev.get()) + ib, ob,
                           cudaMemcpyDeviceToHost, st.stream.get()),
           "cudaMemcpyAsync to host");
@@ -250,6 +259,16 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
 template <class Law, class T>
 void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt) {
   evaluate_streamed<Law, T>(in, out, opt, StreamOptions{});
+}
+
+template <class Law, class T>
+void evaluate_on_device(const BatchIn<T>& din, const BatchOut<T>& dout, const LawOptions& opt) {
+  const std::size_t m = din.count;
+  if (m == 0) return;
+  KeyOrder order;
+  if (HasRegimeKey<Law>::value) order.alloc(m);
+  launch_law<Law, T>(din, dout, opt, m, HasRegimeKey<Law>::value ? &order : nullptr, nullptr);
+  check(cudaStreamSynchronize(nullptr), "kernel on device arrays");
 }
 
 namespace {
@@ -281,7 +300,9 @@ void philox_uniforms(std::uint64_t seed, std::uint32_t stream, std::uint64_t fir
   template void evaluate_streamed<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&, \
                                                const StreamOptions&);                                        \
   template void evaluate_streamed<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&, \
-                                              const StreamOptions&);
+                                              const StreamOptions&);                                        \
+  template void evaluate_on_device<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&); \
+  template void evaluate_on_device<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&);
 IMPACT_FOR_EACH_LAW(IMPACT_INSTANTIATE)
 #undef IMPACT_INSTANTIATE
 

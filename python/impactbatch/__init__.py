@@ -20,9 +20,10 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from . import _core
+from . import _core, _device
+from ._device import DeviceResult
 
-__all__ = ["Status", "Result", "evaluate", "laws", "law", "status_name", "version", "cuda_usable", "Body", "Contact",
+__all__ = ["Status", "Result", "DeviceResult", "evaluate", "laws", "law", "status_name", "version", "cuda_usable", "Body", "Contact",
            "two_bodies", "after_impact", "reduce", "scenarios", "scenario", "Instances", "study", "StudyResult",
            "eta0_from_elastic", "compare", "Comparison"]
 
@@ -63,26 +64,11 @@ def status_name(code: int) -> str:
     return Status(int(code)).name
 
 
-def _device_kind(x: Any) -> Optional[str]:
-    """'cuda' (or the DLPack device) for an array that lives on a device, None for host data."""
-    if hasattr(x, "__cuda_array_interface__"):
-        return "cuda"
-    dev = getattr(x, "__dlpack_device__", None)
-    if callable(dev):
-        try:
-            kind = int(dev()[0])
-        except Exception:  # not a DLPack producer after all
-            return None
-        if kind not in (1, 3):  # kDLCPU, kDLCUDAHost
-            return f"DLPack device type {kind}"
-    return None
-
-
 def _real_array(name: str, x: Any) -> np.ndarray:
-    kind = _device_kind(x)
+    kind = _device.device_kind(x)
     if kind is not None:
-        raise TypeError(f"{name}: a device array ({kind}); this version of impactbatch takes host arrays only "
-                        f"(copy it to the host first, e.g. cupy.asnumpy(x) or x.cpu().numpy())")
+        raise TypeError(f"{name}: a device array ({kind}); this function takes host arrays (evaluate() takes "
+                        f"device arrays; else copy it to the host first, e.g. cupy.asnumpy(x) or x.cpu().numpy())")
     try:
         a = np.asarray(x)
     except Exception as err:
@@ -165,7 +151,7 @@ def _columns(law: str, W: Any, n: Any, v: Any, mu: Any, e: Any, e_t: Any, eta0: 
 
 def evaluate(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_t: Any = None, eta0: Any = None, *,
              backend: str = "auto", precision: str = "double", steps: int = 250,
-             integrator: str = "rk4") -> "Result":
+             integrator: str = "rk4") -> "Result | DeviceResult":
     """Evaluates N impacts with one law.
 
     law: a name of laws() (newton, chatterjee-ruina, aghili, morgan, stronge, jia).
@@ -177,7 +163,20 @@ def evaluate(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_
     or "reference" (the CPU reference, double only); precision: "double" or "float"; steps and
     integrator ("rk4", "euler"): the fixed step count of the integrators (jia, stronge).
     Returns a Result (P, vf, dE, status and the law's extra outputs, one row per instance).
+
+    Device arrays (CuPy, PyTorch, JAX, or anything with __cuda_array_interface__ or a CUDA DLPack
+    export; float64 or float32, any strides) are read where they are and the law runs on the GPU:
+    the results come back as device arrays of the same kind, in a DeviceResult, without a host round
+    trip. Every array argument must then be on the same device (a parameter may be a number).
     """
+    args = {"W": W, "n": n, "v": v, "mu": mu, "e": e, "e_t": e_t, "eta0": eta0}
+    if any(_device.device_kind(x) is not None for x in args.values() if x is not None):
+        if law not in _LAWS:
+            raise ValueError(f"law: unknown law {law!r} (known: {', '.join(_LAWS)})")
+        if precision not in _DTYPES:
+            raise ValueError(f"precision: expected 'double' or 'float', got {precision!r}")
+        return _device.evaluate(law, args, _LAWS[law], backend=backend, precision=precision, steps=steps,
+                                integrator=integrator)
     cols, N, info = _columns(law, W, n, v, mu, e, e_t, eta0, precision)
     out = _core.evaluate(law, cols, N, backend, precision, int(steps), integrator)
     return Result(law, info, precision, out)

@@ -184,14 +184,6 @@ def test_bad_inputs_raise_naming_the_argument(call, exc, words):
         assert w in str(err.value), (w, str(err.value))
 
 
-def test_device_arrays_are_refused_with_a_reason():
-    class FakeCuda:
-        __cuda_array_interface__ = {"shape": (3, 3), "typestr": "<f8", "data": (0, False), "version": 3}
-
-    with pytest.raises(TypeError, match="W: a device array"):
-        ib.evaluate("newton", FakeCuda(), [0, 0, 1], [0, 0, -1], e=0.5)
-
-
 def test_tables(cases):
     _, rows, (W, n, v, params) = cases
     r = ib.evaluate("jia", W[:100], n[:100], v[:100], **{k: x[:100] for k, x in params.items()}, backend="omp")

@@ -71,3 +71,15 @@ def test_sobol_ball_equals_impact_study(tmp_path):
             assert abs(float(r[k]) - salib[r["output"]][k][i]) < 1e-12, (r["output"], r["parameter"], k)
     # and they say what the physics says: the rebound speed e |V0z| depends on e alone
     assert salib["Vz"]["ST"][1] > 0.99 and max(abs(x) for j, x in enumerate(salib["Vz"]["ST"]) if j != 1) < 1e-9
+
+
+def test_device_arrays_example():
+    """The device-array example on a GPU with CuPy, PyTorch or JAX; it exits 77 saying why elsewhere."""
+    import pytest
+
+    p = subprocess.run([sys.executable, os.path.join(SRC, "examples", "python", "device_arrays.py"), "--n", "200000"],
+                       capture_output=True, text=True, env=dict(os.environ))
+    if p.returncode == 77:
+        pytest.skip(p.stderr.strip())
+    assert p.returncode == 0, p.stderr
+    assert "200000 ball impacts with jia" in p.stdout and "ok 100.00%" in p.stdout

@@ -1,0 +1,233 @@
+// impactbatch._core on device arrays: evaluate() reads CuPy / PyTorch / JAX arrays where they live
+// (their pointers and strides, from __cuda_array_interface__ or DLPack) and writes its results into
+// device memory it hands out as DeviceArray objects, which CuPy, PyTorch and JAX take without a copy
+// (__dlpack__ / __dlpack_device__, and __cuda_array_interface__ for the others). The law runs
+// through the registry's on-device entry point (kernels/cuda: cuda::evaluate_device_arrays).
+#include "python/device.hpp"
+
+#include <dlpack/dlpack.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/backend_pick.hpp"
+#include "engine/columns.hpp"
+#include "engine/options.hpp"
+#include "engine/registry.hpp"
+#ifdef IMPACT_WITH_CUDA
+#include "kernels/cuda/cuda.hpp"
+#endif
+
+namespace py = pybind11;
+
+namespace impact::python {
+
+namespace {
+
+// Result memory on a CUDA device: a C-contiguous array owned by shared pointers (this object and
+// every DLPack capsule handed out keep it alive).
+struct DeviceArray {
+  std::shared_ptr<void> mem;
+  std::vector<std::int64_t> shape;
+  DLDataType dtype{};
+  int device = 0;
+
+  std::uintptr_t ptr() const { return reinterpret_cast<std::uintptr_t>(mem.get()); }
+  std::string typestr() const {
+    const char kind = dtype.code == kDLFloat ? 'f' : dtype.code == kDLInt ? 'i' : 'u';
+    return std::string("<") + kind + std::to_string(dtype.bits / 8);
+  }
+};
+
+struct Held {  // a capsule's hold on the memory, with the shape DLTensor points to
+  std::shared_ptr<void> mem;
+  std::vector<std::int64_t> shape;
+};
+
+void capsule_destructor(PyObject* cap) {
+  // not consumed (still named "dltensor"): the producer frees it (DLPack's Python protocol)
+  if (PyCapsule_IsValid(cap, "dltensor")) {
+    auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+    if (t && t->deleter) t->deleter(t);
+  }
+}
+
+py::object to_dlpack(const DeviceArray& a) {
+  auto* held = new Held{a.mem, a.shape};
+  auto* t = new DLManagedTensor{};
+  t->dl_tensor.data = a.mem.get();
+  t->dl_tensor.device = DLDevice{kDLCUDA, a.device};
+  t->dl_tensor.ndim = static_cast<int>(held->shape.size());
+  t->dl_tensor.dtype = a.dtype;
+  t->dl_tensor.shape = held->shape.data();
+  t->dl_tensor.strides = nullptr;  // compact, row-major
+  t->dl_tensor.byte_offset = 0;
+  t->manager_ctx = held;
+  t->deleter = [](DLManagedTensor* self) {
+    delete static_cast<Held*>(self->manager_ctx);
+    delete self;
+  };
+  PyObject* cap = PyCapsule_New(t, "dltensor", &capsule_destructor);
+  if (!cap) {
+    t->deleter(t);
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::object>(cap);
+}
+
+py::dict cuda_array_interface(const DeviceArray& a) {
+  py::dict d;
+  d["shape"] = py::tuple(py::cast(a.shape));
+  d["typestr"] = a.typestr();
+  d["data"] = py::make_tuple(a.ptr(), false);
+  d["strides"] = py::none();
+  d["version"] = 3;
+  d["stream"] = py::none();  // written and synchronized before it is handed out
+  return d;
+}
+
+// What a DLPack capsule describes (not consumed: the caller keeps the capsule alive while the data
+// is used, and its producer frees it with the capsule).
+py::dict dlpack_view(const py::capsule& cap) {
+  if (!PyCapsule_IsValid(cap.ptr(), "dltensor"))
+    throw std::invalid_argument("expected an unconsumed DLPack capsule (named 'dltensor')");
+  const auto* t = static_cast<const DLManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor"));
+  const DLTensor& x = t->dl_tensor;
+  py::dict d;
+  d["ptr"] = reinterpret_cast<std::uintptr_t>(static_cast<const char*>(x.data) + x.byte_offset);
+  d["device_type"] = static_cast<int>(x.device.device_type);
+  d["device_id"] = x.device.device_id;
+  std::string code = x.dtype.code == kDLFloat ? "f" : x.dtype.code == kDLInt ? "i" : x.dtype.code == kDLUInt ? "u" : "?";
+  d["typestr"] = "<" + code + std::to_string(x.dtype.bits / 8) + (x.dtype.lanes != 1 ? "x" + std::to_string(x.dtype.lanes) : "");
+  std::vector<std::int64_t> shape(x.shape, x.shape + x.ndim), strides;
+  if (x.strides) strides.assign(x.strides, x.strides + x.ndim);
+  d["shape"] = py::tuple(py::cast(shape));
+  d["strides"] = x.strides ? py::object(py::tuple(py::cast(strides))) : py::object(py::none());  // elements
+  return d;
+}
+
+#ifdef IMPACT_WITH_CUDA
+DeviceArray device_array(int device, std::vector<std::int64_t> shape, DLDataType dtype) {
+  std::size_t count = 1;
+  for (std::int64_t s : shape) count *= static_cast<std::size_t>(s);
+  DeviceArray a;
+  a.mem = std::shared_ptr<void>(cuda::device_alloc(device, count * dtype.bits / 8), &cuda::device_free);
+  a.shape = std::move(shape);
+  a.dtype = dtype;
+  a.device = device;
+  return a;
+}
+
+// One argument: None (a parameter the law does not read), a number (every row), or the tuple
+// (pointer, float64?, stride of the batch index, of the first own index, of the second), in elements.
+cuda::DeviceView view_of(const py::handle& h, bool* present = nullptr) {
+  cuda::DeviceView v;
+  if (present) *present = !h.is_none();
+  if (h.is_none()) return v;
+  if (py::isinstance<py::tuple>(h)) {
+    const auto t = h.cast<py::tuple>();
+    if (t.size() != 5) throw std::invalid_argument("a device view is (ptr, f64, s0, s1, s2)");
+    v.data = reinterpret_cast<const void*>(t[0].cast<std::uintptr_t>());
+    v.f64 = t[1].cast<bool>();
+    for (int k = 0; k < 3; ++k) v.stride[k] = t[2 + k].cast<std::int64_t>();
+    return v;
+  }
+  v.value = h.cast<double>();
+  return v;
+}
+
+template <class T>
+py::dict evaluate_typed(const engine::LawInfo& law, int device, std::size_t n, const py::dict& views,
+                        const LawOptions& opt) {
+  cuda::DeviceInputs in;
+  in.W = view_of(views["W"]);
+  in.n = view_of(views["n"]);
+  in.v = view_of(views["v"]);
+  const char* params[4] = {"mu", "e", "e_t", "eta0"};
+  for (int p = 0; p < 4; ++p) {
+    in.param[p] = view_of(views[params[p]], &in.has[p]);
+    in.has[p] = in.has[p] && law.reads(in_mu + p);
+  }
+  const std::int64_t N = static_cast<std::int64_t>(n);
+  const DLDataType real{kDLFloat, sizeof(T) * 8, 1};
+  py::dict res;
+  cuda::DeviceOutputs<T> out;
+  DeviceArray P = device_array(device, {N, 3}, real), vf = device_array(device, {N, 3}, real);
+  DeviceArray dE = device_array(device, {N}, real), status = device_array(device, {N}, DLDataType{kDLUInt, 8, 1});
+  out.P = static_cast<T*>(P.mem.get());
+  out.vf = static_cast<T*>(vf.mem.get());
+  out.real[out_dE] = static_cast<T*>(dE.mem.get());
+  out.status = static_cast<std::uint8_t*>(status.mem.get());
+  res["P"] = P;
+  res["vf"] = vf;
+  res["dE"] = dE;
+  res["status"] = status;
+  for (const ExtraColumn& x : law.extras) {
+    if (x.what == Extra::Modes) {
+      DeviceArray a = device_array(device, {N}, DLDataType{kDLUInt, 32, 1});
+      out.modes = static_cast<std::uint32_t*>(a.mem.get());
+      res[x.name] = a;
+    } else if (x.what == Extra::Steps) {
+      DeviceArray a = device_array(device, {N}, DLDataType{kDLInt, 32, 1});
+      out.steps = static_cast<std::int32_t*>(a.mem.get());
+      res[x.name] = a;
+    } else {
+      DeviceArray a = device_array(device, {N}, real);
+      out.real[real_column_of(x.what)] = static_cast<T*>(a.mem.get());
+      res[x.name] = a;
+    }
+  }
+  const engine::BatchFn<T> fn = engine::entry_points<T>(law).on_device;
+  res["asym_row"] = cuda::evaluate_device_arrays<T>(fn, device, in, n, out, opt);
+  return res;
+}
+#endif
+
+// evaluate() on device arrays (views: W, n, v, mu, e, e_t, eta0 as view_of() takes them): the
+// results as DeviceArray objects (P, vf, dE, status, the law's extras), and asym_row (-1, or the
+// first row whose W is not symmetric: then nothing was evaluated).
+py::dict evaluate_device(const std::string& law_name, const std::string& precision, int steps,
+                         const std::string& integrator, int device, std::size_t n, const py::dict& views) {
+  const engine::LawInfo& law = engine::law_named(law_name);
+  const engine::Precision p = engine::parse_precision(precision);
+  const LawOptions opt = engine::law_options(steps, engine::parse_integrator(integrator));
+#ifdef IMPACT_WITH_CUDA
+  std::string why;
+  if (!engine::cuda_usable(&why)) throw std::runtime_error("device arrays need a usable CUDA device: " + why);
+  if (p == engine::Precision::f32) return evaluate_typed<float>(law, device, n, views, opt);
+  return evaluate_typed<double>(law, device, n, views, opt);
+#else
+  (void)law, (void)p, (void)opt, (void)device, (void)n, (void)views;
+  throw std::runtime_error("device arrays need the CUDA backend, and this impactbatch was built without CUDA "
+                           "(build with nvcc present, or -DIMPACT_CUDA=ON)");
+#endif
+}
+
+}  // namespace
+
+void bind_device(py::module_& m) {
+  py::class_<DeviceArray>(m, "DeviceArray", "Result memory on a CUDA device (DLPack and __cuda_array_interface__)")
+      .def_property_readonly("shape", [](const DeviceArray& a) { return py::tuple(py::cast(a.shape)); })
+      .def_property_readonly("typestr", &DeviceArray::typestr)
+      .def_property_readonly("device", [](const DeviceArray& a) { return a.device; })
+      .def_property_readonly("ptr", &DeviceArray::ptr)
+      .def_property_readonly("__cuda_array_interface__", &cuda_array_interface)
+      .def("__dlpack__", [](const DeviceArray& a, const py::kwargs&) { return to_dlpack(a); })
+      .def("__dlpack__", [](const DeviceArray& a, const py::object&, const py::kwargs&) { return to_dlpack(a); })
+      .def("__dlpack_device__", [](const DeviceArray& a) { return py::make_tuple(static_cast<int>(kDLCUDA), a.device); });
+  m.def("dlpack_view", &dlpack_view, "Pointer, dtype, shape, strides and device of a DLPack capsule (not consumed)");
+  m.def("evaluate_device", &evaluate_device, "evaluate() on device arrays (views), results as DeviceArray");
+  m.def("has_cuda_build", []() {
+#ifdef IMPACT_WITH_CUDA
+    return true;
+#else
+    return false;
+#endif
+  });
+}
+
+}  // namespace impact::python

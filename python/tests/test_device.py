@@ -1,0 +1,182 @@
+"""evaluate() on device arrays (CuPy, PyTorch, JAX; __cuda_array_interface__ / DLPack).
+
+Without a GPU: the arguments are checked before any device work (shapes, dtypes, a host array among
+device arrays, different devices, a non-CUDA DLPack device, batch lengths, the backend), and the
+device path says why it cannot run (a build without CUDA, or no usable device). With a GPU and one of
+CuPy, PyTorch or JAX: results equal the host path's (cuda against serial within the backends' test
+tolerances, identical statuses), come back as the same kind of array, and live where the core wrote
+them (the array's device pointer is the DeviceArray's: no copy), with the inputs read in place
+(their pointers are what the core was given). Those tests skip, saying why, elsewhere."""
+import importlib.util
+
+import numpy as np
+import pytest
+
+import impactbatch as ib
+from impactbatch import _device
+
+
+class FakeCuda:
+    """An object that says it lives on a CUDA device (it never reaches a device: the checks come first)."""
+
+    def __init__(self, shape, typestr="<f8", device=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (1 << 40, False), "version": 3}
+        if device is not None:
+            self.__dlpack_device__ = lambda: (2, device)
+
+
+class FakeOther:
+    def __dlpack_device__(self):
+        return (4, 0)  # kDLOpenCL
+
+
+def args(N=4):
+    return FakeCuda((N, 3, 3)), FakeCuda((N, 3)), FakeCuda((N, 3))
+
+
+@pytest.mark.parametrize("call, exc, words", [
+    (lambda: ib.evaluate("jia", *args()[:1], np.zeros((4, 3)), args()[2], mu=0.3, e=0.5, eta0=1.1), TypeError,
+     "n: a host array among device arrays"),
+    (lambda: ib.evaluate("jia", *args()[:2], FakeCuda((4, 3), "<i8"), mu=0.3, e=0.5, eta0=1.1), TypeError,
+     "v: expected a float64 or float32 device array, got dtype <i8"),
+    (lambda: ib.evaluate("jia", *args()[:2], FakeCuda((5, 3)), mu=0.3, e=0.5, eta0=1.1), ValueError,
+     "batch lengths differ: W 4, n 4, v 5"),
+    (lambda: ib.evaluate("jia", FakeCuda((4, 3)), *args()[1:], mu=0.3, e=0.5, eta0=1.1), ValueError,
+     r"W: expected shape \(N, 3, 3\) or \(3, 3\), got \(4, 3\)"),
+    (lambda: ib.evaluate("jia", *args(), mu=0.3, e=0.5), ValueError, "eta0: required by law 'jia'"),
+    (lambda: ib.evaluate("jia", *args(), mu=FakeCuda((4, 2)), e=0.5, eta0=1.1), ValueError, "mu: expected shape"),
+    (lambda: ib.evaluate("jia", *args(), mu=0.3, e=0.5, eta0=1.1, backend="omp"), ValueError,
+     "backend: device arrays run on the cuda backend"),
+    (lambda: ib.evaluate("jia", FakeCuda((4, 3, 3), device=0), FakeCuda((4, 3), device=1), FakeCuda((4, 3), device=0),
+                         mu=0.3, e=0.5, eta0=1.1), ValueError, "n: on CUDA device 1, while W is on device 0"),
+    (lambda: ib.evaluate("newton", FakeOther(), [0, 0, 1], [0, 0, -1], e=0.5), TypeError,
+     "W: an array on DLPack device type 4; impactbatch reads host arrays and CUDA device arrays"),
+    (lambda: ib.evaluate("nolaw", *args(), mu=0.3), ValueError, "law: unknown law 'nolaw'"),
+    (lambda: ib.evaluate("jia", *args(), mu=0.3, e=0.5, eta0=1.1, precision="half"), ValueError, "precision"),
+    (lambda: ib.two_bodies(ib.Body(V=FakeCuda((3,))), None), TypeError, "a device array .cuda.; this function takes host"),
+])
+def test_device_arguments_checked_before_any_device_work(call, exc, words):
+    with pytest.raises(exc, match=words):
+        call()
+
+
+def test_device_path_says_why_it_cannot_run():
+    usable, why = ib.cuda_usable()
+    if usable:
+        pytest.skip("a CUDA device is usable here: the GPU tests below cover the device path")
+    W, n, v = args()
+    with pytest.raises(RuntimeError, match="built without CUDA" if not ib._core.has_cuda_build() else
+                       "device arrays need a usable CUDA device"):
+        ib.evaluate("stronge", W, n, v, mu=0.3, e=0.5)
+
+
+# ---- on a GPU ---------------------------------------------------------------------------------------
+
+def _frameworks():
+    out = []
+    for name in ("cupy", "torch", "jax"):
+        if importlib.util.find_spec(name) is not None:
+            out.append(name)
+    return out
+
+
+def _gpu_or_skip(fw):
+    usable, why = ib.cuda_usable()
+    if not usable:
+        pytest.skip(f"no usable CUDA device ({why})")
+    if fw not in _frameworks():
+        pytest.skip(f"{fw} is not installed")
+    if fw == "torch":
+        import torch
+
+        if not torch.cuda.is_available():
+            pytest.skip("torch without CUDA")
+    if fw == "jax":
+        import jax
+
+        if not any(d.platform == "gpu" for d in jax.devices()):
+            pytest.skip("jax without a GPU backend")
+
+
+def _to_device(fw, a):
+    if fw == "cupy":
+        import cupy
+
+        return cupy.asarray(a)
+    if fw == "torch":
+        import torch
+
+        return torch.as_tensor(a, device="cuda")
+    import jax
+
+    return jax.device_put(a, jax.devices("gpu")[0])
+
+
+def _to_host(x):
+    if hasattr(x, "get"):  # cupy
+        return x.get()
+    if hasattr(x, "cpu"):  # torch
+        return x.cpu().numpy()
+    return np.asarray(x)
+
+
+def _pointer(fw, x):
+    if fw == "cupy":
+        return int(x.data.ptr)
+    if fw == "torch":
+        return int(x.data_ptr())
+    return int(x.unsafe_buffer_pointer())
+
+
+def _random_rows(N, seed=3):
+    r = np.random.default_rng(seed)
+    A = r.normal(size=(N, 3, 3))
+    W = A @ A.transpose(0, 2, 1) + 0.3 * np.eye(3)
+    n = np.tile([0.0, 0.0, 1.0], (N, 1))
+    v = np.stack([r.uniform(-3, 3, N), r.uniform(-3, 3, N), -r.uniform(0.5, 5, N)], axis=1)
+    return W, n, v, r.uniform(0.05, 1.5, N), r.uniform(0, 1, N), r.uniform(-0.5, 0.5, N), r.uniform(0.7, 2, N)
+
+
+@pytest.mark.parametrize("fw", ["cupy", "torch", "jax"])
+@pytest.mark.parametrize("law", [d["name"] for d in ib.laws()])
+@pytest.mark.parametrize("precision", ["double", "float"])
+def test_device_arrays_in_device_arrays_out(fw, law, precision):
+    _gpu_or_skip(fw)
+    if fw == "jax" and precision == "double":
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+    dt = np.float64 if precision == "double" else np.float32
+    W, n, v, mu, e, e_t, eta0 = (np.asarray(x, dtype=dt) for x in _random_rows(20000))
+    host = ib.evaluate(law, W, n, v, mu, e, e_t, eta0, backend="serial", precision=precision)
+    dev_in = [_to_device(fw, x) for x in (W, n, v, mu, e, e_t, eta0)]
+    r = ib.evaluate(law, *dev_in, precision=precision)
+    assert isinstance(r, ib.DeviceResult) and r.framework in (fw, "jaxlib")
+    assert type(r.P).__module__.split(".")[0] == type(dev_in[0]).__module__.split(".")[0]
+    # no copy of the results: the framework's array is the memory the core wrote
+    for k in ("P", "vf", "dE", "status"):
+        assert _pointer(fw, r[k]) == r.raw[k].ptr, k
+    st = _to_host(r.status)
+    np.testing.assert_array_equal(st, host.status)
+    ok = st == 0
+    tol = 1e-9 if precision == "double" else 2e-3
+    for k in ("P", "vf"):
+        a, b = _to_host(r[k])[ok], getattr(host, k)[ok]
+        scale = np.maximum(1.0, np.abs(b).max(axis=-1, keepdims=True))
+        assert np.all(np.abs(a - b) <= tol * scale), (k, np.max(np.abs(a - b) / scale))
+
+
+def test_device_inputs_read_in_place_and_strided():
+    """A transposed (non-contiguous) W and a broadcast normal give the host path's results."""
+    fw = next((f for f in _frameworks() if f in ("cupy", "torch")), None)
+    _gpu_or_skip(fw or "cupy")
+    W, n, v, mu, e, e_t, eta0 = _random_rows(5000, seed=4)
+    dW = _to_device(fw, np.ascontiguousarray(W.transpose(0, 2, 1)))
+    Wt = dW.transpose(1, 2) if fw == "torch" else dW.transpose(0, 2, 1)  # W again, as a strided view
+    view = _device._View("W", Wt)
+    assert view.ptr == _pointer(fw, Wt) and view.strides == (9, 1, 3)  # read where it is, with its strides
+    r = ib.evaluate("stronge", Wt, _to_device(fw, np.array([0.0, 0.0, 1.0])), _to_device(fw, v), 0.4, 0.5)
+    host = ib.evaluate("stronge", W, [0.0, 0.0, 1.0], v, 0.4, 0.5, backend="serial")
+    np.testing.assert_array_equal(_to_host(r.status), host.status)
+    ok = host.status == 0
+    assert np.allclose(_to_host(r.P)[ok], host.P[ok], rtol=1e-9, atol=1e-12)
