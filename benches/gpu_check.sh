@@ -17,7 +17,8 @@
 #   3 compute-sanitizer (memcheck on eval and reduce, racecheck on reduce), 4 Nsight Compute on every
 #   law's sampled_reduce_kernel, 5 throughput of `impact reduce` against the 573a81e baseline and the
 #   goals, 6 the SIMT model (CPU prediction), 7 the `impact bench` matrix, 8 ptxas registers/spills
-#   (scripts/kernel_resources.py).
+#   (scripts/kernel_resources.py), 9 Python on device arrays (pytest test_device.py, python_bench.py
+#   --device against the JAX peer).
 # Every step runs under `timeout`, its exit status and seconds recorded; a failing step does not stop
 # the others. Exit status: 0 when every check passed, 1 when a check failed (measurements that fail
 # are reported but do not change it), 2 usage error, 77 no usable GPU here (nvidia-smi fails or
@@ -60,7 +61,7 @@ IMPACT=$BUILD/impact
 PY=$(bash "$(dirname "$0")/../scripts/find_python.sh" numpy 2>/dev/null || echo python3)
 
 STEP_TITLES=("" "device facts" "CUDA tests" "compute-sanitizer" "Nsight Compute" "throughput" "SIMT model"
-             "bench matrix" "ptxas resources")
+             "bench matrix" "ptxas resources" "Python device arrays")
 want() {  # want STEP_NUMBER: is this step selected? (a step left out gets a SKIP row in the summary)
   local n=$1
   [ "$n" = 1 ] && return 0
@@ -664,6 +665,32 @@ if want 8; then
     add "Check: no spill store or load in a jia or stronge kernel or device function ($(status_of kernel_resources))."
     add
     addfile "$LOGDIR/kernel_resources.md" 200
+  fi
+  add
+fi
+
+# ---- 9. Python device arrays ------------------------------------------------------------------------
+if want 9; then
+  add "## 9. Python: evaluate() on device arrays (CuPy / PyTorch / JAX)"
+  add
+  step py_device check 900 -- env PYTHONPATH="$BUILD/python" IMPACT_BINARY="$BUILD/impact" IMPACT_SOURCE_DIR="$ROOT" \
+    "$PY" -m pytest -q -rs -p no:cacheprovider "$ROOT/python/tests/test_device.py"
+  if [ $DRY = 0 ]; then
+    summary=$(grep -E '[0-9]+ (passed|failed)' "$LAST_LOG" | tail -n 1)
+    if [ "$(status_of py_device)" = PASS ] && ! grep -qE '[0-9]+ passed' "$LAST_LOG"; then set_status py_device FAIL "no test ran"; fi
+    add "- \`pytest python/tests/test_device.py\`: ${summary:-no summary} ($(status_of py_device)); a skip names its reason (no framework with a GPU):"
+    add '```'
+    BODY+="$(grep -E '^SKIPPED' "$LAST_LOG" | sort | uniq -c | head -n 12)"$'\n'
+    add '```'
+  fi
+  step py_device_bench measure 900 -- env PYTHONPATH="$BUILD/python" \
+    "$PY" "$ROOT/benches/python_bench.py" --device --n "$([ $QUICK = 1 ] && echo 1000000 || echo 4000000)" \
+    --json "$LOGDIR/python_device.json"
+  if [ $DRY = 0 ]; then
+    add "- \`python_bench.py --device\` (evaluate on JAX device arrays against the JAX peer on the same arrays; exit 77: no JAX GPU):"
+    add '```'
+    BODY+="$(grep -E 'evaluate on device arrays' "$LAST_LOG" | head -n 8)"$'\n'
+    add '```'
   fi
   add
 fi
