@@ -11,6 +11,7 @@ PKGS=(cmake g++ make git pkg-config
       python3 python3-numpy python3-matplotlib
       python3-dev pybind11-dev libdlpack-dev python3-pytest python3-pandas  # the Python package (python/), its tests
       python3-scipy python3-multiprocess python3-pip  # SALib's dependencies (the Sobol example, below)
+      openmpi-bin libopenmpi-dev  # runs over several processes (host/dist, docs/distributed.md)
       strace)  # fault injection in tests/cli/integrity.sh (EIO on read)
 if [ "${1:-}" = fuzz ]; then
   PKGS+=(clang libclang-rt-dev libomp-dev)  # clang++ -fsanitize=fuzzer,address,undefined; clang's OpenMP

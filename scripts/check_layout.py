@@ -2,7 +2,7 @@
 """Checks the architecture of the source tree (docs/architecture.md):
 
 1. layers: a file includes only headers of its own layer or of the layers below it
-     core (include/impact) <- kernels <- engine <- reference <- study <- cli, python
+     core (include/impact) <- kernels <- engine <- reference <- study <- dist <- cli; study <- python
      io <- engine (io uses nothing of the physics); the two front ends (the command line and the
      Python package's extension module) do not use each other
 2. dependencies where they belong: CLI11 only in host/cli, pybind11 only in host/python, Eigen never in include/ or kernels/
@@ -17,7 +17,7 @@ import os
 import re
 import sys
 
-LAYERS = ["core", "kernels", "io", "engine", "reference", "study", "cli", "python"]
+LAYERS = ["core", "kernels", "io", "engine", "reference", "study", "dist", "cli", "python"]
 ALLOWED = {
     "core": {"core"},
     "kernels": {"core", "kernels"},
@@ -25,7 +25,8 @@ ALLOWED = {
     "engine": {"core", "kernels", "io", "engine"},
     "reference": {"core", "kernels", "io", "engine", "reference"},
     "study": {"core", "kernels", "io", "engine", "reference", "study"},
-    "cli": {"core", "kernels", "io", "engine", "reference", "study", "cli"},
+    "dist": {"core", "kernels", "io", "engine", "reference", "study", "dist"},
+    "cli": {"core", "kernels", "io", "engine", "reference", "study", "dist", "cli"},
     "python": {"core", "kernels", "io", "engine", "reference", "study", "python"},
 }
 SOURCE_EXT = (".hpp", ".cpp", ".cu", ".cuh", ".inc", ".h")
@@ -173,6 +174,8 @@ def main():
                         errors.append(f"{rel}:{ln}: CLI11 outside host/cli")
                     if lib.startswith("pybind11/") and layer != "python":
                         errors.append(f"{rel}:{ln}: pybind11 outside host/python")
+                    if lib == "mpi.h" and layer != "dist":
+                        errors.append(f"{rel}:{ln}: MPI outside host/dist")
                     if lib.startswith("Eigen/") and layer in ("core", "kernels"):
                         errors.append(f"{rel}:{ln}: Eigen in host/device code ({layer})")
                     if lib.startswith("boost/numeric/odeint") and layer != "reference":

@@ -10,6 +10,11 @@
 #include "cli/eval.hpp"
 #include "cli/listings.hpp"
 #include "cli/reduce.hpp"
+#ifdef IMPACT_WITH_MPI
+#include <memory>
+
+#include "dist/mpi.hpp"
+#endif
 #include "cli/study.hpp"
 #include "io/csv.hpp"
 #include "io/version.hpp"
@@ -62,6 +67,11 @@ int check_stdout(int rc) {
 
 int main(int argc, char** argv) {
   using namespace impact::cli;
+#ifdef IMPACT_WITH_MPI
+  // started by mpirun/srun: join the world (before parsing: MPI may take its own arguments)
+  std::unique_ptr<impact::dist::World> world;
+  if (impact::dist::launched_by_mpi()) world = std::make_unique<impact::dist::World>(&argc, &argv);
+#endif
   CLI::App app{"impactbatch: batch evaluation of rigid-body impacts with friction"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(impact::io::version()) + " (" + impact::io::git_revision() + ")");
@@ -87,6 +97,25 @@ int main(int argc, char** argv) {
     return usage_error(app, e, argc, argv);
   }
   int rc = 0;
+#ifdef IMPACT_WITH_MPI
+  std::unique_ptr<impact::dist::MpiChunkPlan> plan;
+  if (world && world->size() > 1) {
+    if (!*reduce) {
+      if (world->rank() == 0)
+        std::fprintf(stderr, "impact: error: under mpirun with %d processes only `impact reduce` runs distributed so "
+                             "far; run this command as one process (docs/distributed.md)\n", world->size());
+      return 2;
+    }
+    try {
+      plan = std::make_unique<impact::dist::MpiChunkPlan>(*world);
+    } catch (const std::exception& e) {
+      world->abort(e.what(), 2);
+    }
+    ra.plan = plan.get();
+    ra.local_rank = world->local_rank();
+    if (world->rank() != 0) ra.out.clear(), ra.req.cases_out.clear();
+  }
+#endif
   try {
     if (*study) rc = run_study(sa, stdout, stderr);
     if (*bench) rc = run_bench(ba, stdout, stderr);
@@ -99,6 +128,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "impact: error: %s\n", e.what());
     return 1;
   } catch (const std::exception& e) {
+#ifdef IMPACT_WITH_MPI
+    // a failure on one rank must not leave the others waiting in a collective
+    if (world && world->size() > 1 && plan) world->abort(std::string("error: ") + e.what(), 2);
+#endif
     std::fprintf(stderr, "impact: error: %s\n", e.what());
     return 2;
   }

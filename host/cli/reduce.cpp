@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/backend_pick.hpp"
+#include "engine/device.hpp"
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
 #include "io/csv.hpp"
@@ -63,6 +64,19 @@ void print_table(std::FILE* t, const ReduceSpec& a, const ReduceResult& r, const
       std::fprintf(t, "  %s %llu (%.3g%%)", status_name(static_cast<Status>(i)),
                    static_cast<unsigned long long>(s.status[i]), total ? 100.0 * double(s.status[i]) / double(total) : 0.0);
   std::fprintf(t, "\n");
+  if (!a.checkpoint.empty())
+    std::fprintf(t, "  checkpoint %s: %llu chunks read back, %llu corrupt files recomputed\n", a.checkpoint.c_str(),
+                 static_cast<unsigned long long>(r.chunks_loaded), static_cast<unsigned long long>(r.chunks_corrupt));
+  if (!r.loads.empty()) {
+    double mx = 0, sum = 0;
+    for (const study::ProcessLoad& l : r.loads) mx = std::max(mx, l.busy_seconds), sum += l.busy_seconds;
+    std::fprintf(t, "  %zu processes (chunks of %llu handed out as they finish), busy time max/mean %.3f:", r.loads.size(),
+                 static_cast<unsigned long long>(r.chunk), sum > 0 ? mx / (sum / double(r.loads.size())) : 1.0);
+    for (std::size_t p = 0; p < r.loads.size(); ++p)
+      std::fprintf(t, "  [%zu] %llu chunks %.3f s", p, static_cast<unsigned long long>(r.loads[p].chunks),
+                   r.loads[p].busy_seconds);
+    std::fprintf(t, "\n");
+  }
   std::fprintf(t, "  %-26s %12s %13s %13s %13s %13s\n", "over ok rows", "count", "mean", "sd", "min", "max");
   for (int k = 0; k < kNumQuantities; ++k) {
     const Moments& m = s.q[k];
@@ -100,6 +114,12 @@ CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& a) {
   c->add_option("--chunk", a.req.chunk, "Instances per reduction call (0: 65536 on CPUs, 2^24 on CUDA)")->capture_default_str();
   c->add_option("--out", a.out, "JSON summary file ('-' for stdout)");
   c->add_option("--cases-out", a.req.cases_out, "Also write the sampled instances as a CSV for `impact eval`");
+  c->add_option("--checkpoint", a.req.checkpoint,
+                 "Keep every finished chunk in this folder (atomic files with checksums), so that an interrupted run "
+                 "can be resumed");
+  c->add_flag("--resume", a.req.resume,
+              "With --checkpoint: compute only the chunks missing there (a corrupt file is recomputed); the result is "
+              "that of an uninterrupted run");
   c->add_flag("--quiet,-q", a.quiet, "No progress lines and no table");
   return c;
 }
@@ -109,7 +129,13 @@ ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FILE* log) {
   const ReduceSpec rs = study::reduce_spec(a.req, &why);
   if (table == stdout && a.out == "-") table = stderr;  // keep stdout parseable
   if (table == stdout && a.req.cases_out == "-") table = stderr;
-  const ReduceResult res = study::reduce(rs, a.quiet ? nullptr : log);
+  const bool writes = !a.plan || a.plan->merges();
+  if (a.plan && rs.backend == Backend::cuda) {
+    const int d = bind_device_to_rank(a.local_rank);
+    if (d >= 0) why += ", GPU " + std::to_string(d) + " per node-local rank";
+  }
+  const ReduceResult res = study::reduce(rs, a.quiet || !writes ? nullptr : log, a.plan);
+  if (!writes) return res;
   if (table && !a.quiet) print_table(table, rs, res, why);
   if (!a.out.empty()) io::write_file(a.out, study::reduce_json(rs, res));
   return res;

@@ -20,6 +20,10 @@ struct ReduceArgs {
   study::ReduceRequest req;  // law, scenario, n, settings, backend, ... (study/reduce.hpp)
   std::string out;           // JSON summary ("" none, "-" stdout)
   bool quiet = false;        // no progress lines, no table
+  // a run over several processes (host/dist, under mpirun): who computes which chunks; the merging
+  // process prints and writes, the others only compute. local_rank picks the GPU.
+  study::ChunkPlan* plan = nullptr;
+  int local_rank = 0;
 };
 
 

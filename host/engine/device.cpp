@@ -79,4 +79,14 @@ void warm_up_device() {
 #endif
 }
 
+int bind_device_to_rank(int local_rank) {
+#ifdef IMPACT_WITH_CUDA
+  if (!cuda_usable()) return -1;
+  return cuda::select_device(local_rank);
+#else
+  (void)local_rank;
+  return -1;
+#endif
+}
+
 }  // namespace impact::engine

@@ -54,4 +54,8 @@ void warm_up_device();
 // memory and the device, best of 3; kernels/cuda/cuda.hpp link_rate). Nothing when not usable.
 void measure_link(Device& d);
 
+// One GPU per process of a multi-process run: makes device (local_rank mod the device count) the
+// current one and returns it; -1 without CUDA or without a device (the process runs on the CPU).
+int bind_device_to_rank(int local_rank);
+
 }  // namespace impact::engine

@@ -4,11 +4,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/backend_pick.hpp"
+#include "study/checkpoint.hpp"
 #include "engine/columns.hpp"
 #include "io/csv.hpp"
 #include "io/machine.hpp"
@@ -104,8 +106,62 @@ SummaryRanges pilot_ranges(const ReduceSpec& rs) {
   return rg;
 }
 
+// Everything that decides a chunk's bits, as one line (the checkpoint's key).
+std::string run_key(const ReduceSpec& rs, const SummaryRanges& rg, std::uint64_t chunk) {
+  std::string k = rs.law->name + " " + rs.scenario;
+  for (const auto& [name, v] : describe(rs.spec)) k += " " + name + "=" + v;
+  char buf[64];
+  for (int q = 0; q < kNumQuantities; ++q) {
+    std::snprintf(buf, sizeof buf, " %a:%a", rg.lo[q], rg.hi[q]);
+    k += buf;
+  }
+  return k + " seed=" + std::to_string(rs.seed) + " first=" + std::to_string(rs.first) + " n=" + std::to_string(rs.n) +
+         " chunk=" + std::to_string(chunk) + " " + engine::precision_name(rs.precision) + " steps=" +
+         std::to_string(rs.opt.steps) + " " + engine::integrator_name(rs.opt.integrator) + " " +
+         engine::backend_name(rs.backend);
+}
+
+// Chunk k ([b, e)): from the checkpoint when it holds it (with --resume), else computed (and saved).
 template <class T>
-ReduceResult run(const ReduceSpec& rs, std::FILE* log) {
+BatchSummary chunk_summary(const ReduceSpec& rs, engine::SampledFn<T> fn, const SummaryRanges& rg, Checkpoint* ck,
+                           std::uint64_t k, std::uint64_t b, std::uint64_t e) {
+  BatchSummary s;
+  if (ck && rs.resume && ck->load(k, s)) return s;
+  s = fn(rs.spec, rs.seed, b, e, rs.opt, rg);
+  if (ck) ck->save(k, s);
+  return s;
+}
+
+// The chunks the plan hands this process, gathered and merged in chunk order on the merging one.
+template <class T>
+void run_planned(const ReduceSpec& rs, engine::SampledFn<T> fn, const SummaryRanges& rg, ChunkPlan& plan,
+                 Checkpoint* ck, ReduceResult& res) {
+  const std::uint64_t end = rs.first + rs.n, count = (rs.n + res.chunk - 1) / res.chunk;
+  std::vector<ChunkSummary> chunks;
+  ProcessLoad mine;
+  for (std::uint64_t k; plan.next(count, k);) {
+    const std::uint64_t b = rs.first + k * res.chunk, e = end - b < res.chunk ? end : b + res.chunk;
+    const auto t0 = Clock::now();
+    chunks.push_back(ChunkSummary{k, chunk_summary<T>(rs, fn, rg, ck, k, b, e)});
+    mine.busy_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    ++mine.chunks;
+    mine.instances += e - b;
+  }
+  if (ck) mine.loaded = ck->loaded(), mine.corrupt = ck->corrupt();
+  plan.gather(chunks, mine, res.loads);
+  for (const ProcessLoad& l : res.loads) res.chunks_loaded += l.loaded, res.chunks_corrupt += l.corrupt;
+  if (!plan.merges()) return;
+  std::sort(chunks.begin(), chunks.end(), [](const ChunkSummary& a, const ChunkSummary& b) { return a.index < b.index; });
+  for (std::uint64_t k = 0; k < count; ++k)
+    if (k >= chunks.size() || chunks[k].index != k)
+      throw std::runtime_error("reduce: chunk " + std::to_string(k) + " of " + std::to_string(count) +
+                               " is missing from the gathered summaries");
+  if (chunks.size() != count) throw std::runtime_error("reduce: more chunk summaries than chunks");
+  for (const ChunkSummary& c : chunks) res.summary = merge(res.summary, c.summary);
+}
+
+template <class T>
+ReduceResult run(const ReduceSpec& rs, std::FILE* log, ChunkPlan* plan) {
   const auto t0 = Clock::now();
   const double cpu0 = io::cpu_seconds();
   SummaryRanges rg = pilot_ranges<T>(rs);
@@ -116,16 +172,26 @@ ReduceResult run(const ReduceSpec& rs, std::FILE* log) {
                                 "' has no sampled reduction");
   ReduceResult res;
   res.chunk = rs.chunk ? rs.chunk : (rs.backend == Backend::cuda ? (1ull << 24) : (1ull << 16));
-  if (!rs.cases_out.empty()) write_cases(rs.cases_out, rs.spec, rs.seed, rs.first, rs.n);
+  if (!rs.cases_out.empty() && (!plan || plan->merges())) write_cases(rs.cases_out, rs.spec, rs.seed, rs.first, rs.n);
 
   res.ranges = rg;
   res.summary = summary_identity(rg);
+  std::unique_ptr<Checkpoint> ck;
+  if (!rs.checkpoint.empty()) {
+    ck = std::make_unique<Checkpoint>(rs.checkpoint, run_key(rs, rg, res.chunk));
+    const bool earlier = ck->has_chunks();
+    if (plan) plan->sync();  // every process has looked before any writes a chunk
+    if (earlier && !rs.resume)
+      throw std::invalid_argument("--checkpoint " + rs.checkpoint +
+                                  " holds chunks of an earlier run: add --resume to continue it, or give an empty folder");
+  }
   auto last = Clock::now();
   const auto t_study = last;  // the rate excludes the pilot and the optional CSV
   const std::uint64_t end = rs.first + rs.n;
-  for (std::uint64_t b = rs.first; b < end;) {
+  if (plan) run_planned<T>(rs, fn, rg, *plan, ck.get(), res);
+  for (std::uint64_t b = plan ? end : rs.first; b < end;) {
     const std::uint64_t e = end - b < res.chunk ? end : b + res.chunk;
-    res.summary = merge(res.summary, fn(rs.spec, rs.seed, b, e, rs.opt, rg));
+    res.summary = merge(res.summary, chunk_summary<T>(rs, fn, rg, ck.get(), (b - rs.first) / res.chunk, b, e));
     b = e;
     const auto now = Clock::now();
     const double el = std::chrono::duration<double>(now - t0).count();
@@ -138,6 +204,7 @@ ReduceResult run(const ReduceSpec& rs, std::FILE* log) {
       last = now;
     }
   }
+  if (ck && !plan) res.chunks_loaded = ck->loaded(), res.chunks_corrupt = ck->corrupt();
   res.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   res.study_seconds = std::chrono::duration<double>(Clock::now() - t_study).count();
   res.peak_rss_kb = io::peak_rss_kb();
@@ -172,9 +239,9 @@ RangeOverride parse_range(const std::string& setting) {
   return RangeOverride{q, lo, hi};
 }
 
-ReduceResult reduce(const ReduceSpec& rs, std::FILE* log) {
-  if (rs.precision == engine::Precision::f32) return run<float>(rs, log);
-  return run<double>(rs, log);
+ReduceResult reduce(const ReduceSpec& rs, std::FILE* log, ChunkPlan* plan) {
+  if (rs.precision == engine::Precision::f32) return run<float>(rs, log, plan);
+  return run<double>(rs, log, plan);
 }
 
 void write_cases(const std::string& path, const SampleSpec& spec, std::uint64_t seed, std::uint64_t first,
@@ -231,6 +298,9 @@ ReduceSpec reduce_spec(const ReduceRequest& a, std::string* why) {
   rs.seed = a.seed;
   rs.chunk = a.chunk;
   rs.cases_out = a.cases_out;
+  rs.checkpoint = a.checkpoint;
+  rs.resume = a.resume;
+  if (a.resume && a.checkpoint.empty()) throw std::invalid_argument("--resume needs --checkpoint DIR (where the chunks are)");
   return rs;
 }
 
@@ -249,6 +319,21 @@ std::string reduce_json(const ReduceSpec& a, const ReduceResult& r) {
   j += "  \"first\": " + std::to_string(a.first) + ",\n";
   j += "  \"n\": " + std::to_string(a.n) + ",\n";
   j += "  \"chunk\": " + std::to_string(r.chunk) + ",\n";
+  if (!a.checkpoint.empty())
+    j += "  \"checkpoint\": {\"dir\": " + jstr(a.checkpoint) + ", \"chunks_loaded\": " + std::to_string(r.chunks_loaded) +
+         ", \"chunks_corrupt\": " + std::to_string(r.chunks_corrupt) + "},\n";
+  if (!r.loads.empty()) {  // a run over several processes: each one's share (docs/distributed.md)
+    double mx = 0, sum = 0;
+    j += "  \"processes\": [";
+    for (std::size_t p = 0; p < r.loads.size(); ++p) {
+      const ProcessLoad& l = r.loads[p];
+      mx = std::max(mx, l.busy_seconds);
+      sum += l.busy_seconds;
+      j += std::string(p ? ", " : "") + "{\"chunks\": " + std::to_string(l.chunks) + ", \"instances\": " +
+           std::to_string(l.instances) + ", \"busy_seconds\": " + jnum(l.busy_seconds) + "}";
+    }
+    j += "],\n  \"busy_max_over_mean\": " + jnum(sum > 0 ? mx / (sum / double(r.loads.size())) : 1.0) + ",\n";
+  }
   j += "  \"study\": {";
   bool first = true;
   for (const auto& [k, v] : describe(a.spec)) {

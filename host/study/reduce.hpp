@@ -37,12 +37,48 @@ struct ReduceSpec {
   std::uint64_t chunk = 0;  // instances per reduction call (0: 2^16 on CPUs, 2^24 on CUDA)
   std::vector<RangeOverride> ranges;
   std::string cases_out;    // also write the instances as a CSV ("" none, "-" stdout)
+  std::string checkpoint;   // keep finished chunks in this folder (study/checkpoint.hpp; "" none)
+  bool resume = false;      // use the chunks an earlier run of the same reduction left there
+};
+
+// One process's share of a reduction spread over several (host/dist: MPI ranks).
+struct ProcessLoad {
+  std::uint64_t chunks = 0, instances = 0;
+  double busy_seconds = 0;                 // in the law's reduction calls
+  std::uint64_t loaded = 0, corrupt = 0;  // chunks taken from the checkpoint, and files found bad there
+};
+
+// The summary of one chunk (index k: instances [first + k chunk, first + (k + 1) chunk) of the run).
+struct ChunkSummary {
+  std::uint64_t index = 0;
+  BatchSummary summary;
+};
+
+// Who computes which chunks of a reduction and how their summaries meet. Without a plan this
+// process computes every chunk in order; with one (host/dist/mpi.hpp: ranks taking chunks from a
+// shared counter), each process computes the chunks next() hands it, gather() brings every chunk's
+// summary to the merging process, and that process merges them in chunk order from the identity:
+// the same merges in the same order as one process, so the summary is the same bits whatever the
+// number of processes and whichever took which chunk.
+class ChunkPlan {
+ public:
+  virtual ~ChunkPlan() = default;
+  // The index of the next chunk this process computes (of `count`); false when none is left.
+  virtual bool next(std::uint64_t count, std::uint64_t& index) = 0;
+  // Collective, once every next() returned false: `chunks` (this process's) becomes every chunk's on
+  // the merging process and empty elsewhere; `loads` gets every process's load there (rank order).
+  virtual void gather(std::vector<ChunkSummary>& chunks, const ProcessLoad& mine, std::vector<ProcessLoad>& loads) = 0;
+  virtual bool merges() const = 0;  // this process merges (and writes the outputs)
+  virtual int processes() const = 0;
+  virtual void sync() = 0;          // every process reaches this point before any goes on
 };
 
 struct ReduceResult {
   BatchSummary summary;
+  std::vector<ProcessLoad> loads;  // with a ChunkPlan, on the merging process: every process's share
   SummaryRanges ranges;
   std::uint64_t chunk = 0;   // as used
+  std::uint64_t chunks_loaded = 0, chunks_corrupt = 0;  // with a checkpoint: chunks read back, files found bad
   double wall_seconds = 0;   // everything, pilot included
   double study_seconds = 0;  // the reduction of the n instances (the rate's denominator)
   double cpu_seconds = 0;    // user + system, all threads
@@ -65,6 +101,8 @@ struct ReduceRequest {
   std::string integrator = "rk4";
   std::uint64_t chunk = 0;  // instances per reduction call (0: 2^16 on CPUs, 2^24 on CUDA)
   std::string cases_out;    // CSV of the sampled instances ("" none)
+  std::string checkpoint;   // folder of finished chunks ("" none)
+  bool resume = false;      // continue from the chunks there
 };
 
 // The spec of a request, every name and setting checked before any work (std::invalid_argument
@@ -75,8 +113,9 @@ ReduceSpec reduce_spec(const ReduceRequest& q, std::string* why);
 // and per quantity the moments and the histogram (the CLI's --out, the Python package's reduce()).
 std::string reduce_json(const ReduceSpec& a, const ReduceResult& r);
 
-// Runs the reduction; progress lines go to `log` (null: none).
-ReduceResult reduce(const ReduceSpec& spec, std::FILE* log);
+// Runs the reduction; progress lines go to `log` (null: none). With a plan, the chunks this process
+// computes are the plan's, and the summary is complete on the merging process only.
+ReduceResult reduce(const ReduceSpec& spec, std::FILE* log, ChunkPlan* plan = nullptr);
 
 // The sampled instances [first, first + n) as CSV (index + the input columns of
 // docs/INTERFACE.md), written block by block: memory stays flat.

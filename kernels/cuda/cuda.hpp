@@ -113,6 +113,9 @@ std::int64_t evaluate_device_arrays(DeviceLawFn<T> law, int device, const Device
 void* device_alloc(int device, std::size_t bytes);
 void device_free(void* p);
 
+// Makes device (local_rank mod the number of devices) current for this host thread; returns it.
+int select_device(int local_rank);
+
 // Summary of the sampled instances [begin, end) of a study (kernels/sampled.hpp) reduced on the
 // device: a grid-stride kernel of at most kCudaReduceBlocks blocks; each thread samples,
 // evaluates and merges its rows' moments in registers, status and histogram counts go to shared

@@ -122,4 +122,12 @@ void device_free(void* p) {
   if (p) cudaFree(p);
 }
 
+int select_device(int local_rank) {
+  int count = 0;
+  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  const int d = count > 0 ? local_rank % count : 0;
+  check(cudaSetDevice(d), "cudaSetDevice");
+  return d;
+}
+
 }  // namespace impact::cuda

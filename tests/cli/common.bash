@@ -13,3 +13,15 @@ finish() {
   echo "$pass passed, $fail failed"
   [ $fail -eq 0 ]
 }
+
+same_summary() {  # same_summary A.json B.json: `impact reduce` summaries equal but for timings, the
+  # processes' shares and the checkpoint's counts (needs $PY, a Python)
+  "$PY" - "$1" "$2" <<'PYEOF'
+import json, sys
+drop = {"wall_seconds", "study_seconds", "cpu_seconds", "peak_rss_kb", "instances_per_second", "processes",
+        "busy_max_over_mean", "checkpoint"}
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+strip = lambda d: {k: v for k, v in d.items() if k not in drop}
+sys.exit(0 if strip(a) == strip(b) else 1)
+PYEOF
+}

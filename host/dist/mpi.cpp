@@ -1,0 +1,114 @@
+#include "dist/mpi.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
+
+namespace impact::dist {
+
+namespace {
+
+void check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  throw std::runtime_error(std::string(what) + ": " + std::string(msg, static_cast<std::size_t>(len)));
+}
+
+static_assert(std::is_trivially_copyable_v<study::ChunkSummary>, "chunk summaries travel as bytes");
+static_assert(std::is_trivially_copyable_v<study::ProcessLoad>, "loads travel as bytes");
+
+}  // namespace
+
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+World::World(int* argc, char*** argv) {
+  int provided = 0;
+  check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm node;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  MPI_Comm_rank(node, &local_rank_);
+  MPI_Comm_free(&node);
+}
+
+World::~World() { MPI_Finalize(); }
+
+void World::abort(const std::string& why, int code) const {
+  std::fprintf(stderr, "impact: rank %d of %d: %s\n", rank_, size_, why.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::abort();
+}
+
+struct MpiChunkPlan::Window {
+  MPI_Win win = MPI_WIN_NULL;
+  std::uint64_t* counter = nullptr;  // on rank 0: the next chunk to hand out
+};
+
+MpiChunkPlan::MpiChunkPlan(const World& w) : world_(w), win_(new Window) {
+  const MPI_Aint bytes = w.rank() == 0 ? MPI_Aint(sizeof(std::uint64_t)) : 0;
+  check(MPI_Win_allocate(bytes, sizeof(std::uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win_->counter, &win_->win),
+        "MPI_Win_allocate");
+  if (w.rank() == 0) *win_->counter = 0;
+  MPI_Barrier(MPI_COMM_WORLD);  // the counter is 0 before anyone takes a chunk
+  check(MPI_Win_lock_all(0, win_->win), "MPI_Win_lock_all");
+}
+
+MpiChunkPlan::~MpiChunkPlan() {
+  if (win_->win != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(win_->win);
+    MPI_Win_free(&win_->win);
+  }
+}
+
+bool MpiChunkPlan::next(std::uint64_t count, std::uint64_t& index) {
+  const std::uint64_t one = 1;
+  std::uint64_t got = 0;
+  check(MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, 0, 0, MPI_SUM, win_->win), "MPI_Fetch_and_op");
+  check(MPI_Win_flush(0, win_->win), "MPI_Win_flush");
+  if (got >= count) return false;
+  index = got;
+  return true;
+}
+
+void MpiChunkPlan::sync() { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+
+void MpiChunkPlan::gather(std::vector<study::ChunkSummary>& chunks, const study::ProcessLoad& mine,
+                          std::vector<study::ProcessLoad>& loads) {
+  const int P = world_.size(), r = world_.rank();
+  // every rank's load, then the byte counts of the summaries, then the summaries
+  std::vector<study::ProcessLoad> all(r == 0 ? P : 0);
+  check(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Gather");
+  const long long n = static_cast<long long>(chunks.size());
+  std::vector<long long> counts(r == 0 ? P : 0);
+  check(MPI_Gather(&n, 1, MPI_LONG_LONG, counts.data(), 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD), "MPI_Gather");
+  const long long unit = sizeof(study::ChunkSummary);
+  std::vector<int> bytes(r == 0 ? P : 0), displ(r == 0 ? P : 0);
+  long long total = 0;
+  for (int p = 0; p < static_cast<int>(counts.size()); ++p) {
+    if (counts[p] * unit > 0x7fffffffLL || total * unit > 0x7fffffffLL)
+      throw std::runtime_error("reduce: too many chunk summaries to gather (use a larger --chunk)");
+    bytes[p] = static_cast<int>(counts[p] * unit);
+    displ[p] = static_cast<int>(total * unit);
+    total += counts[p];
+  }
+  std::vector<study::ChunkSummary> every(r == 0 ? static_cast<std::size_t>(total) : 0);
+  check(MPI_Gatherv(chunks.data(), static_cast<int>(n * unit), MPI_BYTE, every.data(), bytes.data(), displ.data(),
+                    MPI_BYTE, 0, MPI_COMM_WORLD),
+        "MPI_Gatherv");
+  chunks = std::move(every);
+  loads = std::move(all);
+}
+
+}  // namespace impact::dist

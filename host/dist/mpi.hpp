@@ -1,0 +1,55 @@
+// Runs that span processes (issue 16, docs/distributed.md): MPI (Open MPI) as the engine, built when
+// CMake finds it (IMPACT_MPI). A process started by mpirun/srun joins the world; one started alone
+// does not initialise MPI at all and runs as before.
+//   World          MPI_Init_thread / MPI_Finalize, rank, size, node-local rank (for one GPU per rank)
+//   SharedCounter  chunks handed out dynamically: MPI_Fetch_and_op on a counter in rank 0's window
+//                  (passive target), so a rank that finishes early takes the next chunk
+//   MpiChunkPlan   study::ChunkPlan over them: next() from the counter, gather() of the chunk
+//                  summaries and loads to rank 0 (MPI_Gatherv of bytes), which merges in chunk order
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "study/reduce.hpp"
+
+namespace impact::dist {
+
+// True when this process was started by an MPI launcher (mpirun, mpiexec, srun with PMI/PMIx).
+bool launched_by_mpi();
+
+class World {
+ public:
+  World(int* argc, char*** argv);  // MPI_Init_thread (funneled)
+  ~World();                         // MPI_Finalize
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int local_rank() const { return local_rank_; }  // rank among the processes of this node
+  // Ends every rank: MPI_Abort with `code` after printing `why` naming this rank.
+  [[noreturn]] void abort(const std::string& why, int code) const;
+
+ private:
+  int rank_ = 0, size_ = 1, local_rank_ = 0;
+};
+
+class MpiChunkPlan final : public study::ChunkPlan {
+ public:
+  explicit MpiChunkPlan(const World& w);
+  ~MpiChunkPlan() override;
+  bool next(std::uint64_t count, std::uint64_t& index) override;
+  void gather(std::vector<study::ChunkSummary>& chunks, const study::ProcessLoad& mine,
+              std::vector<study::ProcessLoad>& loads) override;
+  bool merges() const override { return world_.rank() == 0; }
+  int processes() const override { return world_.size(); }
+  void sync() override;
+
+ private:
+  const World& world_;
+  struct Window;
+  std::unique_ptr<Window> win_;
+};
+
+}  // namespace impact::dist
