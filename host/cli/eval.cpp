@@ -13,6 +13,14 @@
 #include "io/out_file.hpp"
 #include "reference/reference.hpp"
 #include "study/scenario_table.hpp"
+#ifdef IMPACT_WITH_MPI
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "dist/mpi.hpp"
+#endif
 
 namespace impact::cli {
 
@@ -81,6 +89,88 @@ void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, P
   if (summary) print_summary(summary, args, law, backend, precision, reader.path(), s, total);
 }
 
+#ifdef IMPACT_WITH_MPI
+// Appends the file at `path` to out, then removes it.
+void append_and_remove(io::OutFile& out, const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error(path + ": cannot open a share of the table: " + std::strerror(errno));
+  std::vector<char> buf(1 << 20);
+  for (std::size_t got; (got = std::fread(buf.data(), 1, buf.size(), f)) > 0;) out.put(buf.data(), got);
+  const bool bad = std::ferror(f);
+  std::fclose(f);
+  if (bad) throw std::runtime_error(path + ": read error in a share of the table");
+  std::remove(path.c_str());
+}
+
+// This rank's share of the file's lines (io::line_share) evaluated into OUT.partR; once every rank's
+// share is written, rank 0 writes the header and the shares in rank order (input order) to OUT.
+template <class T>
+int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, Precision precision,
+              const LawOptions& opt, std::FILE* summary) {
+  const dist::World& w = *args.world;
+  const auto t0 = std::chrono::steady_clock::now();
+  const BatchFn<T> fn = ref::any_batch_fn<T>(law, backend.backend);
+  int code = 0;
+  std::string error;
+  auto fail = [&](int c, const char* what) { code = c, error = what; };
+  InputLayout lay;
+  io::ByteRange range;
+  std::uint64_t breaks = 0;
+  long header_line = 1;
+  try {
+    io::CsvReader head(args.in);
+    lay = read_header(head, law);
+    header_line = head.line_no();
+    range = io::line_share(args.in, head.offset(), w.rank(), w.size());
+    breaks = io::count_line_breaks(args.in, range);
+  } catch (const io::InputError& e) {
+    fail(1, e.what());
+  } catch (const std::exception& e) {
+    fail(2, e.what());
+  }
+  const std::uint64_t before = w.exscan(breaks);  // the lines of the shares before this one
+  std::optional<io::OutFile> part;
+  TableStats s;
+  if (code == 0) try {
+      io::CsvReader rows(args.in, range.begin, range.end, header_line + 1 + static_cast<long>(before));
+      part.emplace(args.out + ".part" + std::to_string(w.rank()));
+      s = evaluate_rows<T>(rows, *part, lay, law, fn, opt, args.chunk);
+    } catch (const io::InputError& e) {
+      fail(1, e.what());
+    } catch (const std::exception& e) {
+      fail(2, e.what());
+    }
+  const std::vector<std::string> errors = w.gather(std::to_string(code) + " " + error);
+  if (!w.all(code == 0)) {
+    part.reset();  // its temporary goes
+    for (const std::string& e : errors)  // rank 0: the first share's error is the first in the file
+      if (e[0] != '0') {
+        std::fprintf(stderr, "impact: error: %s\n", e.substr(2).c_str());
+        return e[0] - '0';
+      }
+    return code;
+  }
+  part->commit();
+  const std::vector<std::string> texts = w.gather(to_text(s));
+  w.barrier();  // every share is on disk
+  if (w.rank() != 0) return 0;
+  io::OutFile out(args.out);
+  out.put(table_header(lay));
+  TableStats all;
+  for (int r = 0; r < w.size(); ++r) {
+    append_and_remove(out, args.out + ".part" + std::to_string(r));
+    merge_into(all, table_stats_from_text(texts[static_cast<std::size_t>(r)]));
+  }
+  out.commit();
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (summary) {
+    print_summary(summary, args, law, backend, precision, args.in, all, total);
+    std::fprintf(summary, "  %d processes, one share of the lines each (law time: the longest share's)\n", w.size());
+  }
+  return 0;
+}
+#endif
+
 // The rows of an input file estimated from its size (about 170 bytes per row of 16 numbers); 0 for
 // stdin or a file whose size is unknown.
 double estimated_rows(const std::string& path) {
@@ -92,7 +182,7 @@ double estimated_rows(const std::string& path) {
 
 }  // namespace
 
-void run_eval(const EvalArgs& args, std::FILE* summary) {
+int run_eval(const EvalArgs& args, std::FILE* summary) {
   const LawInfo& law = law_named(args.law);
   const Precision precision = parse_precision(args.precision);
   const LawOptions opt = law_options(args.steps, parse_integrator(args.integrator));
@@ -109,8 +199,18 @@ void run_eval(const EvalArgs& args, std::FILE* summary) {
   const BackendPick backend = pick_backend(args.backend, w, true);
   if (args.chunk < 1 || args.chunk > (std::size_t(1) << 24))
     throw std::invalid_argument("--chunk must be between 1 and 16777216 rows, got " + std::to_string(args.chunk));
-  if (precision == Precision::f32) return run<float>(args, law, backend, precision, opt, summary);
-  run<double>(args, law, backend, precision, opt, summary);
+#ifdef IMPACT_WITH_MPI
+  if (args.world) {
+    if (args.in == "-" || args.out == "-")
+      throw std::invalid_argument("under mpirun, --in and --out must be files (the processes share the input's lines)");
+    if (!args.scenario.empty()) throw std::invalid_argument("under mpirun, --scenario runs as one process");
+    if (precision == Precision::f32) return run_share<float>(args, law, backend, precision, opt, summary);
+    return run_share<double>(args, law, backend, precision, opt, summary);
+  }
+#endif
+  if (precision == Precision::f32) run<float>(args, law, backend, precision, opt, summary);
+  else run<double>(args, law, backend, precision, opt, summary);
+  return 0;
 }
 
 }  // namespace impact::cli

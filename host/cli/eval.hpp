@@ -7,6 +7,9 @@
 namespace CLI {
 class App;
 }
+namespace impact::dist {
+class World;
+}
 
 namespace impact::cli {
 
@@ -20,6 +23,9 @@ struct EvalArgs {
   std::string integrator = "rk4";
   std::size_t chunk = 1 << 16;  // rows per batch
   std::string scenario;         // set: the rows are this scenario's parameters (study/scenario_table.hpp)
+  // under mpirun with several processes (host/dist): each takes a share of the file's lines, rank 0
+  // assembles the table in input order (docs/distributed.md)
+  const dist::World* world = nullptr;
   bool quiet = false;           // no summary on stderr
 };
 
@@ -27,6 +33,7 @@ CLI::App* add_eval_subcommand(CLI::App& app, EvalArgs& args);
 
 // Runs the evaluation, the summary to `summary_stream` (null: none); throws io::InputError (bad
 // file), std::invalid_argument (bad options) or std::runtime_error (a failed write).
-void run_eval(const EvalArgs& args, std::FILE* summary_stream);
+// Returns the exit status (0; under mpirun a share's error status, its message printed by rank 0).
+int run_eval(const EvalArgs& args, std::FILE* summary_stream);
 
 }  // namespace impact::cli

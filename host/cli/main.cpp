@@ -97,13 +97,18 @@ int main(int argc, char** argv) {
     return usage_error(app, e, argc, argv);
   }
   int rc = 0;
+  bool quiet_rank = false;  // a usage error is every rank's: rank 0 says it
 #ifdef IMPACT_WITH_MPI
+  quiet_rank = world && world->rank() != 0;
   std::unique_ptr<impact::dist::MpiChunkPlan> plan;
-  if (world && world->size() > 1) {
+  if (world && world->size() > 1 && *eval) {
+    ea.world = world.get();
+    if (world->rank() != 0) ea.quiet = true;
+  } else if (world && world->size() > 1) {
     if (!*reduce) {
       if (world->rank() == 0)
-        std::fprintf(stderr, "impact: error: under mpirun with %d processes only `impact reduce` runs distributed so "
-                             "far; run this command as one process (docs/distributed.md)\n", world->size());
+        std::fprintf(stderr, "impact: error: under mpirun with %d processes only `impact reduce` and `impact eval` run "
+                             "distributed so far; run this command as one process (docs/distributed.md)\n", world->size());
       return 2;
     }
     try {
@@ -119,12 +124,13 @@ int main(int argc, char** argv) {
   try {
     if (*study) rc = run_study(sa, stdout, stderr);
     if (*bench) rc = run_bench(ba, stdout, stderr);
-    if (*eval) run_eval(ea, ea.quiet ? nullptr : stderr);
+    if (*eval) rc = run_eval(ea, ea.quiet ? nullptr : stderr);
     if (*compare) rc = run_compare(ca, stdout);
     if (*reduce) run_reduce(ra, stdout, stderr);
     if (*scenarios) print_scenarios(stdout);
     if (*laws) print_laws(stdout);
   } catch (const impact::io::InputError& e) {
+    if (quiet_rank) return 1;
     std::fprintf(stderr, "impact: error: %s\n", e.what());
     return 1;
   } catch (const std::exception& e) {
@@ -132,6 +138,7 @@ int main(int argc, char** argv) {
     // a failure on one rank must not leave the others waiting in a collective
     if (world && world->size() > 1 && plan) world->abort(std::string("error: ") + e.what(), 2);
 #endif
+    if (quiet_rank) return 2;
     std::fprintf(stderr, "impact: error: %s\n", e.what());
     return 2;
   }

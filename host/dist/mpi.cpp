@@ -51,6 +51,41 @@ void World::abort(const std::string& why, int code) const {
   std::abort();
 }
 
+bool World::all(bool mine) const {
+  int v = mine ? 1 : 0, r = 0;
+  check(MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD), "MPI_Allreduce");
+  return r != 0;
+}
+
+std::uint64_t World::exscan(std::uint64_t mine) const {
+  std::uint64_t r = 0;
+  check(MPI_Exscan(&mine, &r, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Exscan");
+  return rank_ == 0 ? 0 : r;  // undefined on rank 0
+}
+
+std::vector<std::string> World::gather(const std::string& mine) const {
+  const int n = static_cast<int>(mine.size());
+  std::vector<int> sizes(rank_ == 0 ? size_ : 0), displ(rank_ == 0 ? size_ : 0);
+  check(MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+  std::string all;
+  if (rank_ == 0) {
+    long long total = 0;
+    for (int p = 0; p < size_; ++p) {
+      displ[p] = static_cast<int>(total);
+      total += sizes[p];
+    }
+    if (total > 0x7fffffffLL) throw std::runtime_error("gather: more than 2 GB of text");
+    all.resize(static_cast<std::size_t>(total));
+  }
+  check(MPI_Gatherv(mine.data(), n, MPI_CHAR, all.data(), sizes.data(), displ.data(), MPI_CHAR, 0, MPI_COMM_WORLD),
+        "MPI_Gatherv");
+  std::vector<std::string> out;
+  for (int p = 0; rank_ == 0 && p < size_; ++p) out.push_back(all.substr(displ[p], sizes[p]));
+  return out;
+}
+
+void World::barrier() const { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+
 struct MpiChunkPlan::Window {
   MPI_Win win = MPI_WIN_NULL;
   std::uint64_t* counter = nullptr;  // on rank 0: the next chunk to hand out

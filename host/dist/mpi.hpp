@@ -30,6 +30,11 @@ class World {
   int local_rank() const { return local_rank_; }  // rank among the processes of this node
   // Ends every rank: MPI_Abort with `code` after printing `why` naming this rank.
   [[noreturn]] void abort(const std::string& why, int code) const;
+  // Collectives (every rank calls them, in the same order):
+  bool all(bool mine) const;                                         // true when every rank's is
+  std::uint64_t exscan(std::uint64_t mine) const;                    // the sum over the ranks before this one
+  std::vector<std::string> gather(const std::string& mine) const;    // every rank's text, on rank 0 (in rank order)
+  void barrier() const;
 
  private:
   int rank_ = 0, size_ = 1, local_rank_ = 0;

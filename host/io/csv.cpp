@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -30,6 +31,18 @@ CsvReader::CsvReader(const std::string& path) : path_(path) {
   }
 }
 
+CsvReader::CsvReader(const std::string& path, std::uint64_t begin, std::uint64_t end, long first_line)
+    : CsvReader(path) {
+  if (f_ == stdin) throw InputError("a byte range of standard input cannot be read: give a file");
+  if (fseeko(f_, static_cast<off_t>(begin), SEEK_SET) != 0)
+    throw InputError(path + ": cannot seek to byte " + std::to_string(begin) + ": " + std::strerror(errno));
+  pos_ = begin;
+  end_ = end;
+  line_no_ = first_line - 1;
+}
+
+std::uint64_t CsvReader::offset() const { return pos_; }
+
 CsvReader::CsvReader(FromText, std::string text, std::string name) : text_(std::move(text)), path_(std::move(name)) {}
 
 CsvReader CsvReader::from_text(std::string text, std::string name) {
@@ -41,8 +54,10 @@ CsvReader::~CsvReader() {
 }
 
 int CsvReader::get() {
-  if (f_) return std::getc(f_);
-  return text_pos_ < text_.size() ? static_cast<unsigned char>(text_[text_pos_++]) : EOF;
+  if (pos_ >= end_) return EOF;
+  const int c = f_ ? std::getc(f_) : text_pos_ < text_.size() ? static_cast<unsigned char>(text_[text_pos_++]) : EOF;
+  if (c != EOF) ++pos_;
+  return c;
 }
 
 // A line ends at LF, CRLF or a lone CR (old Mac files). A read error is an error, never the end of
@@ -60,6 +75,7 @@ bool CsvReader::read_line() {
       if (d != '\n' && d != EOF) {
         if (f_) std::ungetc(d, f_);
         else --text_pos_;
+        --pos_;
       }
       break;
     }
@@ -176,6 +192,70 @@ void append_number(std::string& out, float v) {
   char buf[32];
   auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, ptr);
+}
+
+namespace {
+
+struct File {  // a read-only FILE*, closed at scope exit
+  std::FILE* f;
+  explicit File(const std::string& path) : f(std::fopen(path.c_str(), "rb")) {
+    if (!f) throw InputError(path + ": cannot open for reading: " + std::strerror(errno));
+  }
+  ~File() { std::fclose(f); }
+};
+
+// The line break of a file: '\r' when its first line ends in a lone CR, else '\n'.
+int line_break_of(std::FILE* f) {
+  for (int c; (c = std::getc(f)) != EOF;) {
+    if (c == '\n') return '\n';
+    if (c == '\r') return std::getc(f) == '\n' ? '\n' : '\r';
+  }
+  return '\n';
+}
+
+// The first line start at or after `at` (one past the first break at or after at - 1), or size.
+std::uint64_t line_start_from(std::FILE* f, int brk, std::uint64_t at, std::uint64_t size) {
+  if (at >= size) return size;
+  if (fseeko(f, static_cast<off_t>(at - 1), SEEK_SET) != 0) return size;
+  std::uint64_t p = at - 1;
+  for (int c; (c = std::getc(f)) != EOF; ++p)
+    if (c == brk) return p + 1;
+  return size;
+}
+
+}  // namespace
+
+ByteRange line_share(const std::string& path, std::uint64_t from, int r, int k) {
+  File file(path);
+  const int brk = line_break_of(file.f);
+  if (fseeko(file.f, 0, SEEK_END) != 0) throw InputError(path + ": cannot seek: " + std::strerror(errno));
+  const std::uint64_t size = static_cast<std::uint64_t>(ftello(file.f));
+  const std::uint64_t body = size > from ? size - from : 0;
+  auto start = [&](int q) -> std::uint64_t {
+    if (q <= 0) return from;
+    if (q >= k) return size;
+    const std::uint64_t uk = static_cast<std::uint64_t>(k), uq = static_cast<std::uint64_t>(q);
+    const std::uint64_t nominal = from + body / uk * uq + body % uk * uq / uk;  // from + body q / k, no overflow
+    return nominal <= from ? from : line_start_from(file.f, brk, nominal, size);
+  };
+  return ByteRange{start(r), start(r + 1)};
+}
+
+std::uint64_t count_line_breaks(const std::string& path, ByteRange range) {
+  File file(path);
+  const int brk = line_break_of(file.f);
+  if (fseeko(file.f, static_cast<off_t>(range.begin), SEEK_SET) != 0)
+    throw InputError(path + ": cannot seek: " + std::strerror(errno));
+  std::uint64_t n = 0;
+  std::vector<char> buf(1 << 16);
+  for (std::uint64_t left = range.end - range.begin; left > 0;) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(left, buf.size()));
+    const std::size_t got = std::fread(buf.data(), 1, want, file.f);
+    if (got == 0) break;
+    for (std::size_t i = 0; i < got; ++i) n += buf[i] == brk;
+    left -= got;
+  }
+  return n;
 }
 
 }  // namespace impact::io

@@ -1,6 +1,7 @@
 // Minimal, strict CSV reading and number formatting for the contact-space interface.
 // Errors carry file, line and column, and say what was expected.
 #pragma once
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -28,6 +29,9 @@ class CsvReader {
   // Reads `text` from memory instead of a file (tests, fuzzing: tests/fuzz); `name` stands for the
   // file in messages. Everything else is as for a file.
   static CsvReader from_text(std::string text, std::string name = "<memory>");
+  // Reads the bytes [begin, end) of a file only (a share of a file split between processes:
+  // begin at the start of a line), numbering its lines from first_line.
+  CsvReader(const std::string& path, std::uint64_t begin, std::uint64_t end, long first_line);
   ~CsvReader();
   CsvReader(const CsvReader&) = delete;
   CsvReader& operator=(const CsvReader&) = delete;
@@ -41,6 +45,8 @@ class CsvReader {
   const std::string& raw() const { return line_; }  // the record as read, without line ending
   long line_no() const { return line_no_; }
   const std::string& path() const { return path_; }
+  // Bytes of the file read so far (its position; for a range, from the file's start).
+  std::uint64_t offset() const;
 
  private:
   struct FromText {};
@@ -55,7 +61,19 @@ class CsvReader {
   std::string line_;
   std::string unquoted_;  // storage for fields that needed unquoting
   long line_no_ = 0;
+  std::uint64_t end_ = UINT64_MAX;  // a range: the byte where the input ends
+  std::uint64_t pos_ = 0;           // bytes of the file read (get())
 };
+
+// A file split between processes at line starts: share r of k of the bytes [from, size) (from: a
+// line start, e.g. after the header). A line break is LF, or CR in a file whose first line ends in
+// a lone CR. The shares are contiguous, in order, and cover the bytes once; a share may be empty.
+struct ByteRange {
+  std::uint64_t begin = 0, end = 0;
+};
+ByteRange line_share(const std::string& path, std::uint64_t from, int r, int k);
+// The line breaks in [range.begin, range.end) of a file (the lines a share holds, blank ones included).
+std::uint64_t count_line_breaks(const std::string& path, ByteRange range);
 
 // Parses a whole field as a finite or non-finite double ("nan", "inf" allowed); throws
 // InputError with location on anything else.

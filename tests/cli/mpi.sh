@@ -60,10 +60,30 @@ check "a killed rank ends the job: non-zero exit naming rank 1, no output file" 
   --out "$T/resumed.json" -q; rc=$?
 check "resumed after the dead rank: the uninterrupted summary" '[ $rc -eq 0 ] && same_summary "$T/full.json" "$T/resumed.json"'
 
+# eval: each process a share of the lines, the table in input order, byte for byte the single
+# process's (LF and CRLF files, blank lines); a bad cell is reported as one process reports it
+"$IMPACT" reduce --law jia --n 9001 --cases-out "$T/cases.csv" -q > /dev/null
+sed 's/$/\r/' "$T/cases.csv" | awk 'NR % 1000 == 0 { print "" } { print }' > "$T/crlf.csv"
+for f in cases crlf; do
+  for law in jia chatterjee-ruina; do
+    "$IMPACT" eval --law $law --in "$T/$f.csv" --out "$T/e1.csv" -q
+    for K in 2 3; do
+      "${MPIRUN[@]}" $K "$IMPACT" eval --law $law --in "$T/$f.csv" --out "$T/e$K.csv" -q; rc=$?
+      check "mpirun -n $K eval $law ($f): the single process's table byte for byte" '[ $rc -eq 0 ] && cmp -s "$T/e1.csv" "$T/e$K.csv"'
+    done
+  done
+done
+check "no share files left" '[ $(ls "$T" | grep -c "\.part") -eq 0 ]'
+awk -F, 'NR == 7000 { $13 = "0.3x" } { print }' OFS=, "$T/cases.csv" > "$T/bad.csv"
+"$IMPACT" eval --law jia --in "$T/bad.csv" --out "$T/b1.csv" -q 2> "$T/err1"; rc1=$?
+"${MPIRUN[@]}" 3 "$IMPACT" eval --law jia --in "$T/bad.csv" --out "$T/b3.csv" -q 2> "$T/err3"; rc=$?
+check "a bad cell in the last share: the single process's message (line 7000), exit non-zero, no output" '[ $rc1 -eq 1 ] && [ $rc -ne 0 ] && grep -q "bad.csv:7000:" "$T/err1" && [ "$(grep "impact: error" "$T/err3")" = "$(cat "$T/err1")" ] && [ ! -e "$T/b3.csv" ] && [ $(ls "$T" | grep -c "\.part") -eq 0 ]'
+"${MPIRUN[@]}" 2 "$IMPACT" eval --law jia --in "$T/cases.csv" --out - -q > /dev/null 2> "$T/err"; rc=$?
+check "eval --out - under mpirun: usage error said once" '[ $rc -eq 2 ] && [ $(grep -c "must be files" "$T/err") -eq 1 ]'
+
 # commands that do not run distributed yet say so, on rank 0, exit 2
-printf 'W_xx,W_xy,W_xz,W_yy,W_yz,W_zz,n_x,n_y,n_z,v_x,v_y,v_z,mu,e,e_t,eta0\n1,0,0,1,0,1,0,0,1,0,0,-1,0.3,0.5,0,1\n' > "$T/c.csv"
-"${MPIRUN[@]}" 2 "$IMPACT" eval --law newton --in "$T/c.csv" -q > "$T/out" 2> "$T/err"; rc=$?
-check "mpirun impact eval: refused with a reason" '[ $rc -ne 0 ] && [ $(grep -c "only .impact reduce. runs distributed so far" "$T/err") -eq 1 ]'
+"${MPIRUN[@]}" 2 "$IMPACT" study "$SRC/examples/studies/jia-fig15b.toml" --dry-run > "$T/out" 2> "$T/err"; rc=$?
+check "mpirun impact study: refused with a reason, once" '[ $rc -ne 0 ] && [ $(grep -c "only .impact reduce. and .impact eval. run distributed so far" "$T/err") -eq 1 ]'
 # a usage error is every rank's, before any work: exit 2, no hang
 timeout 60 "${MPIRUN[@]}" 2 "$IMPACT" reduce --law jia --n 1000 --range "Pn=3:1" > "$T/out" 2> "$T/err"; rc=$?
 check "a usage error under mpirun ends the job (no hang)" '[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "finite LO < HI" "$T/err"'
