@@ -9,7 +9,9 @@
 #
 # Bits of transcendental functions (glibc's exp, atan2, ...) may differ between CPU feature sets,
 # so the hashes are tied to the machine class they were written on (the `# machine:` line: glibc
-# version and the CPU's fma/avx2 flags); `check` on another class exits 77 (ctest: skipped) and
+# version and the CPU's fma/avx2 flags, the ones glibc's libm chooses its code by; avx512f does not
+# matter: an AMD EPYC without it reproduced every hash written on a Xeon with it, 2026-11-26);
+# `check` on another class exits 77 (ctest: skipped) and
 # says why. metadata.json is compared without its volatile keys (dates, timings, host, revision, the
 # output folder).
 # The CUDA backend is not part of it: the device contracts a*b+c into FMAs, so its results agree
@@ -24,7 +26,7 @@ PY=${IMPACT_PYTHON:-python3}
 machine_class() {
   local glibc flags
   glibc=$(ldd --version 2>/dev/null | head -1 | awk '{print $NF}')
-  flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | tr ' ' '\n' | grep -xE 'fma|avx2|avx512f' | sort | tr '\n' '+')
+  flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | tr ' ' '\n' | grep -xE 'fma|avx2' | sort | tr '\n' '+')
   echo "glibc ${glibc:-unknown}, $(uname -m), cpu ${flags:-none}"
 }
 

@@ -104,11 +104,14 @@ int main(int argc, char** argv) {
   if (world && world->size() > 1 && *eval) {
     ea.world = world.get();
     if (world->rank() != 0) ea.quiet = true;
+  } else if (world && world->size() > 1 && *study) {
+    sa.world = world.get();
   } else if (world && world->size() > 1) {
     if (!*reduce) {
       if (world->rank() == 0)
-        std::fprintf(stderr, "impact: error: under mpirun with %d processes only `impact reduce` and `impact eval` run "
-                             "distributed so far; run this command as one process (docs/distributed.md)\n", world->size());
+        std::fprintf(stderr, "impact: error: under mpirun with %d processes only `impact reduce`, `impact eval` and "
+                             "`impact study` run distributed; run this command as one process (docs/distributed.md)\n",
+                     world->size());
       return 2;
     }
     try {
@@ -122,7 +125,7 @@ int main(int argc, char** argv) {
   }
 #endif
   try {
-    if (*study) rc = run_study(sa, stdout, stderr);
+    if (*study) rc = run_study(sa, quiet_rank ? nullptr : stdout, quiet_rank ? nullptr : stderr);
     if (*bench) rc = run_bench(ba, stdout, stderr);
     if (*eval) rc = run_eval(ea, ea.quiet ? nullptr : stderr);
     if (*compare) rc = run_compare(ca, stdout);

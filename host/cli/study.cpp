@@ -11,7 +11,13 @@
 #include "study/report.hpp"
 #include "study/run.hpp"
 #include "study/scenarios.hpp"
+#include "study/parts.hpp"
 #include "study/session.hpp"
+#ifdef IMPACT_WITH_MPI
+#include "dist/study.hpp"
+#endif
+#include <nlohmann/json.hpp>
+#include <fstream>
 
 namespace impact::cli {
 
@@ -23,13 +29,19 @@ using Clock = std::chrono::steady_clock;
 CLI::App* add_study_subcommand(CLI::App& app, StudyArgs& a) {
   CLI::App* c = app.add_subcommand(
       "study", "Run a parameter-space study or UQ described by a TOML/JSON config (docs/study.md)");
-  c->add_option("config", a.config, "Study config (.toml or .json)")->required();
+  c->add_option("config", a.config, "Study config (.toml or .json)");
   c->add_option("--set", a.sets, "KEY=VALUE override of a config key, e.g. design.n=1000, params.mu=uniform:0.1:0.9 (repeatable)");
   c->add_option("--out", a.out, "Output folder (overrides output.dir)");
   c->add_option("--backend", a.backend, "auto|cuda|omp|serial|reference (overrides run.backend)");
   c->add_flag("--no-plots", a.no_plots, "Do not draw the plots");
   c->add_flag("--quiet,-q", a.quiet, "No progress bar and no tables");
   c->add_flag("--dry-run", a.dry_run, "Check the config, print it in canonical JSON form and stop");
+  c->add_flag("--keep-parts", a.keep_parts,
+              "Under mpirun: leave each table in one part per process (parts.json) instead of merging them");
+  c->add_option("--merge", a.merge,
+                "Assemble the tables of the folder DIR from the parts a run over several processes kept, then draw "
+                "its plots (no config)")
+      ->type_name("DIR");
   return c;
 }
 
@@ -62,10 +74,65 @@ void print_summary(std::FILE* out, const StudyConfig& c, const ReportOptions& op
   for (const std::string& n : run.notes) std::fprintf(out, "note: %s\n", n.c_str());
 }
 
+// `impact study --merge DIR`: the tables from their parts, then the plots of metadata.json's config.
+int merge_folder(const StudyArgs& args, std::FILE* out, std::FILE* log) {
+  const auto t0 = Clock::now();
+  std::uint64_t bytes = 0;
+  std::size_t parts = 0, files = 0;
+  try {
+    const PartsManifest m = read_parts_manifest(args.merge);
+    bytes = merge_parts(args.merge, m);
+    parts = m.rows.size();
+    files = m.files.size();
+  } catch (const std::exception& e) {
+    std::fprintf(log, "impact study: error: %s\n", e.what());
+    return 2;
+  }
+  const double merge_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::string note;
+  std::ifstream meta(args.merge + "/metadata.json");
+  if (meta && !args.no_plots) {
+    std::vector<std::string> pngs;
+    const nlohmann::json j = nlohmann::json::parse(meta, nullptr, false);
+    if (j.is_object() && j.contains("config") && j["config"].contains("plots"))
+      for (const nlohmann::json& p : j["config"]["plots"])
+        if (p.contains("file") && p["file"].is_string()) pngs.push_back(p["file"].get<std::string>());
+    if (!pngs.empty()) note = draw_plots(args.merge, pngs, args.quiet, log);
+  }
+  if (!args.quiet && out) {
+    std::fprintf(out, "merged %zu file(s) of %zu parts in %s/ (%.3g MB) in %.2f s\n", files, parts,
+                 args.merge.c_str(), double(bytes) / 1e6, merge_s);
+    if (!note.empty()) std::fprintf(out, "%s\n", note.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   const auto t_start = Clock::now();
+  const bool many = args.world != nullptr;
+  // a rank other than 0 says nothing (rank 0 says every rank's errors): its log goes nowhere
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> sink(nullptr, &std::fclose);
+  if (!log) {
+    sink.reset(std::fopen("/dev/null", "w"));
+    log = sink.get();
+  }
+  if (!args.merge.empty()) {
+    if (!args.config.empty()) {
+      std::fprintf(log, "impact study: error: --merge DIR takes no config\n");
+      return 2;
+    }
+    if (many) {
+      std::fprintf(log, "impact study: error: --merge runs as one process (not under mpirun)\n");
+      return 2;
+    }
+    return merge_folder(args, out, log);
+  }
+  if (args.config.empty()) {
+    std::fprintf(log, "impact study: error: a config is required (impact study CONFIG, or --merge DIR)\n");
+    return 2;
+  }
   StudyRequest q;
   q.config = args.config;
   q.sets = args.sets;
@@ -84,9 +151,21 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
     return 1;
   }
   if (args.dry_run) {
-    std::fprintf(out, "%s\n", to_json(s.config).dump(2).c_str());
+    if (out) std::fprintf(out, "%s\n", to_json(s.config).dump(2).c_str());
     return 0;
   }
+  if (args.keep_parts && !many) {
+    std::fprintf(log, "impact study: error: --keep-parts is for runs over several processes (mpirun -n K, K > 1)\n");
+    return 2;
+  }
+#ifdef IMPACT_WITH_MPI
+  if (many) {
+    const dist::StudyRun d = dist::run_study(*args.world, s, q, args.keep_parts, t_start, log);
+    if (d.ok && !args.quiet && out)
+      print_summary(out, s.config, d.outcome.options, s.design->rows(), d.outcome.run, d.outcome.report);
+    return d.code;
+  }
+#endif
   const StudyOutcome o = study::run_study(s, q, t_start, log);
   if (!args.quiet && out) print_summary(out, s.config, o.options, s.design->rows(), o.run, o.report);
   return 0;

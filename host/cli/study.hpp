@@ -1,6 +1,8 @@
 // `impact study CONFIG`: a parameter-space study or uncertainty quantification described by a
 // TOML or JSON file (see docs/study.md): scenario, law(s), parameter specifications, design,
-// sensitivity and outputs. Command-line --set KEY=VALUE overrides any key of the file.
+// sensitivity and outputs. Command-line --set KEY=VALUE overrides any key of the file. Under mpirun
+// the design is split over the processes (host/dist/study.hpp); `impact study --merge DIR`
+// assembles the tables of a run whose parts were kept.
 #pragma once
 #include <cstdio>
 #include <string>
@@ -8,6 +10,10 @@
 
 namespace CLI {
 class App;
+}
+
+namespace impact::dist {
+class World;
 }
 
 namespace impact::cli {
@@ -20,6 +26,9 @@ struct StudyArgs {
   bool no_plots = false;
   bool quiet = false;
   bool dry_run = false;           // parse, validate and print the resolved config; run nothing
+  bool keep_parts = false;        // under mpirun: leave the tables in parts (no merge)
+  std::string merge;              // --merge DIR: assemble DIR's tables from their parts; run nothing
+  const dist::World* world = nullptr;  // set under mpirun with more than one process
 };
 
 CLI::App* add_study_subcommand(CLI::App& app, StudyArgs& args);

@@ -1,12 +1,18 @@
 #include "io/npy.hpp"
 
+#include <stdexcept>
+
 namespace impact::io {
 
 void write_npy_header(OutFile& f, const std::vector<NpyField>& fields, std::uint64_t rows) {
-  std::string d = "{'descr': [";
+  std::string descr = "[";
   for (std::size_t i = 0; i < fields.size(); ++i)
-    d += (i ? ", " : "") + std::string("('") + fields[i].first + "', '" + fields[i].second + "')";
-  d += "], 'fortran_order': False, 'shape': (" + std::to_string(rows) + ",), }";
+    descr += (i ? ", " : "") + std::string("('") + fields[i].first + "', '" + fields[i].second + "')";
+  write_npy_header(f, descr + "]", rows);
+}
+
+void write_npy_header(OutFile& f, const std::string& descr, std::uint64_t rows) {
+  std::string d = "{'descr': " + descr + ", 'fortran_order': False, 'shape': (" + std::to_string(rows) + ",), }";
   const std::size_t pre = 10;  // magic(6) + version(2) + header length(2)
   const std::size_t total = pre + d.size() + 1;
   const std::size_t pad = (64 - total % 64) % 64;
@@ -18,6 +24,36 @@ void write_npy_header(OutFile& f, const std::vector<NpyField>& fields, std::uint
   const unsigned char l2[2] = {static_cast<unsigned char>(len & 0xff), static_cast<unsigned char>(len >> 8)};
   f.put(l2, 2);
   f.put(d);
+}
+
+NpyHeader read_npy_header(std::FILE* f, const std::string& path) {
+  const auto bad = [&](const std::string& why) {
+    return std::runtime_error(path + ": not a one-dimensional .npy file: " + why);
+  };
+  unsigned char pre[12];
+  if (std::fread(pre, 1, 10, f) != 10 || std::memcmp(pre, "\x93NUMPY", 6) != 0) throw bad("no .npy magic");
+  std::size_t len = pre[8] | (std::size_t(pre[9]) << 8), at = 10;
+  if (pre[6] >= 2) {  // 4-byte header length
+    if (std::fread(pre + 10, 1, 2, f) != 2) throw bad("short header");
+    len |= (std::size_t(pre[10]) << 16) | (std::size_t(pre[11]) << 24);
+    at = 12;
+  } else if (pre[6] != 1) {
+    throw bad("unknown version " + std::to_string(pre[6]));
+  }
+  if (len > (1u << 20)) throw bad("header of " + std::to_string(len) + " bytes");
+  std::string d(len, '\0');
+  if (std::fread(d.data(), 1, len, f) != len) throw bad("short header");
+  NpyHeader h;
+  h.bytes = at + len;
+  const std::size_t a = d.find("'descr': "), b = d.find(", 'fortran_order': False"), c = d.find("'shape': (");
+  if (a == std::string::npos || b == std::string::npos || b < a || c == std::string::npos)
+    throw bad("header dict not as written by impactbatch");
+  h.descr = d.substr(a + 9, b - a - 9);
+  std::size_t i = c + 10;
+  if (i >= d.size() || d[i] < '0' || d[i] > '9') throw bad("shape not (rows,)");
+  for (; i < d.size() && d[i] >= '0' && d[i] <= '9'; ++i) h.rows = h.rows * 10 + std::uint64_t(d[i] - '0');
+  if (d.compare(i, 2, ",)") != 0) throw bad("shape not (rows,)");
+  return h;
 }
 
 }  // namespace impact::io

@@ -2,6 +2,7 @@
 // appended to a record buffer.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -17,6 +18,17 @@ using NpyField = std::pair<std::string, const char*>;
 // Writes the magic, the version and the header dict of `rows` records with these fields (padded
 // so that the data start on a 64-byte boundary).
 void write_npy_header(OutFile& f, const std::vector<NpyField>& fields, std::uint64_t rows);
+// The same with the dict's descr given as text ("[('a', '<f8'), ...]" or "'<f8'").
+void write_npy_header(OutFile& f, const std::string& descr, std::uint64_t rows);
+
+// The header of a one-dimensional .npy file (format 1.0 to 3.0) as write_npy_header writes it.
+struct NpyHeader {
+  std::string descr;       // the dict's descr, as text
+  std::uint64_t rows = 0;  // shape (rows,)
+  std::size_t bytes = 0;   // magic, version, length and dict: where the data start
+};
+// Reads it from the start of `f` (std::runtime_error "PATH: not a one-dimensional .npy file: ...").
+NpyHeader read_npy_header(std::FILE* f, const std::string& path);
 
 // Appends the bytes of v (the host is little-endian, as the "<" types say).
 template <class X> void put_binary(std::string& buf, X v) {

@@ -236,10 +236,11 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+}  // namespace
+
 // Runs the plotting script on the output folder; returns the note on where the plots are. A failed
 // script is a warning: the tables are written.
-std::string draw_plots(const StudyConfig& c, bool quiet, std::FILE* log) {
-  const std::string& dir = c.out_dir;
+std::string draw_plots(const std::string& dir, const std::vector<std::string>& pngs, bool quiet, std::FILE* log) {
   const io::PythonFound py = io::find_python({"numpy", "matplotlib"});
   if (py.path.empty()) {
     std::fprintf(log,
@@ -256,11 +257,9 @@ std::string draw_plots(const StudyConfig& c, bool quiet, std::FILE* log) {
     return "plots: not drawn (see the warning above)";
   }
   std::string note = "plots: ";
-  for (std::size_t i = 0; i < c.plots.size(); ++i) note += (i ? ", " : "") + dir + "/" + c.plots[i].file;
+  for (std::size_t i = 0; i < pngs.size(); ++i) note += (i ? ", " : "") + dir + "/" + pngs[i];
   return note;
 }
-
-}  // namespace
 
 StudyReport write_report(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, const RunResult& run,
                          const ReportOptions& opt, std::FILE* log) {
@@ -284,7 +283,10 @@ StudyReport write_report(const StudyConfig& c, const ScenarioInfo& sc, const Des
   const std::string meta = metadata(c, sc, design, run, opt, stats, sens, rep.files).dump(2) + "\n";
   io::write_file(dir + "/summary.md", summary_md(c, design, opt, rep));
   io::write_file(dir + "/metadata.json", meta);
-  if (!c.plots.empty() && opt.plots) rep.plot_note = draw_plots(c, opt.quiet, log);
+  std::vector<std::string> pngs;
+  for (const PlotSpec& p : c.plots) pngs.push_back(p.file);
+  if (!pngs.empty() && opt.plots) rep.plot_note = draw_plots(c.out_dir, pngs, opt.quiet, log);
+  else if (!pngs.empty() && !opt.no_plots_why.empty()) rep.plot_note = "plots: not drawn: " + opt.no_plots_why;
   return rep;
 }
 

@@ -30,11 +30,16 @@ struct ReportOptions {
   std::chrono::steady_clock::time_point start;  // when the command started (metadata's total_s)
   bool plots = true;                            // draw the [[plots]] (false: --no-plots)
   bool quiet = false;                           // the plotting script's output discarded
+  std::string no_plots_why;                     // with plots false: the note's reason ("" : none)
 };
 
 // Writes sensitivity.csv (with [sensitivity]), metadata.json and summary.md into c.out_dir and
 // draws the plots. Warnings (Sobol indices that cannot be computed or are undefined, plots not
 // drawn) go to `log`. Throws std::runtime_error when a file cannot be written.
+// Runs scripts/plot_study.py on a study's folder (it reads metadata.json and the tables); `pngs`: the
+// plots' files, for the returned note. A failed script is a warning on `log`.
+std::string draw_plots(const std::string& dir, const std::vector<std::string>& pngs, bool quiet, std::FILE* log);
+
 StudyReport write_report(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, const RunResult& run,
                          const ReportOptions& opt, std::FILE* log);
 

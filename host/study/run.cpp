@@ -164,20 +164,36 @@ void law_rows(const LawColumns& lc, const ScenarioInfo& sc, const Chunk<T>& ch, 
   }
 }
 
-// Folds a chunk's rows into the law's statistics, in row order, so that the statistics do not
-// depend on the chunk size or the thread count.
-void add_rows(const LawColumns& lc, const LawRows& rows, std::size_t m, LawStats& st) {
+// Folds a chunk's rows (design rows [first, first + m) of `total`) into the law's statistics: the
+// status counts, and each column's ok values in row order into the open block of stat_block_rows()
+// rows, which is appended to st.block_moments when its last row is folded.
+void add_rows(const LawColumns& lc, const LawRows& rows, std::uint64_t first, std::size_t m, std::uint64_t total,
+              LawStats& st) {
   const std::size_t ncol = lc.cols.size();
+  const std::uint64_t B = stat_block_rows(total);
   for (std::size_t i = 0; i < m; ++i) st.status_count[rows.status[i]]++;
+  if (st.open_block.size() != ncol) st.open_block.assign(ncol, Moments::identity());
+  // the blocks this chunk closes: at rows whose successor is on the grid, or the design's last row
+  const auto closes = [&](std::uint64_t g) { return (g + 1) % B == 0 || g + 1 == total; };
+  std::size_t nclosed = 0;
+  for (std::uint64_t g = first; g < first + m; ++g) nclosed += closes(g);
+  const std::size_t at = st.block_moments.size();
+  st.block_moments.resize(at + nclosed * ncol, Moments::identity());
   // one column per thread, its rows in order: the same sums as one thread
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t kk = 0; kk < static_cast<std::ptrdiff_t>(ncol); ++kk) {
     const std::size_t k = static_cast<std::size_t>(kk);
     if (lc.cols[k].kind != ColKind::real && lc.cols[k].kind != ColKind::integer) continue;
-    Moments mk = st.moments[k];
-    for (std::size_t i = 0; i < m; ++i)
+    Moments mk = st.open_block[k];
+    std::size_t b = 0;
+    for (std::size_t i = 0; i < m; ++i) {
       if (rows.status[i] == static_cast<std::uint8_t>(Status::ok)) mk = merge(mk, Moments::of(rows.out[i * ncol + k]));
-    st.moments[k] = mk;
+      if (closes(first + i)) {
+        st.block_moments[at + b++ * ncol + k] = mk;
+        mk = Moments::identity();
+      }
+    }
+    st.open_block[k] = mk;
   }
 }
 
@@ -201,16 +217,18 @@ void kept_values(const LawColumns& lc, const LawRows& rows, std::size_t m, std::
 template <class T>
 class Driver {
  public:
-  Driver(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend, RunResult& result)
+  Driver(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend, RunResult& result,
+         std::uint64_t first, std::uint64_t rows)
       : c_(c),
         sc_(sc),
         design_(design),
         backend_(backend),
         result_(result),
         opt_(engine::law_options(c.steps, c.integrator)),
-        overlap_(result.overlapped) {
-    const std::size_t rows = design.rows();
-    chunk_ = std::max<std::size_t>(1, std::min<std::size_t>(c.chunk, rows));
+        overlap_(result.overlapped),
+        first_(first),
+        end_(first + rows) {
+    chunk_ = std::max<std::size_t>(1, std::min<std::size_t>(c.chunk, design.rows()));
     const std::size_t nslots = overlap_ && rows > chunk_ ? 2 : 1;
     for (std::size_t q = 0; q < nslots; ++q) {
       slot_[q].ch.resize(chunk_, design.names().size(), sc.params.size());
@@ -221,10 +239,11 @@ class Driver {
   }
 
   void run(StudyFiles& files, std::FILE* progress) {
-    const std::size_t rows = design_.rows();
+    const std::size_t rows = end_ - first_;
     io::Progress bar(progress, rows * result_.laws.size(), "study " + c_.name);
+    if (rows == 0) return;
     if (!overlap_) {
-      for (std::size_t b0 = 0; b0 < rows; b0 += chunk_) {
+      for (std::size_t b0 = first_; b0 < end_; b0 += chunk_) {
         build(b0, slot_[0], files);
         for (std::size_t l = 0; l < result_.laws.size(); ++l) {
           result_.stats[l].seconds += evaluate(l, slot_[0], &bar);
@@ -237,11 +256,11 @@ class Driver {
       return;
     }
     const std::size_t nchunks = (rows + chunk_ - 1) / chunk_;
-    build(0, slot_[0], files);
+    build(first_, slot_[0], files);
     std::future<std::vector<double>> laws = std::async(std::launch::async, [this] { return evaluate_all(slot_[0]); });
     for (std::size_t k = 0; k < nchunks; ++k) {
       Slot& cur = slot_[k % 2];
-      if (k + 1 < nchunks) build((k + 1) * chunk_, slot_[(k + 1) % 2], files);  // while chunk k's laws run
+      if (k + 1 < nchunks) build(first_ + (k + 1) * chunk_, slot_[(k + 1) % 2], files);  // while chunk k's laws run
       const std::vector<double> secs = laws.get();
       for (std::size_t l = 0; l < secs.size(); ++l) result_.stats[l].seconds += secs[l];
       if (k + 1 < nchunks) {
@@ -264,7 +283,7 @@ class Driver {
   };
 
   void build(std::size_t b0, Slot& slot, StudyFiles& files) {
-    const std::size_t m = std::min(chunk_, design_.rows() - b0);
+    const std::size_t m = std::min<std::size_t>(chunk_, end_ - b0);
     const auto tb = Clock::now();
     result_.build_failed += builder_.build(b0, m, slot.ch);
     files.write_design(slot.ch.design.data(), m);
@@ -302,7 +321,7 @@ class Driver {
     const std::size_t m = ch.m;
     const auto tw = Clock::now();
     law_rows(lc, sc_, ch, slot.res[l], rows_);
-    add_rows(lc, rows_, m, st);
+    add_rows(lc, rows_, ch.first, m, design_.rows(), st);
     kept_values(lc, rows_, m, kept_values_);
     files.write_rows(l, ChunkRows{ch.first, m, ch.values.data(), rows_.out.data(), rows_.status.data()},
                      kept_values_);
@@ -319,6 +338,7 @@ class Driver {
   RunResult& result_;
   const LawOptions opt_;
   const bool overlap_;
+  const std::size_t first_, end_;  // the rows of this run: [first_, end_)
   const SampleBuilder builder_{c_, sc_, design_};
   std::size_t chunk_ = 1;
   Slot slot_[2];
@@ -358,24 +378,43 @@ RunMemory run_memory_bytes(const StudyConfig& c, const ScenarioInfo& sc, std::ui
   return m;
 }
 
+std::uint64_t stat_block_rows(std::uint64_t rows) {
+  std::uint64_t b = 64;
+  while (b < (std::uint64_t(1) << 62) && b * 8192 < rows) b *= 2;
+  return b;
+}
+
+std::vector<Moments> fold_block_moments(const std::vector<Moments>& block_moments, std::size_t ncol) {
+  std::vector<Moments> m(ncol, Moments::identity());
+  for (std::size_t at = 0; ncol && at + ncol <= block_moments.size(); at += ncol)
+    for (std::size_t k = 0; k < ncol; ++k) m[k] = merge(m[k], block_moments[at + k]);
+  return m;
+}
+
 RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend, Precision precision,
-              std::FILE* progress) {
+              std::FILE* progress, const RunPart& part) {
   check_entry_points(c, backend, precision);
+  const std::uint64_t first = std::min<std::uint64_t>(part.first, design.rows());
+  const std::uint64_t rows = std::min<std::uint64_t>(part.rows, design.rows() - first);
+  const std::uint64_t B = stat_block_rows(design.rows());
+  if (first % B != 0 || ((first + rows) % B != 0 && first + rows != design.rows()))
+    throw std::logic_error("study::run: a part must start and end on the statistics block grid");
   RunResult result;
   result.kept = kept_columns(c, sc);
   for (const std::string& l : c.laws) {
     result.laws.push_back(law_columns(engine::law_named(l), sc, result.kept));
     LawStats st;
-    st.moments.assign(result.laws.back().cols.size(), Moments::identity());
     if (!c.sens_outputs.empty()) st.keep.resize(result.kept.size());  // the Sobol indices need every row
     result.stats.push_back(std::move(st));
   }
-  StudyFiles files(c, sc, design, result.kept, result.laws, precision);
+  StudyFiles files(c, sc, design, result.kept, result.laws, precision, part.part, rows);
   // the laws beside the host work where they leave host cores free (Driver)
   result.overlapped = backend == Backend::cuda || backend == Backend::serial;
-  if (precision == Precision::f32) Driver<float>(c, sc, design, backend, result).run(files, progress);
-  else Driver<double>(c, sc, design, backend, result).run(files, progress);
+  if (precision == Precision::f32) Driver<float>(c, sc, design, backend, result, first, rows).run(files, progress);
+  else Driver<double>(c, sc, design, backend, result, first, rows).run(files, progress);
   files.commit();
+  for (std::size_t l = 0; l < result.laws.size(); ++l)
+    result.stats[l].moments = fold_block_moments(result.stats[l].block_moments, result.laws[l].cols.size());
   result.files = files.names();
   if (!files.format_note().empty()) result.notes.push_back(files.format_note());
   return result;

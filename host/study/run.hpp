@@ -21,6 +21,12 @@ namespace impact::study {
 struct LawStats {
   double seconds = 0;            // time in the law's batch calls
   std::vector<Moments> moments;  // per output column, over the ok rows
+  // per block of stat_block_rows() design rows (in row order) x output column: the moments of the
+  // block's ok rows, each folded in row order from the identity; `moments` is their merge in block
+  // order (fold_block_moments). The blocks lie on the design's row grid, so the statistics depend
+  // neither on run.chunk, nor on the threads, nor on the processes the rows ran on.
+  std::vector<Moments> block_moments;
+  std::vector<Moments> open_block;  // per output column: the block being folded (internal)
   std::uint64_t status_count[static_cast<int>(Status::count_)] = {};
   std::vector<std::vector<double>> keep;  // per kept column: every row (the sensitivity outputs only)
 };
@@ -50,11 +56,29 @@ struct RunMemory {
 };
 RunMemory run_memory_bytes(const StudyConfig& c, const ScenarioInfo& sc, std::uint64_t rows);
 
+// The part of the design one process runs (a run over several processes, host/dist): rows
+// [first, first + rows), both ends on the grid of stat_block_rows() (or at the design's end), its
+// tables written as part files (part_file_name) with `part` >= 0. The default is the whole design
+// as one process writes it.
+struct RunPart {
+  std::uint64_t first = 0;
+  std::uint64_t rows = ~std::uint64_t(0);  // clipped to the design
+  int part = -1;                           // -1: the final files; else the index in the part names
+};
+
+// The rows of a statistics block of a design of `rows` rows: a power of two from 64, such that
+// there are at most 8192 blocks (memory flat in the rows; a run over several processes splits the
+// design on this grid).
+std::uint64_t stat_block_rows(std::uint64_t rows);
+
+// The moments of every column: the blocks' moments merged in block order from the identity.
+std::vector<Moments> fold_block_moments(const std::vector<Moments>& block_moments, std::size_t ncol);
+
 // Runs the study on `backend` (resolved, not "auto") in `precision` and writes its tables into
 // c.out_dir. The progress bar goes to `progress` (null: none). Throws std::invalid_argument when a
 // law has no entry point for the backend and precision (before anything is written), and
 // std::runtime_error when a file cannot be written.
 RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, engine::Backend backend,
-              engine::Precision precision, std::FILE* progress);
+              engine::Precision precision, std::FILE* progress, const RunPart& part = {});
 
 }  // namespace impact::study

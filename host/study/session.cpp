@@ -56,23 +56,30 @@ LoadedStudy load_study(const StudyRequest& q) {
   return s;
 }
 
+ReportOptions study_options(const LoadedStudy& s, const StudyRequest& q, std::chrono::steady_clock::time_point start) {
+  const StudyConfig& c = s.config;
+  ReportOptions o;
+  o.precision = c.precision;
+  engine::Workload w;
+  for (const std::string& name : c.laws) w.laws.push_back(&engine::law_named(name));
+  w.precision = o.precision;
+  w.steps = c.steps;
+  w.rows = double(s.design->rows());
+  const engine::BackendPick pick = engine::pick_backend(c.backend, w, true);
+  o.backend = pick.backend;
+  o.backend_why = pick.why;
+  o.start = start;
+  o.plots = q.plots;
+  o.quiet = q.quiet;
+  return o;
+}
+
 StudyOutcome run_study(const LoadedStudy& s, const StudyRequest& q, std::chrono::steady_clock::time_point start,
                        std::FILE* log) {
   const StudyConfig& c = s.config;
   const ScenarioInfo& sc = *find_scenario(c.scenario);
   StudyOutcome o;
-  o.options.precision = c.precision;
-  engine::Workload w;
-  for (const std::string& name : c.laws) w.laws.push_back(&engine::law_named(name));
-  w.precision = o.options.precision;
-  w.steps = c.steps;
-  w.rows = double(s.design->rows());
-  const engine::BackendPick pick = engine::pick_backend(c.backend, w, true);
-  o.options.backend = pick.backend;
-  o.options.backend_why = pick.why;
-  o.options.start = start;
-  o.options.plots = q.plots;
-  o.options.quiet = q.quiet;
+  o.options = study_options(s, q, start);
   o.run = run(c, sc, *s.design, o.options.backend, o.options.precision, q.quiet ? nullptr : log);
   o.report = write_report(c, sc, *s.design, o.run, o.options, log ? log : stderr);
   return o;

@@ -41,6 +41,10 @@ struct StudyOutcome {
   StudyReport report;
 };
 
+// The options of a loaded study's run: the backend (run.backend resolved: `auto` by the workload,
+// and why), the precision, the start time, plots and quiet from the request.
+ReportOptions study_options(const LoadedStudy& s, const StudyRequest& q, std::chrono::steady_clock::time_point start);
+
 // Runs a loaded study and writes its files; progress and warnings go to `log` (null: none).
 StudyOutcome run_study(const LoadedStudy& s, const StudyRequest& q, std::chrono::steady_clock::time_point start,
                        std::FILE* log);

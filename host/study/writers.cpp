@@ -7,6 +7,7 @@
 #include "engine/columns.hpp"
 #include "io/csv.hpp"
 #include "io/npy.hpp"
+#include "study/parts.hpp"
 
 namespace impact::study {
 
@@ -103,9 +104,10 @@ Formats formats_of(const StudyConfig& c, std::uint64_t rows) {
 
 StudyFiles::StudyFiles(const StudyConfig& c, const ScenarioInfo& sc, const Design& design,
                        const std::vector<std::string>& kept, const std::vector<LawColumns>& laws,
-                       engine::Precision precision)
+                       engine::Precision precision, int part, std::uint64_t rows)
     : sc_(sc),
       laws_(laws),
+      part_(part),
       formats_(formats_of(c, design.rows())),
       float_text_(precision == engine::Precision::f32),
       nvar_(design.names().size()),
@@ -113,12 +115,13 @@ StudyFiles::StudyFiles(const StudyConfig& c, const ScenarioInfo& sc, const Desig
   io::make_dirs(c.out_dir, "output.dir");
   // metadata.json, written last, marks a complete run: an earlier run's goes before anything of
   // this run is written, so that a run that fails leaves a folder without it
-  io::remove_if_exists(c.out_dir + "/metadata.json");
-  for (std::size_t l = 0; l < laws.size(); ++l) open_tables(c.out_dir, laws[l], files_[l], design.rows());
+  if (part < 0) io::remove_if_exists(c.out_dir + "/metadata.json");
+  const std::uint64_t table_rows = part < 0 ? design.rows() : rows;
+  for (std::size_t l = 0; l < laws.size(); ++l) open_tables(c.out_dir, laws[l], files_[l], table_rows);
   if (!formats_.salib) return;
   open_salib(c.out_dir, kept);
   // the sample matrix of the varied parameters, whitespace separated (SALib's X)
-  design_.open(c.out_dir + "/design.txt");
+  design_.open(path(c.out_dir, "design.txt"));
   std::string h = "#";
   for (const std::string& n : design.names()) h += " " + n;
   h += '\n';
@@ -127,7 +130,7 @@ StudyFiles::StudyFiles(const StudyConfig& c, const ScenarioInfo& sc, const Desig
 
 void StudyFiles::open_tables(const std::string& dir, const LawColumns& lc, LawFiles& f, std::uint64_t rows) {
   if (formats_.csv) {
-    f.csv.open(dir + "/" + lc.law->name + ".csv");
+    f.csv.open(path(dir, lc.law->name + ".csv"));
     std::string h = "sample_id";
     for (const ScenarioParam& p : sc_.params) h += std::string(",") + p.name;
     for (const StudyColumn& col : lc.cols) h += "," + col.name;
@@ -135,7 +138,7 @@ void StudyFiles::open_tables(const std::string& dir, const LawColumns& lc, LawFi
     f.csv.put(h);
   }
   if (formats_.npy) {
-    f.npy.open(dir + "/" + lc.law->name + ".npy");
+    f.npy.open(path(dir, lc.law->name + ".npy"));
     std::vector<io::NpyField> fields;
     fields.emplace_back("sample_id", "<u8");
     for (const ScenarioParam& p : sc_.params) fields.emplace_back(p.name, "<f8");
@@ -151,10 +154,14 @@ void StudyFiles::open_salib(const std::string& dir, const std::vector<std::strin
     for (std::size_t k = 0; k < kept.size(); ++k) {
       if (laws_[l].kept_pos[k] < 0) continue;
       const std::string name = "salib/" + laws_[l].law->name + "_" + kept[k] + ".txt";
-      files_[l].salib[k].open(dir + "/" + name);
+      files_[l].salib[k].open(path(dir, name));
       salib_names_.push_back(name);
     }
   }
+}
+
+std::string StudyFiles::path(const std::string& dir, const std::string& name) const {
+  return dir + "/" + (part_ < 0 ? name : part_file_name(name, part_));
 }
 
 void StudyFiles::write_design(const double* u, std::size_t m) {

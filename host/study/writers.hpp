@@ -40,8 +40,12 @@ class StudyFiles {
   // Creates output.dir and opens the files of the study's formats with their headers: each law's
   // CSV and .npy, then the SALib Y files (of the kept columns each law has) and design.txt.
   // precision: a float study writes its laws' own outputs as float text in the CSV.
+  // part >= 0: the files of one process's part of the design (`rows` rows; study/parts.hpp), each a
+  // complete file of its kind (the CSV and design.txt with their header line, the .npy with its
+  // header), named part_file_name(name, part); an earlier metadata.json is left to the caller.
   StudyFiles(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, const std::vector<std::string>& kept,
-             const std::vector<LawColumns>& laws, engine::Precision precision);
+             const std::vector<LawColumns>& laws, engine::Precision precision, int part = -1,
+             std::uint64_t rows = 0);
 
   // Rows of design.txt: the design's values of a chunk (m x the varied parameters).
   void write_design(const double* u, std::size_t m);
@@ -51,7 +55,8 @@ class StudyFiles {
   // Finishes every file (each law's CSV, .npy and SALib Y files, then design.txt).
   void commit();
 
-  // The files, relative to output.dir: each law's CSV and .npy, then design.txt and the SALib Y files.
+  // The files, relative to output.dir: each law's CSV and .npy, then design.txt and the SALib Y files
+  // (the final names, also for a part).
   std::vector<std::string> names() const;
   const std::string& format_note() const { return formats_.note; }
 
@@ -62,9 +67,11 @@ class StudyFiles {
   };
   void open_tables(const std::string& dir, const LawColumns& lc, LawFiles& f, std::uint64_t rows);
   void open_salib(const std::string& dir, const std::vector<std::string>& kept);
+  std::string path(const std::string& dir, const std::string& name) const;  // of a file of this part
 
   const ScenarioInfo& sc_;
   const std::vector<LawColumns>& laws_;
+  int part_;
   Formats formats_;
   std::vector<std::string> salib_text_;  // per kept column: a chunk's SALib lines
   bool float_text_;

@@ -2,7 +2,9 @@
 # Runs over several processes (host/dist, docs/distributed.md): `mpirun -n K impact reduce` gives
 # the single process's summary bit for bit (counts, moments, histograms) for K = 2 and 3 (uneven
 # splits, chunks handed out dynamically), on a shard with --first too, and reports each process's
-# share; the other commands refuse to run distributed, saying so. Skipped (77) when impact was
+# share; `mpirun impact eval` and `mpirun impact study` give the single process's files byte for
+# byte (study: --keep-parts and impact study --merge too); the other commands refuse to run
+# distributed, saying so. Skipped (77) when impact was
 # built without MPI or mpirun is missing.
 set -u
 source "$(dirname "$0")/common.bash"
@@ -81,9 +83,92 @@ check "a bad cell in the last share: the single process's message (line 7000), e
 "${MPIRUN[@]}" 2 "$IMPACT" eval --law jia --in "$T/cases.csv" --out - -q > /dev/null 2> "$T/err"; rc=$?
 check "eval --out - under mpirun: usage error said once" '[ $rc -eq 2 ] && [ $(grep -c "must be files" "$T/err") -eq 1 ]'
 
-# commands that do not run distributed yet say so, on rank 0, exit 2
-"${MPIRUN[@]}" 2 "$IMPACT" study "$SRC/examples/studies/jia-fig15b.toml" --dry-run > "$T/out" 2> "$T/err"; rc=$?
-check "mpirun impact study: refused with a reason, once" '[ $rc -ne 0 ] && [ $(grep -c "only .impact reduce. and .impact eval. run distributed so far" "$T/err") -eq 1 ]'
+# commands that do not run distributed say so, on rank 0, exit 2
+"${MPIRUN[@]}" 2 "$IMPACT" compare --law newton --in "$SRC/examples/cases.csv" > "$T/out" 2> "$T/err"; rc=$?
+check "mpirun impact compare: refused with a reason, once" '[ $rc -eq 2 ] && [ $(grep -c "only .impact reduce., .impact eval. and .impact study. run distributed" "$T/err") -eq 1 ]'
+
+# ---- impact study over K processes ---------------------------------------------------------------
+same_tree() {  # same_tree A B: the same files (but metadata.json and plots), byte for byte
+  (cd "$1" && find . -type f ! -name metadata.json ! -name '*.png' | sort) > "$T/tree1"
+  (cd "$2" && find . -type f ! -name metadata.json ! -name '*.png' | sort) > "$T/tree2"
+  cmp -s "$T/tree1" "$T/tree2" && [ -s "$T/tree1" ] || return 1
+  while read -r f; do cmp -s "$1/$f" "$2/$f" || { echo "differs: $f" >&2; return 1; }; done < "$T/tree1"
+}
+same_meta() {  # same_meta A B K: metadata.json's statistics and indices bit for bit, the split of K reported
+  "$PY" - "$1/metadata.json" "$2/metadata.json" "$3" <<'PYEOF'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+K = int(sys.argv[3])
+for m in (a, b):
+    for law in m["summary"].values():
+        for k in ("law_seconds", "instances_per_s"):
+            law.pop(k, None)
+for k in ("summary", "sensitivity", "columns", "rows", "varied", "kept_columns", "files", "laws"):
+    assert a.get(k) == b.get(k), k
+note = [n for n in b.get("notes", []) if n.startswith("run over")]
+assert (K == 1 and not note) or (note and note[0].startswith(f"run over {K} processes")), b.get("notes")
+PYEOF
+}
+# a Saltelli study with [sensitivity] and every format (tables, SALib files, design.txt): 2100
+# rows, 33 statistics blocks of 64 rows split unevenly over 2 and 3 ranks, chunks of 500 rows that
+# straddle the blocks; and a jia study in float of 100 rows (2 blocks: the third rank has no rows)
+# in chunks of 30
+STUDIES=("$SRC/examples/studies/ball-sobol.toml --set design.n=300 --set run.chunk=500"
+         "$SRC/examples/studies/pencil-mc.toml --set design.n=100 --set run.chunk=30 --set run.precision=\"float\"")
+for st in "${STUDIES[@]}"; do
+  # shellcheck disable=SC2086
+  "$IMPACT" study $st --backend omp --no-plots -q --out "$T/st1" 2> "$T/err"; rc=$?
+  check "study ($st) as one process: exit 0" '[ $rc -eq 0 ] && [ -s "$T/st1/metadata.json" ]'
+  for K in 2 3; do
+    # shellcheck disable=SC2086
+    "${MPIRUN[@]}" $K "$IMPACT" study $st --backend omp --no-plots -q --out "$T/st$K" > "$T/out" 2> "$T/err"; rc=$?
+    check "mpirun -n $K study ($st): exit 0, every table, SALib file and report the single process's byte for byte" '[ $rc -eq 0 ] && same_tree "$T/st1" "$T/st$K"'
+    check "mpirun -n $K study: statistics and Sobol indices bit for bit, the split in the notes, no part left" 'same_meta "$T/st1" "$T/st$K" $K && [ $(find "$T/st$K" -name "*.part-*" | wc -l) -eq 0 ] && [ ! -e "$T/st$K/parts.json" ]'
+  done
+done
+# the summary on stdout: once (rank 0)
+"${MPIRUN[@]}" 2 "$IMPACT" study "$SRC/examples/studies/ball-sobol.toml" --set design.n=100 --backend omp --no-plots \
+  --out "$T/stp" > "$T/out" 2> "$T/err"; rc=$?
+check "mpirun study: the summary printed once, with the split" '[ $rc -eq 0 ] && [ $(grep -c "^study ball-sobol" "$T/out") -eq 1 ] && grep -q "note: run over 2 processes" "$T/out"'
+
+# --keep-parts: one part per rank and parts.json; impact study --merge assembles the single
+# process's files and removes the parts
+st="$SRC/examples/studies/ball-sobol.toml --set design.n=300 --set run.chunk=500"
+rm -rf "$T/st1" && "$IMPACT" study $st --backend omp --no-plots -q --out "$T/st1"
+# shellcheck disable=SC2086
+"${MPIRUN[@]}" 3 "$IMPACT" study $st --backend omp --no-plots -q --keep-parts --out "$T/kp" 2> "$T/err"; rc=$?
+check "--keep-parts: 3 parts of each of the 11 files, parts.json, metadata.json" '[ $rc -eq 0 ] && [ $(find "$T/kp" -name "*.part-0000[0-2].*" | wc -l) -eq 33 ] && [ -s "$T/kp/parts.json" ] && [ -s "$T/kp/metadata.json" ] && [ ! -e "$T/kp/jia.npy" ]'
+NPY=$(bash "$SRC/scripts/find_python.sh" numpy) || NPY=$PY
+"$NPY" -c "import numpy as np, sys; a = [np.load(sys.argv[1] + '/jia.part-0000%d.npy' % p) for p in range(3)]; b = np.load(sys.argv[2] + '/jia.npy'); assert (np.concatenate(a).tobytes() == b.tobytes())" "$T/kp" "$T/st1" 2> "$T/pyerr"; rc=$?
+check "each .npy part loads in NumPy; concatenated they are the single process's table" '[ $rc -eq 0 ] || { cat "$T/pyerr" >&2; false; }'
+cp -r "$T/kp" "$T/kp2"
+rm "$T/kp2/stronge.part-00001.npy"
+"$IMPACT" study --merge "$T/kp2" > "$T/out" 2> "$T/err"; rc=$?
+check "--merge with a part missing: exit 2 naming it, nothing removed, no table" '[ $rc -eq 2 ] && grep -q "stronge.part-00001.npy" "$T/err" && [ -e "$T/kp2/parts.json" ] && [ -e "$T/kp2/jia.part-00000.npy" ] && [ ! -e "$T/kp2/jia.npy" ]'
+printf 'x' >> "$T/kp2/jia.part-00002.csv"; cp "$T/kp/stronge.part-00001.npy" "$T/kp2/"
+"$IMPACT" study --merge "$T/kp2" > "$T/out" 2> "$T/err"; rc=$?
+check "--merge with a part that was written to: exit 2 naming it" '[ $rc -eq 2 ] && grep -q "jia.part-00002.csv" "$T/err" && [ ! -e "$T/kp2/jia.csv" ]'
+"$IMPACT" study --merge "$T/kp" > "$T/out" 2> "$T/err"; rc=$?
+check "impact study --merge: the single process's files byte for byte, parts and parts.json removed" '[ $rc -eq 0 ] && grep -q "merged 11 file(s) of 3 parts" "$T/out" && same_tree "$T/st1" "$T/kp" && [ $(find "$T/kp" -name "*.part-*" | wc -l) -eq 0 ] && [ ! -e "$T/kp/parts.json" ]'
+"$IMPACT" study --merge "$T/st1" > "$T/out" 2> "$T/err"; rc=$?
+check "--merge on a folder without parts: exit 2, saying so" '[ $rc -eq 2 ] && grep -q "no study parts" "$T/err"'
+"${MPIRUN[@]}" 2 "$IMPACT" study --merge "$T/kp" > "$T/out" 2> "$T/err"; rc=$?
+check "--merge under mpirun: refused, once" '[ $rc -eq 2 ] && [ $(grep -c "runs as one process" "$T/err") -eq 1 ]'
+"$IMPACT" study $st --keep-parts --out "$T/kp3" -q > "$T/out" 2> "$T/err"; rc=$?
+check "--keep-parts as one process: usage error" '[ $rc -eq 2 ] && grep -q "several processes" "$T/err"'
+
+# failures: a bad config (every rank's) said once, exit 1; an output folder that cannot be made:
+# exit 2 said once, nothing written
+printf '[study]\nname = "x"\nscenario = "nope"\n' > "$T/bad.toml"
+"${MPIRUN[@]}" 2 "$IMPACT" study "$T/bad.toml" > "$T/out" 2> "$T/err"; rc=$?
+check "mpirun study with a bad config: exit 1, the error once" '[ $rc -eq 1 ] && [ $(grep -c "error" "$T/err") -eq 1 ]'
+touch "$T/afile"
+"${MPIRUN[@]}" 2 "$IMPACT" study $st --backend omp --no-plots -q --out "$T/afile/sub" > "$T/out" 2> "$T/err"; rc=$?
+check "mpirun study into a folder that cannot be made: exit 2, the error once" '[ $rc -eq 2 ] && [ $(grep -c "cannot create the folder" "$T/err") -eq 1 ]'
+# a stale part of an earlier, killed run (no parts.json) is removed by the next run
+mkdir -p "$T/stale" && echo junk > "$T/stale/jia.part-00007.csv"
+"${MPIRUN[@]}" 2 "$IMPACT" study $st --backend omp --no-plots -q --out "$T/stale" 2> "$T/err"; rc=$?
+check "a stale part is removed by the next run; the files are the single process's" '[ $rc -eq 0 ] && [ ! -e "$T/stale/jia.part-00007.csv" ] && same_tree "$T/st1" "$T/stale"'
 # a usage error is every rank's, before any work: exit 2, no hang
 timeout 60 "${MPIRUN[@]}" 2 "$IMPACT" reduce --law jia --n 1000 --range "Pn=3:1" > "$T/out" 2> "$T/err"; rc=$?
 check "a usage error under mpirun ends the job (no hang)" '[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "finite LO < HI" "$T/err"'

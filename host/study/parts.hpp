@@ -1,0 +1,42 @@
+// A study's tables in parts (docs/distributed.md): a run over K processes writes, per process, a part
+// of every table (LAW.part-00003.npy, LAW.part-00003.csv, salib/LAW_COL.part-00003.txt,
+// design.part-00003.txt), each a complete file of its kind holding a contiguous range of the
+// design's rows, and parts.json says which rows each part holds and which files were written.
+// merge_parts() reassembles the single process's files from them, byte for byte; `impact study
+// --merge DIR` is that on a folder whose parts were kept (--keep-parts, or a merge that did not end).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace impact::study {
+
+// "jia.npy" -> "jia.part-00003.npy", "salib/jia_P_n.txt" -> "salib/jia_P_n.part-00003.txt".
+std::string part_file_name(const std::string& name, int part);
+
+struct PartsManifest {
+  std::vector<std::uint64_t> first, rows;  // per part: its design rows [first, first + rows)
+  std::vector<std::string> files;          // the final files, relative to the folder (StudyFiles::names)
+};
+
+// DIR/parts.json, written through an io::OutFile.
+void write_parts_manifest(const std::string& dir, const PartsManifest& m);
+// Reads DIR/parts.json (std::runtime_error naming the file and what is wrong: missing, not the
+// manifest, parts not contiguous from row 0).
+PartsManifest read_parts_manifest(const std::string& dir);
+
+// Writes every file of the manifest from its parts in part order (the header of part 0, a .npy's
+// with the total row count, then every part's rows), checking each part against the manifest
+// (present, the same header, its row count); all files are complete before the parts and
+// parts.json are removed. Throws std::runtime_error naming the part at fault (nothing removed).
+// Returns the bytes written.
+std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m);
+
+// Removes the part files (NAME.part-NNNNN.EXT) in DIR and DIR/salib, left by a run that did not end
+// (a killed rank: no parts.json) or kept by an earlier one.
+void remove_stale_parts(const std::string& dir);
+
+// The part files of a manifest (relative to the folder), e.g. for removing them after a failure.
+std::vector<std::string> part_files(const PartsManifest& m);
+
+}  // namespace impact::study
