@@ -12,6 +12,7 @@
 #include "study/run.hpp"
 #include "study/scenarios.hpp"
 #include "study/parts.hpp"
+#include "study/pieces.hpp"
 #include "study/session.hpp"
 #ifdef IMPACT_WITH_MPI
 #include "dist/study.hpp"
@@ -36,8 +37,15 @@ CLI::App* add_study_subcommand(CLI::App& app, StudyArgs& a) {
   c->add_flag("--no-plots", a.no_plots, "Do not draw the plots");
   c->add_flag("--quiet,-q", a.quiet, "No progress bar and no tables");
   c->add_flag("--dry-run", a.dry_run, "Check the config, print it in canonical JSON form and stop");
+  c->add_option("--checkpoint", a.checkpoint,
+                 "Run in pieces and keep each finished piece's statistics in DIR (with its part of every table in the "
+                 "output folder), so that --resume after an interruption computes only the missing pieces")
+      ->type_name("DIR");
+  c->add_flag("--resume", a.resume, "With --checkpoint: read the finished pieces back (any number of processes)");
+  c->add_option("--piece", a.piece, "Rows per piece (whole blocks of rows; default: at least 65536, at most 1024 pieces)");
   c->add_flag("--keep-parts", a.keep_parts,
-              "Under mpirun: leave each table in one part per process (parts.json) instead of merging them");
+              "Run in pieces (mpirun or --checkpoint): leave each table in one part per piece (parts.json) instead "
+              "of merging them");
   c->add_option("--merge", a.merge,
                 "Assemble the tables of the folder DIR from the parts a run over several processes kept, then draw "
                 "its plots (no config)")
@@ -154,18 +162,33 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
     if (out) std::fprintf(out, "%s\n", to_json(s.config).dump(2).c_str());
     return 0;
   }
-  if (args.keep_parts && !many) {
-    std::fprintf(log, "impact study: error: --keep-parts is for runs over several processes (mpirun -n K, K > 1)\n");
+  if (args.resume && args.checkpoint.empty()) {
+    std::fprintf(log, "impact study: error: --resume needs --checkpoint DIR\n");
     return 2;
   }
+  const bool in_pieces = many || !args.checkpoint.empty();
+  if ((args.keep_parts || args.piece) && !in_pieces) {
+    std::fprintf(log, "impact study: error: --keep-parts and --piece are for runs in pieces (mpirun -n K with K > 1, "
+                      "or --checkpoint DIR)\n");
+    return 2;
+  }
+  if (in_pieces) {
+    PieceOptions po;
+    po.keep_parts = args.keep_parts;
+    po.checkpoint = args.checkpoint;
+    po.resume = args.resume;
+    po.piece = args.piece;
+    OneProcess one;
+    PieceComm* comm = &one;
 #ifdef IMPACT_WITH_MPI
-  if (many) {
-    const dist::StudyRun d = dist::run_study(*args.world, s, q, args.keep_parts, t_start, log);
+    std::unique_ptr<dist::MpiPieceComm> mpi;
+    if (many) comm = (mpi = std::make_unique<dist::MpiPieceComm>(*args.world)).get();
+#endif
+    const PiecesRun d = run_in_pieces(s, q, *comm, po, t_start, log);
     if (d.ok && !args.quiet && out)
       print_summary(out, s.config, d.outcome.options, s.design->rows(), d.outcome.run, d.outcome.report);
     return d.code;
   }
-#endif
   const StudyOutcome o = study::run_study(s, q, t_start, log);
   if (!args.quiet && out) print_summary(out, s.config, o.options, s.design->rows(), o.run, o.report);
   return 0;

@@ -5,6 +5,7 @@
 // assembles the tables of a run whose parts were kept.
 #pragma once
 #include <cstdio>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,10 @@ struct StudyArgs {
   bool no_plots = false;
   bool quiet = false;
   bool dry_run = false;           // parse, validate and print the resolved config; run nothing
-  bool keep_parts = false;        // under mpirun: leave the tables in parts (no merge)
+  bool keep_parts = false;        // in pieces: leave the tables in parts (no merge)
+  std::string checkpoint;         // keep each finished piece's statistics here (study/pieces.hpp)
+  bool resume = false;            // read the valid pieces of `checkpoint` back
+  std::uint64_t piece = 0;        // rows per piece (0: the default)
   std::string merge;              // --merge DIR: assemble DIR's tables from their parts; run nothing
   const dist::World* world = nullptr;  // set under mpirun with more than one process
 };

@@ -1,29 +1,30 @@
-// `mpirun -n K impact study CONFIG` (docs/distributed.md): the design's statistics blocks
-// (study::stat_block_rows) split into K contiguous ranges, one per rank (rank order = row order); each rank runs its rows as
-// one process would (study::run with a RunPart) and writes its part of every table
-// (study/parts.hpp); the ranks' statistics are gathered to rank 0: status counts summed, the
-// chunks' moments merged in chunk order (so the summary is the single process's, bit for bit),
-// the sensitivity outputs concatenated in row order for the Sobol indices. Rank 0 writes parts.json,
-// merges the parts into the single process's files (unless keep_parts) and writes the report.
-// Any rank's failure: every rank's parts removed, the errors said once by rank 0, no
-// metadata.json.
+// `mpirun -n K impact study CONFIG` (docs/distributed.md): the study run in pieces
+// (study/pieces.hpp) by the ranks of the MPI world: pieces handed out by the counter in rank 0's
+// window (MPI_Fetch_and_op), as a rank finishes one; outcomes agreed by MPI_Allreduce; the pieces'
+// statistics gathered to rank 0 (MPI_Gatherv), which merges them in piece order.
 #pragma once
-#include <chrono>
-#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "dist/mpi.hpp"
-#include "study/session.hpp"
+#include "study/pieces.hpp"
 
 namespace impact::dist {
 
-struct StudyRun {
-  bool ok = false;
-  int code = 0;                // the exit status when not ok
-  study::StudyOutcome outcome;  // on rank 0, when ok
-};
+class MpiPieceComm final : public study::PieceComm {
+ public:
+  explicit MpiPieceComm(const World& w) : world_(w), plan_(w) {}  // a collective (the counter's window)
+  int rank() const override { return world_.rank(); }
+  int size() const override { return world_.size(); }
+  int local_rank() const override { return world_.local_rank(); }
+  bool next(std::uint64_t count, std::uint64_t& index) override { return plan_.next(count, index); }
+  bool all(bool mine) override { return world_.all(mine); }
+  std::vector<std::string> gather(const std::string& mine) override { return world_.gather(mine); }
 
-// Every rank calls it with the same loaded study and request (a collective).
-StudyRun run_study(const World& w, const study::LoadedStudy& s, const study::StudyRequest& q, bool keep_parts,
-                   std::chrono::steady_clock::time_point start, std::FILE* log);
+ private:
+  const World& world_;
+  MpiChunkPlan plan_;
+};
 
 }  // namespace impact::dist

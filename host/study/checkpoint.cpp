@@ -17,7 +17,6 @@ namespace impact::study {
 namespace {
 
 static_assert(std::is_trivially_copyable_v<BatchSummary>, "a summary is stored as its bytes");
-constexpr char kMagic[] = "impact-chunk 1\n";
 
 std::uint32_t crc32(const std::string& bytes) {
   boost::crc_32_type c;
@@ -25,43 +24,42 @@ std::uint32_t crc32(const std::string& bytes) {
   return c.checksum();
 }
 
-std::string body(const std::string& key, std::uint64_t k, const BatchSummary& s) {
-  std::string b = kMagic + key + "\n" + std::to_string(k) + "\n";
-  b.append(reinterpret_cast<const char*>(&s), sizeof s);
-  return b;
-}
-
 }  // namespace
 
-Checkpoint::Checkpoint(std::string dir, std::string key) : dir_(std::move(dir)), key_(std::move(key)) {
+Checkpoint::Checkpoint(std::string dir, std::string key, std::string stem)
+    : dir_(std::move(dir)), key_(std::move(key)), stem_(std::move(stem)) {
   io::make_dirs(dir_, "--checkpoint");
 }
 
-std::string Checkpoint::path(std::uint64_t k) const { return dir_ + "/chunk-" + std::to_string(k) + ".sum"; }
+std::string Checkpoint::path(std::uint64_t k) const { return dir_ + "/" + stem_ + "-" + std::to_string(k) + ".sum"; }
 
-bool Checkpoint::load(std::uint64_t k, BatchSummary& s) {
+// "impact-chunk 1\n" (or piece), the key line, the index line
+std::string Checkpoint::head(std::uint64_t k) const {
+  return "impact-" + stem_ + " 1\n" + key_ + "\n" + std::to_string(k) + "\n";
+}
+
+bool Checkpoint::load_bytes(std::uint64_t k, std::string& bytes) {
   std::ifstream f(path(k), std::ios::binary);
   if (!f) return false;
   const std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const std::string want = body(key_, k, BatchSummary{});
+  const std::string h = head(k);
   std::uint32_t stored = 0;
-  bool ok = all.size() == want.size() + sizeof stored;
+  bool ok = all.size() >= h.size() + sizeof stored && all.compare(0, h.size(), h) == 0;
   if (ok) {
-    std::memcpy(&stored, all.data() + want.size(), sizeof stored);
-    const std::string head = want.substr(0, want.size() - sizeof(BatchSummary));
-    ok = all.compare(0, head.size(), head) == 0 && crc32(all.substr(0, want.size())) == stored;
+    std::memcpy(&stored, all.data() + all.size() - sizeof stored, sizeof stored);
+    ok = crc32(all.substr(0, all.size() - sizeof stored)) == stored;
   }
   if (!ok) {
     ++corrupt_;
     return false;
   }
-  std::memcpy(&s, all.data() + want.size() - sizeof(BatchSummary), sizeof s);
+  bytes = all.substr(h.size(), all.size() - h.size() - sizeof stored);
   ++loaded_;
   return true;
 }
 
-void Checkpoint::save(std::uint64_t k, const BatchSummary& s) const {
-  std::string b = body(key_, k, s);
+void Checkpoint::save_bytes(std::uint64_t k, const std::string& bytes) const {
+  std::string b = head(k) + bytes;
   const std::uint32_t c = crc32(b);
   b.append(reinterpret_cast<const char*>(&c), sizeof c);
   io::OutFile f(path(k));
@@ -69,11 +67,28 @@ void Checkpoint::save(std::uint64_t k, const BatchSummary& s) const {
   f.commit();
 }
 
+bool Checkpoint::load(std::uint64_t k, BatchSummary& s) {
+  std::string bytes;
+  if (!load_bytes(k, bytes)) return false;
+  if (bytes.size() != sizeof s) {  // a valid file of another layout
+    --loaded_;
+    ++corrupt_;
+    return false;
+  }
+  std::memcpy(&s, bytes.data(), sizeof s);
+  return true;
+}
+
+void Checkpoint::save(std::uint64_t k, const BatchSummary& s) const {
+  save_bytes(k, std::string(reinterpret_cast<const char*>(&s), sizeof s));
+}
+
 bool Checkpoint::has_chunks() const {
   DIR* d = opendir(dir_.c_str());
   if (!d) return false;
+  const std::string prefix = stem_ + "-";
   bool any = false;
-  for (dirent* e; !any && (e = readdir(d));) any = std::strncmp(e->d_name, "chunk-", 6) == 0;
+  for (dirent* e; !any && (e = readdir(d));) any = std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0;
   closedir(d);
   return any;
 }

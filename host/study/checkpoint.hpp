@@ -6,7 +6,7 @@
 //   seed, range, chunk size, precision, steps, integrator, backend, histogram ranges), the chunk
 //   index line, the summary's bytes, and a CRC-32 (Boost.CRC) of all that.
 // A file whose checksum, size, key or index does not match is not used: the chunk is recomputed and
-// counted as corrupt.
+// counted as corrupt. A study's pieces use the same files with stem "piece" and bytes of any length.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -17,20 +17,26 @@ namespace impact::study {
 
 class Checkpoint {
  public:
-  Checkpoint(std::string dir, std::string key);
+  // stem: the files' name and magic ("chunk": a reduction's chunks; "piece": a study's pieces,
+  // host/study/pieces.hpp)
+  Checkpoint(std::string dir, std::string key, std::string stem = "chunk");
   const std::string& dir() const { return dir_; }
   // Chunk k's summary when DIR holds a valid file for it; false (and corrupt() + 1 if a file was
   // there but bad) otherwise.
   bool load(std::uint64_t k, BatchSummary& s);
   void save(std::uint64_t k, const BatchSummary& s) const;  // std::runtime_error on a failed write
+  // The same for bytes of any length (checked by the key, the index and the CRC).
+  bool load_bytes(std::uint64_t k, std::string& bytes);
+  void save_bytes(std::uint64_t k, const std::string& bytes) const;
   std::uint64_t loaded() const { return loaded_; }
   std::uint64_t corrupt() const { return corrupt_; }
-  // Whether DIR already holds chunk files (a run without --resume refuses to mix with them).
+  // Whether DIR already holds files of this stem (a run without --resume refuses to mix with them).
   bool has_chunks() const;
 
  private:
   std::string path(std::uint64_t k) const;
-  std::string dir_, key_;
+  std::string head(std::uint64_t k) const;
+  std::string dir_, key_, stem_;
   std::uint64_t loaded_ = 0, corrupt_ = 0;
 };
 

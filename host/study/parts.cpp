@@ -128,13 +128,16 @@ std::vector<std::string> part_files(const PartsManifest& m) {
   return v;
 }
 
-void remove_stale_parts(const std::string& dir) {
+void remove_stale_parts(const std::string& dir, bool parts) {
   static const std::regex part(R"(.*\.part-[0-9]{5}(\.[A-Za-z]+)?)");
+  static const std::regex temporary(R"(\..*\.part-[0-9]{5}(\.[A-Za-z]+)?\.tmp-[0-9]+-[0-9]+)");
   for (const std::string d : {dir, dir + "/salib"}) {
     std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(d, ec))
-      if (e.is_regular_file(ec) && std::regex_match(e.path().filename().string(), part))
+    for (const auto& e : std::filesystem::directory_iterator(d, ec)) {
+      const std::string name = e.path().filename().string();
+      if (e.is_regular_file(ec) && (std::regex_match(name, temporary) || (parts && std::regex_match(name, part))))
         io::remove_if_exists(e.path().string());
+    }
   }
 }
 

@@ -32,9 +32,11 @@ PartsManifest read_parts_manifest(const std::string& dir);
 // Returns the bytes written.
 std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m);
 
-// Removes the part files (NAME.part-NNNNN.EXT) in DIR and DIR/salib, left by a run that did not end
-// (a killed rank: no parts.json) or kept by an earlier one.
-void remove_stale_parts(const std::string& dir);
+// Removes the temporaries of part files (.NAME.part-NNNNN.EXT.tmp-PID-N: a process killed while
+// writing one) in DIR and DIR/salib, and with `parts` the part files (NAME.part-NNNNN.EXT) too, left
+// by a run that did not end (a killed rank: no parts.json) or kept by an earlier one. Called before
+// any process of a run writes.
+void remove_stale_parts(const std::string& dir, bool parts = true);
 
 // The part files of a manifest (relative to the folder), e.g. for removing them after a failure.
 std::vector<std::string> part_files(const PartsManifest& m);

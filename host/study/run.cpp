@@ -399,6 +399,17 @@ RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design
   const std::uint64_t B = stat_block_rows(design.rows());
   if (first % B != 0 || ((first + rows) % B != 0 && first + rows != design.rows()))
     throw std::logic_error("study::run: a part must start and end on the statistics block grid");
+  RunResult result = run_layout(c, sc, design, backend);
+  StudyFiles files(c, sc, design, result.kept, result.laws, precision, part.part, rows);
+  if (precision == Precision::f32) Driver<float>(c, sc, design, backend, result, first, rows).run(files, progress);
+  else Driver<double>(c, sc, design, backend, result, first, rows).run(files, progress);
+  files.commit();
+  for (std::size_t l = 0; l < result.laws.size(); ++l)
+    result.stats[l].moments = fold_block_moments(result.stats[l].block_moments, result.laws[l].cols.size());
+  return result;
+}
+
+RunResult run_layout(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend) {
   RunResult result;
   result.kept = kept_columns(c, sc);
   for (const std::string& l : c.laws) {
@@ -407,16 +418,11 @@ RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design
     if (!c.sens_outputs.empty()) st.keep.resize(result.kept.size());  // the Sobol indices need every row
     result.stats.push_back(std::move(st));
   }
-  StudyFiles files(c, sc, design, result.kept, result.laws, precision, part.part, rows);
+  result.files = table_file_names(c, result.laws, result.kept, design.rows());
+  const Formats f = formats_of(c, design.rows());
+  if (!f.note.empty()) result.notes.push_back(f.note);
   // the laws beside the host work where they leave host cores free (Driver)
   result.overlapped = backend == Backend::cuda || backend == Backend::serial;
-  if (precision == Precision::f32) Driver<float>(c, sc, design, backend, result, first, rows).run(files, progress);
-  else Driver<double>(c, sc, design, backend, result, first, rows).run(files, progress);
-  files.commit();
-  for (std::size_t l = 0; l < result.laws.size(); ++l)
-    result.stats[l].moments = fold_block_moments(result.stats[l].block_moments, result.laws[l].cols.size());
-  result.files = files.names();
-  if (!files.format_note().empty()) result.notes.push_back(files.format_note());
   return result;
 }
 

@@ -66,6 +66,10 @@ struct RunPart {
   int part = -1;                           // -1: the final files; else the index in the part names
 };
 
+// A run's result before any row: the kept columns, each law's columns and empty statistics, the
+// files it writes (StudyFiles' names) and the notes on them.
+RunResult run_layout(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, engine::Backend backend);
+
 // The rows of a statistics block of a design of `rows` rows: a power of two from 64, such that
 // there are at most 8192 blocks (memory flat in the rows; a run over several processes splits the
 // design on this grid).

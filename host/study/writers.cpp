@@ -111,7 +111,8 @@ StudyFiles::StudyFiles(const StudyConfig& c, const ScenarioInfo& sc, const Desig
       formats_(formats_of(c, design.rows())),
       float_text_(precision == engine::Precision::f32),
       nvar_(design.names().size()),
-      files_(laws.size()) {
+      files_(laws.size()),
+      names_(table_file_names(c, laws, kept, design.rows())) {
   io::make_dirs(c.out_dir, "output.dir");
   // metadata.json, written last, marks a complete run: an earlier run's goes before anything of
   // this run is written, so that a run that fails leaves a folder without it
@@ -153,9 +154,7 @@ void StudyFiles::open_salib(const std::string& dir, const std::vector<std::strin
     files_[l].salib.resize(kept.size());
     for (std::size_t k = 0; k < kept.size(); ++k) {
       if (laws_[l].kept_pos[k] < 0) continue;
-      const std::string name = "salib/" + laws_[l].law->name + "_" + kept[k] + ".txt";
-      files_[l].salib[k].open(path(dir, name));
-      salib_names_.push_back(name);
+      files_[l].salib[k].open(path(dir, "salib/" + laws_[l].law->name + "_" + kept[k] + ".txt"));
     }
   }
 }
@@ -224,15 +223,19 @@ void StudyFiles::commit() {
   design_.commit();
 }
 
-std::vector<std::string> StudyFiles::names() const {
+std::vector<std::string> table_file_names(const StudyConfig& c, const std::vector<LawColumns>& laws,
+                                          const std::vector<std::string>& kept, std::uint64_t rows) {
+  const Formats f = formats_of(c, rows);
   std::vector<std::string> names;
-  for (const LawColumns& lc : laws_) {
-    if (formats_.csv) names.push_back(lc.law->name + ".csv");
-    if (formats_.npy) names.push_back(lc.law->name + ".npy");
+  for (const LawColumns& lc : laws) {
+    if (f.csv) names.push_back(lc.law->name + ".csv");
+    if (f.npy) names.push_back(lc.law->name + ".npy");
   }
-  if (formats_.salib) {
+  if (f.salib) {
     names.push_back("design.txt");
-    names.insert(names.end(), salib_names_.begin(), salib_names_.end());
+    for (const LawColumns& lc : laws)
+      for (std::size_t k = 0; k < kept.size(); ++k)
+        if (lc.kept_pos[k] >= 0) names.push_back("salib/" + lc.law->name + "_" + kept[k] + ".txt");
   }
   return names;
 }

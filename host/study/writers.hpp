@@ -26,6 +26,11 @@ struct Formats {
 // output.csv_max_rows rows when npy is written (the same table, binary).
 Formats formats_of(const StudyConfig& c, std::uint64_t rows);
 
+// The files a study of `rows` rows writes, relative to output.dir: each law's CSV and .npy, then
+// design.txt and the SALib Y files of the kept columns each law has.
+std::vector<std::string> table_file_names(const StudyConfig& c, const std::vector<LawColumns>& laws,
+                                          const std::vector<std::string>& kept, std::uint64_t rows);
+
 // One law's rows of a chunk of the design, as the writers take them.
 struct ChunkRows {
   std::uint64_t first = 0;               // sample_id of row 0
@@ -57,7 +62,7 @@ class StudyFiles {
 
   // The files, relative to output.dir: each law's CSV and .npy, then design.txt and the SALib Y files
   // (the final names, also for a part).
-  std::vector<std::string> names() const;
+  std::vector<std::string> names() const { return names_; }
   const std::string& format_note() const { return formats_.note; }
 
  private:
@@ -78,7 +83,7 @@ class StudyFiles {
   std::size_t nvar_;
   std::vector<LawFiles> files_;  // per law
   io::OutFile design_;
-  std::vector<std::string> salib_names_;
+  std::vector<std::string> names_;
   std::vector<std::string> text_;  // per row of a chunk: its CSV line or .npy record
 };
 

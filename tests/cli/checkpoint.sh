@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# `impact reduce --checkpoint DIR [--resume]`: a run killed (SIGKILL) half-way leaves whole chunk
+# `impact reduce --checkpoint DIR [--resume]` and `impact study --checkpoint DIR [--resume]`: a run
+# killed (SIGKILL) half-way leaves whole chunk (piece) files and no output; resumed, it computes only
+# the missing ones and ends with the outputs of an uninterrupted run, bit for bit. For reduce: a run
+# killed (SIGKILL) half-way leaves whole chunk
 # files and no output; resumed, it computes only the missing chunks and ends with the summary of an
 # uninterrupted run, bit for bit; a corrupted chunk file (a flipped byte, a truncated file, a chunk of
 # another run) is detected and recomputed; a folder with chunks is not reused without --resume.
@@ -44,5 +47,46 @@ if command -v mpirun > /dev/null && ldd "$IMPACT" 2> /dev/null | grep -q libmpi;
   rm -f "$T"/ck/chunk-1[0-9].sum
   mpirun --oversubscribe -n 3 "$IMPACT" "${A[@]}" --checkpoint "$T/ck" --resume --out "$T/mpi.json" -q; rc=$?
   check "mpirun -n 3 --resume: the uninterrupted summary; 20 chunks read back by the ranks together" '[ $rc -eq 0 ] && same_summary "$T/full.json" "$T/mpi.json" && [ "$(field "$T/mpi.json" chunks_loaded)" = 20 ]'
+fi
+
+# ---- impact study --checkpoint DIR [--resume]: the study in pieces, each finished piece's
+# statistics kept with a CRC and its part of every table in the output folder
+S=(study "$SRC/examples/studies/pencil-mc.toml" --set design.n=12000 --set run.chunk=1000 --backend omp --no-plots -q)
+"$IMPACT" "${S[@]}" --out "$T/sfull"; rc=$?
+check "study: uninterrupted, as one process, exits 0" '[ $rc -eq 0 ] && [ -s "$T/sfull/metadata.json" ]'
+"$IMPACT" "${S[@]}" --piece 1024 --checkpoint "$T/sck0" --out "$T/sck0.out"; rc=$?
+check "study --checkpoint: the uninterrupted folder byte for byte, 12 pieces kept" '[ $rc -eq 0 ] && same_tree "$T/sfull" "$T/sck0.out" && [ $(ls "$T/sck0" | grep -c "^piece-.*\.sum$") -eq 12 ]'
+"$IMPACT" "${S[@]}" --piece 1024 --checkpoint "$T/sck0" --out "$T/sck0.out" 2> "$T/err"; rc=$?
+check "study: without --resume a checkpoint with pieces is refused" '[ $rc -eq 2 ] && grep -q "holds pieces of an earlier run: add --resume" "$T/err"'
+"$IMPACT" "${S[@]}" --resume --out "$T/x" 2> "$T/err"; rc=$?
+check "study: --resume without --checkpoint is a usage error" '[ $rc -eq 2 ] && grep -q "needs --checkpoint" "$T/err"'
+
+# killed (SIGKILL) after 3 pieces: no metadata.json; resumed: only the missing pieces computed
+"$IMPACT" "${S[@]}" --piece 1024 --checkpoint "$T/sck" --out "$T/sk" &
+pid=$!
+for _ in $(seq 1200); do [ "$(ls "$T/sck" 2> /dev/null | grep -c '^piece-')" -ge 3 ] && break; sleep 0.05; done
+kill -9 $pid; wait $pid 2> /dev/null
+n=$(ls "$T/sck" | grep -c '^piece-.*\.sum$')
+check "study killed: whole piece files, no metadata.json, no parts.json" '[ $n -ge 3 ] && [ $n -lt 12 ] && [ ! -e "$T/sk/metadata.json" ] && [ ! -e "$T/sk/parts.json" ]'
+"$IMPACT" "${S[@]}" --piece 1024 --checkpoint "$T/sck" --resume --out "$T/sk" > /dev/null; rc=$?
+check "study resumed: the uninterrupted folder byte for byte, no part or temporary left" '[ $rc -eq 0 ] && same_tree "$T/sfull" "$T/sk" && [ $(find "$T/sk" -name "*.part-*" | wc -l) -eq 0 ]'
+"$PY" -c "import json,sys; n=[x for x in json.load(open(sys.argv[1]))['notes'] if 'read back' in x]; sys.exit(not (n and ('read back from the checkpoint: %s pieces, 0 bad' % sys.argv[2]) in n[0]))" "$T/sk/metadata.json" "$n"; rc=$?
+check "study resumed: metadata says $n pieces were read back, none bad" '[ $rc -eq 0 ]'
+"$PY" -c "import json,sys; a,b=(json.load(open(f))['summary'] for f in sys.argv[1:]); [d[l].pop(k) for d in (a,b) for l in d for k in ('law_seconds','instances_per_s')]; sys.exit(a!=b)" "$T/sfull/metadata.json" "$T/sk/metadata.json"; rc=$?
+check "study resumed: the statistics bit for bit" '[ $rc -eq 0 ]'
+
+# a corrupted piece file (a flipped byte) and a part file cut short: both pieces recomputed
+"$IMPACT" "${S[@]}" --piece 1024 --checkpoint "$T/sck2" --keep-parts --out "$T/sk2" > /dev/null
+"$PY" -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=1; open(p,'wb').write(b)" "$T/sck2/piece-4.sum"
+truncate -s -10 "$T/sk2/jia.part-00007.npy"
+rm "$T/sk2/metadata.json"
+"$IMPACT" "${S[@]}" --piece 1024 --checkpoint "$T/sck2" --resume --out "$T/sk2" > /dev/null; rc=$?
+check "study: a flipped byte in a piece file and a part cut short are recomputed; the folder byte for byte" '[ $rc -eq 0 ] && same_tree "$T/sfull" "$T/sk2" && grep -q "read back from the checkpoint: 10 pieces, 1 bad files recomputed, 1 recomputed for parts missing or changed" "$T/sk2/metadata.json"'
+
+if command -v mpirun > /dev/null && ldd "$IMPACT" 2> /dev/null | grep -q libmpi; then
+  # the pieces do not depend on the number of processes: a single process's checkpoint finished by 3
+  rm -rf "$T/sk" && rm -f "$T"/sck/piece-[5-9].sum
+  mpirun --oversubscribe -n 3 "$IMPACT" "${S[@]}" --piece 1024 --checkpoint "$T/sck" --resume --out "$T/sk" > /dev/null; rc=$?
+  check "study: mpirun -n 3 --resume of a single process's checkpoint (parts gone: recomputed): byte for byte" '[ $rc -eq 0 ] && same_tree "$T/sfull" "$T/sk"'
 fi
 finish

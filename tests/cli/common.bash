@@ -25,3 +25,9 @@ strip = lambda d: {k: v for k, v in d.items() if k not in drop}
 sys.exit(0 if strip(a) == strip(b) else 1)
 PYEOF
 }
+same_tree() {  # same_tree A B: the same files (but metadata.json and plots), byte for byte
+  (cd "$1" && find . -type f ! -name metadata.json ! -name '*.png' | sort) > "$T/tree1"
+  (cd "$2" && find . -type f ! -name metadata.json ! -name '*.png' | sort) > "$T/tree2"
+  cmp -s "$T/tree1" "$T/tree2" && [ -s "$T/tree1" ] || return 1
+  while read -r f; do cmp -s "$1/$f" "$2/$f" || { echo "differs: $f" >&2; return 1; }; done < "$T/tree1"
+}

@@ -88,12 +88,6 @@ check "eval --out - under mpirun: usage error said once" '[ $rc -eq 2 ] && [ $(g
 check "mpirun impact compare: refused with a reason, once" '[ $rc -eq 2 ] && [ $(grep -c "only .impact reduce., .impact eval. and .impact study. run distributed" "$T/err") -eq 1 ]'
 
 # ---- impact study over K processes ---------------------------------------------------------------
-same_tree() {  # same_tree A B: the same files (but metadata.json and plots), byte for byte
-  (cd "$1" && find . -type f ! -name metadata.json ! -name '*.png' | sort) > "$T/tree1"
-  (cd "$2" && find . -type f ! -name metadata.json ! -name '*.png' | sort) > "$T/tree2"
-  cmp -s "$T/tree1" "$T/tree2" && [ -s "$T/tree1" ] || return 1
-  while read -r f; do cmp -s "$1/$f" "$2/$f" || { echo "differs: $f" >&2; return 1; }; done < "$T/tree1"
-}
 same_meta() {  # same_meta A B K: metadata.json's statistics and indices bit for bit, the split of K reported
   "$PY" - "$1/metadata.json" "$2/metadata.json" "$3" <<'PYEOF'
 import json, sys
@@ -105,20 +99,21 @@ for m in (a, b):
             law.pop(k, None)
 for k in ("summary", "sensitivity", "columns", "rows", "varied", "kept_columns", "files", "laws"):
     assert a.get(k) == b.get(k), k
-note = [n for n in b.get("notes", []) if n.startswith("run over")]
-assert (K == 1 and not note) or (note and note[0].startswith(f"run over {K} processes")), b.get("notes")
+note = [n for n in b.get("notes", []) if " pieces of " in n]
+assert (K == 1 and not note) or (note and f"over {K} process(es) (rows per process:" in note[0]), b.get("notes")
 PYEOF
 }
 # a Saltelli study with [sensitivity] and every format (tables, SALib files, design.txt): 2100
-# rows, 33 statistics blocks of 64 rows split unevenly over 2 and 3 ranks, chunks of 500 rows that
-# straddle the blocks; and a jia study in float of 100 rows (2 blocks: the third rank has no rows)
-# in chunks of 30
-STUDIES=("$SRC/examples/studies/ball-sobol.toml --set design.n=300 --set run.chunk=500"
-         "$SRC/examples/studies/pencil-mc.toml --set design.n=100 --set run.chunk=30 --set run.precision=\"float\"")
+# rows in 9 pieces of 256 rows (4 statistics blocks of 64 each) handed out to 2 and 3 ranks as they
+# finish, chunks of 500 rows that straddle the blocks; and a jia study in float of 100 rows
+# (2 pieces of 64: the third rank gets none) in chunks of 30
+STUDIES=("$SRC/examples/studies/ball-sobol.toml --set design.n=300 --set run.chunk=500 --piece 256"
+         "$SRC/examples/studies/pencil-mc.toml --set design.n=100 --set run.chunk=30 --set run.precision=\"float\" --piece 64")
 for st in "${STUDIES[@]}"; do
+  one="${st% --piece *}"
   # shellcheck disable=SC2086
-  "$IMPACT" study $st --backend omp --no-plots -q --out "$T/st1" 2> "$T/err"; rc=$?
-  check "study ($st) as one process: exit 0" '[ $rc -eq 0 ] && [ -s "$T/st1/metadata.json" ]'
+  "$IMPACT" study $one --backend omp --no-plots -q --out "$T/st1" 2> "$T/err"; rc=$?
+  check "study ($one) as one process: exit 0" '[ $rc -eq 0 ] && [ -s "$T/st1/metadata.json" ]'
   for K in 2 3; do
     # shellcheck disable=SC2086
     "${MPIRUN[@]}" $K "$IMPACT" study $st --backend omp --no-plots -q --out "$T/st$K" > "$T/out" 2> "$T/err"; rc=$?
@@ -129,12 +124,13 @@ done
 # the summary on stdout: once (rank 0)
 "${MPIRUN[@]}" 2 "$IMPACT" study "$SRC/examples/studies/ball-sobol.toml" --set design.n=100 --backend omp --no-plots \
   --out "$T/stp" > "$T/out" 2> "$T/err"; rc=$?
-check "mpirun study: the summary printed once, with the split" '[ $rc -eq 0 ] && [ $(grep -c "^study ball-sobol" "$T/out") -eq 1 ] && grep -q "note: run over 2 processes" "$T/out"'
+check "mpirun study: the summary printed once, with the split" '[ $rc -eq 0 ] && [ $(grep -c "^study ball-sobol" "$T/out") -eq 1 ] && grep -q "note: 1 pieces of 700 rows over 2 process(es)" "$T/out"'
 
-# --keep-parts: one part per rank and parts.json; impact study --merge assembles the single
+# --keep-parts: one part per piece (3 pieces of 768 rows) and parts.json; impact study --merge assembles the single
 # process's files and removes the parts
 st="$SRC/examples/studies/ball-sobol.toml --set design.n=300 --set run.chunk=500"
 rm -rf "$T/st1" && "$IMPACT" study $st --backend omp --no-plots -q --out "$T/st1"
+st="$st --piece 768"
 # shellcheck disable=SC2086
 "${MPIRUN[@]}" 3 "$IMPACT" study $st --backend omp --no-plots -q --keep-parts --out "$T/kp" 2> "$T/err"; rc=$?
 check "--keep-parts: 3 parts of each of the 11 files, parts.json, metadata.json" '[ $rc -eq 0 ] && [ $(find "$T/kp" -name "*.part-0000[0-2].*" | wc -l) -eq 33 ] && [ -s "$T/kp/parts.json" ] && [ -s "$T/kp/metadata.json" ] && [ ! -e "$T/kp/jia.npy" ]'
@@ -154,8 +150,8 @@ check "impact study --merge: the single process's files byte for byte, parts and
 check "--merge on a folder without parts: exit 2, saying so" '[ $rc -eq 2 ] && grep -q "no study parts" "$T/err"'
 "${MPIRUN[@]}" 2 "$IMPACT" study --merge "$T/kp" > "$T/out" 2> "$T/err"; rc=$?
 check "--merge under mpirun: refused, once" '[ $rc -eq 2 ] && [ $(grep -c "runs as one process" "$T/err") -eq 1 ]'
-"$IMPACT" study $st --keep-parts --out "$T/kp3" -q > "$T/out" 2> "$T/err"; rc=$?
-check "--keep-parts as one process: usage error" '[ $rc -eq 2 ] && grep -q "several processes" "$T/err"'
+"$IMPACT" study ${st% --piece *} --keep-parts --out "$T/kp3" -q > "$T/out" 2> "$T/err"; rc=$?
+check "--keep-parts as one process without a checkpoint: usage error" '[ $rc -eq 2 ] && grep -q "for runs in pieces" "$T/err"'
 
 # failures: a bad config (every rank's) said once, exit 1; an output folder that cannot be made:
 # exit 2 said once, nothing written

@@ -1,0 +1,357 @@
+#include "study/pieces.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "engine/device.hpp"
+#include "io/out_file.hpp"
+#include "io/progress.hpp"
+#include "study/checkpoint.hpp"
+#include "study/parts.hpp"
+#include "study/run.hpp"
+#include "study/scenarios.hpp"
+
+namespace impact::study {
+
+namespace {
+
+static_assert(std::is_trivially_copyable_v<Moments>, "moments travel as bytes");
+
+// Values as bytes (the processes run the same build, so the layouts agree).
+class Bytes {
+ public:
+  template <class X> void put(const X& x) { s_.append(reinterpret_cast<const char*>(&x), sizeof x); }
+  template <class X> void put(const std::vector<X>& v) {
+    put<std::uint64_t>(v.size());
+    s_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(X));
+  }
+  void put_text(const std::string& t) {
+    put<std::uint64_t>(t.size());
+    s_ += t;
+  }
+  std::string& str() { return s_; }
+
+ private:
+  std::string s_;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& s, std::size_t at = 0, std::size_t end = std::string::npos)
+      : s_(s), at_(at), end_(std::min(end, s.size())) {}
+  template <class X> X get() {
+    X x;
+    take(&x, sizeof x);
+    return x;
+  }
+  template <class X> void append_to(std::vector<X>& v) {
+    const std::uint64_t n = get<std::uint64_t>();
+    if (n > (end_ - at_) / sizeof(X)) throw std::runtime_error("study: a piece's statistics are short");
+    const std::size_t at = v.size();
+    v.resize(at + n);
+    take(v.data() + at, n * sizeof(X));
+  }
+  std::string text() {
+    const std::uint64_t n = get<std::uint64_t>();
+    if (n > end_ - at_) throw std::runtime_error("study: a piece's statistics are short");
+    std::string t = s_.substr(at_, n);
+    at_ += n;
+    return t;
+  }
+  bool done() const { return at_ >= end_; }
+
+ private:
+  void take(void* p, std::size_t n) {
+    if (n > end_ - at_) throw std::runtime_error("study: a piece's statistics are short");
+    std::memcpy(p, s_.data() + at_, n);
+    at_ += n;
+  }
+  const std::string& s_;
+  std::size_t at_, end_;
+};
+
+// A piece as stored and sent: the sizes of its part files, its rows, then its statistics.
+std::string pack(const RunResult& r, std::uint64_t rows, const std::vector<std::uint64_t>& sizes) {
+  Bytes b;
+  b.put(sizes);
+  b.put(rows);
+  b.put(r.build_seconds);
+  b.put(r.write_seconds);
+  b.put(r.build_failed);
+  for (const LawStats& st : r.stats) {
+    b.put(st.seconds);
+    for (std::uint64_t n : st.status_count) b.put(n);
+    b.put(st.block_moments);
+    for (const std::vector<double>& k : st.keep) b.put(k);
+  }
+  return b.str();
+}
+
+std::string part_path(const std::string& dir, const std::string& name, std::uint64_t k) {
+  return dir + "/" + part_file_name(name, static_cast<int>(k));
+}
+
+std::vector<std::uint64_t> part_sizes(const std::string& dir, const std::vector<std::string>& files, std::uint64_t k) {
+  std::vector<std::uint64_t> sizes;
+  for (const std::string& f : files) sizes.push_back(std::filesystem::file_size(part_path(dir, f, k)));
+  return sizes;
+}
+
+// Whether the part files of a piece read back from the checkpoint are there, of the sizes it recorded.
+bool parts_intact(const std::string& dir, const std::vector<std::string>& files, std::uint64_t k,
+                  const std::string& bytes) {
+  try {
+    Reader in(bytes);
+    std::vector<std::uint64_t> sizes;
+    in.append_to(sizes);
+    if (sizes.size() != files.size()) return false;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      std::error_code ec;
+      if (std::filesystem::file_size(part_path(dir, files[i], k), ec) != sizes[i] || ec) return false;
+    }
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// One piece's statistics into the run's (law seconds into `law_s` unless the piece was read back).
+std::uint64_t add_piece(RunResult& r, const std::string& bytes, bool computed, double& law_s, double& host_s) {
+  Reader in(bytes);
+  std::vector<std::uint64_t> sizes;
+  in.append_to(sizes);
+  const std::uint64_t rows = in.get<std::uint64_t>();
+  const double build = in.get<double>(), write = in.get<double>();
+  r.build_failed += in.get<std::uint64_t>();
+  if (computed) host_s += build + write;
+  for (LawStats& st : r.stats) {
+    const double s = in.get<double>();
+    if (computed) law_s += s, st.seconds += s;
+    for (std::uint64_t& n : st.status_count) n += in.get<std::uint64_t>();
+    in.append_to(st.block_moments);
+    for (std::vector<double>& k : st.keep) in.append_to(k);
+  }
+  if (!in.done()) throw std::runtime_error("study: a piece's statistics are longer than their layout");
+  return rows;
+}
+
+// Says every distinct error once (rank 0), in rank order.
+void say_errors(PieceComm& comm, const std::string& mine, std::FILE* log) {
+  const std::vector<std::string> all = comm.gather(mine);
+  std::vector<std::string> said;
+  for (std::size_t p = 0; p < all.size(); ++p) {
+    if (all[p].empty() || std::find(said.begin(), said.end(), all[p]) != said.end()) continue;
+    said.push_back(all[p]);
+    const std::string who = comm.size() > 1 && p > 0 ? "rank " + std::to_string(p) + ": " : "";
+    if (log) std::fprintf(log, "impact study: error: %s%s\n", who.c_str(), all[p].c_str());
+  }
+}
+
+// What this process did: its rows, law seconds and pieces (computed, read back, bad files).
+struct Load {
+  std::uint64_t rows = 0, pieces = 0, loaded = 0, corrupt = 0, parts_bad = 0;
+  double law_s = 0, host_s = 0;
+};
+
+// Rank 0: every process's pieces in piece order, merged into the run's result; the manifest of the
+// parts; the note on how the work was shared.
+void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, RunResult& r, PartsManifest& m,
+                  std::string& note) {
+  struct Piece {
+    std::uint64_t k;
+    bool computed;
+    std::string bytes;
+    std::size_t rank;
+  };
+  std::vector<Piece> pieces;
+  std::vector<Load> loads(ranks.size());
+  for (std::size_t p = 0; p < ranks.size(); ++p) {
+    Reader in(ranks[p]);
+    loads[p].loaded = in.get<std::uint64_t>();
+    loads[p].corrupt = in.get<std::uint64_t>();
+    loads[p].parts_bad = in.get<std::uint64_t>();
+    while (!in.done()) {
+      const std::uint64_t k = in.get<std::uint64_t>();
+      const bool computed = in.get<std::uint8_t>() != 0;
+      pieces.push_back({k, computed, in.text(), p});
+    }
+  }
+  std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.k < b.k; });
+  for (std::size_t i = 0; i < pieces.size(); ++i)
+    if (pieces[i].k != i) throw std::runtime_error("study: piece " + std::to_string(i) + " was not run");
+  if (pieces.size() != count) throw std::runtime_error("study: " + std::to_string(pieces.size()) + " of " +
+                                                       std::to_string(count) + " pieces were run");
+  for (LawStats& st : r.stats) {
+    std::fill(std::begin(st.status_count), std::end(st.status_count), 0);
+    st.block_moments.clear();
+    st.seconds = 0;
+  }
+  std::vector<std::vector<double>> law_s(ranks.size(), std::vector<double>(r.stats.size(), 0.0));
+  std::uint64_t at = 0;
+  for (const Piece& pc : pieces) {
+    Load& L = loads[pc.rank];
+    const std::vector<double> before = [&] {
+      std::vector<double> s;
+      for (const LawStats& st : r.stats) s.push_back(st.seconds);
+      return s;
+    }();
+    const std::uint64_t rows = add_piece(r, pc.bytes, pc.computed, L.law_s, L.host_s);
+    for (std::size_t l = 0; l < r.stats.size(); ++l) law_s[pc.rank][l] += r.stats[l].seconds - before[l];
+    m.first.push_back(at);
+    m.rows.push_back(rows);
+    at += rows;
+    L.rows += rows;
+    L.pieces += 1;
+  }
+  // the laws' time of the run: its slowest process's; the host phases likewise
+  for (std::size_t l = 0; l < r.stats.size(); ++l) {
+    r.stats[l].seconds = 0;
+    for (const std::vector<double>& s : law_s) r.stats[l].seconds = std::max(r.stats[l].seconds, s[l]);
+    r.stats[l].moments = fold_block_moments(r.stats[l].block_moments, r.laws[l].cols.size());
+  }
+  double mx = 0, sum = 0, host = 0;
+  std::uint64_t loaded = 0, corrupt = 0, parts_bad = 0;
+  for (const Load& L : loads) mx = std::max(mx, L.law_s), sum += L.law_s, host = std::max(host, L.host_s);
+  for (const Load& L : loads) loaded += L.loaded, corrupt += L.corrupt, parts_bad += L.parts_bad;
+  r.build_seconds = host;  // building and writing, per process: reported together
+  r.write_seconds = 0;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%zu pieces of %llu rows over %zu process(es)", pieces.size(),
+                static_cast<unsigned long long>(m.rows.front()), ranks.size());
+  note = buf;
+  note += " (rows per process:";
+  for (std::size_t p = 0; p < loads.size(); ++p) note += (p ? ", " : " ") + std::to_string(loads[p].rows);
+  const double mean = sum / double(loads.size());
+  std::snprintf(buf, sizeof buf, "; law seconds max/mean %.3f", mean > 0 ? mx / mean : 1.0);
+  note += buf;
+  if (loaded || corrupt || parts_bad)
+    note += "; read back from the checkpoint: " + std::to_string(loaded) + " pieces, " + std::to_string(corrupt) +
+            " bad files recomputed, " + std::to_string(parts_bad) + " recomputed for parts missing or changed";
+  note += ")";
+}
+
+std::string run_key(const StudyConfig& c, const ReportOptions& o, std::uint64_t per) {
+  return to_json(c).dump() + " backend=" + engine::backend_name(o.backend) + " piece=" + std::to_string(per);
+}
+
+}  // namespace
+
+std::uint64_t piece_rows(std::uint64_t rows) {
+  const std::uint64_t B = stat_block_rows(rows), nb = (rows + B - 1) / B;
+  return B * std::max((nb + 1023) / 1024, ((std::uint64_t(1) << 16) + B - 1) / B);
+}
+
+PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& comm, const PieceOptions& po,
+                        std::chrono::steady_clock::time_point start, std::FILE* log) {
+  const StudyConfig& c = s.config;
+  const ScenarioInfo& sc = *find_scenario(c.scenario);
+  const Design& design = *s.design;
+  PiecesRun res;
+  StudyOutcome& o = res.outcome;
+  o.options = study_options(s, q, start);
+  if (comm.size() > 1 && o.options.backend == engine::Backend::cuda) engine::bind_device_to_rank(comm.local_rank());
+  const std::uint64_t rows = design.rows(), B = stat_block_rows(rows);
+  const std::uint64_t per = po.piece ? (po.piece + B - 1) / B * B : piece_rows(rows);
+  const std::uint64_t count = std::max<std::uint64_t>(1, (rows + per - 1) / per);
+  const std::string key = run_key(c, o.options, per);
+  std::string err;
+  const bool r0 = comm.rank() == 0;
+  if (r0) try {  // the folder without an earlier run's marks of completeness (and parts, unless resumed)
+      io::make_dirs(c.out_dir, "output.dir");
+      io::remove_if_exists(c.out_dir + "/metadata.json");
+      io::remove_if_exists(c.out_dir + "/parts.json");
+      remove_stale_parts(c.out_dir, !po.resume);  // resumed: the parts of the pieces read back stay
+      if (!po.checkpoint.empty() && !po.resume && Checkpoint(po.checkpoint, key, "piece").has_chunks()) {
+        err = "--checkpoint " + po.checkpoint + " holds pieces of an earlier run: add --resume to finish it, or use another folder";
+      }
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+  if (!comm.all(err.empty())) return say_errors(comm, err, log), res;
+
+  std::unique_ptr<Checkpoint> ck;
+  const RunResult layout = run_layout(c, sc, design, o.options.backend);
+  Bytes mine;
+  Load me;
+  std::vector<std::uint64_t> ran;  // the pieces this process wrote
+  std::string pieces;
+  try {
+    if (!po.checkpoint.empty()) ck = std::make_unique<Checkpoint>(po.checkpoint, key, "piece");
+    io::Progress bar(r0 && !q.quiet ? log : nullptr, count, "study " + c.name);
+    for (std::uint64_t k = 0; comm.next(count, k);) {
+      RunPart part;
+      part.first = k * per;
+      part.rows = std::min(per, rows - part.first);
+      part.part = static_cast<int>(k);
+      std::string bytes;
+      bool computed = false;
+      const bool stored = ck && po.resume && ck->load_bytes(k, bytes);
+      const bool intact = stored && parts_intact(c.out_dir, layout.files, k, bytes);
+      me.loaded += intact;
+      me.parts_bad += stored && !intact;
+      if (!intact) {
+        const RunResult r = run(c, sc, design, o.options.backend, o.options.precision, nullptr, part);
+        ran.push_back(k);
+        bytes = pack(r, part.rows, part_sizes(c.out_dir, layout.files, k));
+        if (ck) ck->save_bytes(k, bytes);
+        computed = true;
+      }
+      Bytes p;
+      p.put(k);
+      p.put<std::uint8_t>(computed);
+      p.put_text(bytes);
+      pieces += p.str();
+      bar.update(k + 1);
+    }
+    bar.finish();
+  } catch (const std::invalid_argument& e) {
+    err = e.what();
+    res.code = 1;
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  if (!comm.all(err.empty())) {
+    if (!ck)  // without a checkpoint nothing of this run can be used again
+      for (std::uint64_t k : ran)
+        for (const std::string& f : layout.files) std::remove(part_path(c.out_dir, f, k).c_str());
+    say_errors(comm, err, log);
+    return res;
+  }
+  mine.put<std::uint64_t>(me.loaded);
+  mine.put<std::uint64_t>(ck ? ck->corrupt() : 0);
+  mine.put<std::uint64_t>(me.parts_bad);
+  const std::vector<std::string> all = comm.gather(mine.str() + pieces);
+  if (r0) try {
+      o.run = layout;
+      PartsManifest m;
+      m.files = layout.files;
+      std::string note;
+      merge_pieces(all, count, o.run, m, note);
+      write_parts_manifest(c.out_dir, m);
+      if (!po.keep_parts) {
+        merge_parts(c.out_dir, m);
+      } else {
+        o.options.plots = false;
+        o.options.no_plots_why =
+            "the tables are in parts (impact study --merge " + c.out_dir + " assembles them and draws the plots)";
+        o.run.notes.push_back("tables kept in parts (" + std::to_string(count) + " per file, parts.json): impact " +
+                              "study --merge " + c.out_dir + " assembles them");
+      }
+      o.run.notes.push_back(note);
+      o.report = write_report(c, sc, design, o.run, o.options, log ? log : stderr);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+  if (!comm.all(err.empty())) return say_errors(comm, err, log), res;
+  res.ok = true;
+  res.code = 0;
+  return res;
+}
+
+}  // namespace impact::study
