@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
 #ifdef IMPACT_WITH_MPI
     // a failure on one rank must not leave the others waiting in a collective
-    if (world && world->size() > 1 && plan) world->abort(std::string("error: ") + e.what(), 2);
+    if (world && world->size() > 1 && (plan || *study)) world->abort(std::string("error: ") + e.what(), 2);
 #endif
     if (quiet_rank) return 2;
     std::fprintf(stderr, "impact: error: %s\n", e.what());

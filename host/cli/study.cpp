@@ -2,6 +2,7 @@
 #include "cli/study.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -149,13 +150,33 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   q.plots = !args.no_plots;
   q.quiet = args.quiet;
   LoadedStudy s;
+  std::string load_error;
   try {
     s = load_study(q);
   } catch (const ConfigError& e) {
-    std::fprintf(log, "impact study: error: %s\n", e.what());
-    return 1;
+    load_error = e.what();
   } catch (const std::invalid_argument& e) {
-    std::fprintf(log, "impact study: error: %s: %s\n", args.config.c_str(), e.what());
+    load_error = args.config + ": " + e.what();
+  }
+#ifdef IMPACT_WITH_MPI
+  // every rank loads the study itself (its memory check, an imported design on its node): they go
+  // on only if all could, and rank 0 says every distinct error once
+  if (many) {
+    const std::vector<std::string> errors = args.world->gather(load_error);
+    if (!args.world->all(load_error.empty())) {
+      std::vector<std::string> said;
+      for (std::size_t p = 0; p < errors.size(); ++p)
+        if (!errors[p].empty() && std::find(said.begin(), said.end(), errors[p]) == said.end()) {
+          said.push_back(errors[p]);
+          std::fprintf(log, "impact study: error: %s%s\n", p ? ("rank " + std::to_string(p) + ": ").c_str() : "",
+                       errors[p].c_str());
+        }
+      return 1;
+    }
+  }
+#endif
+  if (!load_error.empty()) {
+    std::fprintf(log, "impact study: error: %s\n", load_error.c_str());
     return 1;
   }
   if (args.dry_run) {

@@ -64,23 +64,30 @@ std::uint64_t World::exscan(std::uint64_t mine) const {
 }
 
 std::vector<std::string> World::gather(const std::string& mine) const {
-  const int n = static_cast<int>(mine.size());
-  std::vector<int> sizes(rank_ == 0 ? size_ : 0), displ(rank_ == 0 ? size_ : 0);
-  check(MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+  // every rank learns every size first, so that a gather too large for MPI's int counts is refused
+  // by all ranks alike (none left waiting in MPI_Gatherv)
+  const long long n = static_cast<long long>(mine.size());
+  std::vector<long long> sizes(static_cast<std::size_t>(size_));
+  check(MPI_Allgather(&n, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD), "MPI_Allgather");
+  long long total = 0;
+  for (long long x : sizes) total += x;
+  if (total > 0x7fffffffLL)
+    throw std::runtime_error("gather: " + std::to_string(total) + " bytes from the processes, more than MPI's 2 GB " +
+                             "(use fewer rows per run, or fewer sensitivity outputs)");
+  std::vector<int> counts(rank_ == 0 ? size_ : 0), displ(rank_ == 0 ? size_ : 0);
   std::string all;
   if (rank_ == 0) {
-    long long total = 0;
-    for (int p = 0; p < size_; ++p) {
-      displ[p] = static_cast<int>(total);
-      total += sizes[p];
+    for (int p = 0, at = 0; p < size_; at += counts[p], ++p) {
+      counts[p] = static_cast<int>(sizes[p]);
+      displ[p] = at;
     }
-    if (total > 0x7fffffffLL) throw std::runtime_error("gather: more than 2 GB of text");
     all.resize(static_cast<std::size_t>(total));
   }
-  check(MPI_Gatherv(mine.data(), n, MPI_CHAR, all.data(), sizes.data(), displ.data(), MPI_CHAR, 0, MPI_COMM_WORLD),
+  check(MPI_Gatherv(mine.data(), static_cast<int>(n), MPI_CHAR, all.data(), counts.data(), displ.data(), MPI_CHAR, 0,
+                    MPI_COMM_WORLD),
         "MPI_Gatherv");
   std::vector<std::string> out;
-  for (int p = 0; rank_ == 0 && p < size_; ++p) out.push_back(all.substr(displ[p], sizes[p]));
+  for (int p = 0; rank_ == 0 && p < size_; ++p) out.push_back(all.substr(displ[p], counts[p]));
   return out;
 }
 

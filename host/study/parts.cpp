@@ -130,8 +130,8 @@ std::vector<std::string> part_files(const PartsManifest& m) {
 
 void remove_stale_parts(const std::string& dir, bool parts) {
   static const std::regex part(R"(.*\.part-[0-9]{5}(\.[A-Za-z]+)?)");
-  static const std::regex temporary(R"(\..*\.part-[0-9]{5}(\.[A-Za-z]+)?\.tmp-[0-9]+-[0-9]+)");
-  for (const std::string d : {dir, dir + "/salib"}) {
+  static const std::regex temporary(R"(\..+\.tmp-[0-9]+-[0-9]+)");  // an io::OutFile's
+  for (const std::string& d : {dir, dir + "/salib"}) {
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(d, ec)) {
       const std::string name = e.path().filename().string();

@@ -32,8 +32,8 @@ PartsManifest read_parts_manifest(const std::string& dir);
 // Returns the bytes written.
 std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m);
 
-// Removes the temporaries of part files (.NAME.part-NNNNN.EXT.tmp-PID-N: a process killed while
-// writing one) in DIR and DIR/salib, and with `parts` the part files (NAME.part-NNNNN.EXT) too, left
+// Removes the temporary files of io::OutFile (.NAME.tmp-PID-N: a process killed while writing a
+// part or a merged table) in DIR and DIR/salib, and with `parts` the part files (NAME.part-NNNNN.EXT) too, left
 // by a run that did not end (a killed rank: no parts.json) or kept by an earlier one. Called before
 // any process of a run writes.
 void remove_stale_parts(const std::string& dir, bool parts = true);

@@ -1,6 +1,10 @@
 #include "study/pieces.hpp"
 
+#include <boost/crc.hpp>
+
 #include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -11,6 +15,7 @@
 
 #include "engine/device.hpp"
 #include "io/out_file.hpp"
+#include "io/version.hpp"
 #include "io/progress.hpp"
 #include "study/checkpoint.hpp"
 #include "study/parts.hpp"
@@ -121,6 +126,33 @@ bool parts_intact(const std::string& dir, const std::vector<std::string>& files,
   }
 }
 
+// Whether a piece read back from the checkpoint decodes into this run's layout with `rows` rows:
+// its statistics blocks and sensitivity outputs of that many rows.
+bool piece_fits(const RunResult& layout, const std::string& bytes, std::uint64_t rows, std::uint64_t B) {
+  try {
+    Reader in(bytes);
+    std::vector<std::uint64_t> sizes;
+    in.append_to(sizes);
+    if (in.get<std::uint64_t>() != rows) return false;
+    in.get<double>(), in.get<double>(), in.get<std::uint64_t>();
+    for (std::size_t l = 0; l < layout.stats.size(); ++l) {
+      in.get<double>();
+      for (std::size_t k = 0; k < std::size(layout.stats[l].status_count); ++k) in.get<std::uint64_t>();
+      std::vector<Moments> blocks;
+      in.append_to(blocks);
+      if (blocks.size() != (rows + B - 1) / B * layout.laws[l].cols.size()) return false;
+      for (std::size_t k = 0; k < layout.stats[l].keep.size(); ++k) {
+        std::vector<double> keep;
+        in.append_to(keep);
+        if (keep.size() != rows) return false;
+      }
+    }
+    return in.done();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 // One piece's statistics into the run's (law seconds into `law_s` unless the piece was read back).
 std::uint64_t add_piece(RunResult& r, const std::string& bytes, bool computed, double& law_s, double& host_s) {
   Reader in(bytes);
@@ -161,8 +193,8 @@ struct Load {
 
 // Rank 0: every process's pieces in piece order, merged into the run's result; the manifest of the
 // parts; the note on how the work was shared.
-void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, RunResult& r, PartsManifest& m,
-                  std::string& note) {
+void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, std::uint64_t total, RunResult& r,
+                  PartsManifest& m, std::string& note) {
   struct Piece {
     std::uint64_t k;
     bool computed;
@@ -209,6 +241,8 @@ void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, Ru
     L.rows += rows;
     L.pieces += 1;
   }
+  if (at != total)
+    throw std::runtime_error("study: the pieces hold " + std::to_string(at) + " rows, the design " + std::to_string(total));
   // the laws' time of the run: its slowest process's; the host phases likewise
   for (std::size_t l = 0; l < r.stats.size(); ++l) {
     r.stats[l].seconds = 0;
@@ -236,8 +270,30 @@ void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, Ru
   note += ")";
 }
 
-std::string run_key(const StudyConfig& c, const ReportOptions& o, std::uint64_t per) {
-  return to_json(c).dump() + " backend=" + engine::backend_name(o.backend) + " piece=" + std::to_string(per);
+// CRC-32 of a file's bytes (an imported design), "none" without one.
+std::string file_crc(const std::string& path) {
+  if (path.empty()) return "none";
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error(path + ": cannot read the design file for the checkpoint's key");
+  boost::crc_32_type crc;
+  std::vector<char> buf(1 << 20);
+  while (f) {
+    f.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    crc.process_bytes(buf.data(), static_cast<std::size_t>(f.gcount()));
+  }
+  return std::to_string(crc.checksum());
+}
+
+// Everything that decides a piece's bits and files: the resolved study but for run.chunk and the
+// plots (they change neither), the design's rows and imported file's bytes, the backend, the piece
+// size and the build.
+std::string run_key(const StudyConfig& c, const ReportOptions& o, std::uint64_t rows, std::uint64_t per) {
+  nlohmann::json j = to_json(c);
+  j["run"].erase("chunk");
+  j.erase("plots");
+  return j.dump() + " rows=" + std::to_string(rows) + " design_file_crc=" + file_crc(c.design.file) +
+         " backend=" + engine::backend_name(o.backend) + " piece=" + std::to_string(per) + " build=" + io::version() +
+         "/" + io::git_revision();
 }
 
 }  // namespace
@@ -254,15 +310,19 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
   const Design& design = *s.design;
   PiecesRun res;
   StudyOutcome& o = res.outcome;
-  o.options = study_options(s, q, start);
-  if (comm.size() > 1 && o.options.backend == engine::Backend::cuda) engine::bind_device_to_rank(comm.local_rank());
   const std::uint64_t rows = design.rows(), B = stat_block_rows(rows);
-  const std::uint64_t per = po.piece ? (po.piece + B - 1) / B * B : piece_rows(rows);
+  const std::uint64_t per = po.piece ? (std::min(po.piece, rows) + B - 1) / B * B : piece_rows(rows);
   const std::uint64_t count = std::max<std::uint64_t>(1, (rows + per - 1) / per);
-  const std::string key = run_key(c, o.options, per);
-  std::string err;
+  std::string key, err;
   const bool r0 = comm.rank() == 0;
-  if (r0) try {  // the folder without an earlier run's marks of completeness (and parts, unless resumed)
+  try {
+    o.options = study_options(s, q, start);
+    if (comm.size() > 1 && o.options.backend == engine::Backend::cuda) engine::bind_device_to_rank(comm.local_rank());
+    key = run_key(c, o.options, rows, per);
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  if (r0 && err.empty()) try {  // the folder without an earlier run's marks of completeness (and parts, unless resumed)
       io::make_dirs(c.out_dir, "output.dir");
       io::remove_if_exists(c.out_dir + "/metadata.json");
       io::remove_if_exists(c.out_dir + "/parts.json");
@@ -292,7 +352,8 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
       std::string bytes;
       bool computed = false;
       const bool stored = ck && po.resume && ck->load_bytes(k, bytes);
-      const bool intact = stored && parts_intact(c.out_dir, layout.files, k, bytes);
+      const bool intact =
+          stored && piece_fits(layout, bytes, part.rows, B) && parts_intact(c.out_dir, layout.files, k, bytes);
       me.loaded += intact;
       me.parts_bad += stored && !intact;
       if (!intact) {
@@ -326,16 +387,25 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
   mine.put<std::uint64_t>(me.loaded);
   mine.put<std::uint64_t>(ck ? ck->corrupt() : 0);
   mine.put<std::uint64_t>(me.parts_bad);
-  const std::vector<std::string> all = comm.gather(mine.str() + pieces);
+  std::vector<std::string> all;
+  try {  // every process throws alike when the gather is too large (dist::World::gather)
+    all = comm.gather(mine.str() + pieces);
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  pieces.clear();
+  pieces.shrink_to_fit();
+  if (!comm.all(err.empty())) return say_errors(comm, err, log), res;
   if (r0) try {
       o.run = layout;
       PartsManifest m;
       m.files = layout.files;
       std::string note;
-      merge_pieces(all, count, o.run, m, note);
+      merge_pieces(all, count, rows, o.run, m, note);
       write_parts_manifest(c.out_dir, m);
       if (!po.keep_parts) {
         merge_parts(c.out_dir, m);
+        remove_stale_parts(c.out_dir);  // parts of pieces beyond this run's (an earlier --piece)
       } else {
         o.options.plots = false;
         o.options.no_plots_why =

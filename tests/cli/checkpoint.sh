@@ -83,6 +83,22 @@ rm "$T/sk2/metadata.json"
 "$IMPACT" "${S[@]}" --piece 1024 --checkpoint "$T/sck2" --resume --out "$T/sk2" > /dev/null; rc=$?
 check "study: a flipped byte in a piece file and a part cut short are recomputed; the folder byte for byte" '[ $rc -eq 0 ] && same_tree "$T/sfull" "$T/sk2" && grep -q "read back from the checkpoint: 10 pieces, 1 bad files recomputed, 1 recomputed for parts missing or changed" "$T/sk2/metadata.json"'
 
+# the key: an imported design whose file changed after the kill (same rows, other values) and a
+# resume with another --piece compute every piece again; parts of the earlier pieces are removed
+"$IMPACT" "${S[@]}" --out "$T/dsrc" > /dev/null
+head -n 3001 "$T/dsrc/design.txt" > "$T/d1.txt"
+I=(study "$SRC/examples/studies/pencil-mc.toml" --set 'design.kind="imported"' --set "design.file=\"$T/d1.txt\"" --backend omp --no-plots -q)
+"$IMPACT" "${I[@]}" --piece 1024 --checkpoint "$T/ick" --out "$T/io" > /dev/null
+rm "$T/io/metadata.json"
+"$PY" -c "import sys; L=open(sys.argv[1]).read().split('\n'); L[5]=' '.join(str(float(x)*1.01) for x in L[5].split()); open(sys.argv[1],'w').write('\n'.join(L))" "$T/d1.txt"
+"$IMPACT" "${I[@]}" --out "$T/iref" > /dev/null
+"$IMPACT" "${I[@]}" --piece 1024 --checkpoint "$T/ick" --resume --out "$T/io" > /dev/null; rc=$?
+check "study: the design file changed before --resume: every piece recomputed, the new file's folder" '[ $rc -eq 0 ] && same_tree "$T/iref" "$T/io" && grep -q "read back from the checkpoint: 0 pieces, 3 bad files recomputed" "$T/io/metadata.json"'
+"$IMPACT" "${I[@]}" --piece 2048 --checkpoint "$T/ick" --resume --out "$T/io" > /dev/null; rc=$?
+check "study: --resume with another --piece: recomputed, no part of the earlier pieces left" '[ $rc -eq 0 ] && same_tree "$T/iref" "$T/io" && [ $(find "$T/io" -name "*.part-*" | wc -l) -eq 0 ]'
+"$IMPACT" "${I[@]}" --piece 18446744073709551615 --checkpoint "$T/ick2" --out "$T/io2" > /dev/null; rc=$?
+check "study: --piece 2^64-1 is one piece of the whole design" '[ $rc -eq 0 ] && same_tree "$T/iref" "$T/io2" && grep -q "1 pieces of 3000 rows" "$T/io2/metadata.json"'
+
 if command -v mpirun > /dev/null && ldd "$IMPACT" 2> /dev/null | grep -q libmpi; then
   # the pieces do not depend on the number of processes: a single process's checkpoint finished by 3
   rm -rf "$T/sk" && rm -f "$T"/sck/piece-[5-9].sum
