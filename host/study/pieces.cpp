@@ -322,6 +322,13 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
   } catch (const std::exception& e) {
     err = e.what();
   }
+  // `auto` is resolved by each process: on nodes with and without a GPU they could differ, and so
+  // would their bits (the CUDA kernels contract a*b+c)
+  const bool cuda = o.options.backend == engine::Backend::cuda;
+  const bool all_cuda = comm.all(cuda), none_cuda = comm.all(!cuda);
+  if (err.empty() && !all_cuda && !none_cuda)
+    err = "the processes resolved the backend differently (cuda on some, " +
+          std::string(engine::backend_name(o.options.backend)) + " here): name one with --backend";
   if (r0 && err.empty()) try {  // the folder without an earlier run's marks of completeness (and parts, unless resumed)
       io::make_dirs(c.out_dir, "output.dir");
       io::remove_if_exists(c.out_dir + "/metadata.json");
