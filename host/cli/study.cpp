@@ -2,7 +2,6 @@
 #include "cli/study.hpp"
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -164,13 +163,7 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   if (many) {
     const std::vector<std::string> errors = args.world->gather(load_error);
     if (!args.world->all(load_error.empty())) {
-      std::vector<std::string> said;
-      for (std::size_t p = 0; p < errors.size(); ++p)
-        if (!errors[p].empty() && std::find(said.begin(), said.end(), errors[p]) == said.end()) {
-          said.push_back(errors[p]);
-          std::fprintf(log, "impact study: error: %s%s\n", p ? ("rank " + std::to_string(p) + ": ").c_str() : "",
-                       errors[p].c_str());
-        }
+      say_distinct_errors(errors, log);
       return 1;
     }
   }

@@ -38,13 +38,14 @@ std::string Checkpoint::head(std::uint64_t k) const {
   return "impact-" + stem_ + " 1\n" + key_ + "\n" + std::to_string(k) + "\n";
 }
 
-bool Checkpoint::load_bytes(std::uint64_t k, std::string& bytes) {
+bool Checkpoint::load_bytes(std::uint64_t k, std::string& bytes, std::size_t size) {
   std::ifstream f(path(k), std::ios::binary);
   if (!f) return false;
   const std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   const std::string h = head(k);
   std::uint32_t stored = 0;
-  bool ok = all.size() >= h.size() + sizeof stored && all.compare(0, h.size(), h) == 0;
+  bool ok = all.size() >= h.size() + sizeof stored && all.compare(0, h.size(), h) == 0 &&
+            (size == kAnySize || all.size() == h.size() + size + sizeof stored);
   if (ok) {
     std::memcpy(&stored, all.data() + all.size() - sizeof stored, sizeof stored);
     ok = crc32(all.substr(0, all.size() - sizeof stored)) == stored;
@@ -69,12 +70,7 @@ void Checkpoint::save_bytes(std::uint64_t k, const std::string& bytes) const {
 
 bool Checkpoint::load(std::uint64_t k, BatchSummary& s) {
   std::string bytes;
-  if (!load_bytes(k, bytes)) return false;
-  if (bytes.size() != sizeof s) {  // a valid file of another layout
-    --loaded_;
-    ++corrupt_;
-    return false;
-  }
+  if (!load_bytes(k, bytes, sizeof s)) return false;
   std::memcpy(&s, bytes.data(), sizeof s);
   return true;
 }

@@ -8,6 +8,7 @@
 // A file whose checksum, size, key or index does not match is not used: the chunk is recomputed and
 // counted as corrupt. A study's pieces use the same files with stem "piece" and bytes of any length.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -25,8 +26,9 @@ class Checkpoint {
   // there but bad) otherwise.
   bool load(std::uint64_t k, BatchSummary& s);
   void save(std::uint64_t k, const BatchSummary& s) const;  // std::runtime_error on a failed write
-  // The same for bytes of any length (checked by the key, the index and the CRC).
-  bool load_bytes(std::uint64_t k, std::string& bytes);
+  // The same for bytes (checked by the key, the index, the CRC and, unless kAnySize, their size).
+  static constexpr std::size_t kAnySize = ~std::size_t(0);
+  bool load_bytes(std::uint64_t k, std::string& bytes, std::size_t size = kAnySize);
   void save_bytes(std::uint64_t k, const std::string& bytes) const;
   std::uint64_t loaded() const { return loaded_; }
   std::uint64_t corrupt() const { return corrupt_; }

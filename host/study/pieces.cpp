@@ -48,8 +48,7 @@ class Bytes {
 
 class Reader {
  public:
-  explicit Reader(const std::string& s, std::size_t at = 0, std::size_t end = std::string::npos)
-      : s_(s), at_(at), end_(std::min(end, s.size())) {}
+  explicit Reader(const std::string& s) : s_(s), end_(s.size()) {}
   template <class X> X get() {
     X x;
     take(&x, sizeof x);
@@ -78,7 +77,7 @@ class Reader {
     at_ += n;
   }
   const std::string& s_;
-  std::size_t at_, end_;
+  std::size_t at_ = 0, end_;
 };
 
 // A piece as stored and sent: the sizes of its part files, its rows, then its statistics.
@@ -126,35 +125,12 @@ bool parts_intact(const std::string& dir, const std::vector<std::string>& files,
   }
 }
 
-// Whether a piece read back from the checkpoint decodes into this run's layout with `rows` rows:
-// its statistics blocks and sensitivity outputs of that many rows.
-bool piece_fits(const RunResult& layout, const std::string& bytes, std::uint64_t rows, std::uint64_t B) {
-  try {
-    Reader in(bytes);
-    std::vector<std::uint64_t> sizes;
-    in.append_to(sizes);
-    if (in.get<std::uint64_t>() != rows) return false;
-    in.get<double>(), in.get<double>(), in.get<std::uint64_t>();
-    for (std::size_t l = 0; l < layout.stats.size(); ++l) {
-      in.get<double>();
-      for (std::size_t k = 0; k < std::size(layout.stats[l].status_count); ++k) in.get<std::uint64_t>();
-      std::vector<Moments> blocks;
-      in.append_to(blocks);
-      if (blocks.size() != (rows + B - 1) / B * layout.laws[l].cols.size()) return false;
-      for (std::size_t k = 0; k < layout.stats[l].keep.size(); ++k) {
-        std::vector<double> keep;
-        in.append_to(keep);
-        if (keep.size() != rows) return false;
-      }
-    }
-    return in.done();
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-// One piece's statistics into the run's (law seconds into `law_s` unless the piece was read back).
-std::uint64_t add_piece(RunResult& r, const std::string& bytes, bool computed, double& law_s, double& host_s) {
+// One piece's statistics added into `r` (status counts, build failures, block moments and
+// sensitivity outputs appended); its law seconds per law into `law_s` and its building and writing
+// seconds into `host_s` unless it was read back. Returns its rows; throws when the bytes do not
+// decode into r's layout.
+std::uint64_t add_piece(RunResult& r, const std::string& bytes, bool computed, std::vector<double>& law_s,
+                        double& host_s) {
   Reader in(bytes);
   std::vector<std::uint64_t> sizes;
   in.append_to(sizes);
@@ -162,9 +138,10 @@ std::uint64_t add_piece(RunResult& r, const std::string& bytes, bool computed, d
   const double build = in.get<double>(), write = in.get<double>();
   r.build_failed += in.get<std::uint64_t>();
   if (computed) host_s += build + write;
-  for (LawStats& st : r.stats) {
+  for (std::size_t l = 0; l < r.stats.size(); ++l) {
+    LawStats& st = r.stats[l];
     const double s = in.get<double>();
-    if (computed) law_s += s, st.seconds += s;
+    if (computed) law_s[l] += s;
     for (std::uint64_t& n : st.status_count) n += in.get<std::uint64_t>();
     in.append_to(st.block_moments);
     for (std::vector<double>& k : st.keep) in.append_to(k);
@@ -173,22 +150,34 @@ std::uint64_t add_piece(RunResult& r, const std::string& bytes, bool computed, d
   return rows;
 }
 
-// Says every distinct error once (rank 0), in rank order.
-void say_errors(PieceComm& comm, const std::string& mine, std::FILE* log) {
-  const std::vector<std::string> all = comm.gather(mine);
-  std::vector<std::string> said;
-  for (std::size_t p = 0; p < all.size(); ++p) {
-    if (all[p].empty() || std::find(said.begin(), said.end(), all[p]) != said.end()) continue;
-    said.push_back(all[p]);
-    const std::string who = comm.size() > 1 && p > 0 ? "rank " + std::to_string(p) + ": " : "";
-    if (log) std::fprintf(log, "impact study: error: %s%s\n", who.c_str(), all[p].c_str());
+// Whether a piece read back from the checkpoint decodes into this run's layout (add_piece on an
+// empty copy of it) with `rows` rows: that many rows' statistics blocks and sensitivity outputs.
+bool piece_fits(const RunResult& layout, const std::string& bytes, std::uint64_t rows, std::uint64_t B) {
+  RunResult one = layout;
+  std::vector<double> law_s(layout.stats.size());
+  double host_s = 0;
+  try {
+    if (add_piece(one, bytes, false, law_s, host_s) != rows) return false;
+  } catch (const std::exception&) {
+    return false;
   }
+  for (std::size_t l = 0; l < one.stats.size(); ++l) {
+    if (one.stats[l].block_moments.size() != (rows + B - 1) / B * one.laws[l].cols.size()) return false;
+    for (const std::vector<double>& k : one.stats[l].keep)
+      if (k.size() != rows) return false;
+  }
+  return true;
 }
 
-// What this process did: its rows, law seconds and pieces (computed, read back, bad files).
+// Says every process's distinct error once (rank 0).
+void say_errors(PieceComm& comm, const std::string& mine, std::FILE* log) {
+  say_distinct_errors(comm.gather(mine), log);
+}
+
+// What a process did: its rows, its host seconds, and its pieces read back or found bad.
 struct Load {
-  std::uint64_t rows = 0, pieces = 0, loaded = 0, corrupt = 0, parts_bad = 0;
-  double law_s = 0, host_s = 0;
+  std::uint64_t rows = 0, loaded = 0, corrupt = 0, parts_bad = 0;
+  double host_s = 0;
 };
 
 // Rank 0: every process's pieces in piece order, merged into the run's result; the manifest of the
@@ -219,27 +208,16 @@ void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, st
     if (pieces[i].k != i) throw std::runtime_error("study: piece " + std::to_string(i) + " was not run");
   if (pieces.size() != count) throw std::runtime_error("study: " + std::to_string(pieces.size()) + " of " +
                                                        std::to_string(count) + " pieces were run");
-  for (LawStats& st : r.stats) {
-    std::fill(std::begin(st.status_count), std::end(st.status_count), 0);
-    st.block_moments.clear();
-    st.seconds = 0;
-  }
+  // per process and law: the seconds in the law (of the pieces it computed)
   std::vector<std::vector<double>> law_s(ranks.size(), std::vector<double>(r.stats.size(), 0.0));
   std::uint64_t at = 0;
   for (const Piece& pc : pieces) {
     Load& L = loads[pc.rank];
-    const std::vector<double> before = [&] {
-      std::vector<double> s;
-      for (const LawStats& st : r.stats) s.push_back(st.seconds);
-      return s;
-    }();
-    const std::uint64_t rows = add_piece(r, pc.bytes, pc.computed, L.law_s, L.host_s);
-    for (std::size_t l = 0; l < r.stats.size(); ++l) law_s[pc.rank][l] += r.stats[l].seconds - before[l];
+    const std::uint64_t rows = add_piece(r, pc.bytes, pc.computed, law_s[pc.rank], L.host_s);
     m.first.push_back(at);
     m.rows.push_back(rows);
     at += rows;
     L.rows += rows;
-    L.pieces += 1;
   }
   if (at != total)
     throw std::runtime_error("study: the pieces hold " + std::to_string(at) + " rows, the design " + std::to_string(total));
@@ -251,7 +229,11 @@ void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, st
   }
   double mx = 0, sum = 0, host = 0;
   std::uint64_t loaded = 0, corrupt = 0, parts_bad = 0;
-  for (const Load& L : loads) mx = std::max(mx, L.law_s), sum += L.law_s, host = std::max(host, L.host_s);
+  for (std::size_t p = 0; p < loads.size(); ++p) {
+    double busy = 0;
+    for (double x : law_s[p]) busy += x;
+    mx = std::max(mx, busy), sum += busy, host = std::max(host, loads[p].host_s);
+  }
   for (const Load& L : loads) loaded += L.loaded, corrupt += L.corrupt, parts_bad += L.parts_bad;
   r.build_seconds = host;  // building and writing, per process: reported together
   r.write_seconds = 0;
@@ -297,6 +279,16 @@ std::string run_key(const StudyConfig& c, const ReportOptions& o, std::uint64_t 
 }
 
 }  // namespace
+
+void say_distinct_errors(const std::vector<std::string>& errors, std::FILE* log) {
+  std::vector<std::string> said;
+  for (std::size_t p = 0; p < errors.size(); ++p) {
+    if (errors[p].empty() || std::find(said.begin(), said.end(), errors[p]) != said.end()) continue;
+    said.push_back(errors[p]);
+    const std::string who = p > 0 ? "rank " + std::to_string(p) + ": " : "";
+    if (log) std::fprintf(log, "impact study: error: %s%s\n", who.c_str(), errors[p].c_str());
+  }
+}
 
 std::uint64_t piece_rows(std::uint64_t rows) {
   const std::uint64_t B = stat_block_rows(rows), nb = (rows + B - 1) / B;

@@ -56,6 +56,10 @@ struct PieceOptions {
   std::uint64_t piece = 0;   // rows per piece (rounded up to whole blocks); 0: piece_rows()
 };
 
+// Says each distinct error of `errors` (one per process, in rank order, "" for none) once on `log`,
+// naming the rank but for rank 0's.
+void say_distinct_errors(const std::vector<std::string>& errors, std::FILE* log);
+
 // The rows of a piece of a design of `rows` rows: whole statistics blocks, at least 2^16 rows, and
 // at most 1024 pieces.
 std::uint64_t piece_rows(std::uint64_t rows);

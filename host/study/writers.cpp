@@ -111,8 +111,7 @@ StudyFiles::StudyFiles(const StudyConfig& c, const ScenarioInfo& sc, const Desig
       formats_(formats_of(c, design.rows())),
       float_text_(precision == engine::Precision::f32),
       nvar_(design.names().size()),
-      files_(laws.size()),
-      names_(table_file_names(c, laws, kept, design.rows())) {
+      files_(laws.size()) {
   io::make_dirs(c.out_dir, "output.dir");
   // metadata.json, written last, marks a complete run: an earlier run's goes before anything of
   // this run is written, so that a run that fails leaves a folder without it

@@ -26,8 +26,9 @@ struct Formats {
 // output.csv_max_rows rows when npy is written (the same table, binary).
 Formats formats_of(const StudyConfig& c, std::uint64_t rows);
 
-// The files a study of `rows` rows writes, relative to output.dir: each law's CSV and .npy, then
-// design.txt and the SALib Y files of the kept columns each law has.
+// The files a study of `rows` rows writes, relative to output.dir (StudyFiles opens them, named for
+// a part where it writes one): each law's CSV and .npy, then design.txt and the SALib Y files of
+// the kept columns each law has.
 std::vector<std::string> table_file_names(const StudyConfig& c, const std::vector<LawColumns>& laws,
                                           const std::vector<std::string>& kept, std::uint64_t rows);
 
@@ -60,11 +61,6 @@ class StudyFiles {
   // Finishes every file (each law's CSV, .npy and SALib Y files, then design.txt).
   void commit();
 
-  // The files, relative to output.dir: each law's CSV and .npy, then design.txt and the SALib Y files
-  // (the final names, also for a part).
-  std::vector<std::string> names() const { return names_; }
-  const std::string& format_note() const { return formats_.note; }
-
  private:
   struct LawFiles {
     io::OutFile csv, npy;
@@ -83,7 +79,6 @@ class StudyFiles {
   std::size_t nvar_;
   std::vector<LawFiles> files_;  // per law
   io::OutFile design_;
-  std::vector<std::string> names_;
   std::vector<std::string> text_;  // per row of a chunk: its CSV line or .npy record
 };
 
