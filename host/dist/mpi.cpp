@@ -63,7 +63,7 @@ std::uint64_t World::exscan(std::uint64_t mine) const {
   return rank_ == 0 ? 0 : r;  // undefined on rank 0
 }
 
-std::vector<std::string> World::gather(const std::string& mine) const {
+std::vector<std::string> World::gather(const std::string& mine, const std::string& hint) const {
   // every rank learns every size first, so that a gather too large for MPI's int counts is refused
   // by all ranks alike (none left waiting in MPI_Gatherv)
   const long long n = static_cast<long long>(mine.size());
@@ -72,8 +72,8 @@ std::vector<std::string> World::gather(const std::string& mine) const {
   long long total = 0;
   for (long long x : sizes) total += x;
   if (total > 0x7fffffffLL)
-    throw std::runtime_error("gather: " + std::to_string(total) + " bytes from the processes, more than MPI's 2 GB " +
-                             "(use fewer rows per run, or fewer sensitivity outputs)");
+    throw std::runtime_error("gather: " + std::to_string(total) + " bytes from the processes, more than MPI's 2 GB" +
+                             (hint.empty() ? "" : " (" + hint + ")"));
   std::vector<int> counts(rank_ == 0 ? size_ : 0), displ(rank_ == 0 ? size_ : 0);
   std::string all;
   if (rank_ == 0) {
@@ -128,29 +128,21 @@ void MpiChunkPlan::sync() { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
 
 void MpiChunkPlan::gather(std::vector<study::ChunkSummary>& chunks, const study::ProcessLoad& mine,
                           std::vector<study::ProcessLoad>& loads) {
-  const int P = world_.size(), r = world_.rank();
-  // every rank's load, then the byte counts of the summaries, then the summaries
-  std::vector<study::ProcessLoad> all(r == 0 ? P : 0);
-  check(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Gather");
-  const long long n = static_cast<long long>(chunks.size());
-  std::vector<long long> counts(r == 0 ? P : 0);
-  check(MPI_Gather(&n, 1, MPI_LONG_LONG, counts.data(), 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD), "MPI_Gather");
-  const long long unit = sizeof(study::ChunkSummary);
-  std::vector<int> bytes(r == 0 ? P : 0), displ(r == 0 ? P : 0);
-  long long total = 0;
-  for (int p = 0; p < static_cast<int>(counts.size()); ++p) {
-    if (counts[p] * unit > 0x7fffffffLL || total * unit > 0x7fffffffLL)
-      throw std::runtime_error("reduce: too many chunk summaries to gather (use a larger --chunk)");
-    bytes[p] = static_cast<int>(counts[p] * unit);
-    displ[p] = static_cast<int>(total * unit);
-    total += counts[p];
+  // each rank's load, then its chunk summaries, as bytes (rank order)
+  std::string b(reinterpret_cast<const char*>(&mine), sizeof mine);
+  b.append(reinterpret_cast<const char*>(chunks.data()), chunks.size() * sizeof(study::ChunkSummary));
+  const std::vector<std::string> all = world_.gather(b, "too many chunk summaries: use a larger --chunk");
+  chunks.clear();
+  loads.clear();
+  for (const std::string& r : all) {
+    study::ProcessLoad load;
+    std::memcpy(&load, r.data(), sizeof load);
+    loads.push_back(load);
+    const std::size_t n = (r.size() - sizeof load) / sizeof(study::ChunkSummary);
+    const std::size_t at = chunks.size();
+    chunks.resize(at + n);
+    std::memcpy(static_cast<void*>(chunks.data() + at), r.data() + sizeof load, n * sizeof(study::ChunkSummary));
   }
-  std::vector<study::ChunkSummary> every(r == 0 ? static_cast<std::size_t>(total) : 0);
-  check(MPI_Gatherv(chunks.data(), static_cast<int>(n * unit), MPI_BYTE, every.data(), bytes.data(), displ.data(),
-                    MPI_BYTE, 0, MPI_COMM_WORLD),
-        "MPI_Gatherv");
-  chunks = std::move(every);
-  loads = std::move(all);
 }
 
 }  // namespace impact::dist

@@ -5,7 +5,7 @@
 //   SharedCounter  chunks handed out dynamically: MPI_Fetch_and_op on a counter in rank 0's window
 //                  (passive target), so a rank that finishes early takes the next chunk
 //   MpiChunkPlan   study::ChunkPlan over them: next() from the counter, gather() of the chunk
-//                  summaries and loads to rank 0 (MPI_Gatherv of bytes), which merges in chunk order
+//                  summaries and loads to rank 0 (World::gather), which merges in chunk order
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -33,7 +33,9 @@ class World {
   // Collectives (every rank calls them, in the same order):
   bool all(bool mine) const;                                         // true when every rank's is
   std::uint64_t exscan(std::uint64_t mine) const;                    // the sum over the ranks before this one
-  std::vector<std::string> gather(const std::string& mine) const;    // every rank's text, on rank 0 (in rank order)
+  // every rank's bytes, on rank 0 (in rank order); more than 2 GB in all: std::runtime_error on every
+  // rank alike, saying `hint`
+  std::vector<std::string> gather(const std::string& mine, const std::string& hint = "") const;
   void barrier() const;
 
  private:

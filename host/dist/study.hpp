@@ -20,7 +20,9 @@ class MpiPieceComm final : public study::PieceComm {
   int local_rank() const override { return world_.local_rank(); }
   bool next(std::uint64_t count, std::uint64_t& index) override { return plan_.next(count, index); }
   bool all(bool mine) override { return world_.all(mine); }
-  std::vector<std::string> gather(const std::string& mine) override { return world_.gather(mine); }
+  std::vector<std::string> gather(const std::string& mine) override {
+    return world_.gather(mine, "use fewer rows per run, or fewer sensitivity outputs");
+  }
 
  private:
   const World& world_;
