@@ -7,8 +7,9 @@ set -euo pipefail
 PKGS=(cmake g++ make git pkg-config
       libeigen3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
       librandom123-dev libthrust-dev libboost-dev
-      libtomlplusplus-dev nlohmann-json3-dev
+      libtomlplusplus-dev nlohmann-json3-dev zlib1g-dev
       python3 python3-numpy python3-matplotlib
+      python3-mpmath  # scripts/gen_rmath_tables.py, checked by cli.rmath_tables
       python3-dev pybind11-dev libdlpack-dev python3-pytest python3-pandas  # the Python package (python/), its tests
       python3-scipy python3-multiprocess python3-pip  # SALib's dependencies (the Sobol example, below)
       openmpi-bin libopenmpi-dev  # runs over several processes (host/dist, docs/distributed.md)

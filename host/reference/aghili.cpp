@@ -48,6 +48,7 @@
 #include <limits>
 #include <vector>
 
+#include "impact/rmath.hpp"
 #include "reference/reference.hpp"
 
 namespace impact::ref {
@@ -91,10 +92,10 @@ struct SlipModel {
   struct Trig {
     double a0, a1, b1, a2, b2;
     double operator()(double th) const {
-      return a0 + a1 * std::cos(th) + b1 * std::sin(th) + a2 * std::cos(2 * th) + b2 * std::sin(2 * th);
+      return a0 + a1 * rmath::cos(th) + b1 * rmath::sin(th) + a2 * rmath::cos(2 * th) + b2 * rmath::sin(2 * th);
     }
     double deriv(double th) const {
-      return -a1 * std::sin(th) + b1 * std::cos(th) - 2 * a2 * std::sin(2 * th) + 2 * b2 * std::cos(2 * th);
+      return -a1 * rmath::sin(th) + b1 * rmath::cos(th) - 2 * a2 * rmath::sin(2 * th) + 2 * b2 * rmath::cos(2 * th);
     }
     double scale() const {
       return std::abs(a0) + std::abs(a1) + std::abs(b1) + std::abs(a2) + std::abs(b2);
@@ -117,11 +118,11 @@ struct SlipModel {
     return h;
   }
 
-  Vec dir(double th) const { return std::cos(th) * t1 + std::sin(th) * t2; }
+  Vec dir(double th) const { return rmath::cos(th) * t1 + rmath::sin(th) * t2; }
 
   // 1/g at direction th.
   double ginv(double mu, double th) const {
-    return Wnn - mu * (std::cos(th) * w(0) + std::sin(th) * w(1));
+    return Wnn - mu * (rmath::cos(th) * w(0) + rmath::sin(th) * w(1));
   }
 
   // Slip impulse at direction th (eqs. 18a, 18c).
@@ -165,10 +166,10 @@ struct ScanTable {
   ScanTable() {
     for (int j = 0; j <= kScan; ++j) {
       th[j] = -kPi + 2 * kPi * j / kScan;
-      c1[j] = std::cos(th[j]);
-      s1[j] = std::sin(th[j]);
-      c2[j] = std::cos(2 * th[j]);
-      s2[j] = std::sin(2 * th[j]);
+      c1[j] = rmath::cos(th[j]);
+      s1[j] = rmath::sin(th[j]);
+      c2[j] = rmath::cos(2 * th[j]);
+      s2[j] = rmath::sin(2 * th[j]);
     }
   }
 };
@@ -204,8 +205,8 @@ std::vector<double> trig_roots(const SlipModel::Trig& H, int& iters) {
     if (es.info() == Eigen::Success)
       for (int i = 0; i < deg; ++i) {
         const C z = es.eigenvalues()(i);
-        const double r = std::abs(z);
-        if (r > 0 && std::abs(std::log(r)) < 1e-3) seeds.push_back(std::arg(z));
+        const double r = rmath::hypot(z.real(), z.imag());
+        if (r > 0 && std::abs(rmath::log(r)) < 1e-3) seeds.push_back(rmath::atan2(z.imag(), z.real()));
       }
   }
   // sign scan with bisection (catches a root the eigenvalues placed too far off the circle)
@@ -345,7 +346,7 @@ Result<double> aghili(const ContactProblem<double>& in) {
   } else {
     // continuation in mu from the frictionless direction
     const Vec vbar0 = r.v0 + 0.5 * (1 + r.e) * (-vn / Wnn) * Wn;
-    th = std::atan2(m.t2.dot(vbar0), m.t1.dot(vbar0));
+    th = rmath::atan2(m.t2.dot(vbar0), m.t1.dot(vbar0));
     const int K = 64;
     for (int j = 1; j <= K; ++j) {
       const double muj = r.mu * j / K;

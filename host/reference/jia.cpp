@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "impact/rmath.hpp"
 #include "impact/problem.hpp"
 #include "reference/ode.hpp"
 #include "reference/reference.hpp"
@@ -68,7 +69,7 @@ void rhs(const Sys& S, double kn, bool stick, const Y& y, Y& dy) {
     dy[5] = S.planar ? 0.0 : v(2);
     if (S.planar) dy[2] = 0;
   } else {
-    const double c = std::cos(y[4]), s = std::sin(y[4]);
+    const double c = rmath::cos(y[4]), s = rmath::sin(y[4]);
     dy[1] = -S.mu * Fn * c;
     dy[2] = S.planar ? 0.0 : -S.mu * Fn * s;
     const double L = S.mu * kn * y[3] / S.kt;
@@ -80,7 +81,7 @@ void rhs(const Sys& S, double kn, bool stick, const Y& y, Y& dy) {
 void jac_slip(const Sys& S, double kn, const Y& y, std::array<std::array<double, 6>, 6>& J) {
   for (auto& row : J) row.fill(0.0);
   const Vec v = velocity(S, y);
-  const double c = std::cos(y[4]), s = std::sin(y[4]);
+  const double c = rmath::cos(y[4]), s = rmath::sin(y[4]);
   J[0][3] = kn;
   J[1][3] = -S.mu * kn * c;
   J[1][4] = S.mu * kn * y[3] * s;
@@ -164,10 +165,10 @@ OdeResult integrate_phase(const Sys& S, const Scales& sc, Phase& ph, const Optio
       out[1] = 1;
     } else if (stick) {
       const double L = S.mu * kn * yy[3] / S.kt;
-      out[1] = L - std::hypot(yy[4], S.planar ? 0.0 : yy[5]);
+      out[1] = L - rmath::hypot(yy[4], S.planar ? 0.0 : yy[5]);
     } else {
       const double Ldot = -S.mu * (kn / S.kt) * v(0);
-      out[1] = v(1) * std::cos(yy[4]) + (S.planar ? 0.0 : v(2) * std::sin(yy[4])) - Ldot;
+      out[1] = v(1) * rmath::cos(yy[4]) + (S.planar ? 0.0 : v(2) * rmath::sin(yy[4])) - Ldot;
     }
   };
   const std::array<int, 2> sign{1, 1};
@@ -196,15 +197,15 @@ Mode switch_mode(const Sys& S, Phase& ph) {
   Y& y = ph.y;
   if (ph.stick) {
     ph.stick = false;
-    y[4] = std::atan2(S.planar ? 0.0 : y[5], y[4]);
+    y[4] = rmath::atan2(S.planar ? 0.0 : y[5], y[4]);
     y[5] = 0;
     return Mode::slip;
   }
   ph.stick = true;
   const double L = S.mu * ph.kn * y[3] / S.kt;
   const double phi = y[4];
-  y[4] = L * std::cos(phi);
-  y[5] = S.planar ? 0.0 : L * std::sin(phi);
+  y[4] = L * rmath::cos(phi);
+  y[5] = S.planar ? 0.0 : L * rmath::sin(phi);
   return Mode::stick;
 }
 
@@ -223,17 +224,17 @@ Result<double> jia(const ContactProblem<double>& pin, const Options& o, std::vec
 
   Phase ph;
   Y& y = ph.y;
-  const double v0t = std::hypot(S.v0(1), S.v0(2));
+  const double v0t = rmath::hypot(S.v0(1), S.v0(2));
   ph.stick = S.mu > 0 && v0t < S.mu * p.eta0 * p.eta0 * (-S.v0(0));
   r.modes.push(ph.stick ? Mode::stick : Mode::slip);
   if (!ph.stick && S.mu > 0) {
-    y[4] = std::atan2(S.v0(2), S.v0(1));  // slip along v0_t (u: phi = 0)
+    y[4] = rmath::atan2(S.v0(2), S.v0(1));  // slip along v0_t (u: phi = 0)
     if (!S.planar) {
       const double t0 = 1e-9 * sc.Tc;
       y[3] = -S.v0(0) * t0;
       y[0] = 0.5 * y[3] * t0;
-      y[1] = -S.mu * y[0] * std::cos(y[4]);
-      y[2] = -S.mu * y[0] * std::sin(y[4]);
+      y[1] = -S.mu * y[0] * rmath::cos(y[4]);
+      y[2] = -S.mu * y[0] * rmath::sin(y[4]);
       ph.t = t0;
     }
   }
@@ -276,8 +277,8 @@ Result<double> jia(const ContactProblem<double>& pin, const Options& o, std::vec
         const Vec v = velocity(S, y);
         const double dIn = v(0) > 0 ? ph.kn * y[3] * y[3] / (2 * v(0)) : 0.0;
         y[0] += dIn;
-        y[1] -= S.mu * dIn * std::cos(y[4]);
-        if (!S.planar) y[2] -= S.mu * dIn * std::sin(y[4]);
+        y[1] -= S.mu * dIn * rmath::cos(y[4]);
+        if (!S.planar) y[2] -= S.mu * dIn * rmath::sin(y[4]);
         y[3] = 0;
       }
       record(JiaEvent::end_restitution);

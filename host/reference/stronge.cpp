@@ -75,6 +75,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "impact/rmath.hpp"
 #include "reference/ode.hpp"
 #include "reference/reference.hpp"
 
@@ -164,7 +165,7 @@ class Integration {
     // |v_t| grows at most at |b| (mu D only contracts it): mu enters the round-off scale no further
     // than mu = 64, as in the law (with R, mu = 1e14 stuck at once with v_t != 0, dE = +33% K0)
     rho_z = 64.0 * kEps * (V + (b.norm() + std::min(mu, 64.0) * D.norm()) * pc);
-    lam_z = std::log(rho_z / V);
+    lam_z = rmath::log(rho_z / V);
     vn = vn0;
   }
 
@@ -297,18 +298,18 @@ bool Integration::start() {
   } else {
     r.modes.push(Mode::slip);
     slipping = true;
-    lam = std::log(rho0 / V);
-    th = std::atan2(w0(1), w0(0));  // 0 up to round-off: t1 is along v0_t
+    lam = rmath::log(rho0 / V);
+    th = rmath::atan2(w0(1), w0(0));  // 0 up to round-off: t1 is along v0_t
   }
   return true;
 }
 
 // The slip in sigma (log-polar tangential velocity): the rates of the 7 states.
 void Integration::rhs(const Y& y, Y& dy) const {
-  const double c = std::cos(y[2]), s = std::sin(y[2]);
+  const double c = rmath::cos(y[2]), s = rmath::sin(y[2]);
   const Vec2 u(c, s), up(-s, c);
   const Vec2 F = b - mu * (D * u);
-  const double rho = V * std::exp(y[1]);
+  const double rho = V * rmath::exp(y[1]);
   dy[0] = rho;
   dy[1] = u.dot(F);
   dy[2] = up.dot(F);
@@ -328,7 +329,7 @@ void Integration::events(const Y& y, std::array<double, 4>& g) const {
 }
 
 Integration::Ray Integration::ray_rates(double angle) const {
-  const Vec2 u(std::cos(angle), std::sin(angle)), up(-u(1), u(0));
+  const Vec2 u(rmath::cos(angle), rmath::sin(angle)), up(-u(1), u(0));
   const Vec2 F = b - mu * (D * u);
   const double g = u.dot(F);
   return Ray{g, up.dot(F), -g - mu * up.dot(D * up)};
@@ -387,7 +388,7 @@ OdeResult Integration::slip_chunks(Y& y, bool& on_ray) {
 // segment followed by stick or resumed slip. False (status set) when the impact cannot go on.
 bool Integration::after_slip(const OdeResult& res, bool on_ray) {
   const Ray ry = ray_rates(th);
-  const Vec2 u(std::cos(th), std::sin(th));
+  const Vec2 u(rmath::cos(th), rmath::sin(th));
   if (on_ray && ry.g >= 0) {
     // moving away from v_t = 0 on an invariant ray (only the outgoing one can attract): straight
     // to the end
@@ -419,7 +420,7 @@ bool Integration::after_slip(const OdeResult& res, bool on_ray) {
   }
   // v_t = 0 is ahead along u (rho <= rho_z, or an approaching invariant ray): close the rest of
   // the approach as a straight segment, then stick or resume.
-  double rest = ry.g < 0 ? V * std::exp(lam) / -ry.g : 0.0;
+  double rest = ry.g < 0 ? V * rmath::exp(lam) / -ry.g : 0.0;
   for (int k = 0; k < 4 && rest > 0 && !done; ++k) {
     const double p_before = p;
     const SegEnd se = segment(-mu * u, rest);

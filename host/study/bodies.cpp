@@ -1,5 +1,6 @@
 // Mapping of rigid bodies and mechanisms to the contact space, and of impulses back.
 // See bodies.hpp for conventions (world frame, SI units, P acts on body 1).
+#include "impact/rmath.hpp"
 #include "study/bodies.hpp"
 
 #include <cmath>
@@ -281,7 +282,7 @@ double kinetic_energy(const Mechanism& m) { return kinetic_energy(m, m.qdot); }
 
 Eigen::Matrix2d morgan_double_pendulum_M(double q1, double q2, double m, double r) {
   (void)q1;  // M depends on the relative angle only
-  const double c2 = std::cos(q2);
+  const double c2 = rmath::cos(q2);
   Eigen::Matrix2d M;
   M << c2 + 5.0 / 3.0, c2 / 2.0 + 1.0 / 3.0,  //
       c2 / 2.0 + 1.0 / 3.0, 1.0 / 3.0;
@@ -289,8 +290,8 @@ Eigen::Matrix2d morgan_double_pendulum_M(double q1, double q2, double m, double 
 }
 
 Eigen::Matrix2d morgan_double_pendulum_J(double q1, double q2, double r) {
-  const double s1 = std::sin(q1), c1 = std::cos(q1);
-  const double s12 = std::sin(q1 + q2), c12 = std::cos(q1 + q2);
+  const double s1 = rmath::sin(q1), c1 = rmath::cos(q1);
+  const double s12 = rmath::sin(q1 + q2), c12 = rmath::cos(q1 + q2);
   Eigen::Matrix2d J;
   J << -s1 - s12, -s12,  //
       c1 + c12, c12;

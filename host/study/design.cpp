@@ -1,6 +1,6 @@
 // Parameter specifications and experimental designs (host/design.hpp).
 //
-// Inverse CDFs and CDFs come from Boost.Math, Sobol points from boost::random::sobol (Joe-Kuo
+// Inverse CDFs and CDFs come from rmath (impact/rmath.hpp: the same bits on every machine), Sobol points from boost::random::sobol (Joe-Kuo
 // direction numbers), counter-based uniforms from the project's Philox wrapper (impact/rng.hpp).
 #include "study/design.hpp"
 
@@ -17,21 +17,19 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include <boost/math/distributions/lognormal.hpp>
-#include <boost/math/distributions/normal.hpp>
 #include <boost/random/sobol.hpp>
 #include <sys/resource.h>
 
+#include "impact/rmath.hpp"
 #include "impact/rng.hpp"
+#include "io/checksum.hpp"
 #include "io/machine.hpp"
+#include "io/number.hpp"
 
 namespace impact::study {
 
 
 namespace {
-
-using boost::math::complement;
-const boost::math::normal_distribution<double> kStdNormal(0.0, 1.0);
 
 // Shortest text that reads back to the same double.
 std::string num(double x) {
@@ -67,14 +65,14 @@ double open01(double u) {
 // Standard normal pieces that accept infinite arguments.
 double Phi(double z) {
   if (std::isinf(z)) return z > 0 ? 1.0 : 0.0;
-  return boost::math::cdf(kStdNormal, z);
+  return rmath::normal_cdf(z);
 }
 double Q(double z) {  // 1 - Phi(z), accurate in the upper tail
   if (std::isinf(z)) return z > 0 ? 0.0 : 1.0;
-  return boost::math::cdf(complement(kStdNormal, z));
+  return rmath::normal_sf(z);
 }
-double phi(double z) { return std::isinf(z) ? 0.0 : boost::math::pdf(kStdNormal, z); }
-double zphi(double z) { return std::isinf(z) ? 0.0 : z * boost::math::pdf(kStdNormal, z); }
+double phi(double z) { return std::isinf(z) ? 0.0 : rmath::normal_pdf(z); }
+double zphi(double z) { return std::isinf(z) ? 0.0 : z * rmath::normal_pdf(z); }
 
 // Standardised truncation interval [alpha, beta] of a truncnormal spec.
 struct Trunc {
@@ -159,21 +157,21 @@ double ParamSpec::quantile(double u) const {
     case ParamKind::normal:
       if (u <= 0) return -std::numeric_limits<double>::infinity();
       if (u >= 1) return std::numeric_limits<double>::infinity();
-      return a + b * boost::math::quantile(kStdNormal, u);
+      return a + b * rmath::normal_quantile(u);
     case ParamKind::lognormal:
       if (u <= 0) return 0.0;
       if (u >= 1) return std::numeric_limits<double>::infinity();
-      return boost::math::quantile(boost::math::lognormal_distribution<double>(a, b), u);
+      return rmath::exp(a + b * rmath::normal_quantile(u));
     case ParamKind::truncnormal: {
       const Trunc t = trunc_of(*this);
       double z;
       if (t.upper) {
         // Q(z) = Q(alpha) - u (Q(alpha) - Q(beta)): both in the upper tail, no cancellation.
         const double q = Q(t.alpha) - u * t.mass;
-        z = q <= 0 ? t.beta : (q >= 1 ? t.alpha : boost::math::quantile(complement(kStdNormal, q)));
+        z = q <= 0 ? t.beta : (q >= 1 ? t.alpha : rmath::normal_isf(q));
       } else {
         const double p = Phi(t.alpha) + u * t.mass;
-        z = p <= 0 ? t.alpha : (p >= 1 ? t.beta : boost::math::quantile(kStdNormal, p));
+        z = p <= 0 ? t.alpha : (p >= 1 ? t.beta : rmath::normal_quantile(p));
       }
       z = std::min(std::max(z, t.alpha), t.beta);
       const double x = a + b * z;
@@ -196,7 +194,7 @@ double ParamSpec::cdf(double x) const {
     case ParamKind::lognormal:
       if (!(x > 0)) return 0.0;
       if (std::isinf(x)) return 1.0;
-      return boost::math::cdf(boost::math::lognormal_distribution<double>(a, b), x);
+      return Phi((rmath::log(x) - a) / b);
     case ParamKind::truncnormal: {
       if (x <= lo) return 0.0;
       if (x >= hi) return 1.0;
@@ -215,7 +213,7 @@ double ParamSpec::mean() const {
     case ParamKind::fixed: return a;
     case ParamKind::uniform: return 0.5 * (a + b);
     case ParamKind::normal: return a;
-    case ParamKind::lognormal: return std::exp(a + 0.5 * b * b);
+    case ParamKind::lognormal: return rmath::exp(a + 0.5 * b * b);
     case ParamKind::truncnormal: {
       const Trunc t = trunc_of(*this);
       return a + b * (phi(t.alpha) - phi(t.beta)) / t.mass;
@@ -230,7 +228,7 @@ double ParamSpec::variance() const {
     case ParamKind::fixed: return 0.0;
     case ParamKind::uniform: return (b - a) * (b - a) / 12.0;
     case ParamKind::normal: return b * b;
-    case ParamKind::lognormal: return std::expm1(b * b) * std::exp(2 * a + b * b);
+    case ParamKind::lognormal: return rmath::expm1(b * b) * rmath::exp(2 * a + b * b);
     case ParamKind::truncnormal: {
       const Trunc t = trunc_of(*this);
       const double m = (phi(t.alpha) - phi(t.beta)) / t.mass;

@@ -45,6 +45,34 @@ const char* const kQuantityNames[kNumQuantities] = {"normal impulse P.n", "tange
 // seed, whatever --first and --n, so every shard of a study gets the same ranges.
 constexpr std::size_t kPilot = 4096;
 
+// 10^floor(log10(w)) for w > 0, from correctly rounded decimal literals (std::pow and std::log10
+// would tie the bits to the CPU's libm code path); outside 1e-30..1e30 by exact-order steps of 10.
+double decade_of(double w) {
+  static const double kPow10[] = {1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-24, 1e-23, 1e-22, 1e-21, 1e-20,
+                                  1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9,
+                                  1e-8,  1e-7,  1e-6,  1e-5,  1e-4,  1e-3,  1e-2,  1e-1,  1e0,   1e1,   1e2,
+                                  1e3,   1e4,   1e5,   1e6,   1e7,   1e8,   1e9,   1e10,  1e11,  1e12,  1e13,
+                                  1e14,  1e15,  1e16,  1e17,  1e18,  1e19,  1e20,  1e21,  1e22,  1e23,  1e24,
+                                  1e25,  1e26,  1e27,  1e28,  1e29,  1e30};
+  constexpr int kN = static_cast<int>(sizeof kPow10 / sizeof kPow10[0]);
+  if (!(w > 0) || !std::isfinite(w)) return w;
+  double p = 1.0, scale = 1.0;
+  while (w >= 1e30 * 10.0) {  // beyond the table: w / 10^k, k a multiple of 10 (w stays finite)
+    w /= 1e10;
+    scale *= 1e10;
+  }
+  while (w < 1e-30) {
+    w *= 1e10;
+    scale /= 1e10;
+  }
+  for (int k = kN - 1; k >= 0; --k)
+    if (kPow10[k] <= w) {
+      p = kPow10[k];
+      break;
+    }
+  return p * scale;
+}
+
 // "nice" histogram range around [lo, hi] (data quantiles): padded by 5% and rounded outward to a
 // tenth of the width's order of magnitude, without crossing 0 when the data do not; a positive
 // (negative) range that nearly reaches 0 is extended to 0.
@@ -58,7 +86,7 @@ void nice_range(double lo, double hi, double& out_lo, double& out_hi) {
   const double w = hi - lo;
   lo -= 0.05 * w;
   hi += 0.05 * w;
-  const double step = std::pow(10.0, std::floor(std::log10(hi - lo))) / 10.0;
+  const double step = decade_of(hi - lo) / 10.0;
   out_lo = std::floor(lo / step) * step;
   out_hi = std::ceil(hi / step) * step;
   if (nonneg && out_lo < 0.2 * out_hi) out_lo = 0;

@@ -87,6 +87,7 @@
 //           gives the centre of that feature). Inertias: solid box m (b^2 + c^2)/3, ...; solid
 //           ellipsoid m (b^2 + c^2)/5, ... (body frame, about the COM).
 //   outputs V1x V1y V1z w1x w1y w1z V2x V2y V2z w2x w2y w2z (after the impulse, world frame).
+#include "impact/rmath.hpp"
 #include "study/scenarios.hpp"
 
 #include <cmath>
@@ -125,7 +126,21 @@ bool scale_ok(double x) { return x >= std::numeric_limits<double>::min() && x <=
 Eigen::Matrix3d rotation_from_vector(const Eigen::Vector3d& r) {
   const double angle = r.norm();
   if (!(angle > 0.0)) return Eigen::Matrix3d::Identity();
-  return Eigen::AngleAxisd(angle, r / angle).toRotationMatrix();
+  // Rodrigues: R = c I + s [k]x + (1 - c) k k^T, with rmath's sin and cos (Eigen's AngleAxis calls
+  // libm's, whose last bits depend on the CPU)
+  const Eigen::Vector3d k = r / angle;
+  double s, c;
+  rmath::sincos(angle, s, c);
+  const Eigen::Vector3d sk = s * k, ck = (1.0 - c) * k;
+  Eigen::Matrix3d R;
+  R(0, 1) = ck.x() * k.y() - sk.z();
+  R(1, 0) = ck.x() * k.y() + sk.z();
+  R(0, 2) = ck.x() * k.z() + sk.y();
+  R(2, 0) = ck.x() * k.z() - sk.y();
+  R(1, 2) = ck.y() * k.z() - sk.x();
+  R(2, 1) = ck.y() * k.z() + sk.x();
+  for (int i = 0; i < 3; ++i) R(i, i) = ck(i) * k(i) + c;
+  return R;
 }
 
 Eigen::Vector3d vec3(const double* v) { return Eigen::Vector3d(v[0], v[1], v[2]); }
@@ -165,7 +180,7 @@ Status contact_build(const double* v, ContactProblem<double>* p) {
   cs.W = R * Eigen::Vector3d(v[cW1], v[cW2], v[cW3]).asDiagonal() * R.transpose();
   cs.W = 0.5 * (cs.W + cs.W.transpose()).eval();
   cs.n = Eigen::Vector3d::UnitZ();
-  cs.v0 = Eigen::Vector3d(v[cVT] * std::cos(v[cPHI]), v[cVT] * std::sin(v[cPHI]), -v[cVN]);
+  cs.v0 = Eigen::Vector3d(v[cVT] * rmath::cos(v[cPHI]), v[cVT] * rmath::sin(v[cPHI]), -v[cVN]);
   return finish(cs, v + cMU, p);
 }
 
@@ -220,9 +235,9 @@ bool ball_values_of(const double* v, double* b) {
   const double a = v[aANGLE] * (M_PI / 180.0), az = v[aAZ] * (M_PI / 180.0);
   b[bM] = v[aM];
   b[bR] = v[aR];
-  b[bV0X] = v[aSPEED] * std::sin(a) * std::cos(az);
-  b[bV0Y] = v[aSPEED] * std::sin(a) * std::sin(az);
-  b[bV0Z] = -v[aSPEED] * std::cos(a);
+  b[bV0X] = v[aSPEED] * rmath::sin(a) * rmath::cos(az);
+  b[bV0Y] = v[aSPEED] * rmath::sin(a) * rmath::sin(az);
+  b[bV0Z] = -v[aSPEED] * rmath::cos(a);
   for (int k = 0; k < 3; ++k) b[bW0X + k] = v[aW0X + k];
   for (int k = 0; k < 4; ++k) b[bMU + k] = v[aMU + k];
   return true;
@@ -246,7 +261,7 @@ void ball_angle_body(const double* v, const double P[3], double* out) {
 enum PencilIdx { pR, pH1, pH2, pM, pTH, pV0X, pV0Y, pV0Z, pW1, pW2, pW3, pQ85, pMU, pE, pET, pETA, pN };
 
 Eigen::Matrix3d pencil_R(double theta) {
-  const double s = std::sin(theta), c = std::cos(theta);
+  const double s = rmath::sin(theta), c = rmath::cos(theta);
   Eigen::Matrix3d R;
   R << s, 0.0, c,  //
       0.0, 1.0, 0.0,  //
@@ -278,7 +293,7 @@ Status pencil_build(const double* v, ContactProblem<double>* p) {
       !is_code01(v[pQ85]))
     return Status::param_out_of_range;
   // The vertex is the lowest point iff the axis is steeper than the cone's half-angle.
-  if (!(v[pTH] > std::atan2(v[pR], v[pH2]) && v[pTH] <= 0.5 * kPi)) return Status::param_out_of_range;
+  if (!(v[pTH] > rmath::atan2(v[pR], v[pH2]) && v[pTH] <= 0.5 * kPi)) return Status::param_out_of_range;
   try {
     return finish(contact_space(pencil_contact(v)), v + pMU, p);
   } catch (const std::exception&) {
@@ -307,8 +322,8 @@ Status pend2_build(const double* v, ContactProblem<double>* p) {
       !in_closed(v[dQ2], -kPi, kPi))
     return Status::param_out_of_range;
   if (!scale_ok(v[dM] * v[dR] * v[dR])) return Status::non_finite;
-  const double s12 = std::sin(v[dQ1] + v[dQ2]);
-  if (!(s12 < 0.0 && std::sin(v[dQ1]) + s12 < 0.0)) return Status::param_out_of_range;
+  const double s12 = rmath::sin(v[dQ1] + v[dQ2]);
+  if (!(s12 < 0.0 && rmath::sin(v[dQ1]) + s12 < 0.0)) return Status::param_out_of_range;
   try {
     const Mechanism mech = morgan_double_pendulum(v[dQ1], v[dQ2], v[dU1], v[dU2], v[dM], v[dR]);
     return finish(contact_space(mech, Eigen::Vector3d::UnitY()), v + dMU, p);
@@ -558,9 +573,9 @@ std::vector<ScenarioInfo> make_scenarios() {
           {"h2", 0.5, "height of the cone (m, > 0)"},
           {"m", 1.0, "total mass, cylinder and cone of equal density (kg, > 0)"},
           {"theta", kPi / 3.0, "tilt of the axis above the desk (rad, atan(r/h2) < theta <= pi/2)"},
-          {"V0x", -5.0 * std::cos(kPi / 6.0), "COM velocity x, desk frame (m/s)"},
+          {"V0x", -5.0 * rmath::cos(kPi / 6.0), "COM velocity x, desk frame (m/s)"},
           {"V0y", 0.0, "COM velocity y, desk frame (m/s)"},
-          {"V0z", -5.0 * std::sin(kPi / 6.0), "COM velocity z, desk frame (m/s)"},
+          {"V0z", -5.0 * rmath::sin(kPi / 6.0), "COM velocity z, desk frame (m/s)"},
           {"w01", -1.0, "angular velocity about x_p, pencil frame (rad/s)"},
           {"w02", -0.5, "angular velocity about y_p, pencil frame (rad/s)"},
           {"w03", -0.5, "angular velocity about the axis z_p, pencil frame (rad/s)"},

@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <boost/math/distributions/normal.hpp>
+#include "impact/rmath.hpp"
 
 namespace impact::study {
 
@@ -114,7 +114,7 @@ SobolIndices sobol_indices(const std::vector<double>& y, std::size_t d, std::siz
       q2[i] += dl * (st[i] - m2[i]);
     }
   }
-  const double z = boost::math::quantile(boost::math::normal_distribution<double>(0.0, 1.0), 0.5 * (1.0 + conf));
+  const double z = rmath::normal_quantile(0.5 * (1.0 + conf));
   const double dof = static_cast<double>(bootstrap - 1);
   out.S1_conf.resize(d);
   out.ST_conf.resize(d);

@@ -29,16 +29,4 @@ template <class T> IMPACT_HDI T sq(T x) { return x * x; }
 template <class T> IMPACT_HDI T tmin(T a, T b) { return a < b ? a : b; }
 template <class T> IMPACT_HDI T tmax(T a, T b) { return a < b ? b : a; }
 template <class T> IMPACT_HDI T tabs(T a) { return a < T(0) ? -a : a; }
-// sin and cos of one angle: one call on the device (CUDA's sincos shares the range reduction and
-// needs fewer registers than two calls), std::sin and std::cos on the host.
-template <class T> IMPACT_HDI void sin_cos(T x, T& s, T& c) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<T, float>) sincosf(x, &s, &c);
-  else sincos(x, &s, &c);
-#else
-  s = std::sin(x);
-  c = std::cos(x);
-#endif
-}
-
 }  // namespace impact

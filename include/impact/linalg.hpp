@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "impact/config.hpp"
+#include "impact/math.hpp"
 
 namespace impact {
 
@@ -138,9 +139,9 @@ template <class T> IMPACT_HDI T min_eigenvalue(const Sym3<T>& A) {
   T r = (B.xx * (B.yy * B.zz - B.yz * B.yz) - B.xy * (B.xy * B.zz - B.yz * B.xz) +
          B.xz * (B.xy * B.yz - B.yy * B.xz)) / T(2);
   r = tmax(T(-1), tmin(T(1), r));
-  const T phi = std::acos(r) / T(3);
+  const T phi = math::acos(r) / T(3);
   const T two_pi_3 = T(2.0943951023931954923);
-  return q + T(2) * p * std::cos(phi + two_pi_3);
+  return q + T(2) * p * math::cos(phi + two_pi_3);
 }
 
 }  // namespace impact

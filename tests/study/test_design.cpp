@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
@@ -626,4 +628,65 @@ TEST(Sensitivity, BadInputs) {
   const SobolIndices flat = sobol_indices(y, 2, 10, 0.95, 1);  // constant output: undefined
   EXPECT_TRUE(std::isnan(flat.S1[0]));
   EXPECT_TRUE(std::isnan(flat.ST[1]));
+}
+
+// ---- the design's quantiles, bit for bit --------------------------------------------------------
+// The inverse CDFs the designs sample through (rmath: no libm, no x87), pinned by their bits so that
+// a machine that gave other samples names the value here. pencil-mc's own marginals are among them
+// (theta and V0z truncated normals, V0x..w03 normals); the bits were written on an Intel Xeon and
+// hold on any IEEE machine (include/impact/rmath.hpp).
+namespace {
+struct QuantilePin {
+  const char* what;
+  ParamSpec spec;
+  double u;
+  std::uint64_t bits;
+};
+std::uint64_t bits_of_double(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+}  // namespace
+
+TEST(DesignQuantiles, PinnedBits) {
+  const ParamSpec theta = TN("theta", 1.0471975511965976, 0.12, 0.8, 1.5707963267948966);
+  const ParamSpec v0z = TN("V0z", -2.5, 0.4, -5.0, -0.5);
+  const ParamSpec v0x = N("V0x", -4.330127018922193, 0.5);
+  const ParamSpec upper = TN("u", 0.0, 1.0, 3.0, 5.0);      // both bounds in the upper tail
+  const ParamSpec lower = TN("l", 0.0, 1.0, -8.0, -2.5);    // both in the lower tail
+  const ParamSpec half = TN("h", 1.0, 2.0, 1.0, HUGE_VAL);  // a half-normal
+  const ParamSpec ln = LN("ln", -0.5, 0.8);
+  const QuantilePin pins[] = {
+      {"theta(0.001)", theta, 0.001, 0x3fe9ad58cb81ca90ull},
+      {"theta(0.3)", theta, 0.3, 0x3fefa5bac4ef7a15ull},
+      {"theta(0.5)", theta, 0.5, 0x3ff0cd745220c7d6ull},
+      {"theta(0.97)", theta, 0.97, 0x3ff4620720742a01ull},
+      {"V0z(2^-64)", v0z, 0x1p-64, 0xc013ffffffffb76cull},
+      {"V0z(0.25)", v0z, 0.25, 0xc006288accd03b04ull},
+      {"V0z(0.8)", v0z, 0.8, 0xc0014e8b680b9ddfull},
+      {"V0x(1e-9)", v0x, 1e-9, 0xc01d50ed60d98abeull},
+      {"V0x(0.5)", v0x, 0.5, 0xc011520cd1372feaull},
+      {"V0x(0.6180339887)", v0x, 0.6180339887, 0xc010b84917b73b6dull},
+      {"V0x(1-2^-53)", v0x, 1.0 - 0x1p-53, 0xbfccd88fd548b300ull},
+      {"upper(0.01)", upper, 0.01, 0x40080643ee7a42f6ull},
+      {"upper(0.5)", upper, 0.5, 0x4009a40838f6fdddull},
+      {"upper(0.99)", upper, 0.99, 0x4010c552d6f22020ull},
+      {"lower(0.01)", lower, 0.01, 0xc00eb39ac7ec0a21ull},
+      {"lower(0.5)", lower, 0.5, 0xc005e459f337957dull},
+      {"lower(0.99)", lower, 0.99, 0xc0040749a5b68d5aull},
+      {"half(0.1)", half, 0.1, 0x3ff4056af1e3a4b5ull},
+      {"half(0.9)", half, 0.9, 0x401128a904b3b55eull},
+      {"ln(0.05)", ln, 0.05, 0x3fc4d329e268c84aull},
+      {"ln(0.5)", ln, 0.5, 0x3fe368b2fc6f960aull},
+      {"ln(0.999)", ln, 0.999, 0x401cbed72724335eull},
+  };
+  for (const QuantilePin& p : pins) {
+    const double x = p.spec.quantile(p.u);
+    char got[40];
+    std::snprintf(got, sizeof got, "0x%016llx", static_cast<unsigned long long>(bits_of_double(x)));
+    char want[40];
+    std::snprintf(want, sizeof want, "0x%016llx", static_cast<unsigned long long>(p.bits));
+    EXPECT_STREQ(got, want) << p.what << " = " << x;
+  }
 }

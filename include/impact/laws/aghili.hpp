@@ -37,6 +37,7 @@
 // (bracketed solves, Newton polishes, continuation).
 #pragma once
 #include "impact/admissible.hpp"
+#include "impact/math.hpp"
 #include "impact/scale.hpp"
 #include "impact/problem.hpp"
 
@@ -193,7 +194,8 @@ struct SlipModel {
   }
   // a solution: g > 0 and the average tangential velocity points along u (not against it)
   IMPACT_HDI bool valid(T mu, T th) const {
-    const T c = std::cos(th), s = std::sin(th);
+    T c, s;
+    math::sin_cos(th, s, c);
     if (!(ginv(mu, c, s) > T(0))) return false;
     const Vec3<T> vbar = v0 + T(0.5) * (W * impulse(mu, c, s));
     return dot(dir(c, s), tangential(vbar, n)) > T(0);
@@ -245,7 +247,8 @@ template <class T>
 IMPACT_HD T polish(const Trig2<T>& H, T th, int& iters, bool& ok) {
   const T tol = T(64) * Eps<T>::value * H.scale();
   for (int it = 0; it < kPolish; ++it) {
-    const T c = std::cos(th), s = std::sin(th);
+    T c, s;
+    math::sin_cos(th, s, c);
     const T h = H.f(c, s), d = H.df(c, s);
     ++iters;
     if (!(tabs(d) > T(0))) break;
@@ -253,7 +256,7 @@ IMPACT_HD T polish(const Trig2<T>& H, T th, int& iters, bool& ok) {
     th -= step;
     if (tabs(step) <= T(4.5) * Eps<T>::value * (T(1) + tabs(th))) break;
   }
-  ok = tabs(H.f(std::cos(th), std::sin(th))) <= tol && std::isfinite(th);
+  ok = tabs(H.f(math::cos(th), math::sin(th))) <= tol && std::isfinite(th);
   return wrap_angle(th);
 }
 
@@ -265,7 +268,8 @@ IMPACT_HD int trig_roots(const Trig2<T>& H, T* roots, int& iters) {
   const T tol = T(64) * Eps<T>::value * scale;
   const T h = T(2 * kPi / kScan);
   const T x0 = T(-kPi + kOffset * 2 * kPi / kScan);
-  const T ch = std::cos(h), sh = std::sin(h);
+  T ch, sh;
+  math::sin_cos(h, sh, ch);
   int nr = 0;
   auto push = [&](T x) {
     x = wrap_angle(x);
@@ -274,12 +278,14 @@ IMPACT_HD int trig_roots(const Trig2<T>& H, T* roots, int& iters) {
     if (nr < kRootCap) roots[nr++] = x;
   };
   auto fdH = [&](T x, T& f, T& d) {
-    const T c = std::cos(x), s = std::sin(x);
+    T c, s;
+    math::sin_cos(x, s, c);
     f = H.f(c, s);
     d = H.df(c, s);
   };
   auto fdH1 = [&](T x, T& f, T& d) {
-    const T c = std::cos(x), s = std::sin(x);
+    T c, s;
+    math::sin_cos(x, s, c);
     f = H.df(c, s);
     d = H.ddf(c, s);
   };
@@ -301,7 +307,8 @@ IMPACT_HD int trig_roots(const Trig2<T>& H, T* roots, int& iters) {
     return x;
   };
   // grid by rotation recurrence from x0; cell j is [x0 + j h, x0 + (j+1) h]
-  T c = std::cos(x0), s = std::sin(x0);
+  T c, s;
+  math::sin_cos(x0, s, c);
   T f0 = H.f(c, s), d0 = H.df(c, s);
   const T f_first = f0, d_first = d0;
   for (int j = 0; j < kScan; ++j) {
@@ -329,7 +336,7 @@ IMPACT_HD int trig_roots(const Trig2<T>& H, T* roots, int& iters) {
         if (towards_a && towards_b) {
           bool newton = false;
           const T xc = bracket_solve(fdH1, xa, xb, d0, d1, iters, newton);
-          const T fc = H.f(std::cos(xc), std::sin(xc));
+          const T fc = H.f(math::cos(xc), math::sin(xc));
           if (tabs(fc) <= tol) {
             push(xc);  // a double root
           } else if ((fc < T(0)) != (f0 < T(0))) {
@@ -431,7 +438,7 @@ struct AghiliLaw {
     if (ns > 1) {
       // continuation in mu from the frictionless direction
       const Vec3<T> vbar0 = p.v0 + (T(0.5) * (T(1) + p.e) * (-m.vn / m.Wnn)) * (p.W * p.n);
-      T t = std::atan2(dot(m.t2, vbar0), dot(m.t1, vbar0));
+      T t = math::atan2(dot(m.t2, vbar0), dot(m.t1, vbar0));
       for (int j = 1; j <= ad::kContinue; ++j) {
         const T muj = p.mu * T(j) / T(ad::kContinue);
         bool ok = false;
@@ -448,7 +455,7 @@ struct AghiliLaw {
       th = ad::nearest(sols, ns, t);
     }
     r.steps = iters;
-    r.P = m.impulse(p.mu, std::cos(th), std::sin(th));
+    r.P = m.impulse(p.mu, math::cos(th), math::sin(th));
     finish(p, r);
     admit(p, r, !aghili_admissible(b, p.mu, p.e));
     return r;

@@ -43,6 +43,7 @@
 // step_limit; kRootIter iterations per located event. Outputs: In_c (normal impulse at end of compression), modes, steps.
 #pragma once
 #include "impact/admissible.hpp"
+#include "impact/math.hpp"
 #include "impact/scale.hpp"
 #include "impact/probe.hpp"
 #include "impact/problem.hpp"
@@ -206,11 +207,11 @@ struct JiaLaw {
     const T L = T(2) * S.mu * eta * S.eta0 * tmax(y.s, T(0));
     const T cu = vu / vp, cw = vw / vp;
     // homogeneous relaxation of the free part
-    const T decay = t > T(0) ? std::exp(-kappa0 * t) : T(1);  // kappa0 may be +inf at |G| = 0
-    const T Dh = T(2) * std::atan(std::tan(T(0.5) * D0free) * decay);
+    const T decay = t > T(0) ? math::exp(-kappa0 * t) : T(1);  // kappa0 may be +inf at |G| = 0
+    const T Dh = T(2) * math::atan(math::tan(T(0.5) * D0free) * decay);
     // lag: psi_dot from dv_perp/dtau with the direction rotated by Dh
     T sh, ch;
-    sin_cos(Dh, sh, ch);
+    math::sin_cos(Dh, sh, ch);
     T ru = cu * ch - cw * sh;
     T rw = cw * ch + cu * sh;
     const T au = S.wnu * y.s - S.mu * y.s * (S.wuu * ru + S.wuw * rw);
@@ -225,7 +226,7 @@ struct JiaLaw {
     if (!std::isfinite(lag)) lag = T(0);
     const T D = Dh + lag;
     T sd, cd;
-    sin_cos(D, sd, cd);
+    math::sin_cos(D, sd, cd);
     du = cu * cd - cw * sd;
     dw = cw * cd + cu * sd;
   }
@@ -244,13 +245,13 @@ struct JiaLaw {
     // current offset from v_perp, and its free (non-slaved) part
     T D0 = T(0), D0free = T(0), kappa0 = T(0);
     if (vp > T(0)) {
-      D0 = std::atan2(dw, du) - std::atan2(vw, vu);
+      D0 = math::atan2(dw, du) - math::atan2(vw, vu);
       if (D0 > pi) D0 -= T(2) * pi;
       if (D0 < -pi) D0 += T(2) * pi;
       kappa0 = L0 > T(0) ? eph * vp / L0 : T(1) / T(0);
       T su = du, sw = dw;
       slaved_dir(S, y, phase, T(0), T(0), T(0), su, sw);  // lag only
-      T lag0 = std::atan2(sw, su) - std::atan2(vw, vu);
+      T lag0 = math::atan2(sw, su) - math::atan2(vw, vu);
       if (lag0 > pi) lag0 -= T(2) * pi;
       if (lag0 < -pi) lag0 += T(2) * pi;
       D0free = D0 - lag0;
@@ -453,7 +454,7 @@ struct JiaLaw {
       const T p0 = v0perp / (S.mu * S.eta0 * S.eta0 * (-S.v0n));
       if (p0 * h < T(0.5) * rho0) {
         probe.seg(kSegHead);
-        const T ta = rho0 * std::exp(T(-20));
+        const T ta = rho0 * math::exp(T(-20));
         y.s = T(-0.5) * S.v0n * ta;
         y.In = T(0.5) * y.s * ta;
         const T du = S.v0u / v0perp, dw = S.v0w / v0perp;
@@ -594,14 +595,14 @@ struct JiaLaw {
               sig = false;
             } else {
               stiff = false;
-              hs = (h / rho0) * std::exp(T(0.4) * std::log(sr / y.s));
+              hs = (h / rho0) * math::exp(T(0.4) * math::log(sr / y.s));
               const T pc = sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * (-vn));  // rate of D in sigma
               const T hmax = T(0.5) / (pc > T(1) ? pc : T(1));
               if (hs > hmax) hs = hmax;
             }
           } else if (sig) {
             stiff = false;
-            hs = (h / rho0) * std::exp(T(0.4) * sigma);
+            hs = (h / rho0) * math::exp(T(0.4) * sigma);
             const T hmax = T(0.5) / (pe > T(1) ? pe : T(1));  // RK4 stability: ds/dsigma = -s
             if (hs > hmax) hs = hmax;
             if (sigma > T(20) || !(vn > T(0))) {  // close the remaining s^2 / v_n impulse (e^-40 of it)

@@ -67,6 +67,7 @@
 // normal impulse at the end of compression; modes: slip, stick, reverse.
 #pragma once
 #include "impact/admissible.hpp"
+#include "impact/math.hpp"
 #include "impact/scale.hpp"
 #include "impact/probe.hpp"
 #include "impact/problem.hpp"
@@ -461,7 +462,7 @@ struct StrongeLaw {
       T dx = h;
       if (tau_mode) {
         probe.seg(kSegTauLen);
-        const T grow = sqrt(std::cbrt(rho_sw / rho));  // (rho_sw / rho)^(1/6)
+        const T grow = sqrt(math::cbrt(rho_sw / rho));  // (rho_sw / rho)^(1/6)
         dx = tmin((h / rho_sw) * grow, tau_cap);
       }
       const State<T> y0 = y;

@@ -1,0 +1,62 @@
+// The transcendental functions the laws call, for float and double, on host and device:
+//   * on the device, CUDA's (libdevice: fast, and already a different rounding from the host's,
+//     since nvcc contracts a*b+c into fma; device results agree with the host's to rounding);
+//   * on the host, rmath (impact/rmath.hpp), the same bits on every machine: no glibc function
+//     whose last bit depends on the CPU. float arguments are evaluated in double and rounded once.
+// sqrt is IEEE-exact everywhere and stays the plain call.
+#pragma once
+#include <cmath>
+#include <type_traits>
+
+#include "impact/config.hpp"
+#include "impact/rmath.hpp"
+
+namespace impact::math {
+
+#if defined(__CUDA_ARCH__)
+#define IMPACT_MATH_1(name)                                                 \
+  template <class T> IMPACT_HDI T name(T x) { return std::name(x); }
+#define IMPACT_MATH_2(name)                                                 \
+  template <class T> IMPACT_HDI T name(T y, T x) { return std::name(y, x); }
+#else
+#define IMPACT_MATH_1(name)                                                                \
+  template <class T> IMPACT_HDI T name(T x) {                                              \
+    static_assert(std::is_floating_point_v<T>);                                            \
+    return static_cast<T>(::impact::rmath::name(static_cast<double>(x)));                  \
+  }
+#define IMPACT_MATH_2(name)                                                                \
+  template <class T> IMPACT_HDI T name(T y, T x) {                                         \
+    static_assert(std::is_floating_point_v<T>);                                            \
+    return static_cast<T>(::impact::rmath::name(static_cast<double>(y), static_cast<double>(x))); \
+  }
+#endif
+
+IMPACT_MATH_1(exp)
+IMPACT_MATH_1(log)
+IMPACT_MATH_1(tan)
+IMPACT_MATH_1(atan)
+IMPACT_MATH_1(acos)
+IMPACT_MATH_1(cbrt)
+IMPACT_MATH_1(sin)
+IMPACT_MATH_1(cos)
+IMPACT_MATH_2(atan2)
+IMPACT_MATH_2(hypot)
+
+#undef IMPACT_MATH_1
+#undef IMPACT_MATH_2
+
+// sin and cos of one angle: one call on the device (CUDA's sincos shares the range reduction and
+// needs fewer registers than two calls), rmath::sincos on the host.
+template <class T> IMPACT_HDI void sin_cos(T x, T& s, T& c) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, float>) sincosf(x, &s, &c);
+  else ::sincos(x, &s, &c);
+#else
+  double sd, cd;
+  ::impact::rmath::sincos(static_cast<double>(x), sd, cd);
+  s = static_cast<T>(sd);
+  c = static_cast<T>(cd);
+#endif
+}
+
+}  // namespace impact::math
