@@ -78,6 +78,7 @@ void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, P
          const LawOptions& opt, std::FILE* summary) {
   const auto t0 = std::chrono::steady_clock::now();
   io::CsvReader reader(args.in);
+  io::remove_stale_writes(args.out);  // what a killed run left beside OUT (temporaries, mpirun shares)
   io::OutFile out(args.out);
   const BatchFn<T> fn = ref::any_batch_fn<T>(law, backend.backend);
   const TableStats s =
@@ -128,6 +129,13 @@ int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backe
   } catch (const std::exception& e) {
     fail(2, e.what());
   }
+  // rank 0 removes what a killed run left beside OUT before any rank writes: rank r > 0 passes the
+  // scan only after rank 0 entered it
+  if (w.rank() == 0 && code == 0) try {
+      io::remove_stale_writes(args.out);
+    } catch (const std::exception& e) {
+      fail(2, e.what());
+    }
   const std::uint64_t before = w.exscan(breaks);  // the lines of the shares before this one
   std::optional<io::OutFile> part;
   TableStats s;

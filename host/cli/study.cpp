@@ -37,6 +37,9 @@ CLI::App* add_study_subcommand(CLI::App& app, StudyArgs& a) {
   c->add_flag("--no-plots", a.no_plots, "Do not draw the plots");
   c->add_flag("--quiet,-q", a.quiet, "No progress bar and no tables");
   c->add_flag("--dry-run", a.dry_run, "Check the config, print it in canonical JSON form and stop");
+  c->add_flag("--force", a.force,
+              "Write into an output folder that holds files no impactbatch study wrote (by default such a folder is "
+              "refused; a study's own earlier files are always replaced)");
   c->add_option("--checkpoint", a.checkpoint,
                  "Run in pieces and keep each finished piece's statistics in DIR (with its part of every table in the "
                  "output folder), so that --resume after an interruption computes only the missing pieces")
@@ -87,9 +90,10 @@ int merge_folder(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   const auto t0 = Clock::now();
   std::uint64_t bytes = 0;
   std::size_t parts = 0, files = 0;
+  std::vector<std::string> stray;
   try {
     const PartsManifest m = read_parts_manifest(args.merge);
-    bytes = merge_parts(args.merge, m);
+    bytes = merge_parts(args.merge, m, &stray);
     parts = m.rows.size();
     files = m.files.size();
   } catch (const std::exception& e) {
@@ -110,6 +114,8 @@ int merge_folder(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   if (!args.quiet && out) {
     std::fprintf(out, "merged %zu file(s) of %zu parts in %s/ (%.3g MB) in %.2f s\n", files, parts,
                  args.merge.c_str(), double(bytes) / 1e6, merge_s);
+    if (!stray.empty())
+      std::fprintf(out, "removed %zu part file(s) parts.json does not list (%s)\n", stray.size(), file_list(stray).c_str());
     if (!note.empty()) std::fprintf(out, "%s\n", note.c_str());
   }
   return 0;
@@ -148,6 +154,7 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   q.backend = args.backend;
   q.plots = !args.no_plots;
   q.quiet = args.quiet;
+  q.force = args.force;
   LoadedStudy s;
   std::string load_error;
   try {
@@ -203,7 +210,13 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
       print_summary(out, s.config, d.outcome.options, s.design->rows(), d.outcome.run, d.outcome.report);
     return d.code;
   }
-  const StudyOutcome o = study::run_study(s, q, t_start, log);
+  StudyOutcome o;
+  try {
+    o = study::run_study(s, q, t_start, log);
+  } catch (const std::invalid_argument& e) {  // the config's run (a folder that is not a study's, ...)
+    std::fprintf(log, "impact study: error: %s\n", e.what());
+    return 1;
+  }
   if (!args.quiet && out) print_summary(out, s.config, o.options, s.design->rows(), o.run, o.report);
   return 0;
 }

@@ -27,6 +27,7 @@ struct StudyArgs {
   bool no_plots = false;
   bool quiet = false;
   bool dry_run = false;           // parse, validate and print the resolved config; run nothing
+  bool force = false;             // write into an output folder that is not a study's
   bool keep_parts = false;        // in pieces: leave the tables in parts (no merge)
   std::string checkpoint;         // keep each finished piece's statistics here (study/pieces.hpp)
   bool resume = false;            // read the valid pieces of `checkpoint` back

@@ -1,5 +1,6 @@
 #include "io/out_file.hpp"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -209,6 +210,48 @@ void make_dirs(const std::string& path, const std::string& what) {
 void remove_if_exists(const std::string& path) {
   if (unlink(path.c_str()) != 0 && errno != ENOENT)
     throw std::runtime_error(path + ": cannot remove: " + std::strerror(errno));
+}
+
+std::vector<std::string> remove_stale_writes(const std::string& path) {
+  std::vector<std::string> removed;
+  if (path.empty() || path == "-") return removed;
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  // NAME.partR, .NAME.tmp-PID-N, .NAME.partR.tmp-PID-N
+  const auto digits = [](const std::string& s, std::size_t from, std::size_t to) {
+    if (from >= to) return false;
+    for (std::size_t i = from; i < to; ++i)
+      if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+  };
+  const auto dead_temporary = [&](const std::string& name, const std::string& stem) {  // ".STEM.tmp-PID-N"
+    const std::string head = "." + stem + ".tmp-";
+    if (name.compare(0, head.size(), head) != 0) return false;
+    const std::size_t dash = name.find('-', head.size());
+    if (dash == std::string::npos || !digits(name, head.size(), dash) || !digits(name, dash + 1, name.size()))
+      return false;
+    const long pid = std::strtol(name.c_str() + head.size(), nullptr, 10);
+    return pid != static_cast<long>(getpid()) && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+  };
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return removed;
+  std::vector<std::string> names;
+  for (dirent* e; (e = ::readdir(d));) names.emplace_back(e->d_name);
+  ::closedir(d);
+  const std::string share = base + ".part";
+  for (const std::string& n : names) {
+    bool stale = dead_temporary(n, base);
+    if (!stale && n.compare(0, share.size(), share) == 0) stale = digits(n, share.size(), n.size());
+    if (!stale && n.size() > share.size() + 1 && n[0] == '.' && n.compare(1, share.size(), share) == 0) {
+      const std::size_t dot = n.find('.', share.size() + 1);
+      stale = dot != std::string::npos && digits(n, share.size() + 1, dot) && dead_temporary(n, n.substr(1, dot - 1));
+    }
+    if (!stale) continue;
+    remove_if_exists(dir + "/" + n);
+    removed.push_back(n);
+  }
+  return removed;
 }
 
 }  // namespace impact::io

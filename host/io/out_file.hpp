@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace impact::io {
 
@@ -59,5 +60,11 @@ void make_dirs(const std::string& path, const std::string& what);
 
 // Removes the file at path if there is one (std::runtime_error if it exists and cannot be removed).
 void remove_if_exists(const std::string& path);
+
+// Removes what earlier writers of `path` left beside it and can no longer finish: the temporaries of
+// an OutFile of `path` (.NAME.tmp-PID-N) whose process no longer runs, and the shares of a run
+// over several processes (`impact eval` under mpirun: NAME.partR, and their temporaries likewise).
+// Called before a command writes `path`. Returns the names removed.
+std::vector<std::string> remove_stale_writes(const std::string& path);
 
 }  // namespace impact::io

@@ -2,6 +2,9 @@
 
 #include <boost/crc.hpp>
 #include <dirent.h>
+#include <sys/stat.h>
+
+#include <cerrno>
 
 #include <cstdio>
 #include <cstring>
@@ -39,11 +42,26 @@ std::string Checkpoint::head(std::uint64_t k) const {
 }
 
 bool Checkpoint::load_bytes(std::uint64_t k, std::string& bytes, std::size_t size) {
-  std::ifstream f(path(k), std::ios::binary);
-  if (!f) return false;
-  const std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const std::string h = head(k);
+  const std::string p = path(k), h = head(k);
   std::uint32_t stored = 0;
+  // the type and size before any byte is read: a link to /dev/zero or a FIFO would never end, a
+  // folder has no bytes
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) return false;  // no file: the piece was not finished
+  if (::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw std::runtime_error(p + ": not a regular file (a checkpoint holds only the files impactbatch wrote; "
+                                 "remove it, or name another --checkpoint folder)");
+  const std::uint64_t want = size == kAnySize ? 0 : h.size() + size + sizeof stored;
+  if ((size != kAnySize && static_cast<std::uint64_t>(st.st_size) != want) ||
+      static_cast<std::uint64_t>(st.st_size) < h.size() + sizeof stored) {
+    ++corrupt_;
+    return false;
+  }
+  std::ifstream f(p, std::ios::binary);
+  if (!f) throw std::runtime_error(p + ": cannot read: " + std::strerror(errno));
+  std::string all(static_cast<std::size_t>(st.st_size), '\0');
+  f.read(all.data(), static_cast<std::streamsize>(all.size()));
+  if (f.gcount() != static_cast<std::streamsize>(all.size())) all.resize(static_cast<std::size_t>(f.gcount()));
   bool ok = all.size() >= h.size() + sizeof stored && all.compare(0, h.size(), h) == 0 &&
             (size == kAnySize || all.size() == h.size() + size + sizeof stored);
   if (ok) {

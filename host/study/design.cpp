@@ -568,13 +568,16 @@ class LineReader {
   int error() const { return errno_; }
 
   // The next line without its '\n' (a '\r' before it removed); `col`: where a NUL byte or the
-  // overlong part starts.
+  // overlong part starts. Every byte of the lines read goes into crc().
   Got next(std::string& out, std::size_t& col) {
     out.clear();
-    bool any = false;
+    bool any = false, newline = false;
     for (int ch; (ch = getc_unlocked(f_)) != EOF;) {
       any = true;
-      if (ch == '\n') break;
+      if (ch == '\n') {
+        newline = true;
+        break;
+      }
       if (ch == '\0') {
         col = out.size() + 1;
         return nul;
@@ -590,13 +593,21 @@ class LineReader {
       return read_error;
     }
     if (!any) return end;
+    crc_.add(out);  // the line's bytes as read, its '\r' and '\n' included
+    if (newline) crc_.add("\n", 1);
+    bytes_ += out.size() + (newline ? 1 : 0);
     if (!out.empty() && out.back() == '\r') out.pop_back();
     return line;
   }
+  // The CRC-32 of the bytes read so far (the whole file once next() said `end`).
+  std::uint32_t crc() const { return crc_.value(); }
+  std::uint64_t bytes() const { return bytes_; }
 
  private:
   std::FILE* f_;
   int errno_ = 0;
+  io::Crc32 crc_;
+  std::uint64_t bytes_ = 0;
 };
 
 // The header of an imported file: the names of its columns, the design's columns. With `known`
@@ -769,7 +780,9 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, 
     throw err(lineno + 1, 1, "expected N (d + 2) rows for a Saltelli matrix of d = " + std::to_string(d) +
                                  " columns, found " + std::to_string(values.size() / d) + " (the last group has " +
                                  std::to_string(group_lines.size()) + " of its " + std::to_string(d + 2) + " rows)");
-  return std::make_unique<ImportedDesign>(names, std::move(values));
+  auto design = std::make_unique<ImportedDesign>(names, std::move(values));
+  design->set_source_sum("crc32=" + io::crc_hex(in.crc()) + " bytes=" + std::to_string(in.bytes()));
+  return design;
 }
 
 }  // namespace

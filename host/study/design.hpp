@@ -80,9 +80,14 @@ class Design {
   // Writes rows [begin, end) row-major into out (end - begin) x names().size(). Deterministic:
   // the same row has the same values whatever the chunking.
   virtual void fill(std::size_t begin, std::size_t end, double* out) const = 0;
+  // An imported design's source: "crc32=XXXXXXXX bytes=N" of the bytes its rows were read from
+  // (one read: a file that changes afterwards cannot pass for it); "" for a generated design.
+  const std::string& source_sum() const { return source_sum_; }
+  void set_source_sum(std::string s) { source_sum_ = std::move(s); }
 
  protected:
   std::vector<std::string> names_;
+  std::string source_sum_;
 };
 
 // The most rows a design may have: design.n (saltelli: N (d + 2) rows), an imported file's rows.

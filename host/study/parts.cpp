@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <regex>
@@ -143,8 +144,12 @@ void remove_stale_parts(const std::string& dir, bool parts) {
 
 void write_parts_manifest(const std::string& dir, const PartsManifest& m) {
   nlohmann::json parts = nlohmann::json::array();
-  for (std::size_t p = 0; p < m.rows.size(); ++p) parts.push_back({{"first", m.first[p]}, {"rows", m.rows[p]}});
-  const nlohmann::json j = {{"impactbatch_parts", 1}, {"parts", parts}, {"files", m.files}};
+  for (std::size_t p = 0; p < m.rows.size(); ++p) {
+    nlohmann::json sums = nlohmann::json::array();
+    for (const io::FileSum& s : m.sums.at(p)) sums.push_back({{"bytes", s.bytes}, {"crc32", io::crc_hex(s.crc32)}});
+    parts.push_back({{"first", m.first[p]}, {"rows", m.rows[p]}, {"files", sums}});
+  }
+  const nlohmann::json j = {{"impactbatch_parts", 2}, {"run", m.run}, {"parts", parts}, {"files", m.files}};
   io::write_file(dir + "/parts.json", j.dump(2) + "\n");
 }
 
@@ -155,15 +160,32 @@ PartsManifest read_parts_manifest(const std::string& dir) {
   PartsManifest m;
   try {
     const nlohmann::json j = nlohmann::json::parse(f.get());
-    if (!j.is_object() || j.value("impactbatch_parts", 0) != 1) throw std::runtime_error("not a parts manifest");
+    if (!j.is_object() || !j.contains("impactbatch_parts")) throw std::runtime_error("not a parts manifest");
+    if (j.value("impactbatch_parts", 0) != 2)
+      throw std::runtime_error("a parts manifest of another version (without the parts' checksums): run the study again");
+    m.files = j.at("files").get<std::vector<std::string>>();
+    m.run = j.at("run").get<std::string>();
     std::uint64_t next = 0;
     for (const nlohmann::json& p : j.at("parts")) {
       m.first.push_back(p.at("first").get<std::uint64_t>());
       m.rows.push_back(p.at("rows").get<std::uint64_t>());
       if (m.first.back() != next) throw std::runtime_error("the parts' rows are not contiguous from row 0");
       next += m.rows.back();
+      std::vector<io::FileSum> sums;
+      for (const nlohmann::json& s : p.at("files")) {
+        io::FileSum fs;
+        fs.bytes = s.at("bytes").get<std::uint64_t>();
+        const std::string hex = s.at("crc32").get<std::string>();
+        char* end = nullptr;
+        fs.crc32 = static_cast<std::uint32_t>(std::strtoul(hex.c_str(), &end, 16));
+        if (hex.size() != 8 || *end) throw std::runtime_error("crc32 '" + hex + "' is not 8 hex digits");
+        sums.push_back(fs);
+      }
+      if (sums.size() != m.files.size())
+        throw std::runtime_error("part " + std::to_string(m.rows.size() - 1) + " has " + std::to_string(sums.size()) +
+                                 " sums for " + std::to_string(m.files.size()) + " files");
+      m.sums.push_back(std::move(sums));
     }
-    m.files = j.at("files").get<std::vector<std::string>>();
     if (m.rows.empty()) throw std::runtime_error("no parts");
     for (const std::string& n : m.files)
       if (n.empty() || n.find("..") != std::string::npos || n[0] == '/') throw std::runtime_error("file name '" + n + "'");
@@ -175,7 +197,20 @@ PartsManifest read_parts_manifest(const std::string& dir) {
   return m;
 }
 
-std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m) {
+std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m, std::vector<std::string>* stray) {
+  // every part first: the bytes parts.json recorded, where it recorded them
+  for (std::size_t p = 0; p < m.rows.size(); ++p)
+    for (std::size_t i = 0; i < m.files.size(); ++i) {
+      const std::string name = part_file_name(m.files[i], static_cast<int>(p)), path = dir + "/" + name;
+      const io::FileSum want = m.sums.at(p).at(i), have = io::file_sum(path);
+      if (have.bytes != want.bytes || have.crc32 != want.crc32)
+        throw std::runtime_error(path + ": not the part parts.json lists as part " + std::to_string(p) + " of " +
+                                 m.files[i] + " (rows " + std::to_string(m.first[p]) + ".." +
+                                 std::to_string(m.first[p] + m.rows[p]) + "): " + std::to_string(have.bytes) +
+                                 " bytes, CRC-32 " + io::crc_hex(have.crc32) + "; parts.json: " +
+                                 std::to_string(want.bytes) + " bytes, " + io::crc_hex(want.crc32) +
+                                 " (a part of another run or position, or changed since): nothing merged");
+    }
   std::vector<io::OutFile> out(m.files.size());
   std::uint64_t bytes = 0;
   for (std::size_t i = 0; i < m.files.size(); ++i) {
@@ -185,6 +220,17 @@ std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m) {
   for (io::OutFile& o : out) o.commit();
   for (const std::string& p : part_files(m)) std::remove((dir + "/" + p).c_str());
   std::remove((dir + "/parts.json").c_str());
+  // a part file parts.json does not list (an earlier run's, a copy): it belongs to no table
+  static const std::regex part(R"(.*\.part-[0-9]{5}(\.[A-Za-z]+)?)");
+  for (const std::string& d : {std::string(), std::string("salib/")}) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir + "/" + d, ec)) {
+      const std::string name = e.path().filename().string();
+      if (!std::regex_match(name, part)) continue;
+      io::remove_if_exists(e.path().string());
+      if (stray) stray->push_back(d + name);
+    }
+  }
   return bytes;
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "io/checksum.hpp"
+
 namespace impact::study {
 
 // "jia.npy" -> "jia.part-00003.npy", "salib/jia_P_n.txt" -> "salib/jia_P_n.part-00003.txt".
@@ -17,20 +19,26 @@ std::string part_file_name(const std::string& name, int part);
 struct PartsManifest {
   std::vector<std::uint64_t> first, rows;  // per part: its design rows [first, first + rows)
   std::vector<std::string> files;          // the final files, relative to the folder (StudyFiles::names)
+  std::vector<std::vector<io::FileSum>> sums;  // per part, per file (files' order): its size and CRC-32
+  std::string run;                         // the run that wrote them (the CRC-32 of its key, hex)
 };
 
 // DIR/parts.json, written through an io::OutFile.
 void write_parts_manifest(const std::string& dir, const PartsManifest& m);
 // Reads DIR/parts.json (std::runtime_error naming the file and what is wrong: missing, not the
-// manifest, parts not contiguous from row 0).
+// manifest or of an earlier version without checksums, parts not contiguous from row 0, a sum
+// missing).
 PartsManifest read_parts_manifest(const std::string& dir);
 
 // Writes every file of the manifest from its parts in part order (the header of part 0, a .npy's
-// with the total row count, then every part's rows), checking each part against the manifest
-// (present, the same header, its row count); all files are complete before the parts and
-// parts.json are removed. Throws std::runtime_error naming the part at fault (nothing removed).
-// Returns the bytes written.
-std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m);
+// with the total row count, then every part's rows). Every part is checked first against the
+// manifest: present, a regular file of the size and CRC-32 parts.json gives it (a part of another
+// run, or of another position, is refused by name), then while merging its header and row count;
+// all files are complete before the parts and parts.json are removed, and with them any other part
+// file in the folder (`stray`: their names; a part parts.json does not list belongs to no table).
+// Throws std::runtime_error naming the part at fault (nothing written or removed). Returns the
+// bytes written.
+std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m, std::vector<std::string>* stray = nullptr);
 
 // Removes the temporary files of io::OutFile (.NAME.tmp-PID-N: a process killed while writing a
 // part or a merged table) in DIR and DIR/salib, and with `parts` the part files (NAME.part-NNNNN.EXT) too, left

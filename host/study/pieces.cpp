@@ -1,7 +1,5 @@
 #include "study/pieces.hpp"
 
-#include <boost/crc.hpp>
-
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -14,10 +12,12 @@
 #include <vector>
 
 #include "engine/device.hpp"
+#include "io/checksum.hpp"
 #include "io/out_file.hpp"
 #include "io/version.hpp"
 #include "io/progress.hpp"
 #include "study/checkpoint.hpp"
+#include "study/output_folder.hpp"
 #include "study/parts.hpp"
 #include "study/run.hpp"
 #include "study/scenarios.hpp"
@@ -80,10 +80,16 @@ class Reader {
   std::size_t at_ = 0, end_;
 };
 
-// A piece as stored and sent: the sizes of its part files, its rows, then its statistics.
-std::string pack(const RunResult& r, std::uint64_t rows, const std::vector<std::uint64_t>& sizes) {
+static_assert(std::is_trivially_copyable_v<io::FileSum>, "part sums travel as bytes");
+
+// A piece as stored and sent: the size and CRC-32 of each of its part files (layout.files order),
+// its first row and rows, then its statistics. The checkpoint file around it holds the run's key
+// and the piece's index (Checkpoint::head), so a piece is tied to its run, its position and the
+// bytes of its parts.
+std::string pack(const RunResult& r, std::uint64_t first, std::uint64_t rows, const std::vector<io::FileSum>& sums) {
   Bytes b;
-  b.put(sizes);
+  b.put(sums);
+  b.put(first);
   b.put(rows);
   b.put(r.build_seconds);
   b.put(r.write_seconds);
@@ -101,23 +107,25 @@ std::string part_path(const std::string& dir, const std::string& name, std::uint
   return dir + "/" + part_file_name(name, static_cast<int>(k));
 }
 
-std::vector<std::uint64_t> part_sizes(const std::string& dir, const std::vector<std::string>& files, std::uint64_t k) {
-  std::vector<std::uint64_t> sizes;
-  for (const std::string& f : files) sizes.push_back(std::filesystem::file_size(part_path(dir, f, k)));
-  return sizes;
+// The size and CRC-32 of each part file piece k wrote, read back from the disk.
+std::vector<io::FileSum> part_sums(const std::string& dir, const std::vector<std::string>& files, std::uint64_t k) {
+  std::vector<io::FileSum> sums;
+  for (const std::string& f : files) sums.push_back(io::file_sum(part_path(dir, f, k)));
+  return sums;
 }
 
-// Whether the part files of a piece read back from the checkpoint are there, of the sizes it recorded.
+// Whether the part files of a piece read back from the checkpoint are there with the bytes it
+// recorded (size and CRC-32: a part of another run or of another piece does not pass).
 bool parts_intact(const std::string& dir, const std::vector<std::string>& files, std::uint64_t k,
                   const std::string& bytes) {
   try {
     Reader in(bytes);
-    std::vector<std::uint64_t> sizes;
-    in.append_to(sizes);
-    if (sizes.size() != files.size()) return false;
+    std::vector<io::FileSum> sums;
+    in.append_to(sums);
+    if (sums.size() != files.size()) return false;
     for (std::size_t i = 0; i < files.size(); ++i) {
-      std::error_code ec;
-      if (std::filesystem::file_size(part_path(dir, files[i], k), ec) != sizes[i] || ec) return false;
+      const io::FileSum now = io::file_sum(part_path(dir, files[i], k));
+      if (now.bytes != sums[i].bytes || now.crc32 != sums[i].crc32) return false;
     }
     return true;
   } catch (const std::exception&) {
@@ -127,13 +135,14 @@ bool parts_intact(const std::string& dir, const std::vector<std::string>& files,
 
 // One piece's statistics added into `r` (status counts, build failures, block moments and
 // sensitivity outputs appended); its law seconds per law into `law_s` and its building and writing
-// seconds into `host_s` unless it was read back. Returns its rows; throws when the bytes do not
-// decode into r's layout.
+// seconds into `host_s` unless it was read back; its part files' sums into `sums`. Returns its rows
+// and sets `first`; throws when the bytes do not decode into r's layout.
 std::uint64_t add_piece(RunResult& r, const std::string& bytes, bool computed, std::vector<double>& law_s,
-                        double& host_s) {
+                        double& host_s, std::uint64_t& first, std::vector<io::FileSum>& sums) {
   Reader in(bytes);
-  std::vector<std::uint64_t> sizes;
-  in.append_to(sizes);
+  sums.clear();
+  in.append_to(sums);
+  first = in.get<std::uint64_t>();
   const std::uint64_t rows = in.get<std::uint64_t>();
   const double build = in.get<double>(), write = in.get<double>();
   r.build_failed += in.get<std::uint64_t>();
@@ -151,16 +160,21 @@ std::uint64_t add_piece(RunResult& r, const std::string& bytes, bool computed, s
 }
 
 // Whether a piece read back from the checkpoint decodes into this run's layout (add_piece on an
-// empty copy of it) with `rows` rows: that many rows' statistics blocks and sensitivity outputs.
-bool piece_fits(const RunResult& layout, const std::string& bytes, std::uint64_t rows, std::uint64_t B) {
+// empty copy of it) with the rows [first, first + rows): that many rows' statistics blocks and
+// sensitivity outputs, and a sum for each part file.
+bool piece_fits(const RunResult& layout, const std::string& bytes, std::uint64_t first, std::uint64_t rows,
+                std::uint64_t B) {
   RunResult one = layout;
   std::vector<double> law_s(layout.stats.size());
   double host_s = 0;
+  std::uint64_t at = 0;
+  std::vector<io::FileSum> sums;
   try {
-    if (add_piece(one, bytes, false, law_s, host_s) != rows) return false;
+    if (add_piece(one, bytes, false, law_s, host_s, at, sums) != rows || at != first) return false;
   } catch (const std::exception&) {
     return false;
   }
+  if (sums.size() != layout.files.size()) return false;
   for (std::size_t l = 0; l < one.stats.size(); ++l) {
     if (one.stats[l].block_moments.size() != (rows + B - 1) / B * one.laws[l].cols.size()) return false;
     for (const std::vector<double>& k : one.stats[l].keep)
@@ -213,9 +227,14 @@ void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, st
   std::uint64_t at = 0;
   for (const Piece& pc : pieces) {
     Load& L = loads[pc.rank];
-    const std::uint64_t rows = add_piece(r, pc.bytes, pc.computed, law_s[pc.rank], L.host_s);
+    std::uint64_t first = 0;
+    std::vector<io::FileSum> sums;
+    const std::uint64_t rows = add_piece(r, pc.bytes, pc.computed, law_s[pc.rank], L.host_s, first, sums);
+    if (first != at) throw std::runtime_error("study: piece " + std::to_string(pc.k) + " holds rows from " +
+                                              std::to_string(first) + ", expected " + std::to_string(at));
     m.first.push_back(at);
     m.rows.push_back(rows);
+    m.sums.push_back(sums);
     at += rows;
     L.rows += rows;
   }
@@ -252,28 +271,17 @@ void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, st
   note += ")";
 }
 
-// CRC-32 of a file's bytes (an imported design), "none" without one.
-std::string file_crc(const std::string& path) {
-  if (path.empty()) return "none";
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error(path + ": cannot read the design file for the checkpoint's key");
-  boost::crc_32_type crc;
-  std::vector<char> buf(1 << 20);
-  while (f) {
-    f.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    crc.process_bytes(buf.data(), static_cast<std::size_t>(f.gcount()));
-  }
-  return std::to_string(crc.checksum());
-}
-
 // Everything that decides a piece's bits and files: the resolved study but for run.chunk and the
-// plots (they change neither), the design's rows and imported file's bytes, the backend, the piece
-// size and the build.
-std::string run_key(const StudyConfig& c, const ReportOptions& o, std::uint64_t rows, std::uint64_t per) {
+// plots (they change neither), the design's rows and an imported file's bytes (the CRC-32 of the
+// very bytes the rows were read from, taken while reading them), the backend, the piece size and
+// the build.
+std::string run_key(const StudyConfig& c, const Design& design, const ReportOptions& o, std::uint64_t rows,
+                    std::uint64_t per) {
   nlohmann::json j = to_json(c);
   j["run"].erase("chunk");
   j.erase("plots");
-  return j.dump() + " rows=" + std::to_string(rows) + " design_file_crc=" + file_crc(c.design.file) +
+  const std::string source = design.source_sum().empty() ? "none" : design.source_sum();
+  return j.dump() + " rows=" + std::to_string(rows) + " design_source=" + source +
          " backend=" + engine::backend_name(o.backend) + " piece=" + std::to_string(per) + " build=" + io::version() +
          "/" + io::git_revision();
 }
@@ -306,11 +314,12 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
   const std::uint64_t per = po.piece ? (std::min(po.piece, rows) + B - 1) / B * B : piece_rows(rows);
   const std::uint64_t count = std::max<std::uint64_t>(1, (rows + per - 1) / per);
   std::string key, err;
+  FolderClaim claim;
   const bool r0 = comm.rank() == 0;
   try {
     o.options = study_options(s, q, start);
     if (comm.size() > 1 && o.options.backend == engine::Backend::cuda) engine::bind_device_to_rank(comm.local_rank());
-    key = run_key(c, o.options, rows, per);
+    key = run_key(c, design, o.options, rows, per);
   } catch (const std::exception& e) {
     err = e.what();
   }
@@ -321,14 +330,16 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
   if (err.empty() && !all_cuda && !none_cuda)
     err = "the processes resolved the backend differently (cuda on some, " +
           std::string(engine::backend_name(o.options.backend)) + " here): name one with --backend";
-  if (r0 && err.empty()) try {  // the folder without an earlier run's marks of completeness (and parts, unless resumed)
-      io::make_dirs(c.out_dir, "output.dir");
-      io::remove_if_exists(c.out_dir + "/metadata.json");
-      io::remove_if_exists(c.out_dir + "/parts.json");
-      remove_stale_parts(c.out_dir, !po.resume);  // resumed: the parts of the pieces read back stay
+  if (r0 && err.empty()) try {
       if (!po.checkpoint.empty() && !po.resume && Checkpoint(po.checkpoint, key, "piece").has_chunks()) {
         err = "--checkpoint " + po.checkpoint + " holds pieces of an earlier run: add --resume to finish it, or use another folder";
+      } else {  // the folder this run's, before any process writes (resumed: the parts read back stay)
+        claim = claim_output_folder(c.out_dir, study_output_files(c, run_layout(c, sc, design, o.options.backend).files),
+                                    q.force, po.resume);
       }
+    } catch (const std::invalid_argument& e) {
+      err = e.what();
+      res.code = 1;
     } catch (const std::exception& e) {
       err = e.what();
     }
@@ -351,14 +362,14 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
       std::string bytes;
       bool computed = false;
       const bool stored = ck && po.resume && ck->load_bytes(k, bytes);
-      const bool intact =
-          stored && piece_fits(layout, bytes, part.rows, B) && parts_intact(c.out_dir, layout.files, k, bytes);
+      const bool intact = stored && piece_fits(layout, bytes, part.first, part.rows, B) &&
+                          parts_intact(c.out_dir, layout.files, k, bytes);
       me.loaded += intact;
       me.parts_bad += stored && !intact;
       if (!intact) {
         const RunResult r = run(c, sc, design, o.options.backend, o.options.precision, nullptr, part);
         ran.push_back(k);
-        bytes = pack(r, part.rows, part_sizes(c.out_dir, layout.files, k));
+        bytes = pack(r, part.first, part.rows, part_sums(c.out_dir, layout.files, k));
         if (ck) ck->save_bytes(k, bytes);
         computed = true;
       }
@@ -399,6 +410,9 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
       o.run = layout;
       PartsManifest m;
       m.files = layout.files;
+      io::Crc32 key_sum;
+      key_sum.add(key);
+      m.run = io::crc_hex(key_sum.value());
       std::string note;
       merge_pieces(all, count, rows, o.run, m, note);
       write_parts_manifest(c.out_dir, m);
@@ -413,6 +427,7 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
                               "study --merge " + c.out_dir + " assembles them");
       }
       o.run.notes.push_back(note);
+      if (const std::string n = claim_note(claim); !n.empty()) o.run.notes.insert(o.run.notes.begin(), n);
       o.report = write_report(c, sc, design, o.run, o.options, log ? log : stderr);
     } catch (const std::exception& e) {
       err = e.what();

@@ -5,6 +5,7 @@
 
 #include "engine/backend_pick.hpp"
 #include "engine/registry.hpp"
+#include "study/output_folder.hpp"
 #include "study/scenarios.hpp"
 
 namespace impact::study {
@@ -80,7 +81,10 @@ StudyOutcome run_study(const LoadedStudy& s, const StudyRequest& q, std::chrono:
   const ScenarioInfo& sc = *find_scenario(c.scenario);
   StudyOutcome o;
   o.options = study_options(s, q, start);
+  const FolderClaim claim = claim_output_folder(
+      c.out_dir, study_output_files(c, run_layout(c, sc, *s.design, o.options.backend).files), q.force);
   o.run = run(c, sc, *s.design, o.options.backend, o.options.precision, q.quiet ? nullptr : log);
+  if (const std::string n = claim_note(claim); !n.empty()) o.run.notes.insert(o.run.notes.begin(), n);
   o.report = write_report(c, sc, *s.design, o.run, o.options, log ? log : stderr);
   return o;
 }

@@ -24,6 +24,7 @@ struct StudyRequest {
   std::string backend;            // overrides run.backend
   bool plots = true;
   bool quiet = false;             // no progress, the plotting script's output discarded
+  bool force = false;             // write into a folder that is not a study's (study/output_folder.hpp)
 };
 
 struct LoadedStudy {

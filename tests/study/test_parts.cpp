@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "impact/stats.hpp"
+#include "io/checksum.hpp"
 #include "io/npy.hpp"
 #include "io/out_file.hpp"
 #include "study/parts.hpp"
@@ -68,6 +69,13 @@ void write(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
+// The manifest's sums of the part files now in dir (what the pieces record as they finish).
+void record_sums(const std::string& dir, PartsManifest& m) {
+  m.sums.assign(m.rows.size(), {});
+  for (std::size_t p = 0; p < m.rows.size(); ++p)
+    for (const std::string& f : m.files) m.sums[p].push_back(io::file_sum(dir + "/" + part_file_name(f, static_cast<int>(p))));
+}
+
 TEST(Parts, FileNames) {
   EXPECT_EQ(part_file_name("jia.npy", 3), "jia.part-00003.npy");
   EXPECT_EQ(part_file_name("design.txt", 0), "design.part-00000.txt");
@@ -113,12 +121,25 @@ TEST(Parts, MergeIsTheWholeFileByteForByte) {
   m.first = first;
   m.rows = rows;
   m.files = {"law.npy", "law.csv", "salib/law_x.txt"};
+  m.run = "0123abcd";
+  record_sums(d.path, m);
   write_parts_manifest(d.path, m);
   const PartsManifest back = read_parts_manifest(d.path);
   EXPECT_EQ(back.first, m.first);
   EXPECT_EQ(back.rows, m.rows);
   EXPECT_EQ(back.files, m.files);
-  merge_parts(d.path, back);
+  EXPECT_EQ(back.run, m.run);
+  ASSERT_EQ(back.sums.size(), 3u);
+  for (std::size_t p = 0; p < 3; ++p)
+    for (std::size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(back.sums[p][i].bytes, m.sums[p][i].bytes);
+      EXPECT_EQ(back.sums[p][i].crc32, m.sums[p][i].crc32);
+    }
+  write(d.path + "/" + part_file_name("law.csv", 7), "sample_id,x\n");  // a part no manifest lists
+  std::vector<std::string> stray;
+  merge_parts(d.path, back, &stray);
+  EXPECT_EQ(stray, std::vector<std::string>{part_file_name("law.csv", 7)});
+  EXPECT_FALSE(fs::exists(d.path + "/" + part_file_name("law.csv", 7)));
   TempDir whole;
   EXPECT_EQ(slurp(d.path + "/law.npy"), npy_bytes(whole.path + "/law.npy", 0, 9));
   EXPECT_EQ(slurp(d.path + "/law.csv"), "sample_id,x\n" + csv_rows(0, 9));
@@ -139,7 +160,8 @@ TEST(Parts, FaultsAreRefusedAndNothingIsRemoved) {
       write(d.path + "/" + part_file_name("law.csv", p), "sample_id,x\n" + csv_rows(m.first[p], m.rows[p]));
     }
   };
-  const auto refused = [&](const char* needle) {
+  // refused with `needle` in the message, nothing merged or removed
+  const auto refused_as_listed = [&](const char* needle) {
     try {
       merge_parts(d.path, m);
     } catch (const std::runtime_error& e) {
@@ -150,9 +172,35 @@ TEST(Parts, FaultsAreRefusedAndNothingIsRemoved) {
     }
     return false;
   };
+  // the same with the manifest recording the parts as they are (the checks after the checksums:
+  // header, rows, size)
+  const auto refused = [&](const char* needle) {
+    record_sums(d.path, m);
+    return refused_as_listed(needle);
+  };
   make();
+  record_sums(d.path, m);
   fs::remove(d.path + "/" + part_file_name("law.csv", 1));
-  EXPECT_TRUE(refused("law.part-00001.csv"));  // missing
+  EXPECT_TRUE(refused_as_listed("law.part-00001.csv"));  // missing
+  // the checksums: two parts of the same size swapped, a byte changed, a part of another run
+  make();
+  record_sums(d.path, m);
+  const std::string p0 = d.path + "/" + part_file_name("law.npy", 0), p1 = d.path + "/" + part_file_name("law.npy", 1);
+  npy_bytes(p1, 3, 3);  // part 1 now holds 3 rows like part 0
+  record_sums(d.path, m);
+  fs::rename(p0, d.path + "/x");
+  fs::rename(p1, p0);
+  fs::rename(d.path + "/x", p1);
+  EXPECT_EQ(fs::file_size(p0), fs::file_size(p1));
+  EXPECT_TRUE(refused_as_listed("law.part-00000.npy: not the part parts.json lists as part 0"));
+  make();
+  record_sums(d.path, m);
+  {
+    std::string b = slurp(d.path + "/" + part_file_name("law.csv", 1));
+    b[b.size() - 2] ^= 1;
+    write(d.path + "/" + part_file_name("law.csv", 1), b);
+  }
+  EXPECT_TRUE(refused_as_listed("law.part-00001.csv: not the part parts.json lists as part 1"));
   make();
   write(d.path + "/" + part_file_name("law.csv", 1), "sample_id,y\n" + csv_rows(3, 2));
   EXPECT_TRUE(refused("header line differs"));
@@ -167,12 +215,29 @@ TEST(Parts, FaultsAreRefusedAndNothingIsRemoved) {
     std::ofstream(d.path + "/" + part_file_name("law.npy", 1), std::ios::binary | std::ios::app) << "xyz";
   }
   EXPECT_TRUE(refused("size is not that of 2 records"));
+  // a manifest of the earlier version (no checksums)
+  write(d.path + "/parts.json", R"({"impactbatch_parts": 1, "parts": [{"first": 0, "rows": 3}], "files": ["law.npy"]})");
+  try {
+    read_parts_manifest(d.path);
+    ADD_FAILURE() << "a version-1 manifest was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("without the parts' checksums"), std::string::npos) << e.what();
+  }
+  const std::string sum = R"(, "files": [{"bytes": 10, "crc32": "0000abcd"}]})";
   // a manifest whose parts are not contiguous
-  write(d.path + "/parts.json",
-        R"({"impactbatch_parts": 1, "parts": [{"first": 0, "rows": 3}, {"first": 4, "rows": 2}], "files": ["law.npy"]})");
+  write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3)" + sum +
+                                     R"(, {"first": 4, "rows": 2)" + sum + R"(], "files": ["law.npy"]})");
   EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error);
-  write(d.path + "/parts.json", R"({"impactbatch_parts": 1, "parts": [{"first": 0, "rows": 3}], "files": ["../x"]})");
+  write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3)" + sum +
+                                     R"(], "files": ["../x"]})");
   EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error);
+  write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3)" + sum +
+                                     R"(], "files": ["law.npy"]})");
+  EXPECT_EQ(read_parts_manifest(d.path).sums.at(0).at(0).crc32, 0xabcdu);  // the well-formed one is read
+  write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3, "files": [{"bytes": 10, "crc32": "abcd"}]}], "files": ["law.npy"]})");
+  EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error);  // a CRC of 4 hex digits
+  write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3, "files": []}], "files": ["law.npy"]})");
+  EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error);  // a part without its file's sum
   // stale parts go, other files stay
   remove_stale_parts(d.path);
   EXPECT_FALSE(fs::exists(d.path + "/" + part_file_name("law.npy", 0)));

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Nothing mixed, nothing stale (issue 21; the reproducers of ../shared/reliability-3680a0a, with
+# variants): a study owns its output folder (an earlier study's files go, a folder that is not a
+# study's is refused without --force), a part or checkpoint piece is tied to its run and position by
+# the CRC-32 of its bytes (foreign or swapped parts of the same size are recomputed on --resume and
+# refused by --merge), and what a killed run left (parts, temporaries) is removed by the next run,
+# of `impact study` and of `impact eval`.
+set -u
+source "$(dirname "$0")/common.bash"
+SRC=$2
+PY=$(bash "$SRC/scripts/find_python.sh" numpy) || exit 1
+export OMP_NUM_THREADS=2
+S=(study "$SRC/examples/studies/pencil-mc.toml" --set run.chunk=1000 --backend omp --no-plots -q)
+files() { (cd "$1" && find . -type f ! -name '.impactbatch-outputs.json' | sed 's|^\./||' | sort | tr '\n' ' '); }
+
+# ---- (a) a second study in the same folder leaves only its own files (study-stale-outputs) --------
+"$IMPACT" "${S[@]}" --set design.n=3000 --set 'study.laws=["jia","stronge"]' \
+  --set 'output.formats=["csv","npy","salib"]' --out "$T/S"
+"$IMPACT" "${S[@]}" --set design.n=500 --set design.seed=9 --set 'output.formats=["npy"]' --out "$T/S"; rc=$?
+check "a second study into the folder: exit 0, only its own files (jia.npy, stronge.npy, summary, metadata)" \
+  '[ $rc -eq 0 ] && [ "$(files "$T/S")" = "jia.npy metadata.json stronge.npy summary.md " ] && [ ! -d "$T/S/salib" ]'
+"$IMPACT" "${S[@]}" --set design.n=500 --set design.seed=9 --set 'output.formats=["npy"]' --out "$T/S1"
+check "... byte for byte the tables of the same study in a new folder" 'cmp -s "$T/S/jia.npy" "$T/S1/jia.npy" && cmp -s "$T/S/stronge.npy" "$T/S1/stronge.npy"'
+"$PY" -c "import json,sys; n=json.load(open(sys.argv[1]))['notes']; sys.exit(not any('of an earlier run removed' in x for x in n))" "$T/S/metadata.json"; rc=$?
+check "... and its metadata notes the earlier files it removed" '[ $rc -eq 0 ]'
+
+# a user's own file in a study's folder stays
+echo "my notes" > "$T/S/notes.txt"
+"$IMPACT" "${S[@]}" --set design.n=500 --out "$T/S"; rc=$?
+check "a file the study did not write (notes.txt) is left alone" '[ $rc -eq 0 ] && [ "$(cat "$T/S/notes.txt")" = "my notes" ]'
+
+# a folder from before manifests (metadata.json of an earlier version lists its files)
+"$IMPACT" "${S[@]}" --set design.n=500 --set 'output.formats=["csv","npy","salib"]' --out "$T/old"
+rm "$T/old/.impactbatch-outputs.json"
+"$IMPACT" "${S[@]}" --set design.n=500 --set 'output.formats=["npy"]' --out "$T/old"; rc=$?
+check "a study folder without a manifest (its metadata.json lists its files): cleared the same way" \
+  '[ $rc -eq 0 ] && [ "$(files "$T/old")" = "jia.npy metadata.json stronge.npy summary.md " ]'
+
+# a folder that is not a study's: refused, unless --force (then only this study's names are replaced)
+mkdir -p "$T/data" && echo "x,y" > "$T/data/measurements.csv" && echo 1 > "$T/data/jia.csv"
+"$IMPACT" "${S[@]}" --set design.n=500 --out "$T/data" 2> "$T/err"; rc=$?
+check "a non-empty folder that is not a study's is refused (exit 1, names a file, says --force)" \
+  '[ $rc -eq 1 ] && grep -q "output.dir: .*data holds 1 file(s) that no impactbatch study wrote there (measurements.csv)" "$T/err" && grep -q -- "--force" "$T/err" && [ "$(cat "$T/data/jia.csv")" = 1 ]'
+"$IMPACT" "${S[@]}" --set design.n=500 --out "$T/data" --force; rc=$?
+check "--force writes into it: the study's files written, the other file kept" \
+  '[ $rc -eq 0 ] && [ -s "$T/data/metadata.json" ] && [ "$(cat "$T/data/measurements.csv")" = "x,y" ] && [ "$(wc -l < "$T/data/jia.csv")" = 501 ]'
+"$IMPACT" "${S[@]}" --set design.n=500 --out "$T/data"; rc=$?
+check "... after which the folder is a study's (no --force needed), the other file still kept" '[ $rc -eq 0 ] && [ -s "$T/data/measurements.csv" ]'
+mkdir -p "$T/empty"
+"$IMPACT" "${S[@]}" --set design.n=500 --out "$T/empty"; rc=$?
+check "an empty existing folder is taken" '[ $rc -eq 0 ] && [ -s "$T/empty/metadata.json" ]'
+
+# ---- (b) what a killed run left is removed by the next (single-process) run -----------------------
+"$IMPACT" "${S[@]}" --set design.n=2000 --out "$T/K"
+dead=2147480000  # a pid no process has
+while kill -0 $dead 2> /dev/null; do dead=$((dead - 1)); done
+touch "$T/K/jia.part-00003.npy" "$T/K/stronge.part-00001.csv" "$T/K/.jia.csv.tmp-$dead-4" "$T/K/parts.json"
+mkdir -p "$T/K/salib" && touch "$T/K/salib/jia_P_n.part-00002.txt"
+rm "$T/K/metadata.json"
+"$IMPACT" "${S[@]}" --set design.n=2000 --out "$T/K"; rc=$?
+check "parts, parts.json and temporaries of a killed run are removed by a single-process rerun" \
+  '[ $rc -eq 0 ] && [ $(find "$T/K" -name "*part*" | wc -l) -eq 0 ] && [ $(find "$T/K" -name ".*tmp*" | wc -l) -eq 0 ]'
+"$IMPACT" "${S[@]}" --set design.n=2000 --out "$T/K0"
+check "... and the folder is then the uninterrupted run's" 'same_tree "$T/K0" "$T/K"'
+
+# a study killed by SIGKILL half-way: the next run leaves nothing of it
+"$IMPACT" "${S[@]}" --set design.n=200000 --set 'output.formats=["csv","npy","salib"]' --out "$T/KK" &
+pid=$!
+for _ in $(seq 400); do [ -n "$(ls -A "$T/KK" 2> /dev/null | grep tmp)" ] && break; sleep 0.05; done
+kill -9 $pid; wait $pid 2> /dev/null
+check "SIGKILL: the killed study left its manifest (and no metadata.json)" '[ -s "$T/KK/.impactbatch-outputs.json" ] && [ ! -e "$T/KK/metadata.json" ]'
+"$IMPACT" "${S[@]}" --set design.n=500 --set 'output.formats=["npy"]' --out "$T/KK"; rc=$?
+check "... the next study removes its temporaries and tables" \
+  '[ $rc -eq 0 ] && [ "$(files "$T/KK")" = "jia.npy metadata.json stronge.npy summary.md " ]'
+
+# ---- (c) checkpoint pieces and parts are tied to their run and position (CRC-32 of the bytes) ----
+N=(--set design.n=12000)
+P=(--set design.n=12000 --piece 1024)
+"$IMPACT" "${S[@]}" "${N[@]}" --out "$T/refA"
+"$IMPACT" "${S[@]}" "${P[@]}" --checkpoint "$T/ckA" --keep-parts --out "$T/A"
+"$IMPACT" "${S[@]}" "${P[@]}" --set design.seed=2 --checkpoint "$T/ckB" --keep-parts --out "$T/B"
+# study-resume-foreign-parts: study B's parts (same sizes: the same study but the seed) under A's names
+for k in 00002 00005; do cp "$T/B/jia.part-$k.npy" "$T/A/jia.part-$k.npy"; cp "$T/B/stronge.part-$k.npy" "$T/A/stronge.part-$k.npy"; done
+check "the foreign parts have the sizes of A's own (so a size check cannot tell)" \
+  '[ $(stat -c %s "$T/A/jia.part-00002.npy") = $(stat -c %s "$T/B/jia.part-00002.npy") ]'
+"$IMPACT" "${S[@]}" "${P[@]}" --checkpoint "$T/ckA" --resume --out "$T/A"; rc=$?
+check "study-resume-foreign-parts: --resume recomputes the 2 pieces with B's parts; A's table byte for byte" \
+  '[ $rc -eq 0 ] && same_tree "$T/refA" "$T/A" && grep -q "read back from the checkpoint: 10 pieces, 0 bad files recomputed, 2 recomputed for parts missing or changed" "$T/A/metadata.json"'
+# two of A's own parts swapped (a part of the right run, the wrong position)
+"$IMPACT" "${S[@]}" "${P[@]}" --checkpoint "$T/ckA2" --keep-parts --out "$T/A2"
+mv "$T/A2/jia.part-00001.npy" "$T/x" && mv "$T/A2/jia.part-00004.npy" "$T/A2/jia.part-00001.npy" && mv "$T/x" "$T/A2/jia.part-00004.npy"
+"$IMPACT" "${S[@]}" "${P[@]}" --checkpoint "$T/ckA2" --resume --out "$T/A2"; rc=$?
+check "two of the run's own parts swapped: both pieces recomputed, byte for byte" \
+  '[ $rc -eq 0 ] && same_tree "$T/refA" "$T/A2" && grep -q "2 recomputed for parts missing or changed" "$T/A2/metadata.json"'
+
+# merge-swapped-parts: --merge refuses swapped parts (npy and csv), merges nothing; restored, it merges
+M=(--set 'output.formats=["csv","npy"]')
+"$IMPACT" "${S[@]}" "${N[@]}" "${M[@]}" --out "$T/mref"
+"$IMPACT" "${S[@]}" "${P[@]}" "${M[@]}" --checkpoint "$T/mck" --keep-parts --out "$T/KP"
+cp -r "$T/KP" "$T/KPsaved"
+for ext in npy csv; do
+  mv "$T/KP/jia.part-00001.$ext" "$T/x" && mv "$T/KP/jia.part-00002.$ext" "$T/KP/jia.part-00001.$ext" && mv "$T/x" "$T/KP/jia.part-00002.$ext"
+done
+"$IMPACT" study --merge "$T/KP" --no-plots -q 2> "$T/err"; rc=$?
+check "merge-swapped-parts: --merge refuses (exit 2), names the part, nothing merged or removed" \
+  '[ $rc -eq 2 ] && grep -q "jia.part-00001.*not the part parts.json lists as part 1" "$T/err" && [ ! -e "$T/KP/jia.npy" ] && [ ! -e "$T/KP/jia.csv" ] && [ -e "$T/KP/parts.json" ] && [ $(ls "$T/KP" | grep -c part-) -eq $(ls "$T/KPsaved" | grep -c part-) ]'
+for ext in npy csv; do
+  mv "$T/KP/jia.part-00001.$ext" "$T/x" && mv "$T/KP/jia.part-00002.$ext" "$T/KP/jia.part-00001.$ext" && mv "$T/x" "$T/KP/jia.part-00002.$ext"
+done
+cp "$T/KP/jia.part-00003.npy" "$T/KP/jia.part-00099.npy"  # a part parts.json does not list
+"$IMPACT" study --merge "$T/KP" --no-plots > "$T/out"; rc=$?
+check "restored: --merge gives the one-process tables byte for byte; the extra part is removed and said" \
+  '[ $rc -eq 0 ] && cmp -s "$T/mref/jia.npy" "$T/KP/jia.npy" && cmp -s "$T/mref/jia.csv" "$T/KP/jia.csv" && [ $(find "$T/KP" -name "*part*" | wc -l) -eq 0 ] && grep -q "removed 1 part file(s) parts.json does not list (jia.part-00099.npy)" "$T/out"'
+# a part changed in place (same size, one byte): refused
+cp -r "$T/KPsaved" "$T/KP2"
+"$PY" -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[-3]^=1; open(p,'wb').write(b)" "$T/KP2/stronge.part-00006.csv"
+"$IMPACT" study --merge "$T/KP2" --no-plots -q 2> "$T/err"; rc=$?
+check "a part with one byte changed: --merge refuses naming it" '[ $rc -eq 2 ] && grep -q "stronge.part-00006.csv: not the part" "$T/err" && [ ! -e "$T/KP2/stronge.csv" ]'
+
+# design-crc-second-read: the key holds the CRC-32 of the bytes the rows came from (one read). A FIFO
+# gives the design once (V0x -1, mu 0.3), then other bytes to any second reader: the resume with a
+# file of those other bytes must recompute, not read back the rows of the first
+cat > "$T/fifo.toml" <<EOF
+[study]
+name = "imp"
+scenario = "ball"
+laws = ["chatterjee-ruina"]
+[run]
+backend = "serial"
+[design]
+kind = "imported"
+file = "$T/F.txt"
+[output]
+formats = ["npy"]
+EOF
+mkfifo "$T/F.txt"
+( printf 'V0x mu\n-1 0.3\n' > "$T/F.txt"; sleep 0.5; printf 'V0x mu\n-2 0.9\n' > "$T/F.txt" ) &
+writer=$!
+"$IMPACT" study "$T/fifo.toml" --out "$T/OF" -q --no-plots --checkpoint "$T/ckF" --keep-parts; rc1=$?
+kill $writer 2> /dev/null; wait $writer 2> /dev/null
+rm -f "$T/F.txt" && printf 'V0x mu\n-2 0.9\n' > "$T/F.txt"
+"$IMPACT" study "$T/fifo.toml" --out "$T/OF" -q --no-plots --checkpoint "$T/ckF" --resume; rc=$?
+row=$("$PY" -c "import numpy as np,sys; a=np.load(sys.argv[1]); print(a['V0x'][0], a['mu'][0])" "$T/OF/chatterjee-ruina.npy")
+check "design-crc-second-read: the design changed before --resume: recomputed, the table has the new file's row" \
+  '[ $rc1 -eq 0 ] && [ $rc -eq 0 ] && [ "$row" = "-2.0 0.9" ] && grep -q "read back from the checkpoint: 0 pieces, 1 bad files recomputed" "$T/OF/metadata.json"'
+
+# checkpoint-file-not-regular: a piece file that is a link to /dev/zero, or a folder: an error naming it
+"$IMPACT" "${S[@]}" "${P[@]}" --checkpoint "$T/zck" --out "$T/Z"
+rm "$T/zck/piece-5.sum" && ln -s /dev/zero "$T/zck/piece-5.sum"
+(ulimit -v 4000000; timeout 60 "$IMPACT" "${S[@]}" "${P[@]}" --checkpoint "$T/zck" --resume --out "$T/Z" 2> "$T/err"); rc=$?
+check "study: a piece file linked to /dev/zero: an error naming it, at once, no metadata" \
+  '[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "piece-5.sum: not a regular file" "$T/err" && [ ! -e "$T/Z/metadata.json" ]'
+rm "$T/zck/piece-5.sum" && mkdir "$T/zck/piece-5.sum"
+"$IMPACT" "${S[@]}" "${P[@]}" --checkpoint "$T/zck" --resume --out "$T/Z" 2> "$T/err"; rc=$?
+check "study: a piece file that is a folder: an error naming it" '[ $rc -ne 0 ] && grep -q "piece-5.sum: not a regular file" "$T/err"'
+R=(reduce --law newton --n 20000 --chunk 1000 --backend serial -q)
+"$IMPACT" "${R[@]}" --checkpoint "$T/rck" --out "$T/r1.json"
+rm "$T/rck/chunk-5.sum" && ln -s /dev/zero "$T/rck/chunk-5.sum"
+(ulimit -v 2000000; timeout 60 "$IMPACT" "${R[@]}" --checkpoint "$T/rck" --resume --out "$T/r2.json" 2> "$T/err"); rc=$?
+check "reduce: a chunk file linked to /dev/zero: an error naming it, at once" \
+  '[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "chunk-5.sum: not a regular file" "$T/err" && [ ! -e "$T/r2.json" ]'
+rm "$T/rck/chunk-5.sum" && mkdir "$T/rck/chunk-5.sum"
+"$IMPACT" "${R[@]}" --checkpoint "$T/rck" --resume --out "$T/r2.json" 2> "$T/err"; rc=$?
+check "reduce: a chunk file that is a folder: an error naming it" '[ $rc -ne 0 ] && grep -q "chunk-5.sum: not a regular file" "$T/err"'
+rmdir "$T/rck/chunk-5.sum"
+"$IMPACT" "${R[@]}" --checkpoint "$T/rck" --resume --out "$T/r3.json"; rc=$?
+check "reduce: with the folder gone the chunk is recomputed, the same summary" '[ $rc -eq 0 ] && same_summary "$T/r1.json" "$T/r3.json"'
+
+# ---- (d) impact eval: what a killed run left beside OUT goes, a live writer's temporary stays ----
+head -n 50 "$SRC/examples/cases.csv" > "$T/in.csv"
+touch "$T/res.csv.part1" "$T/res.csv.part2" "$T/.res.csv.part1.tmp-$dead-0" "$T/.res.csv.tmp-$dead-7" "$T/.res.csv.tmp-$$-1"
+"$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/res.csv" -q; rc=$?
+check "eval: shares and temporaries of a killed run removed; a running process's temporary kept" \
+  '[ $rc -eq 0 ] && [ -s "$T/res.csv" ] && [ $(ls -A "$T" | grep -c "res.csv.part") -eq 0 ] && [ ! -e "$T/.res.csv.tmp-$dead-7" ] && [ -e "$T/.res.csv.tmp-$$-1" ]'
+
+if command -v mpirun > /dev/null && ldd "$IMPACT" 2> /dev/null | grep -q libmpi; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  touch "$T/m.csv.part2" "$T/.m.csv.part1.tmp-$dead-0"
+  mpirun --oversubscribe -n 2 "$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/m.csv" -q; rc=$?
+  check "mpirun eval: a killed run's shares and share temporaries removed" \
+    '[ $rc -eq 0 ] && cmp -s "$T/m.csv" "$T/res.csv" && [ $(ls -A "$T" | grep -c "m.csv.part") -eq 0 ]'
+  # a killed mpirun study, then a single-process run in the same folder (study-stale-outputs b)
+  mpirun --oversubscribe -n 2 "$IMPACT" "${S[@]}" "${P[@]}" --keep-parts --out "$T/MK" > /dev/null
+  touch "$T/MK/.jia.part-00003.npy.tmp-$dead-2"
+  rm "$T/MK/metadata.json"
+  "$IMPACT" "${S[@]}" --set design.n=12000 --out "$T/MK"; rc=$?
+  check "a single-process study after an mpirun study's parts: no part or temporary left, the one-process folder" \
+    '[ $rc -eq 0 ] && [ $(find "$T/MK" -name "*part*" | wc -l) -eq 0 ] && [ $(find "$T/MK" -name ".*tmp*" | wc -l) -eq 0 ] && same_tree "$T/refA" "$T/MK"'
+fi
+finish
