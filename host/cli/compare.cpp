@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <cstdio>
 
 #include "engine/backend_pick.hpp"
 #include "engine/columns.hpp"
@@ -20,7 +21,8 @@ CLI::App* add_compare_subcommand(CLI::App& app, CompareArgs& a) {
   CLI::App* c = app.add_subcommand(
       "compare",
       "Run the fast path and the CPU reference on the same rows; per-column error statistics; exit 3 when any row "
-      "is beyond --tol, 4 when no row could be compared");
+      "is beyond --tol, 4 when no row could be compared, 5 when rows ok in the fast path are unresolved by the "
+      "reference (unverified)");
   c->add_option("--law", a.law, "Impact law: " + law_names())->required();
   c->add_option("--in", a.in, "Input CSV with a header row ('-' for stdin)");
   c->add_option("--scenario", a.scenario, "Compare on a sampled study instead (as `impact reduce`): scenario");
@@ -115,11 +117,15 @@ void print_report(std::FILE* out, const CompareArgs& args, const CompareSpec& sp
                n ? 1e3 * rep.ref_seconds / n : 0.0, "all host cores");
 }
 
+// The rows beyond tolerance, then the unverified ones (ok in the fast path, unresolved by the
+// reference: reason "reference unresolved").
 void write_failures(const std::string& path, const CompareRows& rows, const CompareReport& rep) {
   std::string buf = std::string(rows.from_study ? "sample_id" : "line") +
                     ",reason,worst_column,rel_error,fast_value,ref_value,fast_status,ref_status,fast_modes,ref_modes," +
                     rows.header + "\n";
-  for (const ref::Failure& x : rep.failures) {
+  std::vector<ref::Failure> listed = rep.failures;
+  for (std::size_t i : rep.unverified) listed.push_back(ref::Failure{i, "reference unresolved", -1, 0});
+  for (const ref::Failure& x : listed) {
     const std::size_t i = x.row;
     buf += std::to_string(rows.line[i]) + "," + x.reason + ",";
     if (x.col >= 0) {
@@ -138,11 +144,28 @@ void write_failures(const std::string& path, const CompareRows& rows, const Comp
   io::write_file(path, buf);
 }
 
-// 0 (pass), kExitBeyondTolerance (a row failed) or kExitNothingCompared (no row compared at all:
-// no rows, or every row unresolved on a side).
+// Every compared row within tolerance, but rows ok in the fast path were left unresolved by the
+// reference: their results are checked by nothing (ref::Verdict::unverified), no pass.
+constexpr int kExitUnverified = 5;
+
+// 0 (pass), kExitBeyondTolerance (a row failed), kExitNothingCompared (no row compared at all:
+// no rows, or every row unresolved on a side) or kExitUnverified.
 int exit_code(const CompareReport& rep) {
   const ref::Verdict v = ref::verdict(rep);
-  return v == ref::Verdict::pass ? 0 : v == ref::Verdict::fail ? kExitBeyondTolerance : kExitNothingCompared;
+  return v == ref::Verdict::pass         ? 0
+         : v == ref::Verdict::fail       ? kExitBeyondTolerance
+         : v == ref::Verdict::unverified ? kExitUnverified
+                                         : kExitNothingCompared;
+}
+
+// "3 non_finite, 1 step_limit": the reference's statuses on the unverified rows.
+std::string unverified_statuses(const CompareReport& rep) {
+  std::size_t nf = 0, sl = 0;
+  for (std::size_t i : rep.unverified) (rep.ref.status_of(i) == Status::non_finite ? nf : sl) += 1;
+  std::string s;
+  if (nf) s += std::to_string(nf) + " non_finite";
+  if (sl) s += std::string(nf ? ", " : "") + std::to_string(sl) + " step_limit";
+  return s;
 }
 
 // The JSON report (ref::report_json; docs/reference.md).
@@ -167,6 +190,13 @@ int run_compare(const CompareArgs& args, std::FILE* out) {
   if (rc == 0) {
     std::fprintf(out, "  PASS: every row within tolerance %.3g\n", spec.tol);
     std::remove(fail_path.c_str());  // no stale failure list from an earlier run
+  } else if (rc == kExitUnverified) {
+    write_failures(fail_path, rows, rep);
+    std::fprintf(out,
+                 "  UNVERIFIED: the %zu rows compared are within tolerance %.3g, but %zu rows ok in the fast path were "
+                 "left unresolved by the reference (%s): their results are checked by nothing, no pass; listed in "
+                 "%s\n",
+                 rep.compared(), spec.tol, rep.unverified.size(), unverified_statuses(rep).c_str(), fail_path.c_str());
   } else if (rc == kExitNothingCompared) {
     std::fprintf(out,
                  "  NOTHING COMPARED: none of the %zu rows was resolved by both paths (%zu ok in the fast path but "
@@ -177,6 +207,9 @@ int run_compare(const CompareArgs& args, std::FILE* out) {
     write_failures(fail_path, rows, rep);
     std::fprintf(out, "  FAIL: %zu rows beyond tolerance %.3g (worst relative difference %.3g); listed in %s\n",
                  rep.failures.size(), spec.tol, rep.worst_rel, fail_path.c_str());
+    if (!rep.unverified.empty())
+      std::fprintf(out, "  and %zu rows ok in the fast path left unresolved by the reference (%s), listed there too\n",
+                   rep.unverified.size(), unverified_statuses(rep).c_str());
   }
   if (!args.report.empty()) write_json(args.report, args, spec, rows, rep);
   return rc;

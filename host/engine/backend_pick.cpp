@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 
 #include "engine/device.hpp"
 #include <omp.h>
@@ -38,6 +40,17 @@ double gpu_seconds(const LawInfo& law, const Workload& w, double peak_fp) {
 
 BackendPick pick_backend(std::string_view name, const Workload& w, bool allow_reference) {
   BackendPick p;
+  if (name == "cuda") {
+    // what is true (no driver, a driver but no device, a driver too old, no CUDA in the build)
+    // and what auto would do instead
+    std::string why;
+    if (!cuda_usable(&why)) {
+      const int threads = omp_get_max_threads();
+      throw std::invalid_argument("backend 'cuda' is not usable: " + why +
+                                  "; --backend auto would run on the CPU here (omp, " + std::to_string(threads) +
+                                  " thread" + (threads == 1 ? "" : "s") + ")");
+    }
+  }
   if (name != "auto") {
     p.backend = resolve_backend(name, w.precision, allow_reference);
     return p;

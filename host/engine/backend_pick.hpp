@@ -51,7 +51,9 @@ struct BackendPick {
 
 // The backend named by `name` (engine::resolve_backend), or for "auto": omp when the build has no
 // CUDA or no device is usable, else whichever of cuda and omp the model gives the shorter time, with
-// both modelled rates in `why`.
+// both modelled rates in `why`. "cuda" without a usable device: std::invalid_argument saying why
+// (no CUDA in the build, no NVIDIA driver, a driver but no device, a driver too old) and what
+// "auto" would run on instead.
 BackendPick pick_backend(std::string_view name, const Workload& w, bool allow_reference);
 
 }  // namespace impact::engine

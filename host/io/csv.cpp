@@ -9,6 +9,8 @@
 #include <cstring>
 #include <utility>
 
+#include "io/number.hpp"
+
 namespace impact::io {
 
 std::string located(const std::string& file, long line, long col, const std::string& msg) {
@@ -154,32 +156,19 @@ bool CsvReader::next(std::vector<CsvField>& fields) {
 }
 
 double parse_number(const CsvField& f, const CsvReader& r, const std::string& column) {
-  std::string_view t = f.text;
   long col = f.col;
-  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) {
-    t.remove_prefix(1);
-    ++col;
-  }
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
-  auto fail = [&](const char* what) {
-    throw InputError(located(r.path(), r.line_no(), col,
-                             std::string(what) + " in column '" + column + "', got '" +
-                                 std::string(f.text) + "'"));
-  };
+  const std::string_view t = trim_blanks(f.text, &col);
   if (t.empty())
     throw InputError(located(r.path(), r.line_no(), col,
                              "expected a number in column '" + column + "', found an empty cell"));
-  if (t.front() == '+') t.remove_prefix(1);
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec == std::errc::result_out_of_range && ptr == t.data() + t.size()) {
-    // beyond the range of double: +-inf on overflow (the row is then refused like an 'inf' cell,
-    // with its own status), the nearest subnormal or zero on underflow: strtod rounds it so
-    const std::string s(f.text);
-    return std::strtod(s.c_str(), nullptr);
-  }
-  if (ec != std::errc() || ptr != t.data() + t.size()) fail("expected a number");
-  return v;
+  // the one grammar of numbers in text (io/number.hpp; docs/INTERFACE.md): 'inf' and 'nan' are
+  // values (the row gets the status non_finite); 1e400, hexadecimal and the rest are refused
+  const ParsedNumber p = parse_number_text(t);
+  if (!p.ok())
+    throw InputError(located(r.path(), r.line_no(), col,
+                             "expected a number in column '" + column + "', got '" + std::string(f.text) + "'" +
+                                 number_fault_hint(p.fault)));
+  return p.value;
 }
 
 void append_number(std::string& out, double v) {

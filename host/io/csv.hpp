@@ -75,8 +75,9 @@ ByteRange line_share(const std::string& path, std::uint64_t from, int r, int k);
 // The line breaks in [range.begin, range.end) of a file (the lines a share holds, blank ones included).
 std::uint64_t count_line_breaks(const std::string& path, ByteRange range);
 
-// Parses a whole field as a finite or non-finite double ("nan", "inf" allowed); throws
-// InputError with location on anything else.
+// Parses a whole field (blanks around it skipped) by the one number grammar (io/number.hpp):
+// "inf", "nan" are values; anything else outside the grammar (hexadecimal, 1e400 beyond double's
+// range, ...) throws InputError "FILE:LINE:COL: expected a number in column 'C', got 'TEXT'".
 double parse_number(const CsvField& f, const CsvReader& r, const std::string& column);
 
 // Shortest representation that round-trips (std::to_chars).

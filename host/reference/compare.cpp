@@ -215,6 +215,7 @@ bool settle_status(const CompareSpec& spec, CompareReport& rep, std::size_t i) {
   }
   if (fs == Status::ok && unresolved(rs)) {
     ++rep.ref_unresolved;
+    rep.unverified.push_back(i);
   } else if (rs == Status::ok && unresolved(fs)) {
     ++rep.fast_unresolved;
     if (spec.strict) rep.failures.push_back(Failure{i, "fast path unresolved", -1, 0});
@@ -322,11 +323,15 @@ nlohmann::ordered_json number(double x) {
 
 Verdict verdict(const CompareReport& rep) {
   if (!rep.failures.empty()) return Verdict::fail;
-  return rep.compared() == 0 ? Verdict::nothing_compared : Verdict::pass;
+  if (rep.compared() == 0) return Verdict::nothing_compared;
+  return rep.unverified.empty() ? Verdict::pass : Verdict::unverified;
 }
 
 const char* verdict_name(Verdict v) {
-  return v == Verdict::pass ? "pass" : v == Verdict::fail ? "fail" : "nothing_compared";
+  return v == Verdict::pass         ? "pass"
+         : v == Verdict::fail       ? "fail"
+         : v == Verdict::unverified ? "unverified"
+                                    : "nothing_compared";
 }
 
 std::string report_json(const CompareSpec& spec, const CompareRows& rows, const CompareReport& rep, std::size_t sample,

@@ -78,6 +78,9 @@ struct CompareReport {
   std::size_t rows = 0, both_ok = 0, beyond = 0, status_mismatch = 0, fast_unresolved = 0, ref_unresolved = 0,
               modes_differ = 0;
   std::size_t status_agree = 0;     // rows with the same status on both sides, not ok and not unresolved
+  // rows ok in the fast path that the reference left unresolved (ref_unresolved of them): their
+  // numbers are checked by nothing, so no verdict is a plain pass while there are any
+  std::vector<std::size_t> unverified;
   std::size_t both_unresolved = 0;  // rows neither side resolved (step_limit or non_finite on both)
   // Rows actually compared: numbers (ok in both) or an agreeing status (no_approach in both, ...).
   // None at all (no rows, or every row unresolved on a side) is no pass, whatever the failures.
@@ -97,10 +100,13 @@ struct CompareReport {
 CompareReport compare(const CompareSpec& spec, const CompareRows& rows, std::FILE* log);
 
 // The outcome: every compared row within tolerance, a row beyond it, or no row compared at all
-// (no rows, or every row unresolved on a side: no pass, whatever the failures).
-enum class Verdict { pass, fail, nothing_compared };
+// (no rows, or every row unresolved on a side: no pass, whatever the failures); `unverified`:
+// every compared row within tolerance, but some rows ok in the fast path were left unresolved by
+// the reference (non_finite, step_limit), so their results are checked by nothing (issue 21:
+// stronge at mu >= 5e307 was ok in the law, non_finite in the reference, and compare said PASS).
+enum class Verdict { pass, fail, nothing_compared, unverified };
 Verdict verdict(const CompareReport& rep);
-const char* verdict_name(Verdict v);  // pass, fail, nothing_compared
+const char* verdict_name(Verdict v);  // pass, fail, nothing_compared, unverified
 
 // The report as JSON text (`impact compare --report`, impactbatch.compare): options, row counts,
 // the verdict, timings, and per column the max / p99 / median of the absolute and relative

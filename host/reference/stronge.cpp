@@ -67,8 +67,10 @@
 // than 16 phases; a chunk or a step that cannot advance sigma) / inconsistent (a straight
 // compression segment along which v_n never grows; no outgoing ray) / non_finite (also: rates
 // beyond a double's range, e.g. |W| ~ 1e300, whose chunks would have no length).
-// steps = accepted RKF78 steps (closed-form segments count 0).
+// steps = accepted RKF78 steps (closed-form segments count 0). mu above 1e30 is integrated as 1e30,
+// the unbounded-friction limit (kMuUnbounded).
 //
+#include <algorithm>
 #include <array>
 #include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
@@ -94,6 +96,11 @@ constexpr double kChunk = 0.1;
 // angle then within ~kRayTol eps (1 + R / |k'|) of the ray) when |k'| > kStiff |g|.
 constexpr double kStiff = 16.0;
 constexpr double kRayTol = 16.0;
+// Friction beyond kMuUnbounded is unbounded: the outcome converges like 1/mu (the slip that mu
+// ends takes a normal impulse ~ |v_t| / (mu |D|)), so at 1e30 it is the mu -> inf limit far below
+// rtol, and R = |b| + mu |D| stays finite up to |D| ~ 1e278 (at mu >= 5e307 it overflowed: every
+// such row was non_finite; issue 21). The fast law has its own bound (StrongeLaw::kMuUnbounded).
+constexpr double kMuUnbounded = 1e30;
 
 // Outgoing slip direction at v_t = 0 when sticking is impossible (|tau| > mu > 0): the unit s in
 // the tangent plane with b - mu D s = lambda s, lambda > 0. Returns false when none is found.
@@ -140,7 +147,7 @@ class Integration {
     r = make_result<double>(Status::ok);
     W = to_eigen(pr.W);
     n = to_eigen(pr.n);
-    mu = pr.mu;
+    mu = std::min(pr.mu, kMuUnbounded);
     e = pr.e;
     const double vn0 = v0.dot(n);
     // t1 along v0's tangential part (orthogonalised twice: when that part is at round-off level,

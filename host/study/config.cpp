@@ -15,6 +15,7 @@
 
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
+#include "io/number.hpp"
 #include "study/bodies.hpp"
 #include "study/scenarios.hpp"
 #include "study/columns.hpp"
@@ -233,13 +234,13 @@ std::vector<std::string> split(const std::string& s, char c) {
   return parts;
 }
 
-bool parse_double_text(const std::string& s, double& out) {
-  if (s == "inf" || s == "+inf") { out = INFINITY; return true; }
-  if (s == "-inf") { out = -INFINITY; return true; }
-  if (s.empty()) return false;
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  return end && *end == '\0';
+// A number written in a config string ("uniform:0.1:0.8", "-inf"): the one number grammar of
+// text (io/number.hpp; blanks around it skipped). hint (when given): why it is not one.
+bool parse_double_text(const std::string& s, double& out, std::string* hint = nullptr) {
+  const io::ParsedNumber p = io::parse_number_text(io::trim_blanks(s));
+  if (p.ok()) out = p.value;
+  else if (hint) *hint = io::number_fault_hint(p.fault);
+  return p.ok();
 }
 
 }  // namespace
@@ -647,9 +648,12 @@ ParamSpec parse_param(const std::string& name, const json& v, const std::string&
         {"normal", {ParamKind::normal, 2}},     {"lognormal", {ParamKind::lognormal, 2}},
         {"truncnormal", {ParamKind::truncnormal, 4}}, {"linspace", {ParamKind::linspace, 3}}};
     double bare;
-    if (parts.size() == 1 && parse_double_text(parts[0], bare)) {
+    std::string hint;
+    if (parts.size() == 1 && parse_double_text(parts[0], bare, &hint)) {
       p.kind = ParamKind::fixed;
       p.a = bare;
+    } else if (parts.size() == 1 && io::begins_like_number(io::trim_blanks(parts[0]))) {
+      fail("'" + parts[0] + "' is not a number" + hint);
     } else {
       const auto it = arity.find(kind);
       if (it == arity.end()) fail("unknown distribution '" + kind + "' (expected " + forms + ")");
@@ -657,7 +661,7 @@ ParamSpec parse_param(const std::string& name, const json& v, const std::string&
         fail("'" + kind + "' takes " + std::to_string(it->second.second) + " numbers, got " +
              std::to_string(parts.size() - 1) + " in '" + v.get<std::string>() + "'");
       for (int i = 0; i < it->second.second; ++i)
-        if (!parse_double_text(parts[1 + i], num[i])) fail("'" + parts[1 + i] + "' is not a number");
+        if (!parse_double_text(parts[1 + i], num[i], &hint)) fail("'" + parts[1 + i] + "' is not a number" + hint);
       p.kind = it->second.first;
       switch (p.kind) {
         case ParamKind::fixed: p.a = num[0]; break;
@@ -677,11 +681,12 @@ ParamSpec parse_param(const std::string& name, const json& v, const std::string&
       if (!v.contains(k)) { fail(std::string("missing '") + k + "'"); }
       const json& x = v.at(k);
       if (x.is_number()) return x.get<double>();
+      std::string why;
       if (x.is_string()) {
         double d;
-        if (parse_double_text(x.get<std::string>(), d)) return d;
+        if (parse_double_text(x.get<std::string>(), d, &why)) return d;
       }
-      fail(std::string(k) + ": expected a number, got " + type_name(x) + " " + show(x));
+      fail(std::string(k) + ": expected a number, got " + type_name(x) + " " + show(x) + why);
       return 0;
     };
     const auto only = [&](std::set<std::string> allowed) {

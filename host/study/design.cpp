@@ -531,13 +531,16 @@ std::vector<Token> split_fields(const std::string& line) {
   return out;
 }
 
-bool parse_number(const std::string& s, double& v) {
-  if (s.empty()) return false;
-  const char* b = s.c_str();
-  char* e = nullptr;
-  errno = 0;
-  v = std::strtod(b, &e);
-  return e == b + s.size() && errno != ERANGE && std::isfinite(v);
+// A value of an imported file: the one number grammar of text (io/number.hpp, as a CSV cell of
+// `impact eval`), finite (a design's values are). Empty when v is set, else what was wrong.
+std::string design_number(const std::string& s, double& v) {
+  const io::ParsedNumber p = io::parse_number_text(s);
+  if (p.ok() && std::isfinite(p.value)) {
+    v = p.value;
+    return "";
+  }
+  return "expected a finite number, found '" + s + "'" +
+         (p.ok() ? std::string(" (a design's values must be finite)") : io::number_fault_hint(p.fault));
 }
 
 std::string unquote(const std::string& s) {
@@ -720,7 +723,9 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, 
     double v;
     if (first) {
       first = false;
-      const bool plain = !tok.empty() && !tok[0].text.empty() && !parse_number(tok[0].text, v);
+      // a header when its first field does not begin like a number ("0x10" there is a value,
+      // refused as one)
+      const bool plain = !tok.empty() && !tok[0].text.empty() && !io::begins_like_number(tok[0].text);
       // a comment header counts when it names as many columns as the first row has
       if (!plain && comment_header.size() != tok.size()) comment_header.clear();
       if (plain || !comment_header.empty()) {
@@ -760,9 +765,8 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, 
     for (std::size_t c = 0; c < tok.size(); ++c) {
       if (c >= d)
         throw err(lineno, tok[c].column, "expected " + std::to_string(d) + " values per row, found " + std::to_string(tok.size()));
-      if (!parse_number(tok[c].text, v))
-        throw err(lineno, tok[c].column,
-            "expected a finite number, found '" + tok[c].text + "'");
+      const std::string bad = design_number(tok[c].text, v);
+      if (!bad.empty()) throw err(lineno, tok[c].column, bad);
       values[base + col_of[c]] = v;
     }
     if (tok.size() < d)

@@ -14,6 +14,7 @@
 #include "engine/columns.hpp"
 #include "io/csv.hpp"
 #include "io/machine.hpp"
+#include "io/number.hpp"
 #include "io/out_file.hpp"
 #include "study/sample_spec.hpp"
 #include "kernels/sampled.hpp"
@@ -256,13 +257,11 @@ RangeOverride parse_range(const std::string& setting) {
                                 ": expected QUANTITY=LO:HI with QUANTITY one of Pn, Pt, vfn, dE_K0");
   const std::string v = setting.substr(eq + 1);
   const std::size_t c = v.find(':');
-  char* e1 = nullptr;
-  char* e2 = nullptr;
   const std::string a = c == std::string::npos ? v : v.substr(0, c);
   const std::string b = c == std::string::npos ? "" : v.substr(c + 1);
-  const double lo = std::strtod(a.c_str(), &e1), hi = std::strtod(b.c_str(), &e2);
-  if (c == std::string::npos || a.empty() || b.empty() || *e1 || *e2 || !std::isfinite(lo) || !std::isfinite(hi) ||
-      !(lo < hi))
+  double lo = 0, hi = 0;  // the one number grammar (io/number.hpp)
+  if (c == std::string::npos || !io::parse_number_text(a, lo) || !io::parse_number_text(b, hi) || !std::isfinite(lo) ||
+      !std::isfinite(hi) || !(lo < hi))
     throw std::invalid_argument("--range " + setting + ": expected " + key + "=LO:HI with finite LO < HI");
   return RangeOverride{q, lo, hi};
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "io/csv.hpp"
+#include "io/number.hpp"
 
 namespace impact::study {
 
@@ -52,12 +53,16 @@ const char* const kKindNames[] = {"fixed", "uniform", "normal", "lognormal", "tr
 const int kKindArity[] = {1, 2, 2, 2, 4};
 const char* const kKindParams[] = {"A", "A:B", "MEAN:SD", "MU:SIGMA", "MEAN:SD:LO:HI"};
 
-bool parse_double(const std::string& s, double& v) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  v = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size() && !std::isnan(v);
+// A number in a --set value: the one number grammar of text (io/number.hpp; blanks around it
+// skipped); NaN is no distribution's parameter. hint (when given): why it is not a number.
+bool parse_double(const std::string& s, double& v, std::string* hint = nullptr) {
+  const io::ParsedNumber p = io::parse_number_text(io::trim_blanks(s));
+  if (p.ok() && !std::isnan(p.value)) {
+    v = p.value;
+    return true;
+  }
+  if (hint) *hint = p.ok() ? " (NaN is not accepted here)" : io::number_fault_hint(p.fault);
+  return false;
 }
 
 std::string num(double v) {
@@ -125,10 +130,13 @@ Dist parse_dist(const std::string& key, const std::string& text) {
     start = c + 1;
   }
   double bare;
-  if (parts.size() == 1 && parse_double(parts[0], bare)) {
+  std::string hint;
+  if (parts.size() == 1 && parse_double(parts[0], bare, &hint)) {
     if (!std::isfinite(bare)) throw std::invalid_argument(where + "a fixed value must be finite");
     return Dist::fixed(bare);
   }
+  if (parts.size() == 1 && io::begins_like_number(io::trim_blanks(parts[0])))
+    throw std::invalid_argument(where + "'" + parts[0] + "' is not a number" + hint);
   int kind = -1;
   for (int k = 0; k < static_cast<int>(DistKind::count_); ++k)
     if (parts[0] == kKindNames[k]) kind = k;
@@ -143,9 +151,9 @@ Dist parse_dist(const std::string& key, const std::string& text) {
                                 std::to_string(parts.size() - 1));
   double p[4] = {0, 0, 0, 0};
   for (int i = 0; i < arity; ++i)
-    if (!parse_double(parts[1 + i], p[i]))
+    if (!parse_double(parts[1 + i], p[i], &hint))
       throw std::invalid_argument(where + "parameter " + std::to_string(i + 1) + " ('" + parts[1 + i] +
-                                  "') is not a number");
+                                  "') is not a number" + hint);
   const bool bounds_ok = kind == static_cast<int>(DistKind::truncnormal);
   for (int i = 0; i < arity; ++i)
     if (!std::isfinite(p[i]) && !(bounds_ok && i >= 2))

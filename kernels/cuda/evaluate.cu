@@ -1,7 +1,10 @@
 // CUDA backend: one thread per impact instance; structure-of-arrays in device memory, streamed
 // through in chunks (evaluate_streamed).
 #include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <link.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -44,13 +47,49 @@ __global__ void key_kernel(__grid_constant__ const KeyFunctor<Law, T> f, std::si
   index[i] = static_cast<std::uint32_t>(i);
 }
 
+// "13.0" from 13000 (cudaDriverGetVersion's encoding).
+std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
+// Why cudaGetDeviceCount found no device, in words that say what is true. The runtime answers
+// cudaErrorInsufficientDriver ("CUDA driver version is insufficient for CUDA runtime version")
+// also when there is no driver at all: cudaDriverGetVersion tells them apart (0 without a driver,
+// libcuda.so.1 not loadable), and the loader says why it could not load the library.
+std::string no_device_reason(cudaError_t e) {
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  if (driver == 0 || e == cudaErrorStubLibrary) {
+    std::string loader = "libcuda.so.1 loads, yet the runtime finds no driver";
+    if (void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+      link_map* lm = nullptr;
+      const std::string path = dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name ? lm->l_name : "libcuda.so.1";
+      if (e == cudaErrorStubLibrary)  // the toolkit's stubs/libcuda.so, for linking only
+        loader = "the libcuda.so.1 that loads, " + path + ", is the CUDA toolkit's stub library, not a driver";
+      dlclose(h);
+    } else {
+      const char* d = dlerror();
+      loader = std::string("libcuda.so.1 cannot be loaded") + (d ? std::string(": ") + d : std::string());
+    }
+    return "no NVIDIA driver found (" + loader + ")";
+  }
+  if (driver < runtime)
+    return "the NVIDIA driver is too old: it supports CUDA up to " + version_text(driver) + ", this build's runtime is CUDA " +
+           version_text(runtime) + " (update the driver)";
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string vis = visible ? std::string(" with CUDA_VISIBLE_DEVICES=\"") + visible + "\"" : std::string();
+  if (e == cudaSuccess || e == cudaErrorNoDevice)
+    return "an NVIDIA driver (CUDA " + version_text(driver) + ") but no CUDA device" + vis;
+  return std::string("CUDA could not start (") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) + "; driver CUDA " +
+         version_text(driver) + ", runtime CUDA " + version_text(runtime) + vis + ")";
+}
+
 }  // namespace
 
 bool device_available(std::string* why) {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
-    if (why) *why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
+    if (why) *why = no_device_reason(e);
     cudaGetLastError();  // clear the sticky error state of a failed query
     return false;
   }

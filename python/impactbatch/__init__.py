@@ -550,7 +550,8 @@ def eta0_from_elastic(E1: Any, nu1: Any, E2: Any = np.inf, nu2: Any = 0.3) -> An
 
 
 class Comparison:
-    """The outcome of compare(): `verdict` ("pass", "fail", "nothing_compared"), `report` (the JSON
+    """The outcome of compare(): `verdict` ("pass", "fail", "nothing_compared",
+    "unverified": rows ok in the fast path that the reference left unresolved), `report` (the JSON
     report of `impact compare --report` as a dict: row counts, per column max / p99 / median of the
     absolute and relative differences), `table` (those per-column figures as a DataFrame, or the
     dict without pandas), `failures` (row, reason, column, rel) and `reference` (a Result of the CPU

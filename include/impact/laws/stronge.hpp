@@ -63,7 +63,8 @@
 //
 // Bounds: at most 64 opt.steps + 512 steps and segments (`step_limit`; e.g. grazing impacts whose
 // slip lasts more than ~64 p_c), 32 events, 60 root-finder iterations per event, 200 bisections
-// for the outgoing ray. Result: steps = integration steps plus closed-form segments; In_c =
+// for the outgoing ray; mu above 2^64 is evaluated as 2^64, the unbounded-friction limit to the
+// type's precision (kMuUnbounded). Result: steps = integration steps plus closed-form segments; In_c =
 // normal impulse at the end of compression; modes: slip, stick, reverse.
 #pragma once
 #include "impact/admissible.hpp"
@@ -186,6 +187,13 @@ struct StrongeLaw {
   static constexpr int kMaxEvents = 32;
   // mu beyond which the round-off scale of v_t (rho_0) no longer grows
   static constexpr double kMuRound = 64.0;
+  // mu beyond which friction is unbounded: the law evaluates min(mu, 2^64). The outcome converges
+  // like 1/mu (the slip that mu ends takes a normal impulse ~ |v_t| / (mu |D|)), so at 2^64 it is
+  // the mu -> inf limit to the precision of either type, while every product with mu (R, rho_sw,
+  // Kscale, the rates, mu^2 in outgoing()) stays far inside float's range. (Unclamped, mu >= 5e307
+  // overflowed R to inf in double: tau_cap = 0, two steps and an "ok" impulse 17% off the limit;
+  // issue 21, reliability-3680a0a/stronge-mu-near-dblmax.)
+  static constexpr double kMuUnbounded = 18446744073709551616.0;
 
   // Code blocks for path probes (impact/probe.hpp) and their cost in issued instructions (double,
   // RK4; counted from the code: a double sqrt or division ~20-25, cbrt ~40; docs/bench.md, "SIMT
@@ -231,6 +239,7 @@ struct StrongeLaw {
     probe.seg(kSegSetup);
     Status st = validate(p, use());
     if (st != Status::ok) return make_result<T>(st);
+    p.mu = tmin(p.mu, T(kMuUnbounded));  // validated finite; beyond 2^64: the unbounded limit
     Result<T> r = make_result<T>(Status::ok);
     const T eps = Eps<T>::value;
     const T inf = T(1) / T(0);
