@@ -60,7 +60,12 @@ CompareSpec spec_of(const CompareArgs& args) {
   w.precision = s.precision;
   w.steps = args.steps;
   s.backend = engine::pick_backend(args.backend, w, false).backend;
-  if (args.tol < 0) throw std::invalid_argument("--tol must be > 0");
+  if (!(std::isfinite(args.tol) && args.tol >= 0)) {  // a NaN tolerance would pass every row
+    char got[32];
+    std::snprintf(got, sizeof got, "%g", args.tol);
+    throw std::invalid_argument(std::string("--tol must be a finite number >= 0 (0: the default, 1e-5 in double, "
+                                            "1e-2 in float), got ") + got);
+  }
   s.tol = args.tol > 0 ? args.tol : s.precision == Precision::f32 ? ref::kDefaultTolFloat : ref::kDefaultTolDouble;
   s.given = args.given;
   s.strict = args.strict;

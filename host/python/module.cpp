@@ -7,19 +7,26 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <algorithm>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/backend_pick.hpp"
 #include "engine/columns.hpp"
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
+#include "io/cancel.hpp"
 #include "io/version.hpp"
 #include "python/device.hpp"
 #include "reference/compare.hpp"
@@ -87,6 +94,54 @@ py::list output_names() {
   return out;
 }
 
+// ---- evaluate -------------------------------------------------------------------------------------
+// The batch goes to the backend in chunks of about kChunkSeconds each (the first of kFirstChunk
+// rows, then sized from the rate measured so far, growing at most 8x a chunk), the GIL released
+// while one runs and signals checked between them: Ctrl-C raises KeyboardInterrupt within about a
+// chunk's time instead of at the end of the batch (issue 21). The instances are independent, so the
+// results are the bits of one call, whatever the chunks.
+constexpr double kChunkSeconds = 0.2;
+constexpr std::size_t kFirstChunk = 256, kMinChunk = 64;
+
+std::size_t next_chunk(std::size_t chunk, std::size_t done, double seconds) {
+  const double grown = 8.0 * double(chunk);
+  const double fits = seconds > 0 ? double(done) * kChunkSeconds / seconds : grown;
+  return static_cast<std::size_t>(std::max(double(kMinChunk), std::min(grown, fits)));
+}
+
+// A row without a result (status other than ok) has none: NaN, steps -1, no modes (the tables leave
+// these cells empty, the study's .npy holds the same).
+template <class T> void blank_failed_rows(const BatchOut<T>& out, std::size_t lo, std::size_t hi) {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  for (std::size_t i = lo; i < hi; ++i) {
+    if (out.status[i] == static_cast<std::uint8_t>(Status::ok)) continue;
+    for (int k = 0; k < kNumRealOutputs; ++k) out.real[k][i] = nan;
+    out.modes[i] = 0;
+    out.steps[i] = -1;
+  }
+}
+
+// Called with the GIL held; a pending signal's exception (KeyboardInterrupt) propagates as
+// py::error_already_set, the partly written outputs dropped with it.
+template <class T>
+void run_in_chunks(engine::BatchFn<T> fn, const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt) {
+  const std::size_t n = in.count;
+  for (std::size_t lo = 0, chunk = kFirstChunk; lo < n;) {
+    const std::size_t m = std::min(chunk, n - lo);
+    double seconds = 0;
+    {
+      py::gil_scoped_release nogil;
+      const auto t0 = std::chrono::steady_clock::now();
+      fn(slice(in, lo, m), slice(out, lo), opt);
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      blank_failed_rows(out, lo, lo + m);
+    }
+    lo += m;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    chunk = next_chunk(chunk, m, seconds);
+  }
+}
+
 // cols: kNumInputs entries, each None (a parameter the law does not read) or a C-contiguous 1-D
 // array of T with n elements (the package checks and converts; checked again here).
 template <class T>
@@ -127,20 +182,7 @@ py::dict evaluate_typed(const engine::LawInfo& law, const py::list& cols, std::s
   out.modes = modes.mutable_data();
   out.steps = steps.mutable_data();
   out.status = status.mutable_data();
-  const BatchIn<T> in = batch_in_of<T>(c, n);
-  if (n > 0) {
-    py::gil_scoped_release nogil;
-    fn(in, out, opt);
-    // a row without a result (status other than ok) has none: NaN, steps -1, no modes (the tables
-    // leave these cells empty, the study's .npy holds the same)
-    const T nan = std::numeric_limits<T>::quiet_NaN();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (out.status[i] == static_cast<std::uint8_t>(Status::ok)) continue;
-      for (int k = 0; k < kNumRealOutputs; ++k) out.real[k][i] = nan;
-      out.modes[i] = 0;
-      out.steps[i] = -1;
-    }
-  }
+  run_in_chunks(fn, batch_in_of<T>(c, n), out, opt);
   py::dict d;
   for (int k = 0; k < kNumRealOutputs; ++k) d[real_name(k).c_str()] = real[k];
   d["modes"] = modes;
@@ -397,6 +439,7 @@ py::dict compare(const std::string& law_name, const py::list& cols, std::size_t 
   w.steps = steps;
   w.rows = double(n);
   spec.backend = engine::pick_backend(backend, w, false).backend;
+  if (!(std::isfinite(tol) && tol >= 0)) throw py::value_error("tol: must be a finite number >= 0 (0: the default)");
   spec.tol = tol > 0 ? tol : (spec.precision == engine::Precision::f32 ? ref::kDefaultTolFloat : ref::kDefaultTolDouble);
   ref::CompareRows rows;
   rows.cols.resize(n);
@@ -443,6 +486,60 @@ py::dict compare(const std::string& law_name, const py::list& cols, std::size_t 
 }
 
 // ---- studies ----------------------------------------------------------------------------------------
+// A study is one long library call. It runs on a thread of its own while the caller's thread waits
+// with the GIL released and checks for signals every kPollInterval (Python runs signal handlers on
+// the main thread only, and the study's laws may run on a second thread of the study: the waiting
+// thread is the one that can see them). When the handler raises (Ctrl-C: KeyboardInterrupt), the
+// study is asked to stop through the library's cancellation hook (io/cancel.hpp, installed when the
+// module is imported), which its run checks between pieces of about a thousand instances; the
+// run unwinds through its uncommitted OutFiles (no table, no metadata, no temporary is left) and
+// the handler's exception is raised here. The report phase after the run (statistics, Sobol
+// indices, plots) is not interrupted: it finishes, and the exception is raised after it.
+constexpr auto kPollInterval = std::chrono::milliseconds(50);
+std::atomic<int> g_stops{0};  // studies being stopped; a stop reaches every study in the process
+bool stop_requested() { return g_stops.load(std::memory_order_relaxed) > 0; }
+
+template <class F> void run_interruptible(F work) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  std::exception_ptr failed;
+  std::thread worker([&] {
+    try {
+      work();
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    done = true;
+    cv.notify_one();
+  });
+  std::unique_ptr<py::error_already_set> interrupt;  // the signal handler's exception
+  for (bool finished = false; !finished;) {
+    {
+      py::gil_scoped_release nogil;
+      std::unique_lock<std::mutex> lock(mu);
+      finished = cv.wait_for(lock, kPollInterval, [&] { return done; });
+    }
+    if (!finished && !interrupt && PyErr_CheckSignals() != 0) {
+      interrupt = std::make_unique<py::error_already_set>();  // fetches it; nothing here throws
+      g_stops.fetch_add(1);
+    }
+  }
+  worker.join();  // done: returns at once
+  if (interrupt) {
+    g_stops.fetch_sub(1);
+    throw *interrupt;
+  }
+  if (!failed) return;
+  try {
+    std::rethrow_exception(failed);
+  } catch (const io::Cancelled&) {  // stopped by an interrupt of another study running in this process
+    PyErr_SetString(PyExc_KeyboardInterrupt, "study stopped by an interrupt of another study in this process");
+    throw py::error_already_set();
+  }
+}
+
 // `impact study`: the config (a file, or text), overrides, run and files; returns what the package
 // needs to load the outputs. Config errors raise ValueError with their FILE:LINE:COL location.
 py::dict run_study(const study::StudyRequest& q) {
@@ -453,10 +550,7 @@ py::dict run_study(const study::StudyRequest& q) {
     throw py::value_error(e.what());
   }
   study::StudyOutcome o;
-  {
-    py::gil_scoped_release nogil;
-    o = study::run_study(s, q, std::chrono::steady_clock::now(), q.quiet ? nullptr : stderr);
-  }
+  run_interruptible([&] { o = study::run_study(s, q, std::chrono::steady_clock::now(), q.quiet ? nullptr : stderr); });
   py::dict d;
   d["out_dir"] = s.config.out_dir;
   d["name"] = s.config.name;
@@ -473,6 +567,7 @@ py::dict run_study(const study::StudyRequest& q) {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "impactbatch's compiled core: the batch entry points of the impact laws (see the impactbatch package)";
+  io::set_cancel_hook(&stop_requested);  // a study stops when the waiting thread asks (run_interruptible)
   // the library's argument errors (unknown law, backend, precision, bad option values) as ValueError
   py::register_exception_translator([](std::exception_ptr e) {
     try {

@@ -11,6 +11,7 @@
 #include "engine/columns.hpp"
 #include "engine/registry.hpp"
 #include "impact/derived.hpp"
+#include "io/cancel.hpp"
 #include "io/progress.hpp"
 #include "reference/reference.hpp"
 #include "study/writers.hpp"
@@ -300,6 +301,7 @@ class Driver {
     const std::size_t pieces = backend_ == Backend::cuda ? 1 : std::min<std::size_t>(32, (m + 1023) / 1024);
     for (std::size_t q = 0; q < pieces; ++q) {
       const std::size_t lo = m * q / pieces, hi = m * (q + 1) / pieces;
+      io::check_cancelled();  // a front end's stop request (io/cancel.hpp), between pieces
       fn(slot.ch.in.view(nullptr, lo, hi - lo), slot.res[l].view(lo), opt_);
       if (bar) bar->update(done_ + hi);
     }

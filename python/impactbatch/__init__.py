@@ -14,8 +14,13 @@ Arrays: ``W`` (N, 3, 3) or (3, 3) (symmetric), ``n`` and ``v`` (N, 3) or (3,), t
 """
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
+import math
+import operator
+import os
+import re
 from typing import Any, Dict, List, Optional
 
 import numpy as np
@@ -64,11 +69,74 @@ def status_name(code: int) -> str:
     return Status(int(code)).name
 
 
+# ---- argument checks: every error names the Python argument --------------------------------------
+
+_INT_MAX = 2**31 - 1  # steps: a C int, as the CLI's --steps
+_U64_MAX = 2**64 - 1  # n, first, seed, chunk of reduce(): 64-bit unsigned, as the CLI's
+
+
+def _integer(name: str, x: Any, lo: int, hi: int) -> int:
+    """x as a Python int in [lo, hi]: Python and NumPy integers, and floats of an integral value (1e6);
+    a bool, a float with a fraction (2.7), NaN, inf or anything else raises naming the argument."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected an integer, got a bool ({x})")
+    if isinstance(x, (float, np.floating)):
+        if not (math.isfinite(x) and float(x).is_integer()):
+            raise ValueError(f"{name}: expected an integer, got {float(x)!r} (not truncated: give a whole number)")
+        v = int(x)
+    else:
+        try:
+            v = operator.index(x)
+        except TypeError:
+            raise TypeError(f"{name}: expected an integer, got {type(x).__name__} {x!r}") from None
+    if not lo <= v <= hi:
+        raise ValueError(f"{name}: must be an integer from {lo} to {hi}, got {v}")
+    return v
+
+
+def _string(name: str, x: Any) -> str:
+    if not isinstance(x, str):
+        raise TypeError(f"{name}: expected a string, got {type(x).__name__} {x!r}")
+    return x
+
+
+# the command-line options whose names the library's messages use, as the Python arguments
+_FLAG_ARGS = {"steps": "steps", "precision": "precision", "backend": "backend", "integrator": "integrator",
+              "n": "n", "first": "first", "seed": "seed", "chunk": "chunk", "scenario": "scenario", "set": "settings",
+              "range": "ranges", "tol": "tol"}
+
+
+@contextlib.contextmanager
+def _python_names(*replace: tuple):
+    """ValueErrors of the compiled library naming a command-line option (--steps) name the Python
+    argument (steps) instead; `replace`: (text, by) pairs applied first ("--set: " -> "": the message
+    goes on with the config key, which is the Python argument's name)."""
+    try:
+        yield
+    except ValueError as err:
+        msg = str(err)
+        new = msg
+        for text, by in replace:
+            new = new.replace(text, by)
+        new = re.sub(r"--([a-z][a-z-]*)", lambda m: _FLAG_ARGS.get(m.group(1), m.group(0)), new)
+        if new == msg:
+            raise
+        raise ValueError(new) from None
+
+
 def _real_array(name: str, x: Any) -> np.ndarray:
     kind = _device.device_kind(x)
     if kind is not None:
         raise TypeError(f"{name}: a device array ({kind}); this function takes host arrays (evaluate() takes "
                         f"device arrays; else copy it to the host first, e.g. cupy.asnumpy(x) or x.cpu().numpy())")
+    if isinstance(x, np.ma.MaskedArray):
+        masked = int(np.count_nonzero(np.ma.getmaskarray(x)))
+        if masked:
+            raise ValueError(f"{name}: a masked array with {masked} masked element(s) of {x.size}; impactbatch has no "
+                             f"missing values: fill them ({name}.filled(value)) or leave those rows out")
+        x = np.ma.getdata(x)
     try:
         a = np.asarray(x)
     except Exception as err:
@@ -89,9 +157,9 @@ def _batch_len(name: str, shape: tuple, lengths: Dict[str, int]) -> None:
 def _columns(law: str, W: Any, n: Any, v: Any, mu: Any, e: Any, e_t: Any, eta0: Any, precision: str):
     """The 16 contiguous input columns of evaluate()'s arguments (None where the law does not read a
     parameter), the batch length N and the law's entry of laws(); errors name the argument."""
-    if law not in _LAWS:
+    if _string("law", law) not in _LAWS:
         raise ValueError(f"law: unknown law {law!r} (known: {', '.join(_LAWS)})")
-    if precision not in _DTYPES:
+    if _string("precision", precision) not in _DTYPES:
         raise ValueError(f"precision: expected 'double' or 'float', got {precision!r}")
     info = _LAWS[law]
     dtype = _DTYPES[precision]
@@ -170,16 +238,27 @@ def evaluate(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_
     trip. Every array argument must then be on the same device (a parameter may be a number).
     """
     args = {"W": W, "n": n, "v": v, "mu": mu, "e": e, "e_t": e_t, "eta0": eta0}
+    steps = _options(law, backend, precision, steps, integrator)
     if any(_device.device_kind(x) is not None for x in args.values() if x is not None):
-        if law not in _LAWS:
-            raise ValueError(f"law: unknown law {law!r} (known: {', '.join(_LAWS)})")
-        if precision not in _DTYPES:
-            raise ValueError(f"precision: expected 'double' or 'float', got {precision!r}")
-        return _device.evaluate(law, args, _LAWS[law], backend=backend, precision=precision, steps=steps,
-                                integrator=integrator)
+        with _python_names():
+            return _device.evaluate(law, args, _LAWS[law], backend=backend, precision=precision, steps=steps,
+                                    integrator=integrator)
     cols, N, info = _columns(law, W, n, v, mu, e, e_t, eta0, precision)
-    out = _core.evaluate(law, cols, N, backend, precision, int(steps), integrator)
+    with _python_names():
+        out = _core.evaluate(law, cols, N, backend, precision, steps, integrator)
     return Result(law, info, precision, out)
+
+
+def _options(law: Any, backend: Any, precision: Any, steps: Any, integrator: Any) -> int:
+    """The options of evaluate() and compare() checked, naming the argument; returns steps as an int."""
+    _string("law", law)
+    if law not in _LAWS:
+        raise ValueError(f"law: unknown law {law!r} (known: {', '.join(_LAWS)})")
+    _string("backend", backend)
+    if _string("precision", precision) not in _DTYPES:
+        raise ValueError(f"precision: expected 'double' or 'float', got {precision!r}")
+    _string("integrator", integrator)
+    return _integer("steps", steps, 1, _INT_MAX)
 
 
 class Result:
@@ -315,6 +394,10 @@ class Contact:
 
 
 def _body_rows(body1: Body, body2: Optional[Body], point: Any, normal: Any, extra: Dict[str, Any]):
+    for name, b in (("body1", body1), ("body2", body2)):
+        if not isinstance(b, Body) and not (name == "body2" and b is None):
+            raise TypeError(f"{name}: expected an impactbatch.Body{' (or None: fixed)' if name == 'body2' else ''}, "
+                            f"got {type(b).__name__}")
     lengths: Dict[str, int] = {}
     r1 = body1._rows("body1", lengths)
     r2 = (body2 if body2 is not None else Body.fixed())._rows("body2", lengths)
@@ -360,6 +443,8 @@ def two_bodies(body1: Body, body2: Optional[Body] = None, point: Any = (0.0, 0.0
 def after_impact(contact: Contact, P: Any) -> Dict[str, np.ndarray]:
     """The bodies after the impulses P (N, 3) (a Result's r.P: NaN rows stay NaN): V1, omega1, V2,
     omega2 (N, 3) and the total kinetic energy before and after (K_before, K_after)."""
+    if not isinstance(contact, Contact):
+        raise TypeError(f"contact: expected the Contact of two_bodies(), got {type(contact).__name__}")
     N, b1, b2, pt, nr = contact._rows
     Pa = _real_array("P", P)
     if Pa.shape not in ((N, 3), (3,)):
@@ -384,14 +469,48 @@ def reduce(law: str, n: int = 1_000_000, *, scenario: str = "contact", first: in
     JSON, with "backend_why" (how the backend was chosen).
     """
     q = _core.ReduceRequest()
-    q.law, q.scenario, q.n, q.first, q.seed = law, scenario, int(n), int(first), int(seed)
-    q.backend, q.precision, q.steps, q.integrator, q.chunk = backend, precision, int(steps), integrator, int(chunk)
-    q.sets = [f"{k}={v}" for k, v in settings.items()]
-    q.ranges = [f"{k}={lo}:{hi}" for k, (lo, hi) in (ranges or {}).items()]
-    text, why = _core.reduce(q)
+    q.law, q.scenario = _string("law", law), _string("scenario", scenario)
+    q.n, q.first = _integer("n", n, 1, _U64_MAX), _integer("first", first, 0, _U64_MAX)
+    if q.first + q.n > _U64_MAX:
+        raise ValueError(f"first + n: the instances [first, first + n) must lie in the 64-bit index range "
+                         f"(first + n <= 2**64 - 1), got first={q.first}, n={q.n}")
+    q.seed, q.chunk = _integer("seed", seed, 0, _U64_MAX), _integer("chunk", chunk, 0, _U64_MAX)
+    q.backend, q.precision = _string("backend", backend), _string("precision", precision)
+    q.steps, q.integrator = _integer("steps", steps, 1, _INT_MAX), _string("integrator", integrator)
+    q.sets = [f"{k}={_setting(k, v)}" for k, v in settings.items()]
+    if ranges is not None and not isinstance(ranges, dict):
+        raise TypeError(f"ranges: expected a dict {{quantity: (lo, hi)}}, got {type(ranges).__name__}")
+    q.ranges = [f"{k}={lo}:{hi}" for k, (lo, hi) in ((k, _range(k, r)) for k, r in (ranges or {}).items())]
+    with _python_names(("--set ", "")):  # "--set mu=bogus: ..." -> "mu=bogus: ..."
+        text, why = _core.reduce(q)
     out = json.loads(text)
     out["backend_why"] = why
     return out
+
+
+def _setting(key: str, v: Any) -> str:
+    """A reduce() setting as the KEY=DIST text of `impact reduce --set`: a distribution string, or a
+    number (a fixed value)."""
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v[()]
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{key}: expected a number or a distribution such as 'uniform:0.1:0.9', "
+                        f"got {type(v).__name__} {v!r}")
+    if not math.isfinite(v):
+        raise ValueError(f"{key}: expected a finite number or a distribution such as 'uniform:0.1:0.9', got {v!r}")
+    return repr(float(v)) if isinstance(v, (float, np.floating)) else str(int(v))
+
+
+def _range(key: str, r: Any) -> tuple:
+    try:
+        lo, hi = (float(x) for x in r)
+    except (TypeError, ValueError):
+        raise TypeError(f"ranges[{key!r}]: expected a pair of numbers (lo, hi), got {r!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ValueError(f"ranges[{key!r}]: expected finite lo < hi, got ({lo!r}, {hi!r})")
+    return repr(lo), repr(hi)
 
 
 # ---- study scenarios ---------------------------------------------------------------------------------
@@ -502,14 +621,45 @@ def _table(a: np.ndarray):
     return df
 
 
+def _config_value(key: str, v: Any) -> Any:
+    """A config value (a study dict's entry or an override) as plain JSON data: NumPy scalars as Python
+    numbers, NumPy arrays and tuples as lists; NaN, inf and other types raise naming the key."""
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise TypeError(f"{key + '.' if key else ''}{k!r}: config keys must be strings, got {type(k).__name__}")
+            out[k] = _config_value(f"{key}.{k}" if key else k, x)
+        return out
+    if isinstance(v, np.ma.MaskedArray) and np.ma.getmaskarray(v).any():
+        raise ValueError(f"{key}: a masked array with masked elements; a config value has no missing values")
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind not in "biufU":
+            raise TypeError(f"{key}: a NumPy array of dtype {v.dtype} is not a config value")
+        v = np.ma.getdata(v).tolist()
+    if isinstance(v, (list, tuple)):
+        return [_config_value(f"{key}[{i}]", x) for i, x in enumerate(v)]
+    if isinstance(v, np.generic):
+        v = v.item()
+    if v is None or isinstance(v, (bool, str, int)):
+        return v
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ValueError(f"{key}: {v!r} is not accepted: a number in a config must be finite (a parameter is a "
+                             f"finite number or a distribution, e.g. 'uniform:0.1:0.9' or {{'dist': 'normal', 'mean': "
+                             f"0.5, 'sd': 0.1}}; an infinite bound of truncnormal only in the string form "
+                             f"'truncnormal:0.5:0.1:-inf:inf'; docs/study.md)")
+        return v
+    raise TypeError(f"{key}: a value of type {type(v).__name__} is not a config value (expected a number, string, "
+                    f"bool, list or dict)")
+
+
 def _toml_value(v: Any) -> str:
-    """A Python value as the TOML value of a KEY=VALUE override."""
+    """A config value (checked by _config_value) as the TOML value of a KEY=VALUE override."""
     if isinstance(v, dict):
         return "{" + ", ".join(f"{json.dumps(str(k))} = {_toml_value(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, (list, tuple)):
+    if isinstance(v, list):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, (np.integer, np.floating)):
-        v = v.item()
     return json.dumps(v)  # numbers, true/false, "strings" (TOML's basic strings)
 
 
@@ -524,25 +674,55 @@ def study(config: Any, out: Optional[str] = None, *, backend: Optional[str] = No
     """
     q = _core.StudyRequest()
     if isinstance(config, dict):
-        q.config, q.text, q.toml = "<dict>", json.dumps(config), False
+        q.config, q.text, q.toml = "<dict>", json.dumps(_config_value("", config), allow_nan=False), False
+    elif isinstance(config, (str, os.PathLike)):
+        q.config = os.fspath(config)
     else:
-        q.config = str(config)
+        raise TypeError(f"config: expected a file name or a dict, got {type(config).__name__}")
+    if set is not None and not isinstance(set, dict):
+        raise TypeError(f"set: expected a dict {{'design.n': 1000, ...}}, got {type(set).__name__}")
     pairs = dict(set or {})
     pairs.update({k.replace("__", "."): v for k, v in overrides.items()})
-    q.sets = [f"{k}={_toml_value(v)}" for k, v in pairs.items()]
-    q.out = out or ""
-    q.backend = backend or ""
+    q.sets = [f"{_string('set key', k)}={_toml_value(_config_value(k, v))}" for k, v in pairs.items()]
+    q.out = os.fspath(out) if out is not None else ""
+    q.backend = _string("backend", backend) if backend is not None else ""
     q.plots, q.quiet = bool(plots), bool(quiet)
-    return StudyResult(_core.study(q))
+    with _python_names(("--set: ", "")):  # "--set: design.n: ..." -> "design.n: ..."
+        info = _core.study(q)
+    return StudyResult(info)
 
 
 def eta0_from_elastic(E1: Any, nu1: Any, E2: Any = np.inf, nu2: Any = 0.3) -> Any:
     """Jia's tangential-compliance ratio eta0 from the elastic constants of both bodies (Hertz-Mindlin):
     eta0^2 = E* / (4 G*), 1/E* = sum (1 - nu_i^2) / E_i, 1/G* = sum (2 - nu_i) / G_i; for like materials
     (2 - nu) / (2 (1 - nu)) (sqrt(17/14) at nu = 0.3, Jia 2013). E2 = inf: a rigid body 2 (the default).
-    Scalars or arrays (broadcast); ValueError for E <= 0 or nu outside (-1, 0.5)."""
-    f = np.vectorize(_core.eta0_from_elastic, otypes=[np.float64])
-    out = f(E1, nu1, E2, nu2)
+    Scalars or arrays (broadcast); ValueError naming the argument for E1 <= 0 or not finite, E2 <= 0, NaN,
+    or nu outside (-1, 0.5). Moduli too far apart for their ratio in doubles give the limit of the
+    stiffer body rigid."""
+    a = {}
+    for name, x in (("E1", E1), ("nu1", nu1), ("E2", E2), ("nu2", nu2)):
+        a[name] = _real_array(name, x).astype(np.float64)
+    for name, ok, what in (("E1", lambda E: (E > 0) & np.isfinite(E), "Young's modulus must be > 0 and finite"),
+                           ("E2", lambda E: E > 0, "Young's modulus must be > 0 (inf: a rigid body 2)"),
+                           ("nu1", lambda nu: (nu > -1) & (nu < 0.5), "Poisson's ratio must be in (-1, 0.5)"),
+                           ("nu2", lambda nu: (nu > -1) & (nu < 0.5), "Poisson's ratio must be in (-1, 0.5)")):
+        bad = ~ok(a[name])
+        if np.any(bad):
+            i = int(np.argmax(np.ravel(bad)))
+            where = f" (element {i})" if a[name].ndim else ""
+            raise ValueError(f"{name}: {what}, got {float(np.ravel(a[name])[i])!r}{where}")
+    E1, nu1, E2, nu2 = np.broadcast_arrays(a["E1"], a["nu1"], a["E2"], a["nu2"])
+    # eta0 depends on E1 / E2 only: both scaled by the same power of two (exact, so the same bits
+    # wherever the moduli are normal numbers) that brings the smaller into [1, 2). Moduli far apart
+    # (5e-324 against 1e308) then give the limit of the stiffer body rigid (its modulus overflows to
+    # inf), not an overflow's NaN; a body 1 that becomes rigid swaps places with body 2 (the formula
+    # is symmetric in the bodies).
+    k = np.frexp(np.minimum(E1, E2))[1] - 1
+    with np.errstate(over="ignore"):
+        E1s, E2s = np.ldexp(E1, -k), np.ldexp(E2, -k)
+    swap = np.isinf(E1s)
+    out = np.vectorize(_core.eta0_from_elastic, otypes=[np.float64])(np.where(swap, E2s, E1s), np.where(swap, nu2, nu1),
+                                                                     np.where(swap, E1s, E2s), np.where(swap, nu1, nu2))
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -592,7 +772,16 @@ def compare(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_t
             tol: Optional[float] = None) -> Comparison:
     """`impact compare` on arrays: the fast path (backend, precision) against the CPU reference on the
     same instances (docs/reference.md), every output column compared relative to the instance's own
-    scale; tol: 1e-5 in double, 1e-2 in float by default. Arguments as evaluate()'s."""
+    scale; tol: a finite number > 0, by default (None) 1e-5 in double, 1e-2 in float. Arguments as
+    evaluate()'s."""
+    steps = _options(law, backend, precision, steps, integrator)
+    if tol is not None:
+        if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, (int, float, np.integer, np.floating)):
+            raise TypeError(f"tol: expected a number (or None for the default), got {type(tol).__name__} {tol!r}")
+        tol = float(tol)
+        if not (math.isfinite(tol) and tol > 0):
+            raise ValueError(f"tol: must be a finite number > 0 (None: 1e-5 in double, 1e-2 in float), got {tol!r}")
     cols, N, info = _columns(law, W, n, v, mu, e, e_t, eta0, "double")
-    out = _core.compare(law, cols, N, backend, precision, int(steps), integrator, float(tol or 0.0))
+    with _python_names():
+        out = _core.compare(law, cols, N, backend, precision, steps, integrator, tol or 0.0)
     return Comparison(law, info, out)

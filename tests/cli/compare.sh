@@ -55,6 +55,13 @@ check "float passes its default tolerance" '[ $rc -eq 0 ] && grep -q "tolerance 
 check "reference as fast path is a usage error" '[ $rc -eq 2 ] && grep -q "unknown backend .reference." "$T/out"'
 "$IMPACT" compare --law jia --in "$T/cases.csv" --given > "$T/out" 2>&1; rc=$?
 check "--given without results is an input error" '[ $rc -eq 1 ] && grep -q "cases.csv:1: missing result column(s) P_x" "$T/out"'
+# --tol: a finite number >= 0 (issue 21: NaN was taken, and would pass every row)
+for tol in nan -nan inf -1 -1e-9; do
+  "$IMPACT" compare --law newton --in "$T/cases.csv" --tol "$tol" --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
+  check "--tol $tol is a usage error" '[ $rc -eq 2 ] && grep -q "tol must be a finite number >= 0" "$T/out" && [ ! -e "$T/f.csv" ]'
+done
+"$IMPACT" compare --law newton --in "$T/cases.csv" --tol 0 > "$T/out" 2>&1; rc=$?
+check "--tol 0 is the default" '[ $rc -eq 0 ] && grep -q "PASS: every row within tolerance 1e-05" "$T/out"'
 
 # 8. stronge at mu = 1e10 ... 1e100 (reliability-573a81e/stronge_huge_mu.csv): the law and the
 # reference both reach the stick limit on every row (573a81e: both stuck with v_t != 0 from
