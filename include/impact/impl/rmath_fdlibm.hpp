@@ -184,12 +184,16 @@ IMPACT_HDI double kernel_cos(double x, double y) {
 
 // sin and cos of (q + fh + fl) * pi/2 for an integer q and a fraction |fh + fl| <= 1/2 (quarter
 // turns, |fl| <= ulp(fh)): x = (fh + fl) pi/2 as a double-double, the kernels, then the quadrant.
-IMPACT_HD inline void sincos_reduced(std::int64_t q, double f, double fl, double& s, double& c) {
+IMPACT_HDI void quarter_to_radians(double f, double fl, double& xh, double& xl) {
   const double PIO2_HI = 1.5707963267948966, PIO2_LO = 6.123233995736766e-17;
   const double ph = dmul(f, PIO2_HI);
   const double pl = dadd(dadd(dfma(f, PIO2_HI, -ph), dmul(f, PIO2_LO)), dmul(fl, PIO2_HI));
-  const double xh = dadd(ph, pl);  // renormalise (fast two-sum, |ph| >= |pl|)
-  const double xl = dsub(pl, dsub(xh, ph));
+  xh = dadd(ph, pl);  // renormalise (fast two-sum, |ph| >= |pl|)
+  xl = dsub(pl, dsub(xh, ph));
+}
+IMPACT_HD inline void sincos_reduced(std::int64_t q, double f, double fl, double& s, double& c) {
+  double xh, xl;
+  quarter_to_radians(f, fl, xh, xl);
   const double sn = kernel_sin(xh, xl), cs = kernel_cos(xh, xl);
   switch (static_cast<int>(q & 3)) {
     case 0: s = sn; c = cs; break;
@@ -263,30 +267,64 @@ inline std::int64_t reduce_quarter_large(double ax, double& fh, double& fl) {
   return q;
 }
 
-// sin and cos of x radians. |x| < 2^20: x 2/pi as a double-double (below 1 ulp); larger finite x:
-// the exact reduction above (host; NaN on the device). NaN and +-inf give NaN.
-IMPACT_HD inline void sincos(double x, double& s, double& c) {
+// x radians as q quarter turns and a fraction f + fl of one (|f| <= 1/2, |fl| <= ulp(f)).
+// |x| < 2^20: x 2/pi as a double-double, then the split of sincos_quarter; larger finite x: the
+// exact reduction above (host; false on the device); NaN and +-inf: false. A negative x reduces to
+// the negated q, f and fl of |x| (the kernels are odd and even, so the bits are -sin and cos).
+IMPACT_HD inline bool reduce_radians(double x, std::int64_t& q, double& f, double& fl) {
   const double ax = x < 0.0 ? -x : x;
   if (ax < 1048576.0) {
     const double TWO_OVER_PI_HI = 0.6366197723675814, TWO_OVER_PI_LO = -3.935735335036497e-17;
     const double vh = dmul(x, TWO_OVER_PI_HI);
     const double vl = dadd(dfma(x, TWO_OVER_PI_HI, -vh), dmul(x, TWO_OVER_PI_LO));
     const double h = dadd(vh, vl);
-    sincos_quarter(h, dsub(vl, dsub(h, vh)), s, c);
-    return;
+    const double l = dsub(vl, dsub(h, vh));
+    q = static_cast<std::int64_t>(dadd(h, h >= 0.0 ? 0.5 : -0.5));  // truncation
+    const double f0 = dsub(h, static_cast<double>(q));               // exact
+    f = dadd(f0, l);                                                 // f + fl = f0 + l exactly
+    fl = dsub(l, dsub(f, f0));
+    return true;
   }
 #if defined(__CUDA_ARCH__)
-  s = c = nan();
+  return false;
 #else
-  if (!is_finite(x)) {
+  if (!is_finite(x)) return false;
+  q = reduce_quarter_large(ax, f, fl);
+  if (x < 0.0) q = -q, f = -f, fl = -fl;
+  return true;
+#endif
+}
+
+// x radians as q quarter turns and an angle xh + xl of at most pi/4: |x| <= pi/4 is its own
+// angle (no rounding through 2/pi and back), else reduce_radians. False as reduce_radians.
+IMPACT_HD inline bool radians_reduced(double x, std::int64_t& q, double& xh, double& xl) {
+  if (x <= 0.78539816339744828 && x >= -0.78539816339744828) {  // the double below pi/4
+    q = 0;
+    xh = x;
+    xl = 0.0;
+    return true;
+  }
+  double f, fl;
+  if (!reduce_radians(x, q, f, fl)) return false;
+  quarter_to_radians(f, fl, xh, xl);
+  return true;
+}
+
+// sin and cos of x radians: < 1 ulp; NaN for NaN and +-inf (and on the device for |x| >= 2^20).
+IMPACT_HD inline void sincos(double x, double& s, double& c) {
+  std::int64_t q;
+  double xh, xl;
+  if (!radians_reduced(x, q, xh, xl)) {
     s = c = nan();
     return;
   }
-  double fh, fl;
-  const std::int64_t q = reduce_quarter_large(ax, fh, fl);
-  sincos_reduced(q, fh, fl, s, c);
-  if (x < 0.0) s = -s;
-#endif
+  const double sn = kernel_sin(xh, xl), cs = kernel_cos(xh, xl);
+  switch (static_cast<int>(q & 3)) {
+    case 0: s = sn; c = cs; break;
+    case 1: s = cs; c = -sn; break;
+    case 2: s = -sn; c = -cs; break;
+    default: s = -cs; c = sn; break;
+  }
 }
 
 }  // namespace rmath

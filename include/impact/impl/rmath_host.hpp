@@ -60,16 +60,21 @@ inline void atan_unit(double t, bool complement, double& hi, double& lo) {
 
 }  // namespace detail
 
+// sin and cos alone: the one kernel the quadrant needs (the bits of sincos's halves).
 inline double sin(double x) {
-  double s, c;
-  sincos(x, s, c);
-  return s;
+  std::int64_t q;
+  double xh, xl;
+  if (!radians_reduced(x, q, xh, xl)) return nan();
+  const double r = (q & 1) ? kernel_cos(xh, xl) : kernel_sin(xh, xl);
+  return (q & 2) ? -r : r;
 }
 
 inline double cos(double x) {
-  double s, c;
-  sincos(x, s, c);
-  return c;
+  std::int64_t q;
+  double xh, xl;
+  if (!radians_reduced(x, q, xh, xl)) return nan();
+  const double r = (q & 1) ? kernel_sin(xh, xl) : kernel_cos(xh, xl);
+  return ((q + 1) & 2) ? -r : r;
 }
 
 inline double tan(double x) {
