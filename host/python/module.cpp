@@ -620,7 +620,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("out", &study::StudyRequest::out)
       .def_readwrite("backend", &study::StudyRequest::backend)
       .def_readwrite("plots", &study::StudyRequest::plots)
-      .def_readwrite("quiet", &study::StudyRequest::quiet);
+      .def_readwrite("quiet", &study::StudyRequest::quiet)
+      .def_readwrite("force", &study::StudyRequest::force);
   m.def("study", &run_study, "Runs a study (impact study) and writes its files; returns where they are");
   m.def("eta0_from_elastic", &study::eta0_from_elastic, py::arg("E1"), py::arg("nu1"), py::arg("E2"), py::arg("nu2"),
         "Jia's eta0 from the elastic constants of both bodies (Hertz-Mindlin)");

@@ -664,13 +664,17 @@ def _toml_value(v: Any) -> str:
 
 
 def study(config: Any, out: Optional[str] = None, *, backend: Optional[str] = None, plots: bool = False,
-          quiet: bool = True, set: Optional[Dict[str, Any]] = None, **overrides: Any) -> StudyResult:
+          quiet: bool = True, set: Optional[Dict[str, Any]] = None, force: bool = False,
+          **overrides: Any) -> StudyResult:
     """Runs a study as `impact study` does (docs/study.md) and returns its tables and metadata.
 
     config: a .toml / .json file, or the config as a dict; out: the output folder (default:
     output.dir of the config, e.g. out/NAME); backend: overrides run.backend; overrides: config keys,
     dotted in `set` (set={"design.n": 1000}) or with "__" for the dot (design__n=1000), as
     `impact study --set KEY=VALUE` (numbers, strings, lists and dicts become TOML values).
+    The study owns `out` (docs/study.md, "The output folder"): an earlier study's files there are
+    replaced or removed; a folder holding other files raises ValueError unless force=True (as
+    `impact study --force`).
     """
     q = _core.StudyRequest()
     if isinstance(config, dict):
@@ -687,6 +691,9 @@ def study(config: Any, out: Optional[str] = None, *, backend: Optional[str] = No
     q.out = os.fspath(out) if out is not None else ""
     q.backend = _string("backend", backend) if backend is not None else ""
     q.plots, q.quiet = bool(plots), bool(quiet)
+    if not isinstance(force, bool):
+        raise TypeError(f"force: expected True or False, got {type(force).__name__}")
+    q.force = force
     with _python_names(("--set: ", "")):  # "--set: design.n: ..." -> "design.n: ..."
         info = _core.study(q)
     return StudyResult(info)

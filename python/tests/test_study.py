@@ -96,6 +96,30 @@ def test_study_from_a_dict_and_config_errors(tmp_path):
         ib.study(cfg, out=str(tmp_path / "m2"), design__n=0)
 
 
+def test_study_owns_its_folder(tmp_path):
+    """An earlier study's files are removed (as `impact study`); a folder with other files is
+    refused unless force=True, which keeps them (docs/study.md, "The output folder")."""
+    cfg = {"study": {"name": "own", "scenario": "ball", "laws": ["newton", "stronge"]},
+           "design": {"kind": "grid"}, "params": {"V0x": {"linspace": [-2.0, 2.0, 5]}, "V0z": -3.0, "mu": 0.3, "e": 0.5},
+           "output": {"formats": ["csv", "npy"]}}
+    out = tmp_path / "o"
+    ib.study(cfg, out=str(out), backend="serial")
+    assert (out / "stronge.csv").exists()
+    res = ib.study(cfg, out=str(out), backend="serial", set={"study.laws": ["newton"], "output.formats": ["npy"]})
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["metadata.json", "newton.npy", "summary.md"]
+    assert set(res.tables) == {"newton"}
+    other = tmp_path / "data"
+    other.mkdir()
+    (other / "mine.txt").write_text("keep me")
+    with pytest.raises(ValueError, match=r"no impactbatch study wrote there \(mine.txt\).*force"):
+        ib.study(cfg, out=str(other), backend="serial")
+    assert sorted(p.name for p in other.iterdir()) == ["mine.txt"]
+    with pytest.raises(TypeError, match="force"):
+        ib.study(cfg, out=str(other), backend="serial", force="yes")
+    ib.study(cfg, out=str(other), backend="serial", force=True)
+    assert (other / "mine.txt").read_text() == "keep me" and (other / "metadata.json").exists()
+
+
 def test_ball_oblique_sweep_at_constant_speed():
     angle = np.linspace(0.0, 85.0, 18)
     inst = ib.scenario("ball-oblique", speed=4.0, angle=angle, mu=0.3, e=0.7)
