@@ -6,8 +6,14 @@ launcher scripts/nvcc_resources.sh). This script reads those logs and prints, pe
 non-inlined device function it calls), the registers per thread, the stack frame and the spill
 stores/loads, as a markdown table.
 
-Usage: kernel_resources.py BUILD_DIR [--check LAW,LAW] [--json FILE]
-  --check: exit 1 when a kernel or device function of these laws spills (default: none checked)
+Usage: kernel_resources.py BUILD_DIR [--check LAW,LAW] [--budget KIND=REGS:BYTES ...] [--json FILE]
+  --check: exit 1 when a kernel or device function of these laws spills (default: none checked),
+           but where --budget allows it
+  --budget: a kernel KIND (e.g. sampled_reduce_kernel) of the checked laws may use at most REGS
+           registers and spill at most BYTES (stores and loads together), and the device functions
+           compiled in its object at most BYTES: where a launch bound trades spills for occupancy
+           on purpose (kernels/cuda/sampled.cu, kReduceMinBlocks); more registers, or more spill
+           bytes, is a failure (repeatable)
 Exit 77 when the build has no ptxas logs (a build without CUDA).
 """
 import argparse
@@ -70,6 +76,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("build")
     ap.add_argument("--check", default="")
+    ap.add_argument("--budget", action="append", default=[])
     ap.add_argument("--json")
     a = ap.parse_args()
     logs = sorted(glob.glob(os.path.join(a.build, "ptxas", "*.ptxas.log")))
@@ -99,12 +106,41 @@ def main():
         with open(a.json, "w") as fh:
             json.dump(rows, fh, indent=1)
     checked = [l.strip() for l in a.check.split(",") if l.strip()]
-    bad = [r for r in rows if r["law"] in checked and (r.get("spill_stores", 0) or r.get("spill_loads", 0))]
-    for r in bad:
-        print(f"kernel_resources: SPILL: {r['name']} ({r['object']}): {r.get('spill_stores', 0)} bytes stores, "
-              f"{r.get('spill_loads', 0)} bytes loads", file=sys.stderr)
+    budgets = {}
+    for b in a.budget:
+        m = re.fullmatch(r"(\w+)=(\d+):(\d+)", b)
+        if not m:
+            print(f"kernel_resources: --budget {b}: expected KIND=REGS:BYTES", file=sys.stderr)
+            return 2
+        budgets[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    # the non-inlined device functions of a budgeted kernel's object are compiled under its cap too:
+    # the same spill budget (their registers are the caller's)
+    budget_of_object = {r["object"]: budgets[r["kind"]] for r in rows if r["kind"] in budgets and r.get("entry")}
+    bad = []
+    for r in rows:
+        if r["law"] not in checked:
+            continue
+        spill = r.get("spill_stores", 0) + r.get("spill_loads", 0)
+        if not r.get("entry") and r["object"] in budget_of_object:
+            limit = budget_of_object[r["object"]][1]
+            if spill > limit:
+                bad.append(r)
+                print(f"kernel_resources: OVER BUDGET: {r['name']} ({r['object']}): {spill} bytes spilled "
+                      f"(at most {limit})", file=sys.stderr)
+        elif r["kind"] in budgets and r.get("entry"):
+            regs, limit = budgets[r["kind"]]
+            if r.get("registers", 0) > regs or spill > limit:
+                bad.append(r)
+                print(f"kernel_resources: OVER BUDGET: {r['name']} ({r['object']}): {r.get('registers')} registers "
+                      f"(at most {regs}), {spill} bytes spilled (at most {limit})", file=sys.stderr)
+        elif spill:
+            bad.append(r)
+            print(f"kernel_resources: SPILL: {r['name']} ({r['object']}): {r.get('spill_stores', 0)} bytes stores, "
+                  f"{r.get('spill_loads', 0)} bytes loads", file=sys.stderr)
     if checked:
-        print(f"kernel_resources: {len(rows)} functions, spills in the {', '.join(checked)} kernels: {len(bad)}")
+        within = ", ".join(f"{k} within {v[0]} registers and {v[1]} bytes of spills" for k, v in budgets.items())
+        print(f"kernel_resources: {len(rows)} functions, spills or budgets exceeded in the {', '.join(checked)} "
+              f"kernels: {len(bad)}" + (f" ({within})" if within else ""))
     return 1 if bad else 0
 
 

@@ -39,8 +39,19 @@ __global__ void sampled_key_kernel(__grid_constant__ const SampleSpec spec, std:
 
 // One block's summary of the instances begin + o(j), j = blockIdx.x * kBlock + threadIdx.x + r * stride
 // < end - begin, with o(j) = order[j] (the instances sorted by regime key), or j without an order.
+// Blocks of kBlock threads that ptxas must fit on one SM: 4 caps the kernel at 128 registers (65536
+// per SM / 512 threads), 25% occupancy, 4 warps per scheduler instead of 2 to hide the FP64
+// dependency chains the integrators stall on. The law's state then partly spills (ptxas: jia double
+// 730 B stored / 2700 B loaded, stronge 1080 / 2752), to L1-resident local memory, and still every
+// law gained on an H200, same call, same summaries bit for bit (2026-11-26, against no bound, i.e.
+// 240 and 254 registers): jia double 1.25x, float 1.14x; stronge double 1.41x, float 1.22x;
+// chatterjee-ruina 1.17x, newton 1.22x, aghili 1.20x, morgan 1.21x. 3 (168 registers) gained less,
+// 5 (96) and 6 (80) lost on the integrators in double (jia 1.06x and 0.96x). The register cap and a
+// spill budget are checked by cli.kernel_resources.
+constexpr int kReduceMinBlocks = 4;
+
 template <class Law, class T>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, kReduceMinBlocks)
     sampled_reduce_kernel(__grid_constant__ const SampleSpec spec, std::uint64_t seed, std::uint64_t begin,
                           std::uint64_t end, LawOptions opt, __grid_constant__ const SummaryRanges rg,
                           const std::uint32_t* order, BatchSummary* out) {
