@@ -660,10 +660,10 @@ if want 8; then
   add
   step kernel_resources check 300 --stdout "$LOGDIR/kernel_resources.md" -- \
     "$PY" "$ROOT/scripts/kernel_resources.py" "$BUILD" --check Jia,Stronge --budget sampled_reduce_kernel=128:4096 \
-      --json "$LOGDIR/kernel_resources.json"
+      --budget eval_kernel=128:4096 --budget eval_ordered_kernel=128:4096 --json "$LOGDIR/kernel_resources.json"
   if [ $DRY = 0 ]; then
     if [ "$LAST_RC" = 77 ]; then set_status kernel_resources FAIL "no ptxas logs in $BUILD/ptxas (exit 77)"; fi
-    add "Check: no spill store or load in a jia or stronge kernel or device function, but the sampled reduction (at most 128 registers and 4096 bytes of spills: its launch bound trades them for 25% occupancy) ($(status_of kernel_resources))."
+    add "Check: no spill store or load in a jia or stronge kernel or device function, but the sampled reduction and eval kernels (at most 128 registers and 4096 bytes of spills: their launch bounds trade them for 25% occupancy) ($(status_of kernel_resources))."
     add
     addfile "$LOGDIR/kernel_resources.md" 200
   fi

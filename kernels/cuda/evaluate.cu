@@ -23,16 +23,22 @@ namespace impact::cuda {
 namespace {
 
 constexpr int kEvalBlock = 128;
+// Blocks per SM ptxas must fit: 4 caps the eval kernels at 128 registers, 25% occupancy, as the
+// sampled reduction (sampled.cu, kReduceMinBlocks, where the measurements are). On an H200,
+// `impact bench` (2^21 rows in host memory, PCIe included; same call, tables byte-identical):
+// stronge double 1.35x (13.9 -> 18.8 M/s), jia double 1.04x (9.1 -> 9.3 M/s, within the noise),
+// the floats and the algebraic laws unchanged (transfer-bound).
+constexpr int kEvalMinBlocks = 4;
 
 template <class Law, class T>
-__global__ void __launch_bounds__(kEvalBlock) eval_kernel(__grid_constant__ const EvalFunctor<Law, T> f, std::size_t n) {
+__global__ void __launch_bounds__(kEvalBlock, kEvalMinBlocks) eval_kernel(__grid_constant__ const EvalFunctor<Law, T> f, std::size_t n) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) f(i);
 }
 
 // Thread j evaluates row order[j] (the rows sorted by regime key).
 template <class Law, class T>
-__global__ void __launch_bounds__(kEvalBlock) eval_ordered_kernel(__grid_constant__ const EvalFunctor<Law, T> f, const std::uint32_t* order,
+__global__ void __launch_bounds__(kEvalBlock, kEvalMinBlocks) eval_ordered_kernel(__grid_constant__ const EvalFunctor<Law, T> f, const std::uint32_t* order,
                                     std::size_t n) {
   const std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j < n) f(order[j]);
