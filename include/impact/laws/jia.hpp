@@ -43,6 +43,7 @@
 // step_limit; kRootIter iterations per located event. Outputs: In_c (normal impulse at end of compression), modes, steps.
 #pragma once
 #include "impact/admissible.hpp"
+#include "impact/illinois.hpp"
 #include "impact/math.hpp"
 #include "impact/scale.hpp"
 #include "impact/probe.hpp"
@@ -125,6 +126,17 @@ struct JiaLaw {
     if (sig) probe.seg(kSegStepSig);
   }
 
+  // The phase of the impact, and the events that end a phase or a contact mode (in JiaTrace: their
+  // integer values).
+  enum class Phase : int { compression, restitution };
+  enum class Event : int { none = -1, compression_end = 0, restitution_end = 1, stick_to_slip = 2, slip_to_stick = 3 };
+  // The stage of an iteration of the main loop: a step, one trial point of the search for an event
+  // inside it (re-integrated from the step's start), or the landing on the earliest event found.
+  enum class Stage : int { step, search, land };
+  // What the loop does after an iteration's control: advance, leave the loop (the impact is over),
+  // or return the result as it stands (a status).
+  enum class Next : int { advance, again, out, stop };
+
   // Contact-frame data of one instance.
   template <class T>
   struct Sys {
@@ -132,7 +144,6 @@ struct JiaLaw {
     T v0n, v0u, v0w;
     T mu, e, eta0;
   };
-  enum Phase : int { compression = 0, restitution = 1 };
 
   template <class T> IMPACT_HDI static void velocity(const Sys<T>& S, const JiaY<T>& y, T& vn, T& vu, T& vw) {
     vn = S.v0n + S.wnn * y.In + S.wnu * y.Iu + S.wnw * y.Iw;
@@ -159,11 +170,11 @@ struct JiaLaw {
   }
 
   template <class T>
-  IMPACT_HDI static JiaY<T> rhs(const Sys<T>& S, const JiaY<T>& y, bool stick, int phase) {
+  IMPACT_HDI static JiaY<T> rhs(const Sys<T>& S, const JiaY<T>& y, bool stick, Phase phase) {
     T vn, vu, vw;
     velocity(S, y, vn, vu, vw);
-    const T eph = phase == compression ? T(1) : S.e;
-    const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
+    const T eph = phase == Phase::compression ? T(1) : S.e;
+    const T eta = phase == Phase::compression ? S.eta0 : S.eta0 / S.e;
     JiaY<T> k;
     k.In = y.s;
     k.s = T(-0.5) * vn;
@@ -196,14 +207,14 @@ struct JiaLaw {
   // sin D ~ D near the slaved state), while psi follows v_perp at every stage and the slow
   // variables (I_n, s, I_t) take the RK4 (or Euler) combination. Stable for any h.
   template <class T>
-  IMPACT_HD_RARE static void slaved_dir(const Sys<T>& S, const JiaY<T>& y, int phase, T t, T D0free, T kappa0,
+  IMPACT_HD_RARE static void slaved_dir(const Sys<T>& S, const JiaY<T>& y, Phase phase, T t, T D0free, T kappa0,
                                     T& du, T& dw) {
     T vn, vu, vw;
     velocity(S, y, vn, vu, vw);
     const T vp = sqrt(vu * vu + vw * vw);
     if (!(vp > T(0))) return;  // keep the previous direction
-    const T eph = phase == compression ? T(1) : S.e;
-    const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
+    const T eph = phase == Phase::compression ? T(1) : S.e;
+    const T eta = phase == Phase::compression ? S.eta0 : S.eta0 / S.e;
     const T L = T(2) * S.mu * eta * S.eta0 * tmax(y.s, T(0));
     const T cu = vu / vp, cw = vw / vp;
     // homogeneous relaxation of the free part
@@ -232,10 +243,10 @@ struct JiaLaw {
   }
 
   template <class T>
-  IMPACT_HDI static JiaY<T> slaved_step(const Sys<T>& S, const JiaY<T>& y, T h, int phase, Integrator integ) {
+  IMPACT_HDI static JiaY<T> slaved_step(const Sys<T>& S, const JiaY<T>& y, T h, Phase phase, Integrator integ) {
     const T pi = T(3.14159265358979323846);
-    const T eph = phase == compression ? T(1) : S.e;
-    const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
+    const T eph = phase == Phase::compression ? T(1) : S.e;
+    const T eta = phase == Phase::compression ? S.eta0 : S.eta0 / S.e;
     T vn, vu, vw;
     velocity(S, y, vn, vu, vw);
     const T vp = sqrt(vu * vu + vw * vw);
@@ -301,7 +312,7 @@ struct JiaLaw {
   // sigma steps alike (the mode only selects the right-hand side's branch and the sigma scale),
   // so that lanes of a warp in different modes share the step.
   template <class T>
-  IMPACT_HDI static JiaY<T> advance(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, int phase,
+  IMPACT_HDI static JiaY<T> advance(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, Phase phase,
                                     Integrator integ, bool stiff, bool sig = false) {
     if (stiff && !sig) return slaved_step(S, y, h, phase, integ);
     return rk_step(y, h, integ, [&](const JiaY<T>& z, T) {
@@ -311,8 +322,8 @@ struct JiaLaw {
   }
 
   // Slip constraint |G| = L = 2 mu eta eta0 s, restored after every slip step.
-  template <class T> IMPACT_HDI static void project_slip(const Sys<T>& S, JiaY<T>& y, int phase) {
-    const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
+  template <class T> IMPACT_HDI static void project_slip(const Sys<T>& S, JiaY<T>& y, Phase phase) {
+    const T eta = phase == Phase::compression ? S.eta0 : S.eta0 / S.e;
     const T L = T(2) * S.mu * eta * S.eta0 * tmax(y.s, T(0));
     T vn, vu, vw;
     velocity(S, y, vn, vu, vw);
@@ -326,15 +337,15 @@ struct JiaLaw {
   // positive. 0: end of compression (v_n), 1: end of restitution (-s), 2: stick -> slip
   // (|G|^2 - L^2), 3: slip -> stick (-(sliding velocity along d)).
   template <class T>
-  IMPACT_HDI static T event_fn(const Sys<T>& S, const JiaY<T>& y, int ev, int phase) {
+  IMPACT_HDI static T event_fn(const Sys<T>& S, const JiaY<T>& y, Event ev, Phase phase) {
     T vn, vu, vw;
     velocity(S, y, vn, vu, vw);
-    const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
-    const T eph = phase == compression ? T(1) : S.e;
+    const T eta = phase == Phase::compression ? S.eta0 : S.eta0 / S.e;
+    const T eph = phase == Phase::compression ? T(1) : S.e;
     switch (ev) {
-      case 0: return vn;
-      case 1: return -y.s;
-      case 2: {
+      case Event::compression_end: return vn;
+      case Event::restitution_end: return -y.s;
+      case Event::stick_to_slip: {
         const T L = T(2) * S.mu * eta * S.eta0 * y.s;
         return y.Gu * y.Gu + y.Gw * y.Gw - L * L;
       }
@@ -361,12 +372,101 @@ struct JiaLaw {
     return solve<T>(p, opt, trace, probe);
   }
 
+  template <class T> struct Run;
+
+  // The integration of one instance: a small state machine (Run) whose loop runs one advance of the
+  // Runge-Kutta body per iteration: a step, one Illinois trial point of the search for an event in
+  // the step (re-integrated from the step's start), or the landing on the earliest event found.
+  // Lanes of a warp in different stages run the same advance, so that event searches do not
+  // serialize against the other lanes' steps.
   template <class T, class Probe>
   IMPACT_HD static Result<T> solve(ContactProblem<T> p, const LawOptions& opt, JiaTrace<T>* trace, Probe& probe) {
     probe.seg(kSegSetup);
     Status st = validate(p, use());
     if (st != Status::ok) return make_result<T>(st);
-    Result<T> r = make_result<T>(Status::ok);
+    Run<T> m;
+    m.trace = trace;
+    if (!m.start(p, opt, probe)) return m.r;
+    while (!m.done) {
+      probe.iter();
+      if (m.stage != Stage::step) probe.sub();
+      probe.seg(kSegCtl);
+      T hh;  // this iteration's advance from y
+      if (m.stage == Stage::step) {
+        const Next next = m.control(probe);
+        if (next == Next::stop) return m.r;
+        if (next == Next::out) break;
+        hh = m.hs;
+      } else if (m.stage == Stage::search) {
+        probe.seg(kSegRootStep);
+        m.rc = m.br.trial();
+        hh = m.rc * m.hs;
+      } else {
+        hh = m.theta_best * m.hs;
+      }
+      const bool slip = !m.stick && m.S.mu > T(0);
+      probe_advance(probe, m.stick, slip, m.stiff, m.sig);
+      const JiaY<T> ya = advance(m.S, m.y, hh, m.stick, m.phase, opt.integrator, m.stiff, m.sig);
+      if (m.advanced(ya, probe) == Next::stop) return m.r;
+    }
+    probe.done();
+    probe.seg(kSegFinish);
+    m.r.steps = m.nsteps;
+    // double: out of line, so that p is read back from memory once instead of held in registers
+    // across the loop (the double kernels spilled at 255 registers); float has room, and ptxas caps
+    // a float kernel that calls out of line at 128 registers, with spills (tests/cli/kernel_resources.sh)
+    if constexpr (sizeof(T) == sizeof(double))
+      conclude_rare(p, m.y, m.r);
+    else
+      conclude(p, m.y, m.r);
+    return m.r;
+  }
+
+  // The impulse in world axes, vf, dE and the admissibility check; the frame is rebuilt from p (the
+  // same values, bit for bit) rather than kept across the loop.
+  template <class T>
+  IMPACT_HD_RARE static void conclude_rare(const ContactProblem<T>& p, const JiaY<T>& y, Result<T>& r) {
+    conclude(p, y, r);
+  }
+  template <class T> IMPACT_HDI static void conclude(const ContactProblem<T>& p, const JiaY<T>& y, Result<T>& r) {
+    const PlaneFrame<T> fe = plane_frame(p);
+    const Vec3<T> ue = -fe.t;
+    r.P = y.In * p.n + y.Iu * ue + y.Iw * cross(p.n, ue);
+    finish(p, r);
+    admit(p, r);
+  }
+};
+
+// The state of one integration and its transitions (JiaLaw::solve runs the loop).
+template <class T>
+struct JiaLaw::Run {
+  Sys<T> S;
+  Result<T> r;
+  JiaTrace<T>* trace = nullptr;
+  bool planar = false;
+  T h = T(0), tau_c = T(0);
+  T rho0 = T(0);  // the sigma head and tail begin rho0 away from their end (in tau)
+  int max_steps = 0, nsteps = 0, nswitch = 0;
+  bool stick = false, done = false;
+  Phase phase = Phase::compression;
+  JiaY<T> y;  // the state; during a search and the landing, the start of the step
+  bool sig = false;  // the step runs in sigma (the head of a 3D initial slip, the tail of a restitution slip)
+  T sigma = T(0);
+  Event just_switched = Event::none;  // the event that produced the current mode (waits one step)
+  // the step in progress
+  Stage stage = Stage::step;
+  T hs = T(0);         // the step's length (in tau, or in sigma)
+  bool stiff = false;  // the step is a stiff-slip (slaved) step
+  JiaY<T> y1;          // the step's end
+  int nev = 1, q = 0;  // the events that can fire in the step, and the one examined
+  T theta_best = T(2);               // the earliest event found, as a fraction of the step
+  Event ev_best = Event::none;
+  IllinoisBracket<T> br;             // the search, in fractions of the step
+  T rc = T(0);                       // its trial point
+
+  // The frame, the step, the bounds, the initial mode and the sigma head; false: the row ends.
+  template <class Probe> IMPACT_HDI bool start(const ContactProblem<T>& p, const LawOptions& opt, Probe& probe) {
+    r = make_result<T>(Status::ok);
     const Vec3<T> n = p.n;
     const Vec3<T> Wn = p.W * n;
     // contact frame: u opposes v0_perp (eq. 12); at normal incidence u = -(W n)_perp direction (eq. 12
@@ -374,7 +474,6 @@ struct JiaLaw {
     const PlaneFrame<T> fr = plane_frame(p);
     const Vec3<T> uh = -fr.t;
     const Vec3<T> wh = cross(n, uh);
-    Sys<T> S;
     S.wnn = dot(n, Wn);
     S.wnu = dot(uh, Wn);
     S.wnw = dot(wh, Wn);
@@ -391,65 +490,30 @@ struct JiaLaw {
     // Planar instance (Theorem 2): nothing couples w to n or u and v0 has no w component. The
     // w-subspace is then invariant; we keep it exactly zero, because near the end of a reverse
     // slip the spring direction is an unstable equilibrium of (35) and would amplify round-off.
-    const bool planar = fr.planar;
+    planar = fr.planar;
     if (planar) {
       S.v0w = T(0);
       S.wnw = T(0);
       S.wuw = T(0);
     }
-
-    const int N = opt.steps < 1 ? 1 : opt.steps;
-    const T omega = sqrt(T(0.5) * S.wnn);
-    const T tau_c = T(1.5707963267948966) / omega;
-    T h = T(2) * tau_c / T(N);
-    // Stiff tangential springs (issue 14: eta0 << 1 gave ok rows with dE/K0 up to 2e10). In stick
-    // the deflection oscillates, d2G/dtau2 = -e_ph W_tt G / (2 eta eta0), fastest in compression at
-    // omega_t = sqrt(lambda_max(W_tt) / 2) / eta0, i.e. omega_t / omega = sqrt(lambda_t / W_nn) / eta0
-    // times faster than the normal motion. The fixed step resolves it (omega_t h <= kStickStep) at
-    // the cost of more steps, up to kMaxRefine x N; an instance stiffer than that ends at once with
-    // step_limit. At N = 250 this binds only where eta0 < 0.025 sqrt(lambda_t / W_nn): never on
-    // ordinary rows (same steps, same bits).
-    int steps_budget = N;
-    if (S.mu > T(0)) {
-      const T tr = T(0.5) * (S.wuu + S.www), df = T(0.5) * (S.wuu - S.www);
-      const T lam_t = tr + sqrt(df * df + S.wuw * S.wuw);
-      const T omega_t = sqrt(T(0.5) * lam_t) / S.eta0;
-      if (omega_t * h > T(kStickStep)) {
-        const T need = T(2) * tau_c * omega_t / T(kStickStep);  // steps of the whole impact
-        if (!(need <= T(kMaxRefine) * T(N))) {
-          r.status = Status::step_limit;
-          return r;
-        }
-        steps_budget = static_cast<int>(std::ceil(need));
-        h = T(2) * tau_c / T(steps_budget);
-      }
-    }
-    // hard bound on steps; restitution that creeps in stick runs ~1/e longer in tau
-    const int creep = S.e > T(0) ? static_cast<int>(tmin(T(64), T(4) / S.e)) : 0;
-    const int max_steps = (8 + creep) * steps_budget + 64;
-
+    if (!step_length(opt)) return false;
     // initial mode (Proposition 1)
     const T v0perp = sqrt(S.v0u * S.v0u + S.v0w * S.v0w);
-    bool stick = S.mu > T(0) && v0perp < S.mu * S.eta0 * S.eta0 * (-S.v0n);
+    stick = S.mu > T(0) && v0perp < S.mu * S.eta0 * S.eta0 * (-S.v0n);
     r.modes.push(stick ? Mode::stick : Mode::slip);
-    int phase = compression;
-    JiaY<T> y{T(0), T(0), T(0), T(0), T(0), T(0)};
+    y = JiaY<T>{T(0), T(0), T(0), T(0), T(0), T(0)};
     if (trace) {
       trace->count = 0;
       // u_dot(0) = dG_u/dtau at tau = 0 (e_ph = 1)
       trace->rdot_u0 = rhs(S, y, stick, phase).Gu;
     }
-    int nsteps = 0, nswitch = 0;
-    bool done = false;
-    // sigma tail (3D restitution slip): entered when the end is rho0 away in tau
-    const T rho0 = T(0.2) * tau_c;
-    bool sig = false;
-    T sigma = T(0);
-    int just_switched = -1;  // event that produced the current mode (ignored at the first step)
-    // sigma head (3D initial slip): from s = 0 the spring direction relaxes at kappa = p / tau, singular
-    // at tau = 0, which costs fixed-step RK4 its order exactly as at the end of a restitution slip.
-    // The start up to tau_a = rho0 e^-20 is analytic (direction of v0_perp, s linear in tau); from
-    // there the slip runs in sigma = ln(s / s_a) until 2 s = rho0 |v_n| (same step rule as the tail).
+    nev = S.mu > T(0) ? 2 : 1;
+    rho0 = T(0.2) * tau_c;
+    // sigma head (3D initial slip): from s = 0 the spring direction relaxes at kappa = p / tau,
+    // singular at tau = 0, which costs fixed-step RK4 its order exactly as at the end of a
+    // restitution slip. The start up to tau_a = rho0 e^-20 is analytic (direction of v0_perp, s
+    // linear in tau); from there the slip runs in sigma = ln(s / s_a) until 2 s = rho0 |v_n| (same
+    // step rule as the tail).
     if (!stick && !planar && S.mu > T(0) && v0perp > T(0)) {
       const T p0 = v0perp / (S.mu * S.eta0 * S.eta0 * (-S.v0n));
       if (p0 * h < T(0.5) * rho0) {
@@ -466,265 +530,247 @@ struct JiaLaw {
         sig = true;
       }
     }
-    // The loop runs one advance per iteration: a step (stage kStep), one Illinois iteration of the
-    // search for an event inside the step (kRoot: the trial point re-integrated from the step start),
-    // or the landing on the earliest event found (kLand). Lanes of a warp in different stages run
-    // the same advance, so that event searches do not serialize against the other lanes' steps.
-    enum Stage : int { kStep, kRoot, kLand };
-    int stage = kStep;
-    T hs = h;            // the step's length (in tau, or in sigma)
-    bool stiff = false;  // the step is a stiff-slip (slaved) step
-    JiaY<T> y1 = y;      // the step's end
-    // the events that can fire in the step (in this mode and phase), and the one examined
-    const int nev = S.mu > T(0) ? 2 : 1;
-    int q = 0;
-    auto event_q = [&](int k) { return k == 0 ? (phase == compression ? 0 : 1) : (stick ? 2 : 3); };
-    T theta_best = T(2);                  // earliest event found, as a fraction of the step
-    int ev_best = -1;
-    T ra = T(0), rb = T(1), rga = T(0), rgb = T(0), rc = T(0);  // Illinois bracket [ra, rb], trial point rc
-    int side = 0, it = 0;
-    // Examines events q, q+1, ... at the end of the step; true when an Illinois search starts.
-    auto scan_events = [&]() -> bool {
-      for (; q < nev; ++q) {
-        const int ev = event_q(q);
-        probe.seg(kSegEvent);
-        const T g1 = event_fn(S, y1, ev, phase);
-        if (!(g1 > T(0))) continue;
-        probe.seg(kSegEvent);
-        const T g0 = event_fn(S, y, ev, phase);
-        if (g0 > T(0) && ev != just_switched) {
-          // already positive at the step start: fire at once
-          theta_best = T(0);
-          ev_best = ev;
-          q = nev;
+    return true;
+  }
+
+  // The step h = 2 tau_c / N and the bound on steps; false (step_limit): too stiff to resolve.
+  IMPACT_HDI bool step_length(const LawOptions& opt) {
+    const int N = opt.steps < 1 ? 1 : opt.steps;
+    const T omega = sqrt(T(0.5) * S.wnn);
+    tau_c = T(1.5707963267948966) / omega;
+    h = T(2) * tau_c / T(N);
+    // Stiff tangential springs (issue 14: eta0 << 1 gave ok rows with dE/K0 up to 2e10). In stick
+    // the deflection oscillates, d2G/dtau2 = -e_ph W_tt G / (2 eta eta0), fastest in compression at
+    // omega_t = sqrt(lambda_max(W_tt) / 2) / eta0, i.e. omega_t / omega = sqrt(lambda_t / W_nn) / eta0
+    // times faster than the normal motion. The fixed step resolves it (omega_t h <= kStickStep) at
+    // the cost of more steps, up to kMaxRefine x N; an instance stiffer than that ends at once with
+    // step_limit. At N = 250 this binds only where eta0 < 0.025 sqrt(lambda_t / W_nn): never on
+    // ordinary rows (same steps, same bits).
+    int steps_budget = N;
+    if (S.mu > T(0)) {
+      const T tr = T(0.5) * (S.wuu + S.www), df = T(0.5) * (S.wuu - S.www);
+      const T lam_t = tr + sqrt(df * df + S.wuw * S.wuw);
+      const T omega_t = sqrt(T(0.5) * lam_t) / S.eta0;
+      if (omega_t * h > T(kStickStep)) {
+        const T need = T(2) * tau_c * omega_t / T(kStickStep);  // steps of the whole impact
+        if (!(need <= T(kMaxRefine) * T(N))) {
+          r.status = Status::step_limit;
           return false;
         }
-        if (g0 > T(0)) continue;  // the switching function of the mode just entered; wait
-        ra = T(0), rb = T(1), rga = g0, rgb = g1;
-        side = 0;
-        it = 0;
-        return true;
+        steps_budget = static_cast<int>(std::ceil(need));
+        h = T(2) * tau_c / T(steps_budget);
       }
-      return false;
-    };
-    // Event ev at y into the optional trace.
-    auto record_event = [&](int ev) {
-      if (!trace || trace->count >= JiaTrace<T>::kMax) return;
-      T vn, vu, vw;
-      velocity(S, y, vn, vu, vw);
-      trace->event[trace->count] = ev;
-      trace->In[trace->count] = y.In;
-      trace->v_u[trace->count] = vu;
-      trace->v_w[trace->count] = vw;
-      ++trace->count;
-    };
-    // The event ev_best reached (y is there): slip projection, trace, the new mode or phase.
-    auto on_event = [&]() {
+    }
+    // hard bound on steps; restitution that creeps in stick runs ~1/e longer in tau
+    const int creep = S.e > T(0) ? static_cast<int>(tmin(T(64), T(4) / S.e)) : 0;
+    max_steps = (8 + creep) * steps_budget + 64;
+    return true;
+  }
+
+  // The control of a step: the bounds, then (3D slip) the stiffness test and the sigma head and
+  // tail, which set the step's length hs. Next::out: the sigma tail closed the impact.
+  template <class Probe> IMPACT_HDI Next control(Probe& probe) {
+    if (nsteps >= max_steps || nswitch > kMaxSwitch) {
+      r.status = Status::step_limit;
+      r.steps = nsteps;
+      probe.done();
+      return Next::stop;
+    }
+    hs = h;
+    stiff = false;
+    if (stick || planar || !(S.mu > T(0))) return Next::advance;  // planar rows keep the direction fixed
+    probe.seg(kSegStiffTest);
+    T vn, vu, vw;
+    velocity(S, y, vn, vu, vw);
+    const T eph = phase == Phase::compression ? T(1) : S.e;
+    const T G = sqrt(y.Gu * y.Gu + y.Gw * y.Gw);
+    stiff = eph * sqrt(vu * vu + vw * vw) * hs > G;
+    const T eta = phase == Phase::compression ? S.eta0 : S.eta0 / S.e;
+    const T pe = vn > T(0) ? eph * sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * vn) : T(0);
+    if (!sig && !stiff && phase == Phase::restitution && vn > T(0) && T(2) * y.s < rho0 * vn &&
+        pe * h < T(0.5) * rho0) {
+      sig = true;
+      sigma = T(0);
+    }
+    if (!sig) return Next::advance;
+    probe.seg(kSegSigCtl);
+    if (phase == Phase::compression) {
+      const T sr = T(0.5) * rho0 * (vn < T(0) ? -vn : T(0));  // end of the head
+      if (!(vn < T(0)) || !(y.s < sr)) {
+        sig = false;
+        return Next::advance;
+      }
+      stiff = false;
+      hs = (h / rho0) * math::exp(T(0.4) * math::log(sr / y.s));
+      const T pc = sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * (-vn));  // rate of D in sigma
+      const T hmax = T(0.5) / (pc > T(1) ? pc : T(1));
+      if (hs > hmax) hs = hmax;
+      return Next::advance;
+    }
+    stiff = false;
+    hs = (h / rho0) * math::exp(T(0.4) * sigma);
+    const T hmax = T(0.5) / (pe > T(1) ? pe : T(1));  // RK4 stability: ds/dsigma = -s
+    if (hs > hmax) hs = hmax;
+    if (sigma > T(20) || !(vn > T(0))) {  // close the remaining s^2 / v_n impulse (e^-40 of it)
+      probe.seg(kSegSigClose);
+      T du, dw;
+      slip_dir(y, vu, vw, du, dw);
+      const T dIn = vn > T(0) ? y.s * y.s / vn : T(0);
+      y.In += dIn;
+      y.Iu -= S.mu * du * dIn;
+      y.Iw -= S.mu * dw * dIn;
+      y.s = T(0);
+      record_event(Event::restitution_end);
+      return Next::out;
+    }
+    return Next::advance;
+  }
+
+  // The k-th event that can fire in a step of the current phase and mode.
+  IMPACT_HDI Event event_q(int k) const {
+    if (k == 0) return phase == Phase::compression ? Event::compression_end : Event::restitution_end;
+    return stick ? Event::stick_to_slip : Event::slip_to_stick;
+  }
+
+  // Examines events q, q+1, ... at the end of the step; true when an Illinois search starts.
+  template <class Probe> IMPACT_HDI bool scan(Probe& probe) {
+    for (; q < nev; ++q) {
+      const Event ev = event_q(q);
+      probe.seg(kSegEvent);
+      const T g1 = event_fn(S, y1, ev, phase);
+      if (!(g1 > T(0))) continue;
+      probe.seg(kSegEvent);
+      const T g0 = event_fn(S, y, ev, phase);
+      if (g0 > T(0) && ev != just_switched) {  // already positive at the step start: fire at once
+        theta_best = T(0);
+        ev_best = ev;
+        q = nev;
+        return false;
+      }
+      if (g0 > T(0)) continue;  // the switching function of the mode just entered; wait
+      br.start(T(0), T(1), g0, g1);
+      return true;
+    }
+    return false;
+  }
+
+  // After the advance to ya: the landing on the event, a step's end, or a trial point of a search.
+  template <class Probe> IMPACT_HDI Next advanced(const JiaY<T>& ya, Probe& probe) {
+    if (stage == Stage::land) {
+      y = ya;
+      on_event(probe);
+      stage = Stage::step;
+      return Next::again;
+    }
+    bool searching;
+    if (stage == Stage::step) {
+      y1 = ya;
+      ++nsteps;
+      theta_best = T(2);
+      ev_best = Event::none;
+      q = 0;
+      searching = scan(probe);
+    } else {
+      probe.seg(kSegRootCtl);
+      probe.seg(kSegEvent);
+      const T gc = event_fn(S, ya, event_q(q), phase);
+      br.update(rc, gc, gc > T(0));
+      searching = br.open(T(4) * Eps<T>::value, kRootIter);
+      if (!searching) {
+        if (br.hi < theta_best) {
+          theta_best = br.hi;
+          ev_best = event_q(q);
+        }
+        ++q;
+        searching = scan(probe);
+      }
+    }
+    if (searching) {
+      stage = Stage::search;
+      return Next::again;
+    }
+    return step_known(probe);
+  }
+
+  // The step's events are known: take the step, land on its earliest event, or fire it at once.
+  template <class Probe> IMPACT_HDI Next step_known(Probe& probe) {
+    stage = Stage::step;
+    just_switched = Event::none;
+    if (!(std::isfinite(y1.In) && std::isfinite(y1.s) && std::isfinite(y1.Iu) && std::isfinite(y1.Iw) &&
+          std::isfinite(y1.Gu) && std::isfinite(y1.Gw))) {
+      r.status = Status::non_finite;
+      r.steps = nsteps;
+      probe.done();
+      return Next::stop;
+    }
+    if (ev_best == Event::none) {
+      y = y1;
+      if (sig) sigma += hs;
       if (!stick && S.mu > T(0)) {
         probe.seg(kSegProject);
         project_slip(S, y, phase);
       }
-      probe.seg(kSegSwitch);
-      record_event(ev_best);
-      switch (ev_best) {
-        case 0: {  // end of compression
-          r.In_c = y.In;
-          if (S.e == T(0)) {
-            done = true;
-            break;
-          }
-          phase = restitution;
-          sig = false;
-          y.s *= S.e;
-          break;
-        }
-        case 1:
-          y.s = T(0);
-          done = true;
-          break;
-        case 2:
-          stick = false;
-          ++nswitch;
-          r.modes.push(Mode::slip);
-          probe.seg(kSegProject);
-          project_slip(S, y, phase);
-          just_switched = 3;
-          break;
-        default:
-          stick = true;
-          sig = false;
-          ++nswitch;
-          r.modes.push(Mode::stick);
-          just_switched = 2;
-          break;
-      }
-    };
-    while (!done) {
-      probe.iter();
-      if (stage != kStep) probe.sub();
-      probe.seg(kSegCtl);
-      T hh;  // this iteration's advance from y
-      if (stage == kStep) {
-        if (nsteps >= max_steps || nswitch > kMaxSwitch) {
-          r.status = Status::step_limit;
-          r.steps = nsteps;
-          probe.done();
-          return r;
-        }
-        // stiff slip direction (3D only: planar rows keep the direction fixed)
-        hs = h;
-        stiff = false;
-        if (!stick && !planar && S.mu > T(0)) {
-          probe.seg(kSegStiffTest);
-          T vn, vu, vw;
-          velocity(S, y, vn, vu, vw);
-          const T eph = phase == compression ? T(1) : S.e;
-          const T G = sqrt(y.Gu * y.Gu + y.Gw * y.Gw);
-          stiff = eph * sqrt(vu * vu + vw * vw) * hs > G;
-          const T eta = phase == compression ? S.eta0 : S.eta0 / S.e;
-          const T pe = vn > T(0) ? eph * sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * vn) : T(0);
-          if (!sig && !stiff && phase == restitution && vn > T(0) && T(2) * y.s < rho0 * vn &&
-              pe * h < T(0.5) * rho0) {
-            sig = true;
-            sigma = T(0);
-          }
-          if (sig) probe.seg(kSegSigCtl);
-          if (sig && phase == compression) {
-            const T sr = T(0.5) * rho0 * (vn < T(0) ? -vn : T(0));  // end of the head
-            if (!(vn < T(0)) || !(y.s < sr)) {
-              sig = false;
-            } else {
-              stiff = false;
-              hs = (h / rho0) * math::exp(T(0.4) * math::log(sr / y.s));
-              const T pc = sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * (-vn));  // rate of D in sigma
-              const T hmax = T(0.5) / (pc > T(1) ? pc : T(1));
-              if (hs > hmax) hs = hmax;
-            }
-          } else if (sig) {
-            stiff = false;
-            hs = (h / rho0) * math::exp(T(0.4) * sigma);
-            const T hmax = T(0.5) / (pe > T(1) ? pe : T(1));  // RK4 stability: ds/dsigma = -s
-            if (hs > hmax) hs = hmax;
-            if (sigma > T(20) || !(vn > T(0))) {  // close the remaining s^2 / v_n impulse (e^-40 of it)
-              probe.seg(kSegSigClose);
-              T du, dw;
-              slip_dir(y, vu, vw, du, dw);
-              const T dIn = vn > T(0) ? y.s * y.s / vn : T(0);
-              y.In += dIn;
-              y.Iu -= S.mu * du * dIn;
-              y.Iw -= S.mu * dw * dIn;
-              y.s = T(0);
-              record_event(1);
-              break;
-            }
-          }
-        }
-        hh = hs;
-      } else if (stage == kRoot) {
-        probe.seg(kSegRootStep);
-        rc = (rga * rb - rgb * ra) / (rga - rgb);
-        if (!(rc > ra && rc < rb)) rc = T(0.5) * (ra + rb);
-        hh = rc * hs;
-      } else {
-        hh = theta_best * hs;
-      }
-      const bool slip = !stick && S.mu > T(0);
-      probe_advance(probe, stick, slip, stiff, sig);
-      const JiaY<T> ya = advance(S, y, hh, stick, phase, opt.integrator, stiff, sig);
-      if (stage == kLand) {
-        y = ya;
-        on_event();
-        stage = kStep;
-        continue;
-      }
-      bool searching;
-      if (stage == kStep) {
-        y1 = ya;
-        ++nsteps;
-        theta_best = T(2);
-        ev_best = -1;
-        q = 0;
-        searching = scan_events();
-      } else {  // kRoot
-        probe.seg(kSegRootCtl);
-        probe.seg(kSegEvent);
-        const T gc = event_fn(S, ya, event_q(q), phase);
-        if (gc > T(0)) {
-          rb = rc;
-          rgb = gc;
-          if (side == 1) rga *= T(0.5);
-          side = 1;
-        } else {
-          ra = rc;
-          rga = gc;
-          if (side == -1) rgb *= T(0.5);
-          side = -1;
-        }
-        ++it;
-        searching = !(rb - ra <= T(4) * Eps<T>::value) && it < kRootIter;
-        if (!searching) {
-          if (rb < theta_best) {
-            theta_best = rb;
-            ev_best = event_q(q);
-          }
-          ++q;
-          searching = scan_events();
-        }
-      }
-      if (searching) {
-        stage = kRoot;
-        continue;
-      }
-      // the step's events are known
-      stage = kStep;
-      just_switched = -1;
-      if (!(std::isfinite(y1.In) && std::isfinite(y1.s) && std::isfinite(y1.Iu) && std::isfinite(y1.Iw) &&
-            std::isfinite(y1.Gu) && std::isfinite(y1.Gw))) {
-        r.status = Status::non_finite;
-        r.steps = nsteps;
-        probe.done();
-        return r;
-      }
-      if (ev_best < 0) {
-        y = y1;
-        if (sig) sigma += hs;
-        if (!stick && S.mu > T(0)) {
-          probe.seg(kSegProject);
-          project_slip(S, y, phase);
-        }
-        continue;
-      }
-      if (theta_best > T(0)) {
-        stage = kLand;
-        continue;
-      }
-      on_event();
+      return Next::again;
     }
-    probe.done();
-    probe.seg(kSegFinish);
-    r.steps = nsteps;
-    // double: out of line, so that p is read back from memory once instead of held in registers
-    // across the loop (the double kernels spilled at 255 registers); float has room, and ptxas caps
-    // a float kernel that calls out of line at 128 registers, with spills (tests/cli/kernel_resources.sh)
-    if constexpr (sizeof(T) == sizeof(double))
-      conclude_rare(p, y, r);
-    else
-      conclude(p, y, r);
-    return r;
+    if (theta_best > T(0)) {
+      stage = Stage::land;
+      return Next::again;
+    }
+    on_event(probe);
+    return Next::again;
   }
 
-  // The impulse in world axes, vf, dE and the admissibility check; the frame is rebuilt from p (the
-  // same values, bit for bit) rather than kept across the loop.
-  template <class T>
-  IMPACT_HD_RARE static void conclude_rare(const ContactProblem<T>& p, const JiaY<T>& y, Result<T>& r) {
-    conclude(p, y, r);
+  // Event ev at y into the optional trace.
+  IMPACT_HDI void record_event(Event ev) {
+    if (!trace || trace->count >= JiaTrace<T>::kMax) return;
+    T vn, vu, vw;
+    velocity(S, y, vn, vu, vw);
+    trace->event[trace->count] = static_cast<int>(ev);
+    trace->In[trace->count] = y.In;
+    trace->v_u[trace->count] = vu;
+    trace->v_w[trace->count] = vw;
+    ++trace->count;
   }
-  template <class T> IMPACT_HDI static void conclude(const ContactProblem<T>& p, const JiaY<T>& y, Result<T>& r) {
-    const PlaneFrame<T> fe = plane_frame(p);
-    const Vec3<T> ue = -fe.t;
-    r.P = y.In * p.n + y.Iu * ue + y.Iw * cross(p.n, ue);
-    finish(p, r);
-    admit(p, r);
+
+  // The event ev_best reached (y is there): slip projection, trace, the new mode or phase.
+  template <class Probe> IMPACT_HDI void on_event(Probe& probe) {
+    if (!stick && S.mu > T(0)) {
+      probe.seg(kSegProject);
+      project_slip(S, y, phase);
+    }
+    probe.seg(kSegSwitch);
+    record_event(ev_best);
+    switch (ev_best) {
+      case Event::compression_end:
+        r.In_c = y.In;
+        if (S.e == T(0)) {
+          done = true;
+          break;
+        }
+        phase = Phase::restitution;
+        sig = false;
+        y.s *= S.e;
+        break;
+      case Event::restitution_end:
+        y.s = T(0);
+        done = true;
+        break;
+      case Event::stick_to_slip:
+        stick = false;
+        ++nswitch;
+        r.modes.push(Mode::slip);
+        probe.seg(kSegProject);
+        project_slip(S, y, phase);
+        just_switched = Event::slip_to_stick;
+        break;
+      default:
+        stick = true;
+        sig = false;
+        ++nswitch;
+        r.modes.push(Mode::stick);
+        just_switched = Event::stick_to_slip;
+        break;
+    }
   }
 };
 

@@ -42,8 +42,17 @@
 //    the round-off of the projected v0, eps |v0| / |v_t| in direction, is allowed too); and the
 //    slip that leaves v_t = 0, which follows the unique outgoing ray to the end.
 // Events are located inside the step, not at step ends: v_n = 0 in compression, E = target and
-// v_n < 0 (stall) in restitution, each by Illinois regula falsi on the sub-step length with every
-// trial point re-integrated from the step start (<= 60 iterations, to 4 eps of the step).
+// v_n < 0 (stall) in restitution, each by Illinois regula falsi on the sub-step length
+// (impact/illinois.hpp) with every trial point re-integrated from the step start (<= 60
+// iterations, to 4 eps of the step).
+// Structure (for the GPU: one instance per thread). The solver is a small state machine
+// (StrongeLaw::Run): each iteration of its loop is a straight segment (Kind::line,
+// Kind::approach) or a step of the slip with the search for its events (Kind::slip). p- and
+// tau-steps share one Runge-Kutta body (the mode only selects two factors of the rate), so lanes
+// of a warp in different modes issue the same instructions. The event search stays inside its
+// step, with its state local to the step: as separate iterations of the loop (one Runge-Kutta body
+// for steps and trial points, as jia runs) its state was carried around the loop, and on an H100
+// at 128 registers the kernel issued 17% more instructions and ran 1.5x slower (docs/bench.md).
 //
 // v_t = 0. A tau-integration ends when |v_t| <= rho_0 = 64 eps (|v0| + R_1 p_c), R_1 = R at
 // min(mu, 64) (mu D only contracts v_t, so a larger mu adds no round-off) (the remaining
@@ -68,6 +77,7 @@
 // normal impulse at the end of compression; modes: slip, stick, reverse.
 #pragma once
 #include "impact/admissible.hpp"
+#include "impact/illinois.hpp"
 #include "impact/math.hpp"
 #include "impact/scale.hpp"
 #include "impact/probe.hpp"
@@ -104,24 +114,23 @@ struct System {
                     b2 + d12 * r1 + d22 * r2,
                     y.vn};
   }
-  // dy/dp in slip (|v_t| > 0).
-  IMPACT_HDI State<T> rate_p(const State<T>& y) const {
+  // The slip rate, one body for both variables: dy/dp (tau = false: dP_t/dp = -mu v_t / |v_t|) or
+  // dy/dtau = |v_t| dy/dp (tau = true: Lipschitz, homogeneous of degree one in v_t). The mode only
+  // selects the factors m = dp/dx and d: (1, |v_t|) or (|v_t|, 1), so that lanes in either mode run
+  // the same instructions; a division by 1 and a product with 1 are exact, so both keep the bits
+  // of their separate forms (a + b.r with r = -mu v_t / |v_t|; |v_t| a + b.f with f = -mu v_t).
+  IMPACT_HDI State<T> rate(const State<T>& y, bool tau) const {
     const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
-    return line_rate(y, -mu * y.w1 / rho, -mu * y.w2 / rho);
+    const T m = tau ? rho : T(1), d = tau ? T(1) : rho;
+    const T r1 = -mu * y.w1 / d, r2 = -mu * y.w2 / d;
+    return State<T>{m,
+                    r1,
+                    r2,
+                    m * a + b1 * r1 + b2 * r2,
+                    m * b1 + d11 * r1 + d12 * r2,
+                    m * b2 + d12 * r1 + d22 * r2,
+                    m * y.vn};
   }
-  // dy/dtau = |v_t| dy/dp in slip: Lipschitz, homogeneous of degree one in v_t.
-  IMPACT_HDI State<T> rate_tau(const State<T>& y) const {
-    const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
-    const T f1 = -mu * y.w1, f2 = -mu * y.w2;
-    return State<T>{rho,
-                    f1,
-                    f2,
-                    rho * a + b1 * f1 + b2 * f2,
-                    rho * b1 + d11 * f1 + d12 * f2,
-                    rho * b2 + d12 * f1 + d22 * f2,
-                    rho * y.vn};
-  }
-  IMPACT_HDI State<T> rate(const State<T>& y, bool tau) const { return tau ? rate_tau(y) : rate_p(y); }
 
   // One explicit step of length x (in p, or in tau) from y.
   IMPACT_HDI State<T> step(const State<T>& y, T x, bool tau, Integrator integ) const {
@@ -166,6 +175,18 @@ struct System {
   }
 };
 
+// What the next iteration of the loop runs: integrate the slip (p- or tau-steps), a straight
+// segment with a constant ratio to the end of the impact (stick, or slip on the outgoing ray), or
+// the straight slip along the approaching ray to v_t = 0.
+enum class Kind : int { slip, line, approach };
+// The events located inside a step.
+enum class Event : int { none, compression_end, impact_end, stall };
+// How a straight segment ends.
+enum class SegmentEnd : int { none_ahead, tangential_zero, compression_end, impact_end, stall };
+// What the loop does after an iteration: go on with the next one, return the result as it stands
+// (a status), or leave the loop (too many events).
+enum class Next : int { again, stop, out };
+
 }  // namespace stronge_detail
 
 struct StrongeLaw {
@@ -197,19 +218,17 @@ struct StrongeLaw {
 
   // Code blocks for path probes (impact/probe.hpp) and their cost in issued instructions (double,
   // RK4; counted from the code: a double sqrt or division ~20-25, cbrt ~40; docs/bench.md, "SIMT
-  // model"). A step is the common RK part plus its rate (p or tau) part, at its call site (main
-  // step or one Illinois iteration).
+  // model"). A step, or one trial point of an event search inside it, is the common RK part plus
+  // the rate (the same for p- and tau-steps).
   enum Seg : int {
     kSegSetup, kSegOutgoing, kSegCtl, kSegLine, kSegLineEnd, kSegSlipCtl, kSegRay, kSegTauLen,
-    kSegStep, kSegStepP, kSegStepTau, kSegRoot, kSegRootP, kSegRootTau, kSegRootCtl, kSegLocate,
-    kSegEvent, kSegFinish, kSegments
+    kSegStep, kSegRate, kSegRoot, kSegRootRate, kSegRootCtl, kSegLocate, kSegEvent, kSegFinish, kSegments
   };
   static constexpr const char* seg_name[kSegments] = {
       "setup", "outgoing ray (bisection)", "loop control", "straight segment", "segment event",
-      "slip rates and ray test", "ray start", "tau step length", "step rk", "step rate p", "step rate tau",
-      "root rk", "root rate p", "root rate tau", "root bracket", "locate start", "event handling", "finish"};
-  static constexpr int seg_cost[kSegments] = {350, 1800, 15, 70, 15, 90, 25, 100, 77, 336, 160,
-                                              77,  336,  160, 30, 30, 20, 100};
+      "slip rates and ray test", "ray start", "tau step length", "step rk", "step rate", "root rk",
+      "root rate", "root bracket", "locate start", "event handling", "finish"};
+  static constexpr int seg_cost[kSegments] = {350, 1800, 15, 70, 15, 90, 25, 100, 77, 336, 77, 336, 55, 30, 20, 100};
 
   // Regime key for warp-coherent scheduling (kernels/cuda): planar or 3D, then the slip ratio
   // |v0_t| / (mu |v0_n|) in eighths of an octave (whether and when the slip reaches v_t = 0, where
@@ -231,329 +250,344 @@ struct StrongeLaw {
     return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return eval_unit<T>(q, opt, probe); });
   }
 
-  // The law on an instance of magnitudes near 1 (eval scales it).
+  template <class T> struct Run;
+
+  // The law on an instance of magnitudes near 1 (eval scales it): one iteration of the loop per
+  // straight segment or step.
   template <class T, class Probe>
   IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& opt, Probe& probe) {
-    using stronge_detail::State;
-    using stronge_detail::System;
+    using namespace stronge_detail;
     probe.seg(kSegSetup);
     Status st = validate(p, use());
     if (st != Status::ok) return make_result<T>(st);
     p.mu = tmin(p.mu, T(kMuUnbounded));  // validated finite; beyond 2^64: the unbounded limit
-    Result<T> r = make_result<T>(Status::ok);
-    const T eps = Eps<T>::value;
-    const T inf = T(1) / T(0);
-
-    const Vec3<T> n = p.n;
     Vec3<T> t1, t2;
-    tangent_basis(n, p.v0, t1, t2);
-    const Vec3<T> Wn = p.W * n, Wt1 = p.W * t1, Wt2 = p.W * t2;
-    const System<T> sys{dot(n, Wn), dot(t1, Wn), dot(t2, Wn), dot(t1, Wt1), dot(t1, Wt2), dot(t2, Wt2), p.mu};
-    const Integrator integ = opt.integrator == Integrator::euler ? Integrator::euler : Integrator::rk4;
+    tangent_basis(p.n, p.v0, t1, t2);
+    Run<T> m;
+    if (!m.start(p, t1, t2, opt, probe)) return m.r;
+    while (!m.done) {
+      probe.iter();
+      probe.seg(kSegCtl);
+      const Next next = m.control(probe);
+      if (next == Next::stop) return m.r;
+      if (next == Next::out) break;
+    }
+    probe.done();
+    if (!m.done) {
+      m.r.status = Status::step_limit;
+      return m.r;
+    }
+    probe.seg(kSegFinish);
+    m.r.P = m.y.p * p.n + m.y.q1 * t1 + m.y.q2 * t2;
+    finish(p, m.r);
+    admit(p, m.r);
+    return m.r;
+  }
+};
 
+// The state of one evaluation and its transitions.
+template <class T>
+struct StrongeLaw::Run {
+  using State = stronge_detail::State<T>;
+  using Kind = stronge_detail::Kind;
+  using Event = stronge_detail::Event;
+  using SegmentEnd = stronge_detail::SegmentEnd;
+  using Next = stronge_detail::Next;
+
+  stronge_detail::System<T> sys;
+  Result<T> r;
+  Integrator integ;
+  T e;
+  std::int32_t max_steps;
+  T h, R, rho_sw, rho_zero, vabs, Kscale, ray_tol, tau_cap;
+  T tau1, tau2;  // the sticking ratio -D^-1 b
+  bool can_stick;
+  State y;  // the state; during an event search, the start of the step searched
+  bool compression = true, done = false;
+  T target = T(0);  // the normal work at which restitution ends
+  int events = 0, guard = 0;
+  Kind kind = Kind::slip;
+  T lr1 = T(0), lr2 = T(0);               // ratio of a straight segment to the end (Kind::line)
+  T ru1 = T(0), ru2 = T(0), rg = T(-1);  // the approaching ray and d|v_t|/dp on it (Kind::approach)
+
+  template <class Probe>
+  IMPACT_HDI bool start(const ContactProblem<T>& p, const Vec3<T>& t1, const Vec3<T>& t2, const LawOptions& opt,
+                        Probe& probe) {
+    r = make_result<T>(Status::ok);
+    const T eps = Eps<T>::value;
+    const Vec3<T> n = p.n;
+    const Vec3<T> Wn = p.W * n, Wt1 = p.W * t1, Wt2 = p.W * t2;
+    sys = stronge_detail::System<T>{dot(n, Wn), dot(t1, Wn), dot(t2, Wn), dot(t1, Wt1), dot(t1, Wt2), dot(t2, Wt2), p.mu};
+    integ = opt.integrator == Integrator::euler ? Integrator::euler : Integrator::rk4;
+    e = p.e;
     const std::int32_t N = opt.steps < 1 ? 1 : (opt.steps > (1 << 24) ? (1 << 24) : opt.steps);
-    const std::int32_t max_steps = 64 * N + 512;
+    max_steps = 64 * N + 512;
     const T vn0 = dot(p.v0, n);
     const T pc = -vn0 / sys.a;  // frictionless compression impulse
-    const T h = pc / T(N);
+    h = pc / T(N);
     const T normD = sqrt(sys.d11 * sys.d11 + T(2) * sys.d12 * sys.d12 + sys.d22 * sys.d22);
     const T bnorm = sqrt(sys.b1 * sys.b1 + sys.b2 * sys.b2);
-    const T R = bnorm + p.mu * normD;  // bounds |F(u)|
-    const T rho_sw = R * pc * tmax(T(kSwitch), T(2) / T(N));
-    const T vabs = norm(p.v0);
+    R = bnorm + p.mu * normD;  // bounds |F(u)|
+    rho_sw = R * pc * tmax(T(kSwitch), T(2) / T(N));
+    vabs = norm(p.v0);
     // velocity scale of v_t's round-off: |v_t| grows at most at |b| (mu D only contracts it, D
     // SPD), so mu need not enter at all; it enters up to mu = kMuRound, which keeps the bits of
     // every ordinary row (with R unbounded, mu = 1e14 made rho_zero ~ |v0| and the law stuck at
     // once with v_t != 0: dE = +33% of K0, reliability-573a81e/stronge_huge_mu.csv)
     const T V = vabs + (bnorm + tmin(p.mu, T(kMuRound)) * normD) * pc;
-    const T rho_zero = T(64) * eps * V;
+    rho_zero = T(64) * eps * V;
     // Ray test |k| <= kRayTol eps K: the round-off of k = u_perp.F(u) is about eps K with
     // K = tr W (1 + mu) + R.
-    const T Kscale = trace(p.W) * (T(1) + p.mu) + R;
-    const T ray_tol = T(kRayTol) * eps;
-    const T tau_cap = T(kTauCap) / R;
-
-    State<T> y{T(0), T(0), T(0), vn0, dot(p.v0, t1), dot(p.v0, t2), T(0)};
-    bool compression = true;
-    bool done = false;
-    T target = T(0);
-    int events = 0;
-
-    T tau1, tau2;
+    Kscale = trace(p.W) * (T(1) + p.mu) + R;
+    ray_tol = T(kRayTol) * eps;
+    tau_cap = T(kTauCap) / R;
+    y = State{T(0), T(0), T(0), vn0, dot(p.v0, t1), dot(p.v0, t2), T(0)};
     sys.stick_ratio(tau1, tau2);
-    const bool can_stick = sqrt(tau1 * tau1 + tau2 * tau2) <= p.mu;
-
-    // kind: 0 = integrate slip (p- or tau-steps), 1 = straight segment with the constant ratio
-    // (lr1, lr2) to the end of the impact (stick, or slip on the outgoing ray), 2 = straight
-    // slip along the approaching ray (ru1, ru2) with d|v_t|/dp = rg < 0, to v_t = 0.
-    int kind = 0;
-    T lr1 = T(0), lr2 = T(0), ru1 = T(0), ru2 = T(0), rg = T(-1);
-
-    auto on_compression_end = [&]() {
-      y.vn = T(0);
-      compression = false;
-      r.In_c = y.p;
-      target = (T(1) - p.e * p.e) * y.E;
-      if (p.e == T(0)) done = true;
-    };
-
-    // Closed-form straight segment with ratio (c1, c2), at most dt long (the distance to v_t = 0
-    // on an approaching ray, else inf). Returns 0 v_t = 0, 1 end of compression, 2 end of impact,
-    // 3 stall, -1 no event ahead (compression never ends).
-    auto segment = [&](T c1, T c2, T dt) -> int {
-      probe.seg(kSegLine);
-      const State<T> k = sys.line_rate(y, c1, c2);
-      const T rn = k.vn;
-      T dc = inf, de = inf, dstall = inf;
-      if (compression) {
-        if (y.vn >= T(0)) dc = T(0);
-        else if (rn > T(0)) dc = -y.vn / rn;
-      } else {
-        const T dE = target - y.E;
-        if (dE <= T(0)) {
-          de = T(0);
-        } else {
-          const T disc = y.vn * y.vn + T(2) * rn * dE;
-          if (disc >= T(0) && y.vn + sqrt(disc) > T(0)) de = T(2) * dE / (y.vn + sqrt(disc));
-          if (rn < T(0)) dstall = -y.vn / rn;
-        }
-      }
-      const T d = tmin(tmin(dt, dc), tmin(de, dstall));
-      if (!(d < inf)) return -1;
-      y.E += y.vn * d + T(0.5) * rn * d * d;
-      y.p += d;
-      y.q1 += c1 * d;
-      y.q2 += c2 * d;
-      y.vn += rn * d;
-      y.w1 += k.w1 * d;
-      y.w2 += k.w2 * d;
-      ++r.steps;
-      if (d == de) return 2;
-      if (d == dstall) return 3;
-      if (d == dc) return 1;
-      y.w1 = T(0);
-      y.w2 = T(0);
-      return 0;
-    };
-
-    // v_t = 0: stick, or slip resumed along the outgoing ray.
-    auto tangential_zero = [&](Mode resumed) -> bool {
-      y.w1 = T(0);
-      y.w2 = T(0);
-      kind = 1;
-      if (can_stick) {
-        lr1 = tau1;
-        lr2 = tau2;
-        r.modes.push(Mode::stick);
-        return true;
-      }
-      T s1, s2;
-      probe.seg(kSegOutgoing);
-      if (!sys.outgoing(s1, s2)) return false;
-      lr1 = -p.mu * s1;
-      lr2 = -p.mu * s2;
-      r.modes.push(resumed);
-      return true;
-    };
-
-    // ---- start ---------------------------------------------------------------------------------
+    can_stick = sqrt(tau1 * tau1 + tau2 * tau2) <= p.mu;
     const T rho0 = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
     if (p.mu == T(0)) {
-      kind = 1;  // no friction: dv/dp = W n whatever the slip direction
+      kind = Kind::line;  // no friction: dv/dp = W n whatever the slip direction
       r.modes.push(Mode::slip);
     } else if (rho0 <= rho_zero) {
-      if (!tangential_zero(Mode::slip)) {
+      if (!tangential_zero(Mode::slip, probe)) {
         r.status = Status::inconsistent;
-        return r;
+        return false;
       }
     } else {
       r.modes.push(Mode::slip);
     }
+    return true;
+  }
 
-    // ---- main loop -----------------------------------------------------------------------------
-    for (int guard = 0; !done; ++guard) {
-      probe.iter();
-      probe.seg(kSegCtl);
-      if (r.steps >= max_steps || guard > max_steps + 4 * kMaxEvents) {
-        r.status = Status::step_limit;
-        probe.done();
-        return r;
-      }
-      if (kind == 1) {
-        const int ev = segment(lr1, lr2, inf);
-        probe.seg(kSegLineEnd);
-        if (ev == -1) {
-          r.status = Status::inconsistent;
-          return r;
-        }
-        if (ev == 3) {
-          r.status = Status::stalled;
-          return r;
-        }
-        if (ev == 2) done = true;
-        else if (ev == 1) on_compression_end();
-        continue;
-      }
-      if (kind == 2) {
-        const T dist = tmax(T(0), (y.w1 * ru1 + y.w2 * ru2) / -rg);
-        const int ev = segment(-p.mu * ru1, -p.mu * ru2, dist);
-        probe.seg(kSegLineEnd);
-        if (ev == 3) {
-          r.status = Status::stalled;
-          return r;
-        }
-        if (ev == 2) done = true;
-        else if (ev == 1) on_compression_end();
-        else if (ev == 0) {
-          if (++events > kMaxEvents) break;
-          if (!tangential_zero(Mode::reverse)) {
-            r.status = Status::inconsistent;
-            return r;
-          }
-        }
-        continue;
-      }
+  IMPACT_HDI void compression_ends() {
+    y.vn = T(0);
+    compression = false;
+    r.In_c = y.p;
+    target = (T(1) - e * e) * y.E;
+    if (e == T(0)) done = true;
+  }
 
-      // slip
-      probe.seg(kSegSlipCtl);
-      const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
-      if (!(rho > T(0))) {  // exactly at v_t = 0
-        if (++events > kMaxEvents) break;
-        if (!tangential_zero(Mode::reverse)) {
-          r.status = Status::inconsistent;
-          return r;
-        }
-        continue;
-      }
-      const T u1 = y.w1 / rho, u2 = y.w2 / rho;
-      const T F1 = sys.b1 - p.mu * (sys.d11 * u1 + sys.d12 * u2);
-      const T F2 = sys.b2 - p.mu * (sys.d12 * u1 + sys.d22 * u2);
-      const T g = u1 * F1 + u2 * F2;   // d|v_t|/dp
-      const T kk = u1 * F2 - u2 * F1;  // |v_t| dtheta/dp
-      // Ray test (see ray_tol); the round-off of the initial projection of v0 (eps |v0|, a
-      // direction error eps |v0| / |v_t|) is allowed only before anything has been integrated:
-      // later the integrated v_t carries its own relative precision.
-      const bool initial = r.steps == 0;
-      const bool on_ray = tabs(kk) * rho <= ray_tol * (Kscale * rho + (initial ? R * vabs : T(0)));
-      if (rho <= rho_zero || on_ray) {
-        probe.seg(kSegRay);
-        if (g < T(0)) {
-          // straight to v_t = 0 along the ray u (events on the way in closed form)
-          kind = 2;
-          ru1 = u1;
-          ru2 = u2;
-          rg = g;
-          continue;
-        }
-        if (rho <= rho_zero) {  // at v_t = 0, not approaching along a ray
-          if (++events > kMaxEvents) break;
-          if (!tangential_zero(Mode::reverse)) {
-            r.status = Status::inconsistent;
-            return r;
-          }
-          continue;
-        }
-        // On a ray moving away from v_t = 0. Without sticking that is the unique outgoing ray
-        // s (F(s) = lambda s, lambda > 0), which the slip then follows to the end; it is taken
-        // from outgoing() rather than from u, since close to v_t = 0 the ray test only resolves
-        // u to the round-off of v_t. (With sticking possible no ray moves away from 0, except
-        // on the cone's boundary: integrate on.)
-        T s1, s2;
-        if (!can_stick && sys.outgoing(s1, s2)) {
-          kind = 1;
-          lr1 = -p.mu * s1;
-          lr2 = -p.mu * s2;
-          continue;
-        }
-      }
+  // v_t = 0: stick, or slip resumed along the outgoing ray. False: no outgoing ray (b = 0).
+  template <class Probe> IMPACT_HDI bool tangential_zero(Mode resumed, Probe& probe) {
+    y.w1 = T(0);
+    y.w2 = T(0);
+    kind = Kind::line;
+    if (can_stick) {
+      lr1 = tau1;
+      lr2 = tau2;
+      r.modes.push(Mode::stick);
+      return true;
+    }
+    T s1, s2;
+    probe.seg(kSegOutgoing);
+    if (!sys.outgoing(s1, s2)) return false;
+    lr1 = -sys.mu * s1;
+    lr2 = -sys.mu * s2;
+    r.modes.push(resumed);
+    return true;
+  }
 
-      const bool tau_mode = rho < rho_sw;
-      T dx = h;
-      if (tau_mode) {
-        probe.seg(kSegTauLen);
-        const T grow = sqrt(math::cbrt(rho_sw / rho));  // (rho_sw / rho)^(1/6)
-        dx = tmin((h / rho_sw) * grow, tau_cap);
-      }
-      const State<T> y0 = y;
-      probe.seg(kSegStep);
-      probe.seg(tau_mode ? kSegStepTau : kSegStepP);
-      const State<T> y1 = sys.step(y0, dx, tau_mode, integ);
-      ++r.steps;
-
-      // events inside the step: 1 end of compression, 2 end of impact, 3 stall
-      int ev = 0;
-      T xe = dx;
-      State<T> ye = y1;
-      auto locate = [&](int which) {
-        // value whose sign tells the event: happened iff val >= 0 (stall: iff val > 0)
-        auto val = [&](const State<T>& z) -> T {
-          return which == 1 ? z.vn : (which == 2 ? z.E - target : -z.vn);
-        };
-        auto happened = [&](T v) { return which == 3 ? v > T(0) : v >= T(0); };
-        probe.seg(kSegLocate);
-        T lo = T(0), hi = dx, flo = val(y0), fhi = val(y1);
-        State<T> yhi = y1;
-        int side = 0;
-        const T tol = T(4) * eps * dx;
-        for (int it = 0; it < kMaxRootIter && hi - lo > tol; ++it) {
-          T x = T(0.5) * (lo + hi);
-          if (flo < T(0) && fhi > T(0)) {
-            const T xs = lo + (hi - lo) * (-flo / (fhi - flo));
-            if (xs > lo && xs < hi) x = xs;
-          }
-          probe.seg(kSegRoot);
-          probe.seg(tau_mode ? kSegRootTau : kSegRootP);
-          probe.seg(kSegRootCtl);
-          const State<T> yx = sys.step(y0, x, tau_mode, integ);
-          const T fx = val(yx);
-          if (happened(fx)) {
-            hi = x;
-            fhi = fx;
-            yhi = yx;
-            if (side == 1) flo *= T(0.5);
-            side = 1;
-            if (fx == T(0)) break;
-          } else {
-            lo = x;
-            flo = fx;
-            if (side == -1) fhi *= T(0.5);
-            side = -1;
-          }
-        }
-        if (hi < xe || ev == 0) {
-          xe = hi;
-          ye = yhi;
-          ev = which;
-        }
-      };
-      if (compression) {
-        if (y1.vn >= T(0)) locate(1);
+  // Closed-form straight segment with ratio (c1, c2), at most dt long (the distance to v_t = 0 on
+  // an approaching ray, else inf), to its first event.
+  template <class Probe> IMPACT_HDI SegmentEnd segment(T c1, T c2, T dt, Probe& probe) {
+    probe.seg(kSegLine);
+    const T inf = T(1) / T(0);
+    const State k = sys.line_rate(y, c1, c2);
+    const T rn = k.vn;
+    T dc = inf, de = inf, dstall = inf;
+    if (compression) {
+      if (y.vn >= T(0)) dc = T(0);
+      else if (rn > T(0)) dc = -y.vn / rn;
+    } else {
+      const T dE = target - y.E;
+      if (dE <= T(0)) {
+        de = T(0);
       } else {
-        if (y1.E - target >= T(0)) locate(2);
-        if (y1.vn < T(0)) locate(3);
+        const T disc = y.vn * y.vn + T(2) * rn * dE;
+        if (disc >= T(0) && y.vn + sqrt(disc) > T(0)) de = T(2) * dE / (y.vn + sqrt(disc));
+        if (rn < T(0)) dstall = -y.vn / rn;
       }
-      y = ye;
-      if (ev != 0) probe.seg(kSegEvent);
-      if (ev == 1) {
-        on_compression_end();
-      } else if (ev == 2) {
-        done = true;
-      } else if (ev == 3) {
-        r.status = Status::stalled;
-        return r;
-      }
-      if (ev != 0 && ++events > kMaxEvents) break;
     }
-    probe.done();
-    if (!done) {
+    const T d = tmin(tmin(dt, dc), tmin(de, dstall));
+    if (!(d < inf)) return SegmentEnd::none_ahead;
+    y.E += y.vn * d + T(0.5) * rn * d * d;
+    y.p += d;
+    y.q1 += c1 * d;
+    y.q2 += c2 * d;
+    y.vn += rn * d;
+    y.w1 += k.w1 * d;
+    y.w2 += k.w2 * d;
+    ++r.steps;
+    if (d == de) return SegmentEnd::impact_end;
+    if (d == dstall) return SegmentEnd::stall;
+    if (d == dc) return SegmentEnd::compression_end;
+    y.w1 = T(0);
+    y.w2 = T(0);
+    return SegmentEnd::tangential_zero;
+  }
+
+  // An iteration: the bounds, then a straight segment or the slip (its tests and its step).
+  template <class Probe> IMPACT_HDI Next control(Probe& probe) {
+    if (r.steps >= max_steps || guard > max_steps + 4 * kMaxEvents) {
       r.status = Status::step_limit;
-      return r;
+      probe.done();
+      return Next::stop;
     }
-    probe.seg(kSegFinish);
-    r.P = y.p * n + y.q1 * t1 + y.q2 * t2;
-    finish(p, r);
-    admit(p, r);
-    return r;
+    ++guard;
+    if (kind == Kind::slip) return slip_control(probe);
+    const bool line = kind == Kind::line;
+    const T dist = line ? T(1) / T(0) : tmax(T(0), (y.w1 * ru1 + y.w2 * ru2) / -rg);
+    const SegmentEnd end = line ? segment(lr1, lr2, dist, probe) : segment(-sys.mu * ru1, -sys.mu * ru2, dist, probe);
+    probe.seg(kSegLineEnd);
+    switch (end) {
+      case SegmentEnd::none_ahead:  // compression never ends (a guard: see the header)
+        if (!line) return Next::again;
+        r.status = Status::inconsistent;
+        return Next::stop;
+      case SegmentEnd::stall:
+        r.status = Status::stalled;
+        return Next::stop;
+      case SegmentEnd::impact_end:
+        done = true;
+        return Next::again;
+      case SegmentEnd::compression_end:
+        compression_ends();
+        return Next::again;
+      case SegmentEnd::tangential_zero:
+        return reach_zero(probe);
+    }
+    return Next::again;
+  }
+
+  // v_t = 0 reached in slip (counts as an event).
+  template <class Probe> IMPACT_HDI Next reach_zero(Probe& probe) {
+    if (++events > kMaxEvents) return Next::out;
+    if (!tangential_zero(Mode::reverse, probe)) {
+      r.status = Status::inconsistent;
+      return Next::stop;
+    }
+    return Next::again;
+  }
+
+  // The slip: v_t = 0, a ray, or a step in p (|v_t| >= rho_sw) or in tau (step()).
+  template <class Probe> IMPACT_HDI Next slip_control(Probe& probe) {
+    probe.seg(kSegSlipCtl);
+    const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
+    if (!(rho > T(0))) return reach_zero(probe);  // exactly at v_t = 0
+    const T u1 = y.w1 / rho, u2 = y.w2 / rho;
+    const T F1 = sys.b1 - sys.mu * (sys.d11 * u1 + sys.d12 * u2);
+    const T F2 = sys.b2 - sys.mu * (sys.d12 * u1 + sys.d22 * u2);
+    const T g = u1 * F1 + u2 * F2;   // d|v_t|/dp
+    const T kk = u1 * F2 - u2 * F1;  // |v_t| dtheta/dp
+    // Ray test (see ray_tol); the round-off of the initial projection of v0 (eps |v0|, a direction
+    // error eps |v0| / |v_t|) is allowed only before anything has been integrated: later the
+    // integrated v_t carries its own relative precision.
+    const bool initial = r.steps == 0;
+    const bool on_ray = tabs(kk) * rho <= ray_tol * (Kscale * rho + (initial ? R * vabs : T(0)));
+    if (rho <= rho_zero || on_ray) {
+      probe.seg(kSegRay);
+      if (g < T(0)) {  // straight to v_t = 0 along the ray u (events on the way in closed form)
+        kind = Kind::approach;
+        ru1 = u1;
+        ru2 = u2;
+        rg = g;
+        return Next::again;
+      }
+      if (rho <= rho_zero) return reach_zero(probe);  // at v_t = 0, not approaching along a ray
+      // On a ray moving away from v_t = 0. Without sticking that is the unique outgoing ray s
+      // (F(s) = lambda s, lambda > 0), which the slip then follows to the end; it is taken from
+      // outgoing() rather than from u, since close to v_t = 0 the ray test only resolves u to the
+      // round-off of v_t. (With sticking possible no ray moves away from 0, except on the cone's
+      // boundary: integrate on.)
+      T s1, s2;
+      if (!can_stick && sys.outgoing(s1, s2)) {
+        kind = Kind::line;
+        lr1 = -sys.mu * s1;
+        lr2 = -sys.mu * s2;
+        return Next::again;
+      }
+    }
+    const bool tau_mode = rho < rho_sw;
+    T dx = h;
+    if (tau_mode) {
+      probe.seg(kSegTauLen);
+      const T grow = sqrt(math::cbrt(rho_sw / rho));  // (rho_sw / rho)^(1/6)
+      dx = tmin((h / rho_sw) * grow, tau_cap);
+    }
+    return step(tau_mode, dx, probe);
+  }
+
+  // The value whose sign tells an event inside a step (in compression its end, v_n >= 0; in
+  // restitution the end of the impact, E >= target, or a stall, v_n < 0), and whether it has
+  // happened there.
+  IMPACT_HDI T value(const State& z, Event which) const {
+    return which == Event::compression_end ? z.vn : (which == Event::impact_end ? z.E - target : -z.vn);
+  }
+  IMPACT_HDI static bool happened(Event which, T v) { return which == Event::stall ? v > T(0) : v >= T(0); }
+
+  // The step from y (in tau, else in p, of length dx) and its earliest event: y goes to the step's
+  // end or to the event.
+  template <class Probe> IMPACT_HDI Next step(bool tau_mode, T dx, Probe& probe) {
+    probe.seg(kSegStep);
+    probe.seg(kSegRate);
+    const State y1 = sys.step(y, dx, tau_mode, integ);
+    ++r.steps;
+    Event ev = Event::none;
+    T xe = dx;
+    State ye = y1;
+    if (compression) {
+      if (y1.vn >= T(0)) locate(Event::compression_end, tau_mode, dx, y1, ev, xe, ye, probe);
+    } else {
+      if (y1.E - target >= T(0)) locate(Event::impact_end, tau_mode, dx, y1, ev, xe, ye, probe);
+      if (y1.vn < T(0)) locate(Event::stall, tau_mode, dx, y1, ev, xe, ye, probe);
+    }
+    y = ye;
+    if (ev == Event::none) return Next::again;
+    return on_event(ev, probe);
+  }
+
+  // The event `which`, which has happened at the step's end y1: its earliest point in the step, by
+  // Illinois regula falsi with each trial point re-integrated from the step's start y; it becomes
+  // (ev, xe, ye) when it is the first event found or earlier than that.
+  template <class Probe>
+  IMPACT_HDI void locate(Event which, bool tau_mode, T dx, const State& y1, Event& ev, T& xe, State& ye,
+                        Probe& probe) const {
+    probe.seg(kSegLocate);
+    IllinoisBracket<T> br;
+    br.start(T(0), dx, value(y, which), value(y1, which));
+    const T tol = T(4) * Eps<T>::value * dx;
+    State yhi = y1;
+    while (br.open(tol, kMaxRootIter)) {
+      const T x = br.trial();
+      probe.seg(kSegRoot);
+      probe.seg(kSegRootRate);
+      probe.seg(kSegRootCtl);
+      const State yx = sys.step(y, x, tau_mode, integ);
+      const T fx = value(yx, which);
+      const bool past = happened(which, fx);
+      br.update(x, fx, past);
+      if (past) {
+        yhi = yx;
+        if (fx == T(0)) break;
+      }
+    }
+    if (br.hi < xe || ev == Event::none) {
+      xe = br.hi;
+      ye = yhi;
+      ev = which;
+    }
+  }
+
+  // The event ev reached (y is there).
+  template <class Probe> IMPACT_HDI Next on_event(Event ev, Probe& probe) {
+    probe.seg(kSegEvent);
+    if (ev == Event::stall) {
+      r.status = Status::stalled;
+      return Next::stop;
+    }
+    if (ev == Event::compression_end) compression_ends();
+    else done = true;
+    return ++events > kMaxEvents ? Next::out : Next::again;
   }
 };
 
