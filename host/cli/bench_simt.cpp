@@ -37,8 +37,9 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
   std::string md =
       "| law | precision | steps | instances | iterations | 573a81e loop: active | 573a81e loop: time | "
       "active threads/warp | warp issue/instance | "
-      "refill: active | refill: time | sorted: active | sorted: time | largest blocks (share of issue, active threads) |\n"
-      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+      "refill: active | refill: time | sorted: active | sorted: time | sorted: ms per 1e6 at 12.5% / 25% occupancy | "
+      "largest blocks (share of issue, active threads) |\n"
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const engine::LawInfo* law : spec.laws) {
     if (!study::simt_supported(law->name)) {
@@ -56,14 +57,15 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
         const study::SimtResult gs = study::simt_model(t, blocks, geom, study::Schedule::grid_stride);
         const study::SimtResult rf = study::simt_model(t, blocks, geom, study::Schedule::refill);
         const study::SimtResult so = study::simt_model(t, blocks, geom, study::Schedule::sorted);
-        const study::SimtResult ne = study::simt_model(t, blocks, geom, study::Schedule::nested_573a81e);
+        const study::SimtResult ne = study::simt_model(t, blocks, geom, study::Schedule::nested_search);
         md += "| " + law->name + " | " + engine::precision_name(p) + " | " + std::to_string(steps) + " | " +
               std::to_string(gs.instances) + " | " + fixed(gs.mean_iterations, 1) + " | " +
               fixed(ne.active_threads, 2) + " | " + fixed(ne.warp_issue / gs.warp_issue, 2) + " | " +
               fixed(gs.active_threads, 2) + " | " + eng(gs.warp_issue) + " | " +
               fixed(rf.active_threads, 2) + " | " + fixed(rf.warp_issue / gs.warp_issue, 2) + " | " +
               fixed(so.active_threads, 2) + " | " + fixed(so.warp_issue / gs.warp_issue, 2) + " | " +
-              top_blocks(gs, 4) + " |\n";
+              fixed(1e3 * study::predicted_seconds(so, 1e6, 0.125), 1) + " / " +
+              fixed(1e3 * study::predicted_seconds(so, 1e6, 0.25), 1) + " | " + top_blocks(gs, 4) + " |\n";
         nlohmann::ordered_json blocks_json = nlohmann::ordered_json::array();
         for (const study::SimtBlockUse& b : gs.blocks)
           blocks_json.push_back({{"block", b.name}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
@@ -74,8 +76,13 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
                         {"iterations_per_instance", gs.mean_iterations},
                         {"grid_stride", {{"active_threads", gs.active_threads}, {"warp_issue", gs.warp_issue}}},
                         {"refill", {{"active_threads", rf.active_threads}, {"warp_issue", rf.warp_issue}}},
-                        {"sorted", {{"active_threads", so.active_threads}, {"warp_issue", so.warp_issue}}},
-                        {"nested_573a81e", {{"active_threads", ne.active_threads}, {"warp_issue", ne.warp_issue}}},
+                        {"sorted", {{"active_threads", so.active_threads},
+                                    {"warp_issue", so.warp_issue},
+                                    {"block_issue", so.block_issue},
+                                    {"kernel_issue", so.kernel_issue},
+                                    {"predicted_ms_per_1e6", {{"occupancy_12.5", 1e3 * study::predicted_seconds(so, 1e6, 0.125)},
+                                                              {"occupancy_25", 1e3 * study::predicted_seconds(so, 1e6, 0.25)}}}}},
+                        {"nested_search", {{"active_threads", ne.active_threads}, {"warp_issue", ne.warp_issue}}},
                         {"blocks", blocks_json}});
       }
   }

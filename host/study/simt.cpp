@@ -82,6 +82,8 @@ template <class F> bool with_probed_law(const std::string& law, F&& f) {
 struct Issue {
   std::vector<int> lane_count, warp_count;
   std::vector<double> lane_sum, warp_sum;  // per slot, instructions over the whole run
+  std::vector<double> warp_total;          // per warp of the geometry, its issue over the whole run
+  int warp = 0;                            // the warp being replayed
   const SimtBlocks* b;
   int n;
   explicit Issue(const SimtBlocks& blocks)
@@ -103,7 +105,9 @@ struct Issue {
   }
   void end_unit() {
     for (int s = 0; s < 2 * n; ++s) {
-      warp_sum[s] += warp_count[s] * cost(s);
+      const double c = warp_count[s] * cost(s);
+      warp_sum[s] += c;
+      warp_total[warp] += c;
       warp_count[s] = 0;
     }
   }
@@ -119,6 +123,7 @@ void run_grid_stride(const PathTrace& t, const SimtGeometry& g, Issue& is, bool 
   std::vector<std::uint32_t> group[kWarp];  // per lane: first unit of each aligned iteration, then the finish
   for (int w = 0; w < g.warps; ++w)
     for (int r = 0; r < g.rounds; ++r) {
+      is.warp = w;
       std::size_t most = 0;
       for (int l = 0; l < kWarp; ++l) {
         const std::size_t i = index_of(g, w, r, l);
@@ -152,6 +157,7 @@ void run_grid_stride(const PathTrace& t, const SimtGeometry& g, Issue& is, bool 
 
 void run_refill(const PathTrace& t, const SimtGeometry& g, Issue& is) {
   for (int w = 0; w < g.warps; ++w) {
+    is.warp = w;
     // the warp's instances in kernel order; a free lane takes the next one
     std::size_t next = index_of(g, w, 0, 0);
     const std::size_t stop = index_of(g, w, g.rounds, 0);
@@ -274,14 +280,16 @@ SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeomet
   }
   const PathTrace& t = schedule == Schedule::sorted ? sorted : t0;
   Issue is(b);
+  is.warp_total.assign(g.warps, 0.0);
   if (schedule == Schedule::refill) run_refill(t, g, is);
-  else run_grid_stride(t, g, is, schedule == Schedule::nested_573a81e);
+  else run_grid_stride(t, g, is, schedule == Schedule::nested_search);
   SimtResult r;
   r.instances = n;
-  double lane = 0, warp = 0;
+  double lane = 0, warp = 0, kernel = 0;
   for (int s = 0; s < 2 * b.count(); ++s) {
     lane += is.lane_sum[s];
     warp += is.warp_sum[s];
+    if (s % b.count() == b.sample() || s % b.count() == b.reduce()) kernel += is.warp_sum[s];
     if (is.warp_sum[s] > 0)
       r.blocks.push_back({b.name[s % b.count()] + (s < b.count() ? "" : " (in event search)"), is.lane_sum[s] / n,
                           is.warp_sum[s] / n});
@@ -290,9 +298,44 @@ SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeomet
             [](const SimtBlockUse& x, const SimtBlockUse& y) { return x.warp_issue > y.warp_issue; });
   r.active_threads = warp > 0 ? lane / warp : 0;
   r.warp_issue = warp / n;
+  r.kernel_issue = kernel / n;
+  double block = 0;  // blocks of kSimtBlockWarps consecutive warps (the last one may be partial)
+  for (int w0 = 0; w0 < g.warps; w0 += kSimtBlockWarps) {
+    const int w1 = std::min(g.warps, w0 + kSimtBlockWarps);
+    block += (w1 - w0) * *std::max_element(is.warp_total.begin() + w0, is.warp_total.begin() + w1);
+  }
+  r.block_issue = block / n;
   r.lane_work = lane / n;
   r.mean_iterations = static_cast<double>(t.unit_end.size() - 2 * n) / n;
   return r;
+}
+
+double theoretical_occupancy(int registers, int block_threads, const GpuTiming& g) {
+  if (registers < 1 || block_threads < 1) throw std::invalid_argument("theoretical_occupancy: registers and block size must be >= 1");
+  const int regs = (registers + 7) / 8 * 8;  // allocation unit: 8 registers per thread (256 per warp)
+  const int warps_per_block = (block_threads + kWarp - 1) / kWarp;
+  const int by_regs = g.registers_per_sm / (regs * kWarp * warps_per_block);
+  const int by_slots = g.max_warps_per_sm / warps_per_block;
+  return static_cast<double>(std::min(by_regs, by_slots) * warps_per_block) / g.max_warps_per_sm;
+}
+
+double warps_per_scheduler(double occupancy, const GpuTiming& g) {
+  return occupancy * g.max_warps_per_sm / g.schedulers_per_sm;
+}
+
+double predicted_seconds(double law_issue, double kernel_issue, double block_factor, double instances,
+                         double occupancy, const GpuTiming& g) {
+  const double warps = warps_per_scheduler(occupancy, g);
+  if (!(warps > 0)) throw std::invalid_argument("predicted_seconds: occupancy must be > 0");
+  const double issue = block_factor * (law_issue + kernel_issue);
+  const double waits = block_factor * (law_issue * g.law_latency + kernel_issue * g.kernel_latency) / warps;
+  const double cycles = std::max(issue, waits) * instances;  // per scheduler, over all of them
+  return cycles / (static_cast<double>(g.sms) * g.schedulers_per_sm * g.clock_hz);
+}
+
+double predicted_seconds(const SimtResult& r, double instances, double occupancy, const GpuTiming& g) {
+  const double factor = r.warp_issue > 0 ? r.block_issue / r.warp_issue : 1.0;
+  return predicted_seconds(r.warp_issue - r.kernel_issue, r.kernel_issue, factor, instances, occupancy, g);
 }
 
 }  // namespace impact::study

@@ -60,9 +60,9 @@ struct SimtGeometry {
   std::uint64_t stride = 0;  // 0: the CUDA reduction kernel's (kCudaReduceBlocks x its block size)
   std::uint64_t begin = 0;   // first instance index
 };
-// nested_573a81e: grid_stride with the sub-steps run inside their step's iteration, as separate
+// nested_search: grid_stride with the sub-steps run inside their step's iteration, as separate
 // code (the structure of the jia kernel of build 573a81e, which the calibration figures measured).
-enum class Schedule { grid_stride, refill, sorted, nested_573a81e };
+enum class Schedule { grid_stride, refill, sorted, nested_search };
 
 struct SimtBlockUse {
   std::string name;
@@ -72,10 +72,46 @@ struct SimtResult {
   std::size_t instances = 0;
   double active_threads = 0;   // per warp, of 32
   double warp_issue = 0;       // instructions a warp issues per instance (x 32 lanes: the kernel time)
+  // the same, counting each warp as long as its block's slowest (a block of kSimtBlockWarps warps
+  // holds its slots until the barrier after the loop: the kernel's time in the latency-bound regime)
+  double block_issue = 0;
+  double kernel_issue = 0;     // the part of warp_issue in the kernel's own blocks (sample, reduce)
   double lane_work = 0;        // instructions per instance
   double mean_iterations = 0;  // loop iterations per instance
   std::vector<SimtBlockUse> blocks;  // per block, largest warp issue first
 };
+
+// Occupancy-aware time (docs/bench.md, "Occupancy and time"). A scheduler issues at most one warp
+// instruction per cycle; a warp that issued waits on average `latency` cycles before its next
+// instruction is ready (dependency chains, the FP64 and special-function pipes, memory), so A
+// resident warps keep a scheduler busy max(issue, latency-weighted issue / A) cycles (Little's
+// law). Two latencies: the law's blocks (FP64 arithmetic chains) and the kernel's own per-instance
+// blocks (Philox sampling, shared-memory histogram atomics, global stores), which wait longer. A
+// block keeps its warps' slots until its slowest warp is done: the time counts the block issue.
+// The two latencies are the fitted constants (tests/study/test_simt.cpp holds the model to the
+// H200 figures of ../shared/measurements/h200-3680a0a within +-30%).
+constexpr int kSimtBlockWarps = 4;  // the kernels' 128-thread blocks
+struct GpuTiming {
+  int sms = 132;                 // H200
+  double clock_hz = 1.98e9;      // H200 under load
+  int schedulers_per_sm = 4;     // sm_90
+  int max_warps_per_sm = 64;     // sm_90
+  int registers_per_sm = 65536;  // sm_90
+  double law_latency = 12.5;     // cycles between a warp's issues in a law's blocks (fitted)
+  double kernel_latency = 23.0;  // the same in the sampling and reduction blocks (fitted)
+};
+// Fraction of the SM's warp slots a kernel of `registers` per thread fills with blocks of
+// `block_threads` threads (the register file alone; allocation in units of 8 registers per thread).
+double theoretical_occupancy(int registers, int block_threads, const GpuTiming& g = GpuTiming{});
+// Resident warps per scheduler at `occupancy`.
+double warps_per_scheduler(double occupancy, const GpuTiming& g = GpuTiming{});
+// Seconds for `instances` instances whose warps issue law_issue + kernel_issue instructions per
+// instance (the law's blocks, the kernel's own), each warp held block_factor times as long by its
+// block's slowest warp, at `occupancy`.
+double predicted_seconds(double law_issue, double kernel_issue, double block_factor, double instances,
+                         double occupancy, const GpuTiming& g = GpuTiming{});
+// The same from a model run (SimtResult's warp, kernel and block issue).
+double predicted_seconds(const SimtResult& r, double instances, double occupancy, const GpuTiming& g = GpuTiming{});
 
 // True for the laws whose headers carry path probes (the integrators jia and stronge).
 bool simt_supported(const std::string& law);

@@ -103,9 +103,13 @@ rows = j[\"simt\"]
 assert [r[\"law\"] for r in rows] == [\"jia\", \"stronge\"], rows
 for r in rows:
     assert r[\"instances\"] == 2 * 2 * 32
-    for k in (\"grid_stride\", \"refill\", \"sorted\", \"nested_573a81e\"):
+    for k in (\"grid_stride\", \"refill\", \"sorted\", \"nested_search\"):
         assert 1 <= r[k][\"active_threads\"] <= 32 and r[k][\"warp_issue\"] > 0, (k, r)
     assert r[\"blocks\"] and all(b[\"warp_issue\"] >= b[\"lane_work\"] / 32 for b in r[\"blocks\"])
+    s = r[\"sorted\"]
+    assert s[\"block_issue\"] >= s[\"warp_issue\"] > s[\"kernel_issue\"] > 0, s
+    t = s[\"predicted_ms_per_1e6\"]
+    assert 0 < t[\"occupancy_25\"] < t[\"occupancy_12.5\"], t  # latency-bound at both
 " "$T/simt.json"'
 check "simt markdown table" 'grep -q "| jia | double | 20 | 128 |" "$T/simt.md"'
 bad "simt on an algebraic law" "law .newton. has no path probes" --simt --laws newton

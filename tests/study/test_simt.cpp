@@ -3,7 +3,7 @@
 // Nsight Compute figures of the first H100 run (../shared/measurements/h100-573a81e): active
 // threads per warp of sampled_reduce_kernel, double, 250 steps: jia random contact 6.96, stronge
 // random contact 11.6, jia identical ball instances 31.8, each to be reproduced within +-30% by
-// the replay of that build's loop structure (Schedule::nested_573a81e: event searches nested in
+// the replay of that build's loop structure (Schedule::nested_search: event searches nested in
 // their step); then what today's kernels are predicted to do.
 #include <gtest/gtest.h>
 
@@ -129,7 +129,7 @@ TEST(Simt, NestedReplayRunsSubStepsInsideTheirStep) {
   for (int l = 0; l < 32; ++l) add_instance(t, l == 0 ? 4 : 1, {1}, 0, l == 0 ? 4 : 0);
   const SimtBlocks b = toy_blocks();
   const SimtResult flat = simt_model(t, b, one_warp(1), Schedule::grid_stride);
-  const SimtResult nested = simt_model(t, b, one_warp(1), Schedule::nested_573a81e);
+  const SimtResult nested = simt_model(t, b, one_warp(1), Schedule::nested_search);
   EXPECT_DOUBLE_EQ(flat.warp_issue * 32, 10 + 4 * 100);
   EXPECT_DOUBLE_EQ(nested.warp_issue * 32, 10 + 100 + 3 * 100);
   EXPECT_DOUBLE_EQ(flat.lane_work, nested.lane_work);
@@ -196,7 +196,7 @@ SimtResult model(const char* law, Scenario sc, const std::vector<std::string>& s
   return r;
 }
 double predicted(const char* law, Scenario sc, const std::vector<std::string>& sets) {
-  return model(law, sc, sets, Schedule::nested_573a81e).active_threads;
+  return model(law, sc, sets, Schedule::nested_search).active_threads;
 }
 
 }  // namespace
@@ -216,7 +216,7 @@ TEST(SimtCalibration, JiaIdenticalBall) {
 // Today's structure (every sub-step an iteration of its own) and the regime sort: jia on random
 // contact gains coherence from each (model figures in docs/bench.md).
 TEST(SimtCalibration, JiaFlatLoopAndSortingRaiseCoherence) {
-  const SimtResult nested = model("jia", Scenario::contact, {}, Schedule::nested_573a81e);
+  const SimtResult nested = model("jia", Scenario::contact, {}, Schedule::nested_search);
   const SimtResult flat = model("jia", Scenario::contact, {}, Schedule::grid_stride);
   const SimtResult sorted = model("jia", Scenario::contact, {}, Schedule::sorted);
   EXPECT_DOUBLE_EQ(nested.lane_work, flat.lane_work);  // the same work, issued differently
@@ -224,4 +224,107 @@ TEST(SimtCalibration, JiaFlatLoopAndSortingRaiseCoherence) {
   EXPECT_LT(flat.warp_issue, 0.9 * nested.warp_issue);
   EXPECT_GT(sorted.active_threads, 2.0 * flat.active_threads);
   EXPECT_LT(sorted.warp_issue, 0.5 * flat.warp_issue);
+}
+
+// ---- occupancy-aware time -------------------------------------------------------------------
+
+// Register-limited occupancy of 128-thread blocks on sm_90 (65536 registers, 64 warps per SM): the
+// figures Nsight Compute reported for the kernels of ../shared/measurements/h200-3680a0a.
+TEST(SimtOccupancy, TheoreticalFromRegisters) {
+  EXPECT_DOUBLE_EQ(theoretical_occupancy(240, 128), 0.125);    // jia double, 3680a0a
+  EXPECT_DOUBLE_EQ(theoretical_occupancy(254, 128), 0.125);    // stronge double, 3680a0a
+  EXPECT_DOUBLE_EQ(theoretical_occupancy(152, 128), 0.1875);   // chatterjee-ruina, 3680a0a
+  EXPECT_DOUBLE_EQ(theoretical_occupancy(128, 128), 0.25);     // __launch_bounds__(128, 4)
+  EXPECT_DOUBLE_EQ(theoretical_occupancy(32, 128), 1.0);       // the warp slots bind
+  EXPECT_THROW(theoretical_occupancy(0, 128), std::invalid_argument);
+}
+
+// Little's law: A warps per scheduler with L cycles between a warp's issues keep it busy
+// max(issue, L issue / A) cycles; the kernel's own blocks wait kernel_latency; the block factor
+// stretches both.
+TEST(SimtOccupancy, LatencyBoundAndIssueBound) {
+  GpuTiming g;
+  g.law_latency = 8;
+  g.kernel_latency = 20;
+  EXPECT_DOUBLE_EQ(warps_per_scheduler(0.125, g), 2.0);
+  EXPECT_DOUBLE_EQ(warps_per_scheduler(0.25, g), 4.0);
+  const double per_cycle = 132.0 * 4 * 1.98e9;
+  // latency-bound: 1000 law instructions x 8 cycles / 4 warps
+  EXPECT_NEAR(predicted_seconds(1000, 0, 1.0, 1e6, 0.25, g), 1e6 * 2000 / per_cycle, 1e-15);
+  EXPECT_NEAR(predicted_seconds(1000, 0, 1.0, 1e6, 0.125, g), 1e6 * 4000 / per_cycle, 1e-15);
+  // the kernel's blocks at their own latency; the block factor
+  EXPECT_NEAR(predicted_seconds(1000, 100, 1.5, 1e6, 0.25, g), 1e6 * 1.5 * (8000 + 2000) / 4 / per_cycle, 1e-15);
+  // 16 warps hide 8 cycles: issue-bound
+  EXPECT_NEAR(predicted_seconds(1000, 0, 1.0, 1e6, 1.0, g), 1e6 * 1000 / per_cycle, 1e-15);
+  EXPECT_THROW(predicted_seconds(1000, 0, 1.0, 1e6, 0.0, g), std::invalid_argument);
+}
+
+// A block holds its warps until its slowest is done: the block issue counts every warp of a block
+// at its slowest warp's issue.
+TEST(SimtOccupancy, BlockIssueWaitsForTheSlowestWarp) {
+  const SimtBlocks b = toy_blocks();
+  PathTrace t;
+  SimtGeometry g;
+  g.warps = 4;  // one block
+  g.rounds = 1;
+  for (int w = 0; w < 4; ++w)
+    for (int l = 0; l < 32; ++l) {
+      add_instance(t, w == 2 ? 9 : 1, {1});  // warp 2 runs 9 iterations, the others 1
+    }
+  const SimtResult r = simt_model(t, b, g, Schedule::grid_stride);
+  EXPECT_DOUBLE_EQ(r.warp_issue * 128, 3 * (10 + 100) + (10 + 900));
+  EXPECT_DOUBLE_EQ(r.block_issue * 128, 4 * (10 + 900));
+  EXPECT_DOUBLE_EQ(r.kernel_issue, 0.0);  // the toy has no sample / reduce blocks
+}
+
+namespace {
+
+// Nsight Compute's figures (H200, ../shared/measurements/h200-3680a0a/README.md) against the
+// model's prediction, +-30%.
+void expect_time(const char* what, double predicted_s, double measured_s) {
+  std::printf("[ simt    ] %s: predicted %.2f ms, measured %.2f ms (%+.0f%%)\n", what, 1e3 * predicted_s,
+              1e3 * measured_s, 100 * (predicted_s / measured_s - 1));
+  EXPECT_NEAR(predicted_s, measured_s, 0.3 * measured_s) << what;
+}
+
+SimtResult sorted_one_round(const char* law, Scenario sc, const std::vector<std::string>& sets) {
+  SampleSpec spec = default_spec(sc);
+  for (const std::string& kv : sets) apply_setting(spec, kv);
+  LawOptions opt;
+  opt.steps = 250;
+  SimtGeometry g;  // one instance per thread, as at the measured n (2e5, 4e5 < the grid's 262144 x 2)
+  g.warps = 256;
+  g.rounds = 1;
+  const PathTrace t = trace_paths(law, engine::Precision::f64, spec, 1, opt, g);
+  return simt_model(t, simt_blocks(law), g, Schedule::sorted);
+}
+
+}  // namespace
+
+// jia double, random contact, n = 2e5, 240 registers (12.5%): 25.4 ms.
+TEST(SimtOccupancy, CalibrationJiaRandomContact) {
+  const SimtResult r = sorted_one_round("jia", Scenario::contact, {});
+  expect_time("jia random contact, 12.5%", predicted_seconds(r, 2e5, 0.125), 25.4e-3);
+}
+
+// jia double, 4e5 identical ball instances at 12.5%: 10.29 ms (573a81e) and 12.43 ms (3680a0a, which
+// adds the regime sort).
+TEST(SimtOccupancy, CalibrationJiaIdenticalBall) {
+  const SimtResult r = sorted_one_round(
+      "jia", Scenario::ball, {"V0x=-1", "V0y=0", "V0z=-5", "w0x=0", "w0y=2", "w0z=0", "mu=0.4", "e=0.5"});
+  const double t = predicted_seconds(r, 4e5, 0.125);
+  expect_time("jia identical ball, 12.5% (573a81e)", t, 10.29e-3);
+  expect_time("jia identical ball, 12.5% (3680a0a)", t, 12.43e-3);
+}
+
+// chatterjee-ruina double, the first chunk of 2^24 instances: 9.76 ms at 25% (573a81e, 128
+// registers) and 14.42 ms at 18.75% (3680a0a, 152 registers). The law has no probes: each lane
+// samples (kSimtSampleCost), evaluates the law (192 flops, ChatterjeeRuinaLaw::cost, at ~1.5 issued
+// instructions per flop) and reduces (kSimtReduceCost), at the 28 active threads per warp Nsight
+// Compute measured.
+TEST(SimtOccupancy, CalibrationChatterjeeRuina) {
+  const double law = 1.5 * 192 / 28.0, kernel = (kSimtSampleCost + kSimtReduceCost) / 28.0;
+  const double n = 16777216.0;
+  expect_time("chatterjee-ruina, 25%", predicted_seconds(law, kernel, 1.0, n, 0.25), 9.76e-3);
+  expect_time("chatterjee-ruina, 18.75%", predicted_seconds(law, kernel, 1.0, n, 0.1875), 14.42e-3);
 }
