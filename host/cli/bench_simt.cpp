@@ -58,14 +58,15 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
         const study::SimtResult rf = study::simt_model(t, blocks, geom, study::Schedule::refill);
         const study::SimtResult so = study::simt_model(t, blocks, geom, study::Schedule::sorted);
         const study::SimtResult ne = study::simt_model(t, blocks, geom, study::Schedule::nested_search);
+        const double ms_125 = 1e3 * study::predicted_seconds(so, 1e6, 0.125);  // sorted, per 1e6 instances
+        const double ms_25 = 1e3 * study::predicted_seconds(so, 1e6, 0.25);
         md += "| " + law->name + " | " + engine::precision_name(p) + " | " + std::to_string(steps) + " | " +
               std::to_string(gs.instances) + " | " + fixed(gs.mean_iterations, 1) + " | " +
               fixed(ne.active_threads, 2) + " | " + fixed(ne.warp_issue / gs.warp_issue, 2) + " | " +
               fixed(gs.active_threads, 2) + " | " + eng(gs.warp_issue) + " | " +
               fixed(rf.active_threads, 2) + " | " + fixed(rf.warp_issue / gs.warp_issue, 2) + " | " +
               fixed(so.active_threads, 2) + " | " + fixed(so.warp_issue / gs.warp_issue, 2) + " | " +
-              fixed(1e3 * study::predicted_seconds(so, 1e6, 0.125), 1) + " / " +
-              fixed(1e3 * study::predicted_seconds(so, 1e6, 0.25), 1) + " | " + top_blocks(gs, 4) + " |\n";
+              fixed(ms_125, 1) + " / " + fixed(ms_25, 1) + " | " + top_blocks(gs, 4) + " |\n";
         nlohmann::ordered_json blocks_json = nlohmann::ordered_json::array();
         for (const study::SimtBlockUse& b : gs.blocks)
           blocks_json.push_back({{"block", b.name}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
@@ -80,8 +81,7 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
                                     {"warp_issue", so.warp_issue},
                                     {"block_issue", so.block_issue},
                                     {"kernel_issue", so.kernel_issue},
-                                    {"predicted_ms_per_1e6", {{"occupancy_12.5", 1e3 * study::predicted_seconds(so, 1e6, 0.125)},
-                                                              {"occupancy_25", 1e3 * study::predicted_seconds(so, 1e6, 0.25)}}}}},
+                                    {"predicted_ms_per_1e6", {{"occupancy_12.5", ms_125}, {"occupancy_25", ms_25}}}}},
                         {"nested_search", {{"active_threads", ne.active_threads}, {"warp_issue", ne.warp_issue}}},
                         {"blocks", blocks_json}});
       }

@@ -86,9 +86,9 @@ struct Issue {
   int warp = 0;                            // the warp being replayed
   const SimtBlocks* b;
   int n;
-  explicit Issue(const SimtBlocks& blocks)
+  Issue(const SimtBlocks& blocks, int warps)
       : lane_count(2 * blocks.count()), warp_count(2 * blocks.count()), lane_sum(2 * blocks.count()),
-        warp_sum(2 * blocks.count()), b(&blocks), n(blocks.count()) {}
+        warp_sum(2 * blocks.count()), warp_total(warps, 0.0), b(&blocks), n(blocks.count()) {}
   double cost(int slot) const { return b->cost[slot % n]; }
   // adds the blocks of unit u of the trace as one lane's part of the current warp unit
   void lane(const PathTrace& t, std::uint32_t u, int offset = 0) {
@@ -279,8 +279,7 @@ SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeomet
     sorted = permuted(t0, perm);
   }
   const PathTrace& t = schedule == Schedule::sorted ? sorted : t0;
-  Issue is(b);
-  is.warp_total.assign(g.warps, 0.0);
+  Issue is(b, g.warps);
   if (schedule == Schedule::refill) run_refill(t, g, is);
   else run_grid_stride(t, g, is, schedule == Schedule::nested_search);
   SimtResult r;

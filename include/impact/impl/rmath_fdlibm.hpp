@@ -191,9 +191,8 @@ IMPACT_HDI void quarter_to_radians(double f, double fl, double& xh, double& xl) 
   xh = dadd(ph, pl);  // renormalise (fast two-sum, |ph| >= |pl|)
   xl = dsub(pl, dsub(xh, ph));
 }
-IMPACT_HD inline void sincos_reduced(std::int64_t q, double f, double fl, double& s, double& c) {
-  double xh, xl;
-  quarter_to_radians(f, fl, xh, xl);
+// sin and cos of q pi/2 + (xh + xl) radians, |xh + xl| <= pi/4: the kernels, then the quadrant.
+IMPACT_HD inline void sincos_quadrant(std::int64_t q, double xh, double xl, double& s, double& c) {
   const double sn = kernel_sin(xh, xl), cs = kernel_cos(xh, xl);
   switch (static_cast<int>(q & 3)) {
     case 0: s = sn; c = cs; break;
@@ -201,6 +200,20 @@ IMPACT_HD inline void sincos_reduced(std::int64_t q, double f, double fl, double
     case 2: s = -sn; c = -cs; break;
     default: s = -cs; c = sn; break;
   }
+}
+IMPACT_HD inline void sincos_reduced(std::int64_t q, double f, double fl, double& s, double& c) {
+  double xh, xl;
+  quarter_to_radians(f, fl, xh, xl);
+  sincos_quadrant(q, xh, xl, s, c);
+}
+
+// vh + vl quarter turns (|vl| <= ulp(vh), |vh| < 2^51) as the nearest integer q and a fraction
+// f + fl of one: f0 = vh - q is exact, f + fl = f0 + vl exactly (fast two-sum).
+IMPACT_HDI void split_quarters(double vh, double vl, std::int64_t& q, double& f, double& fl) {
+  q = static_cast<std::int64_t>(dadd(vh, vh >= 0.0 ? 0.5 : -0.5));  // truncation
+  const double f0 = dsub(vh, static_cast<double>(q));               // exact
+  f = dadd(f0, vl);
+  fl = dsub(vl, dsub(f, f0));
 }
 
 // sin and cos of the angle (vh + vl) * pi/2 (vh + vl in quarter turns, |vl| <= ulp(vh)):
@@ -211,10 +224,9 @@ IMPACT_HD inline void sincos_quarter(double vh, double vl, double& s, double& c)
     s = c = nan();
     return;
   }
-  const std::int64_t q = static_cast<std::int64_t>(dadd(vh, vh >= 0.0 ? 0.5 : -0.5));  // truncation
-  const double f0 = dsub(vh, static_cast<double>(q));  // exact
-  const double f = dadd(f0, vl);                       // f + fl = f0 + vl exactly (fast two-sum)
-  const double fl = dsub(vl, dsub(f, f0));
+  std::int64_t q;
+  double f, fl;
+  split_quarters(vh, vl, q, f, fl);
   sincos_reduced(q, f, fl, s, c);
 }
 
@@ -268,7 +280,7 @@ inline std::int64_t reduce_quarter_large(double ax, double& fh, double& fl) {
 }
 
 // x radians as q quarter turns and a fraction f + fl of one (|f| <= 1/2, |fl| <= ulp(f)).
-// |x| < 2^20: x 2/pi as a double-double, then the split of sincos_quarter; larger finite x: the
+// |x| < 2^20: x 2/pi as a double-double, then split_quarters; larger finite x: the
 // exact reduction above (host; false on the device); NaN and +-inf: false. A negative x reduces to
 // the negated q, f and fl of |x| (the kernels are odd and even, so the bits are -sin and cos).
 IMPACT_HD inline bool reduce_radians(double x, std::int64_t& q, double& f, double& fl) {
@@ -279,10 +291,7 @@ IMPACT_HD inline bool reduce_radians(double x, std::int64_t& q, double& f, doubl
     const double vl = dadd(dfma(x, TWO_OVER_PI_HI, -vh), dmul(x, TWO_OVER_PI_LO));
     const double h = dadd(vh, vl);
     const double l = dsub(vl, dsub(h, vh));
-    q = static_cast<std::int64_t>(dadd(h, h >= 0.0 ? 0.5 : -0.5));  // truncation
-    const double f0 = dsub(h, static_cast<double>(q));               // exact
-    f = dadd(f0, l);                                                 // f + fl = f0 + l exactly
-    fl = dsub(l, dsub(f, f0));
+    split_quarters(h, l, q, f, fl);
     return true;
   }
 #if defined(__CUDA_ARCH__)
@@ -318,13 +327,7 @@ IMPACT_HD inline void sincos(double x, double& s, double& c) {
     s = c = nan();
     return;
   }
-  const double sn = kernel_sin(xh, xl), cs = kernel_cos(xh, xl);
-  switch (static_cast<int>(q & 3)) {
-    case 0: s = sn; c = cs; break;
-    case 1: s = cs; c = -sn; break;
-    case 2: s = -sn; c = -cs; break;
-    default: s = -cs; c = sn; break;
-  }
+  sincos_quadrant(q, xh, xl, s, c);
 }
 
 }  // namespace rmath

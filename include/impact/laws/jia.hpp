@@ -584,9 +584,10 @@ struct JiaLaw::Run {
     velocity(S, y, vn, vu, vw);
     const T eph = phase == Phase::compression ? T(1) : S.e;
     const T G = sqrt(y.Gu * y.Gu + y.Gw * y.Gw);
-    stiff = eph * sqrt(vu * vu + vw * vw) * hs > G;
+    const T vp = sqrt(vu * vu + vw * vw);  // |v_perp|
+    stiff = eph * vp * hs > G;
     const T eta = phase == Phase::compression ? S.eta0 : S.eta0 / S.e;
-    const T pe = vn > T(0) ? eph * sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * vn) : T(0);
+    const T pe = vn > T(0) ? eph * vp / (S.mu * eta * S.eta0 * vn) : T(0);
     if (!sig && !stiff && phase == Phase::restitution && vn > T(0) && T(2) * y.s < rho0 * vn &&
         pe * h < T(0.5) * rho0) {
       sig = true;
@@ -602,7 +603,7 @@ struct JiaLaw::Run {
       }
       stiff = false;
       hs = (h / rho0) * math::exp(T(0.4) * math::log(sr / y.s));
-      const T pc = sqrt(vu * vu + vw * vw) / (S.mu * eta * S.eta0 * (-vn));  // rate of D in sigma
+      const T pc = vp / (S.mu * eta * S.eta0 * (-vn));  // rate of D in sigma
       const T hmax = T(0.5) / (pc > T(1) ? pc : T(1));
       if (hs > hmax) hs = hmax;
       return Next::advance;
@@ -673,13 +674,14 @@ struct JiaLaw::Run {
     } else {
       probe.seg(kSegRootCtl);
       probe.seg(kSegEvent);
-      const T gc = event_fn(S, ya, event_q(q), phase);
+      const Event ev = event_q(q);
+      const T gc = event_fn(S, ya, ev, phase);
       br.update(rc, gc, gc > T(0));
       searching = br.open(T(4) * Eps<T>::value, kRootIter);
       if (!searching) {
         if (br.hi < theta_best) {
           theta_best = br.hi;
-          ev_best = event_q(q);
+          ev_best = ev;
         }
         ++q;
         searching = scan(probe);

@@ -437,7 +437,8 @@ struct StrongeLaw::Run {
     if (kind == Kind::slip) return slip_control(probe);
     const bool line = kind == Kind::line;
     const T dist = line ? T(1) / T(0) : tmax(T(0), (y.w1 * ru1 + y.w2 * ru2) / -rg);
-    const SegmentEnd end = line ? segment(lr1, lr2, dist, probe) : segment(-sys.mu * ru1, -sys.mu * ru2, dist, probe);
+    const T c1 = line ? lr1 : -sys.mu * ru1, c2 = line ? lr2 : -sys.mu * ru2;
+    const SegmentEnd end = segment(c1, c2, dist, probe);
     probe.seg(kSegLineEnd);
     switch (end) {
       case SegmentEnd::none_ahead:  // compression never ends (a guard: see the header)
