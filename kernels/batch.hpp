@@ -108,7 +108,8 @@ struct EvalFunctor {
 template <class Law, class = void> struct HasRegimeKey : std::false_type {};
 template <class Law>
 struct HasRegimeKey<Law, std::void_t<decltype(&Law::template regime_key<double>)>> : std::true_type {};
-// Bits of a regime key (impact/probe.hpp slip_ratio_key: 3D flag over 10 bits of slip ratio).
+// Bits of a regime key (impact/probe.hpp: slip_ratio_key and stop_fraction_key, a 3D flag over 10
+// bits).
 constexpr int kRegimeKeyBits = 11;
 
 // The regime key of row i.

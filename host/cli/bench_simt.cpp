@@ -24,6 +24,16 @@ std::string top_blocks(const study::SimtResult& r, int count) {
   return s;
 }
 
+// One law's blocks under a schedule: share of the warp issue, active threads, code.
+std::string where_table(const std::string& title, const study::SimtResult& r) {
+  std::string s = "\n" + title + "\n\n| block | code | share of warp issue | active threads | lane work/instance |\n"
+                  "| --- | --- | ---: | ---: | ---: |\n";
+  for (const study::SimtBlockUse& b : r.blocks)
+    s += "| " + b.name + " | `" + b.code + "` | " + fixed(100.0 * b.warp_issue / r.warp_issue, 1) + "% | " +
+         fixed(b.lane_work / b.warp_issue, 1) + " | " + fixed(b.lane_work, 0) + " |\n";
+  return s;
+}
+
 }  // namespace
 
 int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table, std::FILE* log) {
@@ -41,6 +51,7 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
       "largest blocks (share of issue, active threads) |\n"
       "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  std::string where;  // per block of the sorted schedule: its code, share of the issue, coherence
   for (const engine::LawInfo* law : spec.laws) {
     if (!study::simt_supported(law->name)) {
       if (all) continue;
@@ -67,9 +78,12 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
               fixed(rf.active_threads, 2) + " | " + fixed(rf.warp_issue / gs.warp_issue, 2) + " | " +
               fixed(so.active_threads, 2) + " | " + fixed(so.warp_issue / gs.warp_issue, 2) + " | " +
               fixed(ms_125, 1) + " / " + fixed(ms_25, 1) + " | " + top_blocks(gs, 4) + " |\n";
-        nlohmann::ordered_json blocks_json = nlohmann::ordered_json::array();
+        nlohmann::ordered_json blocks_json = nlohmann::ordered_json::array(), sorted_json = blocks_json;
         for (const study::SimtBlockUse& b : gs.blocks)
-          blocks_json.push_back({{"block", b.name}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
+          blocks_json.push_back({{"block", b.name}, {"code", b.code}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
+        for (const study::SimtBlockUse& b : so.blocks)
+          sorted_json.push_back({{"block", b.name}, {"code", b.code}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
+        where += where_table(law->name + " " + engine::precision_name(p) + ", " + std::to_string(steps) + " steps", so);
         rows.push_back({{"law", law->name},
                         {"precision", engine::precision_name(p)},
                         {"steps", steps},
@@ -83,14 +97,18 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
                                     {"kernel_issue", so.kernel_issue},
                                     {"predicted_ms_per_1e6", {{"occupancy_12.5", ms_125}, {"occupancy_25", ms_25}}}}},
                         {"nested_search", {{"active_threads", ne.active_threads}, {"warp_issue", ne.warp_issue}}},
-                        {"blocks", blocks_json}});
+                        {"blocks", blocks_json},
+                        {"sorted_blocks", sorted_json}});
       }
   }
   md = "SIMT model (docs/bench.md): scenario " + spec.scenario_name + ", seed " + std::to_string(spec.seed) + ", " +
        std::to_string(geom.warps) + " warps x " + std::to_string(geom.rounds) +
        " grid-stride rounds of the reduction kernel. Times relative to the grid-stride schedule of today's loop; "
        "573a81e loop: event searches nested in their step as in that build; refill: lanes take the next instance "
-       "when done; sorted: instances ordered by regime key.\n\n" + md;
+       "when done; sorted: instances ordered by regime key.\n\n" + md +
+       "\nWhere the issue goes (sorted schedule, as the kernels run; `code`: the functions whose source lines "
+       "a line table charges the block to; scripts/simt_beside_hotspots.py sets this beside a per-line profile):\n" +
+       where;
   if (!a.json.empty()) {
     nlohmann::ordered_json j = {{"simt", rows}, {"scenario", spec.scenario_name}, {"seed", spec.seed},
                                 {"warps", geom.warps}, {"rounds", geom.rounds}};

@@ -202,6 +202,10 @@ void run_refill(const PathTrace& t, const SimtGeometry& g, Issue& is) {
   }
 }
 
+std::string code_of(const SimtBlocks& b, int id) {
+  return id < static_cast<int>(b.code.size()) ? b.code[id] : std::string();
+}
+
 // The trace with its instances in the order perm.
 PathTrace permuted(const PathTrace& t, const std::vector<std::size_t>& perm) {
   PathTrace o;
@@ -241,11 +245,14 @@ SimtBlocks simt_blocks(const std::string& law) {
         b.law_blocks = Law::kSegments;
         for (int s = 0; s < Law::kSegments; ++s) {
           b.name.push_back(Law::seg_name[s]);
+          b.code.push_back(Law::seg_code[s]);
           b.cost.push_back(Law::seg_cost[s]);
         }
         b.name.push_back("kernel: sample instance");
+        b.code.push_back("make_instance_double");
         b.cost.push_back(kSimtSampleCost);
         b.name.push_back("kernel: reduce row");
+        b.code.push_back("sampled_reduce_kernel");
         b.cost.push_back(kSimtReduceCost);
       }))
     throw std::invalid_argument("law '" + law + "' has no path probes (the SIMT model covers jia and stronge)");
@@ -290,8 +297,8 @@ SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeomet
     warp += is.warp_sum[s];
     if (s % b.count() == b.sample() || s % b.count() == b.reduce()) kernel += is.warp_sum[s];
     if (is.warp_sum[s] > 0)
-      r.blocks.push_back({b.name[s % b.count()] + (s < b.count() ? "" : " (in event search)"), is.lane_sum[s] / n,
-                          is.warp_sum[s] / n});
+      r.blocks.push_back({b.name[s % b.count()] + (s < b.count() ? "" : " (in event search)"), code_of(b, s % b.count()),
+                          is.lane_sum[s] / n, is.warp_sum[s] / n});
   }
   std::sort(r.blocks.begin(), r.blocks.end(),
             [](const SimtBlockUse& x, const SimtBlockUse& y) { return x.warp_issue > y.warp_issue; });

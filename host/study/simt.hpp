@@ -44,6 +44,7 @@ struct PathTrace {
 // block's histograms (~850).
 struct SimtBlocks {
   std::vector<std::string> name;
+  std::vector<std::string> code;  // the functions its instructions come from (Law::seg_code)
   std::vector<int> cost;
   int law_blocks = 0;  // ids 0..law_blocks-1 are the law's; then sample, reduce
   int count() const { return static_cast<int>(cost.size()); }
@@ -66,6 +67,7 @@ enum class Schedule { grid_stride, refill, sorted, nested_search };
 
 struct SimtBlockUse {
   std::string name;
+  std::string code;  // SimtBlocks::code
   double lane_work = 0, warp_issue = 0;  // instructions per instance
 };
 struct SimtResult {

@@ -46,4 +46,12 @@ template <class T> IMPACT_HDI std::uint32_t slip_ratio_key(bool planar, T vt, T 
   return (planar ? 0u : 1024u) | static_cast<std::uint32_t>(lk);
 }
 
+// stop_fraction_key: 3D after planar, then `stops` (the slip comes to rest before the end), then a
+// fraction x of the impact's normal impulse scale in 1/64, clipped to 9 bits (a NaN or negative x:
+// the bottom, x >= 8 or inf: the top).
+IMPACT_HDI std::uint32_t stop_fraction_key(bool planar, bool stops, double x) {
+  const std::uint32_t q = x >= 8.0 ? 511u : (x > 0.0 ? static_cast<std::uint32_t>(64.0 * x) : 0u);
+  return (planar ? 0u : 1024u) | (stops ? 512u : 0u) | q;
+}
+
 }  // namespace impact

@@ -6,6 +6,7 @@
 # is a usage error (exit 2, "nothing to measure") when cuda is the only backend (docs/bench.md).
 set -u
 source "$(dirname "$0")/common.bash"
+SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 quick=(--min-time 0.02 --reps 2 --warmup 1)
 
 # 1. a quick run: JSON + markdown
@@ -112,6 +113,33 @@ for r in rows:
     assert 0 < t[\"occupancy_25\"] < t[\"occupancy_12.5\"], t  # latency-bound at both
 " "$T/simt.json"'
 check "simt markdown table" 'grep -q "| jia | double | 20 | 128 |" "$T/simt.md"'
+check "simt markdown: where the issue goes, with code" 'grep -q "| step rate | \`rate\` |" "$T/simt.md"'
+
+# 6. scripts/simt_beside_hotspots.py: the model's blocks grouped by the functions they name, beside a
+#    per-line profile summed per function (a synthetic one here: known shares and active threads)
+cat > "$T/hot.csv" << 'EOF'
+file,line,stall_samples,warp_insts,thread_insts,function
+include/impact/laws/stronge.hpp,130,10,100,1600,stronge_detail::System<double>::rate
+include/impact/laws/stronge.hpp,131,0,0,0,stronge_detail::System<double>::rate
+include/impact/laws/stronge.hpp,480,5,50,400,StrongeLaw::Run<double>::slip_control<impact::NoProbe>
+kernels/cuda/sampled.cu,74,20,10,320,"cuda::{anon}::sampled_reduce_kernel<StrongeLaw, double>"
+include/impact/other.hpp,1,65,40,1280,mystery<double>(…)::{lambda()#1}::operator()
+EOF
+python3 "$SRC/scripts/simt_beside_hotspots.py" --simt "$T/simt.json" --hotspots "$T/hot.csv" --law stronge \
+  --steps 20 > "$T/beside.md" 2> "$T/beside.err"; rc=$?
+check "beside exits 0" '[ $rc -eq 0 ]'
+check "beside: rate's lines, half the warp insts at 16 active" 'grep -E "^\| rate \|.*\| 50.0% \| 16.0 \| 10.0% \|$" "$T/beside.md"'
+check "beside: slip_control at 8 active" 'grep -E "^\| slip_control \|.*\| 25.0% \| 8.0 \| 5.0% \|$" "$T/beside.md"'
+check "beside: unnamed functions in other" 'grep -E "^\| other: mystery.*\| 20.0% \| 32.0 \| 65.0% \|$" "$T/beside.md"'
+check "beside: the model shares add up to 100%" 'python3 - "$T/beside.md" << "PY"
+import re, sys
+rows = [l for l in open(sys.argv[1]) if l.startswith("| ") and not l.startswith(("| other", "| functions", "| ---"))]
+tot = sum(float(re.split(r"\s*\|\s*", l)[3].rstrip("%")) for l in rows)
+assert abs(tot - 100) < 0.5, tot
+PY'
+python3 "$SRC/scripts/simt_beside_hotspots.py" --simt "$T/simt.json" --hotspots "$T/hot.csv" --law stronge \
+  --steps 999 > /dev/null 2> "$T/beside.err"; rc=$?
+check "beside: no model row is an error" '[ $rc -ne 0 ] && grep -q "no model row for stronge double 999 steps" "$T/beside.err"'
 bad "simt on an algebraic law" "law .newton. has no path probes" --simt --laws newton
 bad "bad set" "unknown key .nosuchkey. for scenario contact" --simt --laws jia --set nosuchkey=1
 

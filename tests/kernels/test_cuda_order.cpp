@@ -50,9 +50,32 @@ TEST(RegimeKey, OrdersBySlipRatioAfterPlanarity) {
   EXPECT_EQ(key(0.4, 1.0, false) - key(0.2, 1.0, false), 8u);
   EXPECT_EQ(key(1.0, 0.0, false), 1024u + 1023u);  // mu = 0: the top
   EXPECT_EQ(key(0.0, 1.0, false) & 1023u, 0u);      // normal incidence: the bottom
-  // stronge: |v0_t| / (mu |v0_n|), eta0 plays no part
+  // stronge: eta0 plays no part
   EXPECT_EQ(StrongeLaw::regime_key(sphere_hit(0.5, 1.0, 1.0, 1.0, false)),
             StrongeLaw::regime_key(sphere_hit(0.5, 1.0, 1.0, 3.0, false)));
+}
+
+TEST(RegimeKey, StrongeOrdersByWhereTheSlipStopsOrTheImpactEnds) {
+  const auto key = [](double vt, double mu, bool planar) {
+    return StrongeLaw::regime_key(sphere_hit(vt, 1.0, mu, 1.0, planar));
+  };
+  // planar sphere (W = I: a = d11 = 1, b = 0), |v0_n| = 1, e = 1/2: the slip decelerates at mu and
+  // stops at vt / mu; a straight slip would end at (1 + e) = 1.5 p_c
+  EXPECT_EQ(key(0.5, 1.0, true), 512u + 32u);  // stops at 0.5 p_c: 32/64
+  EXPECT_EQ(key(0.5, 0.5, true), 512u + 64u);  // stops at 1.0 p_c
+  EXPECT_EQ(key(2.0, 1.0, true), 96u);         // would stop at 2: the impact ends first, at 1.5
+  EXPECT_EQ(key(0.5, 0.0, true), 96u);         // no friction: never stops
+  EXPECT_EQ(key(0.0, 1.0, true), 512u);        // normal incidence: at rest from the start
+  EXPECT_GE(key(0.5, 1.0, false), 1024u);      // 3D after every planar key
+  EXPECT_LT(key(0.2, 1.0, false), key(0.4, 1.0, false));  // a later stop: a longer path
+  EXPECT_LT(key(3.0, 1.0, false), key(0.2, 1.0, false));  // the lanes that go on to v_t = 0 last
+  // the extremes stay inside the bits
+  EXPECT_EQ(key(1e150, 1.0, true), 96u);
+  EXPECT_EQ(key(100.0, 1.0, false) & 512u, 0u);
+  EXPECT_EQ(stop_fraction_key(false, true, 1e9), 2047u);
+  EXPECT_EQ(stop_fraction_key(false, true, std::nan("")), 1536u);
+  EXPECT_EQ(stop_fraction_key(true, false, -1.0), 0u);
+  EXPECT_EQ(stop_fraction_key(true, false, 7.99), 511u);
   // every key fits the bits the device sort uses
   for (const ContactProblem<double>& p : instances(5000)) {
     EXPECT_LT(JiaLaw::regime_key(p), 1u << kRegimeKeyBits);

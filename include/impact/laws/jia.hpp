@@ -104,6 +104,13 @@ struct JiaLaw {
   static constexpr int seg_cost[kSegments] = {300, 60,  40,  85,  150,  60, 30,  //
                                               126, 120, 360, 180, 3800,      //
                                               40,  30,  90,  20,  100};
+  // Where each block's instructions come from: the functions (this header's, or rk_step of
+  // impact/rk4.hpp) whose source lines a line table charges them to, so that the model's issue can
+  // be set beside per-line GPU profiles (scripts/simt_beside_hotspots.py; docs/bench.md).
+  static constexpr const char* seg_code[kSegments] = {
+      "solve start", "start", "control", "control", "control step_length", "control", "solve",
+      "advance rk_step", "rhs", "rhs slip_dir", "sig_scale", "slaved_step slaved_dir rhs_frozen",
+      "event_fn scan", "advanced trial update", "project_slip", "on_event record_event", "conclude"};
   // Regime key for warp-coherent scheduling (kernels/cuda: a warp's lanes get instances of nearby
   // keys): planar or 3D, then the slip ratio kappa = |v0_perp| / (mu eta0^2 |v0_n|) of Proposition 1
   // (kappa < 1: initial stick) in eighths of an octave. kappa orders the paths: how long a slip
