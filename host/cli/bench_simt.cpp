@@ -82,7 +82,8 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
         for (const study::SimtBlockUse& b : gs.blocks)
           blocks_json.push_back({{"block", b.name}, {"code", b.code}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
         for (const study::SimtBlockUse& b : so.blocks)
-          sorted_json.push_back({{"block", b.name}, {"code", b.code}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
+          sorted_json.push_back({{"block", b.name}, {"code", b.code}, {"cost", b.cost}, {"lane_work", b.lane_work},
+                                 {"warp_issue", b.warp_issue}});
         where += where_table(law->name + " " + engine::precision_name(p) + ", " + std::to_string(steps) + " steps", so);
         rows.push_back({{"law", law->name},
                         {"precision", engine::precision_name(p)},

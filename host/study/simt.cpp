@@ -298,7 +298,7 @@ SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeomet
     if (s % b.count() == b.sample() || s % b.count() == b.reduce()) kernel += is.warp_sum[s];
     if (is.warp_sum[s] > 0)
       r.blocks.push_back({b.name[s % b.count()] + (s < b.count() ? "" : " (in event search)"), code_of(b, s % b.count()),
-                          is.lane_sum[s] / n, is.warp_sum[s] / n});
+                          static_cast<double>(b.cost[s % b.count()]), is.lane_sum[s] / n, is.warp_sum[s] / n});
   }
   std::sort(r.blocks.begin(), r.blocks.end(),
             [](const SimtBlockUse& x, const SimtBlockUse& y) { return x.warp_issue > y.warp_issue; });

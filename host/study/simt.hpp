@@ -68,6 +68,7 @@ enum class Schedule { grid_stride, refill, sorted, nested_search };
 struct SimtBlockUse {
   std::string name;
   std::string code;  // SimtBlocks::code
+  double cost = 0;   // instructions per run (SimtBlocks::cost): lane_work / cost = runs per instance
   double lane_work = 0, warp_issue = 0;  // instructions per instance
 };
 struct SimtResult {

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Where a kernel's SASS and its local-memory (spill) instructions sit, per source function, without
+a GPU.
+
+ptxas reports a kernel's spill bytes in total (scripts/kernel_resources.py); what a GPU pays is
+where they sit: a spill inside the integrator's step runs every iteration, one in its set-up once.
+This script reads the line table of a cubin built with -lineinfo (nvdisasm -gi, the PyPI wheels
+nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm when the toolkit lacks them), charges each SASS
+instruction of one kernel to the innermost source line it comes from, and sums per function (the
+outermost function of that file whose body holds the line, as scripts/check_layout.py finds
+functions): SASS instructions, local loads (LDL) and local stores (STL).
+
+With --simt (the JSON of `impact bench --simt`) each function also gets the model's runs per
+instance: the lane work per instance of the blocks that name it (Law::seg_code) over their cost,
+so that static local instructions x runs estimates the local-memory instructions per instance of
+that function, the dynamic figure Nsight Compute measures on a device (docs/bench.md, "Spills on
+the step path"). It is an estimate: a function's local instructions need not all run each time it
+does (they may sit in a branch), and an instruction goes to the innermost function of its inlining
+chain that a block names.
+
+    nvcc ... -lineinfo -cubin kernels/cuda/sampled.cu -o sampled.cubin    # the compile_commands.json flags
+    python3 scripts/sass_lines.py sampled.cubin --kernel 'sampled_reduce_kernelINS_6JiaLawEdEE' \
+        --root . [--simt simt.json --law jia --precision double --steps 250] [--json out.json]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_layout import functions  # noqa: E402
+
+LINE_RE = re.compile(r'//## File "([^"]+)", line (\d+)')
+INSN_RE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+
+
+def tool(name, given):
+    path = given or shutil.which(name)
+    if not path:
+        sys.exit(f"{name} not found: give --{name} (pip install nvidia-cuda-{name})")
+    return path
+
+
+def kernel_symbol(cubin, pattern, readelf="readelf"):
+    """(index, name) of the kernel whose mangled name contains pattern. The device functions ptxas
+    kept apart for it (named '$KERNEL$FUNCTION') lie in the kernel's own text section, which
+    `nvdisasm -fun INDEX` prints whole."""
+    out = subprocess.run([readelf, "-sW", cubin], capture_output=True, text=True, check=True).stdout
+    kernels = []
+    for line in out.splitlines():
+        f = line.split()  # Num: Value Size Type Bind Vis [<other>: N] Ndx Name
+        if len(f) >= 8 and f[3] == "FUNC" and pattern in f[-1] and not f[-1].startswith("$"):
+            kernels.append((int(f[0].rstrip(":")), f[-1]))
+    if len(kernels) != 1:
+        sys.exit(f"{cubin}: {len(kernels)} kernels contain {pattern!r}: {[k[1] for k in kernels][:5]}")
+    return kernels[0]
+
+
+def disassemble(nvdisasm, cubin, index):
+    return subprocess.run([nvdisasm, "-gi", "-c", "-fun", str(index), cubin], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def per_chain(sass):
+    """{chain: [instructions, LDL, STL]}, chain = ((file, line), ...) innermost first: the line-table
+    comments before an instruction name its inlining chain, one frame per comment line."""
+    chain, fresh, acc = (("<no line info>", 0),), True, {}
+    frames = []
+    for text in sass.splitlines():
+        m = LINE_RE.search(text)
+        if m:
+            if fresh:  # a new run of comments: a new chain
+                frames, fresh = [], False
+            frames.append((m.group(1), int(m.group(2))))
+            continue
+        m = INSN_RE.search(text)
+        if not m:
+            continue
+        if frames and not fresh:
+            chain = tuple(frames)
+        fresh = True
+        op = m.group(3)
+        c = acc.setdefault(chain, [0, 0, 0])
+        c[0] += 1
+        c[1] += op.startswith("LDL")
+        c[2] += op.startswith("STL")
+    return acc
+
+
+def function_of(root, cache, path, line):
+    """The outermost function of the file whose body holds the line ('' outside any)."""
+    rel = os.path.relpath(path, root) if os.path.isabs(path) else path
+    if rel not in cache:
+        try:
+            cache[rel] = functions(open(os.path.join(root, rel)).read())
+        except OSError:
+            cache[rel] = []
+    for name, a, b in cache[rel]:
+        if a <= line <= b:
+            return rel, name.split("::")[-1]
+    return rel, ""
+
+
+def model_runs(simt, law, precision, steps):
+    """{function: runs per instance}: per block, lane work / cost = its runs per instance (lane work
+    counts a block's cost each time a lane runs it); a function named by several blocks (parts of one
+    call: the loop control and its stiffness test) runs as often as the most frequent of them."""
+    rows = [r for r in json.load(open(simt))["simt"]
+            if r["law"] == law and r["precision"] == precision and r["steps"] == steps]
+    if not rows:
+        sys.exit(f"{simt}: no model row for {law} {precision} {steps} steps")
+    runs = {}
+    for b in rows[0]["sorted_blocks"]:
+        if b.get("cost", 0) <= 0:
+            continue
+        for fn in b.get("code", "").split():
+            runs[fn] = max(runs.get(fn, 0.0), b["lane_work"] / b["cost"])
+    return runs
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("cubin", nargs="?", help="a cubin built with -lineinfo")
+    ap.add_argument("--kernel", help="a substring of the kernel's mangled name")
+    ap.add_argument("--sass", help="instead of a cubin: the output of nvdisasm -gi -c -fun INDEX, saved")
+    ap.add_argument("--root", default=".", help="the source tree the cubin was built from")
+    ap.add_argument("--simt", help="JSON of impact bench --simt (runs per instance of each function)")
+    ap.add_argument("--law")
+    ap.add_argument("--precision", default="double")
+    ap.add_argument("--steps", type=int, default=250)
+    ap.add_argument("--path", default="", help="functions (space-separated): count the instructions inlined "
+                    "from any of them apart (e.g. a step path: 'rk_step rhs slip_dir')")
+    ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--json")
+    ap.add_argument("--nvdisasm")
+    a = ap.parse_args(argv)
+
+    if a.sass:
+        name, text = os.path.basename(a.sass), open(a.sass).read()
+    elif a.cubin and a.kernel:
+        index, name = kernel_symbol(a.cubin, a.kernel)
+        text = disassemble(tool("nvdisasm", a.nvdisasm), a.cubin, index)
+    else:
+        ap.error("give a cubin and --kernel, or --sass")
+    runs = model_runs(a.simt, a.law, a.precision, a.steps) if a.simt else {}
+    cache, funcs = {}, {}
+    path_fns, on_path = set(a.path.split()), [0, 0, 0]
+    for chain, c in per_chain(text).items():
+        # the innermost frame in a function the model names (a helper such as dot or axpy goes to the
+        # law's function that inlined it), else the innermost frame
+        frames = [function_of(a.root, cache, p, l) if l else (p, "") for p, l in chain]
+        key = next((f for f in frames if f[1] in runs), frames[0])
+        if path_fns and any(f[1] in path_fns for f in frames):
+            for j in range(3):
+                on_path[j] += c[j]
+        f = funcs.setdefault(key, [0, 0, 0])
+        for j in range(3):
+            f[j] += c[j]
+    total = [sum(f[j] for f in funcs.values()) for j in range(3)]
+    rows = []
+    for (path, fn), (n, ldl, stl) in funcs.items():
+        r = runs.get(fn)
+        rows.append({"file": path, "function": fn, "sass": n, "ldl": ldl, "stl": stl,
+                     "runs_per_instance": r, "local_per_instance": None if r is None else r * (ldl + stl)})
+    rows.sort(key=lambda r: (-(r["local_per_instance"] or 0), -(r["ldl"] + r["stl"]), -r["sass"]))
+    dyn = sum(r["local_per_instance"] or 0 for r in rows)
+    print(f"{name}: {total[0]} SASS instructions, {total[1]} LDL, {total[2]} STL"
+          + (f"; model: {dyn:.0f} local instructions per instance (lane)" if runs else ""))
+    if path_fns:
+        print(f"inlined from {' '.join(sorted(path_fns))}: {on_path[0]} SASS instructions, {on_path[1]} LDL, "
+              f"{on_path[2]} STL")
+    print("\n| file | function | SASS | LDL | STL | runs/instance (model) | local insts/instance |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows[:a.top]:
+        rr = "-" if r["runs_per_instance"] is None else f"{r['runs_per_instance']:.1f}"
+        lp = "-" if r["local_per_instance"] is None else f"{r['local_per_instance']:.0f}"
+        print(f"| {r['file']} | {r['function'] or '-'} | {r['sass']} | {r['ldl']} | {r['stl']} | {rr} | {lp} |")
+    if a.json:
+        json.dump({"kernel": name, "sass": total[0], "ldl": total[1], "stl": total[2],
+                   "path": {"functions": sorted(path_fns), "sass": on_path[0], "ldl": on_path[1], "stl": on_path[2]},
+                   "local_per_instance": dyn if runs else None, "functions": rows}, open(a.json, "w"), indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

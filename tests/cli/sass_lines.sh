@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# scripts/sass_lines.py: SASS and local-memory (spill) instructions per source function from a
+# kernel's line table, weighted by the SIMT model's runs per instance (docs/bench.md, "Spills on
+# the step path"). Here on a saved disassembly written for the test (CI has no nvdisasm): known
+# instructions at known lines of rk_step, IllinoisBracket::update and StrongeLaw::Run::step, with
+# their inlining chains, so that the counts, the attribution to the innermost named function, the
+# step path and the model's runs can be checked exactly.
+set -u
+source "$(dirname "$0")/common.bash"
+SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
+
+"$IMPACT" bench --simt --laws stronge --precisions double --steps 20 --simt-warps 2 --simt-rounds 2 \
+  --json "$T/simt.json" -q; rc=$?
+check "simt exits 0" '[ $rc -eq 0 ]'
+python3 - "$SRC" "$T/fake.sass" << 'PY'
+import sys
+sys.path.insert(0, sys.argv[1] + "/scripts")
+from check_layout import functions
+root, out = sys.argv[1], sys.argv[2]
+def inside(rel, name):
+    for n, a, b in functions(open(f"{root}/{rel}").read()):
+        if n.split("::")[-1] == name and b > a + 1:
+            return a + 1
+    raise SystemExit(f"no {name} in {rel}")
+rk, up = inside("include/impact/rk4.hpp", "rk_step"), inside("include/impact/illinois.hpp", "update")
+st = inside("include/impact/laws/stronge.hpp", "step")
+F = lambda rel, l, at=None: f'\t//## File "{root}/{rel}", line {l}' + (f' inlined at "{root}/{at[0]}", line {at[1]}' if at else "")
+k = ("kernels/cuda/sampled.cu", 73)
+lines = [F("include/impact/rk4.hpp", rk, ("include/impact/laws/stronge.hpp", st)),
+         F("include/impact/laws/stronge.hpp", st, k), F(*k),
+         "        /*0000*/                   LDL.64 R6, [R1+0x488] ;",
+         "        /*0010*/                   DFMA R2, R4, R6, R2 ;",
+         F("include/impact/illinois.hpp", up, ("include/impact/laws/stronge.hpp", st)),
+         F("include/impact/laws/stronge.hpp", st, k), F(*k),
+         "        /*0020*/                   STL.64 [R1+0x108], R14 ;",
+         "        /*0030*/              @!P0 STL [R1+0x8], R3 ;",
+         F(*k),
+         "        /*0040*/                   EXIT ;"]
+open(out, "w").write("\n".join(lines) + "\n")
+PY
+python3 "$SRC/scripts/sass_lines.py" --sass "$T/fake.sass" --root "$SRC" --simt "$T/simt.json" --law stronge \
+  --steps 20 --path rk_step --json "$T/out.json" > "$T/out.md"; rc=$?
+check "sass_lines exits 0" '[ $rc -eq 0 ]'
+check "counts, path and runs" 'python3 - "$T/out.json" "$T/simt.json" << "PY"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert (j["sass"], j["ldl"], j["stl"]) == (5, 1, 2), j
+assert (j["path"]["sass"], j["path"]["ldl"], j["path"]["stl"]) == (2, 1, 0), j["path"]
+f = {r["function"]: r for r in j["functions"]}
+assert (f["rk_step"]["sass"], f["rk_step"]["ldl"], f["rk_step"]["stl"]) == (2, 1, 0), f
+assert (f["update"]["sass"], f["update"]["stl"]) == (2, 2), f      # innermost named: not step
+assert f["kernel"]["runs_per_instance"] is None if "kernel" in f else True
+m = json.load(open(sys.argv[2]))["simt"][0]["sorted_blocks"]
+runs = max(b["lane_work"] / b["cost"] for b in m if "update" in b["code"].split())
+assert abs(f["update"]["runs_per_instance"] - runs) < 1e-12 and abs(f["update"]["local_per_instance"] - 2 * runs) < 1e-9
+PY'
+check "markdown table" 'grep -q "| include/impact/illinois.hpp | update | 2 | 0 | 2 |" "$T/out.md"'
+python3 "$SRC/scripts/sass_lines.py" --root "$SRC" > /dev/null 2> "$T/err"; rc=$?
+check "no input is an error" '[ $rc -ne 0 ] && grep -q "give a cubin and --kernel, or --sass" "$T/err"'
+finish
