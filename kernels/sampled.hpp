@@ -53,6 +53,19 @@ struct SampledGroupSummary {
   }
 };
 
+// Whether the sampled instances [begin, begin + n) are worth sorting by regime key
+// (kernels/batch.hpp keys_look_uniform: the keys of kKeyProbes of them, computed on the host with
+// the device's own sampling and key code).
+template <class Law, class T>
+bool sampled_keys_vary(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t n) {
+  if constexpr (HasRegimeKey<Law>::value)
+    return !keys_look_uniform(static_cast<std::size_t>(n), [&](std::size_t i) {
+      return Law::regime_key(make_instance<T>(spec, seed, begin + i));
+    });
+  else
+    return false;
+}
+
 inline std::uint64_t group_count(std::uint64_t begin, std::uint64_t end, std::uint64_t group) {
   return end > begin ? (end - begin + group - 1) / group : 0;
 }

@@ -52,7 +52,8 @@ void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& op
 // sort: a law with a regime key (HasRegimeKey: jia, stronge) has each chunk's rows ordered by key
 // on the device (CUB radix sort, stable) and evaluated in that order, so that a warp holds rows on
 // similar code paths; every row's result is written to its own place, so the outputs are those of
-// the unsorted evaluation, row for row (tests/kernels/test_cuda_order.cpp compares the bytes).
+// the unsorted evaluation, row for row (tests/kernels/test_cuda_order.cpp compares the bytes). A
+// chunk whose probed keys are all alike (kernels/batch.hpp batch_keys_vary) is not sorted.
 struct StreamOptions {
   std::size_t chunk_rows = 0;
   int streams = 3;
@@ -128,7 +129,8 @@ int select_device(int local_rank);
 // sort: a law with a regime key (jia, stronge) runs the range in pieces of kCudaSortPiece
 // instances; per piece a first kernel samples each instance and computes its key, CUB sorts the
 // indices by key (stable), and the reduction kernel's threads take the instances in key order
-// (32 MB of device memory per piece). The counts are those of the unsorted run; the moments
+// (32 MB of device memory per piece); a piece whose probed keys are all alike (kernels/sampled.hpp
+// sampled_keys_vary) runs unsorted. The counts are those of the unsorted run; the moments
 // differ from it by the order of summation only.
 constexpr unsigned kCudaReduceBlocks = 2048;
 constexpr std::uint64_t kCudaSortPiece = std::uint64_t(1) << 22;

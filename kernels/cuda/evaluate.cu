@@ -289,7 +289,8 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
     const BatchOut<T> dout = packed_batch_out<T>(static_cast<char*>(st.dev.get()) + ib, m);
     check(cudaMemcpyAsync(st.dev.get(), st.host.get(), ib, cudaMemcpyHostToDevice, st.stream.get()),
           "cudaMemcpyAsync to device");
-    launch_law<Law, T>(din, dout, opt, m, sorted ? &st.order : nullptr, st.stream.get());
+    const bool sort_chunk = sorted && batch_keys_vary<Law, T>(in, first, m);  // else the plain order
+    launch_law<Law, T>(din, dout, opt, m, sort_chunk ? &st.order : nullptr, st.stream.get());
     check(cudaMemcpyAsync(static_cast<char*>(st.host.get()) + ib, static_cast<char*>(st.dev.get()) + ib, ob,
                           cudaMemcpyDeviceToHost, st.stream.get()),
           "cudaMemcpyAsync to host");

@@ -126,7 +126,7 @@ BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uin
     const std::uint64_t e = end - b < piece ? end : b + piece;
     const std::uint32_t* ord = nullptr;
     if constexpr (HasRegimeKey<Law>::value) {
-      if (sorted) {
+      if (sorted && sampled_keys_vary<Law, T>(spec, seed, b, e - b)) {  // else the plain order
         const std::size_t m = static_cast<std::size_t>(e - b);
         sampled_key_kernel<Law, T><<<blocks_for(m, kBlock), kBlock>>>(spec, seed, b, m, order.key_in(), order.index_in());
         check(cudaGetLastError(), "regime key kernel launch");

@@ -12,7 +12,9 @@
 #include "engine/registry.hpp"
 #include "impact/laws/jia.hpp"
 #include "impact/laws/stronge.hpp"
+#include "impact/laws/newton.hpp"
 #include "kernels/batch.hpp"
+#include "kernels/sampled.hpp"
 #include "study/sample_spec.hpp"
 
 using namespace impact;
@@ -82,6 +84,47 @@ TEST(RegimeKey, StrongeOrdersByWhereTheSlipStopsOrTheImpactEnds) {
     EXPECT_LT(StrongeLaw::regime_key(p), 1u << kRegimeKeyBits);
     EXPECT_EQ(JiaLaw::regime_key(p), JiaLaw::regime_key(p));
   }
+}
+
+// The sort runs only where the probed keys differ (kernels/batch.hpp keys_look_uniform): a batch of
+// identical rows, or sampled instances with every parameter fixed, runs in its plain order.
+TEST(RegimeKey, SortOnlyWhereTheKeysVary) {
+  const std::vector<ContactProblem<double>> same(1000, instances(1)[0]);
+  const Buffers<double> a(same);
+  EXPECT_FALSE((batch_keys_vary<JiaLaw, double>(a.bin, 0, same.size())));
+  EXPECT_FALSE((batch_keys_vary<StrongeLaw, double>(a.bin, 0, same.size())));
+  const std::vector<ContactProblem<double>> mixed = instances(1000);
+  const Buffers<double> b(mixed);
+  EXPECT_TRUE((batch_keys_vary<JiaLaw, double>(b.bin, 0, mixed.size())));
+  EXPECT_TRUE((batch_keys_vary<StrongeLaw, double>(b.bin, 0, mixed.size())));
+  EXPECT_TRUE((batch_keys_vary<JiaLaw, double>(b.bin, 500, 64)));  // a sub-range, at an offset
+  EXPECT_FALSE((batch_keys_vary<NewtonLaw, double>(b.bin, 0, mixed.size())));  // no key: never sorted
+  EXPECT_FALSE((batch_keys_vary<JiaLaw, double>(b.bin, 0, 1)));
+  EXPECT_FALSE((batch_keys_vary<JiaLaw, double>(b.bin, 0, 0)));
+  // the probes: the first and the last row, and kKeyProbes - 2 between, spread evenly
+  std::vector<ContactProblem<double>> last = same;
+  last.back() = mixed[1];
+  ASSERT_NE(JiaLaw::regime_key(last.back()), JiaLaw::regime_key(last.front()));
+  EXPECT_TRUE((batch_keys_vary<JiaLaw, double>(Buffers<double>(last).bin, 0, last.size())));
+  std::vector<ContactProblem<double>> between = same;
+  between[1] = mixed[1];  // row 1 of 1000 is not probed (probes at 0, 15, 31, ...)
+  EXPECT_FALSE((batch_keys_vary<JiaLaw, double>(Buffers<double>(between).bin, 0, between.size())));
+  std::size_t probed = 0;
+  keys_look_uniform(1000, [&](std::size_t i) {
+    EXPECT_LT(i, 1000u);
+    ++probed;
+    return 0u;
+  });
+  EXPECT_EQ(probed, kKeyProbes);
+  // sampled instances: the identical-ball runs (every parameter fixed), and random contact
+  SampleSpec ball = study::default_spec(Scenario::ball);
+  for (const char* kv : {"V0x=-1", "V0y=0", "V0z=-5", "w0x=0", "w0y=2", "w0z=0", "mu=0.4", "e=0.5"})
+    study::apply_setting(ball, kv);
+  EXPECT_FALSE((sampled_keys_vary<JiaLaw, double>(ball, 1, 0, 4000000)));
+  EXPECT_FALSE((sampled_keys_vary<StrongeLaw, float>(ball, 1, 0, 4000000)));
+  const SampleSpec contact = study::default_spec(Scenario::contact);
+  EXPECT_TRUE((sampled_keys_vary<JiaLaw, double>(contact, 1, 0, 4000000)));
+  EXPECT_TRUE((sampled_keys_vary<StrongeLaw, double>(contact, 1, 1000, 4000000)));
 }
 
 #ifdef IMPACT_WITH_CUDA
