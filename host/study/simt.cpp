@@ -243,6 +243,7 @@ SimtBlocks simt_blocks(const std::string& law) {
   if (!with_probed_law(law, [&](auto tag) {
         using Law = typename decltype(tag)::type;
         b.law_blocks = Law::kSegments;
+        b.law_latency = Law::simt_latency;
         for (int s = 0; s < Law::kSegments; ++s) {
           b.name.push_back(Law::seg_name[s]);
           b.code.push_back(Law::seg_code[s]);
@@ -312,6 +313,7 @@ SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeomet
   }
   r.block_issue = block / n;
   r.lane_work = lane / n;
+  r.law_latency = b.law_latency;
   r.mean_iterations = static_cast<double>(t.unit_end.size() - 2 * n) / n;
   return r;
 }
@@ -341,7 +343,9 @@ double predicted_seconds(double law_issue, double kernel_issue, double block_fac
 
 double predicted_seconds(const SimtResult& r, double instances, double occupancy, const GpuTiming& g) {
   const double factor = r.warp_issue > 0 ? r.block_issue / r.warp_issue : 1.0;
-  return predicted_seconds(r.warp_issue - r.kernel_issue, r.kernel_issue, factor, instances, occupancy, g);
+  GpuTiming own = g;
+  if (r.law_latency > 0) own.law_latency = r.law_latency;
+  return predicted_seconds(r.warp_issue - r.kernel_issue, r.kernel_issue, factor, instances, occupancy, own);
 }
 
 }  // namespace impact::study

@@ -47,6 +47,7 @@ struct SimtBlocks {
   std::vector<std::string> code;  // the functions its instructions come from (Law::seg_code)
   std::vector<int> cost;
   int law_blocks = 0;  // ids 0..law_blocks-1 are the law's; then sample, reduce
+  double law_latency = 0;  // Law::simt_latency: cycles between a warp's issues in the law's blocks
   int count() const { return static_cast<int>(cost.size()); }
   int sample() const { return law_blocks; }
   int reduce() const { return law_blocks + 1; }
@@ -80,6 +81,7 @@ struct SimtResult {
   double block_issue = 0;
   double kernel_issue = 0;     // the part of warp_issue in the kernel's own blocks (sample, reduce)
   double lane_work = 0;        // instructions per instance
+  double law_latency = 0;      // the law's own latency (SimtBlocks::law_latency; 0: GpuTiming's)
   double mean_iterations = 0;  // loop iterations per instance
   std::vector<SimtBlockUse> blocks;  // per block, largest warp issue first
 };
@@ -100,7 +102,8 @@ struct GpuTiming {
   int schedulers_per_sm = 4;     // sm_90
   int max_warps_per_sm = 64;     // sm_90
   int registers_per_sm = 65536;  // sm_90
-  double law_latency = 12.5;     // cycles between a warp's issues in a law's blocks (fitted)
+  double law_latency = 12.5;     // cycles between a warp's issues in a law's blocks (fitted; a law with
+                                 // probes states its own, Law::simt_latency, which the model uses)
   double kernel_latency = 23.0;  // the same in the sampling and reduction blocks (fitted)
 };
 // Fraction of the SM's warp slots a kernel of `registers` per thread fills with blocks of
@@ -113,7 +116,7 @@ double warps_per_scheduler(double occupancy, const GpuTiming& g = GpuTiming{});
 // block's slowest warp, at `occupancy`.
 double predicted_seconds(double law_issue, double kernel_issue, double block_factor, double instances,
                          double occupancy, const GpuTiming& g = GpuTiming{});
-// The same from a model run (SimtResult's warp, kernel and block issue).
+// The same from a model run (SimtResult's warp, kernel and block issue, and the law's own latency).
 double predicted_seconds(const SimtResult& r, double instances, double occupancy, const GpuTiming& g = GpuTiming{});
 
 // True for the laws whose headers carry path probes (the integrators jia and stronge).

@@ -104,6 +104,10 @@ struct JiaLaw {
   static constexpr int seg_cost[kSegments] = {300, 60,  40,  85,  150,  60, 30,  //
                                               126, 120, 360, 180, 3800,      //
                                               40,  30,  90,  20,  100};
+  // Cycles between a warp's issues in these blocks on sm_90 (the SIMT model's latency term, Little's
+  // law; host/study/simt.hpp): fitted to the H200's 25.4 ms for 2e5 random-contact instances at
+  // 12.5% occupancy (tests/study/test_simt.cpp, SimtOccupancy).
+  static constexpr double simt_latency = 12.5;
   // Where each block's instructions come from: the functions (this header's, or rk_step of
   // impact/rk4.hpp) whose source lines a line table charges them to, so that the model's issue can
   // be set beside per-line GPU profiles (scripts/simt_beside_hotspots.py; docs/bench.md).

@@ -229,6 +229,12 @@ struct StrongeLaw {
       "slip rates and ray test", "ray start", "tau step length", "step rk", "step rate", "root rk",
       "root rate", "root bracket", "locate start", "event handling", "finish"};
   static constexpr int seg_cost[kSegments] = {350, 1800, 15, 70, 15, 90, 25, 100, 77, 336, 77, 336, 55, 30, 20, 100};
+  // Cycles between a warp's issues in these blocks on sm_90 (as jia's simt_latency): fitted to the
+  // H200's 14.5 ms for 2e5 random-contact instances at 12.5% occupancy (3680a0a, unsorted-like:
+  // 12.77 active threads measured, 12.79 modelled). Shorter than jia's 12.5: fewer FP64 division
+  // and square-root chains per instruction (a rate stage: ~95 SASS instructions, one sqrt, two
+  // divisions).
+  static constexpr double simt_latency = 7.0;
   // Where each block's instructions come from (functions of this header, or rk_step of
   // impact/rk4.hpp), for setting the model beside per-line GPU profiles (as jia's seg_code).
   static constexpr const char* seg_code[kSegments] = {
