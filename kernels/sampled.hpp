@@ -54,8 +54,8 @@ struct SampledGroupSummary {
 };
 
 // Whether the sampled instances [begin, begin + n) are worth sorting by regime key
-// (kernels/batch.hpp keys_look_uniform: the keys of kKeyProbes of them, computed on the host with
-// the device's own sampling and key code).
+// (kernels/batch.hpp keys_look_uniform: the keys of kKeyProbes of them, computed on the host by the
+// same source as the device's sampling and key code).
 template <class Law, class T>
 bool sampled_keys_vary(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t n) {
   if constexpr (HasRegimeKey<Law>::value)

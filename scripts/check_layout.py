@@ -143,7 +143,8 @@ def functions(text):
                     stack.append("scope")
                     header_start = i + 1
                 elif ")" in header and "=" not in re.sub(r"\([^()]*\)", "", header.split("(")[0]) and not re.search(r"\benum\b", header):
-                    m = re.search(r"([~\w:]+|operator\S+)\s*\(", header)
+                    # the name before the parameter list (not a __launch_bounds__(...) before it)
+                    m = re.search(r"([~\w:]+|operator\S+)\s*\(", re.sub(r"__launch_bounds__\s*\([^()]*\)", "", header))
                     name = m.group(1) if m else "?"
                     lead = len(header) - len(header.lstrip())
                     stack.append("function")

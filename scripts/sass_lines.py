@@ -33,7 +33,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_layout import functions  # noqa: E402
 
-LINE_RE = re.compile(r'//## File "([^"]+)", line (\d+)')
+LINE_RE = re.compile(r'//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?')
+# a function's own label (the kernel, a device function ptxas kept apart, CUDA's out-of-line
+# division, square-root and trigonometric slow paths); branch targets (.L_x_N) keep the line in force
+FUNC_LABEL_RE = re.compile(r'^\$?[A-Za-z_][\w$.]*:\s*$')
 INSN_RE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
 
 
@@ -67,20 +70,25 @@ def disassemble(nvdisasm, cubin, index):
 def per_chain(sass):
     """{chain: [instructions, LDL, STL]}, chain = ((file, line), ...) innermost first: the line-table
     comments before an instruction name its inlining chain, one frame per comment line."""
-    chain, fresh, acc = (("<no line info>", 0),), True, {}
-    frames = []
+    none = (("<no line info>", 0),)
+    chain, fresh, acc = none, True, {}
+    frames, outer = [], None
     for text in sass.splitlines():
         m = LINE_RE.search(text)
         if m:
             if fresh:  # a new run of comments: a new chain
                 frames, fresh = [], False
             frames.append((m.group(1), int(m.group(2))))
+            outer = (m.group(3), int(m.group(4))) if m.group(3) else None
+            continue
+        if FUNC_LABEL_RE.match(text.strip()):  # code without line info until the next comment
+            chain, frames, fresh = none, [], True
             continue
         m = INSN_RE.search(text)
         if not m:
             continue
-        if frames and not fresh:
-            chain = tuple(frames)
+        if frames and not fresh:  # the last comment's "inlined at" names one frame further out
+            chain = tuple(frames) + ((outer,) if outer and outer != frames[-1] else ())
         fresh = True
         op = m.group(3)
         c = acc.setdefault(chain, [0, 0, 0])
@@ -112,6 +120,8 @@ def model_runs(simt, law, precision, steps):
             if r["law"] == law and r["precision"] == precision and r["steps"] == steps]
     if not rows:
         sys.exit(f"{simt}: no model row for {law} {precision} {steps} steps")
+    if "sorted_blocks" not in rows[0]:
+        sys.exit(f"{simt}: no sorted_blocks (a JSON of an older impact bench --simt)")
     runs = {}
     for b in rows[0]["sorted_blocks"]:
         if b.get("cost", 0) <= 0:

@@ -13,8 +13,9 @@ re-runs the step's Runge-Kutta body), and the profile's lines are summed per gro
 they belong to. The table then reads, per group: the model's share of the issue and active threads
 against the measured share of warp instructions, active threads and share of stall samples. A line
 of a function no block names (a helper such as dot or axpy, inlined into the law) goes to the
-first call site of its inlining chain (the CSV's `inlined_at`, innermost first) whose function a
-block names; what is left is summed in a last row (`other`) with its largest functions.
+first call site of its inlining chain (the CSV's `inlined_at`, innermost first) whose function,
+found in the source tree (--root, as scripts/check_layout.py finds functions), a block names; what
+is left is summed in a last row (`other`) with its largest functions.
 
 The profile must be of the same build as the model's trace (the function names must match); the
 model covers the sorted schedule the kernels run (`sorted_blocks`) unless --schedule grid_stride.
@@ -26,8 +27,12 @@ model covers the sorted schedule the kernels run (`sorted_blocks`) unless --sche
 import argparse
 import csv
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_layout import functions  # noqa: E402
 
 
 def method_name(function):
@@ -66,6 +71,7 @@ def main(argv=None):
     ap.add_argument("--precision", default="double")
     ap.add_argument("--steps", type=int, default=250)
     ap.add_argument("--schedule", choices=("sorted", "grid_stride"), default="sorted")
+    ap.add_argument("--root", default=".", help="the source tree of the profiled build (call sites' functions)")
     a = ap.parse_args(argv)
 
     rows = [r for r in json.load(open(a.simt))["simt"]
@@ -77,31 +83,53 @@ def main(argv=None):
         sys.exit(f"{a.simt}: blocks without code (a trace older than Law::seg_code)")
     total_issue = sum(b["warp_issue"] for b in blocks)
 
-    lines = list(csv.DictReader(open(a.hotspots, newline="")))
-    need = {"function", "warp_insts", "thread_insts", "stall_samples"}
-    if not lines or not need <= set(lines[0]):
-        sys.exit(f"{a.hotspots}: expected the columns {sorted(need)}")
-    total_warp = sum(float(r["warp_insts"]) for r in lines)
-    total_stall = sum(float(r["stall_samples"]) for r in lines)
+    need = ("function", "warp_insts", "thread_insts", "stall_samples")
+    lines, bad = [], 0
+    for r in csv.DictReader(open(a.hotspots, newline="")):
+        if any(k not in r for k in need):
+            sys.exit(f"{a.hotspots}: expected the columns {list(need)}")
+        try:
+            r["_v"] = tuple(float(r[k]) for k in need[1:])
+        except (TypeError, ValueError):
+            bad += 1  # a short or damaged row
+            continue
+        r["function"] = r["function"] or ""
+        lines.append(r)
+    if not lines:
+        sys.exit(f"{a.hotspots}: no rows with numbers")
+    if bad:
+        print(f"{a.hotspots}: {bad} rows without numbers left out", file=sys.stderr)
+    total_warp = sum(r["_v"][0] for r in lines)
+    total_stall = sum(r["_v"][2] for r in lines)
 
     groups = groups_of(blocks)
     meas = [[0.0, 0.0, 0.0] for _ in groups]  # warp insts, thread insts, stall samples
     other, other_fns = [0.0, 0.0, 0.0], {}
-    where = {(r["file"], r.get("line", "")): method_name(r["function"]) for r in lines if "file" in r}
+    cache = {}
+
+    def function_at(site):
+        """The function whose body holds a call site "file:line" of the profiled source tree."""
+        path, _, line = site.strip().rpartition(":")
+        if not path or not line.isdigit():
+            return ""
+        if path not in cache:
+            try:
+                cache[path] = functions(open(os.path.join(a.root, path)).read())
+            except OSError:
+                cache[path] = []
+        return next((n.split("::")[-1] for n, lo, hi in cache[path] if lo <= int(line) <= hi), "")
 
     def group_of(r):
         # the line's own function, else (a small helper inlined into the law: dot, axpy, operator*)
         # the first call site of its inlining chain whose function a block names
-        for m in [method_name(r["function"])] + [
-                where.get(tuple(site.strip().rsplit(":", 1)), "") for site in (r.get("inlined_at") or "").split("<-")
-                if ":" in site]:
+        for m in [method_name(r["function"])] + [function_at(site) for site in (r.get("inlined_at") or "").split("<-")]:
             k = next((i for i, g in enumerate(groups) if m and m in g[0]), None)
             if k is not None:
                 return k
         return None
 
     for r in lines:
-        v = (float(r["warp_insts"]), float(r["thread_insts"]), float(r["stall_samples"]))
+        v = r["_v"]
         k = group_of(r)
         acc = other if k is None else meas[k]
         for j in range(3):

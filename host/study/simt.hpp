@@ -116,7 +116,8 @@ double warps_per_scheduler(double occupancy, const GpuTiming& g = GpuTiming{});
 // block's slowest warp, at `occupancy`.
 double predicted_seconds(double law_issue, double kernel_issue, double block_factor, double instances,
                          double occupancy, const GpuTiming& g = GpuTiming{});
-// The same from a model run (SimtResult's warp, kernel and block issue, and the law's own latency).
+// The same from a model run: SimtResult's warp, kernel and block issue, and for a law with probes its
+// own latency (SimtResult::law_latency, Law::simt_latency), which replaces g.law_latency.
 double predicted_seconds(const SimtResult& r, double instances, double occupancy, const GpuTiming& g = GpuTiming{});
 
 // True for the laws whose headers carry path probes (the integrators jia and stronge).

@@ -118,19 +118,36 @@ check "simt markdown: where the issue goes, with code" 'grep -q "| step rate | \
 # 6. scripts/simt_beside_hotspots.py: the model's blocks grouped by the functions they name, beside a
 #    per-line profile summed per function (a synthetic one here: known shares and active threads)
 cat > "$T/hot.csv" << 'EOF'
-file,line,stall_samples,warp_insts,thread_insts,function
+file,line,stall_samples,warp_insts,thread_insts,function,inlined_at
 include/impact/laws/stronge.hpp,130,10,100,1600,stronge_detail::System<double>::rate
 include/impact/laws/stronge.hpp,131,0,0,0,stronge_detail::System<double>::rate
 include/impact/laws/stronge.hpp,480,5,50,400,StrongeLaw::Run<double>::slip_control<impact::NoProbe>
 kernels/cuda/sampled.cu,74,20,10,320,"cuda::{anon}::sampled_reduce_kernel<StrongeLaw, double>"
 include/impact/other.hpp,1,65,40,1280,mystery<double>(…)::{lambda()#1}::operator()
 EOF
+# a helper inlined into the law: its lines go to the first call site (inlined_at, innermost first)
+# whose function, in the source tree, a block names (rk_step, inside StrongeLaw::Run::step)
+python3 - "$SRC" >> "$T/hot.csv" << 'PY'
+import sys
+sys.path.insert(0, sys.argv[1] + "/scripts")
+from check_layout import functions
+def inside(rel, name):
+    return next(a + 1 for n, a, b in functions(open(f"{sys.argv[1]}/{rel}").read()) if n.split("::")[-1] == name and b > a + 1)
+rk, st = inside("include/impact/rk4.hpp", "rk_step"), inside("include/impact/laws/stronge.hpp", "step")
+print(f'include/impact/rk4.hpp,16,0,100,3200,"axpy<stronge_detail::State<double>, double>",'
+      f'include/impact/rk4.hpp:{rk} <- include/impact/laws/stronge.hpp:{st} <- kernels/cuda/sampled.cu:73')
+PY
 python3 "$SRC/scripts/simt_beside_hotspots.py" --simt "$T/simt.json" --hotspots "$T/hot.csv" --law stronge \
-  --steps 20 > "$T/beside.md" 2> "$T/beside.err"; rc=$?
+  --steps 20 --root "$SRC" > "$T/beside.md" 2> "$T/beside.err"; rc=$?
 check "beside exits 0" '[ $rc -eq 0 ]'
-check "beside: rate's lines, half the warp insts at 16 active" 'grep -E "^\| rate \|.*\| 50.0% \| 16.0 \| 10.0% \|$" "$T/beside.md"'
-check "beside: slip_control at 8 active" 'grep -E "^\| slip_control \|.*\| 25.0% \| 8.0 \| 5.0% \|$" "$T/beside.md"'
-check "beside: unnamed functions in other" 'grep -E "^\| other: mystery.*\| 20.0% \| 32.0 \| 65.0% \|$" "$T/beside.md"'
+check "beside: rate's lines, a third of the warp insts at 16 active" 'grep -E "^\| rate \|.*\| 33.3% \| 16.0 \| 10.0% \|$" "$T/beside.md"'
+check "beside: slip_control at 8 active" 'grep -E "^\| slip_control \|.*\| 16.7% \| 8.0 \| 5.0% \|$" "$T/beside.md"'
+check "beside: the inlined helper with its caller rk_step" 'grep -E "^\| [a-z_, ]*rk_step[a-z_, ]* \|.*\| 33.3% \| 32.0 \| 0.0% \|$" "$T/beside.md"'
+check "beside: unnamed functions in other" 'grep -E "^\| other: mystery.*\| 13.3% \| 32.0 \| 65.0% \|$" "$T/beside.md"'
+printf 'file,line,stall_samples,warp_insts,thread_insts,function\nx.hpp,1,5\nx.hpp,2,,1,1,f\n' > "$T/short.csv"
+python3 "$SRC/scripts/simt_beside_hotspots.py" --simt "$T/simt.json" --hotspots "$T/short.csv" --law stronge \
+  --steps 20 > /dev/null 2> "$T/short.err"; rc=$?
+check "beside: damaged rows are an error, not a crash" '[ $rc -ne 0 ] && grep -q "no rows with numbers" "$T/short.err" && ! grep -q Traceback "$T/short.err"'
 check "beside: the model shares add up to 100%" 'python3 - "$T/beside.md" << "PY"
 import re, sys
 rows = [l for l in open(sys.argv[1]) if l.startswith("| ") and not l.startswith(("| other", "| functions", "| ---"))]

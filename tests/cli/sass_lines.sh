@@ -24,6 +24,7 @@ def inside(rel, name):
     raise SystemExit(f"no {name} in {rel}")
 rk, up = inside("include/impact/rk4.hpp", "rk_step"), inside("include/impact/illinois.hpp", "update")
 st = inside("include/impact/laws/stronge.hpp", "step")
+ax = inside("include/impact/rk4.hpp", "axpy")
 F = lambda rel, l, at=None: f'\t//## File "{root}/{rel}", line {l}' + (f' inlined at "{root}/{at[0]}", line {at[1]}' if at else "")
 k = ("kernels/cuda/sampled.cu", 73)
 lines = [F("include/impact/rk4.hpp", rk, ("include/impact/laws/stronge.hpp", st)),
@@ -35,7 +36,15 @@ lines = [F("include/impact/rk4.hpp", rk, ("include/impact/laws/stronge.hpp", st)
          "        /*0020*/                   STL.64 [R1+0x108], R14 ;",
          "        /*0030*/              @!P0 STL [R1+0x8], R3 ;",
          F(*k),
-         "        /*0040*/                   EXIT ;"]
+         "        /*0040*/                   EXIT ;",
+         # one comment whose "inlined at" names the next frame out: axpy (no block) inside step
+         F("include/impact/rk4.hpp", ax, ("include/impact/laws/stronge.hpp", st)),
+         "        /*0050*/                   DADD R2, R4, R6 ;",
+         # CUDA's out-of-line division slow path: no line info, whatever came before
+         "$__internal_12_$__cuda_sm20_div_rn_f64_full:",
+         "        /*0060*/                   LDL R2, [R1+0x10] ;",
+         ".L_x_7:",
+         "        /*0070*/                   RET.REL.NODEC R20 `(.L_x_0) ;"]
 open(out, "w").write("\n".join(lines) + "\n")
 PY
 python3 "$SRC/scripts/sass_lines.py" --sass "$T/fake.sass" --root "$SRC" --simt "$T/simt.json" --law stronge \
@@ -44,12 +53,14 @@ check "sass_lines exits 0" '[ $rc -eq 0 ]'
 check "counts, path and runs" 'python3 - "$T/out.json" "$T/simt.json" << "PY"
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert (j["sass"], j["ldl"], j["stl"]) == (5, 1, 2), j
+assert (j["sass"], j["ldl"], j["stl"]) == (8, 2, 2), j
 assert (j["path"]["sass"], j["path"]["ldl"], j["path"]["stl"]) == (2, 1, 0), j["path"]
 f = {r["function"]: r for r in j["functions"]}
 assert (f["rk_step"]["sass"], f["rk_step"]["ldl"], f["rk_step"]["stl"]) == (2, 1, 0), f
 assert (f["update"]["sass"], f["update"]["stl"]) == (2, 2), f      # innermost named: not step
-assert f["kernel"]["runs_per_instance"] is None if "kernel" in f else True
+assert f["sampled_reduce_kernel"]["sass"] == 1 and f["sampled_reduce_kernel"]["runs_per_instance"] > 0, f
+assert f["step"]["sass"] == 1 and f["step"]["ldl"] == 0, f  # through the outer "inlined at" frame
+assert (f[""]["sass"], f[""]["ldl"]) == (2, 1) and f[""]["file"] == "<no line info>", f
 m = json.load(open(sys.argv[2]))["simt"][0]["sorted_blocks"]
 runs = max(b["lane_work"] / b["cost"] for b in m if "update" in b["code"].split())
 assert abs(f["update"]["runs_per_instance"] - runs) < 1e-12 and abs(f["update"]["local_per_instance"] - 2 * runs) < 1e-9

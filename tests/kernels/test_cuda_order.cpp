@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "batch_buffers.hpp"
@@ -78,10 +79,31 @@ TEST(RegimeKey, StrongeOrdersByWhereTheSlipStopsOrTheImpactEnds) {
   EXPECT_EQ(stop_fraction_key(false, true, std::nan("")), 1536u);
   EXPECT_EQ(stop_fraction_key(true, false, -1.0), 0u);
   EXPECT_EQ(stop_fraction_key(true, false, 7.99), 511u);
-  // every key fits the bits the device sort uses
-  for (const ContactProblem<double>& p : instances(5000)) {
+  // every key fits the bits the device sort uses, in both precisions, for ordinary instances and
+  // for the degenerate ones a batch may hold (a row's status reports them; its key only orders it)
+  std::vector<ContactProblem<double>> ps = instances(5000);
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  for (int k = 0; k < 12; ++k) {
+    ContactProblem<double> p = ps[k];
+    if (k == 0) p.mu = 0;
+    if (k == 1) p.mu = inf;
+    if (k == 2) p.mu = nan;
+    if (k == 3) p.v0.z = 0, p.v0.x = 0, p.v0.y = 0;  // no approach
+    if (k == 4) p.v0 = Vec3<double>{nan, 0, -1};
+    if (k == 5) p.v0 = Vec3<double>{inf, 0, -1};
+    if (k == 6) p.W = Sym3<double>{0, 0, 0, 0, 0, 0};
+    if (k == 7) p.e = nan;
+    if (k == 8) p.n = Vec3<double>{0, 0, 0};
+    if (k == 9) p.v0 = Vec3<double>{1e300, 1e300, -1e-300};
+    if (k == 10) p.W = Sym3<double>{1e300, 0, 0, 1e300, 0, 1e300};
+    if (k == 11) p.v0 = Vec3<double>{1, 0, 1};  // separating
+    ps.push_back(p);
+  }
+  for (const ContactProblem<double>& p : ps) {
     EXPECT_LT(JiaLaw::regime_key(p), 1u << kRegimeKeyBits);
     EXPECT_LT(StrongeLaw::regime_key(p), 1u << kRegimeKeyBits);
+    EXPECT_LT(JiaLaw::regime_key(problem_cast<float>(p)), 1u << kRegimeKeyBits);
+    EXPECT_LT(StrongeLaw::regime_key(problem_cast<float>(p)), 1u << kRegimeKeyBits);
     EXPECT_EQ(JiaLaw::regime_key(p), JiaLaw::regime_key(p));
   }
 }
