@@ -31,7 +31,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_layout import functions  # noqa: E402
+from simt_inputs import SourceFunctions, model_row  # noqa: E402
 
 LINE_RE = re.compile(r'//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?')
 # a function's own label (the kernel, a device function ptxas kept apart, CUDA's out-of-line
@@ -98,32 +98,12 @@ def per_chain(sass):
     return acc
 
 
-def function_of(root, cache, path, line):
-    """The outermost function of the file whose body holds the line ('' outside any)."""
-    rel = os.path.relpath(path, root) if os.path.isabs(path) else path
-    if rel not in cache:
-        try:
-            cache[rel] = functions(open(os.path.join(root, rel)).read())
-        except OSError:
-            cache[rel] = []
-    for name, a, b in cache[rel]:
-        if a <= line <= b:
-            return rel, name.split("::")[-1]
-    return rel, ""
-
-
 def model_runs(simt, law, precision, steps):
     """{function: runs per instance}: per block, lane work / cost = its runs per instance (lane work
     counts a block's cost each time a lane runs it); a function named by several blocks (parts of one
     call: the loop control and its stiffness test) runs as often as the most frequent of them."""
-    rows = [r for r in json.load(open(simt))["simt"]
-            if r["law"] == law and r["precision"] == precision and r["steps"] == steps]
-    if not rows:
-        sys.exit(f"{simt}: no model row for {law} {precision} {steps} steps")
-    if "sorted_blocks" not in rows[0]:
-        sys.exit(f"{simt}: no sorted_blocks (a JSON of an older impact bench --simt)")
     runs = {}
-    for b in rows[0]["sorted_blocks"]:
+    for b in model_row(simt, law, precision, steps)["sorted_blocks"]:
         if b.get("cost", 0) <= 0:
             continue
         for fn in b.get("code", "").split():
@@ -156,12 +136,12 @@ def main(argv=None):
     else:
         ap.error("give a cubin and --kernel, or --sass")
     runs = model_runs(a.simt, a.law, a.precision, a.steps) if a.simt else {}
-    cache, funcs = {}, {}
+    src, funcs = SourceFunctions(a.root), {}
     path_fns, on_path = set(a.path.split()), [0, 0, 0]
     for chain, c in per_chain(text).items():
         # the innermost frame in a function the model names (a helper such as dot or axpy goes to the
         # law's function that inlined it), else the innermost frame
-        frames = [function_of(a.root, cache, p, l) if l else (p, "") for p, l in chain]
+        frames = [src.at(p, l) if l else (p, "") for p, l in chain]
         key = next((f for f in frames if f[1] in runs), frames[0])
         if path_fns and any(f[1] in path_fns for f in frames):
             for j in range(3):

@@ -26,13 +26,12 @@ model covers the sorted schedule the kernels run (`sorted_blocks`) unless --sche
 """
 import argparse
 import csv
-import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_layout import functions  # noqa: E402
+from simt_inputs import SourceFunctions, model_row  # noqa: E402
 
 
 def method_name(function):
@@ -74,11 +73,8 @@ def main(argv=None):
     ap.add_argument("--root", default=".", help="the source tree of the profiled build (call sites' functions)")
     a = ap.parse_args(argv)
 
-    rows = [r for r in json.load(open(a.simt))["simt"]
-            if r["law"] == a.law and r["precision"] == a.precision and r["steps"] == a.steps]
-    if not rows:
-        sys.exit(f"{a.simt}: no model row for {a.law} {a.precision} {a.steps} steps")
-    blocks = rows[0]["sorted_blocks" if a.schedule == "sorted" else "blocks"]
+    which = "sorted_blocks" if a.schedule == "sorted" else "blocks"
+    blocks = model_row(a.simt, a.law, a.precision, a.steps, which)[which]
     if any(not b.get("code") for b in blocks):
         sys.exit(f"{a.simt}: blocks without code (a trace older than Law::seg_code)")
     total_issue = sum(b["warp_issue"] for b in blocks)
@@ -105,19 +101,12 @@ def main(argv=None):
     groups = groups_of(blocks)
     meas = [[0.0, 0.0, 0.0] for _ in groups]  # warp insts, thread insts, stall samples
     other, other_fns = [0.0, 0.0, 0.0], {}
-    cache = {}
+    src = SourceFunctions(a.root)
 
     def function_at(site):
         """The function whose body holds a call site "file:line" of the profiled source tree."""
         path, _, line = site.strip().rpartition(":")
-        if not path or not line.isdigit():
-            return ""
-        if path not in cache:
-            try:
-                cache[path] = functions(open(os.path.join(a.root, path)).read())
-            except OSError:
-                cache[path] = []
-        return next((n.split("::")[-1] for n, lo, hi in cache[path] if lo <= int(line) <= hi), "")
+        return src.at(path, int(line))[1] if path and line.isdigit() else ""
 
     def group_of(r):
         # the line's own function, else (a small helper inlined into the law: dot, axpy, operator*)
