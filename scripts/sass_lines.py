@@ -123,6 +123,9 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=250)
     ap.add_argument("--path", default="", help="functions (space-separated): count the instructions inlined "
                     "from any of them apart (e.g. a step path: 'rk_step rhs slip_dir')")
+    ap.add_argument("--lines", help="a source file (path suffix, e.g. kernels/cuda/sampled.cu): also count per "
+                    "line of it, each instruction going to the innermost frame in that file (the kernel's "
+                    "own lines, a lambda's included: a loop's per-instance part apart from its per-block part)")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--json")
     ap.add_argument("--nvdisasm")
@@ -138,7 +141,13 @@ def main(argv=None):
     runs = model_runs(a.simt, a.law, a.precision, a.steps) if a.simt else {}
     src, funcs = SourceFunctions(a.root), {}
     path_fns, on_path = set(a.path.split()), [0, 0, 0]
+    by_line = {}
     for chain, c in per_chain(text).items():
+        if a.lines:
+            mine = [l for p, l in chain if l and p.endswith(a.lines)]
+            b = by_line.setdefault(mine[0] if mine else None, [0, 0, 0])
+            for j in range(3):
+                b[j] += c[j]
         # the innermost frame in a function the model names (a helper such as dot or axpy goes to the
         # law's function that inlined it), else the innermost frame
         frames = [src.at(p, l) if l else (p, "") for p, l in chain]
@@ -168,10 +177,17 @@ def main(argv=None):
         rr = "-" if r["runs_per_instance"] is None else f"{r['runs_per_instance']:.1f}"
         lp = "-" if r["local_per_instance"] is None else f"{r['local_per_instance']:.0f}"
         print(f"| {r['file']} | {r['function'] or '-'} | {r['sass']} | {r['ldl']} | {r['stl']} | {rr} | {lp} |")
+    line_rows = [{"line": l, "sass": n, "ldl": ldl, "stl": stl} for l, (n, ldl, stl) in
+                 sorted(by_line.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))]
+    if a.lines:
+        print(f"\n| {a.lines} line | SASS | LDL | STL |\n| ---: | ---: | ---: | ---: |")
+        for r in line_rows:
+            print(f"| {'elsewhere' if r['line'] is None else r['line']} | {r['sass']} | {r['ldl']} | {r['stl']} |")
     if a.json:
         json.dump({"kernel": name, "sass": total[0], "ldl": total[1], "stl": total[2],
                    "path": {"functions": sorted(path_fns), "sass": on_path[0], "ldl": on_path[1], "stl": on_path[2]},
-                   "local_per_instance": dyn if runs else None, "functions": rows}, open(a.json, "w"), indent=1)
+                   "local_per_instance": dyn if runs else None, "functions": rows,
+                   "lines": line_rows if a.lines else None}, open(a.json, "w"), indent=1)
     return 0
 
 

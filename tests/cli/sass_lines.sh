@@ -26,7 +26,8 @@ rk, up = inside("include/impact/rk4.hpp", "rk_step"), inside("include/impact/ill
 st = inside("include/impact/laws/stronge.hpp", "step")
 ax = inside("include/impact/rk4.hpp", "axpy")
 F = lambda rel, l, at=None: f'\t//## File "{root}/{rel}", line {l}' + (f' inlined at "{root}/{at[0]}", line {at[1]}' if at else "")
-k = ("kernels/cuda/sampled.cu", 73)
+k = ("kernels/cuda/sampled.cu", inside("kernels/cuda/sampled.cu", "sampled_reduce_kernel") + 1)
+open(out + ".kline", "w").write(str(k[1]))
 lines = [F("include/impact/rk4.hpp", rk, ("include/impact/laws/stronge.hpp", st)),
          F("include/impact/laws/stronge.hpp", st, k), F(*k),
          "        /*0000*/                   LDL.64 R6, [R1+0x488] ;",
@@ -66,6 +67,18 @@ runs = max(b["lane_work"] / b["cost"] for b in m if "update" in b["code"].split(
 assert abs(f["update"]["runs_per_instance"] - runs) < 1e-12 and abs(f["update"]["local_per_instance"] - 2 * runs) < 1e-9
 PY'
 check "markdown table" 'grep -q "| include/impact/illinois.hpp | update | 2 | 0 | 2 |" "$T/out.md"'
+# --lines: per line of the kernel's own file (the innermost frame there): the kernel's line took the
+# step's, the bracket's and its own instructions; axpy's chain and the slow path have no frame there
+python3 "$SRC/scripts/sass_lines.py" --sass "$T/fake.sass" --root "$SRC" --lines kernels/cuda/sampled.cu \
+  --json "$T/lines.json" > "$T/lines.md"; rc=$?
+check "--lines exits 0" '[ $rc -eq 0 ]'
+KLINE=$(cat "$T/fake.sass.kline")
+check "--lines counts per line" 'python3 - "$T/lines.json" "$KLINE" << "PY"
+import json, sys
+j = json.load(open(sys.argv[1]))["lines"]
+assert [(r["line"], r["sass"], r["ldl"], r["stl"]) for r in j] == [(int(sys.argv[2]), 5, 1, 2), (None, 3, 1, 0)], j
+PY'
+check "--lines table" 'grep -q "| $KLINE | 5 | 1 | 2 |" "$T/lines.md" && grep -q "| elsewhere | 3 | 1 | 0 |" "$T/lines.md"'
 python3 "$SRC/scripts/sass_lines.py" --root "$SRC" > /dev/null 2> "$T/err"; rc=$?
 check "no input is an error" '[ $rc -ne 0 ] && grep -q "give a cubin and --kernel, or --sass" "$T/err"'
 finish
