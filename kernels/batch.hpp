@@ -134,13 +134,18 @@ template <class KeyOf> bool keys_look_uniform(std::size_t n, const KeyOf& key_of
     if (key_of(j * (n - 1) / (probes - 1)) != k0) return false;
   return true;
 }
-// Whether rows [first, first + n) of a batch in host memory are worth sorting by regime key: the
-// law has a key and the probed keys differ.
-template <class Law, class T> bool batch_keys_vary(const BatchIn<T>& in, std::size_t first, std::size_t n) {
+// Whether n rows are worth sorting by regime key: the law has a key and the probed keys of the rows
+// instance_of(0 .. n - 1) differ. The one test both paths use (a batch in host memory below,
+// sampled instances in kernels/sampled.hpp).
+template <class Law, class InstanceOf> bool keys_vary(std::size_t n, const InstanceOf& instance_of) {
   if constexpr (HasRegimeKey<Law>::value)
-    return !keys_look_uniform(n, [&](std::size_t i) { return Law::regime_key(load_instance(in, first + i)); });
+    return !keys_look_uniform(n, [&](std::size_t i) { return Law::regime_key(instance_of(i)); });
   else
     return false;
+}
+// Rows [first, first + n) of a batch in host memory.
+template <class Law, class T> bool batch_keys_vary(const BatchIn<T>& in, std::size_t first, std::size_t n) {
+  return keys_vary<Law>(n, [&](std::size_t i) { return load_instance(in, first + i); });
 }
 
 // Evaluates row i and returns its summary instead of storing it (on-device reduction).

@@ -5,11 +5,11 @@
 // (kernels/cuda/sampled.cu).
 //
 // The functor maps a GROUP index g to the summary of the instances begin + g G .. begin + (g+1) G
-// - 1 (clipped at end), accumulated in place (O(1) per row: a Welford merge and a histogram
+// - 1 (clipped at end), accumulated in place (O(1) per row: exact integer sums and a histogram
 // increment) instead of building and merging a full BatchSummary (~1.5 KB, O(bins)) per row;
 // the group summaries are then merged by thrust::transform_reduce over a counting iterator.
-// With G = 1 this is exactly transform_reduce(summarize_row). Counts and histograms do not
-// depend on G or on the merge order; moments agree to round-off.
+// With G = 1 this is exactly transform_reduce(summarize_row). Nothing depends on G or on the
+// merge order: the moments are exact integer sums (impact/stats.hpp SumMoments).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -29,7 +29,7 @@ IMPACT_HDI void accumulate_row(BatchSummary& s, const ContactProblem<T>& p, cons
   double x[kNumQuantities];
   summary_quantities(p, res, x);
   for (int k = 0; k < kNumQuantities; ++k) {
-    s.q[k] = merge(s.q[k], Moments::of(x[k]));
+    s.q[k].add(x[k]);
     s.h[k].add(x[k]);
   }
 }
@@ -58,12 +58,7 @@ struct SampledGroupSummary {
 // same source as the device's sampling and key code).
 template <class Law, class T>
 bool sampled_keys_vary(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t n) {
-  if constexpr (HasRegimeKey<Law>::value)
-    return !keys_look_uniform(static_cast<std::size_t>(n), [&](std::size_t i) {
-      return Law::regime_key(make_instance<T>(spec, seed, begin + i));
-    });
-  else
-    return false;
+  return keys_vary<Law>(static_cast<std::size_t>(n), [&](std::size_t i) { return make_instance<T>(spec, seed, begin + i); });
 }
 
 inline std::uint64_t group_count(std::uint64_t begin, std::uint64_t end, std::uint64_t group) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Byte-identity of the product's outputs across refactorings: `impact eval` on examples/cases.csv
-# for every law x CPU backend (serial, omp, reference) x precision x integrator, and the tables of
-# every shipped study (examples/studies/*.toml, omp backend, no plots), hashed with sha256.
+# for every law x CPU backend (serial, omp, reference) x precision x integrator, `impact reduce`
+# summaries (serial and omp, several chunkings: one hash each), and the tables of every shipped
+# study (examples/studies/*.toml, omp backend, no plots), hashed with sha256.
 #
 #   bash scripts/golden.sh write IMPACT_BINARY [SUMS]   # record the hashes (tests/golden/SHA256SUMS)
 #   bash scripts/golden.sh check IMPACT_BINARY [SUMS]   # recompute and compare; exit 1 on a difference
@@ -39,6 +40,26 @@ produce() {  # DIR: writes every output below DIR
         done
       done
     done
+  done
+  # `impact reduce`: exact sums (include/impact/exact_sums.hpp), so serial, omp and any chunking
+  # write the same summary; the hashes below are equal across those files (timings, backend and
+  # chunk left out)
+  mkdir -p "$d/reduce"
+  local r
+  for r in "chatterjee-ruina 50000 serial 0" "chatterjee-ruina 50000 omp 0" "chatterjee-ruina 50000 omp 777" \
+           "jia 3000 serial 0" "jia 3000 omp 0" "jia 3000 omp 129" "stronge 3000 omp 0" "stronge 3000 serial 1000"; do
+    set -- $r
+    if [ "$mode" = check ] && ! grep -q "  \./reduce/$1\.$3\.$4\.json" "$SUMS"; then continue; fi
+    "$IMPACT" reduce --law "$1" --n "$2" --first 12345 --seed 3 --backend "$3" --chunk "$4" --steps 60 -q \
+      --out "$d/reduce/$1.$3.$4.json"
+    "$PY" - "$d/reduce/$1.$3.$4.json" <<'EOF'
+import json, sys
+p = sys.argv[1]
+m = json.load(open(p))
+for k in ("backend", "chunk", "wall_seconds", "study_seconds", "instances_per_second", "cpu_seconds", "peak_rss_kb"):
+    m.pop(k, None)
+json.dump(m, open(p, "w"), indent=1, sort_keys=True)
+EOF
   done
   local f name
   for f in "$ROOT"/examples/studies/*.toml; do

@@ -79,10 +79,16 @@ void print_table(std::FILE* t, const ReduceSpec& a, const ReduceResult& r, const
   }
   std::fprintf(t, "  %-26s %12s %13s %13s %13s %13s\n", "over ok rows", "count", "mean", "sd", "min", "max");
   for (int k = 0; k < kNumQuantities; ++k) {
-    const Moments& m = s.q[k];
-    std::fprintf(t, "  %-6s %-19s %12.0f %13.6g %13.6g %13.6g %13.6g\n", quantity_key(k), quantity_name(k), m.n,
-                 m.n ? m.mean : NAN, m.n ? std::sqrt(m.variance()) : NAN, m.n ? m.min : NAN, m.n ? m.max : NAN);
+    const SumMoments& m = s.q[k];
+    const bool any = m.count() > 0;
+    std::fprintf(t, "  %-6s %-19s %12llu %13.6g %13.6g %13.6g %13.6g\n", quantity_key(k), quantity_name(k),
+                 static_cast<unsigned long long>(m.count()), m.mean(), std::sqrt(m.variance()), any ? m.min : NAN,
+                 any ? m.max : NAN);
   }
+  for (int k = 0; k < kNumQuantities; ++k)
+    if (s.q[k].far)
+      std::fprintf(t, "  %s: %llu values beyond 2^24 times the range's scale or not finite: no mean or sd (set --range %s=LO:HI wider)\n",
+                   quantity_key(k), static_cast<unsigned long long>(s.q[k].far), quantity_key(k));
   std::fprintf(t, "  histograms (%d bins on [lo, hi); '<' below lo, '>' at or above hi):\n", Histogram::kBins);
   for (int k = 0; k < kNumQuantities; ++k) {
     const Histogram& h = s.h[k];

@@ -144,7 +144,7 @@ std::string run_key(const ReduceSpec& rs, const SummaryRanges& rg, std::uint64_t
     std::snprintf(buf, sizeof buf, " %a:%a", rg.lo[q], rg.hi[q]);
     k += buf;
   }
-  return k + " seed=" + std::to_string(rs.seed) + " first=" + std::to_string(rs.first) + " n=" + std::to_string(rs.n) +
+  return k + " sums=exact-60" + " seed=" + std::to_string(rs.seed) + " first=" + std::to_string(rs.first) + " n=" + std::to_string(rs.n) +
          " chunk=" + std::to_string(chunk) + " " + engine::precision_name(rs.precision) + " steps=" +
          std::to_string(rs.opt.steps) + " " + engine::integrator_name(rs.opt.integrator) + " " +
          engine::backend_name(rs.backend);
@@ -379,12 +379,13 @@ std::string reduce_json(const ReduceSpec& a, const ReduceResult& r) {
   j += "},\n";
   j += "  \"quantities\": {\n";
   for (int k = 0; k < kNumQuantities; ++k) {
-    const Moments& m = s.q[k];
+    const SumMoments& m = s.q[k];
     const Histogram& h = s.h[k];
+    const bool any = m.count() > 0;
     j += "    " + jstr(quantity_key(k)) + ": {\"description\": " + jstr(quantity_name(k));
-    j += ", \"count\": " + jnum(m.n) + ", \"mean\": " + jnum(m.n ? m.mean : NAN) +
-         ", \"sd\": " + jnum(m.n > 1 ? std::sqrt(m.variance()) : NAN) + ", \"min\": " + jnum(m.n ? m.min : NAN) +
-         ", \"max\": " + jnum(m.n ? m.max : NAN) + ",\n";
+    j += ", \"count\": " + std::to_string(m.count()) + ", \"mean\": " + jnum(m.mean()) +
+         ", \"sd\": " + jnum(std::sqrt(m.variance())) + ", \"min\": " + jnum(any ? m.min : NAN) +
+         ", \"max\": " + jnum(any ? m.max : NAN) + ", \"not_summed\": " + std::to_string(m.far) + ",\n";
     j += "      \"histogram\": {\"lo\": " + jnum(h.lo) + ", \"hi\": " + jnum(h.hi) +
          ", \"bins\": " + std::to_string(Histogram::kBins) + ", \"below\": " + std::to_string(h.count[0]) +
          ", \"above\": " + std::to_string(h.count[Histogram::kBins + 1]) + ", \"counts\": [";

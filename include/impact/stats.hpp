@@ -1,11 +1,15 @@
-// Streaming statistics for on-device reduction: per-quantity count, mean, variance (Chan et al.'s
-// pairwise merge of Welford accumulators), min, max and a fixed-bin histogram, plus row-status
-// counts. Every piece is a POD monoid (an identity and an associative merge), so a batch can be
-// reduced in any order on any backend without storing per-row outputs.
+// Streaming statistics. A batch's summary (BatchSummary: `impact reduce`, the sampled and batch
+// reductions of every backend) holds per quantity exact sums (SumMoments, impact/exact_sums.hpp),
+// min, max and a fixed-bin histogram, plus row-status counts: every piece is a POD monoid whose
+// merge is integer addition (or min/max), so the summary is the same bits in any order, on any
+// backend, for any chunking, thread or process count. A study's per-column statistics, whose scale
+// is not known in advance, use Moments (Chan et al.'s pairwise merge of Welford accumulators),
+// folded in a fixed order (host/study/run.cpp).
 #pragma once
 #include <cstdint>
 
 #include "impact/derived.hpp"
+#include "impact/exact_sums.hpp"
 #include "impact/problem.hpp"
 
 namespace impact {
@@ -27,6 +31,54 @@ IMPACT_HDI Moments merge(const Moments& a, const Moments& b) {
   r.m2 = a.m2 + b.m2 + d * d * (a.n * b.n / r.n);
   r.min = a.min < b.min ? a.min : b.min;
   r.max = a.max > b.max ? a.max : b.max;
+  return r;
+}
+
+// The moments of one quantity over the ok rows, on the grid of its range's scale 2^e: n values in
+// the exact sums; `far` values counted but not summed (non-finite, or beyond the window of 2^24 times
+// the scale: the mean and sd are then NaN, never a mix of summed and rounded values); min and max
+// over the finite values.
+struct SumMoments {
+  std::uint64_t n, far;
+  exact::Sums<3, 4> sums;
+  double min, max;
+  std::int32_t e, unused_;
+  IMPACT_HDI static SumMoments identity(int e) {
+    SumMoments m;
+    m.n = m.far = 0;
+    m.sums = exact::Sums<3, 4>::zero();
+    m.min = 1.0 / 0.0;
+    m.max = -1.0 / 0.0;
+    m.e = e;
+    m.unused_ = 0;
+    return m;
+  }
+  IMPACT_HDI void add(double x) {
+    exact::Fixed f;
+    if (exact::quantize(x, e, f)) {
+      ++n;
+      sums.add(f);
+    } else {
+      ++far;
+    }
+    if (x - x == 0) {  // finite
+      min = exact::before(x, min) ? x : min;
+      max = exact::before(max, x) ? x : max;
+    }
+  }
+  IMPACT_HDI std::uint64_t count() const { return n + far; }
+  // host only
+  double mean() const { return n && !far ? exact::mean_of(sums, n, e) : 0.0 / 0.0; }
+  double variance() const { return n > 1 && !far ? exact::variance_of(sums, n, e) : 0.0 / 0.0; }
+};
+
+IMPACT_HDI SumMoments merge(const SumMoments& a, const SumMoments& b) {
+  SumMoments r = a;
+  r.n += b.n;
+  r.far += b.far;
+  r.sums.add(b.sums);
+  r.min = exact::before(b.min, a.min) ? b.min : a.min;
+  r.max = exact::before(a.max, b.max) ? b.max : a.max;
   return r;
 }
 
@@ -63,7 +115,7 @@ enum SummaryQuantity { kPn = 0, kPt = 1, kVfn = 2, kEnergyRatio = 3, kNumQuantit
 
 struct BatchSummary {
   std::uint64_t status[static_cast<int>(Status::count_)];
-  Moments q[kNumQuantities];
+  SumMoments q[kNumQuantities];
   Histogram h[kNumQuantities];
 };
 
@@ -75,7 +127,7 @@ IMPACT_HDI BatchSummary summary_identity(const SummaryRanges& r) {
   BatchSummary s{};
   for (int i = 0; i < static_cast<int>(Status::count_); ++i) s.status[i] = 0;
   for (int k = 0; k < kNumQuantities; ++k) {
-    s.q[k] = Moments::identity();
+    s.q[k] = SumMoments::identity(exact::range_exponent(r.lo[k], r.hi[k]));
     s.h[k] = Histogram::empty(r.lo[k], r.hi[k]);
   }
   return s;
@@ -100,7 +152,7 @@ IMPACT_HDI BatchSummary summarize_row(const ContactProblem<T>& p, const Result<T
   double x[kNumQuantities];
   summary_quantities(p, res, x);
   for (int k = 0; k < kNumQuantities; ++k) {
-    s.q[k] = Moments::of(x[k]);
+    s.q[k].add(x[k]);
     s.h[k].add(x[k]);
   }
   return s;

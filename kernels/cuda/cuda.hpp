@@ -119,9 +119,10 @@ int select_device(int local_rank);
 
 // Summary of the sampled instances [begin, end) of a study (kernels/sampled.hpp) reduced on the
 // device: a grid-stride kernel of at most kCudaReduceBlocks blocks; each thread samples,
-// evaluates and merges its rows' moments in registers, status and histogram counts go to shared
-// memory atomics, the block merges its threads' moments in a fixed tree, and the per-block
-// summaries are merged on the host in block order (deterministic for a given range). Memory:
+// evaluates and adds its rows' values to exact integer sums in shared memory (impact/exact_sums.hpp),
+// status and histogram counts and the extremes go to shared memory atomics, the block adds its
+// threads' sums, and the per-block summaries are merged on the host. Integer sums: the summary is
+// the same bits for any grid, order or sort, and the CPU backends' whenever the rows are. Memory:
 // kCudaReduceBlocks summaries (3 MB), whatever the range. (thrust::transform_reduce on
 // thrust::cuda::par with the 1.5 KB BatchSummary as its value type compiles CUB reduce kernels
 // that spill ~50-60 KB each; ptxas had not finished this file after 15 CPU-minutes, so the
@@ -130,15 +131,30 @@ int select_device(int local_rank);
 // instances; per piece a first kernel samples each instance and computes its key, CUB sorts the
 // indices by key (stable), and the reduction kernel's threads take the instances in key order
 // (32 MB of device memory per piece); a piece whose probed keys are all alike (kernels/sampled.hpp
-// sampled_keys_vary) runs unsorted. The counts are those of the unsorted run; the moments
-// differ from it by the order of summation only.
+// sampled_keys_vary) runs unsorted. The summary is that of the unsorted run, bit for bit.
 constexpr unsigned kCudaReduceBlocks = 2048;
+// The default schedule (ReduceSchedule): persistent lanes, which the SIMT model predicts to cut the
+// blocks' wait for their slowest warp (docs/bench.md, "Persistent lanes"); not yet timed on a device:
+// benches/gpu_check.sh times both (IMPACT_CUDA_LANES), and this is the switch if they lose.
+constexpr bool kCudaPersistentLanes = true;
 constexpr std::uint64_t kCudaSortPiece = std::uint64_t(1) << 22;
 constexpr unsigned kCudaReduceBlock = 128;  // threads per block of the reduction kernel
+// How the reduction deals the instances to the lanes; the summary is the same bits for every choice.
+struct ReduceSchedule {
+  bool sort = true;          // by regime key, where the law has one and the probed keys differ
+  // persistent lanes (issue 22): a grid of the blocks the SMs hold at once, whose warps take batches
+  // of 32 instances from a work counter (kernels/cuda/sampled.cu for_each_instance); else grid-stride
+  // over kCudaReduceBlocks blocks
+  bool persistent = kCudaPersistentLanes;
+};
 template <class Law, class T>
 BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
-                            const LawOptions& opt, const SummaryRanges& rg, bool sort);
-template <class Law, class T>  // sort = true
+                            const LawOptions& opt, const SummaryRanges& rg, const ReduceSchedule& how);
+// The schedule `impact reduce` and the Python package use: ReduceSchedule{}, with persistent lanes
+// set by the environment variable IMPACT_CUDA_LANES=persistent|grid-stride where it is given (to
+// compare the two on a device: benches/gpu_check.sh; std::invalid_argument for another value).
+ReduceSchedule default_reduce_schedule();
+template <class Law, class T>  // default_reduce_schedule()
 BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
                             const LawOptions& opt, const SummaryRanges& rg);
 

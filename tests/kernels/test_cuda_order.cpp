@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "batch_buffers.hpp"
@@ -180,17 +183,22 @@ void sorted_reduction_counts_the_same() {
   opt.steps = 60;
   const SummaryRanges rg = impact::testing::summary_ranges({0, 0, 0, -1}, {5, 5, 5, 0});
   const std::uint64_t b = 1000, e = b + 300000;
-  const BatchSummary s = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, true);
-  const BatchSummary u = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, false);
-  for (int i = 0; i < static_cast<int>(Status::count_); ++i) EXPECT_EQ(s.status[i], u.status[i]) << Law::name;
-  for (int k = 0; k < kNumQuantities; ++k) {
-    for (int j = 0; j < Histogram::kBins + 2; ++j) EXPECT_EQ(s.h[k].count[j], u.h[k].count[j]) << Law::name;
-    EXPECT_EQ(s.q[k].n, u.q[k].n);
-    EXPECT_EQ(s.q[k].min, u.q[k].min);
-    EXPECT_EQ(s.q[k].max, u.q[k].max);
-    EXPECT_NEAR(s.q[k].mean, u.q[k].mean, 1e-12 * (1 + std::fabs(u.q[k].mean))) << Law::name << " " << k;
-    EXPECT_NEAR(s.q[k].variance(), u.q[k].variance(), 1e-10 * (1 + u.q[k].variance())) << Law::name << " " << k;
-  }
+  cuda::ReduceSchedule sorted, plain, persistent, persistent_plain;
+  sorted.sort = persistent.sort = true;
+  plain.sort = persistent_plain.sort = false;
+  sorted.persistent = plain.persistent = false;
+  persistent.persistent = persistent_plain.persistent = true;
+  const BatchSummary s = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, sorted);
+  const BatchSummary u = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, plain);
+  const BatchSummary p = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, persistent);
+  const BatchSummary q = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, persistent_plain);
+  // exact integer sums: neither the order the sort gives the rows nor which warp takes which batch
+  // (persistent lanes) changes a bit of the summary
+  EXPECT_EQ(std::memcmp(&s, &u, sizeof s), 0) << Law::name << ": sorted against plain";
+  EXPECT_EQ(std::memcmp(&p, &u, sizeof s), 0) << Law::name << ": persistent sorted against plain";
+  EXPECT_EQ(std::memcmp(&q, &u, sizeof s), 0) << Law::name << ": persistent plain against plain";
+  EXPECT_GT(s.status[0], (e - b) / 2) << Law::name;
+  EXPECT_EQ(s.q[kPn].far, 0u) << Law::name;
 }
 
 }  // namespace
@@ -204,10 +212,31 @@ TEST(CudaOrder, SortedEvaluationLeavesEveryRowIdentical) {
   sorted_equals_unsorted<StrongeLaw, float>();
 }
 
-TEST(CudaOrder, SortedReductionCountsTheSame) {
+// The schedule `impact reduce` uses, and IMPACT_CUDA_LANES to compare the two on a device (no device
+// needed: the choice is made on the host).
+TEST(CudaOrder, LanesFromTheEnvironment) {
+  ::unsetenv("IMPACT_CUDA_LANES");
+  EXPECT_EQ(cuda::default_reduce_schedule().persistent, cuda::kCudaPersistentLanes);
+  EXPECT_TRUE(cuda::default_reduce_schedule().sort);
+  ::setenv("IMPACT_CUDA_LANES", "persistent", 1);
+  EXPECT_TRUE(cuda::default_reduce_schedule().persistent);
+  ::setenv("IMPACT_CUDA_LANES", "grid-stride", 1);
+  EXPECT_FALSE(cuda::default_reduce_schedule().persistent);
+  ::setenv("IMPACT_CUDA_LANES", "warp", 1);
+  try {
+    cuda::default_reduce_schedule();
+    ADD_FAILURE() << "IMPACT_CUDA_LANES=warp accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("expected persistent or grid-stride"), std::string::npos) << e.what();
+  }
+  ::unsetenv("IMPACT_CUDA_LANES");
+}
+
+TEST(CudaOrder, ReductionIsTheSameBitsForEverySchedule) {
   std::string why;
   if (!engine::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): sorted reduction skipped";
   sorted_reduction_counts_the_same<JiaLaw>();
   sorted_reduction_counts_the_same<StrongeLaw>();
+  sorted_reduction_counts_the_same<NewtonLaw>();  // no key: persistent lanes against grid-stride
 }
 #endif

@@ -93,7 +93,7 @@ void compare_reductions(std::uint64_t n, int steps) {
     moved += g.status[s] > c.status[s] ? g.status[s] - c.status[s] : c.status[s] - g.status[s];
   EXPECT_LE(moved, n / 100000 + 2) << Law::name;
   for (int k = 0; k < kNumQuantities; ++k) {
-    EXPECT_NEAR(g.q[k].mean, c.q[k].mean, rel * (1 + std::fabs(c.q[k].mean))) << Law::name << " " << k;
+    EXPECT_NEAR(g.q[k].mean(), c.q[k].mean(), rel * (1 + std::fabs(c.q[k].mean()))) << Law::name << " " << k;
     EXPECT_NEAR(g.q[k].variance(), c.q[k].variance(), rel * (1 + c.q[k].variance())) << Law::name << " " << k;
     std::uint64_t hd = 0;
     for (int i = 0; i < Histogram::kBins + 2; ++i)
@@ -103,7 +103,7 @@ void compare_reductions(std::uint64_t n, int steps) {
   std::printf("cuda vs omp sampled reduction %-17s %-6s n %llu: ok %llu / %llu, mean Pn %.12g / %.12g\n", Law::name,
               std::is_same_v<T, double> ? "double" : "float", static_cast<unsigned long long>(n),
               static_cast<unsigned long long>(g.status[0]), static_cast<unsigned long long>(c.status[0]),
-              g.q[kPn].mean, c.q[kPn].mean);
+              g.q[kPn].mean(), c.q[kPn].mean());
 }
 }  // namespace
 

@@ -1,9 +1,14 @@
 // On-device reduction: the merged streaming summary of a batch equals the statistics of its stored
-// per-row outputs (counts exactly, moments to reassociation round-off), whatever the merge order.
+// per-row outputs (counts exactly, moments to an ulp or so), and the summary's exact sums
+// (impact/exact_sums.hpp) give the same bits in any order; the study's Welford moments agree to
+// round-off whatever the merge order.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
 
 #include "batch_buffers.hpp"
 #include "impact/laws/chatterjee_ruina.hpp"
@@ -16,6 +21,18 @@ using impact::testing::Buffers;
 using impact::testing::instances;
 
 namespace {
+
+// sum of v (or of (v - c)^2), compensated
+double neumaier(const std::vector<double>& v, double c, bool squares) {
+  double s = 0, comp = 0;
+  for (double y : v) {
+    const double t = squares ? (y - c) * (y - c) : y;
+    const double u = s + t;
+    comp += std::fabs(s) >= std::fabs(t) ? (s - u) + t : (t - u) + s;
+    s = u;
+  }
+  return s + comp;
+}
 
 SummaryRanges ranges() { return impact::testing::summary_ranges({0, 0, 0, -1}, {5, 5, 5, 0}); }
 
@@ -39,8 +56,9 @@ void check() {
     r.P = b.out.P(i);
     r.vf = b.out.vf(i);
     r.dE = b.out.real[out_dE][i];
-    const BatchSummary one = summarize_row(ps[i], r, rg);
-    for (int k = 0; k < kNumQuantities; ++k) x[k].push_back(one.q[k].mean);
+    double q[kNumQuantities];
+    summary_quantities(ps[i], r, q);
+    for (int k = 0; k < kNumQuantities; ++k) x[k].push_back(q[k]);
   }
   for (int s = 0; s < static_cast<int>(Status::count_); ++s) {
     EXPECT_EQ(red.status[s], status[s]);
@@ -48,15 +66,14 @@ void check() {
   }
   for (int k = 0; k < kNumQuantities; ++k) {
     const auto& v = x[k];
-    double mean = 0;
-    for (double y : v) mean += y;
-    mean /= v.size();
-    double m2 = 0;
-    for (double y : v) m2 += (y - mean) * (y - mean);
-    const double var = m2 / (v.size() - 1);
-    EXPECT_EQ(red.q[k].n, double(v.size()));
-    EXPECT_NEAR(red.q[k].mean, mean, 1e-12 * (1 + std::fabs(mean)));
-    EXPECT_NEAR(red.q[k].variance(), var, 1e-10 * var);
+    // two-pass statistics with compensated (Neumaier) sums: within an ulp or two of the exact ones
+    const double mean = neumaier(v, 0.0, false) / double(v.size());
+    const double var = neumaier(v, mean, true) / double(v.size() - 1);
+    EXPECT_EQ(red.q[k].n, v.size());
+    EXPECT_EQ(red.q[k].far, 0u);
+    EXPECT_NEAR(red.q[k].mean(), mean, 8e-16 * std::fabs(mean) + 1e-300);
+    EXPECT_NEAR(red.q[k].variance(), var, 1e-14 * var);
+    EXPECT_EQ(std::memcmp(&red.q[k], &ser.q[k], sizeof red.q[k]), 0) << "omp and serial: the same bits";
     EXPECT_EQ(red.q[k].min, *std::min_element(v.begin(), v.end()));
     EXPECT_EQ(red.q[k].max, *std::max_element(v.begin(), v.end()));
     std::uint64_t total = 0;
@@ -92,4 +109,131 @@ TEST(Reduction, MomentsMergeIsOrderIndependent) {
   EXPECT_NEAR(a.variance(), b.variance(), 1e-9 * a.variance());
   EXPECT_EQ(a.min, b.min);
   EXPECT_EQ(a.max, b.max);
+}
+
+// ---- the summary's exact sums ----------------------------------------------------------------
+
+TEST(ExactSums, AnyOrderGivesTheSameBits) {
+  // values of mixed sign and magnitude (down to 1e-9 of the range, and a subnormal), merged one by
+  // one forwards and backwards, in a pairwise tree and in shuffled groups: every byte equal
+  const int e = exact::range_exponent(-3.0, 7.5);
+  EXPECT_EQ(e, 3);
+  std::mt19937_64 g(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> xs;
+  for (int i = 0; i < 5000; ++i) xs.push_back(u(g) * std::pow(10.0, (i % 11) - 9) * 7.0);
+  xs.push_back(4.9e-324);
+  xs.push_back(-0.0);
+  xs.push_back(0.0);
+  auto fold = [&](const std::vector<double>& v) {
+    SumMoments m = SumMoments::identity(e);
+    for (double x : v) m.add(x);
+    return m;
+  };
+  const SumMoments fwd = fold(xs);
+  std::vector<double> rev(xs.rbegin(), xs.rend());
+  const SumMoments bwd = fold(rev);
+  std::vector<SumMoments> parts;
+  for (double x : xs) {
+    SumMoments one = SumMoments::identity(e);
+    one.add(x);
+    parts.push_back(one);
+  }
+  for (std::size_t w = 1; w < parts.size(); w *= 2)
+    for (std::size_t i = 0; i + w < parts.size(); i += 2 * w) parts[i] = merge(parts[i], parts[i + w]);
+  const SumMoments tree = parts[0];
+  for (int trial = 0; trial < 4; ++trial) {
+    std::vector<double> sh = xs;
+    std::shuffle(sh.begin(), sh.end(), g);
+    SumMoments acc = SumMoments::identity(e);
+    for (std::size_t b = 0; b < sh.size(); b += 97) {
+      std::vector<double> piece(sh.begin() + b, sh.begin() + std::min(sh.size(), b + 97));
+      acc = merge(fold(piece), acc);  // groups merged in a varying order
+    }
+    EXPECT_EQ(std::memcmp(&acc, &fwd, sizeof acc), 0) << "shuffle " << trial;
+  }
+  EXPECT_EQ(std::memcmp(&fwd, &bwd, sizeof fwd), 0);
+  EXPECT_EQ(std::memcmp(&fwd, &tree, sizeof fwd), 0);
+  EXPECT_EQ(fwd.n, xs.size());
+  EXPECT_EQ(fwd.far, 0u);
+  EXPECT_EQ(fwd.min, *std::min_element(xs.begin(), xs.end()));
+  EXPECT_EQ(fwd.max, *std::max_element(xs.begin(), xs.end()));
+  EXPECT_TRUE(std::signbit(fold({0.0, -0.0}).min)) << "-0 comes before +0 in any order";
+  EXPECT_TRUE(std::signbit(fold({-0.0, 0.0}).min));
+  EXPECT_FALSE(std::signbit(fold({-0.0, 0.0}).max));
+  // against compensated two-pass sums: the grid is 2^(3 - 60), far below the mean's ulp here
+  EXPECT_NEAR(fwd.mean(), neumaier(xs, 0, false) / double(xs.size()), 1e-17);
+  const double mu = neumaier(xs, 0, false) / double(xs.size());
+  EXPECT_NEAR(fwd.variance(), neumaier(xs, mu, true) / double(xs.size() - 1), 1e-15 * fwd.variance());
+}
+
+TEST(ExactSums, TheGridIsExactAndRoundsTiesToEven) {
+  const int e = exact::range_exponent(0.0, 1.0);  // 1 < 2^1: grid 2^-59
+  EXPECT_EQ(e, 1);
+  exact::Fixed f;
+  ASSERT_TRUE(exact::quantize(1.0, e, f));
+  EXPECT_EQ(f.q0, std::uint64_t(1) << 59);
+  EXPECT_EQ(f.q1, 0u);
+  ASSERT_TRUE(exact::quantize(-3.0 * 1024 * 1024, e, f));  // 3 2^20 2^59 = 3 2^79: the high word
+  EXPECT_TRUE(f.neg);
+  EXPECT_EQ(f.q0, 0u);
+  EXPECT_EQ(f.q1, std::uint64_t(3) << 15);
+  ASSERT_TRUE(exact::quantize(std::ldexp(1.0, -60), e, f));  // half a grid step: ties to even, 0
+  EXPECT_EQ(f.q0, 0u);
+  ASSERT_TRUE(exact::quantize(std::ldexp(3.0, -60), e, f));  // 1.5 steps -> 2
+  EXPECT_EQ(f.q0, 2u);
+  ASSERT_TRUE(exact::quantize(std::ldexp(5.0, -60), e, f));  // 2.5 steps -> 2
+  EXPECT_EQ(f.q0, 2u);
+  ASSERT_TRUE(exact::quantize(std::ldexp(1.0, -59) + std::ldexp(1.0, -80), e, f));  // just above 1 step
+  EXPECT_EQ(f.q0, 1u);
+  // the window: |x| < 2^(e + 24)
+  EXPECT_TRUE(exact::quantize(std::nextafter(std::ldexp(1.0, 25), 0.0), e, f));
+  EXPECT_FALSE(exact::quantize(std::ldexp(1.0, 25), e, f));
+  EXPECT_FALSE(exact::quantize(std::numeric_limits<double>::infinity(), e, f));
+  EXPECT_FALSE(exact::quantize(std::numeric_limits<double>::quiet_NaN(), e, f));
+  // a value on the grid comes back exactly; identical values have variance exactly 0
+  SumMoments m = SumMoments::identity(e);
+  for (int i = 0; i < 1000; ++i) m.add(0.3);
+  EXPECT_EQ(m.variance(), 0.0);
+  EXPECT_NEAR(m.mean(), 0.3, 1e-16);
+  SumMoments one = SumMoments::identity(e);
+  one.add(0.75);
+  EXPECT_EQ(one.mean(), 0.75);
+  EXPECT_TRUE(std::isnan(one.variance()));
+  // two values: the variance of {a, b} is (a - b)^2 / 2 exactly here
+  one.add(0.25);
+  EXPECT_EQ(one.variance(), 0.125);
+  EXPECT_EQ(one.mean(), 0.5);
+}
+
+TEST(ExactSums, ValuesOutsideTheWindowAreCountedAndTheMomentsSaySo) {
+  SumMoments m = SumMoments::identity(exact::range_exponent(0.0, 1.0));
+  m.add(0.5);
+  m.add(1e9);  // 2^29.9 >= 2^25: beyond the window
+  m.add(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_EQ(m.n, 1u);
+  EXPECT_EQ(m.far, 2u);
+  EXPECT_EQ(m.count(), 3u);
+  EXPECT_TRUE(std::isnan(m.mean()));
+  EXPECT_TRUE(std::isnan(m.variance()));
+  EXPECT_EQ(m.max, 1e9);  // the extremes keep every finite value
+  EXPECT_EQ(m.min, 0.5);
+}
+
+TEST(ExactSums, LargeCountsStayExact) {
+  // 2^20 copies of the largest in-window value and of its negative: the sums carry across words,
+  // the mean is exactly 0 and the variance that of +-x
+  const int e = exact::range_exponent(0.0, 1.0);
+  const double x = std::nextafter(std::ldexp(1.0, 25), 0.0);
+  SumMoments a = SumMoments::identity(e), b = SumMoments::identity(e);
+  a.add(x);
+  b.add(-x);
+  SumMoments pa = a, pb = b;
+  for (int i = 0; i < 20; ++i) pa = merge(pa, pa), pb = merge(pb, pb);  // 2^20 each
+  const SumMoments both = merge(pa, pb);
+  EXPECT_EQ(both.n, std::uint64_t(1) << 21);
+  EXPECT_EQ(both.mean(), 0.0);
+  const double n = double(both.n);
+  EXPECT_NEAR(both.variance(), x * x * n / (n - 1), 1e-15 * x * x);
+  EXPECT_EQ(pa.mean(), x);
 }

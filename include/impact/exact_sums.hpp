@@ -1,0 +1,250 @@
+// Exact, order-free sums of doubles for the summaries' moments (impact/stats.hpp SumMoments).
+//
+// A value x of a quantity whose histogram range has scale 2^e (max(|lo|, |hi|) < 2^e) becomes the
+// integer q = round(|x| 2^(kFrac - e)), ties to even, with x's sign: an exact function of x's bits,
+// the same on every machine and on the device. Sums of q and q^2 are kept in 64-bit words with
+// carries, so they are exact, and integer addition is associative and commutative: any order of
+// the rows (threads, chunks, processes, GPU lanes, a regime sort) gives the same bits. Mean and
+// variance are computed once from the exact sums on the host (stats.hpp).
+//
+// Bounds. Summed are finite x with |x| < 2^(e + kWindow), so q < 2^84 and q^2 < 2^168:
+//   - a GPU block's partial sums (Sums<2, 3>, its threads' added in place) hold up to 2^24 values:
+//     |sum q| < 2^108 < 2^127 and sum q^2 < 2^192 (kernels/cuda/sampled.cu caps a launch at 2^24
+//     instances, however they are dealt to threads);
+//   - a summary's (Sums<3, 4>) any count below 2^64: |sum q| < 2^148, sum q^2 < 2^232.
+// Resolution: 2^(e - kFrac), 2^-60 of the range scale (an ulp of the range's largest value is
+// 2^(e - 53)); the window is 2^24 (1.7e7) times the range scale. A value outside it is counted,
+// not summed (SumMoments::far), and the moments say so rather than mix a rounded value in.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "impact/config.hpp"
+#include "impact/scale.hpp"
+
+namespace impact::exact {
+
+constexpr int kFrac = 60;
+constexpr int kWindow = 24;
+
+// The e with max(|lo|, |hi|) < 2^e (binary exponent + 1; 0 for a range of zeros or non-finite ends).
+IMPACT_HDI int range_exponent(double lo, double hi) {
+  const double a = lo < 0 ? -lo : lo, b = hi < 0 ? -hi : hi;
+  const double m = a > b ? a : b;
+  if (!(m > 0) || !(m < 1.0 / 0.0)) return 0;
+  const int field = static_cast<int>((scale_detail::bits_of(m) >> 52) & 0x7ff);
+  return field ? field - 1022 : -1021;  // m < 2^(field - 1022); a subnormal m < 2^-1022
+}
+
+// The compiler's 128-bit unsigned integer on the host (GCC and Clang on 64-bit targets; __extension__
+// keeps -Wpedantic quiet about it).
+__extension__ typedef unsigned __int128 u128;
+
+IMPACT_HDI int leading_zeros(std::uint64_t v) {
+#ifdef __CUDA_ARCH__
+  return __clzll(static_cast<long long>(v));
+#else
+  return v ? __builtin_clzll(v) : 64;
+#endif
+}
+
+// (lo, hi) = a b, the full 128-bit product.
+IMPACT_HDI void mul_wide(std::uint64_t a, std::uint64_t b, std::uint64_t& lo, std::uint64_t& hi) {
+#ifdef __CUDA_ARCH__
+  lo = a * b;
+  hi = __umul64hi(a, b);
+#else
+  const u128 p = static_cast<u128>(a) * b;
+  lo = static_cast<std::uint64_t>(p);
+  hi = static_cast<std::uint64_t>(p >> 64);
+#endif
+}
+
+// The order of min and max: that of the numbers, with -0 before +0, so that the extremes do not
+// depend on the order of the rows (the device keeps them as integer keys of the same order).
+IMPACT_HDI bool before(double a, double b) {
+  return a < b || (a == b && (scale_detail::bits_of(a) >> 63) > (scale_detail::bits_of(b) >> 63));
+}
+IMPACT_HDI std::uint64_t order_key(double x) {  // unsigned, monotone in before() for non-NaN x
+  const std::uint64_t b = scale_detail::bits_of(x);
+  return (b >> 63) ? ~b : b | (std::uint64_t(1) << 63);
+}
+IMPACT_HDI double from_order_key(std::uint64_t k) {
+  const std::uint64_t b = (k >> 63) ? k & ~(std::uint64_t(1) << 63) : ~k;
+  double x;
+#ifdef __CUDA_ARCH__
+  x = __longlong_as_double(static_cast<long long>(b));
+#else
+  std::memcpy(&x, &b, sizeof x);
+#endif
+  return x;
+}
+
+// A value on the grid: |q| = q1 2^64 + q0 (q1 < 2^20), and its sign.
+struct Fixed {
+  std::uint64_t q0, q1;
+  bool neg;
+};
+
+// x on the grid of scale 2^e; false for a non-finite x or |x| >= 2^(e + kWindow).
+IMPACT_HDI bool quantize(double x, int e, Fixed& f) {
+  const std::uint64_t b = scale_detail::bits_of(x);
+  const int field = static_cast<int>((b >> 52) & 0x7ff);
+  f.neg = (b >> 63) != 0;
+  f.q0 = f.q1 = 0;
+  if (field == 0x7ff) return false;
+  const std::uint64_t m = (b & ((std::uint64_t(1) << 52) - 1)) | (field ? std::uint64_t(1) << 52 : 0);
+  if (m == 0) return true;
+  const int ex = (field ? field : 1) - 1075;  // |x| = m 2^ex
+  const int top = ex + 63 - leading_zeros(m);  // 2^top <= |x| < 2^(top + 1)
+  if (top >= e + kWindow) return false;
+  const int sh = ex + kFrac - e;  // q = m 2^sh
+  if (sh >= 64) {
+    f.q1 = m << (sh - 64);
+  } else if (sh > 0) {
+    f.q0 = m << sh;
+    f.q1 = m >> (64 - sh);
+  } else if (sh == 0) {
+    f.q0 = m;
+  } else if (sh > -64) {  // round m / 2^r to nearest, ties to even
+    const int r = -sh;
+    const std::uint64_t rem = m & ((std::uint64_t(1) << r) - 1), half = std::uint64_t(1) << (r - 1);
+    f.q0 = m >> r;
+    if (rem > half || (rem == half && (f.q0 & 1))) ++f.q0;
+  }  // else m 2^sh < 2^-11: q = 0
+  return true;
+}
+
+// s += a + carry over N words (two's complement or unsigned alike); a has A <= N words, the rest `fill`.
+template <int N, int A>
+IMPACT_HDI void add_words(std::uint64_t (&s)[N], const std::uint64_t (&a)[A], std::uint64_t fill = 0,
+                          std::uint64_t carry = 0) {
+  for (int i = 0; i < N; ++i) {
+    const std::uint64_t w = i < A ? a[i] : fill;
+    const std::uint64_t t = s[i] + w;
+    const std::uint64_t c1 = t < w;
+    s[i] = t + carry;
+    carry = c1 | (s[i] < carry);
+  }
+}
+
+// Exact sums of q (N1 words, two's complement) and of q^2 (N2 words, unsigned).
+template <int N1, int N2>
+struct Sums {
+  std::uint64_t s1[N1];
+  std::uint64_t s2[N2];
+
+  IMPACT_HDI static Sums zero() {
+    Sums z;
+    for (int i = 0; i < N1; ++i) z.s1[i] = 0;
+    for (int i = 0; i < N2; ++i) z.s2[i] = 0;
+    return z;
+  }
+
+  IMPACT_HDI void add(const Fixed& f) {
+    // sum q: q, or its two's complement ~q + 1 sign-extended, without a branch (-0: ~0 + 1 = 0)
+    const std::uint64_t m = f.neg ? ~std::uint64_t(0) : 0;
+    const std::uint64_t w1[2] = {f.q0 ^ m, f.q1 ^ m};
+    add_words<N1, 2>(s1, w1, m, m & 1);
+    // sum q^2: q0^2 + 2 q0 q1 2^64 + q1^2 2^128 (< 2^168: three words)
+    std::uint64_t p0, p1, c0, c1;
+    mul_wide(f.q0, f.q0, p0, p1);
+    mul_wide(f.q0, f.q1, c0, c1);
+    const std::uint64_t d0 = c0 << 1, d1 = (c1 << 1) | (c0 >> 63);
+    std::uint64_t w2[3];
+    w2[0] = p0;
+    w2[1] = p1 + d0;
+    w2[2] = d1 + f.q1 * f.q1 + (w2[1] < d0);
+    add_words<N2, 3>(s2, w2);
+  }
+
+  template <int M1, int M2>
+  IMPACT_HDI void add(const Sums<M1, M2>& o) {  // M1 <= N1, M2 <= N2
+    add_words<N1, M1>(s1, o.s1, (o.s1[M1 - 1] >> 63) ? ~std::uint64_t(0) : 0);
+    add_words<N2, M2>(s2, o.s2);
+  }
+};
+
+}  // namespace impact::exact
+
+// ---- host: the exact sums as doubles (mean and variance, stats.hpp) ------------------------------
+namespace impact::exact {
+
+// An unsigned multiword value, correctly rounded to double: its top 128 bits with a sticky bit for
+// the rest, converted by the compiler's correctly rounded 128-bit conversion, then scaled exactly.
+template <int N>
+inline double to_double(const std::uint64_t (&w)[N]) {
+  int i = N - 1;
+  while (i > 0 && w[i] == 0) --i;
+  if (i == 0) return static_cast<double>(w[0]);
+  u128 win = (static_cast<u128>(w[i]) << 64) | w[i - 1];
+  for (int j = 0; j + 1 < i; ++j)
+    if (w[j]) win |= 1;
+  return std::ldexp(static_cast<double>(win), 64 * (i - 1));
+}
+
+// |w| of a two's complement multiword, and whether w < 0.
+template <int N>
+inline bool magnitude(const std::uint64_t (&w)[N], std::uint64_t (&m)[N]) {
+  const bool neg = (w[N - 1] >> 63) != 0;
+  std::uint64_t carry = neg;
+  for (int i = 0; i < N; ++i) {
+    const std::uint64_t v = neg ? ~w[i] : w[i];
+    m[i] = v + carry;
+    carry = m[i] < carry;
+  }
+  return neg;
+}
+
+// r = a b (unsigned, N + M words).
+template <int N, int M>
+inline void mul_words(const std::uint64_t (&a)[N], const std::uint64_t (&b)[M], std::uint64_t (&r)[N + M]) {
+  for (int i = 0; i < N + M; ++i) r[i] = 0;
+  for (int i = 0; i < N; ++i) {
+    std::uint64_t carry = 0;
+    for (int j = 0; j < M; ++j) {
+      std::uint64_t lo, hi;
+      mul_wide(a[i], b[j], lo, hi);
+      lo += carry;
+      hi += lo < carry;
+      r[i + j] += lo;
+      hi += r[i + j] < lo;
+      carry = hi;
+    }
+    r[i + M] = carry;
+  }
+}
+
+// The mean of n summed values of scale 2^e: (sum q / n) 2^(e - kFrac), two roundings.
+template <int N1, int N2>
+inline double mean_of(const Sums<N1, N2>& s, std::uint64_t n, int e) {
+  std::uint64_t m[N1];
+  const bool neg = magnitude(s.s1, m);
+  const double v = std::ldexp(to_double(m) / static_cast<double>(n), e - kFrac);
+  return neg ? -v : v;
+}
+
+// The sample variance: (n sum q^2 - (sum q)^2) / (n (n - 1)) 2^(2 (e - kFrac)). The numerator is
+// exact and never negative (Cauchy-Schwarz on integers): identical values give exactly 0.
+template <int N1, int N2>
+inline double variance_of(const Sums<N1, N2>& s, std::uint64_t n, int e) {
+  std::uint64_t m[N1], sq[2 * N1], ns2[2 * N1];
+  magnitude(s.s1, m);
+  mul_words(m, m, sq);
+  const std::uint64_t nn[1] = {n};
+  std::uint64_t prod[N2 + 1];
+  mul_words(s.s2, nn, prod);
+  static_assert(N2 + 1 <= 2 * N1, "n sum q^2 fits the width of (sum q)^2");
+  for (int i = 0; i < 2 * N1; ++i) ns2[i] = i < N2 + 1 ? prod[i] : 0;
+  std::uint64_t borrow = 0;  // ns2 -= sq
+  for (int i = 0; i < 2 * N1; ++i) {
+    const std::uint64_t a = ns2[i], d = a - sq[i] - borrow;
+    borrow = (a < sq[i]) || (a - sq[i] < borrow);
+    ns2[i] = d;
+  }
+  const double nd = static_cast<double>(n);
+  return std::ldexp(to_double(ns2) / nd / (nd - 1), 2 * (e - kFrac));
+}
+
+}  // namespace impact::exact
