@@ -599,18 +599,24 @@ if want 5; then
   add "| law, precision, backend | n | instances/s | 573a81e | ratio | goal |"
   add "| --- | ---: | ---: | ---: | ---: | --- |"
   if [ $QUICK = 1 ]; then n_jia=1000000; n_cr=100000000; n_omp=200000; else n_jia=10000000; n_cr=1000000000; n_omp=1000000; fi
-  # law precision backend n baseline goal
-  tp_cases=("jia double cuda $n_jia 1.69e6 1.7e7" "jia float cuda $n_jia 3.14e6 -"
-            "stronge double cuda 4000000 1.72e7 1.7e8" "stronge float cuda 4000000 4.49e7 -"
-            "chatterjee-ruina double cuda $n_cr 1.68e9 -" "jia double omp $n_omp 1.64e5 -")
+  # law precision backend n baseline goal lanes (IMPACT_CUDA_LANES: grid-stride, or persistent lanes
+  # with a work counter, issue 22; the summaries are the same bits, compare the rates)
+  tp_cases=("jia double cuda $n_jia 1.69e6 1.7e7 grid-stride" "jia double cuda $n_jia 1.69e6 1.7e7 persistent"
+            "jia float cuda $n_jia 3.14e6 - grid-stride"
+            "stronge double cuda 4000000 1.72e7 1.7e8 grid-stride" "stronge double cuda 4000000 1.72e7 1.7e8 persistent"
+            "stronge float cuda 4000000 4.49e7 - grid-stride"
+            "chatterjee-ruina double cuda $n_cr 1.68e9 - grid-stride" "chatterjee-ruina double cuda $n_cr 1.68e9 - persistent"
+            "jia double omp $n_omp 1.64e5 - grid-stride")
   for c in "${tp_cases[@]}"; do
-    read -r law prec be n base goal <<< "$c"
+    read -r law prec be n base goal lanes <<< "$c"
     tag=reduce_${law}_${prec}_${be}
-    step "$tag" measure 900 -- "$IMPACT" reduce --law "$law" --backend "$be" --precision "$prec" --n "$n" --steps 250 \
-      -q --out "$LOGDIR/$tag.json"
+    label="$law $prec $be"
+    if [ "$be" = cuda ]; then tag=${tag}_$lanes; label="$label, $lanes"; fi
+    step "$tag" measure 900 -- env IMPACT_CUDA_LANES="$lanes" "$IMPACT" reduce --law "$law" --backend "$be" \
+      --precision "$prec" --n "$n" --steps 250 -q --out "$LOGDIR/$tag.json"
     if [ $DRY = 0 ]; then
-      row=$($PY "$PYHELP" throughput-row "$law $prec $be" "$LOGDIR/$tag.json" "$base" "$goal" 2>> "$LAST_LOG")
-      add "${row:-| $law $prec $be | $n | (failed: see $(basename "$LOGDIR")/$tag.log) | $base | | |}"
+      row=$($PY "$PYHELP" throughput-row "$label" "$LOGDIR/$tag.json" "$base" "$goal" 2>> "$LAST_LOG")
+      add "${row:-| $label | $n | (failed: see $(basename "$LOGDIR")/$tag.log) | $base | | |}"
       r=$($PY "$PYHELP" rate "$LOGDIR/$tag.json" 2> /dev/null)
       [ -z "$r" ] || set_status "$tag" "$(status_of "$tag")" "$r instances/s"
     fi

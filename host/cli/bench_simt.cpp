@@ -48,8 +48,9 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
       "| law | precision | steps | instances | iterations | 573a81e loop: active | 573a81e loop: time | "
       "active threads/warp | warp issue/instance | "
       "refill: active | refill: time | sorted: active | sorted: time | sorted: ms per 1e6 at 12.5% / 25% occupancy | "
+      "block wait, sorted / persistent | persistent: ms per 1e6 at 25% | "
       "largest blocks (share of issue, active threads) |\n"
-      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::string where;  // per block of the sorted schedule: its code, share of the issue, coherence
   for (const engine::LawInfo* law : spec.laws) {
@@ -69,15 +70,20 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
         const study::SimtResult rf = study::simt_model(t, blocks, geom, study::Schedule::refill);
         const study::SimtResult so = study::simt_model(t, blocks, geom, study::Schedule::sorted);
         const study::SimtResult ne = study::simt_model(t, blocks, geom, study::Schedule::nested_search);
+        const study::SimtResult pe = study::simt_model(t, blocks, geom, study::Schedule::persistent);
         const double ms_125 = 1e3 * study::predicted_seconds(so, 1e6, 0.125);  // sorted, per 1e6 instances
         const double ms_25 = 1e3 * study::predicted_seconds(so, 1e6, 0.25);
+        const double pe_25 = 1e3 * study::predicted_seconds(pe, 1e6, 0.25);
+        // the block's wait for its slowest warp: block issue over warp issue
+        auto wait = [](const study::SimtResult& r) { return r.warp_issue > 0 ? r.block_issue / r.warp_issue : 1.0; };
         md += "| " + law->name + " | " + engine::precision_name(p) + " | " + std::to_string(steps) + " | " +
               std::to_string(gs.instances) + " | " + fixed(gs.mean_iterations, 1) + " | " +
               fixed(ne.active_threads, 2) + " | " + fixed(ne.warp_issue / gs.warp_issue, 2) + " | " +
               fixed(gs.active_threads, 2) + " | " + eng(gs.warp_issue) + " | " +
               fixed(rf.active_threads, 2) + " | " + fixed(rf.warp_issue / gs.warp_issue, 2) + " | " +
               fixed(so.active_threads, 2) + " | " + fixed(so.warp_issue / gs.warp_issue, 2) + " | " +
-              fixed(ms_125, 1) + " / " + fixed(ms_25, 1) + " | " + top_blocks(gs, 4) + " |\n";
+              fixed(ms_125, 1) + " / " + fixed(ms_25, 1) + " | " + fixed(wait(so), 3) + " / " + fixed(wait(pe), 3) +
+              " | " + fixed(pe_25, 1) + " | " + top_blocks(gs, 4) + " |\n";
         nlohmann::ordered_json blocks_json = nlohmann::ordered_json::array(), sorted_json = blocks_json;
         for (const study::SimtBlockUse& b : gs.blocks)
           blocks_json.push_back({{"block", b.name}, {"code", b.code}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
@@ -97,6 +103,10 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
                                     {"block_issue", so.block_issue},
                                     {"kernel_issue", so.kernel_issue},
                                     {"predicted_ms_per_1e6", {{"occupancy_12.5", ms_125}, {"occupancy_25", ms_25}}}}},
+                        {"persistent", {{"active_threads", pe.active_threads},
+                                        {"warp_issue", pe.warp_issue},
+                                        {"block_issue", pe.block_issue},
+                                        {"predicted_ms_per_1e6", {{"occupancy_25", pe_25}}}}},
                         {"nested_search", {{"active_threads", ne.active_threads}, {"warp_issue", ne.warp_issue}}},
                         {"blocks", blocks_json},
                         {"sorted_blocks", sorted_json}});
@@ -106,7 +116,8 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
        std::to_string(geom.warps) + " warps x " + std::to_string(geom.rounds) +
        " grid-stride rounds of the reduction kernel. Times relative to the grid-stride schedule of today's loop; "
        "573a81e loop: event searches nested in their step as in that build; refill: lanes take the next instance "
-       "when done; sorted: instances ordered by regime key.\n\n" + md +
+       "when done; sorted: instances ordered by regime key; persistent: the sorted batches taken from a work counter by "
+       "whichever warp is free (block wait: a block's time over its warps' mean, the barrier after the loop).\n\n" + md +
        "\nWhere the issue goes (sorted schedule, as the kernels run; `code`: the functions whose source lines "
        "a line table charges the block to; scripts/simt_beside_hotspots.py sets this beside a per-line profile):\n" +
        where;

@@ -64,7 +64,11 @@ struct SimtGeometry {
 };
 // nested_search: grid_stride with the sub-steps run inside their step's iteration, as separate
 // code (the structure of the jia kernel of build 573a81e, which the calibration figures measured).
-enum class Schedule { grid_stride, refill, sorted, nested_search };
+// persistent: sorted, with the batches of kWarp consecutive instances taken from a work counter, the
+// last (dearest keys) first, by whichever warp is free first (kernels/cuda/sampled.cu's persistent
+// lanes) instead of by round: the same batches, so the same active threads, but the warps of a
+// block finish together.
+enum class Schedule { grid_stride, refill, sorted, nested_search, persistent };
 
 struct SimtBlockUse {
   std::string name;
@@ -102,8 +106,9 @@ struct GpuTiming {
   int schedulers_per_sm = 4;     // sm_90
   int max_warps_per_sm = 64;     // sm_90
   int registers_per_sm = 65536;  // sm_90
-  double law_latency = 12.5;     // cycles between a warp's issues in a law's blocks (fitted; a law with
-                                 // probes states its own, Law::simt_latency, which the model uses)
+  double law_latency = 12.5;     // cycles between a warp's issues in a law's blocks: jia's fit (JiaLaw::
+                                 // simt_latency, static_assert in simt.cpp); a law with probes states
+                                 // its own, Law::simt_latency, which the model uses
   double kernel_latency = 23.0;  // the same in the sampling and reduction blocks (fitted)
 };
 // Fraction of the SM's warp slots a kernel of `registers` per thread fills with blocks of
