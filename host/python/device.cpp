@@ -221,6 +221,13 @@ void bind_device(py::module_& m) {
       .def("__dlpack_device__", [](const DeviceArray& a) { return py::make_tuple(static_cast<int>(kDLCUDA), a.device); });
   m.def("dlpack_view", &dlpack_view, "Pointer, dtype, shape, strides and device of a DLPack capsule (not consumed)");
   m.def("evaluate_device", &evaluate_device, "evaluate() on device arrays (views), results as DeviceArray");
+  m.def("device_allocations", []() -> std::uint64_t {
+#ifdef IMPACT_WITH_CUDA
+    return cuda::device_allocations();
+#else
+    return 0;
+#endif
+  }, "Device buffers the core has allocated for its own scratch so far (not the results it hands out)");
   m.def("has_cuda_build", []() {
 #ifdef IMPACT_WITH_CUDA
     return true;

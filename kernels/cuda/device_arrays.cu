@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 
 #include "kernels/cuda/cuda.hpp"
 #include "kernels/cuda/util.cuh"
@@ -66,7 +67,19 @@ __global__ void scatter_kernel(const BatchOut<T> src, std::size_t first, std::si
   if (out.status) out.status[r] = src.status[i];
 }
 
+// The gather/result/flag buffers of this host thread on one device, kept across calls: a repeated
+// call of the same shape allocates nothing (issue 23; device_allocations() counts).
+struct ArrayScratch {
+  DeviceBuffer cols, res, flag;
+};
+ArrayScratch& array_scratch(int device) {
+  thread_local std::map<int, ArrayScratch> scratch;
+  return scratch[device];
+}
+
 }  // namespace
+
+std::uint64_t device_allocations() { return device_allocation_counter().load(); }
 
 template <class T>
 std::int64_t evaluate_device_arrays(DeviceLawFn<T> law, int device, const DeviceInputs& in, std::size_t n,
@@ -74,8 +87,11 @@ std::int64_t evaluate_device_arrays(DeviceLawFn<T> law, int device, const Device
   if (n == 0) return -1;
   check(cudaSetDevice(device), "cudaSetDevice");
   const std::size_t chunk = std::min(n, kDeviceChunk);
-  DeviceBuffer cols(std::size_t(kNumInputs) * chunk * sizeof(T)), res(chunk * output_row_bytes<T>());
-  DeviceBuffer flag(sizeof(unsigned long long));
+  ArrayScratch& sc = array_scratch(device);
+  sc.cols.reserve(std::size_t(kNumInputs) * chunk * sizeof(T));
+  sc.res.reserve(chunk * output_row_bytes<T>());
+  sc.flag.reserve(sizeof(unsigned long long));
+  const DeviceBuffer &cols = sc.cols, &res = sc.res, &flag = sc.flag;
   // the symmetry of every W first: an asymmetric W is an error before anything is evaluated
   const unsigned long long none = ~0ull;
   check(cudaMemcpy(flag.get(), &none, sizeof none, cudaMemcpyHostToDevice), "cudaMemcpy (flag)");

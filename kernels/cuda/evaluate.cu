@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -307,13 +308,27 @@ void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& op
   evaluate_streamed<Law, T>(in, out, opt, StreamOptions{});
 }
 
+namespace {
+// The regime sort's buffers of this host thread on the current device, kept across calls (a repeated
+// call of the same size allocates nothing: issue 23).
+KeyOrder& cached_key_order() {
+  thread_local std::map<int, KeyOrder> orders;
+  int dev = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  return orders[dev];
+}
+}  // namespace
+
 template <class Law, class T>
 void evaluate_on_device(const BatchIn<T>& din, const BatchOut<T>& dout, const LawOptions& opt) {
   const std::size_t m = din.count;
   if (m == 0) return;
-  KeyOrder order;
-  if (HasRegimeKey<Law>::value) order.alloc(m);
-  launch_law<Law, T>(din, dout, opt, m, HasRegimeKey<Law>::value ? &order : nullptr, nullptr);
+  KeyOrder* order = nullptr;
+  if (HasRegimeKey<Law>::value) {
+    order = &cached_key_order();
+    order->reserve(m);
+  }
+  launch_law<Law, T>(din, dout, opt, m, order, nullptr);
   check(cudaStreamSynchronize(nullptr), "kernel on device arrays");
 }
 

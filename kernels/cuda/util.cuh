@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cub/device/device_radix_sort.cuh>
@@ -17,22 +18,42 @@ inline void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(e));
 }
 
-// Device memory, freed on scope exit.
+// Every cudaMalloc the library makes through DeviceBuffer, counted (tests: a repeated call of the same
+// shape on device arrays allocates nothing; cuda::device_allocations()).
+inline std::atomic<std::uint64_t>& device_allocation_counter() {
+  static std::atomic<std::uint64_t> count{0};
+  return count;
+}
+
+// Device memory, freed on scope exit. reserve() keeps what is there when it is large enough (the
+// buffers the device-array path caches across calls).
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t bytes) { alloc(bytes); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (p_) cudaFree(p_);
+  ~DeviceBuffer() { release(); }
+  void alloc(std::size_t bytes) {
+    release();
+    check(cudaMalloc(&p_, bytes), "cudaMalloc");
+    cap_ = bytes;
+    ++device_allocation_counter();
   }
-  void alloc(std::size_t bytes) { check(cudaMalloc(&p_, bytes), "cudaMalloc"); }
+  void reserve(std::size_t bytes) {
+    if (!p_ || cap_ < bytes) alloc(bytes);
+  }
+  void release() {
+    if (p_) cudaFree(p_);
+    p_ = nullptr;
+    cap_ = 0;
+  }
   void* get() const { return p_; }
   template <class U> U* as() const { return static_cast<U*>(p_); }
 
  private:
   void* p_ = nullptr;
+  std::size_t cap_ = 0;
 };
 
 // Pinned (page-locked) host memory, freed on scope exit.
@@ -74,6 +95,9 @@ class Stream {
 // key order (device memory, valid until the next sort).
 class KeyOrder {
  public:
+  void reserve(std::size_t capacity) {  // alloc() unless the buffers hold capacity items already
+    if (cap_ < capacity || !buf_.get()) alloc(capacity);
+  }
   void alloc(std::size_t capacity) {
     cap_ = capacity;
     buf_.alloc(4 * capacity * sizeof(std::uint32_t));

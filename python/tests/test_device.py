@@ -166,6 +166,26 @@ def test_device_arrays_in_device_arrays_out(fw, law, precision):
         assert np.all(np.abs(a - b) <= tol * scale), (k, np.max(np.abs(a - b) / scale))
 
 
+@pytest.mark.parametrize("law", ["chatterjee-ruina", "jia"])
+def test_repeated_call_of_the_same_shape_allocates_no_scratch(law):
+    """The gather, result and sort buffers are kept per thread and device (issue 23): the second
+    call of a shape allocates none (counted by the core), and its results are the first's."""
+    fw = next((f for f in _frameworks() if f in ("cupy", "torch")), None)
+    _gpu_or_skip(fw or "cupy")
+    from impactbatch import _core
+
+    dev_in = [_to_device(fw, np.asarray(x)) for x in _random_rows(3000, seed=9)]
+    first = ib.evaluate(law, *dev_in)
+    before = _core.device_allocations()
+    again = ib.evaluate(law, *dev_in)
+    assert _core.device_allocations() == before
+    np.testing.assert_array_equal(_to_host(again.status), _to_host(first.status))
+    np.testing.assert_array_equal(_to_host(again.P), _to_host(first.P))
+    bigger = [_to_device(fw, np.asarray(x)) for x in _random_rows(6000, seed=9)]
+    ib.evaluate(law, *bigger)
+    assert _core.device_allocations() > before  # a larger shape grows the buffers: the count can move
+
+
 def test_device_inputs_read_in_place_and_strided():
     """A transposed (non-contiguous) W and a broadcast normal give the host path's results."""
     fw = next((f for f in _frameworks() if f in ("cupy", "torch")), None)
