@@ -80,14 +80,15 @@ void print_table(std::FILE* t, const ReduceSpec& a, const ReduceResult& r, const
   std::fprintf(t, "  %-26s %12s %13s %13s %13s %13s\n", "over ok rows", "count", "mean", "sd", "min", "max");
   for (int k = 0; k < kNumQuantities; ++k) {
     const SumMoments& m = s.q[k];
-    const bool any = m.count() > 0;
+    const bool any = m.min <= m.max;  // a finite value was seen
+    const double nan = SumMoments::nan();
     std::fprintf(t, "  %-6s %-19s %12llu %13.6g %13.6g %13.6g %13.6g\n", quantity_key(k), quantity_name(k),
-                 static_cast<unsigned long long>(m.count()), m.mean(), std::sqrt(m.variance()), any ? m.min : NAN,
-                 any ? m.max : NAN);
+                 static_cast<unsigned long long>(m.count()), m.mean(), m.sd(), any ? m.min : nan, any ? m.max : nan);
   }
   for (int k = 0; k < kNumQuantities; ++k)
     if (s.q[k].far)
-      std::fprintf(t, "  %s: %llu values beyond 2^24 times the range's scale or not finite: no mean or sd (set --range %s=LO:HI wider)\n",
+      std::fprintf(t, "  %s: %llu values not finite or beyond 2^72 times the histogram range's scale, so no mean or sd "
+                      "(a range set with --range %s=LO:HI moves that bound)\n",
                    quantity_key(k), static_cast<unsigned long long>(s.q[k].far), quantity_key(k));
   std::fprintf(t, "  histograms (%d bins on [lo, hi); '<' below lo, '>' at or above hi):\n", Histogram::kBins);
   for (int k = 0; k < kNumQuantities; ++k) {

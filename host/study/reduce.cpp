@@ -144,7 +144,7 @@ std::string run_key(const ReduceSpec& rs, const SummaryRanges& rg, std::uint64_t
     std::snprintf(buf, sizeof buf, " %a:%a", rg.lo[q], rg.hi[q]);
     k += buf;
   }
-  return k + " sums=exact-60" + " seed=" + std::to_string(rs.seed) + " first=" + std::to_string(rs.first) + " n=" + std::to_string(rs.n) +
+  return k + " sums=exact-60-24-48" + " seed=" + std::to_string(rs.seed) + " first=" + std::to_string(rs.first) + " n=" + std::to_string(rs.n) +
          " chunk=" + std::to_string(chunk) + " " + engine::precision_name(rs.precision) + " steps=" +
          std::to_string(rs.opt.steps) + " " + engine::integrator_name(rs.opt.integrator) + " " +
          engine::backend_name(rs.backend);
@@ -381,10 +381,10 @@ std::string reduce_json(const ReduceSpec& a, const ReduceResult& r) {
   for (int k = 0; k < kNumQuantities; ++k) {
     const SumMoments& m = s.q[k];
     const Histogram& h = s.h[k];
-    const bool any = m.count() > 0;
+    const bool any = m.min <= m.max;  // a finite value was seen
     j += "    " + jstr(quantity_key(k)) + ": {\"description\": " + jstr(quantity_name(k));
     j += ", \"count\": " + std::to_string(m.count()) + ", \"mean\": " + jnum(m.mean()) +
-         ", \"sd\": " + jnum(std::sqrt(m.variance())) + ", \"min\": " + jnum(any ? m.min : NAN) +
+         ", \"sd\": " + jnum(m.sd()) + ", \"min\": " + jnum(any ? m.min : NAN) +
          ", \"max\": " + jnum(any ? m.max : NAN) + ", \"not_summed\": " + std::to_string(m.far) + ",\n";
     j += "      \"histogram\": {\"lo\": " + jnum(h.lo) + ", \"hi\": " + jnum(h.hi) +
          ", \"bins\": " + std::to_string(Histogram::kBins) + ", \"below\": " + std::to_string(h.count[0]) +

@@ -164,8 +164,8 @@ void run_grid_stride(const PathTrace& t, const SimtGeometry& g, Issue& is, bool 
 // one down as the kernel's counter deals them (the dearest keys first), go one by one to the warp
 // that is free first, the one that has issued least so far (the lowest index on a tie): what a
 // warp-wide atomic work counter does when the warps run side by side. Dealt from the first one up,
-// the cheap batches came first and the dear ones last, and the model's block wait hardly moved (jia
-// 1.13 -> 1.13; from the last one down 1.02).
+// the cheap batches came first and the dear ones last, and the model's block wait hardly moved; from
+// the last one down it is 1.02 for jia (sorted, grid-stride: 1.07).
 void run_persistent(const PathTrace& t, const SimtGeometry& g, Issue& is) {
   const std::size_t batches = static_cast<std::size_t>(g.warps) * g.rounds;
   for (std::size_t b = 0; b < batches; ++b) {
@@ -308,6 +308,18 @@ SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeomet
     std::vector<std::size_t> perm(n);
     for (std::size_t i = 0; i < n; ++i) perm[i] = i;
     std::stable_sort(perm.begin(), perm.end(), [&](std::size_t x, std::size_t y) { return t0.key[x] < t0.key[y]; });
+    if (schedule == Schedule::sorted) {
+      // grid-stride deals sorted batch r W + w to warp w in round r (W warps): trace position
+      // (w, r) (index_of) gets that batch. (Until 2026-11-26 it got batch w rounds + r, consecutive
+      // batches to one warp: the same batches, so the same active threads and issue, but another
+      // block wait: jia 1.133 there, 1.071 as the kernel deals.)
+      std::vector<std::size_t> dealt(n);
+      for (int w = 0; w < g.warps; ++w)
+        for (int r = 0; r < g.rounds; ++r)
+          for (int l = 0; l < kWarp; ++l)
+            dealt[index_of(g, w, r, l)] = perm[(static_cast<std::size_t>(r) * g.warps + w) * kWarp + l];
+      perm.swap(dealt);
+    }
     sorted = permuted(t0, perm);
   }
   const PathTrace& t = by_key ? sorted : t0;

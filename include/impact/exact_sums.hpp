@@ -13,8 +13,12 @@
 //     instances, however they are dealt to threads);
 //   - a summary's (Sums<3, 4>) any count below 2^64: |sum q| < 2^148, sum q^2 < 2^232.
 // Resolution: 2^(e - kFrac), 2^-60 of the range scale (an ulp of the range's largest value is
-// 2^(e - 53)); the window is 2^24 (1.7e7) times the range scale. A value outside it is counted,
-// not summed (SumMoments::far), and the moments say so rather than mix a rounded value in.
+// 2^(e - 53)); the window is 2^24 (1.7e7) times the range scale. A value beyond it (a heavy tail
+// the pilot's range did not see) goes to a second, coarser tier, the same sums on the grid of
+// 2^(e + kWideShift) (window 2^72 times the scale, resolution 2^-36 of the value at least), and the
+// host adds the tiers exactly (a wide q is 2^kWideShift near q's). Only a value beyond that, or not
+// finite, is counted and not summed (SumMoments::far), and the moments say so rather than mix a
+// rounded value in.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -27,6 +31,9 @@ namespace impact::exact {
 
 constexpr int kFrac = 60;
 constexpr int kWindow = 24;
+constexpr int kWideShift = 48;  // the wide tier's grid exponent over the near one
+static_assert(kFrac + kWindow <= 84, "q < 2^84: q1 < 2^20 in Sums::add's square");
+static_assert(2 * (kFrac + kWindow) + 24 <= 192, "a block's 2^24 squares fit Sums<2, 3>");
 
 // The e with max(|lo|, |hi|) < 2^e (binary exponent + 1; 0 for a range of zeros or non-finite ends).
 IMPACT_HDI int range_exponent(double lo, double hi) {
@@ -166,10 +173,63 @@ struct Sums {
   }
 };
 
-}  // namespace impact::exact
+// value 2^bits added to s (bits a multiple of 32 below 64 N; v < 2^64).
+template <int N>
+IMPACT_HDI void add_shifted(std::uint64_t (&s)[N], std::uint64_t v, int bits) {
+  std::uint64_t w[N];
+  for (int i = 0; i < N; ++i) w[i] = 0;
+  const int word = bits / 64, r = bits % 64;
+  w[word] = v << r;
+  if (r && word + 1 < N) w[word + 1] = v >> (64 - r);
+  add_words<N, N>(s, w);
+}
+
+// Sums in a form that atomics add to without carries (a block's wide-tier values on the device, which
+// are rare): the 32-bit digits of |q| into pos or neg, those of q^2 into sq, each a 64-bit counter
+// (2^32 digits of < 2^32 each: more than a launch's 2^24 values). sums() gives the Sums, exactly.
+struct DigitSums {
+  std::uint64_t pos[3], neg[3], sq[6];
+  IMPACT_HDI static DigitSums zero() {
+    DigitSums d;
+    for (int i = 0; i < 3; ++i) d.pos[i] = d.neg[i] = 0;
+    for (int i = 0; i < 6; ++i) d.sq[i] = 0;
+    return d;
+  }
+  IMPACT_HDI static void bump(std::uint64_t& c, std::uint64_t v) {
+#ifdef __CUDA_ARCH__
+    if (v) atomicAdd(reinterpret_cast<unsigned long long*>(&c), static_cast<unsigned long long>(v));
+#else
+    c += v;
+#endif
+  }
+  IMPACT_HDI void add(const Fixed& f) {
+    constexpr std::uint64_t kLow = 0xffffffffu;
+    std::uint64_t* d = f.neg ? neg : pos;
+    bump(d[0], f.q0 & kLow);
+    bump(d[1], f.q0 >> 32);
+    bump(d[2], f.q1);
+    Sums<1, 3> one = Sums<1, 3>::zero();
+    one.add(f);  // q^2 in three words
+    for (int i = 0; i < 3; ++i) {
+      bump(sq[2 * i], one.s2[i] & kLow);
+      bump(sq[2 * i + 1], one.s2[i] >> 32);
+    }
+  }
+  IMPACT_HDI Sums<3, 4> sums() const {
+    Sums<3, 4> r = Sums<3, 4>::zero();
+    std::uint64_t m[3] = {0, 0, 0};
+    for (int i = 0; i < 3; ++i) {
+      add_shifted(r.s1, pos[i], 32 * i);
+      add_shifted(m, neg[i], 32 * i);
+    }
+    const std::uint64_t nm[3] = {~m[0], ~m[1], ~m[2]};  // r.s1 -= m: + ~m + 1
+    add_words<3, 3>(r.s1, nm, ~std::uint64_t(0), 1);
+    for (int i = 0; i < 6; ++i) add_shifted(r.s2, sq[i], 32 * i);
+    return r;
+  }
+};
 
 // ---- host: the exact sums as doubles (mean and variance, stats.hpp) ------------------------------
-namespace impact::exact {
 
 // An unsigned multiword value, correctly rounded to double: its top 128 bits with a sticky bit for
 // the rest, converted by the compiler's correctly rounded 128-bit conversion, then scaled exactly.
@@ -216,35 +276,79 @@ inline void mul_words(const std::uint64_t (&a)[N], const std::uint64_t (&b)[M], 
   }
 }
 
+// The two tiers' sums as one integer each on the near grid, in 8 words (512 bits): sum q = near +
+// wide 2^kWideShift (|.| < 2^197, two's complement) and sum q^2 = near + wide 2^(2 kWideShift)
+// (< 2^329).
+constexpr int kTotalWords = 8;
+template <int N>
+inline void extend(const std::uint64_t (&w)[N], bool sign, std::uint64_t (&r)[kTotalWords]) {
+  const std::uint64_t fill = sign && (w[N - 1] >> 63) ? ~std::uint64_t(0) : 0;
+  for (int i = 0; i < kTotalWords; ++i) r[i] = i < N ? w[i] : fill;
+}
+inline void shift_left(std::uint64_t (&r)[kTotalWords], int bits) {  // 0 < bits < 64 kTotalWords
+  const int words = bits / 64, b = bits % 64;
+  for (int i = kTotalWords - 1; i >= 0; --i) {
+    const std::uint64_t lo = i - words >= 0 ? r[i - words] : 0, lo2 = i - words - 1 >= 0 ? r[i - words - 1] : 0;
+    r[i] = b ? (lo << b) | (lo2 >> (64 - b)) : lo;
+  }
+}
+template <int N1, int N2>
+inline void totals(const Sums<N1, N2>& near, const Sums<N1, N2>& wide, std::uint64_t (&s1)[kTotalWords],
+                   std::uint64_t (&s2)[kTotalWords]) {
+  std::uint64_t w[kTotalWords];
+  extend(near.s1, true, s1);
+  extend(wide.s1, true, w);
+  shift_left(w, kWideShift);
+  add_words<kTotalWords, kTotalWords>(s1, w);
+  extend(near.s2, false, s2);
+  extend(wide.s2, false, w);
+  shift_left(w, 2 * kWideShift);
+  add_words<kTotalWords, kTotalWords>(s2, w);
+}
+
 // The mean of n summed values of scale 2^e: (sum q / n) 2^(e - kFrac), two roundings.
 template <int N1, int N2>
-inline double mean_of(const Sums<N1, N2>& s, std::uint64_t n, int e) {
-  std::uint64_t m[N1];
-  const bool neg = magnitude(s.s1, m);
+inline double mean_of(const Sums<N1, N2>& near, const Sums<N1, N2>& wide, std::uint64_t n, int e) {
+  std::uint64_t s1[kTotalWords], s2[kTotalWords], m[kTotalWords];
+  totals(near, wide, s1, s2);
+  const bool neg = magnitude(s1, m);
   const double v = std::ldexp(to_double(m) / static_cast<double>(n), e - kFrac);
   return neg ? -v : v;
 }
 
-// The sample variance: (n sum q^2 - (sum q)^2) / (n (n - 1)) 2^(2 (e - kFrac)). The numerator is
-// exact and never negative (Cauchy-Schwarz on integers): identical values give exactly 0.
+// (n sum q^2 - (sum q)^2) / (n (n - 1)) on the near grid squared: the numerator is exact and never
+// negative (Cauchy-Schwarz on integers), so identical values give exactly 0; then one rounding to
+// double and two divisions.
 template <int N1, int N2>
-inline double variance_of(const Sums<N1, N2>& s, std::uint64_t n, int e) {
-  std::uint64_t m[N1], sq[2 * N1], ns2[2 * N1];
-  magnitude(s.s1, m);
-  mul_words(m, m, sq);
+inline double variance_units(const Sums<N1, N2>& near, const Sums<N1, N2>& wide, std::uint64_t n) {
+  std::uint64_t s1[kTotalWords], s2[kTotalWords], m[kTotalWords];
+  totals(near, wide, s1, s2);
+  magnitude(s1, m);
+  std::uint64_t sq[2 * kTotalWords], ns2[kTotalWords + 1];
   const std::uint64_t nn[1] = {n};
-  std::uint64_t prod[N2 + 1];
-  mul_words(s.s2, nn, prod);
-  static_assert(N2 + 1 <= 2 * N1, "n sum q^2 fits the width of (sum q)^2");
-  for (int i = 0; i < 2 * N1; ++i) ns2[i] = i < N2 + 1 ? prod[i] : 0;
-  std::uint64_t borrow = 0;  // ns2 -= sq
-  for (int i = 0; i < 2 * N1; ++i) {
-    const std::uint64_t a = ns2[i], d = a - sq[i] - borrow;
-    borrow = (a < sq[i]) || (a - sq[i] < borrow);
-    ns2[i] = d;
+  mul_words(m, m, sq);     // < 2^394
+  mul_words(s2, nn, ns2);  // < 2^393
+  std::uint64_t d[kTotalWords], borrow = 0;  // ns2 - sq, within 512 bits
+  for (int i = 0; i < kTotalWords; ++i) {
+    const std::uint64_t a = ns2[i], b = sq[i];
+    d[i] = a - b - borrow;
+    borrow = (a < b) || (a - b < borrow);
   }
   const double nd = static_cast<double>(n);
-  return std::ldexp(to_double(ns2) / nd / (nd - 1), 2 * (e - kFrac));
+  return to_double(d) / nd / (nd - 1);
+}
+
+// The sample variance, 2^(2 (e - kFrac)) variance_units.
+template <int N1, int N2>
+inline double variance_of(const Sums<N1, N2>& near, const Sums<N1, N2>& wide, std::uint64_t n, int e) {
+  return std::ldexp(variance_units(near, wide, n), 2 * (e - kFrac));
+}
+
+// The sample standard deviation: the root taken before the scaling, so that it stays finite wherever
+// the sd is (the variance of values beyond 2^512 is not).
+template <int N1, int N2>
+inline double sd_of(const Sums<N1, N2>& near, const Sums<N1, N2>& wide, std::uint64_t n, int e) {
+  return std::ldexp(std::sqrt(variance_units(near, wide, n)), e - kFrac);
 }
 
 }  // namespace impact::exact

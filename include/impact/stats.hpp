@@ -7,6 +7,7 @@
 // folded in a fixed order (host/study/run.cpp).
 #pragma once
 #include <cstdint>
+#include <limits>
 
 #include "impact/derived.hpp"
 #include "impact/exact_sums.hpp"
@@ -35,18 +36,18 @@ IMPACT_HDI Moments merge(const Moments& a, const Moments& b) {
 }
 
 // The moments of one quantity over the ok rows, on the grid of its range's scale 2^e: n values in
-// the exact sums; `far` values counted but not summed (non-finite, or beyond the window of 2^24 times
-// the scale: the mean and sd are then NaN, never a mix of summed and rounded values); min and max
-// over the finite values.
+// the exact sums, the near tier (|x| < 2^(e + 24)) or the wide one (|x| < 2^(e + 72)); `far` values
+// counted but not summed (non-finite, or beyond both: the mean and sd are then NaN, never a mix of
+// summed and rounded values); min and max over the finite values.
 struct SumMoments {
   std::uint64_t n, far;
-  exact::Sums<3, 4> sums;
+  exact::Sums<3, 4> sums, wide;  // the near tier (grid 2^(e - 60)) and the wide one (2^(e - 12))
   double min, max;
   std::int32_t e, unused_;
   IMPACT_HDI static SumMoments identity(int e) {
     SumMoments m;
     m.n = m.far = 0;
-    m.sums = exact::Sums<3, 4>::zero();
+    m.sums = m.wide = exact::Sums<3, 4>::zero();
     m.min = 1.0 / 0.0;
     m.max = -1.0 / 0.0;
     m.e = e;
@@ -58,6 +59,9 @@ struct SumMoments {
     if (exact::quantize(x, e, f)) {
       ++n;
       sums.add(f);
+    } else if (exact::quantize(x, e + exact::kWideShift, f)) {
+      ++n;
+      wide.add(f);
     } else {
       ++far;
     }
@@ -67,9 +71,11 @@ struct SumMoments {
     }
   }
   IMPACT_HDI std::uint64_t count() const { return n + far; }
-  // host only
-  double mean() const { return n && !far ? exact::mean_of(sums, n, e) : 0.0 / 0.0; }
-  double variance() const { return n > 1 && !far ? exact::variance_of(sums, n, e) : 0.0 / 0.0; }
+  // host only: NaN without values, or when some were not summed
+  double mean() const { return n && !far ? exact::mean_of(sums, wide, n, e) : nan(); }
+  double sd() const { return n > 1 && !far ? exact::sd_of(sums, wide, n, e) : nan(); }
+  double variance() const { return n > 1 && !far ? exact::variance_of(sums, wide, n, e) : nan(); }
+  static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
 };
 
 IMPACT_HDI SumMoments merge(const SumMoments& a, const SumMoments& b) {
@@ -77,6 +83,7 @@ IMPACT_HDI SumMoments merge(const SumMoments& a, const SumMoments& b) {
   r.n += b.n;
   r.far += b.far;
   r.sums.add(b.sums);
+  r.wide.add(b.wide);
   r.min = exact::before(b.min, a.min) ? b.min : a.min;
   r.max = exact::before(a.max, b.max) ? b.max : a.max;
   return r;

@@ -109,6 +109,11 @@ template <class T>
 std::int64_t evaluate_device_arrays(DeviceLawFn<T> law, int device, const DeviceInputs& in, std::size_t n,
                                     const DeviceOutputs<T>& out, const LawOptions& opt);
 
+// The device buffers the library has allocated in this process (cudaMalloc through its own buffers,
+// not device_alloc's results): the device-array path keeps its scratch per host thread and device,
+// so a repeated call of the same shape adds none.
+std::uint64_t device_allocations();
+
 // Device memory for results handed to Python (DLPack capsules, __cuda_array_interface__): on
 // `device`; device_free(nullptr) does nothing. Throw std::runtime_error on a CUDA error.
 void* device_alloc(int device, std::size_t bytes);
@@ -133,10 +138,11 @@ int select_device(int local_rank);
 // (32 MB of device memory per piece); a piece whose probed keys are all alike (kernels/sampled.hpp
 // sampled_keys_vary) runs unsorted. The summary is that of the unsorted run, bit for bit.
 constexpr unsigned kCudaReduceBlocks = 2048;
-// The default schedule (ReduceSchedule): persistent lanes, which the SIMT model predicts to cut the
-// blocks' wait for their slowest warp (docs/bench.md, "Persistent lanes"); not yet timed on a device:
-// benches/gpu_check.sh times both (IMPACT_CUDA_LANES), and this is the switch if they lose.
-constexpr bool kCudaPersistentLanes = true;
+// The default schedule (ReduceSchedule): grid-stride until persistent lanes, which the SIMT model
+// predicts to cut the blocks' wait for their slowest warp by 4-6% of the time (docs/bench.md,
+// "Persistent lanes"), have run and been timed on a device: benches/gpu_check.sh times both
+// (IMPACT_CUDA_LANES=persistent), and this is the switch.
+constexpr bool kCudaPersistentLanes = false;
 constexpr std::uint64_t kCudaSortPiece = std::uint64_t(1) << 22;
 constexpr unsigned kCudaReduceBlock = 128;  // threads per block of the reduction kernel
 // How the reduction deals the instances to the lanes; the summary is the same bits for every choice.

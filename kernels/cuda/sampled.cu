@@ -63,8 +63,8 @@ constexpr std::uint64_t kLaunchMost = std::uint64_t(1) << 24;
 // warp whose batch was quick takes another instead of waiting at the block's barrier for the
 // slowest warp (12% of jia's stall samples at 3680a0a). The counter deals the batches from the last
 // one down: sorted by regime key, the dearest first and the cheapest last, which evens the warps'
-// totals out (the SIMT model: a block's time over its warps' mean 1.13 -> 1.02 for jia, 1.07 ->
-// 1.03 for stronge, Schedule::persistent). Only which warp takes which batch differs, and the exact
+// totals out (the SIMT model: a block's time over its warps' mean 1.07 -> 1.02 for jia, 1.10 ->
+// 1.03 for stronge, Schedule::persistent; not yet timed on a device, so not the default). Only which warp takes which batch differs, and the exact
 // sums make the summary independent of that. One loop for both, so that the law is inlined once (a
 // loop per schedule doubled the code and the spills); it is warp-uniform, so the shuffle has every lane.
 template <class Body>
@@ -96,10 +96,14 @@ __global__ void __launch_bounds__(kBlock, kReduceMinBlocks)
   __shared__ unsigned long long far[kNumQuantities], lo_key[kNumQuantities], hi_key[kNumQuantities];
   __shared__ ThreadSums sums[kNumQuantities][kBlock];
   __shared__ int grid_exp[kNumQuantities];  // each quantity's grid (exact::range_exponent), once per block
+  __shared__ exact::DigitSums wide[kNumQuantities];  // the rare values of the wide tier, by atomics
   const int t = threadIdx.x;
   for (int i = t; i < static_cast<int>(Status::count_); i += kBlock) status[i] = 0;
   for (int i = t; i < kNumQuantities * kBinSlots; i += kBlock) hist[i / kBinSlots][i % kBinSlots] = 0;
-  if (t < kNumQuantities) far[t] = 0, lo_key[t] = ~0ull, hi_key[t] = 0, grid_exp[t] = exact::range_exponent(rg.lo[t], rg.hi[t]);
+  if (t < kNumQuantities) {
+    far[t] = 0, lo_key[t] = ~0ull, hi_key[t] = 0, grid_exp[t] = exact::range_exponent(rg.lo[t], rg.hi[t]);
+    wide[t] = exact::DigitSums::zero();
+  }
   // The thread's sums live in shared memory (sums[k][t], added in the tree below) and the ranges in
   // the kernel parameters, so that no register holds them across the law. Everything else is an
   // integer atomic: counts, bins, and min and max as order keys (exact::order_key). Integer sums do
@@ -119,6 +123,8 @@ __global__ void __launch_bounds__(kBlock, kReduceMinBlocks)
       exact::Fixed f;
       if (exact::quantize(x[k], grid_exp[k], f))
         sums[k][t].add(f);
+      else if (exact::quantize(x[k], grid_exp[k] + exact::kWideShift, f))
+        wide[k].add(f);
       else
         atomicAdd(&far[k], 1ull);
       if (x[k] - x[k] == 0) {  // finite: the extremes (a read first: after the first rows few lanes write)
@@ -143,6 +149,7 @@ __global__ void __launch_bounds__(kBlock, kReduceMinBlocks)
       m.far = far[k];
       m.n = status[static_cast<int>(Status::ok)] - far[k];
       m.sums.add(sums[k][0]);
+      m.wide = wide[k].sums();
       if (lo_key[k] != ~0ull) m.min = exact::from_order_key(lo_key[k]);
       if (hi_key[k] != 0) m.max = exact::from_order_key(hi_key[k]);
       s.q[k] = m;

@@ -61,4 +61,25 @@ done
 check "range in json" 'grep -q "\"histogram\": {\"lo\": 0, \"hi\": 10," "$T/p_0_3000.json"'
 check "shards add up" '[ $(( $(okcount "$T/p_0_1000.json") + $(okcount "$T/p_1000_2000.json") )) -eq $(okcount "$T/p_0_3000.json") ]'
 
+# 5. a heavy tail beyond the pilot's range (vn lognormal, sigma 8: values 1e6 and more times the
+#    histogram range's scale): summed on the exact sums' wide tier, so the mean and sd are numbers,
+#    nothing is left out, and serial and omp write the same bits
+for b in serial omp; do
+  "$IMPACT" reduce --law newton --set vn=lognormal:0:8 --n 2000000 --backend $b -q --out "$T/tail_$b.json"; rc=$?
+  check "heavy tail on $b exits 0" '[ $rc -eq 0 ]'
+done
+check "heavy tail: every value summed, mean and sd numbers" 'python3 - "$T/tail_omp.json" << "PY"
+import json, sys
+q = json.load(open(sys.argv[1]))["quantities"]
+for k in ("Pn", "vfn"):
+    assert q[k]["not_summed"] == 0 and q[k]["mean"] is not None and q[k]["sd"] is not None, q[k]
+    assert q[k]["max"] > 2 ** 24 * max(abs(q[k]["histogram"]["lo"]), abs(q[k]["histogram"]["hi"])), q[k]
+    assert q[k]["max"] / q[k]["count"] <= q[k]["mean"] <= q[k]["max"], q[k]
+PY'
+check "heavy tail: serial and omp the same bits" 'python3 - "$T/tail_serial.json" "$T/tail_omp.json" << "PY"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["quantities"] == b["quantities"] and a["status"] == b["status"]
+PY'
+
 finish

@@ -215,6 +215,8 @@ TEST(CudaOrder, SortedEvaluationLeavesEveryRowIdentical) {
 // The schedule `impact reduce` uses, and IMPACT_CUDA_LANES to compare the two on a device (no device
 // needed: the choice is made on the host).
 TEST(CudaOrder, LanesFromTheEnvironment) {
+  const char* given = std::getenv("IMPACT_CUDA_LANES");
+  const std::string saved = given ? given : "";
   ::unsetenv("IMPACT_CUDA_LANES");
   EXPECT_EQ(cuda::default_reduce_schedule().persistent, cuda::kCudaPersistentLanes);
   EXPECT_TRUE(cuda::default_reduce_schedule().sort);
@@ -229,7 +231,8 @@ TEST(CudaOrder, LanesFromTheEnvironment) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("expected persistent or grid-stride"), std::string::npos) << e.what();
   }
-  ::unsetenv("IMPACT_CUDA_LANES");
+  if (given) ::setenv("IMPACT_CUDA_LANES", saved.c_str(), 1);
+  else ::unsetenv("IMPACT_CUDA_LANES");
 }
 
 TEST(CudaOrder, ReductionIsTheSameBitsForEverySchedule) {
@@ -238,5 +241,24 @@ TEST(CudaOrder, ReductionIsTheSameBitsForEverySchedule) {
   sorted_reduction_counts_the_same<JiaLaw>();
   sorted_reduction_counts_the_same<StrongeLaw>();
   sorted_reduction_counts_the_same<NewtonLaw>();  // no key: persistent lanes against grid-stride
+}
+
+// More instances than one launch takes (2^24): two launches, the work counter reset between them.
+TEST(CudaOrder, PersistentLanesOverSeveralLaunches) {
+  std::string why;
+  if (!engine::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): several launches skipped";
+  const SampleSpec spec = study::default_spec(Scenario::contact);
+  LawOptions opt;
+  const SummaryRanges rg = impact::testing::summary_ranges({0, 0, 0, -1}, {5, 5, 5, 0});
+  const std::uint64_t b = 7, e = b + (std::uint64_t(1) << 24) + 1000;
+  cuda::ReduceSchedule grid, persistent;
+  grid.persistent = false;
+  persistent.persistent = true;
+  const BatchSummary g = cuda::reduce_sampled<NewtonLaw, double>(spec, 3, b, e, opt, rg, grid);
+  const BatchSummary p = cuda::reduce_sampled<NewtonLaw, double>(spec, 3, b, e, opt, rg, persistent);
+  EXPECT_EQ(std::memcmp(&g, &p, sizeof g), 0);
+  std::uint64_t total = 0;
+  for (int s = 0; s < static_cast<int>(Status::count_); ++s) total += p.status[s];
+  EXPECT_EQ(total, e - b);
 }
 #endif

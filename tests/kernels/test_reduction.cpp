@@ -200,24 +200,74 @@ TEST(ExactSums, TheGridIsExactAndRoundsTiesToEven) {
   one.add(0.75);
   EXPECT_EQ(one.mean(), 0.75);
   EXPECT_TRUE(std::isnan(one.variance()));
+  EXPECT_TRUE(std::isnan(one.sd()));
   // two values: the variance of {a, b} is (a - b)^2 / 2 exactly here
   one.add(0.25);
   EXPECT_EQ(one.variance(), 0.125);
+  EXPECT_EQ(one.sd(), std::sqrt(0.125));
   EXPECT_EQ(one.mean(), 0.5);
 }
 
-TEST(ExactSums, ValuesOutsideTheWindowAreCountedAndTheMomentsSaySo) {
+TEST(ExactSums, ValuesBeyondBothTiersAreCountedAndTheMomentsSaySo) {
   SumMoments m = SumMoments::identity(exact::range_exponent(0.0, 1.0));
   m.add(0.5);
-  m.add(1e9);  // 2^29.9 >= 2^25: beyond the window
+  m.add(1e30);  // 2^99.7 >= 2^(1 + 72): beyond the wide tier too
   m.add(std::numeric_limits<double>::quiet_NaN());
   EXPECT_EQ(m.n, 1u);
   EXPECT_EQ(m.far, 2u);
   EXPECT_EQ(m.count(), 3u);
   EXPECT_TRUE(std::isnan(m.mean()));
+  EXPECT_TRUE(std::isnan(m.sd()));
   EXPECT_TRUE(std::isnan(m.variance()));
-  EXPECT_EQ(m.max, 1e9);  // the extremes keep every finite value
+  EXPECT_EQ(m.max, 1e30);  // the extremes keep every finite value
   EXPECT_EQ(m.min, 0.5);
+}
+
+// A heavy tail the pilot's range did not see: values up to 2^72 times the range's scale go to the wide
+// tier and are summed with the near ones, exactly and in any order.
+TEST(ExactSums, TheWideTierSumsATailBeyondTheRange) {
+  const int e = exact::range_exponent(0.0, 1.0);
+  std::vector<double> xs;
+  std::mt19937_64 g(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int i = 0; i < 2000; ++i) xs.push_back(u(g));
+  for (int i = 0; i < 20; ++i) xs.push_back((i % 2 ? -1 : 1) * std::ldexp(1.0 + u(g), 26 + 2 * i));  // 2^26 .. 2^65
+  SumMoments a = SumMoments::identity(e), b = SumMoments::identity(e);
+  for (double x : xs) a.add(x);
+  for (auto it = xs.rbegin(); it != xs.rend(); ++it) b.add(*it);
+  EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0);
+  EXPECT_EQ(a.n, xs.size());
+  EXPECT_EQ(a.far, 0u);
+  // a wide value is rounded to 2^(1 + 48 - 60) = 2^-11: relative error 2^-37 at most here
+  const double mean = neumaier(xs, 0, false) / double(xs.size());
+  EXPECT_NEAR(a.mean(), mean, 1e-9 * std::fabs(mean) + 1e-6);
+  EXPECT_NEAR(a.sd(), std::sqrt(neumaier(xs, mean, true) / double(xs.size() - 1)), 1e-9 * a.sd());
+  const SumMoments none = SumMoments::identity(e);
+  EXPECT_NE(std::memcmp(&a.wide, &none.wide, sizeof a.wide), 0) << "the test reached the wide tier";
+  // a value exactly on the wide grid comes back exactly
+  SumMoments one = SumMoments::identity(e);
+  one.add(std::ldexp(3.0, 40));
+  EXPECT_EQ(one.mean(), std::ldexp(3.0, 40));
+}
+
+// The device's form of the wide tier (atomics on 32-bit digits, no carries) gives the same sums.
+TEST(ExactSums, DigitSumsEqualTheSums) {
+  std::mt19937_64 g(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    exact::DigitSums d = exact::DigitSums::zero();
+    exact::Sums<3, 4> s = exact::Sums<3, 4>::zero();
+    for (int i = 0; i < 1 + trial * 7; ++i) {
+      exact::Fixed f;
+      f.q0 = g();
+      f.q1 = g() & ((std::uint64_t(1) << 20) - 1);
+      f.neg = (g() & 1) != 0;
+      if (trial % 3 == 0) f.q1 = 0;
+      d.add(f);
+      s.add(f);
+    }
+    const exact::Sums<3, 4> r = d.sums();
+    ASSERT_EQ(std::memcmp(&r, &s, sizeof r), 0) << "trial " << trial;
+  }
 }
 
 TEST(ExactSums, LargeCountsStayExact) {
