@@ -83,12 +83,12 @@ template <> IMPACT_HDI float pow2<float>(int k) {
   k = k < -126 ? -126 : k > 127 ? 127 : k;
   return float_of(static_cast<unsigned>(k + 127) << 23);
 }
-template <class T> constexpr int kMaxExp = 1023;
-template <> constexpr int kMaxExp<float> = 127;
+template <class T> inline constexpr int kMaxExp = 1023;
+template <> inline constexpr int kMaxExp<float> = 127;
 }  // namespace scale_detail
 
-template <class T> constexpr T kSmallestNormal = T(2.2250738585072014e-308);
-template <> constexpr float kSmallestNormal<float> = 1.17549435e-38f;
+template <class T> inline constexpr T kSmallestNormal = T(2.2250738585072014e-308);
+template <> inline constexpr float kSmallestNormal<float> = 1.17549435e-38f;
 
 // The exponent of a magnitude, 0 when it is zero or not finite (validate() reports those).
 template <class T> IMPACT_HDI int exponent_of(T m) {
