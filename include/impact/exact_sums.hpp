@@ -22,7 +22,6 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "impact/config.hpp"
 #include "impact/scale.hpp"
@@ -78,14 +77,7 @@ IMPACT_HDI std::uint64_t order_key(double x) {  // unsigned, monotone in before(
   return (b >> 63) ? ~b : b | (std::uint64_t(1) << 63);
 }
 IMPACT_HDI double from_order_key(std::uint64_t k) {
-  const std::uint64_t b = (k >> 63) ? k & ~(std::uint64_t(1) << 63) : ~k;
-  double x;
-#ifdef __CUDA_ARCH__
-  x = __longlong_as_double(static_cast<long long>(b));
-#else
-  std::memcpy(&x, &b, sizeof x);
-#endif
-  return x;
+  return scale_detail::double_of((k >> 63) ? k & ~(std::uint64_t(1) << 63) : ~k);
 }
 
 // A value on the grid: |q| = q1 2^64 + q0 (q1 < 2^20), and its sign.
@@ -328,12 +320,9 @@ inline double variance_units(const Sums<N1, N2>& near, const Sums<N1, N2>& wide,
   const std::uint64_t nn[1] = {n};
   mul_words(m, m, sq);     // < 2^394
   mul_words(s2, nn, ns2);  // < 2^393
-  std::uint64_t d[kTotalWords], borrow = 0;  // ns2 - sq, within 512 bits
-  for (int i = 0; i < kTotalWords; ++i) {
-    const std::uint64_t a = ns2[i], b = sq[i];
-    d[i] = a - b - borrow;
-    borrow = (a < b) || (a - b < borrow);
-  }
+  std::uint64_t d[kTotalWords], not_sq[kTotalWords];  // ns2 - sq = ns2 + ~sq + 1, within 512 bits
+  for (int i = 0; i < kTotalWords; ++i) d[i] = ns2[i], not_sq[i] = ~sq[i];
+  add_words<kTotalWords, kTotalWords>(d, not_sq, 0, 1);
   const double nd = static_cast<double>(n);
   return to_double(d) / nd / (nd - 1);
 }
