@@ -11,6 +11,7 @@
 #include "engine/registry.hpp"
 #include "io/csv.hpp"
 #include "io/out_file.hpp"
+#include "io/pipeline.hpp"
 #include "reference/reference.hpp"
 #include "study/scenario_table.hpp"
 #ifdef IMPACT_WITH_MPI
@@ -39,6 +40,13 @@ CLI::App* add_eval_subcommand(CLI::App& app, EvalArgs& ea) {
   eval->add_option("--steps", ea.steps, "Steps per instance for the integrators")->capture_default_str();
   eval->add_option("--integrator", ea.integrator, "rk4|euler (integrators)")->capture_default_str();
   eval->add_option("--chunk", ea.chunk, "Rows per batch")->capture_default_str();
+  eval->add_option("--pipeline", ea.pipeline,
+                   "Chunks in flight: reading and parsing chunk k+1, the law on chunk k and writing chunk k-1 "
+                   "overlap (1: one after another; the output is the same bytes for every value)")
+      ->capture_default_str();
+  eval->add_option("--timeline", ea.timeline,
+                   "Write the pipeline's stage times per chunk (read, parse, law, format, write) as CSV to this "
+                   "file; the summary shows each stage's busy time and each thread's idle fraction");
   eval->add_flag("--quiet,-q", ea.quiet, "No summary on stderr");
   return eval;
 }
@@ -46,7 +54,8 @@ CLI::App* add_eval_subcommand(CLI::App& app, EvalArgs& ea) {
 namespace {
 
 void print_summary(std::FILE* f, const EvalArgs& args, const LawInfo& law, const BackendPick& backend,
-                   Precision precision, const std::string& input, const TableStats& s, double total) {
+                   Precision precision, const std::string& input, const TableStats& s, double total,
+                   const EvalTimeline* timeline = nullptr) {
   std::fprintf(f, "impact eval: law %s, backend %s%s, precision %s, input %s\n", law.name.c_str(),
                backend_name(backend.backend), backend.why.c_str(), precision_name(precision), input.c_str());
   std::fprintf(f, "  rows %zu", s.rows);
@@ -70,7 +79,9 @@ void print_summary(std::FILE* f, const EvalArgs& args, const LawInfo& law, const
     for (const auto& [k, v] : s.modes) std::fprintf(f, "  %s %.1f%%", k.c_str(), 100.0 * v / s.Pn.n);
     std::fprintf(f, "\n");
   }
+  if (timeline) std::fputs(timeline_table(*timeline, "  ").c_str(), f);
   if (args.out != "-") std::fprintf(f, "  results written to %s\n", args.out.c_str());
+  if (!args.timeline.empty()) std::fprintf(f, "  pipeline timeline written to %s\n", args.timeline.c_str());
 }
 
 template <class T>
@@ -81,13 +92,20 @@ void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, P
   io::remove_stale_writes(args.out);  // what a killed run left beside OUT (temporaries, mpirun shares)
   io::OutFile out(args.out);
   const BatchFn<T> fn = ref::any_batch_fn<T>(law, backend.backend);
+  EvalTimeline tl;
+  const bool piped = args.scenario.empty();
   const TableStats s =
-      args.scenario.empty()
-          ? evaluate_table<T>(reader, out, law, fn, opt, args.chunk)
-          : study::evaluate_scenario_table<T>(reader, out, *study::find_scenario(args.scenario), law, fn, opt, args.chunk);
+      piped ? evaluate_table<T>(reader, out, law, fn, opt, EvalPipeline{args.chunk, args.pipeline}, &tl)
+            : study::evaluate_scenario_table<T>(reader, out, *study::find_scenario(args.scenario), law, fn, opt,
+                                                args.chunk);
+  if (!args.timeline.empty()) {
+    io::OutFile tf(args.timeline);
+    tf.put(timeline_csv(tl));
+    tf.commit();
+  }
   out.commit();
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (summary) print_summary(summary, args, law, backend, precision, reader.path(), s, total);
+  if (summary) print_summary(summary, args, law, backend, precision, reader.path(), s, total, piped ? &tl : nullptr);
 }
 
 #ifdef IMPACT_WITH_MPI
@@ -142,7 +160,7 @@ int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backe
   if (code == 0) try {
       io::CsvReader rows(args.in, range.begin, range.end, header_line + 1 + static_cast<long>(before));
       part.emplace(args.out + ".part" + std::to_string(w.rank()));
-      s = evaluate_rows<T>(rows, *part, lay, law, fn, opt, args.chunk);
+      s = evaluate_rows<T>(rows, *part, lay, law, fn, opt, EvalPipeline{args.chunk, args.pipeline});
     } catch (const io::InputError& e) {
       fail(1, e.what());
     } catch (const std::exception& e) {
@@ -207,11 +225,20 @@ int run_eval(const EvalArgs& args, std::FILE* summary) {
   const BackendPick backend = pick_backend(args.backend, w, true);
   if (args.chunk < 1 || args.chunk > (std::size_t(1) << 24))
     throw std::invalid_argument("--chunk must be between 1 and 16777216 rows, got " + std::to_string(args.chunk));
+  if (args.pipeline < 1 || args.pipeline > io::kMaxPipelineDepth)
+    throw std::invalid_argument("--pipeline must be between 1 and " + std::to_string(io::kMaxPipelineDepth) +
+                                " chunks, got " + std::to_string(args.pipeline));
+  if (!args.timeline.empty() && !args.scenario.empty())
+    throw std::invalid_argument("--timeline: a --scenario table is evaluated one chunk after another, with no pipeline");
+  if (!args.timeline.empty() && (args.timeline == "-" || io::same_destination(args.timeline, args.out) ||
+                                 io::same_destination(args.timeline, args.in)))
+    throw std::invalid_argument("--timeline must name a file of its own, not stdout, --in or --out");
 #ifdef IMPACT_WITH_MPI
   if (args.world) {
     if (args.in == "-" || args.out == "-")
       throw std::invalid_argument("under mpirun, --in and --out must be files (the processes share the input's lines)");
     if (!args.scenario.empty()) throw std::invalid_argument("under mpirun, --scenario runs as one process");
+    if (!args.timeline.empty()) throw std::invalid_argument("under mpirun, --timeline is not written: run one process");
     if (precision == Precision::f32) return run_share<float>(args, law, backend, precision, opt, summary);
     return run_share<double>(args, law, backend, precision, opt, summary);
   }

@@ -1,7 +1,12 @@
 #include "engine/evaluate.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
+#include <string_view>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -10,6 +15,7 @@
 #include "engine/columns.hpp"
 #include "engine/table.hpp"
 #include "impact/derived.hpp"
+#include "io/pipeline.hpp"
 
 namespace impact::engine {
 
@@ -35,42 +41,190 @@ void summarise_rows(TableStats& s, const InputColumns<T>& cols, const OutputColu
 template void summarise_rows<double>(TableStats&, const InputColumns<double>&, const OutputColumns<double>&, std::size_t);
 template void summarise_rows<float>(TableStats&, const InputColumns<float>&, const OutputColumns<float>&, std::size_t);
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One chunk in the pipeline: its records as read, their parsed columns, the law's results and the
+// rows' text. Every buffer is kept from one chunk to the next (the slot's capacity is a chunk).
 template <class T>
-TableStats evaluate_rows(io::CsvReader& reader, io::OutFile& out, const InputLayout& lay, const LawInfo& law,
-                         BatchFn<T> fn, const LawOptions& opt, std::size_t chunk) {
-  using Clock = std::chrono::steady_clock;
-  std::vector<io::CsvField> fields;
-  std::string buf;
+struct EvalSlot {
+  std::string text;               // the records, one after another
+  std::vector<std::size_t> at;    // record i is text[at[i], at[i + 1])
+  std::vector<long> line;         // record i's line number in the file
   InputColumns<T> cols;
   OutputColumns<T> res;
-  cols.resize(chunk);
-  res.resize(chunk);
-  std::vector<std::string> raw(chunk);
-  TableStats stats;
-  bool eof = false;
-  while (!eof) {
-    std::size_t m = 0;
-    for (; m < chunk; ++m) {
-      if (!read_row(reader, fields, lay, cols, m)) {
-        eof = true;
-        break;
+  std::size_t m = 0;
+  std::vector<std::string> blocks;  // the rows' text in blocks of kFormatBlock rows
+  ChunkTimes times;
+  std::string_view record(std::size_t i) const { return std::string_view(text).substr(at[i], at[i + 1] - at[i]); }
+};
+
+// Rows per task of the parallel formatting: a few hundred kB of text each.
+constexpr std::size_t kFormatBlock = 4096;
+
+// f(i) for i in [0, n) over the OpenMP threads. Of the exceptions thrown, the one of the lowest i
+// is rethrown (the one a plain loop would meet); once one is thrown, larger i are skipped.
+template <class F>
+void parallel_rows(std::size_t n, F&& f) {
+  const long count = static_cast<long>(n);
+  std::atomic<long> first_bad{count};
+  std::exception_ptr error;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < count; ++i) {
+    if (i > first_bad.load(std::memory_order_relaxed)) continue;
+    try {
+      f(static_cast<std::size_t>(i));
+    } catch (...) {
+#pragma omp critical(impact_parallel_rows_error)
+      if (i < first_bad.load(std::memory_order_relaxed)) {
+        first_bad.store(i, std::memory_order_relaxed);
+        error = std::current_exception();
       }
-      raw[m] = reader.raw();
     }
-    if (m == 0) break;
-    const auto t0 = Clock::now();
-    fn(cols.view(lay.needed, 0, m), res.view(), opt);
-    stats.law_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
-    for (std::size_t i = 0; i < m; ++i) {
-      buf += raw[i];
-      append_results(buf, law, res, i);
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Input stage: up to `chunk` records read (one thread), then split and parsed (OpenMP threads);
+// false when the input had no record left.
+template <class T>
+bool take_in(EvalSlot<T>& s, io::CsvReader& reader, const InputLayout& lay, std::size_t chunk, Clock::time_point t0) {
+  ChunkTimes& t = s.times;
+  t = ChunkTimes{};
+  t.stage[stage_read].begin = since(t0);
+  s.text.clear();
+  s.at.clear();
+  s.line.clear();
+  while (s.line.size() < chunk && reader.next_record()) {
+    s.at.push_back(s.text.size());
+    s.text += reader.raw();
+    s.line.push_back(reader.line_no());
+  }
+  s.at.push_back(s.text.size());
+  s.m = t.rows = s.line.size();
+  t.stage[stage_read].end = t.stage[stage_parse].begin = since(t0);
+  if (s.m == 0) return false;
+  const std::string& path = reader.path();
+  parallel_rows(s.m, [&](std::size_t i) {
+    thread_local std::vector<io::CsvField> fields;
+    thread_local std::string unquoted;
+    const std::string_view rec = s.record(i);
+    io::split_csv_line(rec, path, s.line[i], unquoted, fields);
+    parse_row(fields, rec, path, s.line[i], lay, s.cols, i);
+  });
+  t.stage[stage_parse].end = since(t0);
+  return true;
+}
+
+// Output stage: the rows' text (OpenMP threads, by blocks), written in order, then the summary
+// (one thread, row order: the same sums for every chunk size).
+template <class T>
+void give_out(EvalSlot<T>& s, io::OutFile& out, const LawInfo& law, TableStats& stats, Clock::time_point t0) {
+  ChunkTimes& t = s.times;
+  t.stage[stage_format].begin = since(t0);
+  s.blocks.resize((s.m + kFormatBlock - 1) / kFormatBlock);
+  parallel_rows(s.blocks.size(), [&](std::size_t b) {
+    std::string& buf = s.blocks[b];
+    buf.clear();
+    const std::size_t end = std::min(s.m, (b + 1) * kFormatBlock);
+    for (std::size_t i = b * kFormatBlock; i < end; ++i) {
+      buf += s.record(i);
+      append_results(buf, law, s.res, i);
       buf += '\n';
     }
-    summarise_rows(stats, cols, res, m);
-    out.put(buf);
-    buf.clear();
+  });
+  t.stage[stage_format].end = t.stage[stage_write].begin = since(t0);
+  for (const std::string& b : s.blocks) out.put(b);
+  summarise_rows(stats, s.cols, s.res, s.m);
+  t.stage[stage_write].end = since(t0);
+}
+
+}  // namespace
+
+template <class T>
+TableStats evaluate_rows(io::CsvReader& reader, io::OutFile& out, const InputLayout& lay, const LawInfo& law,
+                         BatchFn<T> fn, const LawOptions& opt, const EvalPipeline& how, EvalTimeline* timeline) {
+  if (how.chunk < 1) throw std::invalid_argument("eval pipeline: a chunk must hold at least one row");
+  std::vector<EvalSlot<T>> slots(static_cast<std::size_t>(std::max(how.depth, 1)));
+  for (EvalSlot<T>& s : slots) {
+    s.cols.resize(how.chunk);
+    s.res.resize(how.chunk);
   }
+  TableStats stats;
+  EvalTimeline tl;
+  tl.depth = how.depth;
+  tl.host_threads = omp_get_max_threads();
+  const Clock::time_point t0 = Clock::now();
+  io::run_pipeline(
+      how.depth, [&](int q, std::size_t) { return take_in(slots[q], reader, lay, how.chunk, t0); },
+      [&](int q, std::size_t) {
+        EvalSlot<T>& s = slots[q];
+        s.times.stage[stage_law].begin = since(t0);
+        fn(s.cols.view(lay.needed, 0, s.m), s.res.view(), opt);
+        s.times.stage[stage_law].end = since(t0);
+        stats.law_seconds += s.times.stage[stage_law].seconds();
+      },
+      [&](int q, std::size_t) {
+        give_out(slots[q], out, law, stats, t0);
+        tl.chunks.push_back(slots[q].times);
+      });
+  tl.wall = since(t0);
+  if (timeline) *timeline = std::move(tl);
   return stats;
+}
+
+const char* eval_stage_name(int stage) {
+  static const char* const names[kNumEvalStages] = {"read", "parse", "law", "format", "write"};
+  return stage >= 0 && stage < kNumEvalStages ? names[stage] : "?";
+}
+
+double EvalTimeline::busy(int stage) const {
+  double b = 0;
+  for (const ChunkTimes& c : chunks) b += c.stage[stage].seconds();
+  return b;
+}
+
+double EvalTimeline::idle_input() const { return wall > 0 ? 1 - (busy(stage_read) + busy(stage_parse)) / wall : 0; }
+double EvalTimeline::idle_law() const { return wall > 0 ? 1 - busy(stage_law) / wall : 0; }
+double EvalTimeline::idle_output() const {
+  return wall > 0 ? 1 - (busy(stage_format) + busy(stage_write)) / wall : 0;
+}
+
+std::string timeline_table(const EvalTimeline& t, const std::string& indent) {
+  std::string s;
+  char buf[160];
+  std::size_t rows = 0;
+  for (const ChunkTimes& c : t.chunks) rows += c.rows;
+  std::snprintf(buf, sizeof buf, "%spipeline: %zu chunk%s (%zu rows), %d in flight, %d host threads, wall %.3g s\n",
+                indent.c_str(), t.chunks.size(), t.chunks.size() == 1 ? "" : "s", rows, t.depth, t.host_threads, t.wall);
+  s += buf;
+  std::snprintf(buf, sizeof buf, "%s  %-8s %-7s %10s %9s\n", indent.c_str(), "thread", "stage", "busy s", "of wall");
+  s += buf;
+  const char* thread_of[kNumEvalStages] = {"input", "", "law", "output", ""};
+  for (int k = 0; k < kNumEvalStages; ++k) {
+    const double b = t.busy(k);
+    std::snprintf(buf, sizeof buf, "%s  %-8s %-7s %10.3f %8.1f%%\n", indent.c_str(), thread_of[k], eval_stage_name(k), b,
+                  t.wall > 0 ? 100 * b / t.wall : 0.0);
+    s += buf;
+  }
+  std::snprintf(buf, sizeof buf, "%s  idle: input %.1f%%, law %.1f%%, output %.1f%%\n", indent.c_str(),
+                100 * t.idle_input(), 100 * t.idle_law(), 100 * t.idle_output());
+  return s + buf;
+}
+
+std::string timeline_csv(const EvalTimeline& t) {
+  std::string s = "chunk,rows,stage,begin_s,end_s\n";
+  char buf[128];
+  for (std::size_t k = 0; k < t.chunks.size(); ++k)
+    for (int g = 0; g < kNumEvalStages; ++g) {
+      const StageSpan& sp = t.chunks[k].stage[g];
+      std::snprintf(buf, sizeof buf, "%zu,%zu,%s,%.9f,%.9f\n", k, t.chunks[k].rows, eval_stage_name(g), sp.begin, sp.end);
+      s += buf;
+    }
+  return s;
 }
 
 std::string table_header(const InputLayout& lay) {
@@ -81,10 +235,10 @@ std::string table_header(const InputLayout& lay) {
 
 template <class T>
 TableStats evaluate_table(io::CsvReader& reader, io::OutFile& out, const LawInfo& law, BatchFn<T> fn,
-                          const LawOptions& opt, std::size_t chunk) {
+                          const LawOptions& opt, const EvalPipeline& how, EvalTimeline* timeline) {
   const InputLayout lay = read_header(reader, law);
   out.put(table_header(lay));  // a header-only table too
-  return evaluate_rows<T>(reader, out, lay, law, fn, opt, chunk);
+  return evaluate_rows<T>(reader, out, lay, law, fn, opt, how, timeline);
 }
 
 void merge_into(TableStats& into, const TableStats& s) {
@@ -146,12 +300,12 @@ TableStats table_stats_from_text(const std::string& text) {
 }
 
 template TableStats evaluate_rows<double>(io::CsvReader&, io::OutFile&, const InputLayout&, const LawInfo&,
-                                          BatchFn<double>, const LawOptions&, std::size_t);
+                                          BatchFn<double>, const LawOptions&, const EvalPipeline&, EvalTimeline*);
 template TableStats evaluate_rows<float>(io::CsvReader&, io::OutFile&, const InputLayout&, const LawInfo&,
-                                         BatchFn<float>, const LawOptions&, std::size_t);
+                                         BatchFn<float>, const LawOptions&, const EvalPipeline&, EvalTimeline*);
 template TableStats evaluate_table<double>(io::CsvReader&, io::OutFile&, const LawInfo&, BatchFn<double>,
-                                           const LawOptions&, std::size_t);
+                                           const LawOptions&, const EvalPipeline&, EvalTimeline*);
 template TableStats evaluate_table<float>(io::CsvReader&, io::OutFile&, const LawInfo&, BatchFn<float>,
-                                          const LawOptions&, std::size_t);
+                                          const LawOptions&, const EvalPipeline&, EvalTimeline*);
 
 }  // namespace impact::engine

@@ -81,22 +81,28 @@ InputLayout all_inputs_layout() {
 }
 
 template <class T>
-bool read_row(CsvReader& reader, std::vector<CsvField>& fields, const InputLayout& lay, InputColumns<T>& dst,
-              std::size_t m) {
-  if (!reader.next(fields)) return false;
+void parse_row(const std::vector<CsvField>& fields, std::string_view raw, const std::string& path, long line_no,
+               const InputLayout& lay, InputColumns<T>& dst, std::size_t m) {
   if (fields.size() != lay.ncols) {
     // the column where the row departs from the header: the first extra field, or the end of the line
-    const long col = fields.size() > lay.ncols ? fields[lay.ncols].col : static_cast<long>(reader.raw().size()) + 1;
-    const bool commas = fields.size() > lay.ncols && reader.raw().find('.') == std::string::npos;
-    throw InputError(located(reader.path(), reader.line_no(), col,
+    const long col = fields.size() > lay.ncols ? fields[lay.ncols].col : static_cast<long>(raw.size()) + 1;
+    const bool commas = fields.size() > lay.ncols && raw.find('.') == std::string_view::npos;
+    throw InputError(located(path, line_no, col,
                              "expected " + std::to_string(lay.ncols) + " fields as in the header, found " +
                                  std::to_string(fields.size()) +
                                  (commas ? " (decimal commas? numbers must use '.' and fields ',')" : "")));
   }
   for (int k = 0; k < kNumInputs; ++k) {
     if (!lay.needed[k]) continue;
-    dst.col[k][m] = static_cast<T>(io::parse_number(fields[lay.col_of[k]], reader, kInputNames[k]));
+    dst.col[k][m] = static_cast<T>(io::parse_number(fields[lay.col_of[k]], path, line_no, kInputNames[k]));
   }
+}
+
+template <class T>
+bool read_row(CsvReader& reader, std::vector<CsvField>& fields, const InputLayout& lay, InputColumns<T>& dst,
+              std::size_t m) {
+  if (!reader.next(fields)) return false;
+  parse_row(fields, reader.raw(), reader.path(), reader.line_no(), lay, dst, m);
   return true;
 }
 
@@ -206,6 +212,10 @@ bool parse_status(std::string_view t, Status& s) {
   return false;
 }
 
+template void parse_row<double>(const std::vector<CsvField>&, std::string_view, const std::string&, long,
+                                const InputLayout&, InputColumns<double>&, std::size_t);
+template void parse_row<float>(const std::vector<CsvField>&, std::string_view, const std::string&, long,
+                               const InputLayout&, InputColumns<float>&, std::size_t);
 template bool read_row<double>(CsvReader&, std::vector<CsvField>&, const InputLayout&, InputColumns<double>&,
                                std::size_t);
 template bool read_row<float>(CsvReader&, std::vector<CsvField>&, const InputLayout&, InputColumns<float>&,

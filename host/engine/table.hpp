@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/columns.hpp"
@@ -32,6 +33,14 @@ InputLayout read_header(io::CsvReader& reader, const LawInfo& law, bool with_out
 
 // A layout with every input column and no file (sampled instances, study rows).
 InputLayout all_inputs_layout();
+
+// Row m of dst from a record already split into fields (io::split_csv_line): the field count
+// checked against the header, the needed inputs parsed. `raw` is the record, `path` and `line_no`
+// say where it is. Throws io::InputError with the location. read_row, and the eval pipeline's
+// parallel parse (engine/evaluate.cpp), both read rows through it.
+template <class T>
+void parse_row(const std::vector<io::CsvField>& fields, std::string_view raw, const std::string& path, long line_no,
+               const InputLayout& lay, InputColumns<T>& dst, std::size_t m);
 
 // Reads the next row into row m of dst (the needed inputs); false at end of input. Throws
 // io::InputError for a wrong field count or a bad number.

@@ -45,7 +45,11 @@ CsvReader::CsvReader(const std::string& path, std::uint64_t begin, std::uint64_t
 
 std::uint64_t CsvReader::offset() const { return pos_; }
 
-CsvReader::CsvReader(FromText, std::string text, std::string name) : text_(std::move(text)), path_(std::move(name)) {}
+CsvReader::CsvReader(FromText, std::string text, std::string name) : path_(std::move(name)) {
+  // the text is the one block there is
+  buf_.assign(text.begin(), text.end());
+  buf_len_ = buf_.size();
+}
 
 CsvReader CsvReader::from_text(std::string text, std::string name) {
   return CsvReader(FromText{}, std::move(text), std::move(name));
@@ -55,39 +59,60 @@ CsvReader::~CsvReader() {
   if (owns_ && f_) std::fclose(f_);
 }
 
+bool CsvReader::refill() {
+  if (!f_ || pos_ >= end_) return false;
+  if (buf_.size() < kBlock) buf_.resize(kBlock);
+  const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end_ - pos_));
+  buf_pos_ = 0;
+  buf_len_ = std::fread(buf_.data(), 1, want, f_);
+  return buf_len_ > 0;
+}
+
 int CsvReader::get() {
-  if (pos_ >= end_) return EOF;
-  const int c = f_ ? std::getc(f_) : text_pos_ < text_.size() ? static_cast<unsigned char>(text_[text_pos_++]) : EOF;
-  if (c != EOF) ++pos_;
-  return c;
+  if (buf_pos_ == buf_len_ && !refill()) return EOF;
+  ++pos_;
+  return static_cast<unsigned char>(buf_[buf_pos_++]);
+}
+
+void CsvReader::unget() {  // the byte is still in the block: get() read it from there
+  --buf_pos_;
+  --pos_;
 }
 
 // A line ends at LF, CRLF or a lone CR (old Mac files). A read error is an error, never the end of
 // the input; a NUL byte or a line over kMaxLineChars (a binary file, /dev/zero) is refused.
 bool CsvReader::read_line() {
   line_.clear();
-  int c;
   bool any = false;
   errno = 0;
-  while ((c = get()) != EOF) {
+  for (;;) {
+    // the ordinary bytes of the line that are in the block, appended at once
+    if (buf_pos_ == buf_len_ && !refill()) break;
+    const char* b = buf_.data() + buf_pos_;
+    const char* e = buf_.data() + buf_len_;
+    const char* p = b;
+    while (p < e && *p != '\n' && *p != '\r' && *p != '\0') ++p;
+    if (p > b) {
+      any = true;
+      const std::size_t run = static_cast<std::size_t>(p - b);
+      if (line_.size() + run > kMaxLineChars)
+        throw InputError(located(path_, line_no_ + 1, 0,
+                                 "line longer than " + std::to_string(kMaxLineChars) + " characters: expected CSV text"));
+      line_.append(b, run);
+      buf_pos_ += run;
+      pos_ += run;
+    }
+    if (p == e) continue;  // the block ended inside the line
+    const int c = get();   // '\n', '\r' or NUL
     any = true;
     if (c == '\n') break;
     if (c == '\r') {
       const int d = get();
-      if (d != '\n' && d != EOF) {
-        if (f_) std::ungetc(d, f_);
-        else --text_pos_;
-        --pos_;
-      }
+      if (d != '\n' && d != EOF) unget();
       break;
     }
-    if (c == '\0')
-      throw InputError(located(path_, line_no_ + 1, static_cast<long>(line_.size()) + 1,
-                               "NUL byte: expected CSV text (is this a binary file?)"));
-    if (line_.size() >= kMaxLineChars)
-      throw InputError(located(path_, line_no_ + 1, 0,
-                               "line longer than " + std::to_string(kMaxLineChars) + " characters: expected CSV text"));
-    line_.push_back(static_cast<char>(c));
+    throw InputError(located(path_, line_no_ + 1, static_cast<long>(line_.size()) + 1,
+                             "NUL byte: expected CSV text (is this a binary file?)"));
   }
   if (f_ && std::ferror(f_))
     throw InputError(located(path_, line_no_ + 1, 0,
@@ -99,28 +124,38 @@ bool CsvReader::read_line() {
   return true;
 }
 
-bool CsvReader::next(std::vector<CsvField>& fields) {
+bool CsvReader::next_record() {
   do {
     if (!read_line()) return false;
   } while (line_.find_first_not_of(" \t") == std::string::npos);
+  return true;
+}
+
+bool CsvReader::next(std::vector<CsvField>& fields) {
+  if (!next_record()) return false;
+  split_csv_line(line_, path_, line_no_, unquoted_, fields);
+  return true;
+}
+
+void split_csv_line(std::string_view line, const std::string& path, long line_no, std::string& unquoted,
+                    std::vector<CsvField>& fields) {
   fields.clear();
-  unquoted_.clear();
-  unquoted_.reserve(line_.size());
-  const std::size_t n = line_.size();
+  unquoted.clear();
+  // a quoted field's content is shorter than its text: with this capacity unquoted never
+  // reallocates, so views into it stay valid as the fields are collected
+  unquoted.reserve(line.size());
+  const std::size_t n = line.size();
   std::size_t i = 0;
-  // Offsets into unquoted_ are collected first (it may reallocate), then turned into views.
-  struct Span { bool quoted; std::size_t b, e; long col; };
-  std::vector<Span> spans;
   while (true) {
     const long col = static_cast<long>(i) + 1;
-    if (i < n && line_[i] == '"') {
-      std::size_t b = unquoted_.size();
+    if (i < n && line[i] == '"') {
+      const std::size_t b = unquoted.size();
       ++i;
       bool closed = false;
       while (i < n) {
-        if (line_[i] == '"') {
-          if (i + 1 < n && line_[i + 1] == '"') {
-            unquoted_.push_back('"');
+        if (line[i] == '"') {
+          if (i + 1 < n && line[i + 1] == '"') {
+            unquoted.push_back('"');
             i += 2;
           } else {
             ++i;
@@ -128,44 +163,43 @@ bool CsvReader::next(std::vector<CsvField>& fields) {
             break;
           }
         } else {
-          unquoted_.push_back(line_[i++]);
+          unquoted.push_back(line[i++]);
         }
       }
-      if (!closed) throw InputError(located(path_, line_no_, col, "unterminated quoted field"));
-      if (i < n && line_[i] != ',')
-        throw InputError(located(path_, line_no_, static_cast<long>(i) + 1,
+      if (!closed) throw InputError(located(path, line_no, col, "unterminated quoted field"));
+      if (i < n && line[i] != ',')
+        throw InputError(located(path, line_no, static_cast<long>(i) + 1,
                                  "expected ',' or end of line after a quoted field"));
-      spans.push_back({true, b, unquoted_.size(), col});
+      fields.push_back({std::string_view(unquoted.data() + b, unquoted.size() - b), col});
     } else {
-      std::size_t b = i;
-      while (i < n && line_[i] != ',') ++i;
-      spans.push_back({false, b, i, col});
+      const std::size_t b = i;
+      while (i < n && line[i] != ',') ++i;
+      fields.push_back({line.substr(b, i - b), col});
     }
     if (i >= n) break;
     ++i;  // skip ','
     if (i == n) {  // trailing comma: one more empty field
-      spans.push_back({false, n, n, static_cast<long>(n) + 1});
+      fields.push_back({line.substr(n, 0), static_cast<long>(n) + 1});
       break;
     }
   }
-  for (const Span& s : spans) {
-    const std::string& src = s.quoted ? unquoted_ : line_;
-    fields.push_back({std::string_view(src.data() + s.b, s.e - s.b), s.col});
-  }
-  return true;
 }
 
 double parse_number(const CsvField& f, const CsvReader& r, const std::string& column) {
+  return parse_number(f, r.path(), r.line_no(), column);
+}
+
+double parse_number(const CsvField& f, const std::string& path, long line_no, const std::string& column) {
   long col = f.col;
   const std::string_view t = trim_blanks(f.text, &col);
   if (t.empty())
-    throw InputError(located(r.path(), r.line_no(), col,
+    throw InputError(located(path, line_no, col,
                              "expected a number in column '" + column + "', found an empty cell"));
   // the one grammar of numbers in text (io/number.hpp; docs/INTERFACE.md): 'inf' and 'nan' are
   // values (the row gets the status non_finite); 1e400, hexadecimal and the rest are refused
   const ParsedNumber p = parse_number_text(t);
   if (!p.ok())
-    throw InputError(located(r.path(), r.line_no(), col,
+    throw InputError(located(path, line_no, col,
                              "expected a number in column '" + column + "', got '" + std::string(f.text) + "'" +
                                  number_fault_hint(p.fault)));
   return p.value;

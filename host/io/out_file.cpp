@@ -1,5 +1,7 @@
 #include "io/out_file.hpp"
 
+#include <filesystem>
+
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,6 +74,14 @@ bool same_file(const std::string& a, const std::string& b) {
   struct stat sa{}, sb{};
   if (a == "-" || b == "-" || stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return false;
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
+}
+
+bool same_destination(const std::string& a, const std::string& b) {
+  if (a == "-" || b == "-") return a == b;
+  if (same_file(a, b)) return true;
+  std::error_code ea, eb;
+  const std::filesystem::path pa = std::filesystem::weakly_canonical(a, ea), pb = std::filesystem::weakly_canonical(b, eb);
+  return !ea && !eb && pa == pb;
 }
 
 OutFile::OutFile(OutFile&& o) noexcept

@@ -51,6 +51,10 @@ class OutFile {
 // True when both paths name the same existing regular file (device and inode: links, "./a" and
 // "a" included); a command refuses to write its output over its input.
 bool same_file(const std::string& a, const std::string& b);
+// True when two outputs would land in one file: the same existing file (same_file), or, where one
+// does not exist yet, the same path once "." and ".." and the links of its existing part are
+// resolved ("-" is standard output: the same as "-" only).
+bool same_destination(const std::string& a, const std::string& b);
 
 // Writes `text` to `path` ("-": standard output) through an OutFile.
 void write_file(const std::string& path, const std::string& text);

@@ -27,13 +27,14 @@ head -c 100000 /dev/zero > "$T/zero.bin"
 "$IMPACT" eval --law newton --in "$T/zero.bin" --out "$T/o.csv" -q 2> "$T/err"; rc=$?
 check "binary input exits 1" '[ $rc -eq 1 ] && grep -q "zero.bin:1:1: NUL byte" "$T/err"'
 if command -v strace > /dev/null && strace -f -o /dev/null true 2> /dev/null; then
-  # 20000 rows in 4096-byte reads: from the 20th read on, read() fails with EIO
+  # 80000 rows (25 MB) in 1 MB reads (io::CsvReader's blocks): from the 20th read() of the process
+  # on (the loader's reads of the libraries come first), read() fails with EIO
   python3 - "$E" "$T/big.csv" <<'PY'
 import sys
 lines = open(sys.argv[1]).read().splitlines()
 with open(sys.argv[2], "w") as f:
     f.write(lines[0] + "\n")
-    for k in range(10):
+    for k in range(40):
         f.write("\n".join(lines[1:]) + "\n")
 PY
   strace -f -e trace=read -e inject=read:error=EIO:when=20+ -o /dev/null \

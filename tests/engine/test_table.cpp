@@ -126,7 +126,7 @@ TEST(EngineTable, ResultsRoundTripThroughAnEvalTable) {
   {
     io::CsvReader reader(in_path);
     io::OutFile out(out_path);
-    const engine::TableStats stats = engine::evaluate_table<double>(reader, out, *law, &planned_batch, LawOptions{}, 1000);
+    const engine::TableStats stats = engine::evaluate_table<double>(reader, out, *law, &planned_batch, LawOptions{}, engine::EvalPipeline{1000, 3});
     out.commit();
     EXPECT_EQ(stats.rows, n);
   }
