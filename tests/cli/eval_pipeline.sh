@@ -75,6 +75,14 @@ PYEOF
   check "timeline depth $d: the pipeline's order holds" '[ $rc -eq 0 ] || { cat "$T/pyerr" >&2; false; }'
 done
 
+# the Gantt chart of the last timeline (scripts/plot_timeline.py), where matplotlib is there
+if MPL=$(bash "$SRC/scripts/find_python.sh" matplotlib 2> /dev/null); then
+  "$MPL" "$SRC/scripts/plot_timeline.py" "$T/tl.csv" "$T/tl.png" 2> "$T/pyerr"; rc=$?
+  check "plot_timeline.py draws the chart" '[ $rc -eq 0 ] && [ "$(head -c 4 "$T/tl.png" | tail -c 3)" = PNG ]'
+else
+  echo "note: no Python with matplotlib: plot_timeline.py not run"
+fi
+
 # 3. bad cells in a later chunk, several in one chunk: the first in the file is reported, exit 1,
 #    no table and no timeline left
 cp "$T/in.csv" "$T/bad.csv"
