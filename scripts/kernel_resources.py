@@ -6,14 +6,17 @@ launcher scripts/nvcc_resources.sh). This script reads those logs and prints, pe
 non-inlined device function it calls), the registers per thread, the stack frame and the spill
 stores/loads, as a markdown table.
 
-Usage: kernel_resources.py BUILD_DIR [--check LAW,LAW] [--budget KIND=REGS:BYTES ...] [--json FILE]
+Usage: kernel_resources.py BUILD_DIR [--check LAW,LAW] [--budget KIND[@LAW[/PRECISION]]=REGS:BYTES ...]
+                           [--json FILE]
   --check: exit 1 when a kernel or device function of these laws spills (default: none checked),
            but where --budget allows it
   --budget: a kernel KIND (e.g. sampled_reduce_kernel) of the checked laws may use at most REGS
            registers and spill at most BYTES (stores and loads together), and the device functions
            compiled in its object at most BYTES: where a launch bound trades spills for occupancy
            on purpose (kernels/cuda/sampled.cu, kReduceMinBlocks); more registers, or more spill
-           bytes, is a failure (repeatable)
+           bytes, is a failure (repeatable). KIND@LAW and KIND@LAW/PRECISION (e.g.
+           sampled_reduce_kernel@Aghili/double) set one law's or one instantiation's budget; the
+           most specific one given applies
 Exit 77 when the build has no ptxas logs (a build without CUDA).
 """
 import argparse
@@ -108,27 +111,43 @@ def main():
     checked = [l.strip() for l in a.check.split(",") if l.strip()]
     budgets = {}
     for b in a.budget:
-        m = re.fullmatch(r"(\w+)=(\d+):(\d+)", b)
+        m = re.fullmatch(r"(\w+)(?:@(\w+)(?:/(float|double))?)?=(\d+):(\d+)", b)
         if not m:
-            print(f"kernel_resources: --budget {b}: expected KIND=REGS:BYTES", file=sys.stderr)
+            print(f"kernel_resources: --budget {b}: expected KIND[@LAW[/PRECISION]]=REGS:BYTES", file=sys.stderr)
             return 2
-        budgets[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+        budgets[(m.group(1), m.group(2), m.group(3))] = (int(m.group(4)), int(m.group(5)))
+
+    def budget(kind, law, prec):
+        for key in ((kind, law, prec), (kind, law, None), (kind, None, None)):
+            if key in budgets:
+                return budgets[key]
+        return None
+
     # the non-inlined device functions of a budgeted kernel's object are compiled under its cap too:
-    # the same spill budget (their registers are the caller's)
-    budget_of_object = {r["object"]: budgets[r["kind"]] for r in rows if r["kind"] in budgets and r.get("entry")}
+    # the same spill budget (their registers are the caller's): the largest of the object's budgets
+    # for the function's law and precision (or of all its budgets, for a function of no one law)
+    budget_of_object = {}
+    for r in rows:
+        bud = budget(r["kind"], r["law"], r["precision"]) if r.get("entry") else None
+        if bud:
+            for key in ((r["object"], r["law"], r["precision"]), (r["object"], None, None)):
+                budget_of_object[key] = max(budget_of_object.get(key, (0, 0)), bud, key=lambda v: v[1])
     bad = []
     for r in rows:
         if r["law"] not in checked:
             continue
         spill = r.get("spill_stores", 0) + r.get("spill_loads", 0)
-        if not r.get("entry") and r["object"] in budget_of_object:
-            limit = budget_of_object[r["object"]][1]
+        obj_budget = budget_of_object.get((r["object"], r["law"], r["precision"])) or \
+            budget_of_object.get((r["object"], None, None))
+        entry_budget = budget(r["kind"], r["law"], r["precision"]) if r.get("entry") else None
+        if not r.get("entry") and obj_budget:
+            limit = obj_budget[1]
             if spill > limit:
                 bad.append(r)
                 print(f"kernel_resources: OVER BUDGET: {r['name']} ({r['object']}): {spill} bytes spilled "
                       f"(at most {limit})", file=sys.stderr)
-        elif r["kind"] in budgets and r.get("entry"):
-            regs, limit = budgets[r["kind"]]
+        elif entry_budget:
+            regs, limit = entry_budget
             if r.get("registers", 0) > regs or spill > limit:
                 bad.append(r)
                 print(f"kernel_resources: OVER BUDGET: {r['name']} ({r['object']}): {r.get('registers')} registers "
@@ -138,7 +157,8 @@ def main():
             print(f"kernel_resources: SPILL: {r['name']} ({r['object']}): {r.get('spill_stores', 0)} bytes stores, "
                   f"{r.get('spill_loads', 0)} bytes loads", file=sys.stderr)
     if checked:
-        within = ", ".join(f"{k} within {v[0]} registers and {v[1]} bytes of spills" for k, v in budgets.items())
+        within = ", ".join(f"{k[0]}{'@' + k[1] if k[1] else ''}{'/' + k[2] if k[2] else ''} within {v[0]} registers "
+                           f"and {v[1]} bytes of spills" for k, v in budgets.items())
         print(f"kernel_resources: {len(rows)} functions, spills or budgets exceeded in the {', '.join(checked)} "
               f"kernels: {len(bad)}" + (f" ({within})" if within else ""))
     return 1 if bad else 0

@@ -33,13 +33,19 @@ template <class T> IMPACT_HDI double initial_energy(const ContactProblem<T>& p) 
   return contact_energy(cholesky(W), to_double(p.v0));
 }
 
-// The four summarised quantities of an ok row (impact/stats.hpp): P_n, P_t, vf_n, dE / K0.
-template <class T> IMPACT_HDI void summary_quantities(const ContactProblem<T>& p, const Result<T>& r, double x[4]) {
-  const ContactParts c = contact_parts(p.n, r.P, r.vf);
+// The four summarised quantities of an ok row (impact/stats.hpp): P_n, P_t, vf_n, dE / K0, from
+// what they need of the instance: its normal n and K0 = initial_energy(p). (A kernel takes these
+// two before the law, so that 4 numbers stay live across the law instead of the instance's 12.)
+template <class U, class T>
+IMPACT_HDI void summary_quantities(Vec3<U> n, double K0, const Result<T>& r, double x[4]) {
+  const ContactParts c = contact_parts(n, r.P, r.vf);
   x[0] = c.Pn;
   x[1] = c.Pt;
   x[2] = c.vfn;
-  x[3] = double(r.dE) / initial_energy(p);
+  x[3] = double(r.dE) / K0;
+}
+template <class T> IMPACT_HDI void summary_quantities(const ContactProblem<T>& p, const Result<T>& r, double x[4]) {
+  summary_quantities(p.n, initial_energy(p), r, x);
 }
 
 }  // namespace impact

@@ -50,6 +50,13 @@ __global__ void sampled_key_kernel(__grid_constant__ const SampleSpec spec, std:
 // 5 (96) and 6 (80) lost on the integrators in double (jia 1.06x and 0.96x). The register cap and a
 // spill budget are checked by cli.kernel_resources.
 constexpr int kReduceMinBlocks = 4;
+// The algebraic laws (no integration steps) fit 5 blocks: 96 registers, 31% occupancy (issue 23).
+// ptxas, sm_90, with the instance's normal and K0 taken before the law (below): newton and
+// chatterjee-ruina in both precisions, morgan and aghili in float, without a spill; morgan double
+// spills 40 / 40 B (stores / loads), aghili double 1192 / 2068 B (684 / 1164 at 128 registers),
+// which the H200 measured at 96 as fast as at 128 even so (docs/bench.md, B = 5 against B = 4).
+template <class Law>
+constexpr int reduce_min_blocks = Law::cost.flops_step > 0 ? kReduceMinBlocks : 5;
 
 // A thread's partial sums, added in place over the block (impact/exact_sums.hpp: exact for up to 2^24
 // values, so a launch takes at most kLaunchMost instances, however they are dealt out).
@@ -87,7 +94,7 @@ __device__ __forceinline__ void for_each_instance(std::uint64_t n, unsigned long
 }
 
 template <class Law, class T>
-__global__ void __launch_bounds__(kBlock, kReduceMinBlocks)
+__global__ void __launch_bounds__(kBlock, reduce_min_blocks<Law>)
     sampled_reduce_kernel(__grid_constant__ const SampleSpec spec, std::uint64_t seed, std::uint64_t begin,
                           std::uint64_t end, LawOptions opt, __grid_constant__ const SummaryRanges rg,
                           const std::uint32_t* order, unsigned long long* counter, BatchSummary* out) {
@@ -114,11 +121,14 @@ __global__ void __launch_bounds__(kBlock, kReduceMinBlocks)
   for_each_instance(end - begin, counter, [&](std::uint64_t j) {
     const std::uint64_t i = begin + (order ? static_cast<std::uint64_t>(order[j]) : j);
     const ContactProblem<T> p = make_instance<T>(spec, seed, i);
+    // what the summary needs of the instance, taken before the law: 4 numbers live across it, not 12
+    const Vec3<T> n = p.n;
+    const double K0 = initial_energy(p);
     const Result<T> r = Law::template eval<T>(p, opt);
     atomicAdd(&status[static_cast<int>(r.status)], 1ull);
     if (r.status != Status::ok) return;
     double x[kNumQuantities];
-    summary_quantities(p, r, x);
+    summary_quantities(n, K0, r, x);
     for (int k = 0; k < kNumQuantities; ++k) {
       exact::Fixed f;
       if (exact::quantize(x[k], grid_exp[k], f))
