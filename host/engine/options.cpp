@@ -61,6 +61,12 @@ bool cuda_built() {
 #endif
 }
 
+void check_cuda_environment() {
+#ifdef IMPACT_WITH_CUDA
+  (void)cuda::default_reduce_schedule();
+#endif
+}
+
 bool cuda_usable(std::string* why) {
 #ifdef IMPACT_WITH_CUDA
   return cuda::device_available(why);

@@ -33,5 +33,9 @@ Backend resolve_backend(std::string_view name, Precision precision, bool allow_r
 // names the device).
 bool cuda_built();
 bool cuda_usable(std::string* why = nullptr);
+// Checks the environment variables that steer the CUDA backend (IMPACT_CUDA_LANES: the sampled
+// reduction's schedule, kernels/cuda/cuda.hpp default_reduce_schedule), so that a bad value is a
+// usage error before any work; std::invalid_argument. Nothing to check without CUDA.
+void check_cuda_environment();
 
 }  // namespace impact::engine

@@ -162,6 +162,15 @@ BatchSummary chunk_summary(const ReduceSpec& rs, engine::SampledFn<T> fn, const 
 }
 
 // The chunks the plan hands this process, gathered and merged in chunk order on the merging one.
+// total + chunk k's summary; a summary on another grid (other ranges: from a foreign checkpoint
+// file, or a process that chose other ranges) is an error, never a sum of unlike integers.
+BatchSummary merge_chunk(const BatchSummary& total, const BatchSummary& chunk, std::uint64_t k) {
+  if (!same_grid(total, chunk))
+    throw std::runtime_error("reduce: the summary of chunk " + std::to_string(k) +
+                             " has other histogram ranges than the run's, so its sums are on another grid: not merged");
+  return merge(total, chunk);
+}
+
 template <class T>
 void run_planned(const ReduceSpec& rs, engine::SampledFn<T> fn, const SummaryRanges& rg, ChunkPlan& plan,
                  Checkpoint* ck, ReduceResult& res) {
@@ -186,7 +195,7 @@ void run_planned(const ReduceSpec& rs, engine::SampledFn<T> fn, const SummaryRan
       throw std::runtime_error("reduce: chunk " + std::to_string(k) + " of " + std::to_string(count) +
                                " is missing from the gathered summaries");
   if (chunks.size() != count) throw std::runtime_error("reduce: more chunk summaries than chunks");
-  for (const ChunkSummary& c : chunks) res.summary = merge(res.summary, c.summary);
+  for (const ChunkSummary& c : chunks) res.summary = merge_chunk(res.summary, c.summary, c.index);
 }
 
 template <class T>
@@ -220,7 +229,8 @@ ReduceResult run(const ReduceSpec& rs, std::FILE* log, ChunkPlan* plan) {
   if (plan) run_planned<T>(rs, fn, rg, *plan, ck.get(), res);
   for (std::uint64_t b = plan ? end : rs.first; b < end;) {
     const std::uint64_t e = end - b < res.chunk ? end : b + res.chunk;
-    res.summary = merge(res.summary, chunk_summary<T>(rs, fn, rg, ck.get(), (b - rs.first) / res.chunk, b, e));
+    const std::uint64_t k = (b - rs.first) / res.chunk;
+    res.summary = merge_chunk(res.summary, chunk_summary<T>(rs, fn, rg, ck.get(), k, b, e), k);
     b = e;
     const auto now = Clock::now();
     const double el = std::chrono::duration<double>(now - t0).count();
@@ -317,6 +327,7 @@ ReduceSpec reduce_spec(const ReduceRequest& a, std::string* why) {
   w.host_resident = false;  // sampled and reduced where the law runs
   const engine::BackendPick pick = engine::pick_backend(a.backend, w, false);
   rs.backend = pick.backend;
+  if (rs.backend == Backend::cuda) engine::check_cuda_environment();  // IMPACT_CUDA_LANES, before any work
   if (why) *why = pick.why;
   if (a.first + a.n < a.first) throw std::invalid_argument("--first + --n overflows the 64-bit index range");
   for (const std::string& r : a.ranges) rs.ranges.push_back(parse_range(r));  // usage errors before any work

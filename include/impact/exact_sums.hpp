@@ -39,7 +39,7 @@ IMPACT_HDI int range_exponent(double lo, double hi) {
   const double a = lo < 0 ? -lo : lo, b = hi < 0 ? -hi : hi;
   const double m = a > b ? a : b;
   if (!(m > 0) || !(m < 1.0 / 0.0)) return 0;
-  const int field = static_cast<int>((scale_detail::bits_of(m) >> 52) & 0x7ff);
+  const int field = scale_detail::biased_exponent(m);
   return field ? field - 1022 : -1021;  // m < 2^(field - 1022); a subnormal m < 2^-1022
 }
 
@@ -89,7 +89,7 @@ struct Fixed {
 // x on the grid of scale 2^e; false for a non-finite x or |x| >= 2^(e + kWindow).
 IMPACT_HDI bool quantize(double x, int e, Fixed& f) {
   const std::uint64_t b = scale_detail::bits_of(x);
-  const int field = static_cast<int>((b >> 52) & 0x7ff);
+  const int field = scale_detail::biased_exponent(x);
   f.neg = (b >> 63) != 0;
   f.q0 = f.q1 = 0;
   if (field == 0x7ff) return false;

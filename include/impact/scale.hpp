@@ -69,9 +69,11 @@ IMPACT_HDI float float_of(unsigned b) {
   return x;
 #endif
 }
+// The biased exponent field of a double as stored: 0 for zero and subnormals, 0x7ff for inf and NaN.
+IMPACT_HDI int biased_exponent(double m) { return static_cast<int>((bits_of(m) >> 52) & 0x7ffu); }
 // The unbiased exponent field, for a finite positive value (subnormals read as the smallest
 // normal exponent: any power of two near the magnitude serves as a scale).
-IMPACT_HDI int exponent_field(double m) { return static_cast<int>((bits_of(m) >> 52) & 0x7ffu) - 1023; }
+IMPACT_HDI int exponent_field(double m) { return biased_exponent(m) - 1023; }
 IMPACT_HDI int exponent_field(float m) { return static_cast<int>((bits_of(m) >> 23) & 0xffu) - 127; }
 // 2^k exactly, k clamped to the normal range of the type.
 template <class T> IMPACT_HDI T pow2(int k);

@@ -150,6 +150,15 @@ IMPACT_HDI BatchSummary merge(const BatchSummary& a, const BatchSummary& b) {
   return r;
 }
 
+// Whether two summaries can be merged: the same histogram ranges, hence the same grid of the exact
+// sums, for every quantity (merge() adds integers, which is meaningful on one grid only). Host
+// code checks it where summaries come from elsewhere (a checkpoint's files, other processes).
+inline bool same_grid(const BatchSummary& a, const BatchSummary& b) {
+  for (int k = 0; k < kNumQuantities; ++k)
+    if (a.q[k].e != b.q[k].e || !(a.h[k].lo == b.h[k].lo) || !(a.h[k].hi == b.h[k].hi)) return false;
+  return true;
+}
+
 // The summary of one evaluated row (p validated or not: the row's status decides).
 template <class T>
 IMPACT_HDI BatchSummary summarize_row(const ContactProblem<T>& p, const Result<T>& res, const SummaryRanges& rg) {

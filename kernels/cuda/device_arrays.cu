@@ -72,10 +72,7 @@ __global__ void scatter_kernel(const BatchOut<T> src, std::size_t first, std::si
 struct ArrayScratch {
   DeviceBuffer cols, res, flag;
 };
-ArrayScratch& array_scratch(int device) {
-  thread_local std::map<int, ArrayScratch> scratch;
-  return scratch[device];
-}
+ArrayScratch& array_scratch(int device) { return per_thread_device<ArrayScratch>(device); }
 
 }  // namespace
 

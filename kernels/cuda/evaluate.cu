@@ -312,10 +312,9 @@ namespace {
 // The regime sort's buffers of this host thread on the current device, kept across calls (a repeated
 // call of the same size allocates nothing: issue 23).
 KeyOrder& cached_key_order() {
-  thread_local std::map<int, KeyOrder> orders;
   int dev = 0;
   check(cudaGetDevice(&dev), "cudaGetDevice");
-  return orders[dev];
+  return per_thread_device<KeyOrder>(dev);
 }
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <cub/device/device_radix_sort.cuh>
 #include <stdexcept>
 #include <string>
@@ -128,5 +129,14 @@ class KeyOrder {
 
 // Blocks of `block` threads covering n items.
 inline unsigned blocks_for(std::size_t n, int block) { return static_cast<unsigned>((n + block - 1) / block); }
+
+// One T per host thread and device, kept across calls: the scratch buffers a repeated call of the
+// same shape reuses instead of allocating (issue 23; device_allocations() counts what is allocated).
+// A host thread's calls are sequential, so its T is never shared; each device has its own.
+template <class T>
+T& per_thread_device(int device) {
+  thread_local std::map<int, T> held;
+  return held[device];
+}
 
 }  // namespace impact::cuda

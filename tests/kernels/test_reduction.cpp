@@ -287,3 +287,19 @@ TEST(ExactSums, LargeCountsStayExact) {
   EXPECT_NEAR(both.variance(), x * x * n / (n - 1), 1e-15 * x * x);
   EXPECT_EQ(pa.mean(), x);
 }
+
+// Summaries on other ranges have their exact sums on other grids: same_grid tells them apart, so
+// that the host refuses to merge them (host/study/reduce.cpp merge_chunk).
+TEST(Reduction, SameGridTellsOtherRangesApart) {
+  SummaryRanges a{};
+  for (int k = 0; k < kNumQuantities; ++k) a.lo[k] = -1, a.hi[k] = 4;
+  SummaryRanges b = a;
+  EXPECT_TRUE(same_grid(summary_identity(a), summary_identity(b)));
+  b.hi[kPt] = 4.5;  // the same grid exponent, another histogram
+  EXPECT_EQ(summary_identity(a).q[kPt].e, summary_identity(b).q[kPt].e);
+  EXPECT_FALSE(same_grid(summary_identity(a), summary_identity(b)));
+  b = a;
+  b.hi[kEnergyRatio] = 400;  // another grid
+  EXPECT_NE(summary_identity(a).q[kEnergyRatio].e, summary_identity(b).q[kEnergyRatio].e);
+  EXPECT_FALSE(same_grid(summary_identity(a), summary_identity(b)));
+}
