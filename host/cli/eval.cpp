@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <optional>
 
 #include <filesystem>
 
@@ -41,9 +42,8 @@ CLI::App* add_eval_subcommand(CLI::App& app, EvalArgs& ea) {
   eval->add_option("--integrator", ea.integrator, "rk4|euler (integrators)")->capture_default_str();
   eval->add_option("--chunk", ea.chunk, "Rows per batch")->capture_default_str();
   eval->add_option("--pipeline", ea.pipeline,
-                   "Chunks in flight: reading and parsing chunk k+1, the law on chunk k and writing chunk k-1 "
-                   "overlap (1: one after another; the output is the same bytes for every value)")
-      ->capture_default_str();
+                   "Chunks in flight (default 3): reading and parsing chunk k+1, the law on chunk k and writing "
+                   "chunk k-1 overlap (1: one after another; the output is the same bytes for every value)");
   eval->add_option("--timeline", ea.timeline,
                    "Write the pipeline's stage times per chunk (read, parse, law, format, write) as CSV to this "
                    "file; the summary shows each stage's busy time and each thread's idle fraction");
@@ -84,6 +84,9 @@ void print_summary(std::FILE* f, const EvalArgs& args, const LawInfo& law, const
   if (!args.timeline.empty()) std::fprintf(f, "  pipeline timeline written to %s\n", args.timeline.c_str());
 }
 
+// --pipeline, or its default (-1: not given)
+int pipeline_of(const EvalArgs& args) { return args.pipeline >= 0 ? args.pipeline : EvalPipeline{}.depth; }
+
 template <class T>
 void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, Precision precision,
          const LawOptions& opt, std::FILE* summary) {
@@ -92,18 +95,19 @@ void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, P
   io::remove_stale_writes(args.out);  // what a killed run left beside OUT (temporaries, mpirun shares)
   io::OutFile out(args.out);
   const BatchFn<T> fn = ref::any_batch_fn<T>(law, backend.backend);
+  std::optional<io::OutFile> tf;  // opened before any work: a path that cannot be written fails first
+  if (!args.timeline.empty()) tf.emplace(args.timeline);
   EvalTimeline tl;
   const bool piped = args.scenario.empty();
   const TableStats s =
-      piped ? evaluate_table<T>(reader, out, law, fn, opt, EvalPipeline{args.chunk, args.pipeline}, &tl)
+      piped ? evaluate_table<T>(reader, out, law, fn, opt, EvalPipeline{args.chunk, pipeline_of(args)}, &tl)
             : study::evaluate_scenario_table<T>(reader, out, *study::find_scenario(args.scenario), law, fn, opt,
                                                 args.chunk);
-  if (!args.timeline.empty()) {
-    io::OutFile tf(args.timeline);
-    tf.put(timeline_csv(tl));
-    tf.commit();
-  }
   out.commit();
+  if (tf) {  // after the table: a failed table leaves no timeline behind
+    tf->put(timeline_csv(tl));
+    tf->commit();
+  }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (summary) print_summary(summary, args, law, backend, precision, reader.path(), s, total, piped ? &tl : nullptr);
 }
@@ -160,7 +164,7 @@ int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backe
   if (code == 0) try {
       io::CsvReader rows(args.in, range.begin, range.end, header_line + 1 + static_cast<long>(before));
       part.emplace(args.out + ".part" + std::to_string(w.rank()));
-      s = evaluate_rows<T>(rows, *part, lay, law, fn, opt, EvalPipeline{args.chunk, args.pipeline});
+      s = evaluate_rows<T>(rows, *part, lay, law, fn, opt, EvalPipeline{args.chunk, pipeline_of(args)});
     } catch (const io::InputError& e) {
       fail(1, e.what());
     } catch (const std::exception& e) {
@@ -225,11 +229,12 @@ int run_eval(const EvalArgs& args, std::FILE* summary) {
   const BackendPick backend = pick_backend(args.backend, w, true);
   if (args.chunk < 1 || args.chunk > (std::size_t(1) << 24))
     throw std::invalid_argument("--chunk must be between 1 and 16777216 rows, got " + std::to_string(args.chunk));
-  if (args.pipeline < 1 || args.pipeline > io::kMaxPipelineDepth)
+  if (args.pipeline != -1 && (args.pipeline < 1 || args.pipeline > io::kMaxPipelineDepth))
     throw std::invalid_argument("--pipeline must be between 1 and " + std::to_string(io::kMaxPipelineDepth) +
                                 " chunks, got " + std::to_string(args.pipeline));
-  if (!args.timeline.empty() && !args.scenario.empty())
-    throw std::invalid_argument("--timeline: a --scenario table is evaluated one chunk after another, with no pipeline");
+  if ((!args.timeline.empty() || args.pipeline != -1) && !args.scenario.empty())
+    throw std::invalid_argument(std::string(args.timeline.empty() ? "--pipeline" : "--timeline") +
+                                ": a --scenario table is evaluated one chunk after another, with no pipeline");
   if (!args.timeline.empty() && (args.timeline == "-" || io::same_destination(args.timeline, args.out) ||
                                  io::same_destination(args.timeline, args.in)))
     throw std::invalid_argument("--timeline must name a file of its own, not stdout, --in or --out");

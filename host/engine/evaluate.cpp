@@ -15,6 +15,7 @@
 #include "engine/columns.hpp"
 #include "engine/table.hpp"
 #include "impact/derived.hpp"
+#include "io/machine.hpp"
 #include "io/pipeline.hpp"
 
 namespace impact::engine {
@@ -86,27 +87,35 @@ void parallel_rows(std::size_t n, F&& f) {
   if (error) std::rethrow_exception(error);
 }
 
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
 // Input stage: up to `chunk` records read (one thread), then split and parsed (OpenMP threads);
-// false when the input had no record left.
+// false when the input had no record left. A reader error (a NUL byte, an overlong line, a read
+// error) on a later line than a bad cell of the records before it is thrown after them: the first
+// error in the file is the one reported, as a loop reading and parsing a row at a time reports it.
 template <class T>
 bool take_in(EvalSlot<T>& s, io::CsvReader& reader, const InputLayout& lay, std::size_t chunk, Clock::time_point t0) {
   ChunkTimes& t = s.times;
   t = ChunkTimes{};
-  t.stage[stage_read].begin = since(t0);
+  t.stage[stage_read].begin = io::seconds_since(t0);
   s.text.clear();
   s.at.clear();
   s.line.clear();
-  while (s.line.size() < chunk && reader.next_record()) {
-    s.at.push_back(s.text.size());
-    s.text += reader.raw();
-    s.line.push_back(reader.line_no());
+  std::exception_ptr read_error;
+  try {
+    while (s.line.size() < chunk && reader.next_record()) {
+      s.at.push_back(s.text.size());
+      s.text += reader.raw();
+      s.line.push_back(reader.line_no());
+    }
+  } catch (const io::InputError&) {
+    read_error = std::current_exception();
   }
   s.at.push_back(s.text.size());
   s.m = t.rows = s.line.size();
-  t.stage[stage_read].end = t.stage[stage_parse].begin = since(t0);
-  if (s.m == 0) return false;
+  if (s.cols.size() < s.m) {  // a slot grows to the largest chunk it has held, not to --chunk up front
+    s.cols.resize(s.m);
+    s.res.resize(s.m);
+  }
+  t.stage[stage_read].end = t.stage[stage_parse].begin = io::seconds_since(t0);
   const std::string& path = reader.path();
   parallel_rows(s.m, [&](std::size_t i) {
     thread_local std::vector<io::CsvField> fields;
@@ -115,8 +124,9 @@ bool take_in(EvalSlot<T>& s, io::CsvReader& reader, const InputLayout& lay, std:
     io::split_csv_line(rec, path, s.line[i], unquoted, fields);
     parse_row(fields, rec, path, s.line[i], lay, s.cols, i);
   });
-  t.stage[stage_parse].end = since(t0);
-  return true;
+  if (read_error) std::rethrow_exception(read_error);
+  t.stage[stage_parse].end = io::seconds_since(t0);
+  return s.m > 0;
 }
 
 // Output stage: the rows' text (OpenMP threads, by blocks), written in order, then the summary
@@ -124,7 +134,7 @@ bool take_in(EvalSlot<T>& s, io::CsvReader& reader, const InputLayout& lay, std:
 template <class T>
 void give_out(EvalSlot<T>& s, io::OutFile& out, const LawInfo& law, TableStats& stats, Clock::time_point t0) {
   ChunkTimes& t = s.times;
-  t.stage[stage_format].begin = since(t0);
+  t.stage[stage_format].begin = io::seconds_since(t0);
   s.blocks.resize((s.m + kFormatBlock - 1) / kFormatBlock);
   parallel_rows(s.blocks.size(), [&](std::size_t b) {
     std::string& buf = s.blocks[b];
@@ -136,10 +146,10 @@ void give_out(EvalSlot<T>& s, io::OutFile& out, const LawInfo& law, TableStats& 
       buf += '\n';
     }
   });
-  t.stage[stage_format].end = t.stage[stage_write].begin = since(t0);
+  t.stage[stage_format].end = t.stage[stage_write].begin = io::seconds_since(t0);
   for (const std::string& b : s.blocks) out.put(b);
   summarise_rows(stats, s.cols, s.res, s.m);
-  t.stage[stage_write].end = since(t0);
+  t.stage[stage_write].end = io::seconds_since(t0);
 }
 
 }  // namespace
@@ -148,32 +158,34 @@ template <class T>
 TableStats evaluate_rows(io::CsvReader& reader, io::OutFile& out, const InputLayout& lay, const LawInfo& law,
                          BatchFn<T> fn, const LawOptions& opt, const EvalPipeline& how, EvalTimeline* timeline) {
   if (how.chunk < 1) throw std::invalid_argument("eval pipeline: a chunk must hold at least one row");
-  std::vector<EvalSlot<T>> slots(static_cast<std::size_t>(std::max(how.depth, 1)));
-  for (EvalSlot<T>& s : slots) {
-    s.cols.resize(how.chunk);
-    s.res.resize(how.chunk);
-  }
+  const int depth = pipeline_depth(how);
+  std::vector<EvalSlot<T>> slots(static_cast<std::size_t>(depth));
   TableStats stats;
   EvalTimeline tl;
-  tl.depth = how.depth;
+  tl.depth = depth;
   tl.host_threads = omp_get_max_threads();
   const Clock::time_point t0 = Clock::now();
   io::run_pipeline(
-      how.depth, [&](int q, std::size_t) { return take_in(slots[q], reader, lay, how.chunk, t0); },
+      depth, [&](int q, std::size_t) { return take_in(slots[q], reader, lay, how.chunk, t0); },
       [&](int q, std::size_t) {
         EvalSlot<T>& s = slots[q];
-        s.times.stage[stage_law].begin = since(t0);
+        s.times.stage[stage_law].begin = io::seconds_since(t0);
         fn(s.cols.view(lay.needed, 0, s.m), s.res.view(), opt);
-        s.times.stage[stage_law].end = since(t0);
+        s.times.stage[stage_law].end = io::seconds_since(t0);
         stats.law_seconds += s.times.stage[stage_law].seconds();
       },
       [&](int q, std::size_t) {
         give_out(slots[q], out, law, stats, t0);
         tl.chunks.push_back(slots[q].times);
       });
-  tl.wall = since(t0);
+  tl.wall = io::seconds_since(t0);
   if (timeline) *timeline = std::move(tl);
   return stats;
+}
+
+int pipeline_depth(const EvalPipeline& how) {
+  const std::size_t most = std::max<std::size_t>(1, std::max(how.chunk, kMostRowsInFlight) / std::max<std::size_t>(how.chunk, 1));
+  return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(how.depth, 1)), most));
 }
 
 const char* eval_stage_name(int stage) {

@@ -43,10 +43,16 @@ struct TableStats {
 //           summary (one thread)
 // depth 1: one stage after another (no overlap). The bytes written and the summary are the same
 // for every chunk size, depth and thread count (tests/cli/eval_pipeline.sh).
+// Memory: each chunk in flight holds its records' text, columns, results and output text (about
+// 0.8 kB a row of 16 columns), and a slot grows to the largest chunk it held; the depth is lowered
+// so that at most max(chunk, kMostRowsInFlight) rows are in flight (pipeline_depth: 2^21 rows,
+// about 1.7 GB; a chunk of 2^20 rows runs 2 deep, one of 2^21 or more one after another).
 struct EvalPipeline {
   std::size_t chunk = std::size_t(1) << 16;
   int depth = 3;
 };
+constexpr std::size_t kMostRowsInFlight = std::size_t(1) << 21;
+int pipeline_depth(const EvalPipeline& how);  // the depth evaluate_rows runs
 
 // Where a chunk's time went: seconds since the pipeline began, per stage.
 struct StageSpan {

@@ -99,6 +99,45 @@ for d in 1 3; do
   done
 done
 
+# bad cells in both threads' halves of one 4096-row chunk (static schedule: rows 0-2047 to thread 0,
+# 2048-4095 to thread 1): the lower row is reported whichever thread met its own first
+cp "$T/in.csv" "$T/bad2.csv"
+sed -i -e '2000s/,0.3,/,q,/' -e '2100s/,0.3,/,w,/' "$T/bad2.csv"
+for th in 2 4; do
+  OMP_NUM_THREADS=$th "$IMPACT" eval --law chatterjee-ruina --in "$T/bad2.csv" --out "$T/o.csv" --chunk 4096 \
+    2> "$T/o.err"; rc=$?
+  check "bad cells in two threads' rows, $th threads: the first in the file" \
+    '[ $rc -eq 1 ] && grep -q "bad2.csv:2000:[0-9]*: expected a number in column .e_t., got .q." "$T/o.err"'
+done
+
+# a reader error (a NUL byte) and a bad cell in one chunk: whichever comes first in the file, for
+# every chunk size (the records are read before they are parsed)
+for order in "3001 3500" "3500 3001"; do
+  set -- $order
+  cp "$T/in.csv" "$T/nul.csv"
+  sed -i -e "$1s/,0.3,/,x0.3,/" "$T/nul.csv"
+  "$PY" - "$T/nul.csv" $2 <<'PYEOF'
+import sys
+p, n = sys.argv[1], int(sys.argv[2])
+lines = open(p, "rb").read().split(b"\n")
+lines[n - 1] = lines[n - 1][:10] + b"\0" + lines[n - 1][10:]
+open(p, "wb").write(b"\n".join(lines))
+PYEOF
+  for ch in 1 500 4096 65536; do
+    "$IMPACT" eval --law chatterjee-ruina --in "$T/nul.csv" --out "$T/o.csv" --chunk $ch 2> "$T/o.err"; rc=$?
+    if [ $1 = 3001 ]; then want="nul.csv:3001:[0-9]*: expected a number"; else want="nul.csv:3001:11: NUL byte"; fi
+    check "bad cell at line $1, NUL at line $2, chunk $ch: the first in the file" \
+      '[ $rc -eq 1 ] && grep -q "$want" "$T/o.err" && [ ! -e "$T/o.csv" ]'
+  done
+done
+
+# a table that cannot be written leaves no timeline; a timeline that cannot be written fails first
+rm -f "$T/tl.csv"
+"$IMPACT" eval --law newton --in "$T/in.csv" --out /dev/full --timeline "$T/tl.csv" 2> "$T/o.err"; rc=$?
+check "table to /dev/full: exit 2, no timeline" '[ $rc -eq 2 ] && [ ! -e "$T/tl.csv" ]'
+"$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/o.csv" --timeline "$T/no/such/dir/tl.csv" 2> "$T/o.err"; rc=$?
+check "timeline in a missing folder: fails, no table" '[ $rc -ne 0 ] && [ ! -e "$T/o.csv" ]'
+
 # 4. bad options
 "$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/o.csv" --pipeline 0 2> "$T/o.err"; rc=$?
 check "--pipeline 0 refused" '[ $rc -ne 0 ] && grep -q "pipeline must be between 1 and 8" "$T/o.err"'
@@ -106,5 +145,12 @@ check "--pipeline 0 refused" '[ $rc -ne 0 ] && grep -q "pipeline must be between
 check "--pipeline 9 refused" '[ $rc -ne 0 ] && grep -q "pipeline must be between 1 and 8" "$T/o.err"'
 "$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/o.csv" --timeline "$T/o.csv" 2> "$T/o.err"; rc=$?
 check "--timeline on --out refused" '[ $rc -ne 0 ] && grep -q "timeline must name a file of its own" "$T/o.err"'
+printf 'V0x,mu\n-1,0.3\n' > "$T/ball.csv"
+"$IMPACT" eval --law newton --scenario ball --in "$T/ball.csv" --out "$T/o.csv" --pipeline 2 2> "$T/o.err"; rc=$?
+check "--pipeline with --scenario refused" '[ $rc -ne 0 ] && grep -q "pipeline: a --scenario table" "$T/o.err"'
+
+# the depth is lowered so that at most max(chunk, 2^21) rows are in flight (engine::pipeline_depth)
+"$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/o.csv" --chunk 1048576 --pipeline 8 2> "$T/o.err"; rc=$?
+check "chunk 2^20 at depth 8 runs 2 deep" '[ $rc -eq 0 ] && grep -q "pipeline: 1 chunk (5000 rows), 2 in flight" "$T/o.err"'
 
 finish
