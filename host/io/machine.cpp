@@ -1,5 +1,7 @@
 #include "io/machine.hpp"
 
+#include <cstdio>
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -99,6 +101,16 @@ double cpu_seconds() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec + ru.ru_stime.tv_sec + 1e-6 * ru.ru_stime.tv_usec;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string gib(double bytes) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / double(1ull << 30));
+  return buf;
 }
 
 }  // namespace impact::io

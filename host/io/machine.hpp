@@ -1,6 +1,7 @@
 // What the outputs record about the machine and the process: host and CPU names, the time, memory
 // and load, the compiler and build type, resource use.
 #pragma once
+#include <chrono>
 #include <string>
 
 namespace impact::io {
@@ -18,5 +19,9 @@ double mem_available_bytes();  // /proc/meminfo MemAvailable (8 GiB when unknown
 double load_average();         // 1-minute load average, NaN when unknown
 long peak_rss_kb();            // peak resident set size of this process
 double cpu_seconds();          // user + system CPU time of this process so far (all threads)
+// Seconds of steady_clock since t0: the one stopwatch of the phase timings.
+double seconds_since(std::chrono::steady_clock::time_point t0);
+// A memory size for messages: "1.5 GiB" (3 significant digits).
+std::string gib(double bytes);
 
 }  // namespace impact::io

@@ -11,6 +11,7 @@
 #include "engine/table.hpp"
 #include "impact/derived.hpp"
 #include "impact/rng.hpp"
+#include "io/machine.hpp"
 #include "reference/reference.hpp"
 
 namespace impact::ref {
@@ -21,7 +22,7 @@ using engine::OutputColumns;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+using io::seconds_since;
 
 void resize_rows(CompareRows& rows, std::size_t n) {
   rows.cols.resize(n);

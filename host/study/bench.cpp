@@ -20,7 +20,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+using io::seconds_since;
 
 // Memory of one pooled instance: all input columns and every output column.
 std::size_t pool_bytes(std::size_t tsize) { return kNumInputs * tsize + kNumRealOutputs * tsize + 9; }

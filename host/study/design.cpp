@@ -43,13 +43,7 @@ std::string num(double x) {
   return {};
 }
 
-// "1.5 GiB", for messages on memory.
-std::string gib(double bytes) {
-  std::ostringstream s;
-  s.precision(3);
-  s << bytes / double(1ull << 30) << " GiB";
-  return s.str();
-}
+using io::gib;  // "1.5 GiB", for messages on memory
 
 [[noreturn]] void fail(const std::string& key, const std::string& what) {
   throw std::invalid_argument(key + ": " + what);
@@ -720,7 +714,7 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, 
       continue;
     }
     std::vector<Token> tok = split_fields(line);
-    double v;
+    double v = 0;
     if (first) {
       first = false;
       // a header when its first field does not begin like a number ("0x10" there is a value,

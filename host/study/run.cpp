@@ -12,6 +12,7 @@
 #include "engine/registry.hpp"
 #include "impact/derived.hpp"
 #include "io/cancel.hpp"
+#include "io/machine.hpp"
 #include "io/progress.hpp"
 #include "reference/reference.hpp"
 #include "study/writers.hpp"
@@ -25,7 +26,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+using io::seconds_since;
 
 bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();

@@ -5,18 +5,15 @@
 
 #include "engine/backend_pick.hpp"
 #include "engine/registry.hpp"
+#include "io/machine.hpp"
 #include "study/output_folder.hpp"
 #include "study/scenarios.hpp"
 
 namespace impact::study {
 
-namespace {
+using io::gib;
 
-std::string gib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / double(1ull << 30));
-  return buf;
-}
+namespace {
 
 // The run's buffers and what grows with its rows, with the design's own memory, within what a
 // study may use (memory_budget_bytes()): checked before anything is allocated.
