@@ -1,5 +1,5 @@
 // The version and git revision of this build (for --version and the metadata of studies and
-// benchmarks). Only host/version.cpp sees the values, so a new commit rebuilds one file.
+// benchmarks). Only host/io/version.cpp sees the values, so a new commit rebuilds one file.
 #pragma once
 
 namespace impact::io {

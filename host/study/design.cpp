@@ -1,4 +1,4 @@
-// Parameter specifications and experimental designs (host/design.hpp).
+// Parameter specifications and experimental designs (study/design.hpp).
 //
 // Inverse CDFs and CDFs come from rmath (impact/rmath.hpp: the same bits on every machine), Sobol points from boost::random::sobol (Joe-Kuo
 // direction numbers), counter-based uniforms from the project's Philox wrapper (impact/rng.hpp).

@@ -1,5 +1,5 @@
 // Variance-based sensitivity: first-order and total Sobol indices from a Saltelli design
-// (host/design.hpp, DesignKind::saltelli, SALib row order A, AB_1..AB_d, B per base row), with the
+// (study/design.hpp, DesignKind::saltelli, SALib row order A, AB_1..AB_d, B per base row), with the
 // Saltelli et al. (2010) first-order estimator and Jansen's total-effect estimator, and
 // percentile-free normal bootstrap confidence intervals (as SALib: z * sd of the bootstrap
 // replicates).
