@@ -47,7 +47,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // One chunk in the pipeline: its records as read, their parsed columns, the law's results and the
-// rows' text. Every buffer is kept from one chunk to the next (the slot's capacity is a chunk).
+// rows' text. Every buffer is kept from one chunk to the next, grown to the largest chunk the
+// slot has held (take_in).
 template <class T>
 struct EvalSlot {
   std::string text;               // the records, one after another

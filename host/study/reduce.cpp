@@ -161,7 +161,6 @@ BatchSummary chunk_summary(const ReduceSpec& rs, engine::SampledFn<T> fn, const 
   return s;
 }
 
-// The chunks the plan hands this process, gathered and merged in chunk order on the merging one.
 // total + chunk k's summary; a summary on another grid (other ranges: from a foreign checkpoint
 // file, or a process that chose other ranges) is an error, never a sum of unlike integers.
 BatchSummary merge_chunk(const BatchSummary& total, const BatchSummary& chunk, std::uint64_t k) {
@@ -171,6 +170,7 @@ BatchSummary merge_chunk(const BatchSummary& total, const BatchSummary& chunk, s
   return merge(total, chunk);
 }
 
+// The chunks the plan hands this process, gathered and merged in chunk order on the merging one.
 template <class T>
 void run_planned(const ReduceSpec& rs, engine::SampledFn<T> fn, const SummaryRanges& rg, ChunkPlan& plan,
                  Checkpoint* ck, ReduceResult& res) {

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <map>
 
 #include "kernels/cuda/cuda.hpp"
 #include "kernels/cuda/util.cuh"
