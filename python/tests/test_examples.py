@@ -69,8 +69,14 @@ def test_sobol_ball_equals_impact_study(tmp_path):
         i = names.index(r["parameter"])
         for k in ("S1", "ST"):
             assert abs(float(r[k]) - salib[r["output"]][k][i]) < 1e-12, (r["output"], r["parameter"], k)
-    # and they say what the physics says: the rebound speed e |V0z| depends on e alone
-    assert salib["Vz"]["ST"][1] > 0.99 and max(abs(x) for j, x in enumerate(salib["Vz"]["ST"]) if j != 1) < 1e-9
+    # and they say what the physics says: the rebound speed e |V0z| depends on e alone. The other
+    # inputs' total indices are then zero to rounding. e's is a ratio of two sample moments, 1 only
+    # in expectation: over 300 design seeds at N = 256 its estimate spread with a standard deviation
+    # of 0.013 (0.953 to 1.070), and every one held 1 inside its own 95% bootstrap interval. (An
+    # unseeded design once gave 0.988 and failed a bound of 0.99.)
+    st, conf = salib["Vz"]["ST"], salib["Vz"]["ST_conf"]
+    assert max(abs(x) for j, x in enumerate(st) if j != 1) < 1e-9, st
+    assert abs(st[1] - 1.0) <= min(conf[1], 0.06), (st[1], conf[1])
 
 
 def test_device_arrays_example():
