@@ -1,5 +1,5 @@
 // `impact bench`: see bench.hpp and docs/bench.md. The command: options, their checks, the run
-// (host/study/bench.hpp measures), the outputs (bench_report.hpp formats).
+// (host/bench/bench.hpp measures), the outputs (bench_report.hpp formats).
 #include "cli/bench.hpp"
 
 #include <CLI/CLI.hpp>
@@ -17,8 +17,8 @@
 #include "engine/registry.hpp"
 #include "io/machine.hpp"
 #include "io/out_file.hpp"
-#include "study/bench.hpp"
-#include "study/sample_spec.hpp"
+#include "bench/bench.hpp"
+#include "systems/sample_spec.hpp"
 #include "impact/sampling.hpp"
 
 namespace impact::cli {
@@ -26,9 +26,9 @@ namespace impact::cli {
 using engine::Backend;
 using engine::LawInfo;
 using engine::Precision;
-using study::BenchConfig;
-using study::BenchSpec;
-using study::Measurement;
+using bench::BenchConfig;
+using bench::BenchSpec;
+using bench::Measurement;
 
 namespace {
 
@@ -77,8 +77,8 @@ std::vector<Precision> precisions_of(const std::vector<std::string>& args) {
 }
 
 // Everything but the backends, checked in the order of docs/bench.md's usage errors.
-BenchSpec spec_of(const BenchArgs& a) {
-  BenchSpec s;
+bench::BenchSpec spec_of(const BenchArgs& a) {
+  bench::BenchSpec s;
   s.laws = laws_of(a.laws);
   s.precisions = precisions_of(a.precisions);
   for (int st : a.steps) {
@@ -92,12 +92,12 @@ BenchSpec spec_of(const BenchArgs& a) {
   if (a.max_n < 1) throw std::invalid_argument("--max-n must be >= 1");
   if (a.json == "-" && a.markdown == "-")
     throw std::invalid_argument("--json - and --markdown - cannot both write to stdout");
-  s.scenario = study::parse_scenario(a.scenario);
+  s.scenario = systems::parse_scenario(a.scenario);
   s.scenario_name = a.scenario;
   s.sets = a.sets;
   if (!a.sets.empty()) {
-    SampleSpec check = study::default_spec(s.scenario);
-    for (const std::string& kv : a.sets) study::apply_setting(check, kv);  // errors now, naming the key
+    SampleSpec check = systems::default_spec(s.scenario);
+    for (const std::string& kv : a.sets) systems::apply_setting(check, kv);  // errors now, naming the key
     for (const std::string& kv : a.sets) s.scenario_name += " " + kv;
   }
   s.seed = a.seed;
@@ -132,9 +132,9 @@ std::vector<Backend> backends_of(const std::vector<std::string>& args, const eng
 }
 
 // Every configuration of the plan, one after the other (a progress line each to `log`, if any).
-std::vector<Measurement> measure_plan(const std::vector<BenchConfig>& plan, const BenchSpec& spec, std::FILE* log) {
-  std::vector<Measurement> ms;
-  study::BenchHarness harness(spec);
+std::vector<bench::Measurement> measure_plan(const std::vector<bench::BenchConfig>& plan, const bench::BenchSpec& spec, std::FILE* log) {
+  std::vector<bench::Measurement> ms;
+  bench::BenchHarness harness(spec);
   for (std::size_t k = 0; k < plan.size(); ++k) {
     ms.push_back(harness.measure(plan[k]));
     if (log) {
@@ -190,8 +190,8 @@ int run_bench(const BenchArgs& a, std::FILE* table, std::FILE* log) {
     for (const SkippedBackend& s : run.skipped)
       std::fprintf(progress, "impact bench: skipping backend %s: %s\n", s.backend.c_str(), s.reason.c_str());
 
-  const std::vector<BenchConfig> plan = study::bench_plan(run.spec);
-  run.spec.max_n = study::batch_cap(a.max_n);
+  const std::vector<bench::BenchConfig> plan = bench::bench_plan(run.spec);
+  run.spec.max_n = bench::batch_cap(a.max_n);
   if (progress)
     std::fprintf(progress,
                  "impact bench: %zu configurations, %d reps of ~%g s (+ calibration, %d warm-up): about %.0f s; "
@@ -208,7 +208,7 @@ int run_bench(const BenchArgs& a, std::FILE* table, std::FILE* log) {
 
   const auto t_all = Clock::now();
   run.results = measure_plan(plan, run.spec, progress);
-  for (const BenchConfig& c : plan)
+  for (const bench::BenchConfig& c : plan)
     if (c.backend == engine::Backend::cuda) {  // the eval path's ceiling, for the CUDA table
       engine::measure_link(dev);
       break;

@@ -7,7 +7,7 @@
 // same batch. The batch size adapts so that one repetition lasts about --min-time seconds.
 //
 // This file and bench.cpp are the command (options, checks, the run); the measurements are
-// host/study/bench.hpp, the device description host/engine/device.hpp, the tables and the JSON
+// host/bench/bench.hpp, the device description host/engine/device.hpp, the tables and the JSON
 // bench_report.hpp.
 #pragma once
 #include <cstdint>

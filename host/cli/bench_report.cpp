@@ -17,8 +17,8 @@ using engine::Backend;
 using engine::backend_name;
 using engine::Precision;
 using engine::precision_name;
-using study::Measurement;
-using study::RateStat;
+using bench::Measurement;
+using bench::RateStat;
 using json = nlohmann::ordered_json;
 
 // ---- cells -----------------------------------------------------------------------------------------
@@ -42,8 +42,8 @@ std::string fixed(double v, int digits) {
 namespace {
 
 std::string ratio_str(double v) { return std::isfinite(v) ? fixed(v, v < 10 ? 2 : 1) : "-"; }
-double spread_pct(const RateStat& s) { return s.median > 0 ? 100.0 * (s.max - s.min) / (2.0 * s.median) : NAN; }
-std::string rate_cell(const Measurement* m) {
+double spread_pct(const bench::RateStat& s) { return s.median > 0 ? 100.0 * (s.max - s.min) / (2.0 * s.median) : NAN; }
+std::string rate_cell(const bench::Measurement* m) {
   if (!m) return "-";
   return eng(m->rate.median) + " ±" + fixed(spread_pct(m->rate), 0) + "%";
 }
@@ -55,13 +55,13 @@ std::string steps_cell(int steps) { return steps > 0 ? std::to_string(steps) : "
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 // ---- lookups ---------------------------------------------------------------------------------------
-const Measurement* find(const std::vector<Measurement>& ms, const std::string& law, int steps, Precision p,
+const bench::Measurement* find(const std::vector<bench::Measurement>& ms, const std::string& law, int steps, Precision p,
                         Backend b) {
-  for (const Measurement& m : ms)
+  for (const bench::Measurement& m : ms)
     if (m.cfg.law->name == law && m.cfg.steps == steps && m.cfg.precision == p && m.cfg.backend == b) return &m;
   return nullptr;
 }
-double ratio(const Measurement* a, const Measurement* b) {
+double ratio(const bench::Measurement* a, const bench::Measurement* b) {
   return a && b && b->rate.median > 0 ? a->rate.median / b->rate.median : NAN;
 }
 bool has_backend(const std::vector<Backend>& v, Backend b) { return std::find(v.begin(), v.end(), b) != v.end(); }
@@ -71,9 +71,9 @@ struct Row {  // one (law, steps, precision) line of the tables
   int steps;
   Precision precision;
 };
-std::vector<Row> rows_of(const std::vector<Measurement>& ms) {
+std::vector<Row> rows_of(const std::vector<bench::Measurement>& ms) {
   std::vector<Row> rows;
-  for (const Measurement& m : ms) {
+  for (const bench::Measurement& m : ms) {
     bool seen = false;
     for (const Row& r : rows)
       seen |= r.law == m.cfg.law->name && r.steps == m.cfg.steps && r.precision == m.cfg.precision;
@@ -86,7 +86,7 @@ std::vector<Row> rows_of(const std::vector<Measurement>& ms) {
 std::string header_lines(const BenchRun& run) {
   const BenchMachine& mc = run.machine;
   const engine::Device& dev = mc.device;
-  const study::BenchSpec& sp = run.spec;
+  const bench::BenchSpec& sp = run.spec;
   std::string s;
   s += "- Machine: " + mc.cpu + ", " + std::to_string(mc.cores) + " cores, OMP " + std::to_string(mc.omp_threads) +
        " threads; " + mc.compiler + ", " + mc.build_type + "; impactbatch " + mc.version + " (" + mc.git_rev + "), " +
@@ -145,9 +145,9 @@ std::string throughput_table(const BenchRun& run) {
 }
 
 // 2. integrators: instance-steps/s (empty when no integrator ran)
-std::string integrator_table(const std::vector<Measurement>& ms) {
+std::string integrator_table(const std::vector<bench::Measurement>& ms) {
   bool any_int = false;
-  for (const Measurement& m : ms) any_int |= m.cfg.integrator();
+  for (const bench::Measurement& m : ms) any_int |= m.cfg.integrator();
   if (!any_int) return "";
   std::string s =
       "\nIntegrators: instance-steps/s = instances/s x the mean of the `steps` output column (steps actually "
@@ -155,7 +155,7 @@ std::string integrator_table(const std::vector<Measurement>& ms) {
       "docs/bench.md.\n\n";
   s += "| law | steps | precision | backend | mean steps/instance | ok rows | instance-steps/s | GFLOP/s |\n";
   s += "| --- | ---: | --- | --- | ---: | ---: | ---: | ---: |\n";
-  for (const Measurement& m : ms) {
+  for (const bench::Measurement& m : ms) {
     if (!m.cfg.integrator()) continue;
     s += "| " + m.cfg.law->name + " | " + std::to_string(m.cfg.steps) + " | " + precision_name(m.cfg.precision) +
          " | " + backend_name(m.cfg.backend) + " | " + fixed(m.mean_steps, 1) + " | " + pct(100.0 * m.ok_fraction) +
@@ -166,7 +166,7 @@ std::string integrator_table(const std::vector<Measurement>& ms) {
 }
 
 // 3. the device's peak shares (cuda configurations only)
-std::string cuda_table(const std::vector<Measurement>& ms, const engine::Device& dev) {
+std::string cuda_table(const std::vector<bench::Measurement>& ms, const engine::Device& dev) {
   std::string s =
       "\nCUDA: achieved share of the device's peak. FP: flops/instance (cost model) x instances/s over the peak "
       "FP64 (double) or FP32 (float) rate; memory: bytes/instance (inputs read + BatchOut written) x "
@@ -182,7 +182,7 @@ std::string cuda_table(const std::vector<Measurement>& ms, const engine::Device&
   s += "| law | steps | precision | instances/s | flops/instance | GFLOP/s | % peak FP | bytes/instance | GB/s "
        "| % peak DRAM | % pinned memcpy |\n";
   s += "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
-  for (const Measurement& m : ms) {
+  for (const bench::Measurement& m : ms) {
     if (m.cfg.backend != Backend::cuda) continue;
     const double fl = m.rate.median * m.flops_instance;
     const double peak = dev.peak_fp(m.cfg.single());
@@ -198,7 +198,7 @@ std::string cuda_table(const std::vector<Measurement>& ms, const engine::Device&
 }
 
 // ---- JSON ------------------------------------------------------------------------------------------
-json stat_json(const RateStat& s) {
+json stat_json(const bench::RateStat& s) {
   return json{{"median", s.median}, {"min", s.min}, {"max", s.max}, {"q1", s.q1}, {"q3", s.q3}};
 }
 
@@ -248,7 +248,7 @@ json machine_json(const BenchMachine& m) {
   return j;
 }
 
-json settings_json(const study::BenchSpec& s) {
+json settings_json(const bench::BenchSpec& s) {
   json laws = json::array(), backends = json::array(), precisions = json::array();
   for (const engine::LawInfo* l : s.laws) laws.push_back(l->name);
   for (Backend b : s.backends) backends.push_back(backend_name(b));
@@ -268,7 +268,7 @@ json cost_model_json() {
   return cm;
 }
 
-json measurement_json(const Measurement& m, const engine::Device& dev) {
+json measurement_json(const bench::Measurement& m, const engine::Device& dev) {
   const bool alg = !m.cfg.integrator();
   json j{{"law", m.cfg.law->name},
          {"scenario", m.cfg.variant},
@@ -285,7 +285,7 @@ json measurement_json(const Measurement& m, const engine::Device& dev) {
          {"ok_fraction", m.ok_fraction}};
   if (!alg) {
     j["mean_steps"] = m.mean_steps;
-    j["instance_steps_per_second"] = stat_json(study::scaled(m.rate, m.mean_steps));
+    j["instance_steps_per_second"] = stat_json(bench::scaled(m.rate, m.mean_steps));
   }
   j["flops_per_instance"] = number_or_null(m.flops_instance);
   j["gflops"] = std::isfinite(m.flops_instance) ? json(m.rate.median * m.flops_instance / 1e9) : json(nullptr);
@@ -306,7 +306,7 @@ json ratios_json(const BenchRun& run) {
   json ratios = json::array();
   for (const Row& r : rows_of(run.results)) {
     auto get = [&](Backend b, Precision p) { return find(run.results, r.law, r.steps, p, b); };
-    auto add = [&](const char* what, const Measurement* x, const Measurement* y, const char* key, const char* val) {
+    auto add = [&](const char* what, const bench::Measurement* x, const bench::Measurement* y, const char* key, const char* val) {
       const double v = ratio(x, y);
       if (std::isfinite(v))
         ratios.push_back(json{{"law", r.law}, {"steps", r.steps > 0 ? json(r.steps) : json(nullptr)},
@@ -361,15 +361,15 @@ json bench_json(const BenchRun& run, const std::string& markdown) {
   j["skipped"] = sk;
   j["cost_model"] = cost_model_json();
   json res = json::array();
-  for (const Measurement& m : run.results) res.push_back(measurement_json(m, run.machine.device));
+  for (const bench::Measurement& m : run.results) res.push_back(measurement_json(m, run.machine.device));
   j["results"] = res;
   j["ratios"] = ratios_json(run);
   j["markdown"] = markdown;
   return j;
 }
 
-std::string progress_line(const Measurement& m, std::size_t k, std::size_t total, int reps) {
-  const study::BenchConfig& c = m.cfg;
+std::string progress_line(const bench::Measurement& m, std::size_t k, std::size_t total, int reps) {
+  const bench::BenchConfig& c = m.cfg;
   const std::string st = c.integrator() ? " steps " + std::to_string(c.steps) : "";
   const std::string isteps = c.integrator() ? ", " + eng(m.rate.median * m.mean_steps) + " instance-steps/s" : "";
   char buf[512];

@@ -1,6 +1,6 @@
 // The report of `impact bench` (docs/bench.md, "Tables" and "JSON"): the markdown tables and the
 // JSON document of a finished run, and its progress lines. Formats only: what is measured comes
-// from the harness (host/study/bench.hpp).
+// from the harness (host/bench/bench.hpp).
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/device.hpp"
-#include "study/bench.hpp"
+#include "bench/bench.hpp"
 
 namespace impact::cli {
 
@@ -31,10 +31,10 @@ struct SkippedBackend {
 
 // A finished run: what was asked, what was skipped, where, and the measurements in plan order.
 struct BenchRun {
-  study::BenchSpec spec;
+  bench::BenchSpec spec;
   std::vector<SkippedBackend> skipped;
   BenchMachine machine;
-  std::vector<study::Measurement> results;
+  std::vector<bench::Measurement> results;
 };
 
 // Table cells: 3 significant digits with a k / M / G suffix, a fixed number of decimals; "-" for
@@ -51,6 +51,6 @@ std::string bench_markdown(const BenchRun& run);
 nlohmann::ordered_json bench_json(const BenchRun& run, const std::string& markdown);
 
 // The progress line of measurement k (0-based) of `total`, with its newline.
-std::string progress_line(const study::Measurement& m, std::size_t k, std::size_t total, int reps);
+std::string progress_line(const bench::Measurement& m, std::size_t k, std::size_t total, int reps);
 
 }  // namespace impact::cli

@@ -6,18 +6,18 @@
 
 #include "cli/bench_report.hpp"
 #include "io/out_file.hpp"
-#include "study/sample_spec.hpp"
-#include "study/simt.hpp"
+#include "systems/sample_spec.hpp"
+#include "bench/simt.hpp"
 
 namespace impact::cli {
 
 namespace {
 
 // The blocks that cost the most warp issue, with their own coherence: "name 37% (12.1)".
-std::string top_blocks(const study::SimtResult& r, int count) {
+std::string top_blocks(const bench::SimtResult& r, int count) {
   std::string s;
   for (int i = 0; i < count && i < static_cast<int>(r.blocks.size()); ++i) {
-    const study::SimtBlockUse& b = r.blocks[i];
+    const bench::SimtBlockUse& b = r.blocks[i];
     s += (i ? ", " : "") + b.name + " " + fixed(100.0 * b.warp_issue / r.warp_issue, 0) + "% (" +
          fixed(b.lane_work / b.warp_issue, 1) + ")";
   }
@@ -25,10 +25,10 @@ std::string top_blocks(const study::SimtResult& r, int count) {
 }
 
 // One law's blocks under a schedule: share of the warp issue, active threads, code.
-std::string where_table(const std::string& title, const study::SimtResult& r) {
+std::string where_table(const std::string& title, const bench::SimtResult& r) {
   std::string s = "\n" + title + "\n\n| block | code | share of warp issue | active threads | lane work/instance |\n"
                   "| --- | --- | ---: | ---: | ---: |\n";
-  for (const study::SimtBlockUse& b : r.blocks)
+  for (const bench::SimtBlockUse& b : r.blocks)
     s += "| " + b.name + " | `" + b.code + "` | " + fixed(100.0 * b.warp_issue / r.warp_issue, 1) + "% | " +
          fixed(b.lane_work / b.warp_issue, 1) + " | " + fixed(b.lane_work, 0) + " |\n";
   return s;
@@ -36,12 +36,12 @@ std::string where_table(const std::string& title, const study::SimtResult& r) {
 
 }  // namespace
 
-int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table, std::FILE* log) {
+int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table, std::FILE* log) {
   if (a.simt_warps < 1 || a.simt_rounds < 1) throw std::invalid_argument("--simt-warps and --simt-rounds must be >= 1");
-  SampleSpec sample = study::default_spec(spec.scenario);
-  for (const std::string& kv : spec.sets) study::apply_setting(sample, kv);
+  SampleSpec sample = systems::default_spec(spec.scenario);
+  for (const std::string& kv : spec.sets) systems::apply_setting(sample, kv);
   const bool all = a.laws.empty();
-  study::SimtGeometry geom;
+  bench::SimtGeometry geom;
   geom.warps = a.simt_warps;
   geom.rounds = a.simt_rounds;
   std::string md =
@@ -54,28 +54,28 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::string where;  // per block of the sorted schedule: its code, share of the issue, coherence
   for (const engine::LawInfo* law : spec.laws) {
-    if (!study::simt_supported(law->name)) {
+    if (!bench::simt_supported(law->name)) {
       if (all) continue;
       throw std::invalid_argument("--simt: law '" + law->name + "' has no path probes (the model covers jia and stronge)");
     }
-    const study::SimtBlocks blocks = study::simt_blocks(law->name);
+    const bench::SimtBlocks blocks = bench::simt_blocks(law->name);
     for (int steps : spec.steps)
       for (engine::Precision p : spec.precisions) {
         LawOptions opt;
         opt.steps = steps;
         if (log && !a.quiet) std::fprintf(log, "impact bench --simt: tracing %s %s %d steps\n", law->name.c_str(),
                                           engine::precision_name(p), steps);
-        const study::PathTrace t = study::trace_paths(law->name, p, sample, spec.seed, opt, geom);
-        const study::SimtResult gs = study::simt_model(t, blocks, geom, study::Schedule::grid_stride);
-        const study::SimtResult rf = study::simt_model(t, blocks, geom, study::Schedule::refill);
-        const study::SimtResult so = study::simt_model(t, blocks, geom, study::Schedule::sorted);
-        const study::SimtResult ne = study::simt_model(t, blocks, geom, study::Schedule::nested_search);
-        const study::SimtResult pe = study::simt_model(t, blocks, geom, study::Schedule::persistent);
-        const double ms_125 = 1e3 * study::predicted_seconds(so, 1e6, 0.125);  // sorted, per 1e6 instances
-        const double ms_25 = 1e3 * study::predicted_seconds(so, 1e6, 0.25);
-        const double pe_25 = 1e3 * study::predicted_seconds(pe, 1e6, 0.25);
+        const bench::PathTrace t = bench::trace_paths(law->name, p, sample, spec.seed, opt, geom);
+        const bench::SimtResult gs = bench::simt_model(t, blocks, geom, bench::Schedule::grid_stride);
+        const bench::SimtResult rf = bench::simt_model(t, blocks, geom, bench::Schedule::refill);
+        const bench::SimtResult so = bench::simt_model(t, blocks, geom, bench::Schedule::sorted);
+        const bench::SimtResult ne = bench::simt_model(t, blocks, geom, bench::Schedule::nested_search);
+        const bench::SimtResult pe = bench::simt_model(t, blocks, geom, bench::Schedule::persistent);
+        const double ms_125 = 1e3 * bench::predicted_seconds(so, 1e6, 0.125);  // sorted, per 1e6 instances
+        const double ms_25 = 1e3 * bench::predicted_seconds(so, 1e6, 0.25);
+        const double pe_25 = 1e3 * bench::predicted_seconds(pe, 1e6, 0.25);
         // the block's wait for its slowest warp: block issue over warp issue
-        auto wait = [](const study::SimtResult& r) { return r.warp_issue > 0 ? r.block_issue / r.warp_issue : 1.0; };
+        auto wait = [](const bench::SimtResult& r) { return r.warp_issue > 0 ? r.block_issue / r.warp_issue : 1.0; };
         md += "| " + law->name + " | " + engine::precision_name(p) + " | " + std::to_string(steps) + " | " +
               std::to_string(gs.instances) + " | " + fixed(gs.mean_iterations, 1) + " | " +
               fixed(ne.active_threads, 2) + " | " + fixed(ne.warp_issue / gs.warp_issue, 2) + " | " +
@@ -85,9 +85,9 @@ int run_simt(const study::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
               fixed(ms_125, 1) + " / " + fixed(ms_25, 1) + " | " + fixed(wait(so), 3) + " / " + fixed(wait(pe), 3) +
               " | " + fixed(pe_25, 1) + " | " + top_blocks(gs, 4) + " |\n";
         nlohmann::ordered_json blocks_json = nlohmann::ordered_json::array(), sorted_json = blocks_json;
-        for (const study::SimtBlockUse& b : gs.blocks)
+        for (const bench::SimtBlockUse& b : gs.blocks)
           blocks_json.push_back({{"block", b.name}, {"code", b.code}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
-        for (const study::SimtBlockUse& b : so.blocks)
+        for (const bench::SimtBlockUse& b : so.blocks)
           sorted_json.push_back({{"block", b.name}, {"code", b.code}, {"cost", b.cost}, {"lane_work", b.lane_work},
                                  {"warp_issue", b.warp_issue}});
         where += where_table(law->name + " " + engine::precision_name(p) + ", " + std::to_string(steps) + " steps", so);

@@ -8,7 +8,7 @@
 #include "engine/columns.hpp"
 #include "io/out_file.hpp"
 #include "reference/compare.hpp"
-#include "study/sample_spec.hpp"
+#include "systems/sample_spec.hpp"
 
 namespace impact::cli {
 
@@ -82,8 +82,8 @@ CompareRows rows_of(const CompareArgs& args, const LawInfo& law) {
     io::CsvReader reader(args.in);
     return ref::rows_from_table(reader, law, args.given, args.sample, args.seed);
   }
-  SampleSpec spec = study::default_spec(study::parse_scenario(args.scenario));
-  for (const std::string& st : args.sets) study::apply_setting(spec, st);
+  SampleSpec spec = systems::default_spec(systems::parse_scenario(args.scenario));
+  for (const std::string& st : args.sets) systems::apply_setting(spec, st);
   if (args.n < 1) throw std::invalid_argument("--n must be >= 1");
   const std::string source = "study " + args.scenario + " (n " + std::to_string(args.n) + ", seed " +
                              std::to_string(args.study_seed) + ")";

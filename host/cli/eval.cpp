@@ -14,7 +14,7 @@
 #include "io/out_file.hpp"
 #include "io/pipeline.hpp"
 #include "reference/reference.hpp"
-#include "study/scenario_table.hpp"
+#include "systems/scenario_table.hpp"
 #ifdef IMPACT_WITH_MPI
 #include <cerrno>
 #include <cstring>
@@ -101,7 +101,7 @@ void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, P
   const bool piped = args.scenario.empty();
   const TableStats s =
       piped ? evaluate_table<T>(reader, out, law, fn, opt, EvalPipeline{args.chunk, pipeline_of(args)}, &tl)
-            : study::evaluate_scenario_table<T>(reader, out, *study::find_scenario(args.scenario), law, fn, opt,
+            : systems::evaluate_scenario_table<T>(reader, out, *systems::find_scenario(args.scenario), law, fn, opt,
                                                 args.chunk);
   out.commit();
   if (tf) {  // after the table: a failed table leaves no timeline behind
@@ -216,8 +216,8 @@ int run_eval(const EvalArgs& args, std::FILE* summary) {
   const LawInfo& law = law_named(args.law);
   const Precision precision = parse_precision(args.precision);
   const LawOptions opt = law_options(args.steps, parse_integrator(args.integrator));
-  if (!args.scenario.empty() && !study::find_scenario(args.scenario))
-    throw std::invalid_argument("--scenario: unknown scenario '" + args.scenario + "' (known: " + study::scenario_list() + ")");
+  if (!args.scenario.empty() && !systems::find_scenario(args.scenario))
+    throw std::invalid_argument("--scenario: unknown scenario '" + args.scenario + "' (known: " + systems::scenario_list() + ")");
   if (io::same_file(args.in, args.out))
     throw std::invalid_argument("--in and --out name the same file (" + args.out +
                                 "): write the results to another file");

@@ -24,7 +24,7 @@ struct EvalArgs {
   std::size_t chunk = 1 << 16;  // rows per batch
   int pipeline = -1;            // chunks in flight (engine::EvalPipeline::depth; -1: its default)
   std::string timeline;         // set: the pipeline's stage times per chunk, as CSV, to this file
-  std::string scenario;         // set: the rows are this scenario's parameters (study/scenario_table.hpp)
+  std::string scenario;         // set: the rows are this scenario's parameters (systems/scenario_table.hpp)
   // under mpirun with several processes (host/dist): each takes a share of the file's lines, rank 0
   // assembles the table in input order (docs/distributed.md)
   const dist::World* world = nullptr;

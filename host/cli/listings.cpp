@@ -1,7 +1,7 @@
 #include "cli/listings.hpp"
 
 #include "engine/registry.hpp"
-#include "study/scenarios.hpp"
+#include "systems/scenarios.hpp"
 
 namespace impact::cli {
 
@@ -17,9 +17,9 @@ void print_laws(std::FILE* out) {
 }
 
 void print_scenarios(std::FILE* out) {
-  for (const study::ScenarioInfo& sc : study::all_scenarios()) {
+  for (const systems::ScenarioInfo& sc : systems::all_scenarios()) {
     std::fprintf(out, "%s: %s\n", sc.name.c_str(), sc.summary.c_str());
-    for (const study::ScenarioParam& p : sc.params) std::fprintf(out, "  %-8s %-12.6g %s\n", p.name, p.value, p.help);
+    for (const systems::ScenarioParam& p : sc.params) std::fprintf(out, "  %-8s %-12.6g %s\n", p.name, p.value, p.help);
     std::fprintf(out, "  outputs:");
     for (const std::string& o : sc.body_outputs) std::fprintf(out, " %s", o.c_str());
     std::fprintf(out, "%s\n\n", sc.body_outputs.empty() ? " (contact-space columns only)" : "");

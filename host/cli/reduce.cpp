@@ -14,16 +14,16 @@
 #include "engine/registry.hpp"
 #include "io/csv.hpp"
 #include "io/out_file.hpp"
-#include "study/reduce.hpp"
-#include "study/sample_spec.hpp"
+#include "sampled/reduce.hpp"
+#include "systems/sample_spec.hpp"
 
 namespace impact::cli {
 
 using namespace impact::engine;
-using study::quantity_key;
-using study::quantity_name;
-using study::ReduceResult;
-using study::ReduceSpec;
+using sampled::quantity_key;
+using sampled::quantity_name;
+using sampled::ReduceResult;
+using sampled::ReduceSpec;
 
 namespace {
 
@@ -41,7 +41,7 @@ std::string sparkline(const Histogram& h) {
   return s;
 }
 
-void print_table(std::FILE* t, const ReduceSpec& a, const ReduceResult& r, const std::string& choice) {
+void print_table(std::FILE* t, const sampled::ReduceSpec& a, const sampled::ReduceResult& r, const std::string& choice) {
   const BatchSummary& s = r.summary;
   std::uint64_t total = 0;
   for (int i = 0; i < static_cast<int>(Status::count_); ++i) total += s.status[i];
@@ -49,7 +49,7 @@ void print_table(std::FILE* t, const ReduceSpec& a, const ReduceResult& r, const
                a.scenario.c_str(), backend_name(a.backend), choice.c_str(), precision_name(a.precision),
                static_cast<unsigned long long>(a.seed));
   std::string line;
-  for (const auto& [k, v] : study::describe(a.spec)) line += "  " + k + "=" + v;
+  for (const auto& [k, v] : systems::describe(a.spec)) line += "  " + k + "=" + v;
   std::fprintf(t, "  study:%s\n", line.c_str());
   std::fprintf(t,
                "  instances [%llu, %llu): %llu in %.3f s (%.4g instances/s); %.3f s in all with the range pilot, "
@@ -69,7 +69,7 @@ void print_table(std::FILE* t, const ReduceSpec& a, const ReduceResult& r, const
                  static_cast<unsigned long long>(r.chunks_loaded), static_cast<unsigned long long>(r.chunks_corrupt));
   if (!r.loads.empty()) {
     double mx = 0, sum = 0;
-    for (const study::ProcessLoad& l : r.loads) mx = std::max(mx, l.busy_seconds), sum += l.busy_seconds;
+    for (const sampled::ProcessLoad& l : r.loads) mx = std::max(mx, l.busy_seconds), sum += l.busy_seconds;
     std::fprintf(t, "  %zu processes (chunks of %llu handed out as they finish), busy time max/mean %.3f:", r.loads.size(),
                  static_cast<unsigned long long>(r.chunk), sum > 0 ? mx / (sum / double(r.loads.size())) : 1.0);
     for (std::size_t p = 0; p < r.loads.size(); ++p)
@@ -131,9 +131,9 @@ CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& a) {
   return c;
 }
 
-ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FILE* log) {
+sampled::ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FILE* log) {
   std::string why;
-  const ReduceSpec rs = study::reduce_spec(a.req, &why);
+  const sampled::ReduceSpec rs = sampled::reduce_spec(a.req, &why);
   if (table == stdout && a.out == "-") table = stderr;  // keep stdout parseable
   if (table == stdout && a.req.cases_out == "-") table = stderr;
   const bool writes = !a.plan || a.plan->merges();
@@ -141,10 +141,10 @@ ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FILE* log) {
     const int d = bind_device_to_rank(a.local_rank);
     if (d >= 0) why += ", GPU " + std::to_string(d) + " per node-local rank";
   }
-  const ReduceResult res = study::reduce(rs, a.quiet || !writes ? nullptr : log, a.plan);
+  const sampled::ReduceResult res = sampled::reduce(rs, a.quiet || !writes ? nullptr : log, a.plan);
   if (!writes) return res;
   if (table && !a.quiet) print_table(table, rs, res, why);
-  if (!a.out.empty()) io::write_file(a.out, study::reduce_json(rs, res));
+  if (!a.out.empty()) io::write_file(a.out, sampled::reduce_json(rs, res));
   return res;
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "study/reduce.hpp"
+#include "sampled/reduce.hpp"
 
 namespace CLI {
 class App;
@@ -17,12 +17,12 @@ class App;
 namespace impact::cli {
 
 struct ReduceArgs {
-  study::ReduceRequest req;  // law, scenario, n, settings, backend, ... (study/reduce.hpp)
+  sampled::ReduceRequest req;  // law, scenario, n, settings, backend, ... (sampled/reduce.hpp)
   std::string out;           // JSON summary ("" none, "-" stdout)
   bool quiet = false;        // no progress lines, no table
   // a run over several processes (host/dist, under mpirun): who computes which chunks; the merging
   // process prints and writes, the others only compute. local_rank picks the GPU.
-  study::ChunkPlan* plan = nullptr;
+  sampled::ChunkPlan* plan = nullptr;
   int local_rank = 0;
 };
 
@@ -32,6 +32,6 @@ CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& args);
 
 // Runs the study: the table goes to `table` (null: none), progress lines to `log` (null: none).
 // Usage errors throw std::invalid_argument.
-study::ReduceResult run_reduce(const ReduceArgs& args, std::FILE* table, std::FILE* log);
+sampled::ReduceResult run_reduce(const ReduceArgs& args, std::FILE* table, std::FILE* log);
 
 }  // namespace impact::cli

@@ -10,8 +10,8 @@
 #include "study/config.hpp"
 #include "study/report.hpp"
 #include "study/run.hpp"
-#include "study/scenarios.hpp"
-#include "study/parts.hpp"
+#include "systems/scenarios.hpp"
+#include "resume/parts.hpp"
 #include "study/pieces.hpp"
 #include "study/session.hpp"
 #ifdef IMPACT_WITH_MPI
@@ -92,7 +92,7 @@ int merge_folder(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   std::size_t parts = 0, files = 0;
   std::vector<std::string> stray;
   try {
-    const PartsManifest m = read_parts_manifest(args.merge);
+    const resume::PartsManifest m = resume::read_parts_manifest(args.merge);
     bytes = merge_parts(args.merge, m, &stray);
     parts = m.rows.size();
     files = m.files.size();
@@ -159,7 +159,7 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   std::string load_error;
   try {
     s = load_study(q);
-  } catch (const ConfigError& e) {
+  } catch (const io::ConfigError& e) {
     load_error = e.what();
   } catch (const std::invalid_argument& e) {
     load_error = args.config + ": " + e.what();

@@ -20,8 +20,8 @@ void check(int rc, const char* what) {
   throw std::runtime_error(std::string(what) + ": " + std::string(msg, static_cast<std::size_t>(len)));
 }
 
-static_assert(std::is_trivially_copyable_v<study::ChunkSummary>, "chunk summaries travel as bytes");
-static_assert(std::is_trivially_copyable_v<study::ProcessLoad>, "loads travel as bytes");
+static_assert(std::is_trivially_copyable_v<sampled::ChunkSummary>, "chunk summaries travel as bytes");
+static_assert(std::is_trivially_copyable_v<sampled::ProcessLoad>, "loads travel as bytes");
 
 }  // namespace
 
@@ -126,22 +126,22 @@ bool MpiChunkPlan::next(std::uint64_t count, std::uint64_t& index) {
 
 void MpiChunkPlan::sync() { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
 
-void MpiChunkPlan::gather(std::vector<study::ChunkSummary>& chunks, const study::ProcessLoad& mine,
-                          std::vector<study::ProcessLoad>& loads) {
+void MpiChunkPlan::gather(std::vector<sampled::ChunkSummary>& chunks, const sampled::ProcessLoad& mine,
+                          std::vector<sampled::ProcessLoad>& loads) {
   // each rank's load, then its chunk summaries, as bytes (rank order)
   std::string b(reinterpret_cast<const char*>(&mine), sizeof mine);
-  b.append(reinterpret_cast<const char*>(chunks.data()), chunks.size() * sizeof(study::ChunkSummary));
+  b.append(reinterpret_cast<const char*>(chunks.data()), chunks.size() * sizeof(sampled::ChunkSummary));
   const std::vector<std::string> all = world_.gather(b, "too many chunk summaries: use a larger --chunk");
   chunks.clear();
   loads.clear();
   for (const std::string& r : all) {
-    study::ProcessLoad load;
+    sampled::ProcessLoad load;
     std::memcpy(&load, r.data(), sizeof load);
     loads.push_back(load);
-    const std::size_t n = (r.size() - sizeof load) / sizeof(study::ChunkSummary);
+    const std::size_t n = (r.size() - sizeof load) / sizeof(sampled::ChunkSummary);
     const std::size_t at = chunks.size();
     chunks.resize(at + n);
-    std::memcpy(static_cast<void*>(chunks.data() + at), r.data() + sizeof load, n * sizeof(study::ChunkSummary));
+    std::memcpy(static_cast<void*>(chunks.data() + at), r.data() + sizeof load, n * sizeof(sampled::ChunkSummary));
   }
 }
 

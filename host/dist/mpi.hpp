@@ -4,7 +4,7 @@
 //   World          MPI_Init_thread / MPI_Finalize, rank, size, node-local rank (for one GPU per rank)
 //   SharedCounter  chunks handed out dynamically: MPI_Fetch_and_op on a counter in rank 0's window
 //                  (passive target), so a rank that finishes early takes the next chunk
-//   MpiChunkPlan   study::ChunkPlan over them: next() from the counter, gather() of the chunk
+//   MpiChunkPlan   sampled::ChunkPlan over them: next() from the counter, gather() of the chunk
 //                  summaries and loads to rank 0 (World::gather), which merges in chunk order
 #pragma once
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "study/reduce.hpp"
+#include "sampled/reduce.hpp"
 
 namespace impact::dist {
 
@@ -42,13 +42,13 @@ class World {
   int rank_ = 0, size_ = 1, local_rank_ = 0;
 };
 
-class MpiChunkPlan final : public study::ChunkPlan {
+class MpiChunkPlan final : public sampled::ChunkPlan {
  public:
   explicit MpiChunkPlan(const World& w);
   ~MpiChunkPlan() override;
   bool next(std::uint64_t count, std::uint64_t& index) override;
-  void gather(std::vector<study::ChunkSummary>& chunks, const study::ProcessLoad& mine,
-              std::vector<study::ProcessLoad>& loads) override;
+  void gather(std::vector<sampled::ChunkSummary>& chunks, const sampled::ProcessLoad& mine,
+              std::vector<sampled::ProcessLoad>& loads) override;
   bool merges() const override { return world_.rank() == 0; }
   int processes() const override { return world_.size(); }
   void sync() override;

@@ -1,5 +1,5 @@
 // The run options as enums: backend, precision, integrator. Strings from the command line or a
-// study config are converted once, at that boundary (host/cli, host/study/config), with the
+// study config are converted once, at that boundary (host/cli, study/config), with the
 // messages below; everything underneath takes the enums.
 #pragma once
 #include <string>

@@ -1,5 +1,5 @@
 // CRC-32 (zlib's, the polynomial of gzip and PNG) of bytes and of files: what ties a study's part
-// files to the run and position that wrote them (study/pieces.hpp, study/parts.hpp) and an
+// files to the run and position that wrote them (study/pieces.hpp, resume/parts.hpp) and an
 // imported design to the bytes its rows came from.
 #pragma once
 #include <cstddef>

@@ -31,9 +31,9 @@
 #include "python/device.hpp"
 #include "reference/compare.hpp"
 #include "reference/reference.hpp"
-#include "study/bodies.hpp"
-#include "study/reduce.hpp"
-#include "study/scenarios.hpp"
+#include "systems/bodies.hpp"
+#include "sampled/reduce.hpp"
+#include "systems/scenarios.hpp"
 #include "study/session.hpp"
 
 namespace py = pybind11;
@@ -238,11 +238,11 @@ BodyCols body_cols(const py::tuple& b, std::size_t n, const char* which) {
                   rows_of(b[5].cast<Arr>(), n, 3, (w + ".omega").c_str())};
 }
 
-study::RigidBody body_at(const BodyCols& c, std::size_t i) {
-  study::RigidBody b;
+systems::RigidBody body_at(const BodyCols& c, std::size_t i) {
+  systems::RigidBody b;
   b.mass = c.m[i];
   if (std::isinf(b.mass) && b.mass > 0) {  // fixed: the rest of the row is ignored (at rest)
-    b = study::RigidBody::fixed();
+    b = systems::RigidBody::fixed();
     return b;
   }
   b.inertia_body = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(c.I + 9 * i);
@@ -253,9 +253,9 @@ study::RigidBody body_at(const BodyCols& c, std::size_t i) {
   return b;
 }
 
-study::TwoBodyContact contact_at(const BodyCols& b1, const BodyCols& b2, const double* point, const double* normal,
+systems::TwoBodyContact contact_at(const BodyCols& b1, const BodyCols& b2, const double* point, const double* normal,
                                  std::size_t i) {
-  study::TwoBodyContact c;
+  systems::TwoBodyContact c;
   c.b1 = body_at(b1, i);
   c.b2 = body_at(b2, i);
   c.point = Eigen::Vector3d(point + 3 * i);
@@ -282,7 +282,7 @@ py::tuple two_bodies(const py::tuple& b1, const py::tuple& b2, const Arr& point,
   py::array_t<double> W({N, py::ssize_t(3), py::ssize_t(3)}), nn({N, py::ssize_t(3)}), v({N, py::ssize_t(3)});
   double *Wd = W.mutable_data(), *nd = nn.mutable_data(), *vd = v.mutable_data();
   for_rows(n, [&](std::size_t i) {
-    const study::ContactSpace cs = study::contact_space(contact_at(c1, c2, pt, nr, i));
+    const systems::ContactSpace cs = systems::contact_space(contact_at(c1, c2, pt, nr, i));
     for (int r = 0; r < 3; ++r) {
       for (int c = 0; c < 3; ++c) Wd[9 * i + 3 * r + c] = cs.W(r, c);
       nd[3 * i + r] = cs.n(r);
@@ -305,20 +305,20 @@ py::dict after_impulse(const py::tuple& b1, const py::tuple& b2, const Arr& poin
       w2({N, py::ssize_t(3)}), K0(N), K1(N);
   double* out[4] = {V1.mutable_data(), w1.mutable_data(), V2.mutable_data(), w2.mutable_data()};
   for_rows(n, [&](std::size_t i) {
-    const study::TwoBodyContact c = contact_at(c1, c2, pt, nr, i);
+    const systems::TwoBodyContact c = contact_at(c1, c2, pt, nr, i);
     const Eigen::Vector3d Pi(Pd + 3 * i);
-    K0.mutable_data()[i] = study::kinetic_energy(c);
+    K0.mutable_data()[i] = systems::kinetic_energy(c);
     if (!Pi.allFinite()) {  // no result for this row: NaN
       for (double* o : out)
         for (int r = 0; r < 3; ++r) o[3 * i + r] = std::numeric_limits<double>::quiet_NaN();
       K1.mutable_data()[i] = std::numeric_limits<double>::quiet_NaN();
       return;
     }
-    const study::TwoBodyVelocities a = study::apply_impulse(c, Pi);
+    const systems::TwoBodyVelocities a = systems::apply_impulse(c, Pi);
     const Eigen::Vector3d* vs[4] = {&a.V1, &a.w1, &a.V2, &a.w2};
     for (int k = 0; k < 4; ++k)
       for (int r = 0; r < 3; ++r) out[k][3 * i + r] = (*vs[k])(r);
-    K1.mutable_data()[i] = study::kinetic_energy(c, a);
+    K1.mutable_data()[i] = systems::kinetic_energy(c, a);
   });
   py::dict d;
   d["V1"] = V1;
@@ -331,28 +331,28 @@ py::dict after_impulse(const py::tuple& b1, const py::tuple& b2, const Arr& poin
 }
 
 // ---- sampled reduction ----------------------------------------------------------------------------
-// The reduction of `impact reduce` (study::reduce): its JSON summary as text, and how the backend was
+// The reduction of `impact reduce` (sampled::reduce): its JSON summary as text, and how the backend was
 // chosen.
-py::tuple reduce(const study::ReduceRequest& q) {
+py::tuple reduce(const sampled::ReduceRequest& q) {
   std::string why;
-  const study::ReduceSpec rs = study::reduce_spec(q, &why);
-  study::ReduceResult res;
+  const sampled::ReduceSpec rs = sampled::reduce_spec(q, &why);
+  sampled::ReduceResult res;
   {
     py::gil_scoped_release nogil;
-    res = study::reduce(rs, nullptr);
+    res = sampled::reduce(rs, nullptr);
   }
-  return py::make_tuple(study::reduce_json(rs, res), why);
+  return py::make_tuple(sampled::reduce_json(rs, res), why);
 }
 
 // ---- study scenarios -------------------------------------------------------------------------------
 py::list scenario_list() {
   py::list out;
-  for (const study::ScenarioInfo& s : study::all_scenarios()) {
+  for (const systems::ScenarioInfo& s : systems::all_scenarios()) {
     py::dict d;
     d["name"] = s.name;
     d["summary"] = s.summary;
     py::list params;
-    for (const study::ScenarioParam& p : s.params) {
+    for (const systems::ScenarioParam& p : s.params) {
       py::dict e;
       e["name"] = p.name;
       e["default"] = p.value;
@@ -366,16 +366,16 @@ py::list scenario_list() {
   return out;
 }
 
-const study::ScenarioInfo& scenario_named(const std::string& name) {
-  const study::ScenarioInfo* s = study::find_scenario(name);
-  if (!s) throw py::value_error("unknown scenario '" + name + "' (known: " + study::scenario_list() + ")");
+const systems::ScenarioInfo& scenario_named(const std::string& name) {
+  const systems::ScenarioInfo* s = systems::find_scenario(name);
+  if (!s) throw py::value_error("unknown scenario '" + name + "' (known: " + systems::scenario_list() + ")");
   return *s;
 }
 
 // The contact-space instances of n samples of a scenario (values: n rows of its parameters, in its
 // order): the build status per row and the 16 input columns (NaN where the row was not built).
 py::tuple scenario_build(const std::string& name, const Arr& values, std::size_t n) {
-  const study::ScenarioInfo& s = scenario_named(name);
+  const systems::ScenarioInfo& s = scenario_named(name);
   const std::size_t np = s.params.size();
   const double* v = rows_of(values, n, np, "values");
   py::array_t<std::uint8_t> status(static_cast<py::ssize_t>(n));
@@ -402,7 +402,7 @@ py::tuple scenario_build(const std::string& name, const Arr& values, std::size_t
 // not finite or the row was not built (status != ok).
 py::array_t<double> scenario_body(const std::string& name, const Arr& values, const Arr& P,
                                   const py::array_t<std::uint8_t>& built, std::size_t n) {
-  const study::ScenarioInfo& s = scenario_named(name);
+  const systems::ScenarioInfo& s = scenario_named(name);
   const std::size_t np = s.params.size(), nb = s.body_outputs.size();
   const double* v = rows_of(values, n, np, "values");
   const double* Pd = rows_of(P, n, 3, "P");
@@ -546,7 +546,7 @@ py::dict run_study(const study::StudyRequest& q) {
   study::LoadedStudy s;
   try {
     s = study::load_study(q);
-  } catch (const study::ConfigError& e) {
+  } catch (const io::ConfigError& e) {
     throw py::value_error(e.what());
   }
   study::StudyOutcome o;
@@ -593,20 +593,20 @@ PYBIND11_MODULE(_core, m) {
         py::arg("n"), "Contact space (W, n, v) of n two-body contacts (bodies as 6-tuples of row arrays)");
   m.def("after_impulse", &after_impulse, py::arg("body1"), py::arg("body2"), py::arg("point"), py::arg("normal"),
         py::arg("P"), py::arg("n"), "Body velocities and kinetic energies after impulses P on body 1");
-  py::class_<study::ReduceRequest>(m, "ReduceRequest")
+  py::class_<sampled::ReduceRequest>(m, "ReduceRequest")
       .def(py::init<>())
-      .def_readwrite("law", &study::ReduceRequest::law)
-      .def_readwrite("scenario", &study::ReduceRequest::scenario)
-      .def_readwrite("n", &study::ReduceRequest::n)
-      .def_readwrite("first", &study::ReduceRequest::first)
-      .def_readwrite("seed", &study::ReduceRequest::seed)
-      .def_readwrite("sets", &study::ReduceRequest::sets)
-      .def_readwrite("ranges", &study::ReduceRequest::ranges)
-      .def_readwrite("backend", &study::ReduceRequest::backend)
-      .def_readwrite("precision", &study::ReduceRequest::precision)
-      .def_readwrite("steps", &study::ReduceRequest::steps)
-      .def_readwrite("integrator", &study::ReduceRequest::integrator)
-      .def_readwrite("chunk", &study::ReduceRequest::chunk);
+      .def_readwrite("law", &sampled::ReduceRequest::law)
+      .def_readwrite("scenario", &sampled::ReduceRequest::scenario)
+      .def_readwrite("n", &sampled::ReduceRequest::n)
+      .def_readwrite("first", &sampled::ReduceRequest::first)
+      .def_readwrite("seed", &sampled::ReduceRequest::seed)
+      .def_readwrite("sets", &sampled::ReduceRequest::sets)
+      .def_readwrite("ranges", &sampled::ReduceRequest::ranges)
+      .def_readwrite("backend", &sampled::ReduceRequest::backend)
+      .def_readwrite("precision", &sampled::ReduceRequest::precision)
+      .def_readwrite("steps", &sampled::ReduceRequest::steps)
+      .def_readwrite("integrator", &sampled::ReduceRequest::integrator)
+      .def_readwrite("chunk", &sampled::ReduceRequest::chunk);
   m.def("reduce", &reduce, "The sampled reduction of `impact reduce`: (JSON summary text, backend choice)");
   m.def("scenarios", &scenario_list, "The study scenarios: name, summary, parameters (default, help), body outputs");
   m.def("scenario_build", &scenario_build, "Build status and the 16 input columns of n samples of a scenario");
@@ -623,7 +623,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("quiet", &study::StudyRequest::quiet)
       .def_readwrite("force", &study::StudyRequest::force);
   m.def("study", &run_study, "Runs a study (impact study) and writes its files; returns where they are");
-  m.def("eta0_from_elastic", &study::eta0_from_elastic, py::arg("E1"), py::arg("nu1"), py::arg("E2"), py::arg("nu2"),
+  m.def("eta0_from_elastic", &systems::eta0_from_elastic, py::arg("E1"), py::arg("nu1"), py::arg("E2"), py::arg("nu2"),
         "Jia's eta0 from the elastic constants of both bodies (Hertz-Mindlin)");
   m.def("compare", &compare, py::arg("law"), py::arg("cols"), py::arg("n"), py::arg("backend"), py::arg("precision"),
         py::arg("steps"), py::arg("integrator"), py::arg("tol"),

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "engine/registry.hpp"
-#include "study/scenarios.hpp"
+#include "systems/scenarios.hpp"
 
 namespace impact::study {
 
@@ -32,7 +32,7 @@ inline const std::vector<std::string>& contact_output_names() {
 }
 
 // Output columns of one law in a scenario (not sample_id and the inputs).
-inline std::vector<StudyColumn> law_output_columns(const engine::LawInfo& law, const ScenarioInfo& sc) {
+inline std::vector<StudyColumn> law_output_columns(const engine::LawInfo& law, const systems::ScenarioInfo& sc) {
   std::vector<StudyColumn> out;
   for (const std::string& n : contact_output_names()) {
     const bool derived = n == "P_n" || n == "P_t" || n == "vf_n" || n == "vf_t";
@@ -57,7 +57,7 @@ struct LawColumns {
   std::vector<int> kept_pos;      // per kept column: its index in cols, or -1 (the law lacks it)
 };
 
-inline LawColumns law_columns(const engine::LawInfo& law, const ScenarioInfo& sc,
+inline LawColumns law_columns(const engine::LawInfo& law, const systems::ScenarioInfo& sc,
                               const std::vector<std::string>& kept) {
   LawColumns lc{&law, law_output_columns(law, sc), std::vector<int>(kept.size(), -1)};
   for (std::size_t k = 0; k < kept.size(); ++k)
@@ -90,7 +90,7 @@ struct StudyColumns {
   }
 };
 
-inline StudyColumns study_columns(const std::vector<std::string>& laws, const ScenarioInfo& sc) {
+inline StudyColumns study_columns(const std::vector<std::string>& laws, const systems::ScenarioInfo& sc) {
   StudyColumns c;
   for (const std::string& l : laws) {
     const engine::LawInfo* li = engine::find_law(l);

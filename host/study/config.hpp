@@ -1,36 +1,25 @@
-// The study description of `impact study` (docs/study.md): parsed from TOML (toml++) or JSON
-// (nlohmann/json), overridden by --set KEY=VALUE, checked key by key, and written back in a
+// The study description of `impact study` (docs/study.md): read as a config tree (TOML or JSON,
+// overridden by --set KEY=VALUE: io/config_tree.hpp), checked key by key, and written back in a
 // canonical JSON form that parses to the same study (round trip).
 //
-// Every error is a ConfigError whose message starts with the location and the key:
+// Every error is an io::ConfigError whose message starts with the location and the key:
 //   "study.toml:12:7: design.n: expected a positive integer, got -3"
-// (JSON files too: every key's line and column are recorded; a syntax error, a number out of
-// range, a duplicate key or a nesting deeper than kMaxConfigDepth has its own).
 #pragma once
 #include <cstdint>
-#include <map>
-#include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/options.hpp"
+#include "io/config_tree.hpp"
 #include "impact/problem.hpp"
-#include "study/design.hpp"
+#include "design/design.hpp"
 
 namespace impact::study {
 
-struct ConfigError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Limits of a config (docs/study.md, "Errors"): its size, its nesting (tables, arrays, dotted
-// keys: refused before any parser recurses into them) and the ranges of the integer keys beyond
-// their types' own.
-constexpr std::size_t kMaxConfigBytes = std::size_t(16) << 20;
-constexpr int kMaxConfigDepth = 64;
+// Limits of a study config beyond the config tree's own (size and nesting: io/config_tree.hpp):
+// the ranges of the integer keys beyond their types' own (docs/study.md, "Errors").
 constexpr std::uint64_t kMaxSteps = 10000000;         // run.steps
 constexpr std::uint64_t kMaxChunk = 100000000;        // run.chunk
 constexpr std::uint64_t kMaxBootstrap = 100000;       // sensitivity.bootstrap
@@ -59,9 +48,9 @@ struct StudyConfig {
   int steps = 250;
   std::uint64_t chunk = 65536;
   // [design]
-  DesignSpec design;
+  design::DesignSpec design;
   // [params]: every scenario parameter the study sets (fixed or varied), in file order
-  std::vector<ParamSpec> params;
+  std::vector<design::ParamSpec> params;
   // [output]
   std::string out_dir = "out/study";
   std::vector<std::string> formats = {"csv", "npy", "salib"};
@@ -77,28 +66,9 @@ struct StudyConfig {
   std::vector<PlotSpec> plots;
 };
 
-// Config text as a JSON tree plus where each key came from ("a.b", "plots[1].x" -> line, column).
-struct ConfigTree {
-  nlohmann::ordered_json root;
-  std::map<std::string, std::pair<long, long>> where;
-  std::string file;
-  // "FILE:LINE:COL: " for a key (or "FILE: " when its location is unknown).
-  std::string at(const std::string& key) const;
-};
-
-// Reads a .toml or .json file (by extension; other extensions: by content), at most
-// kMaxConfigBytes. Syntax errors, numbers out of range, duplicate keys (JSON; TOML refuses them
-// itself) and nesting deeper than kMaxConfigDepth throw ConfigError with line and column.
-ConfigTree load_config_file(const std::string& path);
-ConfigTree parse_config_text(const std::string& text, const std::string& name, bool toml);
-
-// Applies "KEY=VALUE" (KEY a dotted path such as design.n or params.mu; VALUE a TOML value: a
-// number, true/false, "string" or bare word, [array] or { inline table }). Throws ConfigError.
-void apply_override(ConfigTree& tree, const std::string& setting);
-
 // Checks every key and builds the study. Unknown keys, wrong types, impossible distributions,
 // parameters the scenario does not have, unknown laws/outputs: ConfigError naming the key.
-StudyConfig resolve_config(const ConfigTree& tree);
+StudyConfig resolve_config(const io::ConfigTree& tree);
 
 // The canonical JSON form of a study (every key explicit); resolve_config(parse of it) == it.
 nlohmann::ordered_json to_json(const StudyConfig& c);
@@ -106,9 +76,8 @@ nlohmann::ordered_json to_json(const StudyConfig& c);
 // The value forms of a parameter: a number (fixed) or a string "uniform:LO:HI",
 // "normal:MEAN:SD", "lognormal:MU:SIGMA", "truncnormal:MEAN:SD:LO:HI", "linspace:A:B:COUNT", or a
 // table {dist = "uniform", lo = , hi = } / {linspace = [A, B, COUNT]} (see docs/study.md).
-ParamSpec parse_param(const std::string& name, const nlohmann::ordered_json& v, const std::string& where);
+design::ParamSpec parse_param(const std::string& name, const nlohmann::ordered_json& v, const std::string& where);
 
-bool operator==(const ParamSpec& a, const ParamSpec& b);
 bool same_study(const StudyConfig& a, const StudyConfig& b);
 
 }  // namespace impact::study

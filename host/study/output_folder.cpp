@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "io/out_file.hpp"
-#include "study/parts.hpp"
+#include "resume/parts.hpp"
 
 namespace impact::study {
 

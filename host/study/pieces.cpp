@@ -16,11 +16,11 @@
 #include "io/out_file.hpp"
 #include "io/version.hpp"
 #include "io/progress.hpp"
-#include "study/checkpoint.hpp"
+#include "resume/checkpoint.hpp"
 #include "study/output_folder.hpp"
-#include "study/parts.hpp"
+#include "resume/parts.hpp"
 #include "study/run.hpp"
-#include "study/scenarios.hpp"
+#include "systems/scenarios.hpp"
 
 namespace impact::study {
 
@@ -104,7 +104,7 @@ std::string pack(const RunResult& r, std::uint64_t first, std::uint64_t rows, co
 }
 
 std::string part_path(const std::string& dir, const std::string& name, std::uint64_t k) {
-  return dir + "/" + part_file_name(name, static_cast<int>(k));
+  return dir + "/" + resume::part_file_name(name, static_cast<int>(k));
 }
 
 // The size and CRC-32 of each part file piece k wrote, read back from the disk.
@@ -197,7 +197,7 @@ struct Load {
 // Rank 0: every process's pieces in piece order, merged into the run's result; the manifest of the
 // parts; the note on how the work was shared.
 void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, std::uint64_t total, RunResult& r,
-                  PartsManifest& m, std::string& note) {
+                  resume::PartsManifest& m, std::string& note) {
   struct Piece {
     std::uint64_t k;
     bool computed;
@@ -275,7 +275,7 @@ void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, st
 // plots (they change neither), the design's rows and an imported file's bytes (the CRC-32 of the
 // very bytes the rows were read from, taken while reading them), the backend, the piece size and
 // the build.
-std::string run_key(const StudyConfig& c, const Design& design, const ReportOptions& o, std::uint64_t rows,
+std::string run_key(const StudyConfig& c, const design::Design& design, const ReportOptions& o, std::uint64_t rows,
                     std::uint64_t per) {
   nlohmann::json j = to_json(c);
   j["run"].erase("chunk");
@@ -306,8 +306,8 @@ std::uint64_t piece_rows(std::uint64_t rows) {
 PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& comm, const PieceOptions& po,
                         std::chrono::steady_clock::time_point start, std::FILE* log) {
   const StudyConfig& c = s.config;
-  const ScenarioInfo& sc = *find_scenario(c.scenario);
-  const Design& design = *s.design;
+  const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
+  const design::Design& design = *s.design;
   PiecesRun res;
   StudyOutcome& o = res.outcome;
   const std::uint64_t rows = design.rows(), B = stat_block_rows(rows);
@@ -331,7 +331,7 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
     err = "the processes resolved the backend differently (cuda on some, " +
           std::string(engine::backend_name(o.options.backend)) + " here): name one with --backend";
   if (r0 && err.empty()) try {
-      if (!po.checkpoint.empty() && !po.resume && Checkpoint(po.checkpoint, key, "piece").has_chunks()) {
+      if (!po.checkpoint.empty() && !po.resume && resume::Checkpoint(po.checkpoint, key, "piece").has_chunks()) {
         err = "--checkpoint " + po.checkpoint + " holds pieces of an earlier run: add --resume to finish it, or use another folder";
       } else {  // the folder this run's, before any process writes (resumed: the parts read back stay)
         claim = claim_output_folder(c.out_dir, study_output_files(c, run_layout(c, sc, design, o.options.backend).files),
@@ -345,14 +345,14 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
     }
   if (!comm.all(err.empty())) return say_errors(comm, err, log), res;
 
-  std::unique_ptr<Checkpoint> ck;
+  std::unique_ptr<resume::Checkpoint> ck;
   const RunResult layout = run_layout(c, sc, design, o.options.backend);
   Bytes mine;
   Load me;
   std::vector<std::uint64_t> ran;  // the pieces this process wrote
   std::string pieces;
   try {
-    if (!po.checkpoint.empty()) ck = std::make_unique<Checkpoint>(po.checkpoint, key, "piece");
+    if (!po.checkpoint.empty()) ck = std::make_unique<resume::Checkpoint>(po.checkpoint, key, "piece");
     io::Progress bar(r0 && !q.quiet ? log : nullptr, count, "study " + c.name);
     for (std::uint64_t k = 0; comm.next(count, k);) {
       RunPart part;
@@ -408,7 +408,7 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
   if (!comm.all(err.empty())) return say_errors(comm, err, log), res;
   if (r0) try {
       o.run = layout;
-      PartsManifest m;
+      resume::PartsManifest m;
       m.files = layout.files;
       io::Crc32 key_sum;
       key_sum.add(key);
@@ -418,7 +418,7 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
       write_parts_manifest(c.out_dir, m);
       if (!po.keep_parts) {
         merge_parts(c.out_dir, m);
-        remove_stale_parts(c.out_dir);  // parts of pieces beyond this run's (an earlier --piece)
+        resume::remove_stale_parts(c.out_dir);  // parts of pieces beyond this run's (an earlier --piece)
       } else {
         o.options.plots = false;
         o.options.no_plots_why =

@@ -2,7 +2,7 @@
 // one process with --checkpoint. The design is cut into pieces of whole statistics blocks
 // (piece_rows); each process takes the next piece as it finishes one (PieceComm::next: a counter
 // shared by the processes), runs it as one process runs the whole design (study::run with a
-// RunPart) and writes its part of every table (study/parts.hpp). With a checkpoint folder each
+// RunPart) and writes its part of every table (resume/parts.hpp). With a checkpoint folder each
 // finished piece's statistics and the sizes of its part files are kept (Checkpoint, stem "piece",
 // CRC-32), so that a resumed run (--resume, with any number of processes) reads them back and
 // computes only the missing pieces. At the end the pieces' statistics go to rank 0, which merges

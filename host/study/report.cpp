@@ -13,7 +13,7 @@
 #include "io/out_file.hpp"
 #include "io/python.hpp"
 #include "io/version.hpp"
-#include "study/sensitivity.hpp"
+#include "design/sensitivity.hpp"
 
 namespace impact::study {
 
@@ -45,12 +45,12 @@ struct Sensitivity {
 
 // The Sobol indices of output `o` of one law (y: its every row) into s; a warning on `log` where they
 // cannot be computed or are undefined.
-void add_sobol(Sensitivity& s, const StudyConfig& c, const Design& design, const std::string& law, const std::string& o,
+void add_sobol(Sensitivity& s, const StudyConfig& c, const design::Design& design, const std::string& law, const std::string& o,
                const std::vector<double>& y, std::FILE* log) {
   const std::size_t nvar = design.names().size();
-  SobolIndices si;
+  design::SobolIndices si;
   try {
-    si = sobol_indices(y, nvar, c.bootstrap, c.confidence, c.design.seed);
+    si = design::sobol_indices(y, nvar, c.bootstrap, c.confidence, c.design.seed);
   } catch (const std::invalid_argument& e) {
     std::fprintf(log, "impact study: warning: no Sobol indices for %s %s: %s\n", law.c_str(), o.c_str(), e.what());
     return;
@@ -76,7 +76,7 @@ void add_sobol(Sensitivity& s, const StudyConfig& c, const Design& design, const
 }
 
 // Every law's sensitivity outputs (those it has).
-Sensitivity sensitivity(const StudyConfig& c, const Design& design, const RunResult& run, std::FILE* log) {
+Sensitivity sensitivity(const StudyConfig& c, const design::Design& design, const RunResult& run, std::FILE* log) {
   Sensitivity s;
   for (std::size_t l = 0; l < run.laws.size(); ++l)
     for (const std::string& o : c.sens_outputs) {
@@ -154,19 +154,19 @@ std::string status_lines(const RunResult& run) {
 // ---- metadata.json and summary.md -----------------------------------------------------------------
 
 // Per law: every column of its table (sample_id, the scenario's parameters, its outputs) and its kind.
-json columns_json(const ScenarioInfo& sc, const RunResult& run) {
+json columns_json(const systems::ScenarioInfo& sc, const RunResult& run) {
   json meta = json::object();
   for (const LawColumns& lc : run.laws) {
     json l = json::array();
     l.push_back({{"name", "sample_id"}, {"kind", "integer"}});
-    for (const ScenarioParam& p : sc.params) l.push_back({{"name", p.name}, {"kind", "input"}, {"help", p.help}});
+    for (const systems::ScenarioParam& p : sc.params) l.push_back({{"name", p.name}, {"kind", "input"}, {"help", p.help}});
     for (const StudyColumn& col : lc.cols) l.push_back({{"name", col.name}, {"kind", kind_name(col.kind)}});
     meta[lc.law->name] = l;
   }
   return meta;
 }
 
-json metadata(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, const RunResult& run,
+json metadata(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const RunResult& run,
               const ReportOptions& opt, const Statistics& stats, const Sensitivity& sens,
               const std::vector<std::string>& files) {
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - opt.start).count();
@@ -212,7 +212,7 @@ json metadata(const StudyConfig& c, const ScenarioInfo& sc, const Design& design
   return meta;
 }
 
-std::string summary_md(const StudyConfig& c, const Design& design, const ReportOptions& opt, const StudyReport& rep) {
+std::string summary_md(const StudyConfig& c, const design::Design& design, const ReportOptions& opt, const StudyReport& rep) {
   return "# " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") + "scenario " + c.scenario +
          ", " + std::to_string(design.rows()) + " samples (" + design_kind_name(c.design.kind) + "), backend " +
          engine::backend_name(opt.backend) + ", " + engine::precision_name(opt.precision) + "\n\n" + rep.table +
@@ -261,7 +261,7 @@ std::string draw_plots(const std::string& dir, const std::vector<std::string>& p
   return note;
 }
 
-StudyReport write_report(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, const RunResult& run,
+StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const RunResult& run,
                          const ReportOptions& opt, std::FILE* log) {
   const std::string& dir = c.out_dir;
   StudyReport rep;

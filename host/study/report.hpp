@@ -10,7 +10,7 @@
 #include "engine/options.hpp"
 #include "study/config.hpp"
 #include "study/run.hpp"
-#include "study/scenarios.hpp"
+#include "systems/scenarios.hpp"
 
 namespace impact::study {
 
@@ -40,7 +40,7 @@ struct ReportOptions {
 // plots' files, for the returned note. A failed script is a warning on `log`.
 std::string draw_plots(const std::string& dir, const std::vector<std::string>& pngs, bool quiet, std::FILE* log);
 
-StudyReport write_report(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, const RunResult& run,
+StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const RunResult& run,
                          const ReportOptions& opt, std::FILE* log);
 
 }  // namespace impact::study

@@ -32,7 +32,7 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-std::vector<std::string> kept_columns(const StudyConfig& c, const ScenarioInfo& sc) {
+std::vector<std::string> kept_columns(const StudyConfig& c, const systems::ScenarioInfo& sc) {
   std::vector<std::string> kept = c.columns;
   if (kept.empty()) {
     for (const char* n : {"P_n", "P_t", "vf_n", "dE"}) kept.push_back(n);
@@ -66,11 +66,11 @@ struct Chunk {
 // values over them, then the design's values of the varied ones.
 class SampleBuilder {
  public:
-  SampleBuilder(const StudyConfig& c, const ScenarioInfo& sc, const Design& design) : sc_(sc), design_(design) {
+  SampleBuilder(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design) : sc_(sc), design_(design) {
     base_.resize(sc.params.size());
     for (std::size_t k = 0; k < base_.size(); ++k) base_[k] = sc.params[k].value;
-    for (const ParamSpec& p : c.params)
-      if (p.kind == ParamKind::fixed) base_[sc.index_of(p.name)] = p.a;
+    for (const design::ParamSpec& p : c.params)
+      if (p.kind == design::ParamKind::fixed) base_[sc.index_of(p.name)] = p.a;
     for (const std::string& n : design.names()) var_index_.push_back(sc.index_of(n));
   }
 
@@ -87,7 +87,7 @@ class SampleBuilder {
       for (std::size_t j = 0; j < nvar; ++j) v[var_index_[j]] = ch.design[i * nvar + j];
       ContactProblem<double> p{};
       const Status s = sc_.build(v, &p);
-      if (s != Status::ok) p = placeholder_instance();
+      if (s != Status::ok) p = systems::placeholder_instance();
       ch.build_status[i] = static_cast<std::uint8_t>(s);
       ch.probs[i] = p;
       ch.in.set(i, p);
@@ -98,8 +98,8 @@ class SampleBuilder {
   }
 
  private:
-  const ScenarioInfo& sc_;
-  const Design& design_;
+  const systems::ScenarioInfo& sc_;
+  const design::Design& design_;
   std::vector<double> base_;     // the values every sample starts from
   std::vector<int> var_index_;   // per varied parameter: its index in sc.params
 };
@@ -114,7 +114,7 @@ struct LawRows {
 // The output columns of an ok row i: the contact-space outputs (in contact_output_names() order),
 // the law's extras, then (after the status, which has its own array) the body-level outputs.
 template <class T>
-void ok_row_outputs(const LawColumns& lc, const ScenarioInfo& sc, const Chunk<T>& ch,
+void ok_row_outputs(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk<T>& ch,
                     const engine::OutputColumns<T>& res, std::size_t i, double* o) {
   const Vec3<T> PT = res.P(i), vfT = res.vf(i);
   const double Pv[3] = {double(PT.x), double(PT.y), double(PT.z)};
@@ -147,7 +147,7 @@ bool outputs_finite(const std::vector<StudyColumn>& cols, const double* o) {
 // Each row's outputs and final status: the build status, else the law's, else non_finite where an
 // output that must be finite is not.
 template <class T>
-void law_rows(const LawColumns& lc, const ScenarioInfo& sc, const Chunk<T>& ch, const engine::OutputColumns<T>& res,
+void law_rows(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk<T>& ch, const engine::OutputColumns<T>& res,
               LawRows& rows) {
   const std::size_t ncol = lc.cols.size();
   rows.out.resize(ch.m * ncol);
@@ -219,7 +219,7 @@ void kept_values(const LawColumns& lc, const LawRows& rows, std::size_t m, std::
 template <class T>
 class Driver {
  public:
-  Driver(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend, RunResult& result,
+  Driver(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, Backend backend, RunResult& result,
          std::uint64_t first, std::uint64_t rows)
       : c_(c),
         sc_(sc),
@@ -335,8 +335,8 @@ class Driver {
   }
 
   const StudyConfig& c_;
-  const ScenarioInfo& sc_;
-  const Design& design_;
+  const systems::ScenarioInfo& sc_;
+  const design::Design& design_;
   const Backend backend_;
   RunResult& result_;
   const LawOptions opt_;
@@ -362,7 +362,7 @@ void check_entry_points(const StudyConfig& c, Backend backend, Precision precisi
 
 }  // namespace
 
-RunMemory run_memory_bytes(const StudyConfig& c, const ScenarioInfo& sc, std::uint64_t rows) {
+RunMemory run_memory_bytes(const StudyConfig& c, const systems::ScenarioInfo& sc, std::uint64_t rows) {
   const double chunk = double(std::max<std::uint64_t>(1, std::min<std::uint64_t>(c.chunk, rows)));
   const std::vector<std::string> kept = kept_columns(c, sc);
   // per row of a chunk (doubles throughout: float buffers are smaller)
@@ -394,7 +394,7 @@ std::vector<Moments> fold_block_moments(const std::vector<Moments>& block_moment
   return m;
 }
 
-RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend, Precision precision,
+RunResult run(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, Backend backend, Precision precision,
               std::FILE* progress, const RunPart& part) {
   check_entry_points(c, backend, precision);
   const std::uint64_t first = std::min<std::uint64_t>(part.first, design.rows());
@@ -412,7 +412,7 @@ RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design
   return result;
 }
 
-RunResult run_layout(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, Backend backend) {
+RunResult run_layout(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, Backend backend) {
   RunResult result;
   result.kept = kept_columns(c, sc);
   for (const std::string& l : c.laws) {

@@ -13,7 +13,7 @@
 #include "impact/stats.hpp"
 #include "study/columns.hpp"
 #include "study/config.hpp"
-#include "study/scenarios.hpp"
+#include "systems/scenarios.hpp"
 
 namespace impact::study {
 
@@ -54,7 +54,7 @@ struct RunMemory {
   double chunks = 0;  // the chunk buffers
   double rows = 0;    // what grows with the rows (the sensitivity outputs)
 };
-RunMemory run_memory_bytes(const StudyConfig& c, const ScenarioInfo& sc, std::uint64_t rows);
+RunMemory run_memory_bytes(const StudyConfig& c, const systems::ScenarioInfo& sc, std::uint64_t rows);
 
 // The part of the design one process runs (a run over several processes, host/dist): rows
 // [first, first + rows), both ends on the grid of stat_block_rows() (or at the design's end), its
@@ -68,7 +68,7 @@ struct RunPart {
 
 // A run's result before any row: the kept columns, each law's columns and empty statistics, the
 // files it writes (StudyFiles' names) and the notes on them.
-RunResult run_layout(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, engine::Backend backend);
+RunResult run_layout(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, engine::Backend backend);
 
 // The rows of a statistics block of a design of `rows` rows: a power of two from 64, such that
 // there are at most 8192 blocks (memory flat in the rows; a run over several processes splits the
@@ -82,7 +82,7 @@ std::vector<Moments> fold_block_moments(const std::vector<Moments>& block_moment
 // c.out_dir. The progress bar goes to `progress` (null: none). Throws std::invalid_argument when a
 // law has no entry point for the backend and precision (before anything is written), and
 // std::runtime_error when a file cannot be written.
-RunResult run(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, engine::Backend backend,
+RunResult run(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, engine::Backend backend,
               engine::Precision precision, std::FILE* progress, const RunPart& part = {});
 
 }  // namespace impact::study

@@ -7,7 +7,7 @@
 #include "engine/registry.hpp"
 #include "io/machine.hpp"
 #include "study/output_folder.hpp"
-#include "study/scenarios.hpp"
+#include "systems/scenarios.hpp"
 
 namespace impact::study {
 
@@ -16,18 +16,18 @@ using io::gib;
 namespace {
 
 // The run's buffers and what grows with its rows, with the design's own memory, within what a
-// study may use (memory_budget_bytes()): checked before anything is allocated.
-void check_memory(const ConfigTree& tree, const StudyConfig& c, const Design& design) {
-  const RunMemory m = run_memory_bytes(c, *find_scenario(c.scenario), design.rows());
-  const double own = design_memory_bytes(c.params, c.design), budget = memory_budget_bytes();
+// study may use (design::memory_budget_bytes()): checked before anything is allocated.
+void check_memory(const io::ConfigTree& tree, const StudyConfig& c, const design::Design& design) {
+  const RunMemory m = run_memory_bytes(c, *systems::find_scenario(c.scenario), design.rows());
+  const double own = design_memory_bytes(c.params, c.design), budget = design::memory_budget_bytes();
   if (own + m.chunks + m.rows <= budget) return;
   const std::string limit = ", more than the " + gib(budget) +
                             " a study may use (half of the available memory, or of ulimit -v)";
   if (m.rows > m.chunks)
-    throw ConfigError(tree.at("design.n") + "design.n: the sensitivity outputs of " + std::to_string(design.rows()) +
+    throw io::ConfigError(tree.at("design.n") + "design.n: the sensitivity outputs of " + std::to_string(design.rows()) +
                       " rows need " + gib(m.rows) + " (every row of each is kept for the Sobol indices)" + limit +
                       "; use fewer rows");
-  throw ConfigError(tree.at("run.chunk") + "run.chunk: chunks of " +
+  throw io::ConfigError(tree.at("run.chunk") + "run.chunk: chunks of " +
                     std::to_string(std::min<std::uint64_t>(c.chunk, design.rows())) + " rows need " + gib(m.chunks) +
                     " of buffers" + limit + "; use a smaller run.chunk (memory is flat in the number of rows)");
 }
@@ -35,20 +35,20 @@ void check_memory(const ConfigTree& tree, const StudyConfig& c, const Design& de
 }  // namespace
 
 LoadedStudy load_study(const StudyRequest& q) {
-  ConfigTree tree = q.text.empty() ? load_config_file(q.config) : parse_config_text(q.text, q.config, q.toml);
-  for (const std::string& s : q.sets) apply_override(tree, s);
-  if (!q.out.empty()) apply_override(tree, "output.dir=" + nlohmann::json(q.out).dump());
-  if (!q.backend.empty()) apply_override(tree, "run.backend=" + nlohmann::json(q.backend).dump());
+  io::ConfigTree tree = q.text.empty() ? io::load_config_file(q.config) : io::parse_config_text(q.text, q.config, q.toml);
+  for (const std::string& s : q.sets) io::apply_override(tree, s);
+  if (!q.out.empty()) io::apply_override(tree, "output.dir=" + nlohmann::json(q.out).dump());
+  if (!q.backend.empty()) io::apply_override(tree, "run.backend=" + nlohmann::json(q.backend).dump());
   LoadedStudy s;
   s.config = resolve_config(tree);
   // the design's messages start with the key, which gives the location
   try {
     std::vector<std::string> known;
-    for (const ScenarioParam& p : find_scenario(s.config.scenario)->params) known.emplace_back(p.name);
+    for (const systems::ScenarioParam& p : systems::find_scenario(s.config.scenario)->params) known.emplace_back(p.name);
     s.design = make_design(s.config.params, s.config.design, 0, known);
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
-    throw ConfigError(tree.at(msg.substr(0, msg.find(':'))) + msg);
+    throw io::ConfigError(tree.at(msg.substr(0, msg.find(':'))) + msg);
   }
   check_memory(tree, s.config, *s.design);
   return s;
@@ -75,7 +75,7 @@ ReportOptions study_options(const LoadedStudy& s, const StudyRequest& q, std::ch
 StudyOutcome run_study(const LoadedStudy& s, const StudyRequest& q, std::chrono::steady_clock::time_point start,
                        std::FILE* log) {
   const StudyConfig& c = s.config;
-  const ScenarioInfo& sc = *find_scenario(c.scenario);
+  const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
   StudyOutcome o;
   o.options = study_options(s, q, start);
   const FolderClaim claim = claim_output_folder(

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "study/config.hpp"
-#include "study/design.hpp"
+#include "design/design.hpp"
 #include "study/report.hpp"
 #include "study/run.hpp"
 
@@ -29,7 +29,7 @@ struct StudyRequest {
 
 struct LoadedStudy {
   StudyConfig config;
-  std::unique_ptr<Design> design;
+  std::unique_ptr<design::Design> design;
 };
 
 // The study of a request, its design built and its memory checked against what a study may use.

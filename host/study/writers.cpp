@@ -7,7 +7,7 @@
 #include "engine/columns.hpp"
 #include "io/csv.hpp"
 #include "io/npy.hpp"
-#include "study/parts.hpp"
+#include "resume/parts.hpp"
 
 namespace impact::study {
 
@@ -102,7 +102,7 @@ Formats formats_of(const StudyConfig& c, std::uint64_t rows) {
   return f;
 }
 
-StudyFiles::StudyFiles(const StudyConfig& c, const ScenarioInfo& sc, const Design& design,
+StudyFiles::StudyFiles(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design,
                        const std::vector<std::string>& kept, const std::vector<LawColumns>& laws,
                        engine::Precision precision, int part, std::uint64_t rows)
     : sc_(sc),
@@ -132,7 +132,7 @@ void StudyFiles::open_tables(const std::string& dir, const LawColumns& lc, LawFi
   if (formats_.csv) {
     f.csv.open(path(dir, lc.law->name + ".csv"));
     std::string h = "sample_id";
-    for (const ScenarioParam& p : sc_.params) h += std::string(",") + p.name;
+    for (const systems::ScenarioParam& p : sc_.params) h += std::string(",") + p.name;
     for (const StudyColumn& col : lc.cols) h += "," + col.name;
     h += '\n';
     f.csv.put(h);
@@ -141,7 +141,7 @@ void StudyFiles::open_tables(const std::string& dir, const LawColumns& lc, LawFi
     f.npy.open(path(dir, lc.law->name + ".npy"));
     std::vector<io::NpyField> fields;
     fields.emplace_back("sample_id", "<u8");
-    for (const ScenarioParam& p : sc_.params) fields.emplace_back(p.name, "<f8");
+    for (const systems::ScenarioParam& p : sc_.params) fields.emplace_back(p.name, "<f8");
     for (const StudyColumn& col : lc.cols) fields.emplace_back(col.name, npy_type(col.kind));
     io::write_npy_header(f.npy, fields, rows);
   }
@@ -159,7 +159,7 @@ void StudyFiles::open_salib(const std::string& dir, const std::vector<std::strin
 }
 
 std::string StudyFiles::path(const std::string& dir, const std::string& name) const {
-  return dir + "/" + (part_ < 0 ? name : part_file_name(name, part_));
+  return dir + "/" + (part_ < 0 ? name : resume::part_file_name(name, part_));
 }
 
 void StudyFiles::write_design(const double* u, std::size_t m) {

@@ -13,7 +13,7 @@
 #include "io/out_file.hpp"
 #include "study/columns.hpp"
 #include "study/config.hpp"
-#include "study/scenarios.hpp"
+#include "systems/scenarios.hpp"
 
 namespace impact::study {
 
@@ -46,10 +46,10 @@ class StudyFiles {
   // Creates output.dir and opens the files of the study's formats with their headers: each law's
   // CSV and .npy, then the SALib Y files (of the kept columns each law has) and design.txt.
   // precision: a float study writes its laws' own outputs as float text in the CSV.
-  // part >= 0: the files of one process's part of the design (`rows` rows; study/parts.hpp), each a
+  // part >= 0: the files of one process's part of the design (`rows` rows; resume/parts.hpp), each a
   // complete file of its kind (the CSV and design.txt with their header line, the .npy with its
   // header), named part_file_name(name, part); an earlier metadata.json is left to the caller.
-  StudyFiles(const StudyConfig& c, const ScenarioInfo& sc, const Design& design, const std::vector<std::string>& kept,
+  StudyFiles(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const std::vector<std::string>& kept,
              const std::vector<LawColumns>& laws, engine::Precision precision, int part = -1,
              std::uint64_t rows = 0);
 
@@ -70,7 +70,7 @@ class StudyFiles {
   void open_salib(const std::string& dir, const std::vector<std::string>& kept);
   std::string path(const std::string& dir, const std::string& name) const;  // of a file of this part
 
-  const ScenarioInfo& sc_;
+  const systems::ScenarioInfo& sc_;
   const std::vector<LawColumns>& laws_;
   int part_;
   Formats formats_;

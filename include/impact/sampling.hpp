@@ -176,7 +176,7 @@ IMPACT_HD inline double sample(const Dist& d, const Philox& rng, std::uint64_t i
 
 // Scenarios: how an instance is built from its slots. New scenarios (pencil, pendulums, two free
 // bodies, ...) add an enum value, a slot layout below and a case in make_instance_double(); the
-// host's key table (host/study/sample_spec.cpp) names their slots for the CLI.
+// host's key table (host/systems/sample_spec.cpp) names their slots for the CLI.
 enum class Scenario : std::uint8_t { contact = 0, ball = 1, count_ };
 
 constexpr int kMaxSlots = 16;

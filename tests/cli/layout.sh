@@ -2,7 +2,8 @@
 # The architecture of the tree (docs/architecture.md): no file includes a header of a layer above
 # its own, CLI11 only in the command layer, no Eigen in device code, no function in host/, include/
 # or kernels/ over 150 lines (no exception: the integrators' solvers too), no libm
-# transcendental or Boost.Math distribution outside rmath (scripts/check_layout.py).
+# transcendental or Boost.Math distribution outside rmath, no host folder over 3000 lines
+# (scripts/check_layout.py).
 set -u
 SRC=$2
 source "$(dirname "$0")/common.bash"
@@ -33,4 +34,18 @@ mkdir -p "$T/tree/include/impact/laws"
 { echo 'template <class T> T solve(T x) {'; for i in $(seq 1 152); do echo "  x += T($i);"; done; echo '  return x;'; echo '}'; } > "$T/tree/include/impact/laws/jia.hpp"
 "$PY" "$SRC/scripts/check_layout.py" "$T/tree" > "$T/out4" 2>&1
 check "a 155-line JiaLaw-style solve in laws/jia.hpp is a violation" 'grep -q "include/impact/laws/jia.hpp:1: function solve is 155 lines" "$T/out4"'
+# no host folder over 3000 lines (issue 24: host/study had grown to 8,100 lines of seven roles); the
+# layers as folders, each a room: study below sampled, systems below study
+mkdir -p "$T/big/host/study" "$T/big/host/systems"
+for k in 1 2 3 4; do
+  { for i in $(seq 1 760); do echo "int s${k}_$i = $i;"; done; } > "$T/big/host/study/part$k.cpp"
+done
+printf '#include "study/run.hpp"\n' > "$T/big/host/systems/up.hpp"
+printf '#include "sampled/reduce.hpp"\n' > "$T/big/host/study/up.hpp"
+"$PY" "$SRC/scripts/check_layout.py" "$T/big" > "$T/out5" 2>&1; rc=$?
+check "a host folder of 3041 lines is a violation" '[ $rc -eq 1 ] && grep -q "host/study: 3041 lines (at most 3000)" "$T/out5"'
+check "systems may not include study, nor study sampled" \
+  'grep -q "the systems layer includes study/run.hpp" "$T/out5" && grep -q "the study layer includes sampled/reduce.hpp" "$T/out5"'
+"$PY" "$SRC/scripts/check_layout.py" "$T/big" --max-folder-lines 4000 > "$T/out6" 2>&1
+check "and 3041 lines pass a bound of 4000" '! grep -q "host/study: 3041" "$T/out6"'
 finish

@@ -1,4 +1,4 @@
-// The imported design reader (study::make_design with design.kind = imported: a SALib/Chaospy
+// The imported design reader (design::make_design with design.kind = imported: a SALib/Chaospy
 // sample matrix, optional header, whitespace or commas) on a file of fuzzed content. The file is
 // an in-memory file (memfd) opened through /proc/self/fd, so the reader's own fopen path runs.
 //
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "fuzz_common.hpp"
-#include "study/design.hpp"
+#include "design/design.hpp"
 
 namespace {
 
@@ -50,21 +50,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t d = 1 + (flags & 3);
   const double memory_limit = (flags & 4) ? 4096.0 : double(64 << 20);
   const char* names[] = {"mu", "e", "v_n", "theta"};
-  std::vector<study::ParamSpec> specs;
+  std::vector<design::ParamSpec> specs;
   for (std::size_t k = 0; k < d; ++k) {
-    study::ParamSpec p;
+    design::ParamSpec p;
     p.name = names[k];
-    p.kind = study::ParamKind::uniform;
+    p.kind = design::ParamKind::uniform;
     p.a = 0;
     p.b = 1;
     specs.push_back(p);
   }
-  study::DesignSpec spec;
-  spec.kind = study::DesignKind::imported;
+  design::DesignSpec spec;
+  spec.kind = design::DesignKind::imported;
   spec.file = memfile(in.rest());
-  std::unique_ptr<study::Design> design;
+  std::unique_ptr<design::Design> design;
   try {
-    design = study::make_design(specs, spec, memory_limit);
+    design = design::make_design(specs, spec, memory_limit);
   } catch (const std::invalid_argument&) {
     return 0;  // the documented error of a bad sample file
   } catch (const std::exception& e) {

@@ -19,7 +19,7 @@
 #include "impact/laws/newton.hpp"
 #include "kernels/batch.hpp"
 #include "kernels/sampled.hpp"
-#include "study/sample_spec.hpp"
+#include "systems/sample_spec.hpp"
 
 using namespace impact;
 using impact::testing::Buffers;
@@ -142,12 +142,12 @@ TEST(RegimeKey, SortOnlyWhereTheKeysVary) {
   });
   EXPECT_EQ(probed, kKeyProbes);
   // sampled instances: the identical-ball runs (every parameter fixed), and random contact
-  SampleSpec ball = study::default_spec(Scenario::ball);
+  SampleSpec ball = systems::default_spec(Scenario::ball);
   for (const char* kv : {"V0x=-1", "V0y=0", "V0z=-5", "w0x=0", "w0y=2", "w0z=0", "mu=0.4", "e=0.5"})
-    study::apply_setting(ball, kv);
+    systems::apply_setting(ball, kv);
   EXPECT_FALSE((sampled_keys_vary<JiaLaw, double>(ball, 1, 0, 4000000)));
   EXPECT_FALSE((sampled_keys_vary<StrongeLaw, float>(ball, 1, 0, 4000000)));
-  const SampleSpec contact = study::default_spec(Scenario::contact);
+  const SampleSpec contact = systems::default_spec(Scenario::contact);
   EXPECT_TRUE((sampled_keys_vary<JiaLaw, double>(contact, 1, 0, 4000000)));
   EXPECT_TRUE((sampled_keys_vary<StrongeLaw, double>(contact, 1, 1000, 4000000)));
 }
@@ -178,7 +178,7 @@ void sorted_equals_unsorted() {
 
 template <class Law>
 void sorted_reduction_counts_the_same() {
-  const SampleSpec spec = study::default_spec(Scenario::contact);
+  const SampleSpec spec = systems::default_spec(Scenario::contact);
   LawOptions opt;
   opt.steps = 60;
   const SummaryRanges rg = impact::testing::summary_ranges({0, 0, 0, -1}, {5, 5, 5, 0});
@@ -247,7 +247,7 @@ TEST(CudaOrder, ReductionIsTheSameBitsForEverySchedule) {
 TEST(CudaOrder, PersistentLanesOverSeveralLaunches) {
   std::string why;
   if (!engine::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): several launches skipped";
-  const SampleSpec spec = study::default_spec(Scenario::contact);
+  const SampleSpec spec = systems::default_spec(Scenario::contact);
   LawOptions opt;
   const SummaryRanges rg = impact::testing::summary_ranges({0, 0, 0, -1}, {5, 5, 5, 0});
   const std::uint64_t b = 7, e = b + (std::uint64_t(1) << 24) + 1000;

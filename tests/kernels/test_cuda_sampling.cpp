@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/registry.hpp"
-#include "study/sample_spec.hpp"
+#include "systems/sample_spec.hpp"
 
 #ifdef IMPACT_WITH_CUDA
 #include "batch_buffers.hpp"
@@ -45,12 +45,12 @@ bool skip_without_device(std::string& why) {
 namespace {
 // specs that exercise every Dist kind and every truncated-normal branch
 std::vector<SampleSpec> bit_specs() {
-  std::vector<SampleSpec> v = {study::default_spec(Scenario::contact), study::default_spec(Scenario::ball)};
-  SampleSpec s = study::default_spec(Scenario::contact);
+  std::vector<SampleSpec> v = {systems::default_spec(Scenario::contact), systems::default_spec(Scenario::ball)};
+  SampleSpec s = systems::default_spec(Scenario::contact);
   for (const char* set : {"w1=truncnormal:1:0.5:0.1:inf", "w2=truncnormal:0:1:-0.5:0.7", "w3=truncnormal:0:1:3:inf",
                           "vn=truncnormal:0:1:-inf:-2.5", "vt=truncnormal:0:1:2:2.3", "phi=normal:1:3",
                           "mu=lognormal:-1:0.3", "e=uniform:0.2:0.9", "e_t=truncnormal:0:1:1:4", "eta0=fixed:1.5"})
-    study::apply_setting(s, set);
+    systems::apply_setting(s, set);
   v.push_back(s);
   return v;
 }
@@ -69,7 +69,7 @@ TEST(CudaSampling, DeviceSamplesBitIdenticalToHost) {
       to_columns(make_instance<double>(spec, 2024, begin + i), v);
       for (int k = 0; k < kNumInputs; ++k)
         if (std::memcmp(&v[k], &gpu[k * n + i], sizeof(double)) != 0 && differ++ < 5)
-          ADD_FAILURE() << "scenario " << study::scenario_name(spec.scenario) << " instance " << begin + i << " column "
+          ADD_FAILURE() << "scenario " << systems::scenario_name(spec.scenario) << " instance " << begin + i << " column "
                         << k << ": host " << v[k] << " device " << gpu[k * n + i];
     }
     EXPECT_EQ(differ, 0u);
@@ -79,7 +79,7 @@ TEST(CudaSampling, DeviceSamplesBitIdenticalToHost) {
 namespace {
 template <class Law, class T>
 void compare_reductions(std::uint64_t n, int steps) {
-  const SampleSpec spec = study::default_spec(Scenario::contact);
+  const SampleSpec spec = systems::default_spec(Scenario::contact);
   const SummaryRanges rg = impact::testing::summary_ranges({0, 0, 0, -1}, {6, 4, 5, 0.2});
   LawOptions opt;
   opt.steps = steps;

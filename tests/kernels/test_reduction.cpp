@@ -289,7 +289,7 @@ TEST(ExactSums, LargeCountsStayExact) {
 }
 
 // Summaries on other ranges have their exact sums on other grids: same_grid tells them apart, so
-// that the host refuses to merge them (host/study/reduce.cpp merge_chunk).
+// that the host refuses to merge them (host/sampled/reduce.cpp merge_chunk).
 TEST(Reduction, SameGridTellsOtherRangesApart) {
   SummaryRanges a{};
   for (int k = 0; k < kNumQuantities; ++k) a.lo[k] = -1, a.hi[k] = 4;

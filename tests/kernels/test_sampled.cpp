@@ -20,7 +20,7 @@
 #include "kernels/omp/omp.hpp"
 #include "kernels/serial/serial.hpp"
 #include "kernels/sampled.hpp"
-#include "study/sample_spec.hpp"
+#include "systems/sample_spec.hpp"
 
 using namespace impact;
 
@@ -38,7 +38,7 @@ void expect_summaries_identical(const BatchSummary& a, const BatchSummary& b, co
 // ---- reduction ----------------------------------------------------------------------------------
 
 TEST(SampledReduction, AccumulateRowIsSummarizeRowMerged) {
-  const SampleSpec spec = study::default_spec(Scenario::contact);
+  const SampleSpec spec = systems::default_spec(Scenario::contact);
   const SummaryRanges rg = test_ranges();
   BatchSummary a = summary_identity(rg), b = summary_identity(rg);
   LawOptions opt;
@@ -54,7 +54,7 @@ TEST(SampledReduction, AccumulateRowIsSummarizeRowMerged) {
 
 TEST(SampledReduction, SampledEqualsMaterializedInstances) {
   for (Scenario sc : {Scenario::contact, Scenario::ball}) {
-    const SampleSpec spec = study::default_spec(sc);
+    const SampleSpec spec = systems::default_spec(sc);
     const std::uint64_t begin = 1000000007ull;
     const std::size_t m = 3000;
     std::vector<double> col[kNumInputs];
@@ -88,7 +88,7 @@ TEST(SampledReduction, SampledEqualsMaterializedInstances) {
 
 template <class Law>
 void check_shards_and_omp(std::uint64_t n, int steps) {
-  const SampleSpec spec = study::default_spec(Scenario::contact);
+  const SampleSpec spec = systems::default_spec(Scenario::contact);
   const SummaryRanges rg = test_ranges();
   LawOptions opt;
   opt.steps = steps;

@@ -4,7 +4,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 
-#include "study/bodies.hpp"
+#include "systems/bodies.hpp"
 #include "impact/laws/aghili.hpp"
 #include "impact/laws/chatterjee_ruina.hpp"
 #include "impact/laws/morgan.hpp"
@@ -13,9 +13,9 @@
 #include "random_instances.hpp"
 
 using namespace impact;
-using impact::study::to_eigen;
-using impact::study::to_sym3;
-using impact::study::to_vec3;
+using impact::systems::to_eigen;
+using impact::systems::to_sym3;
+using impact::systems::to_vec3;
 namespace ri = impact::randinst;
 
 namespace {
@@ -209,7 +209,7 @@ TEST(Aghili, CriticalCoFIsPaperFormulaWhenGCommutesWithE) {
 
 namespace {
 struct RandomMechanism {
-  study::Mechanism m;
+  systems::Mechanism m;
   Eigen::Vector3d normal;
 };
 RandomMechanism random_mechanism(ri::Rng& rng) {
@@ -235,13 +235,13 @@ TEST(Aghili, EnergyBalanceInGeneralizedCoordinates) {
   int stick = 0, slip = 0;
   for (int k = 0; k < 5000; ++k) {
     const RandomMechanism rm = random_mechanism(rng);
-    const study::ContactSpace cs = study::contact_space(rm.m, rm.normal);
+    const systems::ContactSpace cs = systems::contact_space(rm.m, rm.normal);
     const double mu = ri::uniform(rng, 0, 1.5), e = ri::uniform(rng, 0, 1), et = ri::uniform(rng, -1, 1);
-    ContactProblem<double> p = study::make_problem(cs, mu, e, et, 1);
+    ContactProblem<double> p = systems::make_problem(cs, mu, e, et, 1);
     const Result<double> r = AghiliLaw::eval(p);
     if (r.status != Status::ok) continue;
-    const Eigen::VectorXd qp = study::apply_impulse(rm.m, to_eigen(r.P));
-    const double Km = study::kinetic_energy(rm.m, rm.m.qdot), Kp = study::kinetic_energy(rm.m, qp);
+    const Eigen::VectorXd qp = systems::apply_impulse(rm.m, to_eigen(r.P));
+    const double Km = systems::kinetic_energy(rm.m, rm.m.qdot), Kp = systems::kinetic_energy(rm.m, qp);
     const Eigen::Vector3d vm = cs.v0, vp = rm.m.J * qp;
     const double Wloss = 0.5 * (vm + vp).dot(to_eigen(r.P));
     // tolerance relative to the energies in play: outside the admissible region a sticking

@@ -137,7 +137,7 @@ TEST(JiaInvariants, Theorem2PlanarInstancesStayPlanar) {
       continue;
     }
     ASSERT_EQ(r.status, Status::ok) << k;
-    const Eigen::Vector3d P = study::to_eigen(r.P);
+    const Eigen::Vector3d P = systems::to_eigen(r.P);
     EXPECT_LT(std::fabs(P.dot(inst.s)), 1e-12 * P.norm()) << k;  // I_w = 0
     // pure slip in the plane: |I_t| = mu I_n exactly (eqs. 46, 64)
     if (r.modes.size() == 1 && r.modes.at(0) == Mode::slip) {

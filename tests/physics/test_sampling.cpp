@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "impact/sampling.hpp"
-#include "study/sample_spec.hpp"
+#include "systems/sample_spec.hpp"
 
 using namespace impact;
 
@@ -257,7 +257,7 @@ TEST(SamplingDist, RandomRotationIsHaarAndOrthonormal) {
 // ---- scenarios ------------------------------------------------------------------------------------
 
 TEST(SamplingScenario, ContactInstancesHaveTheDrawnEigenvaluesAndVelocity) {
-  SampleSpec spec = study::default_spec(Scenario::contact);
+  SampleSpec spec = systems::default_spec(Scenario::contact);
   for (std::uint64_t i = 0; i < 2000; ++i) {
     const ContactProblem<double> p = make_instance<double>(spec, 11, i);
     const Philox rng{11};
@@ -280,7 +280,7 @@ TEST(SamplingScenario, ContactInstancesHaveTheDrawnEigenvaluesAndVelocity) {
     EXPECT_NEAR(p.v0.y, vt * std::sin(phi), 1e-15 * (1 + vt));
   }
   // rotation=identity: W diagonal
-  study::apply_setting(spec, "rotation=identity");
+  systems::apply_setting(spec, "rotation=identity");
   const ContactProblem<double> p = make_instance<double>(spec, 11, 5);
   EXPECT_EQ(p.W.xy, 0.0);
   EXPECT_EQ(p.W.xz, 0.0);
@@ -290,9 +290,9 @@ TEST(SamplingScenario, ContactInstancesHaveTheDrawnEigenvaluesAndVelocity) {
 TEST(SamplingScenario, BallIsJiaSection81) {
   // fixed values of Jia's ball: m = r = 1, V0 = (-1, 0, -5), w0 = (0, 2, 0): W = diag(3.5, 3.5, 1),
   // v0 = V0 + w0 x (0, 0, -r) = (-3, 0, -5)
-  SampleSpec spec = study::default_spec(Scenario::ball);
+  SampleSpec spec = systems::default_spec(Scenario::ball);
   for (const char* s : {"V0x=-1", "V0y=0", "V0z=-5", "w0x=0", "w0y=2", "w0z=0.7", "mu=0.4", "e=0.5"})
-    study::apply_setting(spec, s);
+    systems::apply_setting(spec, s);
   const ContactProblem<double> p = make_instance<double>(spec, 3, 12345);
   EXPECT_EQ(p.W.xx, 3.5);
   EXPECT_EQ(p.W.yy, 3.5);
@@ -304,7 +304,7 @@ TEST(SamplingScenario, BallIsJiaSection81) {
   EXPECT_EQ(p.mu, 0.4);
   EXPECT_EQ(p.eta0, std::sqrt(17.0 / 14.0));
   // m = 2, r = 0.5: W = diag(1/m + r^2 / (2/5 m r^2), ., 1/m) = diag(1.75, 1.75, 0.5); v0 = (Vx - r wy, Vy + r wx, Vz)
-  for (const char* s : {"m=2", "r=0.5", "w0x=4"}) study::apply_setting(spec, s);
+  for (const char* s : {"m=2", "r=0.5", "w0x=4"}) systems::apply_setting(spec, s);
   const ContactProblem<double> q = make_instance<double>(spec, 3, 1);
   EXPECT_DOUBLE_EQ(q.W.xx, 1.75);
   EXPECT_EQ(q.W.zz, 0.5);
@@ -314,9 +314,9 @@ TEST(SamplingScenario, BallIsJiaSection81) {
 
 TEST(SamplingScenario, SlotsAreIndependentStreams) {
   // changing one key's distribution leaves every other drawn value unchanged
-  const SampleSpec a = study::default_spec(Scenario::contact);
+  const SampleSpec a = systems::default_spec(Scenario::contact);
   SampleSpec b = a;
-  study::apply_setting(b, "mu=truncnormal:0.5:0.2:0:2");
+  systems::apply_setting(b, "mu=truncnormal:0.5:0.2:0:2");
   for (std::uint64_t i = 0; i < 1000; ++i) {
     const ContactProblem<double> p = make_instance<double>(a, 8, i), q = make_instance<double>(b, 8, i);
     EXPECT_NE(p.mu, q.mu);

@@ -30,7 +30,7 @@
 #include <limits>
 #include <vector>
 
-#include "study/bodies.hpp"
+#include "systems/bodies.hpp"
 #include "impact/laws/aghili.hpp"
 #include "impact/laws/chatterjee_ruina.hpp"
 #include "impact/laws/newton.hpp"
@@ -68,16 +68,16 @@ ContactProblem<double> mechanism_row(ri::Rng& rng, double mu_max) {
   Eigen::MatrixXd A(n, n), J(3, n);
   for (int i = 0; i < n * n; ++i) A.data()[i] = ri::normal(rng);
   for (int i = 0; i < 3 * n; ++i) J.data()[i] = ri::normal(rng);
-  study::Mechanism m;
+  systems::Mechanism m;
   m.M = A * A.transpose() + 0.2 * Eigen::MatrixXd::Identity(n, n);
   m.J = J;
   m.qdot = Eigen::VectorXd(n);
   for (int i = 0; i < n; ++i) m.qdot(i) = ri::normal(rng);
   Vector3d normal = ri::unit_vec3(rng);
   if ((J * m.qdot).dot(normal) > 0) normal = -normal;
-  const study::ContactSpace cs = study::contact_space(m, normal);
+  const systems::ContactSpace cs = systems::contact_space(m, normal);
   const double mu = ri::uniform(rng, 0, mu_max), e = ri::uniform(rng, 0, 1), et = ri::uniform(rng, -1, 1);
-  return study::make_problem(cs, mu, e, et, 1);
+  return systems::make_problem(cs, mu, e, et, 1);
 }
 
 ContactProblem<double> validated(ContactProblem<double> p, ParamUse use) {
@@ -585,7 +585,7 @@ TEST(RefAlgebraic, InvalidRowsGetTheFastPathStatus) {
         Vector3d ev = es.eigenvalues();
         ev(0) = ri::coin(rng) ? -ri::uniform(rng, 0, 1) * ev(2) : 0.0;
         W = es.eigenvectors() * ev.asDiagonal() * es.eigenvectors().transpose();
-        p.W = study::to_sym3(0.5 * (W + W.transpose()));
+        p.W = systems::to_sym3(0.5 * (W + W.transpose()));
         break;
       }
       case 5: p.n = Vec3<double>{0, 0, 0}; break;

@@ -1,4 +1,4 @@
-// Study configs at their limits (host/study/config.hpp): nesting refused on the text before any
+// Study configs at their limits (host/io/config_tree.hpp, host/study/config.hpp): nesting refused on the text before any
 // parser recurses (a 10^5-deep JSON array crashed the error message's dump()), numbers beyond a
 // double, duplicate JSON keys and every other error located FILE:LINE:COL, integer keys
 // range-checked instead of wrapped, and the size of a config file bounded.
@@ -11,6 +11,7 @@
 
 #include "study/config.hpp"
 
+using namespace impact;
 using namespace impact::study;
 
 namespace {
@@ -21,8 +22,8 @@ const std::string kMinimalToml = "[study]\nscenario = \"ball\"\nlaw = \"newton\"
 // The message of parsing and resolving a config text, or "" when it resolves.
 std::string error_of(const std::string& text, bool toml, const std::string& name = "") {
   try {
-    resolve_config(parse_config_text(text, name.empty() ? (toml ? "bad.toml" : "bad.json") : name, toml));
-  } catch (const ConfigError& e) {
+    resolve_config(io::parse_config_text(text, name.empty() ? (toml ? "bad.toml" : "bad.json") : name, toml));
+  } catch (const io::ConfigError& e) {
     return e.what();
   }
   return "";
@@ -204,12 +205,12 @@ TEST(ConfigLimits, IntegerKeysAreRangeCheckedNotWrapped) {
     EXPECT_TRUE(starts(msg, c.message)) << "config:\n" << c.text << "\nmessage: " << msg;
   }
   // the limits themselves, and a seed over the whole unsigned range, are accepted
-  const StudyConfig a = resolve_config(parse_config_text(
+  const StudyConfig a = resolve_config(io::parse_config_text(
       run + "steps = 10000000\nchunk = 100000000\n[design]\nn = 10000000000\n", "ok.toml", true));
   EXPECT_EQ(a.steps, 10000000);
   EXPECT_EQ(a.chunk, 100000000u);
   EXPECT_EQ(a.design.n, 10000000000u);
-  const StudyConfig b = resolve_config(parse_config_text(
+  const StudyConfig b = resolve_config(io::parse_config_text(
       R"({"study": {"scenario": "ball", "law": "newton"}, "design": {"seed": 18446744073709551615, "n": 1e6}})",
       "ok.json", false));
   EXPECT_EQ(b.design.seed, 18446744073709551615u);
@@ -219,21 +220,21 @@ TEST(ConfigLimits, IntegerKeysAreRangeCheckedNotWrapped) {
 TEST(ConfigLimits, ConfigFileSizeIsBounded) {
   // /dev/zero as a config: read up to the limit, then refused (it used to be read without end)
   try {
-    load_config_file("/dev/zero");
+    io::load_config_file("/dev/zero");
     FAIL() << "/dev/zero was read as a config";
-  } catch (const ConfigError& e) {
+  } catch (const io::ConfigError& e) {
     EXPECT_EQ(std::string(e.what()), "/dev/zero: larger than 16 MiB: not a study config");
   }
   // a folder is no config
   try {
-    load_config_file(::testing::TempDir());
+    io::load_config_file(::testing::TempDir());
     FAIL() << "a folder was read as a config";
-  } catch (const ConfigError& e) {
+  } catch (const io::ConfigError& e) {
     EXPECT_TRUE(has(e.what(), "cannot")) << e.what();
   }
   // a config file of ordinary size loads
   const std::string path = ::testing::TempDir() + "impact_config_limits.toml";
   std::ofstream(path) << kMinimalToml << "# " << std::string(100000, 'x') << "\n";
-  EXPECT_EQ(resolve_config(load_config_file(path)).laws, std::vector<std::string>{"newton"});
+  EXPECT_EQ(resolve_config(io::load_config_file(path)).laws, std::vector<std::string>{"newton"});
   std::remove(path.c_str());
 }

@@ -1,4 +1,4 @@
-// A study's tables in parts (study/parts.hpp, docs/distributed.md): the part names, the .npy header
+// A study's tables in parts (resume/parts.hpp, docs/distributed.md): the part names, the .npy header
 // read back as written, the merge of synthetic parts into the whole file byte for byte (empty parts
 // included), the faults it refuses, and the chunk-order merge of moments that makes a study's
 // statistics independent of how its chunks were shared.
@@ -18,10 +18,11 @@
 #include "io/checksum.hpp"
 #include "io/npy.hpp"
 #include "io/out_file.hpp"
-#include "study/parts.hpp"
+#include "resume/parts.hpp"
 #include "study/run.hpp"
 
 namespace impact::study {
+using namespace impact::resume;
 namespace {
 
 namespace fs = std::filesystem;
@@ -70,7 +71,7 @@ void write(const std::string& path, const std::string& text) {
 }
 
 // The manifest's sums of the part files now in dir (what the pieces record as they finish).
-void record_sums(const std::string& dir, PartsManifest& m) {
+void record_sums(const std::string& dir, resume::PartsManifest& m) {
   m.sums.assign(m.rows.size(), {});
   for (std::size_t p = 0; p < m.rows.size(); ++p)
     for (const std::string& f : m.files) m.sums[p].push_back(io::file_sum(dir + "/" + part_file_name(f, static_cast<int>(p))));
@@ -117,14 +118,14 @@ TEST(Parts, MergeIsTheWholeFileByteForByte) {
     write(d.path + "/" + part_file_name("law.csv", p), "sample_id,x\n" + csv_rows(first[p], rows[p]));
     write(d.path + "/" + part_file_name("salib/law_x.txt", p), csv_rows(first[p], rows[p]));
   }
-  PartsManifest m;
+  resume::PartsManifest m;
   m.first = first;
   m.rows = rows;
   m.files = {"law.npy", "law.csv", "salib/law_x.txt"};
   m.run = "0123abcd";
   record_sums(d.path, m);
   write_parts_manifest(d.path, m);
-  const PartsManifest back = read_parts_manifest(d.path);
+  const resume::PartsManifest back = read_parts_manifest(d.path);
   EXPECT_EQ(back.first, m.first);
   EXPECT_EQ(back.rows, m.rows);
   EXPECT_EQ(back.files, m.files);
@@ -150,7 +151,7 @@ TEST(Parts, MergeIsTheWholeFileByteForByte) {
 
 TEST(Parts, FaultsAreRefusedAndNothingIsRemoved) {
   TempDir d;
-  PartsManifest m;
+  resume::PartsManifest m;
   m.first = {0, 3};
   m.rows = {3, 2};
   m.files = {"law.npy", "law.csv"};

@@ -10,6 +10,7 @@
 
 #include "study/config.hpp"
 
+using namespace impact;
 using namespace impact::study;
 
 namespace {
@@ -70,15 +71,15 @@ const char* kJson = R"({
             {"kind": "scatter", "x": "mu", "y": "wy", "law": "jia"}]
 })";
 
-StudyConfig from_toml(const std::string& text) { return resolve_config(parse_config_text(text, "t.toml", true)); }
+StudyConfig from_toml(const std::string& text) { return resolve_config(io::parse_config_text(text, "t.toml", true)); }
 
 // The error message of resolving `text` (TOML), or "" when it resolves.
 std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
   try {
-    ConfigTree t = parse_config_text(text, "bad.toml", true);
-    for (const std::string& s : sets) apply_override(t, s);
+    io::ConfigTree t = io::parse_config_text(text, "bad.toml", true);
+    for (const std::string& s : sets) io::apply_override(t, s);
     resolve_config(t);
-  } catch (const ConfigError& e) {
+  } catch (const io::ConfigError& e) {
     return e.what();
   }
   return "";
@@ -90,17 +91,17 @@ const std::string kMinimal = "[study]\nscenario = \"ball\"\nlaw = \"newton\"\n";
 
 TEST(StudyConfig, TomlAndJsonGiveTheSameStudy) {
   const StudyConfig a = from_toml(kToml);
-  const StudyConfig b = resolve_config(parse_config_text(kJson, "t.json", false));
+  const StudyConfig b = resolve_config(io::parse_config_text(kJson, "t.json", false));
   EXPECT_TRUE(same_study(a, b));
   ASSERT_EQ(a.params.size(), 5u);
   EXPECT_EQ(a.params[0].name, "mu");
-  EXPECT_EQ(a.params[0].kind, ParamKind::uniform);
-  EXPECT_EQ(a.params[1].kind, ParamKind::normal);
+  EXPECT_EQ(a.params[0].kind, design::ParamKind::uniform);
+  EXPECT_EQ(a.params[1].kind, design::ParamKind::normal);
   EXPECT_EQ(a.params[1].a, -1.0);
   EXPECT_EQ(a.params[1].b, 0.5);
-  EXPECT_EQ(a.params[4].kind, ParamKind::fixed);
+  EXPECT_EQ(a.params[4].kind, design::ParamKind::fixed);
   EXPECT_EQ(a.params[4].a, -5.0);
-  EXPECT_EQ(a.design.kind, DesignKind::lhs);
+  EXPECT_EQ(a.design.kind, design::DesignKind::lhs);
   EXPECT_EQ(a.design.n, 123u);
   EXPECT_EQ(a.steps, 400);
   EXPECT_EQ(a.precision, impact::engine::Precision::f32);
@@ -112,7 +113,7 @@ TEST(StudyConfig, TomlAndJsonGiveTheSameStudy) {
 TEST(StudyConfig, CanonicalJsonRoundTrips) {
   const StudyConfig a = from_toml(kToml);
   const std::string dumped = to_json(a).dump(2);
-  const StudyConfig b = resolve_config(parse_config_text(dumped, "dump.json", false));
+  const StudyConfig b = resolve_config(io::parse_config_text(dumped, "dump.json", false));
   EXPECT_TRUE(same_study(a, b)) << dumped;
   // and the dump of the dump is the same text
   EXPECT_EQ(to_json(b).dump(2), dumped);
@@ -126,7 +127,7 @@ TEST(StudyConfig, InfiniteBoundsRoundTrip) {
   const StudyConfig a = from_toml(kMinimal + "[design]\nkind = \"mc\"\n[params]\nmu = \"truncnormal:0.3:0.2:0:inf\"\n");
   ASSERT_EQ(a.params.size(), 1u);
   EXPECT_TRUE(std::isinf(a.params[0].hi));
-  const StudyConfig b = resolve_config(parse_config_text(to_json(a).dump(), "d.json", false));
+  const StudyConfig b = resolve_config(io::parse_config_text(to_json(a).dump(), "d.json", false));
   EXPECT_TRUE(same_study(a, b));
 }
 
@@ -139,8 +140,8 @@ TEST(StudyConfig, EveryShippedExampleResolvesAndRoundTrips) {
     const std::string f = e->d_name;
     if (f.size() < 5 || f.substr(f.size() - 5) != ".toml") continue;
     SCOPED_TRACE(f);
-    const StudyConfig a = resolve_config(load_config_file(dir + "/" + f));
-    const StudyConfig b = resolve_config(parse_config_text(to_json(a).dump(), "d.json", false));
+    const StudyConfig a = resolve_config(io::load_config_file(dir + "/" + f));
+    const StudyConfig b = resolve_config(io::parse_config_text(to_json(a).dump(), "d.json", false));
     EXPECT_TRUE(same_study(a, b));
     ++n;
   }
@@ -149,12 +150,12 @@ TEST(StudyConfig, EveryShippedExampleResolvesAndRoundTrips) {
 }
 
 TEST(StudyConfig, OverridesReplaceKeys) {
-  ConfigTree t = parse_config_text(kToml, "t.toml", true);
-  apply_override(t, "design.n=77");
-  apply_override(t, "params.mu=uniform:0.2:0.3");
-  apply_override(t, "run.backend=omp");
-  apply_override(t, "study.laws=[\"jia\"]");
-  apply_override(t, "params.r={ dist = \"normal\", mean = 1.0, sd = 0.01 }");
+  io::ConfigTree t = io::parse_config_text(kToml, "t.toml", true);
+  io::apply_override(t, "design.n=77");
+  io::apply_override(t, "params.mu=uniform:0.2:0.3");
+  io::apply_override(t, "run.backend=omp");
+  io::apply_override(t, "study.laws=[\"jia\"]");
+  io::apply_override(t, "params.r={ dist = \"normal\", mean = 1.0, sd = 0.01 }");
   const StudyConfig c = resolve_config(t);
   EXPECT_EQ(c.design.n, 77u);
   EXPECT_EQ(c.params[0].a, 0.2);
@@ -163,7 +164,7 @@ TEST(StudyConfig, OverridesReplaceKeys) {
   EXPECT_EQ(c.laws, std::vector<std::string>{"jia"});
   ASSERT_EQ(c.params.size(), 6u);
   EXPECT_EQ(c.params[5].name, "r");
-  EXPECT_EQ(c.params[5].kind, ParamKind::normal);
+  EXPECT_EQ(c.params[5].kind, design::ParamKind::normal);
 }
 
 TEST(StudyConfig, BadConfigsNameTheKey) {
@@ -214,9 +215,9 @@ TEST(StudyConfig, BadConfigsNameTheKey) {
 TEST(StudyConfig, Eta0FromElasticConstants) {
   auto eta0_of = [](const std::string& table) {
     const StudyConfig c = from_toml(kMinimal + "[params]\neta0 = " + table + "\n");
-    for (const ParamSpec& p : c.params)
+    for (const design::ParamSpec& p : c.params)
       if (p.name == "eta0") {
-        EXPECT_EQ(p.kind, ParamKind::fixed);
+        EXPECT_EQ(p.kind, design::ParamKind::fixed);
         return p.a;
       }
     ADD_FAILURE() << "no eta0";
@@ -249,16 +250,16 @@ TEST(StudyConfig, ErrorsCarryLineAndColumn) {
   EXPECT_EQ(m2.rfind("bad.toml:5:1: params.mu", 0), 0u) << m2;
   // TOML syntax: line 4
   try {
-    parse_config_text(kMinimal + "[design\n", "bad.toml", true);
+    io::parse_config_text(kMinimal + "[design\n", "bad.toml", true);
     FAIL() << "no syntax error";
-  } catch (const ConfigError& e) {
+  } catch (const io::ConfigError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("bad.toml:4:", 0), 0u) << e.what();
   }
   // JSON syntax: line 3
   try {
-    parse_config_text("{\n  \"study\": {\"scenario\": \"ball\",\n   \"law\": jia}\n}\n", "bad.json", false);
+    io::parse_config_text("{\n  \"study\": {\"scenario\": \"ball\",\n   \"law\": jia}\n}\n", "bad.json", false);
     FAIL() << "no syntax error";
-  } catch (const ConfigError& e) {
+  } catch (const io::ConfigError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("bad.json:3:", 0), 0u) << e.what();
   }
 }
@@ -275,7 +276,7 @@ TEST(StudyConfig, BadOverridesNameTheKey) {
   EXPECT_NE(error_of(kMinimal, {"design.n=zero"}).find("design.n: expected an integer"), std::string::npos);
   EXPECT_NE(error_of(kMinimal, {"params.mu=normal:1"}).find("params.mu"), std::string::npos);
   EXPECT_NE(error_of(kMinimal, {"run.colour=red"}).find("run.colour: unknown key"), std::string::npos);
-  ConfigTree t = parse_config_text(kMinimal, "m.toml", true);
-  EXPECT_THROW(apply_override(t, "=3"), ConfigError);
-  EXPECT_THROW(apply_override(t, "design.n"), ConfigError);
+  io::ConfigTree t = io::parse_config_text(kMinimal, "m.toml", true);
+  EXPECT_THROW(io::apply_override(t, "=3"), io::ConfigError);
+  EXPECT_THROW(io::apply_override(t, "design.n"), io::ConfigError);
 }

@@ -16,7 +16,7 @@
 #include <Eigen/Dense>
 #include <Eigen/Geometry>
 
-#include "study/bodies.hpp"
+#include "systems/bodies.hpp"
 #include "impact/problem.hpp"
 
 namespace impact::randinst {
@@ -75,7 +75,7 @@ inline Eigen::Vector3d ellipsoid_moments(double m, double a, double b, double c)
 }
 
 // Size of a free body (m): sqrt(trace(I_body) / (2 m)), the RMS half-extent up to a shape factor.
-inline double body_scale(const study::RigidBody& b) {
+inline double body_scale(const systems::RigidBody& b) {
   return std::sqrt(b.inertia_body.trace() / (2.0 * b.mass));
 }
 
@@ -83,8 +83,8 @@ inline double body_scale(const study::RigidBody& b) {
 // with half-extents log-uniform in [0.05, 2] m, its inertia computed from the shape; uniform
 // random orientation; com ~ N(0, 1 m^2) per axis; V ~ N(0, 1 (m/s)^2), omega ~ N(0, 1 (rad/s)^2)
 // per axis (world frame).
-inline study::RigidBody random_body(Rng& rng) {
-  study::RigidBody b;
+inline systems::RigidBody random_body(Rng& rng) {
+  systems::RigidBody b;
   b.mass = log_uniform(rng, 0.1, 10.0);
   const double a = log_uniform(rng, 0.05, 2.0);
   const double bb = log_uniform(rng, 0.05, 2.0);
@@ -103,18 +103,18 @@ inline study::RigidBody random_body(Rng& rng) {
 // random direction; body 2's com lies at 0.5 to 1.5 times its scale from the point. The normal is
 // a random unit vector. Body 1's velocity is adjusted so that v0 . n < 0: a separating normal
 // part is reflected, and an approach slower than 1e-3 |v0| is replaced by v0 . n = -0.1 m/s.
-inline study::TwoBodyContact random_two_body_contact(Rng& rng, bool second_fixed) {
-  study::TwoBodyContact c;
+inline systems::TwoBodyContact random_two_body_contact(Rng& rng, bool second_fixed) {
+  systems::TwoBodyContact c;
   c.b1 = random_body(rng);
   c.point = c.b1.com + body_scale(c.b1) * uniform(rng, 0.5, 1.5) * unit_vec3(rng);
   if (second_fixed) {
-    c.b2 = study::RigidBody::fixed();
+    c.b2 = systems::RigidBody::fixed();
   } else {
     c.b2 = random_body(rng);
     c.b2.com = c.point + body_scale(c.b2) * uniform(rng, 0.5, 1.5) * unit_vec3(rng);
   }
   c.normal = unit_vec3(rng);
-  const Eigen::Vector3d v0 = study::contact_velocity(c, study::velocities(c));
+  const Eigen::Vector3d v0 = systems::contact_velocity(c, systems::velocities(c));
   // Changing V1 by a n changes v0 by a n.
   double vn = v0.dot(c.normal);
   if (vn > 0.0) {  // reflect the normal part: v0.n -> -v0.n
@@ -132,16 +132,16 @@ inline constexpr Range kEtRange{-1.0, 1.0};
 inline constexpr Range kEta0Range{0.5, 3.0};
 
 // A ContactProblem from a random two-body contact (body 2 fixed with probability 1/2), via
-// study::contact_space(), with parameters uniform in the given ranges.
+// systems::contact_space(), with parameters uniform in the given ranges.
 inline ContactProblem<double> random_contact_problem(Rng& rng, Range mu_range = kMuRange,
                                                      Range e_range = kERange,
                                                      Range et_range = kEtRange,
                                                      Range eta0_range = kEta0Range) {
-  const study::TwoBodyContact c = random_two_body_contact(rng, coin(rng));
-  const study::ContactSpace cs = study::contact_space(c);
+  const systems::TwoBodyContact c = random_two_body_contact(rng, coin(rng));
+  const systems::ContactSpace cs = systems::contact_space(c);
   const double mu = uniform(rng, mu_range), e = uniform(rng, e_range);
   const double e_t = uniform(rng, et_range), eta0 = uniform(rng, eta0_range);
-  return study::make_problem(cs, mu, e, e_t, eta0);
+  return systems::make_problem(cs, mu, e, e_t, eta0);
 }
 
 // A random instance whose dynamics are planar, with its frame.
@@ -181,14 +181,14 @@ inline PlanarInstance random_planar_instance(Rng& rng, Range mu_range = kMuRange
   const double vt = zero_tangential ? 0.0 : uniform(rng, -5.0, 5.0);
   const Eigen::Vector3d v0 = zero_tangential ? Eigen::Vector3d(vn * n) : Eigen::Vector3d(vn * n + vt * inst.t);
 
-  study::ContactSpace cs;
+  systems::ContactSpace cs;
   cs.W = Q * Wloc * Q.transpose();
   cs.W = 0.5 * (cs.W + cs.W.transpose()).eval();
   cs.n = n;
   cs.v0 = v0;
   const double mu = uniform(rng, mu_range), e = uniform(rng, e_range);
   const double e_t = uniform(rng, et_range), eta0 = uniform(rng, eta0_range);
-  inst.problem = study::make_problem(cs, mu, e, e_t, eta0);
+  inst.problem = systems::make_problem(cs, mu, e, e_t, eta0);
   return inst;
 }
 

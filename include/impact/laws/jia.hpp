@@ -105,7 +105,7 @@ struct JiaLaw {
                                               126, 120, 360, 180, 3800,      //
                                               40,  30,  90,  20,  100};
   // Cycles between a warp's issues in these blocks on sm_90 (the SIMT model's latency term, Little's
-  // law; host/study/simt.hpp): fitted to the H200's 25.4 ms for 2e5 random-contact instances at
+  // law; host/bench/simt.hpp): fitted to the H200's 25.4 ms for 2e5 random-contact instances at
   // 12.5% occupancy (tests/study/test_simt.cpp, SimtOccupancy).
   static constexpr double simt_latency = 12.5;
   // Where each block's instructions come from: the functions (this header's, or rk_step of

@@ -1,0 +1,143 @@
+// The SIMT model of `impact bench --simt` (docs/bench.md, "SIMT model"): how coherently the lanes
+// of a GPU warp run an integrator, predicted on the CPU from per-lane traces of the same code.
+//
+// Each instance runs through the law on the host with a recording probe (impact/probe.hpp): the
+// code blocks of its set-up, of every iteration of its main loop, and of its finish. Lanes are
+// grouped into warps exactly as the CUDA kernel assigns instances (sampled_reduce_kernel:
+// instance begin + global thread + round x grid stride). A warp issues, per aligned unit, every
+// block that any of its active lanes runs (a block run r times by a lane in one unit is issued
+// max_r times), each at its cost in instructions; a lane's work is the cost of its own blocks.
+// Predicted active threads per warp = sum of lane work / sum of warp issue; predicted time is
+// proportional to the warp issue.
+// Schedules: grid_stride (a round's lanes start together, align by loop iteration, and the round
+// ends when its slowest lane does), refill (a lane that finishes an instance takes the warp's next
+// one at once: its set-up and finish fall into the iterations of the other lanes) and sorted (the
+// kernels with regime sorting: the instances ordered by Law::regime_key, stable, then dealt out
+// as grid_stride deals them, 32 consecutive ones per warp and round).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/options.hpp"
+#include "impact/sampling.hpp"
+
+namespace impact::bench {
+
+// The code path of a set of instances: for instance i its units are unit_begin[i] ..
+// unit_begin[i+1]-1: the set-up, one per loop iteration, the finish; unit u holds the block ids
+// seg[unit_end[u-1] .. unit_end[u]).
+struct PathTrace {
+  std::vector<std::uint8_t> seg;
+  std::vector<std::uint32_t> unit_end;
+  std::vector<std::uint8_t> sub;    // per unit: a sub-step of the iteration before (probe.sub())
+  std::vector<std::uint32_t> unit_begin{0};
+  std::vector<std::uint8_t> ok;     // status ok (the kernel reduces only those)
+  std::vector<std::uint32_t> key;   // Law::regime_key of each instance
+  std::size_t instances() const { return unit_begin.size() - 1; }
+};
+
+// The blocks of a law's kernel: the law's own (from its header: Law::seg_name, Law::seg_cost),
+// then the reduction kernel's per-instance work: sampling the instance (Philox draws, Box-Muller,
+// the rotation: ~2000 instructions) and merging an ok row into the thread's moments and the
+// block's histograms (~850).
+struct SimtBlocks {
+  std::vector<std::string> name;
+  std::vector<std::string> code;  // the functions its instructions come from (Law::seg_code)
+  std::vector<int> cost;
+  int law_blocks = 0;  // ids 0..law_blocks-1 are the law's; then sample, reduce
+  double law_latency = 0;  // Law::simt_latency: cycles between a warp's issues in the law's blocks
+  int count() const { return static_cast<int>(cost.size()); }
+  int sample() const { return law_blocks; }
+  int reduce() const { return law_blocks + 1; }
+};
+constexpr int kSimtSampleCost = 2000, kSimtReduceCost = 850;
+
+// Warp geometry of the kernel being modelled: `warps` warps of the grid (global warps 0..warps-1)
+// over `rounds` grid-stride rounds, grid stride `stride` threads.
+struct SimtGeometry {
+  int warps = 64;
+  int rounds = 8;
+  std::uint64_t stride = 0;  // 0: the CUDA reduction kernel's (kCudaReduceBlocks x its block size)
+  std::uint64_t begin = 0;   // first instance index
+};
+// nested_search: grid_stride with the sub-steps run inside their step's iteration, as separate
+// code (the structure of the jia kernel of build 573a81e, which the calibration figures measured).
+// persistent: sorted, with the batches of kWarp consecutive instances taken from a work counter, the
+// last (dearest keys) first, by whichever warp is free first (kernels/cuda/sampled.cu's persistent
+// lanes) instead of by round: the same batches, so the same active threads, but the warps of a
+// block finish together.
+enum class Schedule { grid_stride, refill, sorted, nested_search, persistent };
+
+struct SimtBlockUse {
+  std::string name;
+  std::string code;  // SimtBlocks::code
+  double cost = 0;   // instructions per run (SimtBlocks::cost): lane_work / cost = runs per instance
+  double lane_work = 0, warp_issue = 0;  // instructions per instance
+};
+struct SimtResult {
+  std::size_t instances = 0;
+  double active_threads = 0;   // per warp, of 32
+  double warp_issue = 0;       // instructions a warp issues per instance (x 32 lanes: the kernel time)
+  // the same, counting each warp as long as its block's slowest (a block of kSimtBlockWarps warps
+  // holds its slots until the barrier after the loop: the kernel's time in the latency-bound regime)
+  double block_issue = 0;
+  double kernel_issue = 0;     // the part of warp_issue in the kernel's own blocks (sample, reduce)
+  double lane_work = 0;        // instructions per instance
+  double law_latency = 0;      // the law's own latency (SimtBlocks::law_latency; 0: GpuTiming's)
+  double mean_iterations = 0;  // loop iterations per instance
+  std::vector<SimtBlockUse> blocks;  // per block, largest warp issue first
+};
+
+// Occupancy-aware time (docs/bench.md, "Occupancy and time"). A scheduler issues at most one warp
+// instruction per cycle; a warp that issued waits on average `latency` cycles before its next
+// instruction is ready (dependency chains, the FP64 and special-function pipes, memory), so A
+// resident warps keep a scheduler busy max(issue, latency-weighted issue / A) cycles (Little's
+// law). Two latencies: the law's blocks (FP64 arithmetic chains) and the kernel's own per-instance
+// blocks (Philox sampling, shared-memory histogram atomics, global stores), which wait longer. A
+// block keeps its warps' slots until its slowest warp is done: the time counts the block issue.
+// The two latencies are the fitted constants (tests/study/test_simt.cpp holds the model to the
+// H200 figures of ../shared/measurements/h200-3680a0a within +-30%).
+constexpr int kSimtBlockWarps = 4;  // the kernels' 128-thread blocks
+struct GpuTiming {
+  int sms = 132;                 // H200
+  double clock_hz = 1.98e9;      // H200 under load
+  int schedulers_per_sm = 4;     // sm_90
+  int max_warps_per_sm = 64;     // sm_90
+  int registers_per_sm = 65536;  // sm_90
+  double law_latency = 12.5;     // cycles between a warp's issues in a law's blocks: jia's fit (JiaLaw::
+                                 // simt_latency, static_assert in simt.cpp); a law with probes states
+                                 // its own, Law::simt_latency, which the model uses
+  double kernel_latency = 23.0;  // the same in the sampling and reduction blocks (fitted)
+};
+// Fraction of the SM's warp slots a kernel of `registers` per thread fills with blocks of
+// `block_threads` threads (the register file alone; allocation in units of 8 registers per thread).
+double theoretical_occupancy(int registers, int block_threads, const GpuTiming& g = GpuTiming{});
+// Resident warps per scheduler at `occupancy`.
+double warps_per_scheduler(double occupancy, const GpuTiming& g = GpuTiming{});
+// Seconds for `instances` instances whose warps issue law_issue + kernel_issue instructions per
+// instance (the law's blocks, the kernel's own), each warp held block_factor times as long by its
+// block's slowest warp, at `occupancy`.
+double predicted_seconds(double law_issue, double kernel_issue, double block_factor, double instances,
+                         double occupancy, const GpuTiming& g = GpuTiming{});
+// The same from a model run: SimtResult's warp, kernel and block issue, and for a law with probes its
+// own latency (SimtResult::law_latency, Law::simt_latency), which replaces g.law_latency.
+double predicted_seconds(const SimtResult& r, double instances, double occupancy, const GpuTiming& g = GpuTiming{});
+
+// True for the laws whose headers carry path probes (the integrators jia and stronge).
+bool simt_supported(const std::string& law);
+SimtBlocks simt_blocks(const std::string& law);
+
+// Instances of `spec` that the kernel's first geom.warps warps process in geom.rounds rounds, in
+// order (warp, round, lane), run through the law with a recording probe.
+PathTrace trace_paths(const std::string& law, engine::Precision precision, const SampleSpec& spec, std::uint64_t seed,
+                      const LawOptions& opt, const SimtGeometry& geom);
+
+// The model on a trace recorded with trace_paths(geom).
+SimtResult simt_model(const PathTrace& trace, const SimtBlocks& blocks, const SimtGeometry& geom, Schedule schedule);
+
+// The instance a grid-stride kernel gives lane `lane` of global warp `warp` in round `round`.
+std::uint64_t simt_instance(const SimtGeometry& geom, int warp, int round, int lane);
+
+}  // namespace impact::bench

@@ -1,0 +1,128 @@
+// First-order and total Sobol indices from a Saltelli design (host/sensitivity.hpp).
+//
+// S_i  = mean(fB (fAB_i - fA)) / V          (Saltelli et al. 2010, table 2 (b))
+// ST_i = 0.5 mean((fA - fAB_i)^2) / V       (Jansen 1999, Saltelli et al. 2010 table 2 (f))
+// V    = population variance of [fA; fB]    (as SALib)
+// As SALib, fB is first centred on the mean c of all the outputs in use (A, AB_i and B rows): the
+// estimator is unchanged in expectation and loses the noise of a large output offset. c is computed
+// once; the bootstrap replicates reuse it (SALib normalises Y once before resampling).
+// Confidence: normal bootstrap over base rows, half-width z_{(1+conf)/2} sd(replicates) (ddof 1).
+#include "design/sensitivity.hpp"
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "impact/rmath.hpp"
+
+namespace impact::design {
+
+
+namespace {
+
+struct Base {
+  std::size_t n = 0, d = 0;
+  std::vector<double> fA, fB, fAB;  // fAB[j * d + i]
+};
+
+// Indices for the base rows idx[0..m) (a bootstrap resample, or every row).
+void estimate(const Base& b, double c, const std::vector<std::size_t>& idx, std::vector<double>& S1,
+              std::vector<double>& ST) {
+  const std::size_t m = idx.size(), d = b.d;
+  double sum = 0, sum2 = 0;
+  for (std::size_t j : idx) sum += b.fA[j] + b.fB[j];
+  const double mean = sum / (2.0 * static_cast<double>(m));
+  for (std::size_t j : idx) {
+    const double x = b.fA[j] - mean, y = b.fB[j] - mean;
+    sum2 += x * x + y * y;
+  }
+  const double var = sum2 / (2.0 * static_cast<double>(m));
+  S1.assign(d, 0.0);
+  ST.assign(d, 0.0);
+  for (std::size_t j : idx) {
+    const double fa = b.fA[j], fb = b.fB[j] - c;
+    for (std::size_t i = 0; i < d; ++i) {
+      const double diff = b.fAB[j * d + i] - fa;
+      S1[i] += fb * diff;
+      ST[i] += diff * diff;
+    }
+  }
+  for (std::size_t i = 0; i < d; ++i) {
+    S1[i] = var > 0 ? S1[i] / static_cast<double>(m) / var : std::numeric_limits<double>::quiet_NaN();
+    ST[i] = var > 0 ? 0.5 * ST[i] / static_cast<double>(m) / var : std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+}  // namespace
+
+SobolIndices sobol_indices(const std::vector<double>& y, std::size_t d, std::size_t bootstrap, double conf,
+                           std::uint64_t seed) {
+  if (d == 0) throw std::invalid_argument("sobol_indices: needs at least one parameter (d = 0)");
+  const std::size_t per = d + 2;
+  if (y.empty() || y.size() % per != 0)
+    throw std::invalid_argument("sobol_indices: " + std::to_string(y.size()) + " outputs are not N (d + 2) with d = " +
+                                std::to_string(d));
+  if (bootstrap < 10) throw std::invalid_argument("sobol_indices: bootstrap must be at least 10 (got " + std::to_string(bootstrap) + ")");
+  if (!(conf > 0 && conf < 1)) throw std::invalid_argument("sobol_indices: conf must be in (0, 1)");
+
+  const std::size_t N = y.size() / per;
+  Base b;
+  b.d = d;
+  for (std::size_t j = 0; j < N; ++j) {
+    const double* r = y.data() + j * per;
+    bool ok = true;
+    for (std::size_t t = 0; t < per; ++t) ok = ok && std::isfinite(r[t]);
+    if (!ok) continue;
+    b.fA.push_back(r[0]);
+    b.fB.push_back(r[per - 1]);
+    for (std::size_t i = 0; i < d; ++i) b.fAB.push_back(r[1 + i]);
+  }
+  b.n = b.fA.size();
+  if (b.n < 2)
+    throw std::invalid_argument("sobol_indices: " + std::to_string(b.n) + " of " + std::to_string(N) +
+                                " base rows have finite outputs; at least 2 are needed");
+
+  SobolIndices out;
+  out.used = b.n;
+  std::vector<std::size_t> idx(b.n);
+  for (std::size_t j = 0; j < b.n; ++j) idx[j] = j;
+  double c = 0;
+  for (std::size_t j = 0; j < b.n; ++j) {
+    c += b.fA[j] + b.fB[j];
+    for (std::size_t i = 0; i < d; ++i) c += b.fAB[j * d + i];
+  }
+  c /= static_cast<double>(b.n * per);
+  estimate(b, c, idx, out.S1, out.ST);
+
+  // bootstrap: resample base rows with replacement
+  std::mt19937_64 gen(seed);
+  std::uniform_int_distribution<std::size_t> pick(0, b.n - 1);
+  std::vector<double> s1, st, m1(d, 0.0), m2(d, 0.0), q1(d, 0.0), q2(d, 0.0);
+  for (std::size_t rep = 0; rep < bootstrap; ++rep) {
+    for (auto& j : idx) j = pick(gen);
+    estimate(b, c, idx, s1, st);
+    // Welford's running mean and sum of squared deviations
+    const double k = static_cast<double>(rep + 1);
+    for (std::size_t i = 0; i < d; ++i) {
+      double dl = s1[i] - m1[i];
+      m1[i] += dl / k;
+      q1[i] += dl * (s1[i] - m1[i]);
+      dl = st[i] - m2[i];
+      m2[i] += dl / k;
+      q2[i] += dl * (st[i] - m2[i]);
+    }
+  }
+  const double z = rmath::normal_quantile(0.5 * (1.0 + conf));
+  const double dof = static_cast<double>(bootstrap - 1);
+  out.S1_conf.resize(d);
+  out.ST_conf.resize(d);
+  for (std::size_t i = 0; i < d; ++i) {
+    out.S1_conf[i] = z * std::sqrt(q1[i] / dof);
+    out.ST_conf[i] = z * std::sqrt(q2[i] / dof);
+  }
+  return out;
+}
+
+}  // namespace impact::design

@@ -1,0 +1,40 @@
+// Host side of the study description (impact/sampling.hpp): scenario names, the keys of each
+// scenario's slots, defaults, and the text form of distributions used by `impact reduce --set`:
+//   fixed:A | uniform:A:B | normal:MEAN:SD | lognormal:MU:SIGMA | truncnormal:MEAN:SD:LO:HI
+// (a bare number is fixed; LO/HI may be -inf/inf). Errors throw std::invalid_argument naming the key.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "impact/sampling.hpp"
+
+namespace impact::systems {
+
+// A settable key of a scenario: a slot's Dist, or (slot == kRotationKey) the rotation switch.
+constexpr int kRotationKey = -1;
+struct SpecKey {
+  const char* name;
+  int slot;
+  const char* help;
+};
+
+Scenario parse_scenario(const std::string& name);  // "contact" | "ball"
+const char* scenario_name(Scenario s);
+std::string scenario_names();                       // "contact, ball"
+const std::vector<SpecKey>& spec_keys(Scenario s);
+
+// The study with every key at its default (see spec_keys() for the values).
+SampleSpec default_spec(Scenario s);
+
+// Parses the text of a distribution for `key` (used in messages).
+Dist parse_dist(const std::string& key, const std::string& text);
+std::string dist_string(const Dist& d);
+
+// Applies one "KEY=DIST" (or "rotation=random|identity" for the contact scenario).
+void apply_setting(SampleSpec& spec, const std::string& setting);
+
+// (key, value text) for every key of the spec's scenario, in table order.
+std::vector<std::pair<std::string, std::string>> describe(const SampleSpec& spec);
+
+}  // namespace impact::systems
