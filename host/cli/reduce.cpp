@@ -111,8 +111,9 @@ CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& a) {
   c->add_option("--seed", a.req.seed, "Philox seed")->capture_default_str();
   c->add_option("--set", a.req.sets,
                 "KEY=DIST, DIST one of fixed:A, uniform:A:B, normal:MEAN:SD, lognormal:MU:SIGMA, "
-                "truncnormal:MEAN:SD:LO:HI or a number (repeatable). contact keys: w1 w2 w3 rotation vn vt phi mu e "
-                "e_t eta0; ball keys: m r V0x V0y V0z w0x w0y w0z mu e e_t eta0");
+                "truncnormal:MEAN:SD:LO:HI or a number (repeatable). contact keys: w1 w2 w3 rx ry rz vn vt phi mu e "
+                "e_t eta0, and rotation=random|vector|identity (random by default; setting rx, ry or rz selects vector); "
+                "ball keys: m r V0x V0y V0z w0x w0y w0z mu e e_t eta0 (the parameters of `impact study`'s scenarios)");
   c->add_option("--range", a.req.ranges, "QUANTITY=LO:HI histogram range (Pn, Pt, vfn, dE_K0; default from a pilot run)");
   c->add_option("--backend", a.req.backend, "auto|cuda|omp|serial")->capture_default_str();
   c->add_option("--precision", a.req.precision, "double|float")->capture_default_str();
@@ -136,7 +137,7 @@ sampled::ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FIL
   const sampled::ReduceSpec rs = sampled::reduce_spec(a.req, &why);
   if (table == stdout && a.out == "-") table = stderr;  // keep stdout parseable
   if (table == stdout && a.req.cases_out == "-") table = stderr;
-  const bool writes = !a.plan || a.plan->merges();
+  const bool writes = !a.plan || a.plan->rank() == 0;
   if (a.plan && rs.backend == Backend::cuda) {
     const int d = bind_device_to_rank(a.local_rank);
     if (d >= 0) why += ", GPU " + std::to_string(d) + " per node-local rank";

@@ -7,6 +7,7 @@
 
 #include "io/csv.hpp"
 #include "io/number.hpp"
+#include "systems/scenarios.hpp"
 
 namespace impact::systems {
 
@@ -14,39 +15,67 @@ using namespace impact::io;
 
 namespace {
 
+// The device slot of each parameter of a sampled scenario, by the name the study's scenario gives
+// it: systems/scenarios.cpp states every parameter once (name, default, meaning), and the keys of
+// `impact reduce --set` are those, in that order (keys() checks that the two agree).
+struct SlotOf {
+  const char* name;
+  int slot;
+};
+constexpr SlotOf kContactSlots[] = {{"w1", kSlotW1}, {"w2", kSlotW2}, {"w3", kSlotW3}, {"rx", kSlotRx},
+                                    {"ry", kSlotRy}, {"rz", kSlotRz}, {"vn", kSlotVn}, {"vt", kSlotVt},
+                                    {"phi", kSlotPhi}, {"mu", kSlotMu}, {"e", kSlotE}, {"e_t", kSlotEt},
+                                    {"eta0", kSlotEta0}};
+constexpr SlotOf kBallSlots[] = {{"m", kSlotMass}, {"r", kSlotRadius}, {"V0x", kSlotV0x}, {"V0y", kSlotV0y},
+                                 {"V0z", kSlotV0z}, {"w0x", kSlotW0x}, {"w0y", kSlotW0y}, {"w0z", kSlotW0z},
+                                 {"mu", kSlotMu}, {"e", kSlotE}, {"e_t", kSlotEt}, {"eta0", kSlotEta0}};
+constexpr const char* kRotationHelp =
+    "the rotation R of W's eigenvectors: random (uniform, the default), vector (from rx, ry, rz; "
+    "setting any of them selects it) or identity (rx = ry = rz = 0)";
+
+// The keys of a scenario: its study parameters with their device slots, and (contact) the rotation
+// switch before rx. std::logic_error when a parameter has no slot or a slot no parameter.
+template <std::size_t N>
+std::vector<SpecKey> keys(const char* scenario, const SlotOf (&slots)[N], bool rotation) {
+  const ScenarioInfo* sc = find_scenario(scenario);
+  if (!sc) throw std::logic_error(std::string("sample_spec: no study scenario ") + scenario);
+  std::vector<SpecKey> out;
+  for (const ScenarioParam& prm : sc->params) {
+    int slot = -2;
+    for (const SlotOf& s : slots)
+      if (std::string(s.name) == prm.name) slot = s.slot;
+    if (slot == -2)
+      throw std::logic_error(std::string("sample_spec: the study's ") + scenario + " parameter " + prm.name +
+                             " has no device slot");
+    if (rotation && slot == kSlotRx) out.push_back(SpecKey{"rotation", kRotationKey, kRotationHelp});
+    out.push_back(SpecKey{prm.name, slot, prm.help});
+  }
+  if (out.size() != N + (rotation ? 1 : 0))
+    throw std::logic_error(std::string("sample_spec: a device slot of ") + scenario + " is no study parameter");
+  return out;
+}
+
 const std::vector<SpecKey>& contact_keys() {
-  static const std::vector<SpecKey> k = {
-      {"w1", kSlotW1, "first eigenvalue of W (1/kg)"},
-      {"w2", kSlotW2, "second eigenvalue of W (1/kg)"},
-      {"w3", kSlotW3, "third eigenvalue of W (1/kg)"},
-      {"rotation", kRotationKey, "eigenvectors of W: random (uniform rotation) or identity"},
-      {"vn", kSlotVn, "approach speed, v0.n = -vn (m/s, > 0 to collide)"},
-      {"vt", kSlotVt, "tangential speed (m/s)"},
-      {"phi", kSlotPhi, "direction of the tangential velocity in the x-y plane (rad)"},
-      {"mu", kSlotMu, "Coulomb friction coefficient"},
-      {"e", kSlotE, "restitution"},
-      {"e_t", kSlotEt, "tangential restitution (chatterjee-ruina, aghili)"},
-      {"eta0", kSlotEta0, "Jia's stiffness ratio sqrt(k_n/k_t) (jia)"},
-  };
+  static const std::vector<SpecKey> k = keys("contact", kContactSlots, true);
   return k;
 }
 
 const std::vector<SpecKey>& ball_keys() {
-  static const std::vector<SpecKey> k = {
-      {"m", kSlotMass, "mass of the sphere (kg)"},
-      {"r", kSlotRadius, "radius of the sphere (m)"},
-      {"V0x", kSlotV0x, "centre velocity x (m/s)"},
-      {"V0y", kSlotV0y, "centre velocity y (m/s)"},
-      {"V0z", kSlotV0z, "centre velocity z (m/s, < 0 to collide)"},
-      {"w0x", kSlotW0x, "angular velocity x (rad/s)"},
-      {"w0y", kSlotW0y, "angular velocity y (rad/s)"},
-      {"w0z", kSlotW0z, "angular velocity z (rad/s; moves no contact point)"},
-      {"mu", kSlotMu, "Coulomb friction coefficient"},
-      {"e", kSlotE, "restitution"},
-      {"e_t", kSlotEt, "tangential restitution (chatterjee-ruina, aghili)"},
-      {"eta0", kSlotEta0, "Jia's stiffness ratio sqrt(k_n/k_t) (jia)"},
-  };
+  static const std::vector<SpecKey> k = keys("ball", kBallSlots, false);
   return k;
+}
+
+// rx, ry, rz of the contact scenario (another scenario's slots have the same numbers)
+bool is_rotation_vector_slot(Scenario s, int slot) {
+  return s == Scenario::contact && (slot == kSlotRx || slot == kSlotRy || slot == kSlotRz);
+}
+
+// The rotation is the vector (rx, ry, rz): not random, and not the identity the three fixed zeros give.
+bool vector_rotation(const SampleSpec& spec) {
+  if (spec.scenario != Scenario::contact || (spec.flags & kRandomRotation)) return false;
+  for (int k : {kSlotRx, kSlotRy, kSlotRz})
+    if (!(spec.slot[k].kind == DistKind::fixed && spec.slot[k].a == 0.0)) return true;
+  return false;
 }
 
 const char* const kKindNames[] = {"fixed", "uniform", "normal", "lognormal", "truncnormal"};
@@ -192,13 +221,23 @@ void apply_setting(SampleSpec& spec, const std::string& setting) {
   const std::string key = setting.substr(0, eq), value = setting.substr(eq + 1);
   for (const SpecKey& k : spec_keys(spec.scenario)) {
     if (key != k.name) continue;
+    const std::uint32_t not_random = ~static_cast<std::uint32_t>(kRandomRotation);
     if (k.slot == kRotationKey) {
-      if (value == "random") spec.flags |= kRandomRotation;
-      else if (value == "identity") spec.flags &= ~static_cast<std::uint32_t>(kRandomRotation);
-      else throw std::invalid_argument("--set " + setting + ": rotation must be 'random' or 'identity'");
+      if (value == "random") {
+        spec.flags |= kRandomRotation;
+      } else if (value == "vector") {
+        spec.flags &= not_random;
+      } else if (value == "identity") {  // the rotation by the zero vector
+        spec.flags &= not_random;
+        for (int r : {kSlotRx, kSlotRy, kSlotRz}) spec.slot[r] = Dist::fixed(0.0);
+      } else {
+        throw std::invalid_argument("--set " + setting +
+                                    ": rotation must be 'random', 'vector' (R from rx, ry, rz) or 'identity'");
+      }
       return;
     }
     spec.slot[k.slot] = parse_dist(key, value);
+    if (is_rotation_vector_slot(spec.scenario, k.slot)) spec.flags &= not_random;  // rx, ry, rz set the rotation
     return;
   }
   std::string known;
@@ -209,9 +248,16 @@ void apply_setting(SampleSpec& spec, const std::string& setting) {
 
 std::vector<std::pair<std::string, std::string>> describe(const SampleSpec& spec) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const SpecKey& k : spec_keys(spec.scenario))
-    out.emplace_back(k.name, k.slot == kRotationKey ? ((spec.flags & kRandomRotation) ? "random" : "identity")
-                                                    : dist_string(spec.slot[k.slot]));
+  // rx, ry, rz only when they are the rotation (a random or an identity rotation reads as it did
+  // before they were keys: the run key of a checkpoint, the JSON summary)
+  const bool vec = vector_rotation(spec);
+  for (const SpecKey& k : spec_keys(spec.scenario)) {
+    if (is_rotation_vector_slot(spec.scenario, k.slot) && !vec) continue;
+    if (k.slot == kRotationKey)
+      out.emplace_back(k.name, (spec.flags & kRandomRotation) ? "random" : vec ? "vector" : "identity");
+    else
+      out.emplace_back(k.name, dist_string(spec.slot[k.slot]));
+  }
   return out;
 }
 

@@ -1,5 +1,5 @@
 // Host side of the study description (impact/sampling.hpp): scenario names, the keys of each
-// scenario's slots, defaults, and the text form of distributions used by `impact reduce --set`:
+// scenario's slots (the study scenario's parameters, systems/scenarios.hpp, with their slots), defaults, and the text form of distributions used by `impact reduce --set`:
 //   fixed:A | uniform:A:B | normal:MEAN:SD | lognormal:MU:SIGMA | truncnormal:MEAN:SD:LO:HI
 // (a bare number is fixed; LO/HI may be -inf/inf). Errors throw std::invalid_argument naming the key.
 #pragma once
@@ -31,10 +31,13 @@ SampleSpec default_spec(Scenario s);
 Dist parse_dist(const std::string& key, const std::string& text);
 std::string dist_string(const Dist& d);
 
-// Applies one "KEY=DIST" (or "rotation=random|identity" for the contact scenario).
+// Applies one "KEY=DIST" (or "rotation=random|vector|identity" for the contact scenario: a random
+// rotation, the one by the vector (rx, ry, rz), which setting any of rx, ry, rz selects, or the
+// identity, which sets the three to 0).
 void apply_setting(SampleSpec& spec, const std::string& setting);
 
-// (key, value text) for every key of the spec's scenario, in table order.
+// (key, value text) for every key of the spec's scenario, in table order; rx, ry, rz only when the
+// rotation is theirs ("rotation=vector").
 std::vector<std::pair<std::string, std::string>> describe(const SampleSpec& spec);
 
 }  // namespace impact::systems

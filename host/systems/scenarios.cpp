@@ -88,6 +88,7 @@
 //           ellipsoid m (b^2 + c^2)/5, ... (body frame, about the COM).
 //   outputs V1x V1y V1z w1x w1y w1z V2x V2y V2z w2x w2y w2z (after the impulse, world frame).
 #include "impact/rmath.hpp"
+#include "impact/sampling.hpp"
 #include "systems/scenarios.hpp"
 
 #include <cmath>
@@ -124,23 +125,12 @@ bool is_code01(double x) { return x == 0.0 || x == 1.0; }
 bool scale_ok(double x) { return x >= std::numeric_limits<double>::min() && x <= 1.0 / std::numeric_limits<double>::min(); }
 
 Eigen::Matrix3d rotation_from_vector(const Eigen::Vector3d& r) {
-  const double angle = r.norm();
-  if (!(angle > 0.0)) return Eigen::Matrix3d::Identity();
-  // Rodrigues: R = c I + s [k]x + (1 - c) k k^T, with rmath's sin and cos (Eigen's AngleAxis calls
-  // libm's, whose last bits depend on the CPU)
-  const Eigen::Vector3d k = r / angle;
-  double s, c;
-  rmath::sincos(angle, s, c);
-  const Eigen::Vector3d sk = s * k, ck = (1.0 - c) * k;
-  Eigen::Matrix3d R;
-  R(0, 1) = ck.x() * k.y() - sk.z();
-  R(1, 0) = ck.x() * k.y() + sk.z();
-  R(0, 2) = ck.x() * k.z() + sk.y();
-  R(2, 0) = ck.x() * k.z() - sk.y();
-  R(1, 2) = ck.y() * k.z() - sk.x();
-  R(2, 1) = ck.y() * k.z() + sk.x();
-  for (int i = 0; i < 3; ++i) R(i, i) = ck(i) * k(i) + c;
-  return R;
+  double R[3][3];  // Rodrigues with rmath's sin and cos (impact/sampling.hpp), as `impact reduce` has it
+  impact::rotation_from_vector(r.x(), r.y(), r.z(), R);
+  Eigen::Matrix3d M;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) M(i, j) = R[i][j];
+  return M;
 }
 
 Eigen::Vector3d vec3(const double* v) { return Eigen::Vector3d(v[0], v[1], v[2]); }
@@ -161,26 +151,44 @@ void fill_nan(double* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = std::numeric_limits<double>::quiet_NaN();
 }
 
-// The law parameters every scenario carries (mu's default differs per scenario).
-#define LAW_PARAMS(mu_default)                                                     \
-  {"mu", mu_default, "Coulomb friction coefficient (-, >= 0)"},                    \
-  {"e", 0.5, "restitution (-, [0, 1]; kinematic or energetic per law)"},           \
-  {"e_t", 0.0, "tangential restitution (-, [-1, 1]; chatterjee-ruina, aghili)"},   \
-  {"eta0", kEta0Default, "Jia's stiffness ratio sqrt(k_n/k_t) (-, > 0; jia)"}
+// The law parameters every scenario carries, last (mu's default differs per scenario); the indices
+// are P##MU, P##E, P##ET, P##ETA.
+#define LAW_PARAMS(X, P, mu_default)                                                    \
+  X(P##MU, "mu", mu_default, "Coulomb friction coefficient (-, >= 0)")                  \
+  X(P##E, "e", 0.5, "restitution (-, [0, 1]; kinematic or energetic per law)")          \
+  X(P##ET, "e_t", 0.0, "tangential restitution (-, [-1, 1]; chatterjee-ruina, aghili)") \
+  X(P##ETA, "eta0", kEta0Default, "Jia's stiffness ratio sqrt(k_n/k_t) (-, > 0; jia)")
+// The expansions: an enum's index, and a table's entry.
+#define PARAM_INDEX(index, key, value, help) index,
+#define PARAM_ENTRY(index, key, value, help) ScenarioParam{key, value, help},
 
 // ---- contact ----------------------------------------------------------------------------------
 
-enum ContactIdx { cW1, cW2, cW3, cRX, cRY, cRZ, cVN, cVT, cPHI, cMU, cE, cET, cETA, cN };
+// The parameters of `contact` in the order of the values build() and body() receive, each stated
+// once: its index, key, default and meaning (the enum and the table are expanded from it).
+#define CONTACT_PARAMS(X)                                                            \
+  X(cW1, "w1", 1.0, "first eigenvalue of W (1/kg, > 0)")                             \
+  X(cW2, "w2", 1.0, "second eigenvalue of W (1/kg, > 0)")                            \
+  X(cW3, "w3", 1.0, "third eigenvalue of W (1/kg, > 0)")                             \
+  X(cRX, "rx", 0.0, "rotation vector of W's eigenvectors, x (rad, any)")             \
+  X(cRY, "ry", 0.0, "rotation vector of W's eigenvectors, y (rad, any)")             \
+  X(cRZ, "rz", 0.0, "rotation vector of W's eigenvectors, z (rad, any)")             \
+  X(cVN, "vn", 1.0, "approach speed, v0.n = -vn (m/s, > 0 to collide)")              \
+  X(cVT, "vt", 0.5, "tangential speed (m/s)")                                        \
+  X(cPHI, "phi", 0.0, "direction of the tangential velocity in the x-y plane (rad)") \
+  LAW_PARAMS(X, c, 0.4)
+enum ContactIdx { CONTACT_PARAMS(PARAM_INDEX) cN };
 
 Status contact_build(const double* v, ContactProblem<double>* p) {
   if (!all_finite(v, cN)) return Status::non_finite;
   if (!positive(v[cW1]) || !positive(v[cW2]) || !positive(v[cW3])) return Status::param_out_of_range;
-  const Eigen::Matrix3d R = rotation_from_vector(vec3(v + cRX));
+  // the device scenario's functions (impact/sampling.hpp): `impact reduce --scenario contact` with
+  // the same values builds the same bits
+  const double w[3] = {v[cW1], v[cW2], v[cW3]};
   ContactSpace cs;
-  cs.W = R * Eigen::Vector3d(v[cW1], v[cW2], v[cW3]).asDiagonal() * R.transpose();
-  cs.W = 0.5 * (cs.W + cs.W.transpose()).eval();
+  cs.W = to_eigen(contact_W(w, v[cRX], v[cRY], v[cRZ]));
   cs.n = Eigen::Vector3d::UnitZ();
-  cs.v0 = Eigen::Vector3d(v[cVT] * rmath::cos(v[cPHI]), v[cVT] * rmath::sin(v[cPHI]), -v[cVN]);
+  cs.v0 = to_eigen(contact_v0(v[cVN], v[cVT], v[cPHI]));
   return finish(cs, v + cMU, p);
 }
 
@@ -188,7 +196,19 @@ void contact_body(const double*, const double*, double*) {}
 
 // ---- ball -------------------------------------------------------------------------------------
 
-enum BallIdx { bM, bR, bV0X, bV0Y, bV0Z, bW0X, bW0Y, bW0Z, bMU, bE, bET, bETA, bN };
+// The parameters of `ball` in the order of the values build() and body() receive, each stated
+// once: its index, key, default and meaning (the enum and the table are expanded from it).
+#define BALL_PARAMS(X)                                                      \
+  X(bM, "m", 1.0, "mass of the sphere (kg, > 0)")                           \
+  X(bR, "r", 1.0, "radius of the sphere (m, > 0)")                          \
+  X(bV0X, "V0x", -1.0, "centre velocity x (m/s)")                           \
+  X(bV0Y, "V0y", 0.0, "centre velocity y (m/s)")                            \
+  X(bV0Z, "V0z", -5.0, "centre velocity z (m/s, < 0 to collide)")           \
+  X(bW0X, "w0x", 0.0, "angular velocity x (rad/s)")                         \
+  X(bW0Y, "w0y", 2.0, "angular velocity y (rad/s)")                         \
+  X(bW0Z, "w0z", 0.0, "angular velocity z (rad/s; moves no contact point)") \
+  LAW_PARAMS(X, b, 0.4)
+enum BallIdx { BALL_PARAMS(PARAM_INDEX) bN };
 
 TwoBodyContact ball_contact(const double* v) {
   TwoBodyContact c;
@@ -226,7 +246,19 @@ void ball_body(const double* v, const double P[3], double* out) {
 
 // ---- ball at a speed and an incidence angle ------------------------------------------------------
 
-enum BallAngleIdx { aM, aR, aSPEED, aANGLE, aAZ, aW0X, aW0Y, aW0Z, aMU, aE, aET, aETA, aN };
+// The parameters of `ball-oblique` in the order of the values build() and body() receive, each stated
+// once: its index, key, default and meaning (the enum and the table are expanded from it).
+#define BALL_OBLIQUE_PARAMS(X)                                                           \
+  X(aM, "m", 1.0, "mass of the sphere (kg, > 0)")                                        \
+  X(aR, "r", 1.0, "radius of the sphere (m, > 0)")                                       \
+  X(aSPEED, "speed", 5.0, "impact speed |V0| (m/s, > 0)")                                \
+  X(aANGLE, "angle", 30.0, "incidence angle a of V0 from the normal (deg, 0 <= a < 90)") \
+  X(aAZ, "azimuth", 0.0, "direction b of V0's tangential part from the x axis (deg)")    \
+  X(aW0X, "w0x", 0.0, "angular velocity x (rad/s)")                                      \
+  X(aW0Y, "w0y", 0.0, "angular velocity y (rad/s)")                                      \
+  X(aW0Z, "w0z", 0.0, "angular velocity z (rad/s; moves no contact point)")              \
+  LAW_PARAMS(X, a, 0.4)
+enum BallAngleIdx { BALL_OBLIQUE_PARAMS(PARAM_INDEX) aN };
 
 // The ball's parameters (BallIdx) of a ball-oblique sample: V0 = speed (sin a cos b, sin a sin b,
 // -cos a), a the angle from the normal, b the azimuth; false when speed or angle is out of range.
@@ -258,7 +290,23 @@ void ball_angle_body(const double* v, const double P[3], double* out) {
 
 // ---- pencil -----------------------------------------------------------------------------------
 
-enum PencilIdx { pR, pH1, pH2, pM, pTH, pV0X, pV0Y, pV0Z, pW1, pW2, pW3, pQ85, pMU, pE, pET, pETA, pN };
+// The parameters of `pencil` in the order of the values build() and body() receive, each stated
+// once: its index, key, default and meaning (the enum and the table are expanded from it).
+#define PENCIL_PARAMS(X)                                                                            \
+  X(pR, "r", 0.5, "radius of the cylinder and of the cone's base (m, > 0)")                         \
+  X(pH1, "h1", 3.0, "height of the cylinder (m, > 0)")                                              \
+  X(pH2, "h2", 0.5, "height of the cone (m, > 0)")                                                  \
+  X(pM, "m", 1.0, "total mass, cylinder and cone of equal density (kg, > 0)")                       \
+  X(pTH, "theta", kPi / 3.0, "tilt of the axis above the desk (rad, atan(r/h2) < theta <= pi/2)")   \
+  X(pV0X, "V0x", -5.0 * rmath::cos(kPi / 6.0), "COM velocity x, desk frame (m/s)")                  \
+  X(pV0Y, "V0y", 0.0, "COM velocity y, desk frame (m/s)")                                           \
+  X(pV0Z, "V0z", -5.0 * rmath::sin(kPi / 6.0), "COM velocity z, desk frame (m/s)")                  \
+  X(pW1, "w01", -1.0, "angular velocity about x_p, pencil frame (rad/s)")                           \
+  X(pW2, "w02", -0.5, "angular velocity about y_p, pencil frame (rad/s)")                           \
+  X(pW3, "w03", -0.5, "angular velocity about the axis z_p, pencil frame (rad/s)")                  \
+  X(pQ85, "eq85", 0.0, "inertia: 0 exact cylinder + cone, 1 Q11 as printed in eq. (85) (code 0/1)") \
+  LAW_PARAMS(X, p, 0.8)
+enum PencilIdx { PENCIL_PARAMS(PARAM_INDEX) pN };
 
 Eigen::Matrix3d pencil_R(double theta) {
   const double s = rmath::sin(theta), c = rmath::cos(theta);
@@ -314,7 +362,17 @@ void pencil_body(const double* v, const double P[3], double* out) {
 
 // ---- double-pendulum-2d -----------------------------------------------------------------------
 
-enum Pend2Idx { dQ1, dQ2, dU1, dU2, dM, dR, dMU, dE, dET, dETA, dN };
+// The parameters of `double-pendulum-2d` in the order of the values build() and body() receive, each stated
+// once: its index, key, default and meaning (the enum and the table are expanded from it).
+#define PEND2_PARAMS(X)                                                         \
+  X(dQ1, "q1", -kPi / 3.0, "angle of bar 1 from the x axis (rad, [-pi, pi])")   \
+  X(dQ2, "q2", -kPi / 6.0, "angle of bar 2 relative to bar 1 (rad, [-pi, pi])") \
+  X(dU1, "q1dot", -1.0, "rate of q1 (rad/s)")                                   \
+  X(dU2, "q2dot", 1.0, "rate of q2 (rad/s)")                                    \
+  X(dM, "m", 1.0, "mass of each bar (kg, > 0)")                                 \
+  X(dR, "r", 1.0, "length of each bar (m, > 0)")                                \
+  LAW_PARAMS(X, d, 0.4)
+enum Pend2Idx { PEND2_PARAMS(PARAM_INDEX) dN };
 
 Status pend2_build(const double* v, ContactProblem<double>* p) {
   if (!all_finite(v, dN)) return Status::non_finite;
@@ -345,11 +403,26 @@ void pend2_body(const double* v, const double P[3], double* out) {
 
 // ---- double-pendulum-3d -----------------------------------------------------------------------
 
-enum Pend3Idx {
-  sQ1, sQ2, sQ3, sQ4, sQ5, sQ6,
-  sU1, sU2, sU3, sU4, sU5, sU6,
-  sM, sL, sA, sMU, sE, sET, sETA, sN
-};
+// The parameters of `double-pendulum-3d` in the order of the values build() and body() receive, each stated
+// once: its index, key, default and meaning (the enum and the table are expanded from it).
+#define PEND3_PARAMS(X)                                                       \
+  X(sQ1, "q1", 0.5, "body 1 Euler angle about x (rad, [-pi, pi])")            \
+  X(sQ2, "q2", 0.6, "body 1 Euler angle about y' (rad, (-pi/2, pi/2))")       \
+  X(sQ3, "q3", 0.0, "body 1 Euler angle about its axis z'' (rad, [-pi, pi])") \
+  X(sQ4, "q4", 0.3, "body 2 Euler angle about x (rad, [-pi, pi])")            \
+  X(sQ5, "q5", 0.3, "body 2 Euler angle about y' (rad, (-pi/2, pi/2))")       \
+  X(sQ6, "q6", 0.0, "body 2 Euler angle about its axis z'' (rad, [-pi, pi])") \
+  X(sU1, "q1dot", -0.5, "rate of q1 (rad/s)")                                 \
+  X(sU2, "q2dot", -1.0, "rate of q2 (rad/s)")                                 \
+  X(sU3, "q3dot", 0.3, "rate of q3 (rad/s)")                                  \
+  X(sU4, "q4dot", -1.0, "rate of q4 (rad/s)")                                 \
+  X(sU5, "q5dot", -1.0, "rate of q5 (rad/s)")                                 \
+  X(sU6, "q6dot", 0.2, "rate of q6 (rad/s)")                                  \
+  X(sM, "m", 1.0, "mass of each body (kg, > 0)")                              \
+  X(sL, "L", 1.0, "length of each body (m, > 0)")                             \
+  X(sA, "a", 0.05, "radius of each body, inertia only (m, > 0)")              \
+  LAW_PARAMS(X, s, 0.4)
+enum Pend3Idx { PEND3_PARAMS(PARAM_INDEX) sN };
 
 Eigen::Matrix3d skew(const Eigen::Vector3d& x) {
   Eigen::Matrix3d S;
@@ -439,12 +512,39 @@ void pend3_body(const double* v, const double P[3], double* out) {
 
 // ---- two-bodies -------------------------------------------------------------------------------
 
-enum TwoIdx {
-  tS1, tS2, tM1, tM2, tA1, tB1, tC1, tA2, tB2, tC2,
-  tRX1, tRY1, tRZ1, tRX2, tRY2, tRZ2,
-  tV1X, tV1Y, tV1Z, tW1X, tW1Y, tW1Z, tV2X, tV2Y, tV2Z, tW2X, tW2Y, tW2Z,
-  tMU, tE, tET, tETA, tN
-};
+// The parameters of `two-bodies` in the order of the values build() and body() receive, each stated
+// once: its index, key, default and meaning (the enum and the table are expanded from it).
+#define TWO_PARAMS(X)                                                       \
+  X(tS1, "shape1", 0.0, "shape of body 1 (code: 0 box, 1 ellipsoid)")       \
+  X(tS2, "shape2", 1.0, "shape of body 2 (code: 0 box, 1 ellipsoid)")       \
+  X(tM1, "m1", 1.0, "mass of body 1 (kg, > 0)")                             \
+  X(tM2, "m2", 2.0, "mass of body 2 (kg, > 0)")                             \
+  X(tA1, "a1", 0.5, "body 1 half-extent / semi-axis along body x (m, > 0)") \
+  X(tB1, "b1", 0.3, "body 1 half-extent / semi-axis along body y (m, > 0)") \
+  X(tC1, "c1", 0.2, "body 1 half-extent / semi-axis along body z (m, > 0)") \
+  X(tA2, "a2", 0.4, "body 2 half-extent / semi-axis along body x (m, > 0)") \
+  X(tB2, "b2", 0.6, "body 2 half-extent / semi-axis along body y (m, > 0)") \
+  X(tC2, "c2", 0.3, "body 2 half-extent / semi-axis along body z (m, > 0)") \
+  X(tRX1, "rx1", 0.3, "body 1 rotation vector x (rad, any)")                \
+  X(tRY1, "ry1", -0.2, "body 1 rotation vector y (rad, any)")               \
+  X(tRZ1, "rz1", 0.5, "body 1 rotation vector z (rad, any)")                \
+  X(tRX2, "rx2", 0.1, "body 2 rotation vector x (rad, any)")                \
+  X(tRY2, "ry2", 0.4, "body 2 rotation vector y (rad, any)")                \
+  X(tRZ2, "rz2", -0.3, "body 2 rotation vector z (rad, any)")               \
+  X(tV1X, "V1x", 0.5, "body 1 COM velocity x (m/s)")                        \
+  X(tV1Y, "V1y", 0.0, "body 1 COM velocity y (m/s)")                        \
+  X(tV1Z, "V1z", -1.0, "body 1 COM velocity z (m/s)")                       \
+  X(tW1X, "w1x", 0.2, "body 1 angular velocity x (rad/s)")                  \
+  X(tW1Y, "w1y", -0.3, "body 1 angular velocity y (rad/s)")                 \
+  X(tW1Z, "w1z", 0.1, "body 1 angular velocity z (rad/s)")                  \
+  X(tV2X, "V2x", 0.0, "body 2 COM velocity x (m/s)")                        \
+  X(tV2Y, "V2y", 0.2, "body 2 COM velocity y (m/s)")                        \
+  X(tV2Z, "V2z", 0.5, "body 2 COM velocity z (m/s)")                        \
+  X(tW2X, "w2x", -0.1, "body 2 angular velocity x (rad/s)")                 \
+  X(tW2Y, "w2y", 0.0, "body 2 angular velocity y (rad/s)")                  \
+  X(tW2Z, "w2z", 0.3, "body 2 angular velocity z (rad/s)")                  \
+  LAW_PARAMS(X, t, 0.4)
+enum TwoIdx { TWO_PARAMS(PARAM_INDEX) tN };
 
 Eigen::Vector3d solid_moments(int shape, double m, double a, double b, double c) {
   const double k = shape == 0 ? 1.0 / 3.0 : 1.0 / 5.0;
@@ -504,84 +604,34 @@ void two_body_out(const double* v, const double P[3], double* out) {
 
 // ---- registry ---------------------------------------------------------------------------------
 
-// The contact-space and ball scenarios (make_scenarios adds the others after them, in this order).
-void add_contact_and_ball(std::vector<ScenarioInfo>& s) {
+std::vector<ScenarioInfo> make_scenarios() {
+  std::vector<ScenarioInfo> s;
   s.push_back(ScenarioInfo{
       "contact",
       "raw contact space: W = R diag(w1, w2, w3) R^T (R from the rotation vector rx, ry, rz), "
       "n = z, v0 = (vt cos phi, vt sin phi, -vn)",
-      {
-          {"w1", 1.0, "first eigenvalue of W (1/kg, > 0)"},
-          {"w2", 1.0, "second eigenvalue of W (1/kg, > 0)"},
-          {"w3", 1.0, "third eigenvalue of W (1/kg, > 0)"},
-          {"rx", 0.0, "rotation vector of W's eigenvectors, x (rad, any)"},
-          {"ry", 0.0, "rotation vector of W's eigenvectors, y (rad, any)"},
-          {"rz", 0.0, "rotation vector of W's eigenvectors, z (rad, any)"},
-          {"vn", 1.0, "approach speed, v0.n = -vn (m/s, > 0 to collide)"},
-          {"vt", 0.5, "tangential speed (m/s)"},
-          {"phi", 0.0, "direction of the tangential velocity in the x-y plane (rad)"},
-          LAW_PARAMS(0.4),
-      },
+      {CONTACT_PARAMS(PARAM_ENTRY)},
       {},
       contact_build,
       contact_body});
   s.push_back(ScenarioInfo{
       "ball",
       "solid sphere on a fixed table (Jia 2013, Section 8.1), n = z",
-      {
-          {"m", 1.0, "mass of the sphere (kg, > 0)"},
-          {"r", 1.0, "radius of the sphere (m, > 0)"},
-          {"V0x", -1.0, "centre velocity x (m/s)"},
-          {"V0y", 0.0, "centre velocity y (m/s)"},
-          {"V0z", -5.0, "centre velocity z (m/s, < 0 to collide)"},
-          {"w0x", 0.0, "angular velocity x (rad/s)"},
-          {"w0y", 2.0, "angular velocity y (rad/s)"},
-          {"w0z", 0.0, "angular velocity z (rad/s; moves no contact point)"},
-          LAW_PARAMS(0.4),
-      },
+      {BALL_PARAMS(PARAM_ENTRY)},
       {"Vx", "Vy", "Vz", "wx", "wy", "wz"},
       ball_build,
       ball_body});
   s.push_back(ScenarioInfo{
       "ball-oblique",
       "the ball scenario at a speed and an incidence angle: V0 = speed (sin a cos b, sin a sin b, -cos a)",
-      {
-          {"m", 1.0, "mass of the sphere (kg, > 0)"},
-          {"r", 1.0, "radius of the sphere (m, > 0)"},
-          {"speed", 5.0, "impact speed |V0| (m/s, > 0)"},
-          {"angle", 30.0, "incidence angle a of V0 from the normal (deg, 0 <= a < 90)"},
-          {"azimuth", 0.0, "direction b of V0's tangential part from the x axis (deg)"},
-          {"w0x", 0.0, "angular velocity x (rad/s)"},
-          {"w0y", 0.0, "angular velocity y (rad/s)"},
-          {"w0z", 0.0, "angular velocity z (rad/s; moves no contact point)"},
-          LAW_PARAMS(0.4),
-      },
+      {BALL_OBLIQUE_PARAMS(PARAM_ENTRY)},
       {"Vx", "Vy", "Vz", "wx", "wy", "wz"},
       ball_angle_build,
       ball_angle_body});
-}
-
-std::vector<ScenarioInfo> make_scenarios() {
-  std::vector<ScenarioInfo> s;
-  add_contact_and_ball(s);
   s.push_back(ScenarioInfo{
       "pencil",
       "cylinder on a cone striking a desk with the cone's vertex (Jia 2013, Section 8.2), n = z",
-      {
-          {"r", 0.5, "radius of the cylinder and of the cone's base (m, > 0)"},
-          {"h1", 3.0, "height of the cylinder (m, > 0)"},
-          {"h2", 0.5, "height of the cone (m, > 0)"},
-          {"m", 1.0, "total mass, cylinder and cone of equal density (kg, > 0)"},
-          {"theta", kPi / 3.0, "tilt of the axis above the desk (rad, atan(r/h2) < theta <= pi/2)"},
-          {"V0x", -5.0 * rmath::cos(kPi / 6.0), "COM velocity x, desk frame (m/s)"},
-          {"V0y", 0.0, "COM velocity y, desk frame (m/s)"},
-          {"V0z", -5.0 * rmath::sin(kPi / 6.0), "COM velocity z, desk frame (m/s)"},
-          {"w01", -1.0, "angular velocity about x_p, pencil frame (rad/s)"},
-          {"w02", -0.5, "angular velocity about y_p, pencil frame (rad/s)"},
-          {"w03", -0.5, "angular velocity about the axis z_p, pencil frame (rad/s)"},
-          {"eq85", 0.0, "inertia: 0 exact cylinder + cone, 1 Q11 as printed in eq. (85) (code 0/1)"},
-          LAW_PARAMS(0.8),
-      },
+      {PENCIL_PARAMS(PARAM_ENTRY)},
       {"Vx", "Vy", "Vz", "w1", "w2", "w3"},
       pencil_build,
       pencil_body});
@@ -589,15 +639,7 @@ std::vector<ScenarioInfo> make_scenarios() {
       "double-pendulum-2d",
       "planar double pendulum of two slender bars striking a floor with its tip (Morgan 2011 "
       "ch. 2), n = y",
-      {
-          {"q1", -kPi / 3.0, "angle of bar 1 from the x axis (rad, [-pi, pi])"},
-          {"q2", -kPi / 6.0, "angle of bar 2 relative to bar 1 (rad, [-pi, pi])"},
-          {"q1dot", -1.0, "rate of q1 (rad/s)"},
-          {"q2dot", 1.0, "rate of q2 (rad/s)"},
-          {"m", 1.0, "mass of each bar (kg, > 0)"},
-          {"r", 1.0, "length of each bar (m, > 0)"},
-          LAW_PARAMS(0.4),
-      },
+      {PEND2_PARAMS(PARAM_ENTRY)},
       {"q1dot_post", "q2dot_post"},
       pend2_build,
       pend2_body});
@@ -605,24 +647,7 @@ std::vector<ScenarioInfo> make_scenarios() {
       "double-pendulum-3d",
       "spatial double pendulum of two cylinders on spherical joints, absolute body-three 1-2-3 "
       "Euler angles, striking the ground with its tip (after Rodriguez & Bowling), n = z",
-      {
-          {"q1", 0.5, "body 1 Euler angle about x (rad, [-pi, pi])"},
-          {"q2", 0.6, "body 1 Euler angle about y' (rad, (-pi/2, pi/2))"},
-          {"q3", 0.0, "body 1 Euler angle about its axis z'' (rad, [-pi, pi])"},
-          {"q4", 0.3, "body 2 Euler angle about x (rad, [-pi, pi])"},
-          {"q5", 0.3, "body 2 Euler angle about y' (rad, (-pi/2, pi/2))"},
-          {"q6", 0.0, "body 2 Euler angle about its axis z'' (rad, [-pi, pi])"},
-          {"q1dot", -0.5, "rate of q1 (rad/s)"},
-          {"q2dot", -1.0, "rate of q2 (rad/s)"},
-          {"q3dot", 0.3, "rate of q3 (rad/s)"},
-          {"q4dot", -1.0, "rate of q4 (rad/s)"},
-          {"q5dot", -1.0, "rate of q5 (rad/s)"},
-          {"q6dot", 0.2, "rate of q6 (rad/s)"},
-          {"m", 1.0, "mass of each body (kg, > 0)"},
-          {"L", 1.0, "length of each body (m, > 0)"},
-          {"a", 0.05, "radius of each body, inertia only (m, > 0)"},
-          LAW_PARAMS(0.4),
-      },
+      {PEND3_PARAMS(PARAM_ENTRY)},
       {"q1dot_post", "q2dot_post", "q3dot_post", "q4dot_post", "q5dot_post", "q6dot_post"},
       pend3_build,
       pend3_body});
@@ -630,37 +655,7 @@ std::vector<ScenarioInfo> make_scenarios() {
       "two-bodies",
       "two free boxes or ellipsoids touching at the origin with their support points, n = z "
       "from body 2 (below) into body 1 (above)",
-      {
-          {"shape1", 0.0, "shape of body 1 (code: 0 box, 1 ellipsoid)"},
-          {"shape2", 1.0, "shape of body 2 (code: 0 box, 1 ellipsoid)"},
-          {"m1", 1.0, "mass of body 1 (kg, > 0)"},
-          {"m2", 2.0, "mass of body 2 (kg, > 0)"},
-          {"a1", 0.5, "body 1 half-extent / semi-axis along body x (m, > 0)"},
-          {"b1", 0.3, "body 1 half-extent / semi-axis along body y (m, > 0)"},
-          {"c1", 0.2, "body 1 half-extent / semi-axis along body z (m, > 0)"},
-          {"a2", 0.4, "body 2 half-extent / semi-axis along body x (m, > 0)"},
-          {"b2", 0.6, "body 2 half-extent / semi-axis along body y (m, > 0)"},
-          {"c2", 0.3, "body 2 half-extent / semi-axis along body z (m, > 0)"},
-          {"rx1", 0.3, "body 1 rotation vector x (rad, any)"},
-          {"ry1", -0.2, "body 1 rotation vector y (rad, any)"},
-          {"rz1", 0.5, "body 1 rotation vector z (rad, any)"},
-          {"rx2", 0.1, "body 2 rotation vector x (rad, any)"},
-          {"ry2", 0.4, "body 2 rotation vector y (rad, any)"},
-          {"rz2", -0.3, "body 2 rotation vector z (rad, any)"},
-          {"V1x", 0.5, "body 1 COM velocity x (m/s)"},
-          {"V1y", 0.0, "body 1 COM velocity y (m/s)"},
-          {"V1z", -1.0, "body 1 COM velocity z (m/s)"},
-          {"w1x", 0.2, "body 1 angular velocity x (rad/s)"},
-          {"w1y", -0.3, "body 1 angular velocity y (rad/s)"},
-          {"w1z", 0.1, "body 1 angular velocity z (rad/s)"},
-          {"V2x", 0.0, "body 2 COM velocity x (m/s)"},
-          {"V2y", 0.2, "body 2 COM velocity y (m/s)"},
-          {"V2z", 0.5, "body 2 COM velocity z (m/s)"},
-          {"w2x", -0.1, "body 2 angular velocity x (rad/s)"},
-          {"w2y", 0.0, "body 2 angular velocity y (rad/s)"},
-          {"w2z", 0.3, "body 2 angular velocity z (rad/s)"},
-          LAW_PARAMS(0.4),
-      },
+      {TWO_PARAMS(PARAM_ENTRY)},
       {"V1x_post", "V1y_post", "V1z_post", "w1x_post", "w1y_post", "w1z_post", "V2x_post", "V2y_post", "V2z_post",
        "w2x_post", "w2y_post", "w2z_post"},
       two_build,
@@ -668,7 +663,16 @@ std::vector<ScenarioInfo> make_scenarios() {
   return s;
 }
 
+#undef CONTACT_PARAMS
+#undef BALL_PARAMS
+#undef BALL_OBLIQUE_PARAMS
+#undef PENCIL_PARAMS
+#undef PEND2_PARAMS
+#undef PEND3_PARAMS
+#undef TWO_PARAMS
 #undef LAW_PARAMS
+#undef PARAM_INDEX
+#undef PARAM_ENTRY
 
 }  // namespace
 

@@ -183,8 +183,14 @@ constexpr int kMaxSlots = 16;
 
 // Slots shared by every scenario: the law parameters.
 enum CommonSlot : int { kSlotMu = 0, kSlotE = 1, kSlotEt = 2, kSlotEta0 = 3, kFirstScenarioSlot = 4 };
-// contact: W = R diag(w1, w2, w3) R^T, n = (0, 0, 1), v0 = (vt cos phi, vt sin phi, -vn).
-enum ContactSlot : int { kSlotW1 = 4, kSlotW2 = 5, kSlotW3 = 6, kSlotVn = 7, kSlotVt = 8, kSlotPhi = 9 };
+// contact: W = R diag(w1, w2, w3) R^T, n = (0, 0, 1), v0 = (vt cos phi, vt sin phi, -vn), with R
+// uniformly random (kRandomRotation) or the rotation by the vector (rx, ry, rz). The study's contact
+// scenario (host/systems/scenarios.cpp) builds its instances with the same functions below, so an
+// instance of the same values is the same bits in `impact reduce` and `impact study`.
+enum ContactSlot : int {
+  kSlotW1 = 4, kSlotW2 = 5, kSlotW3 = 6, kSlotVn = 7, kSlotVt = 8, kSlotPhi = 9,
+  kSlotRx = 10, kSlotRy = 11, kSlotRz = 12
+};
 // ball (Jia 2013, Section 8.1): sphere of mass m, radius r on a fixed table, normal z; velocity of
 // the centre V0 and angular velocity w0 (table frame).
 enum BallSlot : int {
@@ -233,6 +239,58 @@ IMPACT_HD inline void random_rotation(const Philox& rng, std::uint64_t index, do
   R[2][2] = dsub(1.0, dmul(s, dadd(xx, yy)));
 }
 
+// The rotation by the vector r (|r| rad about r / |r|; the identity for r = 0), by Rodrigues'
+// formula R = c I + s [k]x + (1 - c) k k^T.
+IMPACT_HD inline void rotation_from_vector(double rx, double ry, double rz, double R[3][3]) {
+  using namespace rmath;
+  const double angle = dsqrt(dadd(dadd(dmul(rx, rx), dmul(ry, ry)), dmul(rz, rz)));
+  if (!(angle > 0.0)) {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) R[i][j] = i == j ? 1.0 : 0.0;
+    return;
+  }
+  const double k[3] = {ddiv(rx, angle), ddiv(ry, angle), ddiv(rz, angle)};
+  double s, c;
+  rmath::sincos(angle, s, c);
+  const double omc = dsub(1.0, c);
+  const double sk[3] = {dmul(s, k[0]), dmul(s, k[1]), dmul(s, k[2])};
+  const double ck[3] = {dmul(omc, k[0]), dmul(omc, k[1]), dmul(omc, k[2])};
+  R[0][1] = dsub(dmul(ck[0], k[1]), sk[2]);
+  R[1][0] = dadd(dmul(ck[0], k[1]), sk[2]);
+  R[0][2] = dadd(dmul(ck[0], k[2]), sk[1]);
+  R[2][0] = dsub(dmul(ck[0], k[2]), sk[1]);
+  R[1][2] = dsub(dmul(ck[1], k[2]), sk[0]);
+  R[2][1] = dadd(dmul(ck[1], k[2]), sk[0]);
+  for (int i = 0; i < 3; ++i) R[i][i] = dadd(dmul(ck[i], k[i]), c);
+}
+
+// W = R diag(w) R^T, symmetric by construction (its upper triangle is computed).
+IMPACT_HD inline Sym3<double> rotated_diagonal(const double R[3][3], const double w[3]) {
+  using namespace rmath;
+  double A[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = i; j < 3; ++j)
+      A[i][j] = dadd(dadd(dmul(dmul(R[i][0], w[0]), R[j][0]), dmul(dmul(R[i][1], w[1]), R[j][1])),
+                     dmul(dmul(R[i][2], w[2]), R[j][2]));
+  return Sym3<double>{A[0][0], A[0][1], A[0][2], A[1][1], A[1][2], A[2][2]};
+}
+
+// The contact scenario's W = R diag(w) R^T with R the rotation by the vector r (the study's contact;
+// `impact reduce` without a random rotation). For r = 0 (R = I) it is diag(w) exactly: w 1 1 + 0 + 0
+// on the diagonal, +0 off it, for every finite w.
+IMPACT_HD inline Sym3<double> contact_W(const double w[3], double rx, double ry, double rz) {
+  double R[3][3];
+  rotation_from_vector(rx, ry, rz, R);
+  return rotated_diagonal(R, w);
+}
+
+// The contact scenario's approach velocity v0 = (vt cos phi, vt sin phi, -vn).
+IMPACT_HD inline Vec3<double> contact_v0(double vn, double vt, double phi) {
+  double s, c;
+  rmath::sincos(phi, s, c);
+  return Vec3<double>{rmath::dmul(vt, c), rmath::dmul(vt, s), -vn};
+}
+
 // The instance `index` of the study, in double.
 IMPACT_HD inline ContactProblem<double> make_instance_double(const SampleSpec& spec, std::uint64_t seed,
                                                              std::uint64_t index) {
@@ -261,22 +319,15 @@ IMPACT_HD inline ContactProblem<double> make_instance_double(const SampleSpec& s
     case Scenario::contact:
     default: {
       const double w[3] = {draw(kSlotW1), draw(kSlotW2), draw(kSlotW3)};
-      if (spec.flags & kRandomRotation) {
-        double R[3][3];
-        random_rotation(rng, index, R);
-        double A[3][3];
-        for (int i = 0; i < 3; ++i)
-          for (int j = i; j < 3; ++j)
-            A[i][j] = dadd(dadd(dmul(dmul(R[i][0], w[0]), R[j][0]), dmul(dmul(R[i][1], w[1]), R[j][1])),
-                           dmul(dmul(R[i][2], w[2]), R[j][2]));
-        p.W = Sym3<double>{A[0][0], A[0][1], A[0][2], A[1][1], A[1][2], A[2][2]};
-      } else {
-        p.W = Sym3<double>{w[0], 0.0, 0.0, w[1], 0.0, w[2]};
-      }
+      // one W = R diag(w) R^T for both rotations (contact_W's). The vector's path costs morgan
+      // double's reduction kernel 8 bytes of spills (40 + 40 -> 44 + 44 at 96 registers), whether
+      // inlined, out of line, or as its own W (tests/cli/kernel_resources.sh)
+      double R[3][3];
+      if (spec.flags & kRandomRotation) random_rotation(rng, index, R);
+      else rotation_from_vector(draw(kSlotRx), draw(kSlotRy), draw(kSlotRz), R);
+      p.W = rotated_diagonal(R, w);
       const double vn = draw(kSlotVn), vt = draw(kSlotVt), phi = draw(kSlotPhi);
-      double s, c;
-      rmath::sincos(phi, s, c);
-      p.v0 = Vec3<double>{dmul(vt, c), dmul(vt, s), -vn};
+      p.v0 = contact_v0(vn, vt, phi);
       break;
     }
   }

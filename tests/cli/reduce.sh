@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `impact reduce`: a study runs with defaults and writes its JSON; usage errors name the key and
 # exit 2; the sampled instances written with --cases-out evaluate with `impact eval` to the same
-# statuses and extremes; shards ([first, first + n)) add up to the whole.
+# statuses and extremes; shards ([first, first + n)) add up to the whole; the contact scenario takes
+# the study's keys and gives the study's instance.
 set -u
 source "$(dirname "$0")/common.bash"
 # json KEY FILE: the number after "KEY": (first occurrence)
@@ -81,5 +82,26 @@ import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 assert a["quantities"] == b["quantities"] and a["status"] == b["status"]
 PY'
+
+
+# one statement of each scenario (issue 24): `impact reduce` takes the study's contact parameters
+# rx, ry, rz, and the same values give the same impulse in `impact reduce` and `impact study`
+sets="w1=1.3 w2=0.7 w3=2.1 rx=0.3 ry=-0.2 rz=1.1 vn=1.2 vt=0.8 phi=0.4 mu=0.3 e=0.6 e_t=0.2 eta0=1.5"
+args=(); for s in $sets; do args+=(--set "$s"); done
+"$IMPACT" reduce --law chatterjee-ruina --scenario contact --n 1 --backend serial "${args[@]}" \
+  --out "$T/rv.json" --cases-out "$T/rv.csv" > /dev/null 2> "$T/err"; rc=$?
+check "reduce takes rx ry rz (rotation=vector)" \
+  '[ $rc -eq 0 ] && grep -q "\"rotation\": \"vector\", \"rx\": \"fixed:0.3\", \"ry\": \"fixed:-0.2\", \"rz\": \"fixed:1.1\"" "$T/rv.json"'
+check "and W is rotated" '[ "$(sed -n 2p "$T/rv.csv" | cut -d, -f3)" != 0 ]'
+{ printf '[study]\nscenario = "contact"\nlaws = ["chatterjee-ruina"]\n[design]\nkind = "mc"\nn = 1\n[params]\n'
+  for s in $sets; do echo "${s%%=*} = ${s#*=}"; done
+  printf '[output]\nformats = ["csv"]\n'; } > "$T/c.toml"
+"$IMPACT" study "$T/c.toml" --out "$T/cst" --no-plots -q 2> "$T/err"; rc=$?
+col() { awk -F, -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i } NR == 2 { print $k }' "$T/cst/chatterjee-ruina.csv"; }
+qmin() { grep -o "\"$1\": {[^}]*\"min\": [-0-9.e+]*" "$T/rv.json" | grep -o "[-0-9.e+]*$"; }
+check "the study's contact with the same values: the same P_n, P_t, vf_n to the last bit" \
+  '[ $rc -eq 0 ] && [ -n "$(qmin Pn)" ] && [ "$(col P_n)" = "$(qmin Pn)" ] && [ "$(col P_t)" = "$(qmin Pt)" ] && [ "$(col vf_n)" = "$(qmin vfn)" ]'
+"$IMPACT" reduce --law newton --n 10 --backend serial --set rotation=sideways > /dev/null 2> "$T/err"; rc=$?
+check "rotation takes random, vector or identity" '[ $rc -eq 2 ] && grep -q "rotation must be .random., .vector." "$T/err"'
 
 finish
