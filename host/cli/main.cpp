@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   bool quiet_rank = false;  // a usage error is every rank's: rank 0 says it
 #ifdef IMPACT_WITH_MPI
   quiet_rank = world && world->rank() != 0;
-  std::unique_ptr<impact::dist::MpiChunkPlan> plan;
+  std::unique_ptr<impact::dist::MpiGroup> plan;
   if (world && world->size() > 1 && *eval) {
     ea.world = world.get();
     if (world->rank() != 0) ea.quiet = true;
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     try {
-      plan = std::make_unique<impact::dist::MpiChunkPlan>(*world);
+      plan = std::make_unique<impact::dist::MpiGroup>(*world);
     } catch (const std::exception& e) {
       world->abort(e.what(), 2);
     }

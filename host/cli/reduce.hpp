@@ -22,7 +22,7 @@ struct ReduceArgs {
   bool quiet = false;        // no progress lines, no table
   // a run over several processes (host/dist, under mpirun): who computes which chunks; the merging
   // process prints and writes, the others only compute. local_rank picks the GPU.
-  sampled::ChunkPlan* plan = nullptr;
+  resume::ProcessGroup* plan = nullptr;
   int local_rank = 0;
 };
 

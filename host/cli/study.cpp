@@ -15,7 +15,7 @@
 #include "study/pieces.hpp"
 #include "study/session.hpp"
 #ifdef IMPACT_WITH_MPI
-#include "dist/study.hpp"
+#include "dist/mpi.hpp"
 #endif
 #include <nlohmann/json.hpp>
 #include <fstream>
@@ -199,11 +199,11 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
     po.checkpoint = args.checkpoint;
     po.resume = args.resume;
     po.piece = args.piece;
-    OneProcess one;
-    PieceComm* comm = &one;
+    resume::OneProcess one;
+    resume::ProcessGroup* comm = &one;
 #ifdef IMPACT_WITH_MPI
-    std::unique_ptr<dist::MpiPieceComm> mpi;
-    if (many) comm = (mpi = std::make_unique<dist::MpiPieceComm>(*args.world)).get();
+    std::unique_ptr<dist::MpiGroup> mpi;
+    if (many) comm = (mpi = std::make_unique<dist::MpiGroup>(*args.world)).get();
 #endif
     const PiecesRun d = run_in_pieces(s, q, *comm, po, t_start, log);
     if (d.ok && !args.quiet && out)

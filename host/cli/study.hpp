@@ -1,7 +1,7 @@
 // `impact study CONFIG`: a parameter-space study or uncertainty quantification described by a
 // TOML or JSON file (see docs/study.md): scenario, law(s), parameter specifications, design,
 // sensitivity and outputs. Command-line --set KEY=VALUE overrides any key of the file. Under mpirun
-// the design is split over the processes (host/dist/study.hpp); `impact study --merge DIR`
+// the design is split over the processes (study/pieces.hpp over dist::MpiGroup); `impact study --merge DIR`
 // assembles the tables of a run whose parts were kept.
 #pragma once
 #include <cstdio>

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
-#include <type_traits>
 
 namespace impact::dist {
 
@@ -20,8 +19,6 @@ void check(int rc, const char* what) {
   throw std::runtime_error(std::string(what) + ": " + std::string(msg, static_cast<std::size_t>(len)));
 }
 
-static_assert(std::is_trivially_copyable_v<sampled::ChunkSummary>, "chunk summaries travel as bytes");
-static_assert(std::is_trivially_copyable_v<sampled::ProcessLoad>, "loads travel as bytes");
 
 }  // namespace
 
@@ -93,12 +90,12 @@ std::vector<std::string> World::gather(const std::string& mine, const std::strin
 
 void World::barrier() const { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
 
-struct MpiChunkPlan::Window {
+struct MpiGroup::Window {
   MPI_Win win = MPI_WIN_NULL;
   std::uint64_t* counter = nullptr;  // on rank 0: the next chunk to hand out
 };
 
-MpiChunkPlan::MpiChunkPlan(const World& w) : world_(w), win_(new Window) {
+MpiGroup::MpiGroup(const World& w) : world_(w), win_(new Window) {
   const MPI_Aint bytes = w.rank() == 0 ? MPI_Aint(sizeof(std::uint64_t)) : 0;
   check(MPI_Win_allocate(bytes, sizeof(std::uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win_->counter, &win_->win),
         "MPI_Win_allocate");
@@ -107,14 +104,14 @@ MpiChunkPlan::MpiChunkPlan(const World& w) : world_(w), win_(new Window) {
   check(MPI_Win_lock_all(0, win_->win), "MPI_Win_lock_all");
 }
 
-MpiChunkPlan::~MpiChunkPlan() {
+MpiGroup::~MpiGroup() {
   if (win_->win != MPI_WIN_NULL) {
     MPI_Win_unlock_all(win_->win);
     MPI_Win_free(&win_->win);
   }
 }
 
-bool MpiChunkPlan::next(std::uint64_t count, std::uint64_t& index) {
+bool MpiGroup::next(std::uint64_t count, std::uint64_t& index) {
   const std::uint64_t one = 1;
   std::uint64_t got = 0;
   check(MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, 0, 0, MPI_SUM, win_->win), "MPI_Fetch_and_op");
@@ -122,27 +119,6 @@ bool MpiChunkPlan::next(std::uint64_t count, std::uint64_t& index) {
   if (got >= count) return false;
   index = got;
   return true;
-}
-
-void MpiChunkPlan::sync() { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
-
-void MpiChunkPlan::gather(std::vector<sampled::ChunkSummary>& chunks, const sampled::ProcessLoad& mine,
-                          std::vector<sampled::ProcessLoad>& loads) {
-  // each rank's load, then its chunk summaries, as bytes (rank order)
-  std::string b(reinterpret_cast<const char*>(&mine), sizeof mine);
-  b.append(reinterpret_cast<const char*>(chunks.data()), chunks.size() * sizeof(sampled::ChunkSummary));
-  const std::vector<std::string> all = world_.gather(b, "too many chunk summaries: use a larger --chunk");
-  chunks.clear();
-  loads.clear();
-  for (const std::string& r : all) {
-    sampled::ProcessLoad load;
-    std::memcpy(&load, r.data(), sizeof load);
-    loads.push_back(load);
-    const std::size_t n = (r.size() - sizeof load) / sizeof(sampled::ChunkSummary);
-    const std::size_t at = chunks.size();
-    chunks.resize(at + n);
-    std::memcpy(static_cast<void*>(chunks.data() + at), r.data() + sizeof load, n * sizeof(sampled::ChunkSummary));
-  }
 }
 
 }  // namespace impact::dist

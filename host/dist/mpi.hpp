@@ -4,15 +4,15 @@
 //   World          MPI_Init_thread / MPI_Finalize, rank, size, node-local rank (for one GPU per rank)
 //   SharedCounter  chunks handed out dynamically: MPI_Fetch_and_op on a counter in rank 0's window
 //                  (passive target), so a rank that finishes early takes the next chunk
-//   MpiChunkPlan   sampled::ChunkPlan over them: next() from the counter, gather() of the chunk
-//                  summaries and loads to rank 0 (World::gather), which merges in chunk order
+//   MpiGroup       resume::ProcessGroup over them, the one used by `impact reduce` (chunks) and
+//                  `impact study` (pieces): next() from the counter, the collectives from World
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "sampled/reduce.hpp"
+#include "resume/process_group.hpp"
 
 namespace impact::dist {
 
@@ -42,16 +42,19 @@ class World {
   int rank_ = 0, size_ = 1, local_rank_ = 0;
 };
 
-class MpiChunkPlan final : public sampled::ChunkPlan {
+class MpiGroup final : public resume::ProcessGroup {
  public:
-  explicit MpiChunkPlan(const World& w);
-  ~MpiChunkPlan() override;
+  explicit MpiGroup(const World& w);  // a collective (the counter's window)
+  ~MpiGroup() override;
+  int rank() const override { return world_.rank(); }
+  int size() const override { return world_.size(); }
+  int local_rank() const override { return world_.local_rank(); }
   bool next(std::uint64_t count, std::uint64_t& index) override;
-  void gather(std::vector<sampled::ChunkSummary>& chunks, const sampled::ProcessLoad& mine,
-              std::vector<sampled::ProcessLoad>& loads) override;
-  bool merges() const override { return world_.rank() == 0; }
-  int processes() const override { return world_.size(); }
-  void sync() override;
+  bool all(bool mine) override { return world_.all(mine); }
+  std::vector<std::string> gather(const std::string& mine, const std::string& hint) override {
+    return world_.gather(mine, hint);
+  }
+  void sync() override { world_.barrier(); }
 
  private:
   const World& world_;

@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -170,9 +172,32 @@ BatchSummary merge_chunk(const BatchSummary& total, const BatchSummary& chunk, s
   return merge(total, chunk);
 }
 
-// The chunks the plan hands this process, gathered and merged in chunk order on the merging one.
+// Collective, once every process has taken its chunks: `chunks` (this process's) becomes every
+// chunk's on rank 0 and empty elsewhere; `loads` gets every process's load there (rank order). Each
+// process's load and chunk summaries travel as bytes.
+void gather_chunks(resume::ProcessGroup& group, std::vector<ChunkSummary>& chunks, const ProcessLoad& mine,
+                   std::vector<ProcessLoad>& loads) {
+  static_assert(std::is_trivially_copyable_v<ChunkSummary>, "chunk summaries travel as bytes");
+  static_assert(std::is_trivially_copyable_v<ProcessLoad>, "loads travel as bytes");
+  std::string b(reinterpret_cast<const char*>(&mine), sizeof mine);
+  b.append(reinterpret_cast<const char*>(chunks.data()), chunks.size() * sizeof(ChunkSummary));
+  const std::vector<std::string> all = group.gather(b, "too many chunk summaries: use a larger --chunk");
+  chunks.clear();
+  loads.clear();
+  for (const std::string& r : all) {
+    ProcessLoad load;
+    std::memcpy(&load, r.data(), sizeof load);
+    loads.push_back(load);
+    const std::size_t n = (r.size() - sizeof load) / sizeof(ChunkSummary);
+    const std::size_t at = chunks.size();
+    chunks.resize(at + n);
+    std::memcpy(static_cast<void*>(chunks.data() + at), r.data() + sizeof load, n * sizeof(ChunkSummary));
+  }
+}
+
+// The chunks the group hands this process, gathered and merged in chunk order on rank 0.
 template <class T>
-void run_planned(const ReduceSpec& rs, engine::SampledFn<T> fn, const SummaryRanges& rg, ChunkPlan& plan,
+void run_planned(const ReduceSpec& rs, engine::SampledFn<T> fn, const SummaryRanges& rg, resume::ProcessGroup& plan,
                  resume::Checkpoint* ck, ReduceResult& res) {
   const std::uint64_t end = rs.first + rs.n, count = (rs.n + res.chunk - 1) / res.chunk;
   std::vector<ChunkSummary> chunks;
@@ -186,9 +211,9 @@ void run_planned(const ReduceSpec& rs, engine::SampledFn<T> fn, const SummaryRan
     mine.instances += e - b;
   }
   if (ck) mine.loaded = ck->loaded(), mine.corrupt = ck->corrupt();
-  plan.gather(chunks, mine, res.loads);
+  gather_chunks(plan, chunks, mine, res.loads);
   for (const ProcessLoad& l : res.loads) res.chunks_loaded += l.loaded, res.chunks_corrupt += l.corrupt;
-  if (!plan.merges()) return;
+  if (plan.rank() != 0) return;
   std::sort(chunks.begin(), chunks.end(), [](const ChunkSummary& a, const ChunkSummary& b) { return a.index < b.index; });
   for (std::uint64_t k = 0; k < count; ++k)
     if (k >= chunks.size() || chunks[k].index != k)
@@ -199,7 +224,7 @@ void run_planned(const ReduceSpec& rs, engine::SampledFn<T> fn, const SummaryRan
 }
 
 template <class T>
-ReduceResult run(const ReduceSpec& rs, std::FILE* log, ChunkPlan* plan) {
+ReduceResult run(const ReduceSpec& rs, std::FILE* log, resume::ProcessGroup* plan) {
   const auto t0 = Clock::now();
   const double cpu0 = io::cpu_seconds();
   SummaryRanges rg = pilot_ranges<T>(rs);
@@ -210,7 +235,7 @@ ReduceResult run(const ReduceSpec& rs, std::FILE* log, ChunkPlan* plan) {
                                 "' has no sampled reduction");
   ReduceResult res;
   res.chunk = rs.chunk ? rs.chunk : (rs.backend == Backend::cuda ? (1ull << 24) : (1ull << 16));
-  if (!rs.cases_out.empty() && (!plan || plan->merges())) write_cases(rs.cases_out, rs.spec, rs.seed, rs.first, rs.n);
+  if (!rs.cases_out.empty() && (!plan || plan->rank() == 0)) write_cases(rs.cases_out, rs.spec, rs.seed, rs.first, rs.n);
 
   res.ranges = rg;
   res.summary = summary_identity(rg);
@@ -276,7 +301,7 @@ RangeOverride parse_range(const std::string& setting) {
   return RangeOverride{q, lo, hi};
 }
 
-ReduceResult reduce(const ReduceSpec& rs, std::FILE* log, ChunkPlan* plan) {
+ReduceResult reduce(const ReduceSpec& rs, std::FILE* log, resume::ProcessGroup* plan) {
   if (rs.precision == engine::Precision::f32) return run<float>(rs, log, plan);
   return run<double>(rs, log, plan);
 }

@@ -12,6 +12,7 @@
 #include "engine/registry.hpp"
 #include "impact/sampling.hpp"
 #include "impact/stats.hpp"
+#include "resume/process_group.hpp"
 
 namespace impact::sampled {
 
@@ -54,28 +55,16 @@ struct ChunkSummary {
   BatchSummary summary;
 };
 
-// Who computes which chunks of a reduction and how their summaries meet. Without a plan this
-// process computes every chunk in order; with one (host/dist/mpi.hpp: ranks taking chunks from a
-// shared counter), each process computes the chunks next() hands it, gather() brings every chunk's
-// summary to the merging process, and that process merges them in chunk order from the identity:
-// the same merges in the same order as one process, so the summary is the same bits whatever the
-// number of processes and whichever took which chunk.
-class ChunkPlan {
- public:
-  virtual ~ChunkPlan() = default;
-  // The index of the next chunk this process computes (of `count`); false when none is left.
-  virtual bool next(std::uint64_t count, std::uint64_t& index) = 0;
-  // Collective, once every next() returned false: `chunks` (this process's) becomes every chunk's on
-  // the merging process and empty elsewhere; `loads` gets every process's load there (rank order).
-  virtual void gather(std::vector<ChunkSummary>& chunks, const ProcessLoad& mine, std::vector<ProcessLoad>& loads) = 0;
-  virtual bool merges() const = 0;  // this process merges (and writes the outputs)
-  virtual int processes() const = 0;
-  virtual void sync() = 0;          // every process reaches this point before any goes on
-};
+// Who computes which chunks of a reduction and how their summaries meet: without a process group
+// this process computes every chunk in order; with one (resume/process_group.hpp; MPI ranks taking
+// chunks from a shared counter: dist::MpiGroup), each process computes the chunks next() hands it,
+// every chunk's summary is gathered to rank 0, and rank 0 merges them in chunk order from the
+// identity: the same merges in the same order as one process, so the summary is the same bits
+// whatever the number of processes and whichever took which chunk.
 
 struct ReduceResult {
   BatchSummary summary;
-  std::vector<ProcessLoad> loads;  // with a ChunkPlan, on the merging process: every process's share
+  std::vector<ProcessLoad> loads;  // with a process group, on rank 0: every process's share
   SummaryRanges ranges;
   std::uint64_t chunk = 0;   // as used
   std::uint64_t chunks_loaded = 0, chunks_corrupt = 0;  // with a checkpoint: chunks read back, files found bad
@@ -113,9 +102,9 @@ ReduceSpec reduce_spec(const ReduceRequest& q, std::string* why);
 // and per quantity the moments and the histogram (the CLI's --out, the Python package's reduce()).
 std::string reduce_json(const ReduceSpec& a, const ReduceResult& r);
 
-// Runs the reduction; progress lines go to `log` (null: none). With a plan, the chunks this process
-// computes are the plan's, and the summary is complete on the merging process only.
-ReduceResult reduce(const ReduceSpec& spec, std::FILE* log, ChunkPlan* plan = nullptr);
+// Runs the reduction; progress lines go to `log` (null: none). With a process group, the chunks
+// this process computes are those the group hands it, and the summary is complete on rank 0 only.
+ReduceResult reduce(const ReduceSpec& spec, std::FILE* log, resume::ProcessGroup* group = nullptr);
 
 // The sampled instances [first, first + n) as CSV (index + the input columns of
 // docs/INTERFACE.md), written block by block: memory stays flat.

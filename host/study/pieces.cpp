@@ -184,8 +184,8 @@ bool piece_fits(const RunResult& layout, const std::string& bytes, std::uint64_t
 }
 
 // Says every process's distinct error once (rank 0).
-void say_errors(PieceComm& comm, const std::string& mine, std::FILE* log) {
-  say_distinct_errors(comm.gather(mine), log);
+void say_errors(resume::ProcessGroup& comm, const std::string& mine, std::FILE* log) {
+  say_distinct_errors(comm.gather(mine, "use fewer rows per run, or fewer sensitivity outputs"), log);
 }
 
 // What a process did: its rows, its host seconds, and its pieces read back or found bad.
@@ -303,7 +303,7 @@ std::uint64_t piece_rows(std::uint64_t rows) {
   return B * std::max((nb + 1023) / 1024, ((std::uint64_t(1) << 16) + B - 1) / B);
 }
 
-PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& comm, const PieceOptions& po,
+PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, resume::ProcessGroup& comm, const PieceOptions& po,
                         std::chrono::steady_clock::time_point start, std::FILE* log) {
   const StudyConfig& c = s.config;
   const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
@@ -399,7 +399,7 @@ PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& 
   mine.put<std::uint64_t>(me.parts_bad);
   std::vector<std::string> all;
   try {  // every process throws alike when the gather is too large (dist::World::gather)
-    all = comm.gather(mine.str() + pieces);
+    all = comm.gather(mine.str() + pieces, "use fewer rows per run, or fewer sensitivity outputs");
   } catch (const std::exception& e) {
     err = e.what();
   }

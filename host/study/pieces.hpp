@@ -1,7 +1,7 @@
 // A study run in pieces (docs/distributed.md): over the processes of an MPI run (host/dist), and by
 // one process with --checkpoint. The design is cut into pieces of whole statistics blocks
-// (piece_rows); each process takes the next piece as it finishes one (PieceComm::next: a counter
-// shared by the processes), runs it as one process runs the whole design (study::run with a
+// (piece_rows); each process takes the next piece as it finishes one (resume::ProcessGroup::next: a
+// counter shared by the processes), runs it as one process runs the whole design (study::run with a
 // RunPart) and writes its part of every table (resume/parts.hpp). With a checkpoint folder each
 // finished piece's statistics and the sizes of its part files are kept (Checkpoint, stem "piece",
 // CRC-32), so that a resumed run (--resume, with any number of processes) reads them back and
@@ -15,39 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "resume/process_group.hpp"
 #include "study/session.hpp"
 
 namespace impact::study {
-
-// What a run in pieces needs of its processes (one process: OneProcess; MPI: dist::MpiPieceComm).
-class PieceComm {
- public:
-  virtual ~PieceComm() = default;
-  virtual int rank() const = 0;
-  virtual int size() const = 0;
-  virtual int local_rank() const = 0;                              // among the processes of this node
-  virtual bool next(std::uint64_t count, std::uint64_t& index) = 0;  // the next piece, false when none is left
-  // Collectives (every process calls them, in the same order):
-  virtual bool all(bool mine) = 0;                                          // true when every process's is
-  virtual std::vector<std::string> gather(const std::string& mine) = 0;     // on rank 0, in rank order
-};
-
-class OneProcess final : public PieceComm {
- public:
-  int rank() const override { return 0; }
-  int size() const override { return 1; }
-  int local_rank() const override { return 0; }
-  bool next(std::uint64_t count, std::uint64_t& index) override {
-    if (next_ >= count) return false;
-    index = next_++;
-    return true;
-  }
-  bool all(bool mine) override { return mine; }
-  std::vector<std::string> gather(const std::string& mine) override { return {mine}; }
-
- private:
-  std::uint64_t next_ = 0;
-};
 
 struct PieceOptions {
   bool keep_parts = false;   // leave the tables in parts (impact study --merge DIR assembles them)
@@ -72,7 +43,7 @@ struct PiecesRun {
 
 // Every process calls it with the same loaded study, request and options. Errors are said once,
 // by rank 0, on `log`.
-PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, PieceComm& comm, const PieceOptions& po,
+PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, resume::ProcessGroup& comm, const PieceOptions& po,
                         std::chrono::steady_clock::time_point start, std::FILE* log);
 
 }  // namespace impact::study
