@@ -23,6 +23,7 @@
 #include "impact/rmath.hpp"
 #include "impact/rng.hpp"
 #include "io/checksum.hpp"
+#include "io/csv.hpp"
 #include "io/machine.hpp"
 #include "io/number.hpp"
 
@@ -549,64 +550,6 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-// One line at a time, each at most kMaxDesignLineBytes, with a NUL byte and a read error told
-// apart from the end of the file (a file that is not text, /dev/zero, a folder: errors, not rows).
-class LineReader {
- public:
-  enum Got { line, end, too_long, nul, read_error };
-
-  explicit LineReader(const std::string& path) : f_(std::fopen(path.c_str(), "rb")) {}
-  ~LineReader() {
-    if (f_) std::fclose(f_);
-  }
-  LineReader(const LineReader&) = delete;
-  LineReader& operator=(const LineReader&) = delete;
-  bool is_open() const { return f_ != nullptr; }
-  int error() const { return errno_; }
-
-  // The next line without its '\n' (a '\r' before it removed); `col`: where a NUL byte or the
-  // overlong part starts. Every byte of the lines read goes into crc().
-  Got next(std::string& out, std::size_t& col) {
-    out.clear();
-    bool any = false, newline = false;
-    for (int ch; (ch = getc_unlocked(f_)) != EOF;) {
-      any = true;
-      if (ch == '\n') {
-        newline = true;
-        break;
-      }
-      if (ch == '\0') {
-        col = out.size() + 1;
-        return nul;
-      }
-      if (out.size() >= kMaxDesignLineBytes) {
-        col = out.size() + 1;
-        return too_long;
-      }
-      out.push_back(static_cast<char>(ch));
-    }
-    if (std::ferror(f_)) {
-      errno_ = errno;
-      return read_error;
-    }
-    if (!any) return end;
-    crc_.add(out);  // the line's bytes as read, its '\r' and '\n' included
-    if (newline) crc_.add("\n", 1);
-    bytes_ += out.size() + (newline ? 1 : 0);
-    if (!out.empty() && out.back() == '\r') out.pop_back();
-    return line;
-  }
-  // The CRC-32 of the bytes read so far (the whole file once next() said `end`).
-  std::uint32_t crc() const { return crc_.value(); }
-  std::uint64_t bytes() const { return bytes_; }
-
- private:
-  std::FILE* f_;
-  int errno_ = 0;
-  io::Crc32 crc_;
-  std::uint64_t bytes_ = 0;
-};
-
 // The header of an imported file: the names of its columns, the design's columns. With `known`
 // (the scenario's parameters) a column names any of them and declares itself varied; without, it
 // must be one of the varied parameters declared in [params] (`declared`). Every declared varied
@@ -672,8 +615,18 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, 
     return std::invalid_argument("design.file: " + file + ":" + std::to_string(line) + ":" + std::to_string(col) +
                                  ": " + what);
   };
-  LineReader in(file);
-  if (!in.is_open()) throw err(1, 1, std::string("expected a readable file (") + std::strerror(errno) + ")");
+  // io's reader (blocks of 1 MiB, lines of at most io::CsvReader::kMaxLineChars, a NUL byte or a
+  // read error an error, never the end), keeping the file's CRC-32 for the study's metadata; its
+  // records are split here, by commas and/or blanks
+  const auto located = [&](const io::InputError& e) { return std::invalid_argument("design.file: " + std::string(e.what())); };
+  std::unique_ptr<io::CsvReader> reader;
+  try {
+    reader = std::make_unique<io::CsvReader>(file, "a sample matrix");
+  } catch (const io::InputError& e) {
+    throw located(e);
+  }
+  io::CsvReader& in = *reader;
+  in.keep_checksum();
 
   std::vector<std::string> names = declared, file_names;
   std::vector<std::size_t> col_of;  // file column -> design column
@@ -684,15 +637,15 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, 
   std::vector<std::size_t> group_lines;  // saltelli: the lines of the current group
   std::vector<Token> comment_header;  // "# a b c" before the first row
   std::size_t comment_line = 0, comment_size = 0;
-  std::string line;
-  std::size_t lineno = 0, col = 0;
-  for (LineReader::Got got; (got = in.next(line, col)) != LineReader::end;) {
-    ++lineno;
-    if (got == LineReader::nul) throw err(lineno, col, "expected text, found a NUL byte (not a sample matrix)");
-    if (got == LineReader::too_long)
-      throw err(lineno, col, "expected a line of at most " + std::to_string(kMaxDesignLineBytes) + " bytes");
-    if (got == LineReader::read_error)
-      throw err(lineno, 1, std::string("expected a readable file (") + std::strerror(in.error()) + ")");
+  std::size_t lineno = 0;
+  for (;;) {
+    try {
+      if (!in.next_record()) break;
+    } catch (const io::InputError& e) {
+      throw located(e);
+    }
+    lineno = static_cast<std::size_t>(in.line_no());
+    const std::string& line = in.raw();
     const std::size_t nonspace = line.find_first_not_of(" \t\v\f");
     if (nonspace == std::string::npos) continue;
     if (line[nonspace] == '#') {
@@ -779,7 +732,7 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, 
                                  " columns, found " + std::to_string(values.size() / d) + " (the last group has " +
                                  std::to_string(group_lines.size()) + " of its " + std::to_string(d + 2) + " rows)");
   auto design = std::make_unique<ImportedDesign>(names, std::move(values));
-  design->set_source_sum("crc32=" + io::crc_hex(in.crc()) + " bytes=" + std::to_string(in.bytes()));
+  design->set_source_sum("crc32=" + io::crc_hex(in.checksum()) + " bytes=" + std::to_string(in.offset()));
   return design;
 }
 

@@ -94,8 +94,6 @@ class Design {
 
 // The most rows a design may have: design.n (saltelli: N (d + 2) rows), an imported file's rows.
 constexpr std::uint64_t kMaxDesignRows = 10000000000ull;
-// The longest line of an imported design file (a row of numbers is a few hundred bytes).
-constexpr std::size_t kMaxDesignLineBytes = std::size_t(1) << 20;
 
 // The memory a study may hold (designs, chunk buffers): half of MemAvailable, and at most half of
 // the address space the process may map (`ulimit -v`) where that is limited.
@@ -116,8 +114,9 @@ double design_memory_bytes(const std::vector<ParamSpec>& specs, const DesignSpec
 // Throws std::invalid_argument naming the key ("design.kind", "design.n", "design.file",
 // "params.<name>") on inconsistency, and ("design.n", "design.file") when the design needs more
 // than memory_limit bytes (0: memory_budget_bytes()) or more than kMaxDesignRows rows. An imported
-// file is read line by line, each at most kMaxDesignLineBytes, a NUL byte refused (not text); its
-// errors are "design.file: FILE:LINE:COLUMN: what was expected".
+// file is read by io::CsvReader (lines of at most io::CsvReader::kMaxLineChars, a NUL byte or a
+// read error refused: not a sample matrix) and split by commas and/or blanks; its errors are
+// "design.file: FILE:LINE[:COLUMN]: what was expected".
 std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const DesignSpec& spec,
                                     double memory_limit = 0, const std::vector<std::string>& known = {});
 

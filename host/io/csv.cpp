@@ -19,14 +19,14 @@ std::string located(const std::string& file, long line, long col, const std::str
   return s + ": " + msg;
 }
 
-CsvReader::CsvReader(const std::string& path) : path_(path) {
+CsvReader::CsvReader(const std::string& path, std::string subject) : path_(path), subject_(std::move(subject)) {
   if (path == "-") {
     f_ = stdin;
     path_ = "<stdin>";
   } else {
     struct stat st;
     if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      throw InputError(path + ": cannot read: is a directory, expected a CSV file");
+      throw InputError(path + ": cannot read: is a directory, expected " + subject_);
     f_ = std::fopen(path.c_str(), "rb");
     if (!f_) throw InputError(path + ": cannot open for reading: " + std::strerror(errno));
     owns_ = true;
@@ -44,6 +44,8 @@ CsvReader::CsvReader(const std::string& path, std::uint64_t begin, std::uint64_t
 }
 
 std::uint64_t CsvReader::offset() const { return pos_; }
+
+void CsvReader::keep_checksum() { crc_on_ = true; }
 
 CsvReader::CsvReader(FromText, std::string text, std::string name) : path_(std::move(name)) {
   // the text is the one block there is
@@ -65,6 +67,7 @@ bool CsvReader::refill() {
   const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end_ - pos_));
   buf_pos_ = 0;
   buf_len_ = std::fread(buf_.data(), 1, want, f_);
+  if (crc_on_) crc_.add(buf_.data(), buf_len_);
   return buf_len_ > 0;
 }
 
@@ -97,7 +100,7 @@ bool CsvReader::read_line() {
       const std::size_t run = static_cast<std::size_t>(p - b);
       if (line_.size() + run > kMaxLineChars)
         throw InputError(located(path_, line_no_ + 1, 0,
-                                 "line longer than " + std::to_string(kMaxLineChars) + " characters: expected CSV text"));
+                                 "line longer than " + std::to_string(kMaxLineChars) + " characters: expected " + subject_));
       line_.append(b, run);
       buf_pos_ += run;
       pos_ += run;
@@ -112,7 +115,7 @@ bool CsvReader::read_line() {
       break;
     }
     throw InputError(located(path_, line_no_ + 1, static_cast<long>(line_.size()) + 1,
-                             "NUL byte: expected CSV text (is this a binary file?)"));
+                             "NUL byte: expected " + subject_ + " (is this a binary file?)"));
   }
   if (f_ && std::ferror(f_))
     throw InputError(located(path_, line_no_ + 1, 0,

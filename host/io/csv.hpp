@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "io/checksum.hpp"
+
 namespace impact::io {
 
 struct InputError : std::runtime_error {
@@ -24,8 +26,9 @@ struct CsvField {
 
 class CsvReader {
  public:
-  // path "-" reads standard input.
-  explicit CsvReader(const std::string& path);
+  // path "-" reads standard input. `subject`: what the text is, in messages ("NUL byte: expected
+  // CSV text (is this a binary file?)").
+  explicit CsvReader(const std::string& path, std::string subject = "CSV text");
   // Reads `text` from memory instead of a file (tests, fuzzing: tests/fuzz); `name` stands for the
   // file in messages. Everything else is as for a file.
   static CsvReader from_text(std::string text, std::string name = "<memory>");
@@ -50,6 +53,10 @@ class CsvReader {
   const std::string& path() const { return path_; }
   // Bytes of the file read so far (its position; for a range, from the file's start).
   std::uint64_t offset() const;
+  // From the first read on, the CRC-32 of the bytes read: the whole file's once next_record() has
+  // returned false (a file's identity in a study's metadata). Called before anything is read.
+  void keep_checksum();
+  std::uint32_t checksum() const { return crc_.value(); }
 
  private:
   struct FromText {};
@@ -71,6 +78,9 @@ class CsvReader {
   long line_no_ = 0;
   std::uint64_t end_ = UINT64_MAX;  // a range: the byte where the input ends
   std::uint64_t pos_ = 0;           // bytes of the file read (get())
+  std::string subject_ = "CSV text";
+  bool crc_on_ = false;
+  Crc32 crc_;
 };
 
 // A file split between processes at line starts: share r of k of the bytes [from, size) (from: a

@@ -58,7 +58,7 @@ check "the same rows in mc pass the dry run" '[ $rc -eq 0 ] && grep -q "\"n\": 4
 # 6. an imported /dev/zero (import_devzero.toml) grew to 16 GB; a config /dev/zero likewise
 SECONDS=0
 study "$D/import_devzero.toml" --dry-run
-check "imported /dev/zero refused" '[ $rc -eq 1 ] && grep -q "design.file: /dev/zero:1:1: expected text, found a NUL byte" "$T/err"'
+check "imported /dev/zero refused" '[ $rc -eq 1 ] && grep -q "design.file: /dev/zero:1:1: NUL byte: expected a sample matrix" "$T/err"'
 check "imported /dev/zero refused at once" '[ $SECONDS -le 5 ]'
 study /dev/zero --dry-run
 check "config /dev/zero refused" '[ $rc -eq 1 ] && grep -q "/dev/zero: larger than 16 MiB: not a study config" "$T/err"'

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "design/design.hpp"
+#include "io/csv.hpp"
 
 using namespace impact::design;
 
@@ -109,17 +110,17 @@ TEST(DesignLimits, ImportedFilesReadWithinLimits) {
   // import_devzero.toml: /dev/zero was read into one endless line; now its first byte is refused
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(error_of(specs, imported("/dev/zero")),
-            "design.file: /dev/zero:1:1: expected text, found a NUL byte (not a sample matrix)");
+            "design.file: /dev/zero:1:1: NUL byte: expected a sample matrix (is this a binary file?)");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
   // a NUL byte inside a file: its line and column
   std::string f = write_temp("nul.txt", std::string("a b\n0.1 0.2\n0.3 0.\0 4\n", 22));
-  EXPECT_EQ(error_of(specs, imported(f)), "design.file: " + f + ":3:7: expected text, found a NUL byte (not a sample matrix)");
+  EXPECT_EQ(error_of(specs, imported(f)), "design.file: " + f + ":3:7: NUL byte: expected a sample matrix (is this a binary file?)");
   std::remove(f.c_str());
-  // an overlong line (kMaxDesignLineBytes): refused where it passes the limit
-  f = write_temp("long.txt", "0.1 0.2\n" + std::string(kMaxDesignLineBytes + 100, ' ') + "0.3 0.4\n");
-  EXPECT_EQ(error_of(specs, imported(f)),
-            "design.file: " + f + ":2:" + std::to_string(kMaxDesignLineBytes + 1) + ": expected a line of at most " +
-                std::to_string(kMaxDesignLineBytes) + " bytes");
+  // an overlong line (io::CsvReader::kMaxLineChars, 1 MiB): refused, naming its line
+  const std::size_t max_line = impact::io::CsvReader::kMaxLineChars;
+  f = write_temp("long.txt", "0.1 0.2\n" + std::string(max_line + 100, ' ') + "0.3 0.4\n");
+  EXPECT_EQ(error_of(specs, imported(f)), "design.file: " + f + ":2: line longer than " + std::to_string(max_line) +
+                                              " characters: expected a sample matrix");
   std::remove(f.c_str());
   // more rows than the memory limit holds (8 bytes a value): refused at the first row too many
   std::string rows;
@@ -131,7 +132,7 @@ TEST(DesignLimits, ImportedFilesReadWithinLimits) {
   std::remove(f.c_str());
   // a folder
   const std::string dir = error_of(specs, imported(::testing::TempDir()));
-  EXPECT_TRUE(has(dir, ":1:1: expected a readable file")) << dir;
+  EXPECT_TRUE(has(dir, ": cannot read: is a directory, expected a sample matrix")) << dir;
   // CR LF and a last line without its newline still read
   f = write_temp("crlf.txt", "a,b\r\n0.1,0.2\r\n0.3,0.4");
   DesignSpec s = imported(f);
