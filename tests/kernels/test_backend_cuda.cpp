@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "device.hpp"
 #include "engine/registry.hpp"
 
 namespace {
@@ -17,15 +18,9 @@ struct BackendCase {
   static constexpr double rel_tol_double = 1e-10, rel_tol_float = 2e-3;
   static constexpr std::size_t min_ok_divisor = 100;
   static bool skip(std::string& message) {
-    namespace engine = impact::engine;
     std::string why;
-    if (!engine::cuda_built()) {
-      engine::cuda_usable(&why);
-      message = "built without CUDA: " + why;
-      return true;
-    }
-    if (!engine::cuda_usable(&why)) {
-      message = "no usable CUDA device (" + why + "): CUDA-vs-serial comparison skipped";
+    if (!impact::test::device_usable(why)) {
+      message = impact::test::device_skip_message(why, "CUDA-vs-serial comparison");
       return true;
     }
     std::printf("CUDA device: %s\n", why.c_str());
@@ -42,8 +37,7 @@ struct BackendCase {
 #include "kernels/cuda/cuda.hpp"
 
 TEST(CudaBackend, PhiloxSamplesBitIdenticalToCpu) {
-  std::string why;
-  if (!engine::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): CPU/GPU sample comparison skipped";
+  IMPACT_REQUIRE_DEVICE("CPU/GPU sample comparison");
   const std::size_t n = 1 << 20;
   const std::uint64_t first = 123456789012ull;
   std::vector<double> gpu(2 * n);

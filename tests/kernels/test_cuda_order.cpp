@@ -4,6 +4,8 @@
 // reduction counts exactly what the unsorted one counts.
 #include <gtest/gtest.h>
 
+#include "device.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -204,8 +206,7 @@ void sorted_reduction_counts_the_same() {
 }  // namespace
 
 TEST(CudaOrder, SortedEvaluationLeavesEveryRowIdentical) {
-  std::string why;
-  if (!engine::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): sorted-vs-unsorted skipped";
+  IMPACT_REQUIRE_DEVICE("sorted-vs-unsorted");
   sorted_equals_unsorted<JiaLaw, double>();
   sorted_equals_unsorted<JiaLaw, float>();
   sorted_equals_unsorted<StrongeLaw, double>();
@@ -236,8 +237,7 @@ TEST(CudaOrder, LanesFromTheEnvironment) {
 }
 
 TEST(CudaOrder, ReductionIsTheSameBitsForEverySchedule) {
-  std::string why;
-  if (!engine::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): sorted reduction skipped";
+  IMPACT_REQUIRE_DEVICE("sorted reduction");
   sorted_reduction_counts_the_same<JiaLaw>();
   sorted_reduction_counts_the_same<StrongeLaw>();
   sorted_reduction_counts_the_same<NewtonLaw>();  // no key: persistent lanes against grid-stride
@@ -245,8 +245,7 @@ TEST(CudaOrder, ReductionIsTheSameBitsForEverySchedule) {
 
 // More instances than one launch takes (2^24): two launches, the work counter reset between them.
 TEST(CudaOrder, PersistentLanesOverSeveralLaunches) {
-  std::string why;
-  if (!engine::cuda_usable(&why)) GTEST_SKIP() << "no usable CUDA device (" << why << "): several launches skipped";
+  IMPACT_REQUIRE_DEVICE("several launches");
   const SampleSpec spec = systems::default_spec(Scenario::contact);
   LawOptions opt;
   const SummaryRanges rg = impact::testing::summary_ranges({0, 0, 0, -1}, {5, 5, 5, 0});

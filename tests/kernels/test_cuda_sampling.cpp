@@ -3,6 +3,8 @@
 // every build that has nvcc; skipped with the runtime's reason where no device is usable.
 #include <gtest/gtest.h>
 
+#include "device.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -23,22 +25,6 @@
 
 using namespace impact;
 
-namespace {
-bool skip_without_device(std::string& why) {
-  if (!engine::cuda_built()) {
-    engine::cuda_usable(&why);
-    return true;
-  }
-  return !engine::cuda_usable(&why);
-}
-}  // namespace
-
-#define IMPACT_REQUIRE_DEVICE(what)                                                                 \
-  do {                                                                                              \
-    std::string why_;                                                                               \
-    if (skip_without_device(why_)) GTEST_SKIP() << "no usable CUDA device (" << why_ << "): " << what \
-                                                << " skipped";                                      \
-  } while (0)
 
 #ifdef IMPACT_WITH_CUDA
 
@@ -52,6 +38,10 @@ std::vector<SampleSpec> bit_specs() {
                           "mu=lognormal:-1:0.3", "e=uniform:0.2:0.9", "e_t=truncnormal:0:1:1:4", "eta0=fixed:1.5"})
     systems::apply_setting(s, set);
   v.push_back(s);
+  // the rotation by a vector (rx, ry, rz: Rodrigues with rmath's sincos), the study's contact
+  SampleSpec r = systems::default_spec(Scenario::contact);
+  for (const char* set : {"rx=uniform:-4:4", "ry=normal:0:2", "rz=truncnormal:0:1:-0.5:inf"}) systems::apply_setting(r, set);
+  v.push_back(r);
   return v;
 }
 }  // namespace
