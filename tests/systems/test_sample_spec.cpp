@@ -76,6 +76,15 @@ std::string fixed(double v) {
   return buf;
 }
 
+// The instance `impact reduce` samples when every key of the scenario is fixed at the study's
+// parameter values v (in the study's order): settings as the CLI gives them, "KEY=VALUE".
+ContactProblem<double> sampled_instance(Scenario s, const std::vector<double>& v, std::uint64_t index) {
+  const systems::ScenarioInfo& sc = *systems::find_scenario(systems::scenario_name(s));
+  SampleSpec spec = systems::default_spec(s);
+  for (std::size_t k = 0; k < v.size(); ++k) systems::apply_setting(spec, std::string(sc.params[k].name) + "=" + fixed(v[k]));
+  return make_instance_double(spec, 99, index);
+}
+
 }  // namespace
 
 TEST(SampleSpecScenario, KeysAreTheStudyScenariosParameters) {
@@ -140,9 +149,7 @@ TEST(SampleSpecScenario, SameValuesSameInstanceInReduceAndStudy) {
                                    zero ? 0.0 : uniform(-4, 4), zero ? 0.0 : uniform(-4, 4), zero ? 0.0 : uniform(-4, 4),
                                    uniform(0.1, 3), uniform(0, 2), uniform(-7, 7), uniform(0, 1), uniform(0, 1),
                                    uniform(-1, 1), uniform(0.5, 3)};
-    SampleSpec spec = systems::default_spec(Scenario::contact);
-    for (std::size_t k = 0; k < v.size(); ++k) systems::apply_setting(spec, std::string(contact.params[k].name) + "=" + fixed(v[k]));
-    const ContactProblem<double> a = make_instance_double(spec, 99, static_cast<std::uint64_t>(i));
+    const ContactProblem<double> a = sampled_instance(Scenario::contact, v, static_cast<std::uint64_t>(i));
     ContactProblem<double> b{};
     ASSERT_EQ(contact.build(v.data(), &b), Status::ok);
     EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0) << "W_xy " << a.W.xy << " " << b.W.xy;
@@ -151,9 +158,7 @@ TEST(SampleSpecScenario, SameValuesSameInstanceInReduceAndStudy) {
     const std::vector<double> u = {uniform(0.2, 3), uniform(0.2, 3), uniform(-3, 3), uniform(-3, 3), uniform(-6, -0.5),
                                    uniform(-4, 4), uniform(-4, 4), uniform(-4, 4), uniform(0, 1), uniform(0, 1),
                                    uniform(-1, 1), uniform(0.5, 3)};
-    SampleSpec bs = systems::default_spec(Scenario::ball);
-    for (std::size_t k = 0; k < u.size(); ++k) systems::apply_setting(bs, std::string(ball.params[k].name) + "=" + fixed(u[k]));
-    const ContactProblem<double> c = make_instance_double(bs, 99, static_cast<std::uint64_t>(i));
+    const ContactProblem<double> c = sampled_instance(Scenario::ball, u, static_cast<std::uint64_t>(i));
     ContactProblem<double> d{};
     ASSERT_EQ(ball.build(u.data(), &d), Status::ok);
     const double wc[6] = {c.W.xx, c.W.xy, c.W.xz, c.W.yy, c.W.yz, c.W.zz}, wd[6] = {d.W.xx, d.W.xy, d.W.xz, d.W.yy, d.W.yz, d.W.zz};
