@@ -29,7 +29,6 @@
 
 namespace impact::design {
 
-
 namespace {
 
 // Shortest text that reads back to the same double.
@@ -604,30 +603,18 @@ void check_saltelli_group(const double* g, std::size_t d, const std::vector<std:
   }
 }
 
-// Rows of an imported file, at most max_rows (kMaxDesignRows, and what the memory limit holds);
-// its columns as header_names() says, or without a header the declared varied parameters in order.
-// `saltelli`: the rows must form a Saltelli matrix (check_saltelli_group).
-std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, const std::vector<std::string>& fixed,
-                                      const std::vector<std::string>& known, const std::string& file, bool saltelli,
-                                      double memory_limit) {
+// Rows of an imported file read by `in`, at most max_rows (kMaxDesignRows, and what the memory
+// limit holds); its columns as header_names() says, or without a header the declared varied
+// parameters in order. `saltelli`: the rows must form a Saltelli matrix (check_saltelli_group).
+// The reader's own errors (io::InputError) pass through; read_imported() says them as design.file's.
+std::unique_ptr<Design> read_rows(io::CsvReader& in, const std::vector<std::string>& declared,
+                                  const std::vector<std::string>& fixed, const std::vector<std::string>& known,
+                                  bool saltelli, double memory_limit) {
   // "design.file: FILE:LINE:COLUMN: what was expected"
   auto err = [&](std::size_t line, std::size_t col, const std::string& what) {
-    return std::invalid_argument("design.file: " + file + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                                 ": " + what);
+    return std::invalid_argument("design.file: " + in.path() + ":" + std::to_string(line) + ":" +
+                                 std::to_string(col) + ": " + what);
   };
-  // io's reader (blocks of 1 MiB, lines of at most io::CsvReader::kMaxLineChars, a NUL byte or a
-  // read error an error, never the end), keeping the file's CRC-32 for the study's metadata; its
-  // records are split here, by commas and/or blanks
-  const auto located = [&](const io::InputError& e) { return std::invalid_argument("design.file: " + std::string(e.what())); };
-  std::unique_ptr<io::CsvReader> reader;
-  try {
-    reader = std::make_unique<io::CsvReader>(file, "a sample matrix");
-  } catch (const io::InputError& e) {
-    throw located(e);
-  }
-  io::CsvReader& in = *reader;
-  in.keep_checksum();
-
   std::vector<std::string> names = declared, file_names;
   std::vector<std::size_t> col_of;  // file column -> design column
   bool first = true;
@@ -638,12 +625,7 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, 
   std::vector<Token> comment_header;  // "# a b c" before the first row
   std::size_t comment_line = 0, comment_size = 0;
   std::size_t lineno = 0;
-  for (;;) {
-    try {
-      if (!in.next_record()) break;
-    } catch (const io::InputError& e) {
-      throw located(e);
-    }
+  while (in.next_record()) {
     lineno = static_cast<std::size_t>(in.line_no());
     const std::string& line = in.raw();
     const std::size_t nonspace = line.find_first_not_of(" \t\v\f");
@@ -734,6 +716,22 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, 
   auto design = std::make_unique<ImportedDesign>(names, std::move(values));
   design->set_source_sum("crc32=" + io::crc_hex(in.checksum()) + " bytes=" + std::to_string(in.offset()));
   return design;
+}
+
+// An imported file through io's reader (blocks of 1 MiB, lines of at most
+// io::CsvReader::kMaxLineChars, a NUL byte or a read error an error, never the end), keeping the
+// file's CRC-32 for the study's metadata; its records are split by read_rows, by commas and/or
+// blanks. The reader's errors become design.file's: "design.file: FILE:LINE[:COL]: ...".
+std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, const std::vector<std::string>& fixed,
+                                      const std::vector<std::string>& known, const std::string& file, bool saltelli,
+                                      double memory_limit) {
+  try {
+    io::CsvReader in(file, "a sample matrix");
+    in.keep_checksum();
+    return read_rows(in, declared, fixed, known, saltelli, memory_limit);
+  } catch (const io::InputError& e) {
+    throw std::invalid_argument("design.file: " + std::string(e.what()));
+  }
 }
 
 }  // namespace

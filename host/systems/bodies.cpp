@@ -24,15 +24,6 @@ constexpr double kPlanarNormalTol = 1e-12;
 
 [[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument("bodies: " + msg); }
 
-// [r]x, the matrix with [r]x u = r x u.
-Eigen::Matrix3d skew(const Eigen::Vector3d& r) {
-  Eigen::Matrix3d S;
-  S << 0.0, -r.z(), r.y(),  //
-      r.z(), 0.0, -r.x(),   //
-      -r.y(), r.x(), 0.0;
-  return S;
-}
-
 template <class Mat>
 Mat symmetric_part(const Mat& A) {
   return Mat(0.5 * (A + A.transpose()));
@@ -109,6 +100,14 @@ MechanismFactor factor(const Mechanism& m) {
 }
 
 }  // namespace
+
+Eigen::Matrix3d skew(const Eigen::Vector3d& r) {
+  Eigen::Matrix3d S;
+  S << 0.0, -r.z(), r.y(),  //
+      r.z(), 0.0, -r.x(),   //
+      -r.y(), r.x(), 0.0;
+  return S;
+}
 
 // ---- RigidBody --------------------------------------------------------------------------------
 

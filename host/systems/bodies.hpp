@@ -22,6 +22,9 @@
 
 namespace impact::systems {
 
+// [r]x, the matrix with [r]x u = r x u.
+Eigen::Matrix3d skew(const Eigen::Vector3d& r);
+
 // ---- rigid bodies -----------------------------------------------------------------------------
 
 // A rigid body at the instant of impact. Angular velocity is in the WORLD frame (not the body

@@ -1,5 +1,6 @@
 // Host side of the study description (impact/sampling.hpp): scenario names, the keys of each
-// scenario's slots (the study scenario's parameters, systems/scenarios.hpp, with their slots), defaults, and the text form of distributions used by `impact reduce --set`:
+// scenario's slots (the study scenario's parameters, systems/scenarios.hpp, with their slots),
+// defaults, and the text form of distributions used by `impact reduce --set`:
 //   fixed:A | uniform:A:B | normal:MEAN:SD | lognormal:MU:SIGMA | truncnormal:MEAN:SD:LO:HI
 // (a bare number is fixed; LO/HI may be -inf/inf). Errors throw std::invalid_argument naming the key.
 #pragma once

@@ -424,14 +424,6 @@ void pend2_body(const double* v, const double P[3], double* out) {
   LAW_PARAMS(X, s, 0.4)
 enum Pend3Idx { PEND3_PARAMS(PARAM_INDEX) sN };
 
-Eigen::Matrix3d skew(const Eigen::Vector3d& x) {
-  Eigen::Matrix3d S;
-  S << 0.0, -x.z(), x.y(),  //
-      x.z(), 0.0, -x.x(),   //
-      -x.y(), x.x(), 0.0;
-  return S;
-}
-
 // Body-three 1-2-3: R = Rx(a) Ry(b) Rz(c); world angular velocity = E (adot, bdot, cdot).
 void euler123(double a, double b, double c, Eigen::Matrix3d& R, Eigen::Matrix3d& E) {
   const Eigen::Matrix3d Rx = Eigen::AngleAxisd(a, Eigen::Vector3d::UnitX()).toRotationMatrix();
