@@ -110,8 +110,8 @@ CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& a) {
   c->add_option("--first", a.req.first, "Index of the first instance (a shard is [first, first + n))")->capture_default_str();
   c->add_option("--seed", a.req.seed, "Philox seed")->capture_default_str();
   c->add_option("--set", a.req.sets,
-                "KEY=DIST, DIST one of fixed:A, uniform:A:B, normal:MEAN:SD, lognormal:MU:SIGMA, "
-                "truncnormal:MEAN:SD:LO:HI or a number (repeatable). contact keys: w1 w2 w3 rx ry rz vn vt phi mu e "
+                "KEY=DIST, DIST one of fixed:VALUE, uniform:LO:HI, normal:MEAN:SD, lognormal:MU:SIGMA, "
+                "truncnormal:MEAN:SD:LO:HI or a number, as in a study's config (repeatable). contact keys: w1 w2 w3 rx ry rz vn vt phi mu e "
                 "e_t eta0, and rotation=random|vector|identity (random by default; setting rx, ry or rz selects vector); "
                 "ball keys: m r V0x V0y V0z w0x w0y w0z mu e e_t eta0 (the parameters of `impact study`'s scenarios)");
   c->add_option("--range", a.req.ranges, "QUANTITY=LO:HI histogram range (Pn, Pt, vfn, dE_K0; default from a pilot run)");

@@ -15,6 +15,7 @@
 #include "engine/registry.hpp"
 #include "io/config_tree.hpp"
 #include "io/number.hpp"
+#include "design/param_text.hpp"
 #include "systems/bodies.hpp"
 #include "systems/scenarios.hpp"
 #include "study/columns.hpp"
@@ -31,140 +32,89 @@ using io::json_type_name;
 using io::show_value;
 using io::split;
 
-namespace {
-
-// A number written in a config string ("uniform:0.1:0.8", "-inf"): the one number grammar of
-// text (io/number.hpp; blanks around it skipped). hint (when given): why it is not one.
-bool parse_double_text(const std::string& s, double& out, std::string* hint = nullptr) {
-  const io::ParsedNumber p = io::parse_number_text(io::trim_blanks(s));
-  if (p.ok()) out = p.value;
-  else if (hint) *hint = io::number_fault_hint(p.fault);
-  return p.ok();
-}
-
-}  // namespace
 
 // ---- parameters ---------------------------------------------------------------------------------
 
 design::ParamSpec parse_param(const std::string& name, const json& v, const std::string& where) {
   const std::string key = "params." + name;
   const auto fail = [&](const std::string& msg) -> void { throw ConfigError(where + key + ": " + msg); };
-  design::ParamSpec p;
-  p.name = name;
-  const std::string forms =
-      "a number, \"uniform:LO:HI\", \"normal:MEAN:SD\", \"lognormal:MU:SIGMA\", \"truncnormal:MEAN:SD:LO:HI\", "
-      "\"linspace:A:B:COUNT\", or a table {dist = ..., ...} / {linspace = [A, B, COUNT]}";
+  const std::string forms = design::param_forms_text() +
+                            " (a string), or a table {dist = ..., ...} / {linspace = [A, B, COUNT]}";
+  // The one text grammar and rule set of a marginal (design/param_text.hpp); its errors name the key.
+  const auto built = [&](auto make) -> design::ParamSpec {
+    try {
+      return make();
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(where + e.what());
+    }
+  };
   if (v.is_number()) {
-    p.kind = design::ParamKind::fixed;
-    p.a = v.get<double>();
-  } else if (v.is_string()) {
-    const std::vector<std::string> parts = split(v.get<std::string>(), ':');
-    double num[4] = {0, 0, 0, 0};
-    const std::string kind = parts[0];
-    static const std::map<std::string, std::pair<design::ParamKind, int>> arity = {
-        {"fixed", {design::ParamKind::fixed, 1}},       {"uniform", {design::ParamKind::uniform, 2}},
-        {"normal", {design::ParamKind::normal, 2}},     {"lognormal", {design::ParamKind::lognormal, 2}},
-        {"truncnormal", {design::ParamKind::truncnormal, 4}}, {"linspace", {design::ParamKind::linspace, 3}}};
-    double bare;
-    std::string hint;
-    if (parts.size() == 1 && parse_double_text(parts[0], bare, &hint)) {
-      p.kind = design::ParamKind::fixed;
-      p.a = bare;
-    } else if (parts.size() == 1 && io::begins_like_number(io::trim_blanks(parts[0]))) {
-      fail("'" + parts[0] + "' is not a number" + hint);
-    } else {
-      const auto it = arity.find(kind);
-      if (it == arity.end()) fail("unknown distribution '" + kind + "' (expected " + forms + ")");
-      if (static_cast<int>(parts.size()) - 1 != it->second.second)
-        fail("'" + kind + "' takes " + std::to_string(it->second.second) + " numbers, got " +
-             std::to_string(parts.size() - 1) + " in '" + v.get<std::string>() + "'");
-      for (int i = 0; i < it->second.second; ++i)
-        if (!parse_double_text(parts[1 + i], num[i], &hint)) fail("'" + parts[1 + i] + "' is not a number" + hint);
-      p.kind = it->second.first;
-      switch (p.kind) {
-        case design::ParamKind::fixed: p.a = num[0]; break;
-        case design::ParamKind::uniform: p.a = num[0]; p.b = num[1]; break;
-        case design::ParamKind::normal:
-        case design::ParamKind::lognormal: p.a = num[0]; p.b = num[1]; break;
-        case design::ParamKind::truncnormal: p.a = num[0]; p.b = num[1]; p.lo = num[2]; p.hi = num[3]; break;
-        case design::ParamKind::linspace:
-          p.a = num[0]; p.b = num[1];
-          if (!(num[2] >= 1 && num[2] == std::floor(num[2]) && num[2] < 1e9)) fail("linspace COUNT must be a positive integer");
-          p.count = static_cast<std::size_t>(num[2]);
-          break;
-      }
-    }
-  } else if (v.is_object()) {
-    const auto need = [&](const char* k) -> double {
-      if (!v.contains(k)) { fail(std::string("missing '") + k + "'"); }
-      const json& x = v.at(k);
-      if (x.is_number()) return x.get<double>();
-      std::string why;
-      if (x.is_string()) {
-        double d;
-        if (parse_double_text(x.get<std::string>(), d, &why)) return d;
-      }
-      fail(std::string(k) + ": expected a number, got " + json_type_name(x) + " " + show_value(x) + why);
-      return 0;
-    };
-    const auto only = [&](std::set<std::string> allowed) {
-      for (auto it = v.begin(); it != v.end(); ++it)
-        if (!allowed.count(it.key())) {
-          std::string list;
-          for (const std::string& k : allowed) list += (list.empty() ? "" : ", ") + k;
-          fail("unknown key '" + it.key() + "' (known here: " + list + ")");
-        }
-    };
-    if (v.contains("linspace")) {
-      only({"linspace"});
-      const json& l = v.at("linspace");
-      if (!l.is_array() || l.size() != 3 || !l[0].is_number() || !l[1].is_number() || !l[2].is_number())
-        fail("linspace: expected [A, B, COUNT]");
-      p.kind = design::ParamKind::linspace;
-      p.a = l[0].get<double>();
-      p.b = l[1].get<double>();
-      const double c = l[2].get<double>();
-      if (!(c >= 1 && c == std::floor(c) && c < 1e9)) fail("linspace COUNT must be a positive integer");
-      p.count = static_cast<std::size_t>(c);
-    } else if (v.contains("E1")) {
-      // eta0 from the elastic constants of both bodies (Hertz-Mindlin, systems/bodies.hpp)
-      if (name != "eta0") fail("elastic constants {E1, nu1, E2, nu2} give eta0 only");
-      only({"E1", "nu1", "E2", "nu2"});
-      const double E2 = v.contains("E2") ? need("E2") : std::numeric_limits<double>::infinity();
-      const double nu2 = v.contains("nu2") ? need("nu2") : 0.3;
-      if (v.contains("nu2") && !v.contains("E2")) fail("nu2 without E2 (body 2 is rigid without E2)");
-      p.kind = design::ParamKind::fixed;
-      try {
-        p.a = systems::eta0_from_elastic(need("E1"), need("nu1"), E2, nu2);
-      } catch (const std::invalid_argument& e) {
-        fail(e.what());
-      }
-    } else if (v.contains("dist")) {
-      if (!v.at("dist").is_string()) fail("dist: expected a string");
-      const std::string d = v.at("dist").get<std::string>();
-      if (d == "fixed") { only({"dist", "value"}); p.kind = design::ParamKind::fixed; p.a = need("value"); }
-      else if (d == "uniform") { only({"dist", "lo", "hi"}); p.kind = design::ParamKind::uniform; p.a = need("lo"); p.b = need("hi"); }
-      else if (d == "normal") { only({"dist", "mean", "sd"}); p.kind = design::ParamKind::normal; p.a = need("mean"); p.b = need("sd"); }
-      else if (d == "lognormal") { only({"dist", "mu", "sigma"}); p.kind = design::ParamKind::lognormal; p.a = need("mu"); p.b = need("sigma"); }
-      else if (d == "truncnormal") {
-        only({"dist", "mean", "sd", "lo", "hi"});
-        p.kind = design::ParamKind::truncnormal;
-        p.a = need("mean"); p.b = need("sd"); p.lo = need("lo"); p.hi = need("hi");
-      } else {
-        fail("dist: unknown distribution '" + d + "' (known: fixed, uniform, normal, lognormal, truncnormal)");
-      }
-    } else {
-      fail("a table needs 'dist' or 'linspace' (expected " + forms + "; for eta0 also {E1, nu1, E2, nu2})");
-    }
-  } else {
-    fail(std::string("expected ") + forms + ", got " + json_type_name(v));
+    const double a = v.get<double>();
+    return built([&] { return design::param_from_numbers(name, key, design::ParamKind::fixed, &a); });
   }
-  try {
-    p.validate(key);
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError(where + e.what());
+  if (v.is_string()) return built([&] { return design::parse_param_text(name, key, v.get<std::string>()); });
+  if (!v.is_object()) fail("expected " + forms + ", got " + json_type_name(v));
+  const auto need = [&](const char* k) -> double {
+    if (!v.contains(k)) fail(std::string("missing '") + k + "'");
+    const json& x = v.at(k);
+    if (x.is_number()) return x.get<double>();
+    std::string why;
+    if (x.is_string()) {
+      const io::ParsedNumber p = io::parse_number_text(io::trim_blanks(x.get<std::string>()));
+      if (p.ok()) return p.value;
+      why = io::number_fault_hint(p.fault);
+    }
+    fail(std::string(k) + ": expected a number, got " + json_type_name(x) + " " + show_value(x) + why);
+    return 0;
+  };
+  const auto only = [&](std::set<std::string> allowed) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      if (!allowed.count(it.key())) {
+        std::string list;
+        for (const std::string& k : allowed) list += (list.empty() ? "" : ", ") + k;
+        fail("unknown key '" + it.key() + "' (known here: " + list + ")");
+      }
+  };
+  if (v.contains("linspace")) {
+    only({"linspace"});
+    const json& l = v.at("linspace");
+    if (!l.is_array() || l.size() != 3 || !l[0].is_number() || !l[1].is_number() || !l[2].is_number())
+      fail("linspace: expected [A, B, COUNT]");
+    const double n[3] = {l[0].get<double>(), l[1].get<double>(), l[2].get<double>()};
+    return built([&] { return design::param_from_numbers(name, key, design::ParamKind::linspace, n); });
   }
-  return p;
+  if (v.contains("E1")) {
+    // eta0 from the elastic constants of both bodies (Hertz-Mindlin, systems/bodies.hpp)
+    if (name != "eta0") fail("elastic constants {E1, nu1, E2, nu2} give eta0 only");
+    only({"E1", "nu1", "E2", "nu2"});
+    const double E2 = v.contains("E2") ? need("E2") : std::numeric_limits<double>::infinity();
+    const double nu2 = v.contains("nu2") ? need("nu2") : 0.3;
+    if (v.contains("nu2") && !v.contains("E2")) fail("nu2 without E2 (body 2 is rigid without E2)");
+    const double E1 = need("E1"), nu1 = need("nu1");
+    double eta0 = 0;
+    try {
+      eta0 = systems::eta0_from_elastic(E1, nu1, E2, nu2);
+    } catch (const std::invalid_argument& e) {
+      fail(e.what());
+    }
+    return built([&] { return design::param_from_numbers(name, key, design::ParamKind::fixed, &eta0); });
+  }
+  if (!v.contains("dist")) fail("a table needs 'dist' or 'linspace' (expected " + forms + "; for eta0 also {E1, nu1, E2, nu2})");
+  if (!v.at("dist").is_string()) fail("dist: expected a string");
+  const std::string d = v.at("dist").get<std::string>();
+  const design::ParamForm* f = design::find_param_form(d);
+  if (!f || f->kind == design::ParamKind::linspace) {
+    std::string known;
+    for (const design::ParamForm* g = design::param_forms_begin(); g != design::param_forms_end(); ++g)
+      if (g->kind != design::ParamKind::linspace) known += (known.empty() ? "" : ", ") + std::string(g->name);
+    fail("dist: unknown distribution '" + d + "' (known: " + known + "; a grid is {linspace = [A, B, COUNT]})");
+  }
+  std::set<std::string> fields = {"dist"};
+  for (int i = 0; i < f->arity; ++i) fields.insert(f->fields[i]);
+  only(fields);
+  double n[4] = {0, 0, 0, 0};
+  for (int i = 0; i < f->arity; ++i) n[i] = need(f->fields[i]);
+  return built([&] { return design::param_from_numbers(name, key, f->kind, n); });
 }
 
 // ---- the study ----------------------------------------------------------------------------------

@@ -1,17 +1,11 @@
 #include "systems/sample_spec.hpp"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <stdexcept>
 
-#include "io/csv.hpp"
-#include "io/number.hpp"
+#include "design/param_text.hpp"
 #include "systems/scenarios.hpp"
 
 namespace impact::systems {
-
-using namespace impact::io;
 
 namespace {
 
@@ -78,26 +72,18 @@ bool vector_rotation(const SampleSpec& spec) {
   return false;
 }
 
-const char* const kKindNames[] = {"fixed", "uniform", "normal", "lognormal", "truncnormal"};
-const int kKindArity[] = {1, 2, 2, 2, 4};
-const char* const kKindParams[] = {"A", "A:B", "MEAN:SD", "MU:SIGMA", "MEAN:SD:LO:HI"};
-
-// A number in a --set value: the one number grammar of text (io/number.hpp; blanks around it
-// skipped); NaN is no distribution's parameter. hint (when given): why it is not a number.
-bool parse_double(const std::string& s, double& v, std::string* hint = nullptr) {
-  const io::ParsedNumber p = io::parse_number_text(io::trim_blanks(s));
-  if (p.ok() && !std::isnan(p.value)) {
-    v = p.value;
-    return true;
+// The device form of a marginal (impact/sampling.hpp's Dist) of the host's one (design::ParamSpec).
+Dist to_dist(const design::ParamSpec& p, const std::string& key) {
+  switch (p.kind) {
+    case design::ParamKind::fixed: return Dist::fixed(p.a);
+    case design::ParamKind::uniform: return Dist::uniform(p.a, p.b);
+    case design::ParamKind::normal: return Dist::normal(p.a, p.b);
+    case design::ParamKind::lognormal: return Dist::lognormal(p.a, p.b);
+    case design::ParamKind::truncnormal: return Dist::truncnormal(p.a, p.b, p.lo, p.hi);
+    case design::ParamKind::linspace: break;
   }
-  if (hint) *hint = p.ok() ? " (NaN is not accepted here)" : io::number_fault_hint(p.fault);
-  return false;
-}
-
-std::string num(double v) {
-  std::string s;
-  append_number(s, v);
-  return s;
+  throw std::invalid_argument(key + ": linspace is a grid of a study's design (impact study); impact reduce samples "
+                              "distributions (" + design::param_forms_text() + " but linspace)");
 }
 
 }  // namespace
@@ -149,69 +135,25 @@ SampleSpec default_spec(Scenario s) {
 }
 
 Dist parse_dist(const std::string& key, const std::string& text) {
-  const std::string where = "--set " + key + "=" + text + ": ";
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t c = text.find(':', start);
-    parts.push_back(text.substr(start, c == std::string::npos ? std::string::npos : c - start));
-    if (c == std::string::npos) break;
-    start = c + 1;
-  }
-  double bare;
-  std::string hint;
-  if (parts.size() == 1 && parse_double(parts[0], bare, &hint)) {
-    if (!std::isfinite(bare)) throw std::invalid_argument(where + "a fixed value must be finite");
-    return Dist::fixed(bare);
-  }
-  if (parts.size() == 1 && io::begins_like_number(io::trim_blanks(parts[0])))
-    throw std::invalid_argument(where + "'" + parts[0] + "' is not a number" + hint);
-  int kind = -1;
-  for (int k = 0; k < static_cast<int>(DistKind::count_); ++k)
-    if (parts[0] == kKindNames[k]) kind = k;
-  if (kind < 0)
-    throw std::invalid_argument(where + "unknown distribution '" + parts[0] +
-                                "' (known: fixed:A, uniform:A:B, normal:MEAN:SD, lognormal:MU:SIGMA, "
-                                "truncnormal:MEAN:SD:LO:HI, or a number)");
-  const int arity = kKindArity[kind];
-  if (static_cast<int>(parts.size()) - 1 != arity)
-    throw std::invalid_argument(where + "'" + kKindNames[kind] + "' takes " + std::to_string(arity) +
-                                " parameter(s) (" + kKindNames[kind] + ":" + kKindParams[kind] + "), got " +
-                                std::to_string(parts.size() - 1));
-  double p[4] = {0, 0, 0, 0};
-  for (int i = 0; i < arity; ++i)
-    if (!parse_double(parts[1 + i], p[i], &hint))
-      throw std::invalid_argument(where + "parameter " + std::to_string(i + 1) + " ('" + parts[1 + i] +
-                                  "') is not a number" + hint);
-  const bool bounds_ok = kind == static_cast<int>(DistKind::truncnormal);
-  for (int i = 0; i < arity; ++i)
-    if (!std::isfinite(p[i]) && !(bounds_ok && i >= 2))
-      throw std::invalid_argument(where + "parameter " + std::to_string(i + 1) + " must be finite");
-  switch (static_cast<DistKind>(kind)) {
-    case DistKind::fixed: return Dist::fixed(p[0]);
-    case DistKind::uniform:
-      if (!(p[0] <= p[1])) throw std::invalid_argument(where + "uniform:A:B needs A <= B");
-      return Dist::uniform(p[0], p[1]);
-    case DistKind::normal:
-      if (!(p[1] >= 0)) throw std::invalid_argument(where + "normal:MEAN:SD needs SD >= 0");
-      return Dist::normal(p[0], p[1]);
-    case DistKind::lognormal:
-      if (!(p[1] >= 0)) throw std::invalid_argument(where + "lognormal:MU:SIGMA needs SIGMA >= 0");
-      return Dist::lognormal(p[0], p[1]);
-    default:
-      if (!(p[1] > 0)) throw std::invalid_argument(where + "truncnormal:MEAN:SD:LO:HI needs SD > 0");
-      if (!(p[2] < p[3])) throw std::invalid_argument(where + "truncnormal:MEAN:SD:LO:HI needs LO < HI");
-      return Dist::truncnormal(p[0], p[1], p[2], p[3]);
-  }
+  const std::string where = "--set " + key + "=" + text;
+  return to_dist(design::parse_param_text(key, where, text), where);
 }
 
 std::string dist_string(const Dist& d) {
-  const int k = static_cast<int>(d.kind);
-  if (k < 0 || k >= static_cast<int>(DistKind::count_)) return "invalid";
-  std::string s = kKindNames[k];
-  const double p[4] = {d.a, d.b, d.lo, d.hi};
-  for (int i = 0; i < kKindArity[k]; ++i) s += ":" + num(p[i]);
-  return s;
+  design::ParamSpec p;
+  switch (d.kind) {
+    case DistKind::fixed: p.kind = design::ParamKind::fixed; break;
+    case DistKind::uniform: p.kind = design::ParamKind::uniform; break;
+    case DistKind::normal: p.kind = design::ParamKind::normal; break;
+    case DistKind::lognormal: p.kind = design::ParamKind::lognormal; break;
+    case DistKind::truncnormal: p.kind = design::ParamKind::truncnormal; break;
+    default: return "invalid";
+  }
+  p.a = d.a;
+  p.b = d.b;
+  p.lo = d.lo;
+  p.hi = d.hi;
+  return design::param_text(p);
 }
 
 void apply_setting(SampleSpec& spec, const std::string& setting) {

@@ -1,8 +1,8 @@
 // Host side of the study description (impact/sampling.hpp): scenario names, the keys of each
 // scenario's slots (the study scenario's parameters, systems/scenarios.hpp, with their slots),
-// defaults, and the text form of distributions used by `impact reduce --set`:
-//   fixed:A | uniform:A:B | normal:MEAN:SD | lognormal:MU:SIGMA | truncnormal:MEAN:SD:LO:HI
-// (a bare number is fixed; LO/HI may be -inf/inf). Errors throw std::invalid_argument naming the key.
+// defaults, and `impact reduce --set` values: a distribution in the one text form of a study's
+// (design/param_text.hpp, docs/INTERFACE.md "Distributions in text"), linspace excepted.
+// Errors throw std::invalid_argument "--set KEY=VALUE: ...".
 #pragma once
 #include <string>
 #include <utility>
@@ -28,7 +28,7 @@ const std::vector<SpecKey>& spec_keys(Scenario s);
 // The study with every key at its default (see spec_keys() for the values).
 SampleSpec default_spec(Scenario s);
 
-// Parses the text of a distribution for `key` (used in messages).
+// Parses the text of a distribution for `key` (used in messages), by design::parse_param_text.
 Dist parse_dist(const std::string& key, const std::string& text);
 std::string dist_string(const Dist& d);
 

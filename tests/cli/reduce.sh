@@ -23,9 +23,9 @@ check "json study" 'grep -q "\"mu\": \"uniform:0:1\"" "$T/s.json" && grep -q "\"
 "$IMPACT" reduce --law chatterjee-ruina --n 10 --set foo=1 2> "$T/err"; rc=$?
 check "unknown key exits 2" '[ $rc -eq 2 ] && grep -q "unknown key .foo. for scenario contact" "$T/err"'
 "$IMPACT" reduce --law chatterjee-ruina --n 10 --set mu=uniform:0 2> "$T/err"; rc=$?
-check "malformed dist exits 2" '[ $rc -eq 2 ] && grep -q "mu=uniform:0: .uniform. takes 2 parameter" "$T/err"'
+check "malformed dist exits 2" '[ $rc -eq 2 ] && grep -q "mu=uniform:0: .uniform. takes 2 numbers (uniform:LO:HI)" "$T/err"'
 "$IMPACT" reduce --law chatterjee-ruina --n 10 --set vn=lognormal:0:abc 2> "$T/err"; rc=$?
-check "non-numeric parameter exits 2" '[ $rc -eq 2 ] && grep -q "vn=lognormal:0:abc: parameter 2" "$T/err"'
+check "non-numeric parameter exits 2" '[ $rc -eq 2 ] && grep -q "vn=lognormal:0:abc: SIGMA .abc. is not a number" "$T/err"'
 "$IMPACT" reduce --law nosuch --n 10 2> "$T/err"; rc=$?
 check "unknown law exits 2" '[ $rc -eq 2 ] && grep -q "unknown law .nosuch." "$T/err"'
 "$IMPACT" reduce --law jia --scenario pencil --n 10 2> "$T/err"; rc=$?

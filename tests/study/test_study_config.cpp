@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "io/config_tree.hpp"
 #include "study/config.hpp"
+#include "systems/sample_spec.hpp"
 
 using namespace impact;
 using namespace impact::study;
@@ -279,4 +281,63 @@ TEST(StudyConfig, BadOverridesNameTheKey) {
   io::ConfigTree t = io::parse_config_text(kMinimal, "m.toml", true);
   EXPECT_THROW(io::apply_override(t, "=3"), io::ConfigError);
   EXPECT_THROW(io::apply_override(t, "design.n"), io::ConfigError);
+}
+
+// `impact study` and `impact reduce` read a distribution with one grammar and one rule set
+// (design/param_text.hpp): a text is the same marginal in both, or refused by both with the same
+// words after the key; a config table names the same numbers as the text.
+TEST(StudyConfig, StudyAndReduceReadOneGrammar) {
+  const auto study_error = [](const std::string& text) -> std::string {
+    try {
+      parse_param("mu", nlohmann::ordered_json(text), "");
+    } catch (const io::ConfigError& e) {
+      const std::string m = e.what();
+      return m.substr(m.find(": ") + 2);  // after "params.mu: "
+    }
+    return "accepted";
+  };
+  const auto reduce_error = [](const std::string& text) -> std::string {
+    try {
+      systems::parse_dist("mu", text);
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what(), where = "--set mu=" + text + ": ";
+      EXPECT_EQ(m.rfind(where, 0), 0u) << m;
+      return m.substr(where.size());
+    }
+    return "accepted";
+  };
+  const char* texts[] = {"0.5", "fixed:-2", "uniform:0.1:0.8", "normal:-1:0.5", "lognormal:0:0.25",
+                         "truncnormal:0.5:0.1:0:1", "truncnormal:1:2:-inf:inf", "4.9e-324",
+                         // refused, by both, in the same words
+                         "nan", "inf", "normal:0:0", "lognormal:1:-1", "uniform:2:1", "uniform:nan:1",
+                         "truncnormal:0:1:40:41", "truncnormal:0:1:nan:1", "gauss:0:1", "uniform:0",
+                         "uniform:0x1:2", "normal:0:1e400", "0x10", ""};
+  for (const char* text : texts) {
+    const std::string s = study_error(text), r = reduce_error(text);
+    EXPECT_EQ(s, r) << text;
+    if (s != "accepted" || r != "accepted") continue;
+    const design::ParamSpec p = parse_param("mu", nlohmann::ordered_json(text), "");
+    const Dist d = systems::parse_dist("mu", text);
+    EXPECT_EQ(static_cast<int>(d.kind), static_cast<int>(p.kind)) << text;
+    EXPECT_EQ(d.a, p.a) << text;
+    EXPECT_EQ(d.b, p.b) << text;
+    EXPECT_EQ(d.lo, p.lo) << text;
+    EXPECT_EQ(d.hi, p.hi) << text;
+  }
+  // the grid is the study's alone
+  EXPECT_EQ(study_error("linspace:0:1:3"), "accepted");
+  EXPECT_NE(reduce_error("linspace:0:1:3").find("linspace is a grid"), std::string::npos);
+  // a table is the text by its field names
+  const std::pair<const char*, const char*> tables[] = {
+      {R"({"dist": "fixed", "value": 3})", "fixed:3"},
+      {R"({"dist": "uniform", "lo": 0.1, "hi": 0.8})", "uniform:0.1:0.8"},
+      {R"({"dist": "normal", "mean": "-1", "sd": 0.5})", "normal:-1:0.5"},
+      {R"({"dist": "lognormal", "mu": 0, "sigma": 0.25})", "lognormal:0:0.25"},
+      {R"({"dist": "truncnormal", "mean": 0.5, "sd": 0.1, "lo": "-inf", "hi": 1})", "truncnormal:0.5:0.1:-inf:1"},
+      {R"({"linspace": [0, 1, 3]})", "linspace:0:1:3"}};
+  for (const auto& [table, text] : tables) {
+    const design::ParamSpec a = parse_param("mu", nlohmann::ordered_json::parse(table), "");
+    const design::ParamSpec b = parse_param("mu", nlohmann::ordered_json(text), "");
+    EXPECT_TRUE(a == b) << table;
+  }
 }

@@ -37,12 +37,21 @@ TEST(SampleSpecParse, DistsKeysAndErrors) {
     return std::string("no error");
   };
   EXPECT_NE(message([] { parse_dist("mu", "gauss:0:1"); }).find("mu=gauss:0:1: unknown distribution 'gauss'"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("mu", "uniform:0"); }).find("'uniform' takes 2 parameter(s)"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("mu", "uniform:2:1"); }).find("--set mu=uniform:2:1: uniform:A:B needs A <= B"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("e", "normal:0:x"); }).find("parameter 2 ('x') is not a number"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("e", "normal:0:-1"); }).find("needs SD >= 0"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("e", "truncnormal:0:1:2:1"); }).find("needs LO < HI"), std::string::npos);
+  EXPECT_NE(message([] { parse_dist("mu", "uniform:0"); }).find("--set mu=uniform:0: 'uniform' takes 2 numbers (uniform:LO:HI), got 1"), std::string::npos);
+  EXPECT_NE(message([] { parse_dist("mu", "uniform:2:1"); }).find("--set mu=uniform:2:1: uniform(a, b) needs a <= b"), std::string::npos);
+  EXPECT_NE(message([] { parse_dist("e", "normal:0:x"); }).find("--set e=normal:0:x: SD 'x' is not a number"), std::string::npos);
+  EXPECT_NE(message([] { parse_dist("e", "normal:0:-1"); }).find("normal needs sd > 0"), std::string::npos);
+  EXPECT_NE(message([] { parse_dist("e", "truncnormal:0:1:2:1"); }).find("truncnormal needs lo < hi"), std::string::npos);
   EXPECT_NE(message([] { parse_dist("e", "uniform:0:inf"); }).find("must be finite"), std::string::npos);
+  // the study's rules (design/param_text.hpp), the only ones: a point mass is a number, NaN is no
+  // parameter, a truncation interval must hold some probability, and a grid is no distribution
+  EXPECT_NE(message([] { parse_dist("e", "normal:0:0"); }).find("normal needs sd > 0"), std::string::npos);
+  EXPECT_NE(message([] { parse_dist("e", "lognormal:0:0"); }).find("lognormal needs sd > 0"), std::string::npos);
+  EXPECT_NE(message([] { parse_dist("e", "normal:nan:1"); }).find("must be finite"), std::string::npos);
+  EXPECT_NE(message([] { parse_dist("e", "nan"); }).find("fixed value must be finite"), std::string::npos);
+  EXPECT_NE(message([] { parse_dist("e", "truncnormal:0:1:40:41"); }).find("< 1e-12"), std::string::npos);
+  EXPECT_NE(message([] { parse_dist("e", "linspace:0:1:3"); }).find("--set e=linspace:0:1:3: linspace is a grid"), std::string::npos);
+  EXPECT_NE(message([] { parse_dist("e", "0x10"); }).find("--set e=0x10: '0x10' is not a number (hexadecimal"), std::string::npos);
   SampleSpec spec = systems::default_spec(Scenario::contact);
   EXPECT_NE(message([&] { systems::apply_setting(spec, "mass=1"); }).find("unknown key 'mass' for scenario contact (known: w1"), std::string::npos);
   EXPECT_NE(message([&] { systems::apply_setting(spec, "mu"); }).find("expected KEY=DIST"), std::string::npos);
