@@ -16,6 +16,7 @@
 #include "dist/mpi.hpp"
 #endif
 #include "cli/study.hpp"
+#include "cli/usage.hpp"
 #include "io/csv.hpp"
 #include "io/version.hpp"
 
@@ -132,6 +133,9 @@ int main(int argc, char** argv) {
     if (*reduce) run_reduce(ra, stdout, stderr);
     if (*scenarios) print_scenarios(stdout);
     if (*laws) print_laws(stdout);
+  } catch (const UsageError& e) {  // every rank's alike (cli/usage.hpp): said once, no abort
+    if (!quiet_rank) std::fprintf(stderr, "impact %s: error: %s\n", e.command().c_str(), e.what());
+    return 2;
   } catch (const impact::io::InputError& e) {
     if (quiet_rank) return 1;
     std::fprintf(stderr, "impact: error: %s\n", e.what());

@@ -14,6 +14,7 @@
 #include "resume/parts.hpp"
 #include "study/pieces.hpp"
 #include "study/session.hpp"
+#include "cli/usage.hpp"
 #ifdef IMPACT_WITH_MPI
 #include "dist/mpi.hpp"
 #endif
@@ -133,20 +134,11 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
     log = sink.get();
   }
   if (!args.merge.empty()) {
-    if (!args.config.empty()) {
-      std::fprintf(log, "impact study: error: --merge DIR takes no config\n");
-      return 2;
-    }
-    if (many) {
-      std::fprintf(log, "impact study: error: --merge runs as one process (not under mpirun)\n");
-      return 2;
-    }
+    if (!args.config.empty()) throw UsageError("study", "--merge DIR takes no config");
+    if (many) throw UsageError("study", "--merge runs as one process (not under mpirun)");
     return merge_folder(args, out, log);
   }
-  if (args.config.empty()) {
-    std::fprintf(log, "impact study: error: a config is required (impact study CONFIG, or --merge DIR)\n");
-    return 2;
-  }
+  if (args.config.empty()) throw UsageError("study", "a config is required (impact study CONFIG, or --merge DIR)");
   StudyRequest q;
   q.config = args.config;
   q.sets = args.sets;
@@ -183,16 +175,11 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
     if (out) std::fprintf(out, "%s\n", to_json(s.config).dump(2).c_str());
     return 0;
   }
-  if (args.resume && args.checkpoint.empty()) {
-    std::fprintf(log, "impact study: error: --resume needs --checkpoint DIR\n");
-    return 2;
-  }
+  if (args.resume && args.checkpoint.empty()) throw UsageError("study", "--resume needs --checkpoint DIR");
   const bool in_pieces = many || !args.checkpoint.empty();
-  if ((args.keep_parts || args.piece) && !in_pieces) {
-    std::fprintf(log, "impact study: error: --keep-parts and --piece are for runs in pieces (mpirun -n K with K > 1, "
-                      "or --checkpoint DIR)\n");
-    return 2;
-  }
+  if ((args.keep_parts || args.piece) && !in_pieces)
+    throw UsageError("study", "--keep-parts and --piece are for runs in pieces (mpirun -n K with K > 1, or "
+                              "--checkpoint DIR)");
   if (in_pieces) {
     PieceOptions po;
     po.keep_parts = args.keep_parts;

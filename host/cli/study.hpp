@@ -37,7 +37,7 @@ struct StudyArgs {
 };
 
 CLI::App* add_study_subcommand(CLI::App& app, StudyArgs& args);
-// Returns the process exit code.
+// Returns the process exit code; throws UsageError (cli/usage.hpp) for arguments that make no run.
 int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log);
 
 }  // namespace impact::cli

@@ -149,7 +149,9 @@ check "impact study --merge: the single process's files byte for byte, parts and
 "$IMPACT" study --merge "$T/st1" > "$T/out" 2> "$T/err"; rc=$?
 check "--merge on a folder without parts: exit 2, saying so" '[ $rc -eq 2 ] && grep -q "no study parts" "$T/err"'
 "${MPIRUN[@]}" 2 "$IMPACT" study --merge "$T/kp" > "$T/out" 2> "$T/err"; rc=$?
-check "--merge under mpirun: refused, once" '[ $rc -eq 2 ] && [ $(grep -c "runs as one process" "$T/err") -eq 1 ]'
+check "--merge under mpirun: a usage error, said once, no rank aborting the world" '[ $rc -eq 2 ] && [ $(grep -c "runs as one process" "$T/err") -eq 1 ] && grep -q "^impact study: error: --merge runs as one process" "$T/err" && ! grep -q "MPI_ABORT" "$T/err"'
+"${MPIRUN[@]}" 2 "$IMPACT" study ${st% --piece *} --resume --out "$T/rs" -q > "$T/out" 2> "$T/err"; rc=$?
+check "--resume without --checkpoint under mpirun: a usage error once, no abort, no output folder" '[ $rc -eq 2 ] && [ $(grep -c "needs --checkpoint" "$T/err") -eq 1 ] && ! grep -q "MPI_ABORT" "$T/err" && [ ! -e "$T/rs" ]'
 "$IMPACT" study ${st% --piece *} --keep-parts --out "$T/kp3" -q > "$T/out" 2> "$T/err"; rc=$?
 check "--keep-parts as one process without a checkpoint: usage error" '[ $rc -eq 2 ] && grep -q "for runs in pieces" "$T/err"'
 
