@@ -303,139 +303,192 @@ std::uint64_t piece_rows(std::uint64_t rows) {
   return B * std::max((nb + 1023) / 1024, ((std::uint64_t(1) << 16) + B - 1) / B);
 }
 
+namespace {
+
+// One run in pieces, phase by phase. Every phase is collective: each process runs it and keeps its
+// error, and the run goes on only when no process failed (agreed()); otherwise rank 0 says every
+// process's distinct error once.
+class PiecesRunner {
+ public:
+  PiecesRunner(const LoadedStudy& s, const StudyRequest& q, resume::ProcessGroup& comm, const PieceOptions& po,
+               std::FILE* log)
+      : c_(s.config), sc_(*systems::find_scenario(c_.scenario)), design_(*s.design), s_(s), q_(q), comm_(comm),
+        po_(po), log_(log), r0_(comm.rank() == 0), rows_(design_.rows()), B_(stat_block_rows(rows_)),
+        per_(po.piece ? (std::min(po.piece, rows_) + B_ - 1) / B_ * B_ : piece_rows(rows_)),
+        count_(std::max<std::uint64_t>(1, (rows_ + per_ - 1) / per_)) {}
+
+  PiecesRun go(std::chrono::steady_clock::time_point start) {
+    prepare(start);
+    if (!agreed()) return res_;
+    compute();
+    if (!comm_.all(err_.empty())) {
+      if (!ck_)  // without a checkpoint nothing of this run can be used again
+        for (std::uint64_t k : ran_)
+          for (const std::string& f : layout_.files) std::remove(part_path(c_.out_dir, f, k).c_str());
+      say_errors(comm_, err_, log_);
+      return res_;
+    }
+    gather();
+    if (!agreed()) return res_;
+    if (r0_) attempt([&] { finish(); }, false);
+    if (!agreed()) return res_;
+    res_.ok = true;
+    res_.code = 0;
+    return res_;
+  }
+
+ private:
+  // Runs f, keeping its error; a std::invalid_argument is the config's (exit 1) when `config`.
+  template <class F>
+  void attempt(F&& f, bool config) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      err_ = e.what();
+      if (config) res_.code = 1;
+    } catch (const std::exception& e) {
+      err_ = e.what();
+    }
+  }
+
+  bool agreed() {
+    if (comm_.all(err_.empty())) return true;
+    say_errors(comm_, err_, log_);
+    return false;
+  }
+
+  // The options and the run's key on every process, one backend kind on all of them, and (rank 0)
+  // the output folder claimed before any process writes.
+  void prepare(std::chrono::steady_clock::time_point start) {
+    StudyOutcome& o = res_.outcome;
+    attempt([&] {
+      o.options = study_options(s_, q_, start);
+      if (comm_.size() > 1 && o.options.backend == engine::Backend::cuda) engine::bind_device_to_rank(comm_.local_rank());
+      key_ = run_key(c_, design_, o.options, rows_, per_);
+    }, false);
+    // `auto` is resolved by each process: on nodes with and without a GPU they could differ, and
+    // so would their bits (the CUDA kernels contract a*b+c)
+    const bool cuda = o.options.backend == engine::Backend::cuda;
+    const bool all_cuda = comm_.all(cuda), none_cuda = comm_.all(!cuda);
+    if (err_.empty() && !all_cuda && !none_cuda)
+      err_ = "the processes resolved the backend differently (cuda on some, " +
+             std::string(engine::backend_name(o.options.backend)) + " here): name one with --backend";
+    if (!r0_ || !err_.empty()) return;
+    attempt([&] {
+      if (!po_.checkpoint.empty() && !po_.resume && resume::Checkpoint(po_.checkpoint, key_, "piece").has_chunks()) {
+        err_ = "--checkpoint " + po_.checkpoint +
+               " holds pieces of an earlier run: add --resume to finish it, or use another folder";
+        return;
+      }
+      // the folder this run's, before any process writes (resumed: the parts read back stay)
+      const auto files = study_output_files(c_, run_layout(c_, sc_, design_, o.options.backend).files);
+      claim_ = claim_output_folder(c_.out_dir, files, q_.force, po_.resume);
+    }, true);
+  }
+
+  // This process's pieces, taken from the shared counter: read back intact from the checkpoint,
+  // or run and written (their parts and, with a checkpoint, their statistics).
+  void compute() {
+    const StudyOutcome& o = res_.outcome;
+    layout_ = run_layout(c_, sc_, design_, o.options.backend);
+    attempt([&] {
+      if (!po_.checkpoint.empty()) ck_ = std::make_unique<resume::Checkpoint>(po_.checkpoint, key_, "piece");
+      io::Progress bar(r0_ && !q_.quiet ? log_ : nullptr, count_, "study " + c_.name);
+      for (std::uint64_t k = 0; comm_.next(count_, k);) {
+        RunPart part;
+        part.first = k * per_;
+        part.rows = std::min(per_, rows_ - part.first);
+        part.part = static_cast<int>(k);
+        std::string bytes;
+        const bool stored = ck_ && po_.resume && ck_->load_bytes(k, bytes);
+        const bool intact = stored && piece_fits(layout_, bytes, part.first, part.rows, B_) &&
+                            parts_intact(c_.out_dir, layout_.files, k, bytes);
+        me_.loaded += intact;
+        me_.parts_bad += stored && !intact;
+        if (!intact) {
+          const RunResult r = run(c_, sc_, design_, o.options.backend, o.options.precision, nullptr, part);
+          ran_.push_back(k);
+          bytes = pack(r, part.first, part.rows, part_sums(c_.out_dir, layout_.files, k));
+          if (ck_) ck_->save_bytes(k, bytes);
+        }
+        Bytes p;
+        p.put(k);
+        p.put<std::uint8_t>(!intact);
+        p.put_text(bytes);
+        pieces_ += p.str();
+        bar.update(k + 1);
+      }
+      bar.finish();
+    }, true);
+  }
+
+  // Every process's pieces to rank 0 (every process throws alike when the gather is too large,
+  // dist::World::gather).
+  void gather() {
+    Bytes mine;
+    mine.put<std::uint64_t>(me_.loaded);
+    mine.put<std::uint64_t>(ck_ ? ck_->corrupt() : 0);
+    mine.put<std::uint64_t>(me_.parts_bad);
+    attempt([&] { all_ = comm_.gather(mine.str() + pieces_, "use fewer rows per run, or fewer sensitivity outputs"); },
+            false);
+    pieces_.clear();
+    pieces_.shrink_to_fit();
+  }
+
+  // Rank 0: the pieces merged in piece order, parts.json, the tables merged (unless kept in
+  // parts), the report.
+  void finish() {
+    StudyOutcome& o = res_.outcome;
+    o.run = layout_;
+    resume::PartsManifest m;
+    m.files = layout_.files;
+    io::Crc32 key_sum;
+    key_sum.add(key_);
+    m.run = io::crc_hex(key_sum.value());
+    std::string note;
+    merge_pieces(all_, count_, rows_, o.run, m, note);
+    write_parts_manifest(c_.out_dir, m);
+    if (!po_.keep_parts) {
+      merge_parts(c_.out_dir, m);
+      resume::remove_stale_parts(c_.out_dir);  // parts of pieces beyond this run's (an earlier --piece)
+    } else {
+      o.options.plots = false;
+      o.options.no_plots_why =
+          "the tables are in parts (impact study --merge " + c_.out_dir + " assembles them and draws the plots)";
+      o.run.notes.push_back("tables kept in parts (" + std::to_string(count_) + " per file, parts.json): impact " +
+                            "study --merge " + c_.out_dir + " assembles them");
+    }
+    o.run.notes.push_back(note);
+    if (const std::string n = claim_note(claim_); !n.empty()) o.run.notes.insert(o.run.notes.begin(), n);
+    o.report = write_report(c_, sc_, design_, o.run, o.options, log_ ? log_ : stderr);
+  }
+
+  const StudyConfig& c_;
+  const systems::ScenarioInfo& sc_;
+  const design::Design& design_;
+  const LoadedStudy& s_;
+  const StudyRequest& q_;
+  resume::ProcessGroup& comm_;
+  const PieceOptions& po_;
+  std::FILE* log_;
+  const bool r0_;
+  const std::uint64_t rows_, B_, per_, count_;
+  PiecesRun res_;
+  std::string key_, err_;
+  FolderClaim claim_;
+  std::unique_ptr<resume::Checkpoint> ck_;
+  RunResult layout_;
+  Load me_;
+  std::vector<std::uint64_t> ran_;  // the pieces this process wrote
+  std::string pieces_;              // their statistics, packed
+  std::vector<std::string> all_;    // rank 0: every process's
+};
+
+}  // namespace
+
 PiecesRun run_in_pieces(const LoadedStudy& s, const StudyRequest& q, resume::ProcessGroup& comm, const PieceOptions& po,
                         std::chrono::steady_clock::time_point start, std::FILE* log) {
-  const StudyConfig& c = s.config;
-  const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
-  const design::Design& design = *s.design;
-  PiecesRun res;
-  StudyOutcome& o = res.outcome;
-  const std::uint64_t rows = design.rows(), B = stat_block_rows(rows);
-  const std::uint64_t per = po.piece ? (std::min(po.piece, rows) + B - 1) / B * B : piece_rows(rows);
-  const std::uint64_t count = std::max<std::uint64_t>(1, (rows + per - 1) / per);
-  std::string key, err;
-  FolderClaim claim;
-  const bool r0 = comm.rank() == 0;
-  try {
-    o.options = study_options(s, q, start);
-    if (comm.size() > 1 && o.options.backend == engine::Backend::cuda) engine::bind_device_to_rank(comm.local_rank());
-    key = run_key(c, design, o.options, rows, per);
-  } catch (const std::exception& e) {
-    err = e.what();
-  }
-  // `auto` is resolved by each process: on nodes with and without a GPU they could differ, and so
-  // would their bits (the CUDA kernels contract a*b+c)
-  const bool cuda = o.options.backend == engine::Backend::cuda;
-  const bool all_cuda = comm.all(cuda), none_cuda = comm.all(!cuda);
-  if (err.empty() && !all_cuda && !none_cuda)
-    err = "the processes resolved the backend differently (cuda on some, " +
-          std::string(engine::backend_name(o.options.backend)) + " here): name one with --backend";
-  if (r0 && err.empty()) try {
-      if (!po.checkpoint.empty() && !po.resume && resume::Checkpoint(po.checkpoint, key, "piece").has_chunks()) {
-        err = "--checkpoint " + po.checkpoint + " holds pieces of an earlier run: add --resume to finish it, or use another folder";
-      } else {  // the folder this run's, before any process writes (resumed: the parts read back stay)
-        claim = claim_output_folder(c.out_dir, study_output_files(c, run_layout(c, sc, design, o.options.backend).files),
-                                    q.force, po.resume);
-      }
-    } catch (const std::invalid_argument& e) {
-      err = e.what();
-      res.code = 1;
-    } catch (const std::exception& e) {
-      err = e.what();
-    }
-  if (!comm.all(err.empty())) return say_errors(comm, err, log), res;
-
-  std::unique_ptr<resume::Checkpoint> ck;
-  const RunResult layout = run_layout(c, sc, design, o.options.backend);
-  Bytes mine;
-  Load me;
-  std::vector<std::uint64_t> ran;  // the pieces this process wrote
-  std::string pieces;
-  try {
-    if (!po.checkpoint.empty()) ck = std::make_unique<resume::Checkpoint>(po.checkpoint, key, "piece");
-    io::Progress bar(r0 && !q.quiet ? log : nullptr, count, "study " + c.name);
-    for (std::uint64_t k = 0; comm.next(count, k);) {
-      RunPart part;
-      part.first = k * per;
-      part.rows = std::min(per, rows - part.first);
-      part.part = static_cast<int>(k);
-      std::string bytes;
-      bool computed = false;
-      const bool stored = ck && po.resume && ck->load_bytes(k, bytes);
-      const bool intact = stored && piece_fits(layout, bytes, part.first, part.rows, B) &&
-                          parts_intact(c.out_dir, layout.files, k, bytes);
-      me.loaded += intact;
-      me.parts_bad += stored && !intact;
-      if (!intact) {
-        const RunResult r = run(c, sc, design, o.options.backend, o.options.precision, nullptr, part);
-        ran.push_back(k);
-        bytes = pack(r, part.first, part.rows, part_sums(c.out_dir, layout.files, k));
-        if (ck) ck->save_bytes(k, bytes);
-        computed = true;
-      }
-      Bytes p;
-      p.put(k);
-      p.put<std::uint8_t>(computed);
-      p.put_text(bytes);
-      pieces += p.str();
-      bar.update(k + 1);
-    }
-    bar.finish();
-  } catch (const std::invalid_argument& e) {
-    err = e.what();
-    res.code = 1;
-  } catch (const std::exception& e) {
-    err = e.what();
-  }
-  if (!comm.all(err.empty())) {
-    if (!ck)  // without a checkpoint nothing of this run can be used again
-      for (std::uint64_t k : ran)
-        for (const std::string& f : layout.files) std::remove(part_path(c.out_dir, f, k).c_str());
-    say_errors(comm, err, log);
-    return res;
-  }
-  mine.put<std::uint64_t>(me.loaded);
-  mine.put<std::uint64_t>(ck ? ck->corrupt() : 0);
-  mine.put<std::uint64_t>(me.parts_bad);
-  std::vector<std::string> all;
-  try {  // every process throws alike when the gather is too large (dist::World::gather)
-    all = comm.gather(mine.str() + pieces, "use fewer rows per run, or fewer sensitivity outputs");
-  } catch (const std::exception& e) {
-    err = e.what();
-  }
-  pieces.clear();
-  pieces.shrink_to_fit();
-  if (!comm.all(err.empty())) return say_errors(comm, err, log), res;
-  if (r0) try {
-      o.run = layout;
-      resume::PartsManifest m;
-      m.files = layout.files;
-      io::Crc32 key_sum;
-      key_sum.add(key);
-      m.run = io::crc_hex(key_sum.value());
-      std::string note;
-      merge_pieces(all, count, rows, o.run, m, note);
-      write_parts_manifest(c.out_dir, m);
-      if (!po.keep_parts) {
-        merge_parts(c.out_dir, m);
-        resume::remove_stale_parts(c.out_dir);  // parts of pieces beyond this run's (an earlier --piece)
-      } else {
-        o.options.plots = false;
-        o.options.no_plots_why =
-            "the tables are in parts (impact study --merge " + c.out_dir + " assembles them and draws the plots)";
-        o.run.notes.push_back("tables kept in parts (" + std::to_string(count) + " per file, parts.json): impact " +
-                              "study --merge " + c.out_dir + " assembles them");
-      }
-      o.run.notes.push_back(note);
-      if (const std::string n = claim_note(claim); !n.empty()) o.run.notes.insert(o.run.notes.begin(), n);
-      o.report = write_report(c, sc, design, o.run, o.options, log ? log : stderr);
-    } catch (const std::exception& e) {
-      err = e.what();
-    }
-  if (!comm.all(err.empty())) return say_errors(comm, err, log), res;
-  res.ok = true;
-  res.code = 0;
-  return res;
+  return PiecesRunner(s, q, comm, po, log).go(start);
 }
 
 }  // namespace impact::study
