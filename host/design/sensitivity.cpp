@@ -1,4 +1,4 @@
-// First-order and total Sobol indices from a Saltelli design (host/sensitivity.hpp).
+// First-order and total Sobol indices from a Saltelli design (design/sensitivity.hpp).
 //
 // S_i  = mean(fB (fAB_i - fA)) / V          (Saltelli et al. 2010, table 2 (b))
 // ST_i = 0.5 mean((fA - fAB_i)^2) / V       (Jansen 1999, Saltelli et al. 2010 table 2 (f))

@@ -1,4 +1,4 @@
-// Experimental designs (host/design.hpp) and Sobol sensitivity indices (host/sensitivity.hpp).
+// Experimental designs (design/design.hpp) and Sobol sensitivity indices (design/sensitivity.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>

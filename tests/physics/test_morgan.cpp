@@ -73,7 +73,7 @@ std::string describe(const Instance& c) {
 }
 
 // ---- local planar instance generator (for targeted instances; the main random set comes from
-// tests/random_instances.hpp) ------------------------------------------------------------------
+// tests/support/random_instances.hpp) ------------------------------------------------------------------
 // W is block diagonal in an orthonormal frame (n, t, s): a 2x2 SPD block in (n, t) plus an
 // independent w_ss; the frame is a random rotation of the world axes; v0 = vn n + vt t.
 Matrix3d random_rotation(std::mt19937_64& rng) {

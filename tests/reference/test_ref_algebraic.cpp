@@ -1,4 +1,4 @@
-// The CPU reference of the algebraic laws (host/ref_algebraic.cpp) against the fast path
+// The CPU reference of the algebraic laws (reference/{newton,chatterjee_ruina,aghili}.cpp) against the fast path
 // (include/impact/laws/{newton,chatterjee_ruina,aghili}.hpp) and against independent checks.
 //
 // Agreement tolerances, per row (kTol = 1e-10):

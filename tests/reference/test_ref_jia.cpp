@@ -1,4 +1,4 @@
-// The CPU reference of Jia's law (host/ref_jia.cpp): it reproduces the values pinned for the fast
+// The CPU reference of Jia's law (reference/jia.cpp): it reproduces the values pinned for the fast
 // path (Section 8.1 ball, NOTES.md), obeys the model's invariants, and the fixed-step RK4 fast path
 // converges to it at 4th order on random instances with stick, slip, reversal and near-grazing.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// CPU reference for `stronge` and `morgan` (host/ref_stronge.cpp): agreement with MorganLaw's
+// CPU reference for `stronge` and `morgan` (reference/stronge.cpp, reference/morgan.cpp): agreement with MorganLaw's
 // planar closed form, convergence of the fast StrongeLaw to it in 3D, limiting cases (mu = 0 is
 // Newton), energy, hand-worked values, scale invariance, statuses (invalid input, not_planar,
 // stalled, bounded runaway) and the reference's cost per instance.

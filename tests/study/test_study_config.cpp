@@ -1,4 +1,4 @@
-// Study configs (host/study_config.hpp): TOML and JSON give the same study, the canonical JSON
+// Study configs (study/config.hpp): TOML and JSON give the same study, the canonical JSON
 // form round-trips, --set overrides, and every kind of bad config fails with a message that names
 // the key (and the line and column where the file has them).
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Physics of the host-side mapping between bodies / mechanisms and the contact space
-// (host/bodies.hpp), and the random-instance generators of tests/random_instances.hpp.
+// (systems/bodies.hpp), and the random-instance generators of tests/support/random_instances.hpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

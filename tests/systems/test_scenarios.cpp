@@ -1,4 +1,4 @@
-// Study scenarios (host/scenarios.hpp): contact-space mapping against body-level physics computed
+// Study scenarios (systems/scenarios.hpp): contact-space mapping against body-level physics computed
 // independently here (energies, contact velocities, momenta), the papers' printed numbers (Jia 2013
 // Sections 8.1 and 8.2), and the documented statuses of bad parameter values.
 #include <gtest/gtest.h>
