@@ -2,44 +2,31 @@
 // the errors with their places) and how every file is written (all at once or not at all).
 #include <gtest/gtest.h>
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "files.hpp"
 #include "io/checksum.hpp"
 #include "io/csv.hpp"
 #include "io/out_file.hpp"
-#include "scratch_dir.hpp"
 
 using namespace impact;
 
 namespace {
-
-std::string read_all(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 bool exists(const std::string& path) {
   struct stat st;
   return ::lstat(path.c_str(), &st) == 0;
 }
 
-// The names in a folder other than . and ..
-std::vector<std::string> names_in(const std::string& dir);
-
+// The first error reading all of r, or "no error".
 std::string error_of(io::CsvReader& r) {
   std::vector<io::CsvField> f;
   try {
@@ -92,21 +79,6 @@ TEST(IoCsv, FromTextReadsAsTheFile) {
   std::remove(path.c_str());
   EXPECT_EQ(io::CsvReader::from_text("x\n").path(), "<memory>");
 }
-
-namespace {
-
-std::vector<std::string> names_in(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    for (dirent* e; (e = ::readdir(d));)
-      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.emplace_back(e->d_name);
-    ::closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-}  // namespace
 
 TEST(IoCsv, FieldsKeepTheirColumns) {
   io::CsvReader r = io::CsvReader::from_text("a, b ,\"c,\"\"d\"\n\n1,,x,\n", "t.csv");
@@ -212,12 +184,12 @@ TEST(IoOutFile, TheFileAppearsAtCommitWhole) {
     io::OutFile f(path);
     f.put("new ");
     f.put(std::string(1 << 20, 'y'));
-    EXPECT_EQ(read_all(path), "old\n");  // before commit the target is as it was
-    EXPECT_EQ(names_in(dir).size(), 2u);  // and the bytes are in one temporary beside it
+    EXPECT_EQ(test::slurp(path), "old\n");  // before commit the target is as it was
+    EXPECT_EQ(test::names_in(dir).size(), 2u);  // and the bytes are in one temporary beside it
     f.commit();
   }
-  EXPECT_EQ(read_all(path), "new " + std::string(1 << 20, 'y'));
-  EXPECT_EQ(names_in(dir), std::vector<std::string>{"t.csv"});
+  EXPECT_EQ(test::slurp(path), "new " + std::string(1 << 20, 'y'));
+  EXPECT_EQ(test::names_in(dir), std::vector<std::string>{"t.csv"});
 }
 
 TEST(IoOutFile, NoCommitLeavesTheTargetAndNoTemporary) {
@@ -231,9 +203,9 @@ TEST(IoOutFile, NoCommitLeavesTheTargetAndNoTemporary) {
     throw std::runtime_error("a failure half-way");
   } catch (const std::runtime_error&) {
   }
-  EXPECT_EQ(read_all(path), "old\n");
+  EXPECT_EQ(test::slurp(path), "old\n");
   EXPECT_FALSE(exists(fresh));
-  EXPECT_EQ(names_in(dir), std::vector<std::string>{"t.csv"});
+  EXPECT_EQ(test::names_in(dir), std::vector<std::string>{"t.csv"});
   // a moved file is committed once, by its new owner
   io::OutFile a(fresh);
   a.put("x");
@@ -241,7 +213,7 @@ TEST(IoOutFile, NoCommitLeavesTheTargetAndNoTemporary) {
   EXPECT_FALSE(static_cast<bool>(a));
   a.commit();  // nothing to do
   b.commit();
-  EXPECT_EQ(read_all(fresh), "x");
+  EXPECT_EQ(test::slurp(fresh), "x");
 }
 
 TEST(IoOutFile, FailedWritesAreErrorsNamingTheFile) {
@@ -292,6 +264,6 @@ TEST(IoOutFile, StaleWritesOfDeadProcessesAreRemoved) {
   std::sort(removed.begin(), removed.end());
   EXPECT_EQ(removed, (std::vector<std::string>{".t.csv.part3.tmp-" + dead + "-1", ".t.csv.tmp-" + dead + "-0",
                                                "t.csv.part3"}));
-  EXPECT_EQ(names_in(dir), (std::vector<std::string>{".t.csv.tmp-" + alive + "-0", ".u.csv.tmp-" + dead + "-0",
+  EXPECT_EQ(test::names_in(dir), (std::vector<std::string>{".t.csv.tmp-" + alive + "-0", ".u.csv.tmp-" + dead + "-0",
                                                      "t.csv", "t.csv.partx"}));
 }

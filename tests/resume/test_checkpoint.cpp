@@ -18,18 +18,11 @@
 
 #include "impact/stats.hpp"
 #include "resume/checkpoint.hpp"
-#include "scratch_dir.hpp"
+#include "files.hpp"
 
 using namespace impact;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 void spill(const std::string& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
@@ -84,7 +77,7 @@ TEST(Checkpoint, AFileThatIsNotThisPieceIsNeverUsed) {
   resume::Checkpoint w(dir, "run A", "piece");
   const std::string bytes = binary_bytes(333, 2);
   w.save_bytes(4, bytes);
-  const std::string path = dir + "/piece-4.sum", good = slurp(path);
+  const std::string path = dir + "/piece-4.sum", good = test::slurp(path);
   std::string got;
   // another run's key
   {

@@ -20,6 +20,7 @@
 #include "io/out_file.hpp"
 #include "resume/parts.hpp"
 #include "study/run.hpp"
+#include "files.hpp"
 
 namespace impact::study {
 using namespace impact::resume;
@@ -27,12 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using impact::test::slurp;
 
 struct TempDir {
   std::string path;

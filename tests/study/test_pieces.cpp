@@ -21,7 +21,8 @@
 
 #include "study/pieces.hpp"
 #include "study/session.hpp"
-#include "scratch_dir.hpp"
+#include "files.hpp"
+#include "text_study.hpp"
 #include "thread_group.hpp"
 
 using namespace impact;
@@ -55,35 +56,6 @@ formats = ["csv", "npy"]
 outputs = ["Vx", "Vz"]
 bootstrap = 20
 )";
-
-StudyRequest request(const std::string& out) {
-  StudyRequest q;
-  q.config = "pieces.toml";
-  q.text = kStudy;
-  q.toml = true;
-  q.out = out;
-  q.plots = false;
-  q.quiet = true;
-  return q;
-}
-
-std::vector<std::string> files_in(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    for (dirent* e; (e = ::readdir(d));)
-      if (e->d_name[0] != '.') out.emplace_back(e->d_name);
-    ::closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // A process group whose rank `bad` fails when it asks for its first piece (the others run theirs).
 class FailingGroup final : public resume::ProcessGroup {
@@ -119,7 +91,7 @@ std::pair<std::vector<PiecesRun>, std::string> in_pieces(const std::string& out,
   std::vector<std::thread> threads;
   for (int r = 0; r < procs; ++r)
     threads.emplace_back([&, r] {
-      const StudyRequest q = request(out);
+      const StudyRequest q = test::text_study(kStudy, out);
       const LoadedStudy s = load_study(q);  // every process loads the study itself
       PieceOptions po;
       po.piece = piece;
@@ -144,11 +116,11 @@ TEST(StudyPieces, AnyNumberOfProcessesWritesTheSingleProcessFolder) {
   const test::ScratchDir scratch("pieces");
   const std::string one = scratch / "one";
   {
-    const StudyRequest q = request(one);
+    const StudyRequest q = test::text_study(kStudy, one);
     const LoadedStudy s = load_study(q);
     run_study(s, q, std::chrono::steady_clock::now(), nullptr);
   }
-  const std::vector<std::string> want = files_in(one);
+  const std::vector<std::string> want = test::names_in(one);
   ASSERT_GE(want.size(), 6u) << "tables of both laws, .npy, design, sensitivity, summary, metadata";
   for (int procs : {1, 2, 3}) {
     SCOPED_TRACE(procs);
@@ -157,9 +129,9 @@ TEST(StudyPieces, AnyNumberOfProcessesWritesTheSingleProcessFolder) {
     const auto [res, said] = in_pieces<test::ThreadGroup>(out, procs, 512);
     ASSERT_TRUE(res[0].ok) << said;
     EXPECT_EQ(res[0].code, 0);
-    EXPECT_EQ(files_in(out), want);
+    EXPECT_EQ(test::names_in(out), want);
     for (const std::string& f : want)
-      if (f != "metadata.json") EXPECT_EQ(slurp(out + "/" + f), slurp(one + "/" + f)) << f;
+      if (f != "metadata.json") EXPECT_EQ(test::slurp(out + "/" + f), test::slurp(one + "/" + f)) << f;
   }
 }
 
@@ -174,7 +146,7 @@ TEST(StudyPieces, AFailureOnOneProcessEndsAllAndIsSaidOnce) {
   EXPECT_EQ(said, "impact study: error: rank 1: disk on fire\n");
   // without a checkpoint nothing of the run can be used again: no part is left, and nothing that
   // looks like a result
-  for (const std::string& f : files_in(out)) {
+  for (const std::string& f : test::names_in(out)) {
     EXPECT_EQ(f.find(".part-"), std::string::npos) << f;
     EXPECT_NE(f, "metadata.json");
   }

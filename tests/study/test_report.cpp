@@ -19,7 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "io/csv.hpp"
-#include "scratch_dir.hpp"
+#include "files.hpp"
+#include "text_study.hpp"
 #include "study/session.hpp"
 
 using namespace impact;
@@ -79,13 +80,7 @@ std::string g6(double v) {
 
 TEST(StudyReport, SaysWhatTheTablesHold) {
   const test::ScratchDir scratch("report");
-  StudyRequest q;
-  q.config = "report.toml";
-  q.text = kStudy;
-  q.toml = true;
-  q.out = scratch / "out";
-  q.plots = false;
-  q.quiet = true;
+  const StudyRequest q = test::text_study(kStudy, scratch / "out");
   const LoadedStudy s = load_study(q);
   const StudyOutcome o = run_study(s, q, std::chrono::steady_clock::now(), nullptr);
   std::ifstream mf(q.out + "/metadata.json");
