@@ -15,6 +15,7 @@
 #include "io/machine.hpp"
 #include "io/progress.hpp"
 #include "reference/reference.hpp"
+#include "study/rows.hpp"
 #include "study/writers.hpp"
 
 namespace impact::study {
@@ -43,25 +44,6 @@ std::vector<std::string> kept_columns(const StudyConfig& c, const systems::Scena
   return kept;
 }
 
-// The samples of one chunk of the design.
-template <class T>
-struct Chunk {
-  std::size_t first = 0, m = 0;              // rows [first, first + m) of the design
-  std::vector<double> design;                // m x (varied parameters): the design's values
-  std::vector<double> values;                // m x (scenario parameters): every parameter of each sample
-  std::vector<ContactProblem<double>> probs;  // each sample's instance (a placeholder where not buildable)
-  std::vector<std::uint8_t> build_status;     // the scenario's status (0: ok)
-  engine::InputColumns<T> in;                // the instances as the laws' input columns
-
-  void resize(std::size_t rows, std::size_t nvar, std::size_t nparams) {
-    design.resize(rows * nvar);
-    values.resize(rows * nparams);
-    probs.resize(rows);
-    build_status.resize(rows);
-    in.resize(rows);
-  }
-};
-
 // Builds the samples of a chunk: every scenario parameter at its default, the study's fixed
 // values over them, then the design's values of the varied ones.
 class SampleBuilder {
@@ -85,16 +67,8 @@ class SampleBuilder {
       double* v = &ch.values[i * P];
       std::copy(base_.begin(), base_.end(), v);
       for (std::size_t j = 0; j < nvar; ++j) v[var_index_[j]] = ch.design[i * nvar + j];
-      ContactProblem<double> p{};
-      const Status s = sc_.build(v, &p);
-      if (s != Status::ok) p = systems::placeholder_instance();
-      ch.build_status[i] = static_cast<std::uint8_t>(s);
-      ch.probs[i] = p;
-      ch.in.set(i, p);
     }
-    std::uint64_t failed = 0;
-    for (std::size_t i = 0; i < m; ++i) failed += ch.build_status[i] != 0;
-    return failed;
+    return ch.build_instances(sc_);
   }
 
  private:
@@ -103,68 +77,6 @@ class SampleBuilder {
   std::vector<double> base_;     // the values every sample starts from
   std::vector<int> var_index_;   // per varied parameter: its index in sc.params
 };
-
-// One law's rows of a chunk: the output columns of each row (meaningful where its status is ok) and
-// its final status.
-struct LawRows {
-  std::vector<double> out;  // m x (the law's output columns)
-  std::vector<std::uint8_t> status;
-};
-
-// The output columns of an ok row i: the contact-space outputs (in contact_output_names() order),
-// the law's extras, then (after the status, which has its own array) the body-level outputs.
-template <class T>
-void ok_row_outputs(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk<T>& ch,
-                    const engine::OutputColumns<T>& res, std::size_t i, double* o) {
-  const Vec3<T> PT = res.P(i), vfT = res.vf(i);
-  const double Pv[3] = {double(PT.x), double(PT.y), double(PT.z)};
-  const ContactParts cp = contact_parts(ch.probs[i].n, PT, vfT);
-  o[0] = Pv[0];
-  o[1] = Pv[1];
-  o[2] = Pv[2];
-  o[3] = cp.Pn;
-  o[4] = cp.Pt;
-  o[5] = double(vfT.x);
-  o[6] = double(vfT.y);
-  o[7] = double(vfT.z);
-  o[8] = cp.vfn;
-  o[9] = cp.vft;
-  o[10] = double(res.real[out_dE][i]);
-  std::size_t j = contact_output_names().size();
-  for (const ExtraColumn& x : lc.law->extras) o[j++] = res.extra(i, x.what);
-  const std::size_t nbody = sc.body_outputs.size();
-  if (nbody) sc.body(&ch.values[i * sc.params.size()], Pv, o + lc.cols.size() - nbody);
-}
-
-// Never a silent NaN in an ok row: the impulse, velocities, energy and body outputs must be finite
-// (a law's diagnostic extras may be inf where documented, e.g. mu_star).
-bool outputs_finite(const std::vector<StudyColumn>& cols, const double* o) {
-  for (std::size_t k = 0; k < cols.size(); ++k)
-    if (cols[k].kind == ColKind::real && cols[k].source != ColSource::extra && !std::isfinite(o[k])) return false;
-  return true;
-}
-
-// Each row's outputs and final status: the build status, else the law's, else non_finite where an
-// output that must be finite is not.
-template <class T>
-void law_rows(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk<T>& ch, const engine::OutputColumns<T>& res,
-              LawRows& rows) {
-  const std::size_t ncol = lc.cols.size();
-  rows.out.resize(ch.m * ncol);
-  rows.status.resize(ch.m);
-#pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(ch.m); ++ii) {
-    const std::size_t i = static_cast<std::size_t>(ii);
-    double* o = &rows.out[i * ncol];
-    std::fill(o, o + ncol, NAN);
-    Status s = static_cast<Status>(ch.build_status[i] ? ch.build_status[i] : res.status[i]);
-    if (s == Status::ok) {
-      ok_row_outputs(lc, sc, ch, res, i, o);
-      if (!outputs_finite(lc.cols, o)) s = Status::non_finite;
-    }
-    rows.status[i] = static_cast<std::uint8_t>(s);
-  }
-}
 
 // Folds a chunk's rows (design rows [first, first + m) of `total`) into the law's statistics: the
 // status counts, and each column's ok values in row order into the open block of stat_block_rows()
