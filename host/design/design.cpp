@@ -176,6 +176,35 @@ double ParamSpec::quantile(double u) const {
   throw std::invalid_argument("params." + name + ": a linspace parameter has no quantile (it is a grid)");
 }
 
+double ParamSpec::log_pdf(double x) const {
+  constexpr double kLogSqrt2Pi = 0.91893853320467274178;  // log sqrt(2 pi)
+  const double minus_inf = -std::numeric_limits<double>::infinity();
+  if (std::isnan(x)) return x;
+  switch (kind) {
+    case ParamKind::fixed: break;
+    case ParamKind::uniform:
+      if (x < a || x > b || !(b > a)) return minus_inf;
+      return -rmath::log(b - a);
+    case ParamKind::normal: {
+      if (std::isinf(x)) return minus_inf;
+      const double z = (x - a) / b;
+      return -0.5 * z * z - rmath::log(b) - kLogSqrt2Pi;
+    }
+    case ParamKind::lognormal: {
+      if (!(x > 0) || std::isinf(x)) return minus_inf;
+      const double lx = rmath::log(x), z = (lx - a) / b;
+      return -0.5 * z * z - rmath::log(b) - lx - kLogSqrt2Pi;
+    }
+    case ParamKind::truncnormal: {
+      if (x < lo || x > hi || std::isinf(x)) return minus_inf;
+      const double z = (x - a) / b;
+      return -0.5 * z * z - rmath::log(b) - kLogSqrt2Pi - rmath::log(trunc_of(*this).mass);
+    }
+    case ParamKind::linspace: break;
+  }
+  throw std::invalid_argument("params." + name + ": a " + param_kind_name(kind) + " parameter has no density");
+}
+
 double ParamSpec::cdf(double x) const {
   if (std::isnan(x)) return x;
   switch (kind) {

@@ -44,6 +44,9 @@ struct ParamSpec {
   double quantile(double u) const;
   // CDF at x (for tests; fixed: step at a; linspace: throws).
   double cdf(double x) const;
+  // The log of the density at x, normalised (-inf outside the support; rmath's log: the same bits
+  // on every machine). fixed and linspace have none: throws. A prior's density in calibrate/.
+  double log_pdf(double x) const;
   // Exact mean and variance of the marginal (linspace: of its points).
   double mean() const;
   double variance() const;

@@ -690,3 +690,26 @@ TEST(DesignQuantiles, PinnedBits) {
     EXPECT_STREQ(got, want) << p.what << " = " << x;
   }
 }
+
+// log_pdf: the derivative of the CDF (central differences), and the support's edges.
+TEST(ParamSpec, LogPdfIsTheCdfsDerivative) {
+  const ParamSpec specs[] = {U("x", -1, 3), N("x", 0.5, 2), LN("x", 0.2, 0.7), TN("x", 1, 0.5, 0, 2),
+                             TN("x", 0, 1, 3, kInf)};
+  const double xs[] = {-0.5, 0.1, 0.9, 1.7, 3.4, 5.0};
+  for (const ParamSpec& p : specs) {
+    for (double x : xs) {
+      const double h = 1e-5, d = (p.cdf(x + h) - p.cdf(x - h)) / (2 * h);
+      const double lp = p.log_pdf(x);
+      if (d == 0) {
+        EXPECT_EQ(lp, -kInf) << p.describe() << " at " << x;
+        continue;
+      }
+      EXPECT_NEAR(std::exp(lp), d, 1e-6 * std::max(1.0, d)) << p.describe() << " at " << x;
+    }
+  }
+  EXPECT_EQ(U("x", 0, 1).log_pdf(1.5), -kInf);
+  EXPECT_EQ(LN("x", 0, 1).log_pdf(0.0), -kInf);
+  EXPECT_EQ(N("x", 0, 1).log_pdf(kInf), -kInf);
+  EXPECT_TRUE(std::isnan(N("x", 0, 1).log_pdf(kNaN)));
+  EXPECT_THROW(P("x", ParamKind::fixed, 1).log_pdf(1), std::invalid_argument);
+}
