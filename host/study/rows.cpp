@@ -10,10 +10,14 @@
 
 namespace impact::study {
 
+// Rows below this go on one thread: waking a team costs more than a few hundred rows (the
+// calibration's batches are walkers/2 x experiments). The rows are independent: the same bits.
+constexpr std::size_t kParallelRows = 4096;
+
 template <class T>
 std::uint64_t Chunk<T>::build_instances(const systems::ScenarioInfo& sc) {
   const std::size_t P = sc.params.size();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m >= kParallelRows)
   for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(m); ++ii) {
     const std::size_t i = static_cast<std::size_t>(ii);
     ContactProblem<double> p{};
@@ -73,7 +77,7 @@ void law_rows(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk
   const std::size_t ncol = lc.cols.size();
   rows.out.resize(ch.m * ncol);
   rows.status.resize(ch.m);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ch.m >= kParallelRows)
   for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(ch.m); ++ii) {
     const std::size_t i = static_cast<std::size_t>(ii);
     double* o = &rows.out[i * ncol];

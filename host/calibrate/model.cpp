@@ -1,0 +1,140 @@
+#include "calibrate/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "impact/rmath.hpp"
+
+namespace impact::calibrate {
+
+namespace {
+
+constexpr double kLogSqrt2Pi = 0.91893853320467274178;
+
+int param_index(const systems::ScenarioInfo& sc, const std::string& name, const std::string& what) {
+  const int k = sc.index_of(name);
+  if (k < 0) {
+    std::string known;
+    for (const systems::ScenarioParam& p : sc.params) known += (known.empty() ? "" : ", ") + std::string(p.name);
+    throw std::invalid_argument(what + " '" + name + "' is no parameter of scenario " + sc.name + " (known: " + known +
+                                ")");
+  }
+  return k;
+}
+
+}  // namespace
+
+bool outside_domain(Status s) {
+  return s == Status::no_approach || s == Status::W_not_spd || s == Status::bad_normal ||
+         s == Status::param_out_of_range || s == Status::not_planar;
+}
+
+Model::Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine::Backend backend,
+             engine::Precision precision, const LawOptions& opt,
+             const std::vector<std::pair<std::string, double>>& fixed, std::vector<design::ParamSpec> free,
+             Experiments data)
+    : sc_(sc), eval_(sc, law, backend, precision, opt), free_(std::move(free)), data_(std::move(data)) {
+  base_.resize(sc.params.size());
+  for (std::size_t k = 0; k < base_.size(); ++k) base_[k] = sc.params[k].value;
+  for (const auto& [name, v] : fixed) base_[static_cast<std::size_t>(param_index(sc, name, "fixed parameter"))] = v;
+  if (free_.empty()) throw std::invalid_argument("a calibration needs at least one free parameter");
+  for (const design::ParamSpec& p : free_) {
+    if (p.kind == design::ParamKind::fixed || p.kind == design::ParamKind::linspace)
+      throw std::invalid_argument("params." + p.name + ": a free parameter's prior is a distribution (" +
+                                  design::param_kind_name(p.kind) + " has no density)");
+    free_idx_.push_back(param_index(sc, p.name, "free parameter"));
+  }
+  for (const std::string& c : data_.conditions) {
+    cond_idx_.push_back(param_index(sc, c, "condition"));
+    for (const design::ParamSpec& p : free_)
+      if (p.name == c) throw std::invalid_argument("'" + c + "' is both a free parameter and a condition of the data");
+  }
+  for (const std::string& o : data_.observed) {
+    const int j = eval_.column(o);
+    if (j < 0 || eval_.columns()[static_cast<std::size_t>(j)].kind != study::ColKind::real) {
+      std::string known;
+      for (const study::StudyColumn& col : eval_.columns())
+        if (col.kind == study::ColKind::real) known += (known.empty() ? "" : ", ") + col.name;
+      throw std::invalid_argument("observed '" + o + "' is no output of " + law.name + " in scenario " + sc.name +
+                                  " (known: " + known + ")");
+    }
+    obs_col_.push_back(j);
+  }
+  if (data_.observed.empty()) throw std::invalid_argument("the data observe no output");
+  if (data_.n == 0) throw std::invalid_argument("the data hold no experiment");
+  const std::size_t no = data_.observed.size();
+  if (data_.cond.size() != data_.n * data_.conditions.size() || data_.obs.size() != data_.n * no ||
+      data_.sigma.size() != data_.n * no)
+    throw std::invalid_argument("the data's tables do not match its experiments");
+  for (std::size_t i = 0; i < data_.sigma.size(); ++i)
+    if (!(data_.sigma[i] > 0) || !std::isfinite(data_.sigma[i]))
+      throw std::invalid_argument("experiment " + std::to_string(i / no + 1) + ": the uncertainty of " +
+                                  data_.observed[i % no] + " must be finite and > 0");
+  for (double sd : data_.sigma) log_norm_ -= rmath::log(sd) + kLogSqrt2Pi;
+}
+
+double Model::log_prior(const double* theta) const {
+  double lp = 0;
+  for (std::size_t k = 0; k < free_.size(); ++k) lp += free_[k].log_pdf(theta[k]);
+  return lp;
+}
+
+void Model::evaluate(const double* theta, std::size_t n) {
+  const std::size_t P = base_.size(), E = data_.n, C = cond_idx_.size(), D = free_idx_.size();
+  values_.resize(n * E * P);
+  for (std::size_t p = 0; p < n; ++p)
+    for (std::size_t i = 0; i < E; ++i) {
+      double* v = &values_[(p * E + i) * P];
+      std::copy(base_.begin(), base_.end(), v);
+      for (std::size_t c = 0; c < C; ++c) v[cond_idx_[c]] = data_.cond[i * C + c];
+      for (std::size_t d = 0; d < D; ++d) v[free_idx_[d]] = theta[p * D + d];
+    }
+  law_s_ += eval_.evaluate(values_.data(), n * E, rows_out_);
+  rows_ += n * E;
+}
+
+void Model::log_posterior(const double* theta, std::size_t n, double* out) {
+  const std::size_t E = data_.n, O = obs_col_.size(), D = free_.size(), ncol = eval_.columns().size();
+  // only the points inside the prior's support go to the law
+  std::vector<double> inside;
+  std::vector<std::size_t> which;
+  for (std::size_t p = 0; p < n; ++p) {
+    out[p] = log_prior(theta + p * D);
+    if (out[p] > -std::numeric_limits<double>::infinity()) {
+      inside.insert(inside.end(), theta + p * D, theta + (p + 1) * D);
+      which.push_back(p);
+    }
+  }
+  if (which.empty()) return;
+  evaluate(inside.data(), which.size());
+  for (std::size_t q = 0; q < which.size(); ++q) {
+    double ll = 0;
+    for (std::size_t i = 0; i < E && !std::isnan(ll); ++i) {
+      const std::size_t row = q * E + i;
+      const Status s = static_cast<Status>(rows_out_.status[row]);
+      if (s != Status::ok) {
+        ll = outside_domain(s) ? -std::numeric_limits<double>::infinity() : std::nan("");
+        break;
+      }
+      for (std::size_t j = 0; j < O; ++j) {
+        const double m = rows_out_.out[row * ncol + static_cast<std::size_t>(obs_col_[j])];
+        const double sd = data_.sigma[i * O + j], z = (data_.obs[i * O + j] - m) / sd;
+        ll += -0.5 * z * z;
+      }
+    }
+    out[which[q]] += ll + log_norm_;
+  }
+}
+
+void Model::predict(const double* theta, std::vector<double>& out, std::vector<std::uint8_t>& status) {
+  const std::size_t E = data_.n, O = obs_col_.size(), ncol = eval_.columns().size();
+  evaluate(theta, 1);
+  out.assign(E * O, std::nan(""));
+  status.assign(rows_out_.status.begin(), rows_out_.status.begin() + static_cast<std::ptrdiff_t>(E));
+  for (std::size_t i = 0; i < E; ++i)
+    for (std::size_t j = 0; j < O; ++j) out[i * O + j] = rows_out_.out[i * ncol + static_cast<std::size_t>(obs_col_[j])];
+}
+
+}  // namespace impact::calibrate

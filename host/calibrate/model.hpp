@@ -1,0 +1,82 @@
+// The statistical model of a calibration (docs: issue 25): experiments, each an impact whose
+// conditions set some of the scenario's parameters and whose outputs were observed; a law with
+// free parameters under priors; a Gaussian measurement error.
+//
+//   log p(theta | data) = sum_k log prior_k(theta_k)
+//                       + sum_i sum_j [ -1/2 ((y_ij - m_ij(theta)) / s_ij)^2 - log s_ij - log sqrt(2 pi) ]
+//
+// m_ij(theta) is output j of the law on experiment i's row: the scenario's defaults, the fixed
+// values, experiment i's conditions, then theta (study::RowEvaluator: the study's own evaluation).
+// A batch of points is one batch of (points x experiments) rows on the backend.
+//
+// Where the model has no value: a row the scenario or the law refuses as outside its domain
+// (no_approach, W_not_spd, bad_normal, param_out_of_range, not_planar) has likelihood 0 (-inf: such a theta
+// is as impossible as one outside the prior); a row that failed numerically (step_limit,
+// non_finite, stalled, inconsistent, inadmissible) makes the point's log density NaN, which the
+// sampler rejects and counts (EnsembleChain::failed_proposals).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "design/design.hpp"
+#include "engine/options.hpp"
+#include "study/rows.hpp"
+
+namespace impact::calibrate {
+
+struct Experiments {
+  std::vector<std::string> conditions;  // scenario parameters set per experiment
+  std::vector<std::string> observed;    // output columns observed (study/columns.hpp names)
+  std::size_t n = 0;                    // experiments
+  std::vector<double> cond;             // n x conditions
+  std::vector<double> obs;              // n x observed
+  std::vector<double> sigma;            // n x observed: the measurement's standard deviation, > 0
+};
+
+class Model {
+ public:
+  // `fixed`: (name, value) of scenario parameters set for every experiment; `free`: the free
+  // parameters with their priors (ParamSpec::name a scenario parameter). Throws
+  // std::invalid_argument naming what is wrong: an unknown parameter or output, a parameter both
+  // free and a condition, a prior without a density (fixed, linspace), a sigma that is not > 0.
+  Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine::Backend backend,
+        engine::Precision precision, const LawOptions& opt, const std::vector<std::pair<std::string, double>>& fixed,
+        std::vector<design::ParamSpec> free, Experiments data);
+
+  std::size_t dim() const { return free_.size(); }
+  const std::vector<design::ParamSpec>& free() const { return free_; }
+  const Experiments& data() const { return data_; }
+
+  // Log prior of one point (-inf outside the support).
+  double log_prior(const double* theta) const;
+  // Log posterior (up to the evidence) of n points (n x dim): the sampler's LogDensity.
+  void log_posterior(const double* theta, std::size_t n, double* out);
+  // The model's outputs at one point: n experiments x observed (NaN where a row is not ok), with
+  // each row's status.
+  void predict(const double* theta, std::vector<double>& out, std::vector<std::uint8_t>& status);
+
+  std::uint64_t rows_evaluated() const { return rows_; }
+  double law_seconds() const { return law_s_; }
+
+ private:
+  // rows for points [0, n): values, evaluated into rows_out_
+  void evaluate(const double* theta, std::size_t n);
+  const systems::ScenarioInfo& sc_;
+  study::RowEvaluator eval_;
+  std::vector<design::ParamSpec> free_;
+  Experiments data_;
+  std::vector<double> base_;   // every parameter's value before conditions and theta
+  std::vector<int> cond_idx_, free_idx_, obs_col_;
+  std::vector<double> values_;
+  study::LawRows rows_out_;
+  double log_norm_ = 0;  // sum over the data of -log s_ij - log sqrt(2 pi)
+  std::uint64_t rows_ = 0;
+  double law_s_ = 0;
+};
+
+// Whether a status means "outside the model's domain" (likelihood 0) rather than a failure.
+bool outside_domain(Status s);
+
+}  // namespace impact::calibrate

@@ -1,0 +1,166 @@
+// The calibration's model (calibrate/model.hpp) and the sampler together: data simulated from known
+// parameters with Gaussian noise, and the posterior's 90% credible intervals cover the truth at a
+// rate consistent with 90% over 50 replicates; the log posterior is the prior plus the Gaussian
+// log likelihood of the study's own outputs; what the model cannot evaluate, and bad data, are said.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "calibrate/ensemble.hpp"
+#include "calibrate/model.hpp"
+#include "calibrate/summary.hpp"
+#include "design/param_text.hpp"
+#include "engine/registry.hpp"
+
+using namespace impact;
+using namespace impact::calibrate;
+
+namespace {
+
+const systems::ScenarioInfo& ball() { return *systems::find_scenario("ball"); }
+
+design::ParamSpec prior(const std::string& name, const std::string& text) {
+  return design::parse_param_text(name, "params." + name, text);
+}
+
+// 24 ball impacts: incoming V0x in [-6, 6] and spin w0y in [-4, 4] vary (the conditions), V0z = -3,
+// so that some slide throughout (they inform mu) and some end in stick; observed the rebound Vx and
+// Vz with noise sd `noise`, from chatterjee-ruina at (mu, e).
+Experiments simulate(std::uint64_t seed, double mu, double e, double noise) {
+  Experiments d;
+  d.conditions = {"V0x", "w0y"};
+  d.observed = {"Vx", "Vz"};
+  d.n = 24;
+  for (std::size_t i = 0; i < d.n; ++i) {
+    d.cond.push_back(-6.0 + 12.0 * static_cast<double>(i) / 23.0);
+    d.cond.push_back(2.0 * (static_cast<double>(i % 5) - 2.0));
+  }
+  d.obs.assign(d.n * 2, 0.0);
+  d.sigma.assign(d.n * 2, noise);
+  Model truth(ball(), *engine::find_law("chatterjee-ruina"), engine::Backend::serial, engine::Precision::f64,
+              engine::law_options(250, Integrator::rk4), {{"V0z", -3.0}}, {prior("mu", "uniform:0:1"), prior("e", "uniform:0:1")}, d);
+  const double theta[2] = {mu, e};
+  std::vector<double> m;
+  std::vector<std::uint8_t> st;
+  truth.predict(theta, m, st);
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> n(0.0, noise);
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    EXPECT_EQ(st[i / 2], 0);
+    d.obs[i] = m[i] + n(g);
+  }
+  return d;
+}
+
+Model model_of(Experiments d) {
+  return Model(ball(), *engine::find_law("chatterjee-ruina"), engine::Backend::serial, engine::Precision::f64,
+               engine::law_options(250, Integrator::rk4), {{"V0z", -3.0}},
+               {prior("mu", "uniform:0:1"), prior("e", "uniform:0:1")}, std::move(d));
+}
+
+}  // namespace
+
+TEST(CalibrateModel, LogPosteriorIsPriorPlusGaussianLikelihood) {
+  Model m = model_of(simulate(1, 0.3, 0.6, 0.02));
+  const double theta[2] = {0.35, 0.55};
+  double lp = 0;
+  m.log_posterior(theta, 1, &lp);
+  std::vector<double> pred;
+  std::vector<std::uint8_t> st;
+  m.predict(theta, pred, st);
+  double want = 0;  // the uniform priors on [0, 1] have log density 0
+  for (std::size_t i = 0; i < pred.size(); ++i) {
+    const double z = (m.data().obs[i] - pred[i]) / 0.02;
+    want += -0.5 * z * z - std::log(0.02) - 0.5 * std::log(2 * M_PI);
+  }
+  EXPECT_NEAR(lp, want, 1e-9 * std::fabs(want));
+  // outside the prior: -inf, and the law is not asked
+  const std::uint64_t rows = m.rows_evaluated();
+  const double out[4] = {1.5, 0.5, 0.3, -0.1};
+  double lps[2];
+  m.log_posterior(out, 2, lps);
+  EXPECT_EQ(lps[0], -HUGE_VAL);
+  EXPECT_EQ(lps[1], -HUGE_VAL);
+  EXPECT_EQ(m.rows_evaluated(), rows);
+}
+
+TEST(CalibrateModel, BadModelsAreSaid) {
+  const auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const Experiments d = simulate(2, 0.3, 0.6, 0.02);
+  const engine::LawInfo& cr = *engine::find_law("chatterjee-ruina");
+  const LawOptions opt = engine::law_options(250, Integrator::rk4);
+  EXPECT_NE(message([&] { Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("nu", "uniform:0:1")}, d); })
+                .find("free parameter 'nu' is no parameter of scenario ball"),
+            std::string::npos);
+  EXPECT_NE(message([&] { Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("V0x", "uniform:0:1")}, d); })
+                .find("'V0x' is both a free parameter and a condition"),
+            std::string::npos);
+  EXPECT_NE(message([&] { Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("mu", "0.3")}, d); })
+                .find("params.mu: a free parameter's prior is a distribution"),
+            std::string::npos);
+  Experiments bad = d;
+  bad.observed[1] = "Vq";
+  EXPECT_NE(message([&] { Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("mu", "uniform:0:1")}, bad); })
+                .find("observed 'Vq' is no output of chatterjee-ruina in scenario ball (known: P_x"),
+            std::string::npos);
+  bad = d;
+  bad.sigma[5] = 0;
+  EXPECT_EQ(message([&] { Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("mu", "uniform:0:1")}, bad); }),
+            "experiment 3: the uncertainty of Vz must be finite and > 0");
+  // e > 1 is outside the law's domain: likelihood 0, not a failure
+  Model m = Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {{"V0z", -3.0}},
+                  {prior("mu", "uniform:0:1"), prior("e", "uniform:0:2")}, d);
+  const double theta[2] = {0.3, 1.5};
+  double lp = 0;
+  m.log_posterior(theta, 1, &lp);
+  EXPECT_EQ(lp, -HUGE_VAL);
+}
+
+// Coverage: 50 data sets from mu = 0.3, e = 0.6; each one's 90% central credible interval of mu and
+// of e. Over the 100 intervals the count covering the truth is Binomial(100, 0.9) if the posterior
+// is right: 90 +- 3; below 80 (p < 0.001) it is not.
+TEST(CalibrateModel, CredibleIntervalsCoverTheTruth) {
+  int covered[2] = {0, 0};
+  double worst_rhat_like = 0;
+  const int replicates = 50;
+  for (int r = 0; r < replicates; ++r) {
+    Model m = model_of(simulate(100 + r, 0.3, 0.6, 0.02));
+    EnsembleOptions o;
+    o.walkers = 16;
+    o.steps = 1200;
+    o.seed = 1000 + r;
+    std::vector<double> start;
+    std::mt19937_64 g(r);
+    std::uniform_real_distribution<double> u(0.1, 0.9);
+    for (std::size_t w = 0; w < o.walkers * 2; ++w) start.push_back(u(g));
+    const EnsembleChain c =
+        run_ensemble(start, 2, [&](const double* x, std::size_t n, double* out) { m.log_posterior(x, n, out); }, o);
+    const std::vector<ParamSummary> s = summarize(c, 400, {0.05, 0.5, 0.95});
+    const double truth[2] = {0.3, 0.6};
+    for (int k = 0; k < 2; ++k) {
+      covered[k] += s[k].quantiles[0] <= truth[k] && truth[k] <= s[k].quantiles[2];
+      worst_rhat_like = std::max(worst_rhat_like, s[k].tau);
+      EXPECT_LT(s[k].sd, 0.05) << "replicate " << r << " param " << k << " mean " << s[k].mean;  // the data do inform
+    }
+    EXPECT_EQ(c.failed_proposals, 0u);
+  }
+  const int total = covered[0] + covered[1];
+  EXPECT_GE(total, 80) << "mu " << covered[0] << "/50, e " << covered[1] << "/50";
+  EXPECT_LE(total, 99);
+  RecordProperty("coverage_mu", covered[0]);
+  RecordProperty("coverage_e", covered[1]);
+  RecordProperty("largest_tau", std::to_string(worst_rhat_like));
+  std::printf("coverage of the 90%% intervals: mu %d/50, e %d/50; largest tau %.1f steps\n", covered[0], covered[1],
+              worst_rhat_like);
+}
