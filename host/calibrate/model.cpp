@@ -24,6 +24,15 @@ int param_index(const systems::ScenarioInfo& sc, const std::string& name, const 
   return k;
 }
 
+// The field of a contact-space instance that a law parameter is copied to; null for the others.
+double ContactProblem<double>::*law_field(const std::string& name) {
+  if (name == "mu") return &ContactProblem<double>::mu;
+  if (name == "e") return &ContactProblem<double>::e;
+  if (name == "e_t") return &ContactProblem<double>::e_t;
+  if (name == "eta0") return &ContactProblem<double>::eta0;
+  return nullptr;
+}
+
 }  // namespace
 
 bool outside_domain(Status s) {
@@ -73,6 +82,22 @@ Model::Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine
       throw std::invalid_argument("experiment " + std::to_string(i / no + 1) + ": the uncertainty of " +
                                   data_.observed[i % no] + " must be finite and > 0");
   for (double sd : data_.sigma) log_norm_ -= rmath::log(sd) + kLogSqrt2Pi;
+  law_only_ = true;
+  for (const design::ParamSpec& p : free_) law_only_ = law_only_ && law_field(p.name) != nullptr;
+  reuse_ = law_only_;
+  if (law_only_) {  // each experiment's instance, once (the free parameters at their defaults)
+    study::Chunk<double> ch;
+    ch.resize(data_.n, 0, base_.size());
+    ch.m = data_.n;
+    for (std::size_t i = 0; i < data_.n; ++i) {
+      std::copy(base_.begin(), base_.end(), &ch.values[i * base_.size()]);
+      for (std::size_t c = 0; c < cond_idx_.size(); ++c)
+        ch.values[i * base_.size() + cond_idx_[c]] = data_.cond[i * cond_idx_.size() + c];
+    }
+    ch.build_instances(sc_);
+    exp_probs_ = ch.probs;
+    exp_status_ = ch.build_status;
+  }
 }
 
 double Model::log_prior(const double* theta) const {
@@ -91,7 +116,21 @@ void Model::evaluate(const double* theta, std::size_t n) {
       for (std::size_t c = 0; c < C; ++c) v[cond_idx_[c]] = data_.cond[i * C + c];
       for (std::size_t d = 0; d < D; ++d) v[free_idx_[d]] = theta[p * D + d];
     }
-  law_s_ += eval_.evaluate(values_.data(), n * E, rows_out_);
+  if (reuse_) {
+    probs_.resize(n * E);
+    status_.resize(n * E);
+    for (std::size_t p = 0; p < n; ++p)
+      for (std::size_t i = 0; i < E; ++i) {
+        ContactProblem<double>& q = probs_[p * E + i];
+        q = exp_probs_[i];
+        status_[p * E + i] = exp_status_[i];
+        if (exp_status_[i] != 0) continue;  // the placeholder stays
+        for (std::size_t d = 0; d < D; ++d) q.*law_field(free_[d].name) = theta[p * D + d];
+      }
+    law_s_ += eval_.evaluate_built(values_.data(), probs_.data(), status_.data(), n * E, rows_out_);
+  } else {
+    law_s_ += eval_.evaluate(values_.data(), n * E, rows_out_);
+  }
   rows_ += n * E;
 }
 

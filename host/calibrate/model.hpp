@@ -58,6 +58,12 @@ class Model {
   void predict(const double* theta, std::vector<double>& out, std::vector<std::uint8_t>& status);
 
   std::uint64_t rows_evaluated() const { return rows_; }
+  // Whether the experiments' instances are built once and only their law parameters set per point
+  // (every free parameter one of mu, e, e_t, eta0, which a scenario's build() only copies): the
+  // same bits as building every row, without the scenario's geometry per row. On by default where
+  // it applies; off builds every row (tests, benchmarks).
+  bool reuses_instances() const { return reuse_; }
+  void set_reuse_instances(bool on) { reuse_ = on && law_only_; }
   double law_seconds() const { return law_s_; }
 
  private:
@@ -71,6 +77,11 @@ class Model {
   std::vector<int> cond_idx_, free_idx_, obs_col_;
   std::vector<double> values_;
   study::LawRows rows_out_;
+  bool law_only_ = false, reuse_ = false;
+  std::vector<ContactProblem<double>> exp_probs_;  // per experiment, at the base law parameters
+  std::vector<std::uint8_t> exp_status_;
+  std::vector<ContactProblem<double>> probs_;      // per row of a batch
+  std::vector<std::uint8_t> status_;
   double log_norm_ = 0;  // sum over the data of -log s_ij - log sqrt(2 pi)
   std::uint64_t rows_ = 0;
   double law_s_ = 0;

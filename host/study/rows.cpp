@@ -110,12 +110,19 @@ int RowEvaluator::column(const std::string& name) const {
 }
 
 double RowEvaluator::evaluate(const double* values, std::size_t m, LawRows& rows) {
-  return precision_ == engine::Precision::f32 ? run(chf_, resf_, values, m, rows) : run(chd_, resd_, values, m, rows);
+  return precision_ == engine::Precision::f32 ? run(chf_, resf_, values, m, rows, nullptr, nullptr)
+                                              : run(chd_, resd_, values, m, rows, nullptr, nullptr);
+}
+
+double RowEvaluator::evaluate_built(const double* values, const ContactProblem<double>* probs,
+                                    const std::uint8_t* build_status, std::size_t m, LawRows& rows) {
+  return precision_ == engine::Precision::f32 ? run(chf_, resf_, values, m, rows, probs, build_status)
+                                              : run(chd_, resd_, values, m, rows, probs, build_status);
 }
 
 template <class T>
 double RowEvaluator::run(Chunk<T>& ch, engine::OutputColumns<T>& res, const double* values, std::size_t m,
-                         LawRows& rows) {
+                         LawRows& rows, const ContactProblem<double>* probs, const std::uint8_t* build_status) {
   const std::size_t P = sc_.params.size();
   if (ch.probs.size() < m) {
     ch.resize(m, 0, P);
@@ -124,7 +131,15 @@ double RowEvaluator::run(Chunk<T>& ch, engine::OutputColumns<T>& res, const doub
   ch.first = 0;
   ch.m = m;
   std::copy(values, values + m * P, ch.values.begin());
-  ch.build_instances(sc_);
+  if (probs) {
+    for (std::size_t i = 0; i < m; ++i) {
+      ch.probs[i] = probs[i];
+      ch.build_status[i] = build_status[i];
+      ch.in.set(i, probs[i]);
+    }
+  } else {
+    ch.build_instances(sc_);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   ref::any_batch_fn<T>(*lc_.law, backend_)(ch.in.view(nullptr, 0, m), res.view(0), opt_);
   const double secs = io::seconds_since(t0);

@@ -64,10 +64,16 @@ class RowEvaluator {
   // values: m x sc.params.size() (every parameter, in the scenario's order); rows: m x columns()
   // and m statuses. Returns the seconds spent in the law.
   double evaluate(const double* values, std::size_t m, LawRows& rows);
+  // The same for rows whose instances were built already: probs[i] and build_status[i] are what
+  // the scenario's build() gives values row i (the caller's promise; e.g. an instance built once,
+  // its law parameters set per row, which build() only copies). Skips the build.
+  double evaluate_built(const double* values, const ContactProblem<double>* probs, const std::uint8_t* build_status,
+                        std::size_t m, LawRows& rows);
 
  private:
   template <class T>
-  double run(Chunk<T>& ch, engine::OutputColumns<T>& res, const double* values, std::size_t m, LawRows& rows);
+  double run(Chunk<T>& ch, engine::OutputColumns<T>& res, const double* values, std::size_t m, LawRows& rows,
+             const ContactProblem<double>* probs, const std::uint8_t* build_status);
   const systems::ScenarioInfo& sc_;
   LawColumns lc_;
   engine::Backend backend_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -86,6 +87,43 @@ TEST(CalibrateModel, LogPosteriorIsPriorPlusGaussianLikelihood) {
   EXPECT_EQ(lps[0], -HUGE_VAL);
   EXPECT_EQ(lps[1], -HUGE_VAL);
   EXPECT_EQ(m.rows_evaluated(), rows);
+}
+
+// Free law parameters only: the experiments' instances are built once and their law parameters set
+// per point. The same bits as building every row, in double and in float, for jia and stronge too.
+TEST(CalibrateModel, ReusedInstancesGiveTheSameBits) {
+  for (const char* law : {"chatterjee-ruina", "jia", "stronge"})
+    for (engine::Precision prec : {engine::Precision::f64, engine::Precision::f32}) {
+      SCOPED_TRACE(std::string(law) + (prec == engine::Precision::f32 ? " float" : " double"));
+      Experiments d = simulate(3, 0.3, 0.6, 0.02);
+      d.observed = {"Vx", "Vz", "wy", "P_t"};
+      d.obs.assign(d.n * 4, 0.5);
+      d.sigma.assign(d.n * 4, 0.1);
+      const auto make = [&] {
+        return Model(ball(), *engine::find_law(law), engine::Backend::serial, prec, engine::law_options(100, Integrator::rk4),
+                     {{"V0z", -3.0}}, {prior("mu", "uniform:0:1"), prior("e", "uniform:0:1"), prior("eta0", "lognormal:0:0.5")}, d);
+      };
+      Model fast = make(), slow = make();
+      slow.set_reuse_instances(false);
+      EXPECT_TRUE(fast.reuses_instances());
+      EXPECT_FALSE(slow.reuses_instances());
+      std::vector<double> theta;
+      std::mt19937_64 g(4);
+      std::uniform_real_distribution<double> u(0.05, 0.95);
+      for (int p = 0; p < 12; ++p) theta.insert(theta.end(), {u(g), u(g), 0.5 + u(g)});
+      std::vector<double> a(12), b(12);
+      fast.log_posterior(theta.data(), 12, a.data());
+      slow.log_posterior(theta.data(), 12, b.data());
+      for (int p = 0; p < 12; ++p) {
+        EXPECT_TRUE(std::isfinite(a[p]));
+        EXPECT_EQ(std::memcmp(&a[p], &b[p], sizeof(double)), 0) << a[p] << " vs " << b[p];
+      }
+    }
+  // a free geometric parameter: every row is built
+  const Experiments d = simulate(3, 0.3, 0.6, 0.02);
+  Model m(ball(), *engine::find_law("newton"), engine::Backend::serial, engine::Precision::f64,
+          engine::law_options(100, Integrator::rk4), {}, {prior("mu", "uniform:0:1"), prior("r", "uniform:0.5:2")}, d);
+  EXPECT_FALSE(m.reuses_instances());
 }
 
 TEST(CalibrateModel, BadModelsAreSaid) {
