@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/bench.hpp"
+#include "cli/calibrate.hpp"
 #include "cli/compare.hpp"
 #include "cli/eval.hpp"
 #include "cli/listings.hpp"
@@ -90,6 +91,8 @@ int main(int argc, char** argv) {
   CLI::App* study = add_study_subcommand(app, sa);
   BenchArgs ba;
   CLI::App* bench = add_bench_subcommand(app, ba);
+  CalibrateArgs cal;
+  CLI::App* calibrate = add_calibrate_subcommand(app, cal);
 
   refuse_negative_unsigned(app);
   try {
@@ -128,6 +131,7 @@ int main(int argc, char** argv) {
   try {
     if (*study) rc = run_study(sa, quiet_rank ? nullptr : stdout, quiet_rank ? nullptr : stderr);
     if (*bench) rc = run_bench(ba, stdout, stderr);
+    if (*calibrate) rc = run_calibrate(cal, stdout, stderr);
     if (*eval) rc = run_eval(ea, ea.quiet ? nullptr : stderr);
     if (*compare) rc = run_compare(ca, stdout);
     if (*reduce) run_reduce(ra, stdout, stderr);

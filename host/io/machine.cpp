@@ -1,4 +1,7 @@
 #include "io/machine.hpp"
+#include "io/version.hpp"
+
+#include <omp.h>
 
 #include <cstdio>
 
@@ -11,6 +14,15 @@
 #include <thread>
 
 namespace impact::io {
+
+nlohmann::ordered_json provenance_json() {
+  nlohmann::ordered_json j;
+  j["impact_version"] = version();
+  j["git_revision"] = git_revision();
+  j["date"] = utc_now();
+  j["host"] = {{"name", hostname()}, {"cpu", cpu_model()}, {"omp_threads", omp_get_max_threads()}};
+  return j;
+}
 
 std::string hostname() {
   char b[256] = {0};

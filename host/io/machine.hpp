@@ -4,7 +4,13 @@
 #include <chrono>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace impact::io {
+
+// What a run's metadata.json says first, of what ran where and when: impact_version,
+// git_revision, date (UTC), host {name, cpu, omp_threads}.
+nlohmann::ordered_json provenance_json();
 
 std::string hostname();    // "unknown" when not available
 std::string cpu_model();   // /proc/cpuinfo "model name" (or Hardware / CPU part), "unknown"

@@ -170,11 +170,7 @@ json metadata(const StudyConfig& c, const systems::ScenarioInfo& sc, const desig
               const ReportOptions& opt, const Statistics& stats, const Sensitivity& sens,
               const std::vector<std::string>& files) {
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - opt.start).count();
-  json meta;
-  meta["impact_version"] = io::version();
-  meta["git_revision"] = io::git_revision();
-  meta["date"] = io::utc_now();
-  meta["host"] = {{"name", io::hostname()}, {"cpu", io::cpu_model()}, {"omp_threads", omp_get_max_threads()}};
+  json meta = io::provenance_json();
   meta["backend"] = engine::backend_name(opt.backend);
   if (!opt.backend_why.empty()) meta["backend_choice"] = opt.backend_why.substr(2, opt.backend_why.size() - 3);
   meta["precision"] = engine::precision_name(opt.precision);

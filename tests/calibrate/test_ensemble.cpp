@@ -16,6 +16,7 @@
 
 #include "calibrate/autocorr.hpp"
 #include "calibrate/ensemble.hpp"
+#include "errors.hpp"
 
 using namespace impact::calibrate;
 
@@ -242,14 +243,7 @@ TEST(Ensemble, SameBitsForASeedWhateverTheThreads) {
 }
 
 TEST(Ensemble, StartsThatCannotRunAreRefusedNamingTheWalker) {
-  const auto message = [](auto&& f) {
-    try {
-      f();
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto message = [](auto&& f) { return impact::test::invalid_argument_of(f); };
   const auto positive = [](const double* x) { return x[0] > 0 ? -x[0] : -HUGE_VAL; };  // exp(-x) on x > 0
   EnsembleOptions o;
   o.walkers = 4;

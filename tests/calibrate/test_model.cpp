@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "calibrate/ensemble.hpp"
+#include "errors.hpp"
 #include "calibrate/model.hpp"
 #include "calibrate/summary.hpp"
 #include "design/param_text.hpp"
@@ -127,14 +128,7 @@ TEST(CalibrateModel, ReusedInstancesGiveTheSameBits) {
 }
 
 TEST(CalibrateModel, BadModelsAreSaid) {
-  const auto message = [](auto&& f) {
-    try {
-      f();
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto message = [](auto&& f) { return impact::test::invalid_argument_of(f); };
   const Experiments d = simulate(2, 0.3, 0.6, 0.02);
   const engine::LawInfo& cr = *engine::find_law("chatterjee-ruina");
   const LawOptions opt = engine::law_options(250, Integrator::rk4);

@@ -1,0 +1,170 @@
+#include "calibrate/config.hpp"
+
+#include <climits>
+#include <cstdlib>
+
+#include "design/param_text.hpp"
+#include "engine/registry.hpp"
+#include "study/config.hpp"
+#include "systems/scenarios.hpp"
+
+namespace impact::calibrate {
+
+using json = nlohmann::ordered_json;
+using io::ConfigReader;
+
+namespace {
+
+std::vector<std::string> strings(const ConfigReader& r, const json& v, const std::string& key) {
+  if (!v.is_array()) r.fail(key, std::string("expected an array of strings, got ") + io::json_type_name(v));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(r.str(v[i], key + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+// A path in a config file is relative to that file's folder.
+std::string beside_config(const io::ConfigTree& t, const std::string& key, const std::string& path) {
+  if (path.empty() || path[0] == '/' || !t.where.count(key) || t.where.at(key).first <= 0) return path;
+  const std::size_t slash = t.file.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "." : t.file.substr(0, slash + 1);
+  char buf[PATH_MAX];
+  return realpath(folder.c_str(), buf) ? std::string(buf) + "/" + path : path;
+}
+
+void resolve_head(const ConfigReader& r, const json& root, CalibrateConfig& c) {
+  if (!root.contains("calibrate")) r.fail("calibrate", "missing (the [calibrate] table: scenario and law)");
+  const json& s = r.table(root.at("calibrate"), "calibrate");
+  r.expect_keys(s, "calibrate", {"name", "description", "scenario", "law"});
+  if (s.contains("name")) c.name = r.str(s.at("name"), "calibrate.name");
+  if (s.contains("description")) c.description = r.str(s.at("description"), "calibrate.description");
+  if (!s.contains("scenario")) r.fail("calibrate.scenario", "missing (known: " + systems::scenario_list() + ")");
+  c.scenario = r.str(s.at("scenario"), "calibrate.scenario");
+  if (!systems::find_scenario(c.scenario))
+    r.fail("calibrate.scenario", "unknown scenario '" + c.scenario + "' (known: " + systems::scenario_list() + ")");
+  if (!s.contains("law")) r.fail("calibrate.law", "missing (known: " + engine::law_names() + ")");
+  c.law = r.str(s.at("law"), "calibrate.law");
+  if (!engine::find_law(c.law)) r.fail("calibrate.law", "unknown law '" + c.law + "' (known: " + engine::law_names() + ")");
+}
+
+void resolve_run(const ConfigReader& r, const json& root, CalibrateConfig& c) {
+  if (!root.contains("run")) return;
+  const json& rn = r.table(root.at("run"), "run");
+  r.expect_keys(rn, "run", {"backend", "precision", "integrator", "steps"});
+  if (rn.contains("backend")) c.backend = r.str(rn.at("backend"), "run.backend");
+  if (c.backend != "auto" && c.backend != "cuda" && c.backend != "omp" && c.backend != "serial")
+    r.fail("run.backend", "expected auto, cuda, omp or serial, got '" + c.backend + "'");
+  if (rn.contains("precision")) {
+    const std::string p = r.str(rn.at("precision"), "run.precision");
+    if (p != "double" && p != "float") r.fail("run.precision", "expected double or float, got '" + p + "'");
+    c.precision = engine::parse_precision(p);
+  }
+  if (rn.contains("integrator")) {
+    const std::string i = r.str(rn.at("integrator"), "run.integrator");
+    if (i != "rk4" && i != "euler") r.fail("run.integrator", "expected rk4 or euler, got '" + i + "'");
+    c.integrator = engine::parse_integrator(i);
+  }
+  if (rn.contains("steps")) c.steps = static_cast<int>(r.integer(rn.at("steps"), "run.steps", 1, 1000000));
+}
+
+void resolve_data(const ConfigReader& r, const json& root, CalibrateConfig& c) {
+  if (!root.contains("data")) r.fail("data", "missing (the [data] table: file and observed)");
+  const json& d = r.table(root.at("data"), "data");
+  r.expect_keys(d, "data", {"file", "observed", "sigma", "ignore"});
+  if (!d.contains("file")) r.fail("data.file", "missing (a CSV of the experiments)");
+  c.data.file = beside_config(r.t, "data.file", r.str(d.at("file"), "data.file"));
+  if (!d.contains("observed")) r.fail("data.observed", "missing (the outputs measured, e.g. [\"Vx\", \"Vz\"])");
+  c.data.observed = strings(r, d.at("observed"), "data.observed");
+  if (c.data.observed.empty()) r.fail("data.observed", "expected at least one output");
+  if (d.contains("ignore")) c.data.ignore = strings(r, d.at("ignore"), "data.ignore");
+  if (d.contains("sigma")) {
+    const json& s = r.table(d.at("sigma"), "data.sigma");
+    for (auto it = s.begin(); it != s.end(); ++it) {
+      const std::string key = "data.sigma." + it.key();
+      if (std::find(c.data.observed.begin(), c.data.observed.end(), it.key()) == c.data.observed.end())
+        r.fail(key, "not an observed output");
+      const double v = r.num(it.value(), key);
+      if (!(v > 0) || !std::isfinite(v)) r.fail(key, "expected a standard deviation > 0, got " + io::show_value(it.value()));
+      c.data.sigma[it.key()] = v;
+    }
+  }
+}
+
+void resolve_params(const ConfigReader& r, const json& root, const systems::ScenarioInfo& sc, CalibrateConfig& c) {
+  if (!root.contains("params")) r.fail("params", "missing (the free parameters with their priors)");
+  const json& ps = r.table(root.at("params"), "params");
+  for (auto it = ps.begin(); it != ps.end(); ++it) {
+    const std::string key = "params." + it.key();
+    if (sc.index_of(it.key()) < 0) r.fail(key, "no parameter of scenario " + sc.name);
+    const design::ParamSpec p = study::parse_param(it.key(), it.value(), r.t.at(key));
+    if (p.kind == design::ParamKind::linspace) r.fail(key, "a grid is no prior (a free parameter takes a distribution)");
+    if (p.kind == design::ParamKind::fixed) c.fixed.emplace_back(p.name, p.a);
+    else c.free.push_back(p);
+  }
+  if (c.free.empty()) r.fail("params", "no free parameter (give one a distribution: its prior)");
+}
+
+void resolve_mcmc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
+  const std::size_t d = c.free.size();
+  c.walkers = std::max<std::size_t>(16, 4 * d);
+  bool burn_set = false;
+  if (root.contains("mcmc")) {
+    const json& m = r.table(root.at("mcmc"), "mcmc");
+    r.expect_keys(m, "mcmc", {"walkers", "steps", "burn", "seed", "a"});
+    if (m.contains("walkers")) {
+      c.walkers = r.integer(m.at("walkers"), "mcmc.walkers", 2 * d, 1u << 20);
+      if (c.walkers % 2) r.fail("mcmc.walkers", "expected an even number (the walkers move in two halves)");
+    }
+    if (m.contains("steps")) c.mcmc_steps = r.integer(m.at("steps"), "mcmc.steps", 2, 100000000);
+    if (m.contains("burn")) {
+      c.burn = r.integer(m.at("burn"), "mcmc.burn", 0, c.mcmc_steps - 2);
+      burn_set = true;
+    }
+    if (m.contains("seed")) c.seed = r.integer(m.at("seed"), "mcmc.seed", 0, UINT64_MAX);
+    if (m.contains("a")) {
+      c.a = r.num(m.at("a"), "mcmc.a");
+      if (!(c.a > 1) || !std::isfinite(c.a)) r.fail("mcmc.a", "expected a finite number > 1");
+    }
+  }
+  c.walkers += c.walkers % 2;
+  if (!burn_set) c.burn = c.mcmc_steps / 4;
+}
+
+}  // namespace
+
+CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
+  const ConfigReader r{t};
+  const json& root = t.root;
+  r.expect_keys(root, "", {"calibrate", "run", "data", "params", "mcmc", "output"});
+  CalibrateConfig c;
+  resolve_head(r, root, c);
+  resolve_run(r, root, c);
+  resolve_data(r, root, c);
+  resolve_params(r, root, *systems::find_scenario(c.scenario), c);
+  resolve_mcmc(r, root, c);
+  c.out_dir = "out/" + c.name;
+  if (root.contains("output")) {
+    const json& o = r.table(root.at("output"), "output");
+    r.expect_keys(o, "output", {"dir"});
+    if (o.contains("dir")) c.out_dir = r.str(o.at("dir"), "output.dir");
+  }
+  return c;
+}
+
+json to_json(const CalibrateConfig& c) {
+  json j;
+  j["calibrate"] = {{"name", c.name}, {"description", c.description}, {"scenario", c.scenario}, {"law", c.law}};
+  j["run"] = {{"backend", c.backend}, {"precision", engine::precision_name(c.precision)},
+              {"integrator", engine::integrator_name(c.integrator)}, {"steps", c.steps}};
+  json sigma = json::object();
+  for (const auto& [k, v] : c.data.sigma) sigma[k] = v;
+  j["data"] = {{"file", c.data.file}, {"observed", c.data.observed}, {"sigma", sigma}, {"ignore", c.data.ignore}};
+  json ps = json::object();
+  for (const auto& [k, v] : c.fixed) ps[k] = v;
+  for (const design::ParamSpec& p : c.free) ps[p.name] = design::param_text(p);
+  j["params"] = ps;
+  j["mcmc"] = {{"walkers", c.walkers}, {"steps", c.mcmc_steps}, {"burn", c.burn}, {"seed", c.seed}, {"a", c.a}};
+  j["output"] = {{"dir", c.out_dir}};
+  return j;
+}
+
+}  // namespace impact::calibrate

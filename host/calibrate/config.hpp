@@ -1,0 +1,49 @@
+// The config of `impact calibrate` (TOML or JSON, read as a study's: io/config_tree.hpp, every
+// error located and naming its key; docs/calibration.md):
+//
+//   [calibrate] name, scenario, law, description
+//   [run]       backend (auto|cuda|omp|serial), precision, integrator, steps
+//   [data]      file (relative to the config's folder), observed = [outputs], sigma = {output = sd},
+//               ignore = [columns]
+//   [params]    a number: fixed for every experiment; a distribution (the study's grammar,
+//               design/param_text.hpp): free, with that prior
+//   [mcmc]      walkers (even, >= 2 x free; default max(16, 4 x free) rounded up to even), steps,
+//               burn (default steps / 4), seed, a (the stretch scale, 2)
+//   [output]    dir (default out/NAME)
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "calibrate/data.hpp"
+#include "design/design.hpp"
+#include "engine/options.hpp"
+#include "io/config_tree.hpp"
+
+namespace impact::calibrate {
+
+struct CalibrateConfig {
+  std::string name = "calibration", description, scenario, law;
+  std::string backend = "auto";
+  engine::Precision precision = engine::Precision::f64;
+  Integrator integrator = Integrator::rk4;
+  int steps = 250;
+  DataSpec data;
+  std::vector<std::pair<std::string, double>> fixed;
+  std::vector<design::ParamSpec> free;
+  std::size_t walkers = 0;
+  std::uint64_t mcmc_steps = 2000, burn = 0, seed = 1;
+  double a = 2.0;
+  std::string out_dir;
+};
+
+// Throws io::ConfigError "LOCATION: KEY: ..." for every fault of the config itself.
+CalibrateConfig resolve_calibrate_config(const io::ConfigTree& tree);
+
+// The resolved config, every key explicit (metadata.json).
+nlohmann::ordered_json to_json(const CalibrateConfig& c);
+
+}  // namespace impact::calibrate

@@ -1,0 +1,196 @@
+#include "calibrate/run.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "calibrate/data.hpp"
+#include "calibrate/ensemble.hpp"
+#include "calibrate/model.hpp"
+#include "engine/registry.hpp"
+#include "impact/rng.hpp"
+#include "io/csv.hpp"
+#include "io/machine.hpp"
+#include "io/npy.hpp"
+#include "io/out_file.hpp"
+#include "io/progress.hpp"
+#include "study/output_folder.hpp"
+#include "systems/scenarios.hpp"
+
+namespace impact::calibrate {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+const std::vector<std::string> kFiles = {"samples.csv", "samples.npy", "summary.md", "metadata.json"};
+
+// Walkers drawn from the prior (Philox stream 7 of the seed, the prior's quantiles), each redrawn
+// until its log posterior is finite: the sampler starts where the model holds.
+std::vector<double> start_from_prior(Model& m, const CalibrateConfig& c) {
+  const std::size_t D = m.dim(), W = c.walkers;
+  const Philox rng{c.seed};
+  std::vector<double> start(W * D), lp(W, -HUGE_VAL);
+  std::vector<std::size_t> todo(W);
+  for (std::size_t w = 0; w < W; ++w) todo[w] = w;
+  for (std::uint32_t round = 0; round < 100 && !todo.empty(); ++round) {
+    std::vector<double> pts(todo.size() * D), got(todo.size());
+    for (std::size_t t = 0; t < todo.size(); ++t)
+      for (std::size_t k = 0; k < D; ++k) {
+        double u, unused;
+        uniforms2(rng, (static_cast<std::uint64_t>(round) * W + todo[t]) * D + k, 7, u, unused);
+        pts[t * D + k] = m.free()[k].quantile(u);
+      }
+    m.log_posterior(pts.data(), todo.size(), got.data());
+    std::vector<std::size_t> left;
+    for (std::size_t t = 0; t < todo.size(); ++t) {
+      if (std::isfinite(got[t])) std::copy(&pts[t * D], &pts[t * D] + D, &start[todo[t] * D]);
+      else left.push_back(todo[t]);
+    }
+    todo = left;
+  }
+  if (!todo.empty())
+    throw std::invalid_argument("calibrate: " + std::to_string(todo.size()) + " of " + std::to_string(W) +
+                                " walkers found no start with a finite posterior in 100 draws from the prior "
+                                "(does the model hold anywhere in it? see the law's statuses on the data)");
+  return start;
+}
+
+std::string num(double v) {
+  std::string s;
+  io::append_number(s, v);
+  return s;
+}
+
+std::string summary_table(const std::vector<std::string>& names, const std::vector<ParamSummary>& ps) {
+  std::string t = "| parameter | mean | sd | 5% | 16% | 50% | 84% | 95% | tau (steps) | ESS | converged |\n"
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  char b[64];
+  for (std::size_t k = 0; k < ps.size(); ++k) {
+    t += "| " + names[k];
+    for (double v : {ps[k].mean, ps[k].sd}) std::snprintf(b, sizeof b, " | %.6g", v), t += b;
+    for (double v : ps[k].quantiles) std::snprintf(b, sizeof b, " | %.6g", v), t += b;
+    std::snprintf(b, sizeof b, " | %.1f | %.0f | %s |\n", ps[k].tau, ps[k].ess, ps[k].converged ? "yes" : "no");
+    t += b;
+  }
+  return t;
+}
+
+void write_samples(const std::string& dir, const EnsembleChain& ch, std::uint64_t burn, const std::vector<std::string>& names) {
+  io::OutFile csv(dir + "/samples.csv"), npy(dir + "/samples.npy");
+  std::string head = "step,walker";
+  std::vector<io::NpyField> fields = {{"step", "<u8"}, {"walker", "<u8"}};
+  for (const std::string& n : names) head += "," + n, fields.emplace_back(n, "<f8");
+  csv.put(head + ",logp\n");
+  fields.emplace_back("logp", "<f8");
+  io::write_npy_header(npy, fields, (ch.steps - burn) * ch.walkers);
+  std::string line, rec;
+  for (std::uint64_t s = burn; s < ch.steps; ++s)
+    for (std::size_t w = 0; w < ch.walkers; ++w) {
+      line = std::to_string(s) + "," + std::to_string(w);
+      rec.clear();
+      const std::uint64_t sw[2] = {s, w};
+      rec.append(reinterpret_cast<const char*>(sw), sizeof sw);  // x86-64: little-endian
+      for (std::size_t k = 0; k <= ch.dim; ++k) {
+        const double v = k < ch.dim ? ch.at(s, w, k) : ch.logp[s * ch.walkers + w];
+        line += ',';
+        io::append_number(line, v);
+        rec.append(reinterpret_cast<const char*>(&v), sizeof v);
+      }
+      line += '\n';
+      csv.put(line);
+      npy.put(rec);
+    }
+  csv.commit();
+  npy.commit();
+}
+
+json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const EnsembleChain& ch, std::size_t experiments) {
+  json j = io::provenance_json();
+  j["backend"] = engine::backend_name(o.backend);
+  j["experiments"] = experiments;
+  j["walkers"] = ch.walkers;
+  j["steps"] = ch.steps;
+  j["burn"] = c.burn;
+  j["seed"] = c.seed;
+  j["acceptance_fraction"] = o.acceptance;
+  j["failed_proposals"] = o.failed_proposals;
+  j["rows_evaluated"] = o.rows;
+  j["timings"] = {{"total_s", o.seconds}, {"law_s", o.law_seconds},
+                  {"rows_per_s", o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0}};
+  json ps = json::object();
+  for (std::size_t k = 0; k < o.params.size(); ++k) {
+    const ParamSummary& p = o.params[k];
+    json q = json::object();
+    for (std::size_t i = 0; i < summary_probs().size(); ++i) q[num(summary_probs()[i])] = p.quantiles[i];
+    ps[o.names[k]] = {{"mean", p.mean}, {"sd", p.sd}, {"quantiles", q}, {"tau", p.tau}, {"ess", p.ess},
+                      {"converged", p.converged}};
+  }
+  j["posterior"] = ps;
+  j["files"] = kFiles;
+  j["config"] = to_json(c);
+  return j;
+}
+
+}  // namespace
+
+const std::vector<double>& summary_probs() {
+  static const std::vector<double> p = {0.05, 0.16, 0.5, 0.84, 0.95};
+  return p;
+}
+
+engine::Backend calibrate_backend(const std::string& name, engine::Precision p, std::size_t batch_rows) {
+  if (name != "auto") return engine::resolve_backend(name, p, false);
+  if (engine::cuda_usable()) return engine::Backend::cuda;
+  return batch_rows >= 4096 ? engine::Backend::omp : engine::Backend::serial;
+}
+
+CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FILE* progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
+  Experiments data = read_experiments(c.data, sc);
+  CalibrationOutcome o;
+  o.backend = calibrate_backend(c.backend, c.precision, c.walkers / 2 * data.n);
+  const std::size_t experiments = data.n;
+  Model m(sc, *engine::find_law(c.law), o.backend, c.precision, engine::law_options(c.steps, c.integrator), c.fixed,
+          c.free, std::move(data));
+  const std::vector<double> start = start_from_prior(m, c);  // before the folder: a model that holds nowhere writes nothing
+  const study::FolderClaim claim = study::claim_output_folder(c.out_dir, kFiles, force);
+  EnsembleOptions eo;
+  eo.walkers = c.walkers;
+  eo.steps = c.mcmc_steps;
+  eo.seed = c.seed;
+  eo.a = c.a;
+  io::Progress bar(progress, c.mcmc_steps, "calibrate " + c.name);
+  const EnsembleChain ch = run_ensemble(
+      start, m.dim(), [&](const double* x, std::size_t n, double* out) { m.log_posterior(x, n, out); }, eo,
+      [&](std::uint64_t s) { bar.update(s); });
+  bar.finish();
+  for (const design::ParamSpec& p : c.free) o.names.push_back(p.name);
+  o.params = summarize(ch, c.burn, summary_probs());
+  o.acceptance = ch.acceptance_fraction();
+  o.failed_proposals = ch.failed_proposals;
+  o.rows = m.rows_evaluated();
+  o.law_seconds = m.law_seconds();
+  o.table = summary_table(o.names, o.params);
+  write_samples(c.out_dir, ch, c.burn, o.names);
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string md = "# " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") + "law " + c.law +
+                   ", scenario " + c.scenario + ", " + std::to_string(experiments) + " experiments, " +
+                   std::to_string(c.walkers) + " walkers x " + std::to_string(c.mcmc_steps) + " steps (burn-in " +
+                   std::to_string(c.burn) + "), backend " + engine::backend_name(o.backend) + "\n\n" + o.table +
+                   "\nacceptance fraction " + num(o.acceptance) + "; failed proposals " + std::to_string(o.failed_proposals) + "\n";
+  bool all_converged = true;
+  for (const ParamSummary& p : o.params) all_converged = all_converged && p.converged;
+  if (!all_converged)
+    md += "\nwarning: the chain is shorter than 50 autocorrelation times after the burn-in for some parameter "
+          "(converged: no); run more steps before trusting the quantiles.\n";
+  io::write_file(c.out_dir + "/summary.md", md);
+  io::write_file(c.out_dir + "/metadata.json", metadata(c, o, ch, experiments).dump(2) + "\n");
+  if (const std::string n = study::claim_note(claim); !n.empty() && progress) std::fprintf(progress, "%s\n", n.c_str());
+  o.files = kFiles;
+  return o;
+}
+
+}  // namespace impact::calibrate

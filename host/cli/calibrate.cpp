@@ -1,0 +1,69 @@
+#include "cli/calibrate.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "calibrate/config.hpp"
+#include "calibrate/run.hpp"
+#include "cli/usage.hpp"
+#include "engine/options.hpp"
+#include "io/config_tree.hpp"
+#include "io/csv.hpp"
+
+namespace impact::cli {
+
+CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& a) {
+  CLI::App* c = app.add_subcommand(
+      "calibrate", "Sample the posterior of a law's parameters given measured impacts (docs/calibration.md)");
+  c->add_option("config", a.config, "Calibration config (.toml or .json)");
+  c->add_option("--set", a.sets, "KEY=VALUE override of a config key, e.g. mcmc.steps=4000 (repeatable)");
+  c->add_option("--out", a.out, "Output folder (overrides output.dir)");
+  c->add_option("--backend", a.backend, "auto|cuda|omp|serial (overrides run.backend)");
+  c->add_flag("--quiet,-q", a.quiet, "No progress bar and no table");
+  c->add_flag("--force", a.force, "Write into an output folder that holds files no impactbatch run wrote");
+  c->add_flag("--dry-run", a.dry_run, "Check the config, print it in canonical JSON form and stop");
+  return c;
+}
+
+int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
+  if (args.config.empty()) throw UsageError("calibrate", "a config is required (impact calibrate CONFIG)");
+  calibrate::CalibrateConfig c;
+  try {
+    io::ConfigTree t = io::load_config_file(args.config);
+    for (const std::string& s : args.sets) io::apply_override(t, s);
+    if (!args.out.empty()) io::apply_override(t, "output.dir=\"" + args.out + "\"");
+    if (!args.backend.empty()) io::apply_override(t, "run.backend=\"" + args.backend + "\"");
+    c = calibrate::resolve_calibrate_config(t);
+  } catch (const io::ConfigError& e) {
+    std::fprintf(log, "impact calibrate: error: %s\n", e.what());
+    return 1;
+  }
+  if (args.dry_run) {
+    if (out) std::fprintf(out, "%s\n", calibrate::to_json(c).dump(2).c_str());
+    return 0;
+  }
+  calibrate::CalibrationOutcome o;
+  try {
+    o = calibrate::run_calibration(c, args.force, args.quiet ? nullptr : log);
+  } catch (const io::InputError& e) {
+    std::fprintf(log, "impact calibrate: error: %s\n", e.what());
+    return 1;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(log, "impact calibrate: error: %s\n", e.what());
+    return 1;
+  }
+  if (!args.quiet && out) {
+    std::fprintf(out, "calibration %s: %s on %s, backend %s\n%s\nacceptance %.3f, %llu failed proposals, "
+                      "%.3g rows/s (%.2f s)\nresults: %s/ (samples.csv, samples.npy, summary.md, metadata.json)\n",
+                 c.name.c_str(), c.law.c_str(), c.scenario.c_str(), engine::backend_name(o.backend), o.table.c_str(),
+                 o.acceptance, static_cast<unsigned long long>(o.failed_proposals),
+                 o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0, o.seconds, c.out_dir.c_str());
+    bool converged = true;
+    for (const calibrate::ParamSummary& p : o.params) converged = converged && p.converged;
+    if (!converged)
+      std::fprintf(out, "warning: some parameter's chain is shorter than 50 autocorrelation times after the burn-in: "
+                        "run more steps (mcmc.steps)\n");
+  }
+  return 0;
+}
+
+}  // namespace impact::cli

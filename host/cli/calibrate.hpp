@@ -1,0 +1,28 @@
+// `impact calibrate CONFIG`: the posterior of a law's parameters given measured impacts
+// (host/calibrate, docs/calibration.md). --set KEY=VALUE overrides a config key as for a study.
+#pragma once
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace impact::cli {
+
+struct CalibrateArgs {
+  std::string config;
+  std::vector<std::string> sets;
+  std::string out;      // overrides output.dir
+  std::string backend;  // overrides run.backend
+  bool quiet = false;
+  bool force = false;
+  bool dry_run = false;
+};
+
+CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& args);
+// Returns the exit code: 0, 1 for a config or data error (said on `log`); throws UsageError.
+int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log);
+
+}  // namespace impact::cli

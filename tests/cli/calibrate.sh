@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# `impact calibrate`: the shipped synthetic example recovers its truth (mu = 0.3, e = 0.6 inside the
+# 90% intervals) and writes its four files; the same seed gives the same samples, bit for bit, on
+# one thread and on two; bad configs and bad data say where and exit 1 without an output folder;
+# a folder of foreign files is refused; usage errors exit 2.
+set -u
+source "$(dirname "$0")/common.bash"
+SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
+EX="$SRC/examples/calibration/ball-synthetic.toml"
+PY=$(bash "$SRC/scripts/find_python.sh" numpy) || exit 1
+
+# 1. the example: truth inside the 90% intervals, four files, a table on stdout
+"$IMPACT" calibrate "$EX" --out "$T/c1" > "$T/out" 2> "$T/err"; rc=$?
+check "example exits 0" '[ $rc -eq 0 ] || { cat "$T/err" >&2; false; }'
+check "four files" '[ "$(cd "$T/c1" && ls | tr "\n" " ")" = "metadata.json samples.csv samples.npy summary.md " ]'
+check "table on stdout" 'grep -q "^| mu | 0.3" "$T/out" && grep -q "^| e | 0.59\|^| e | 0.60" "$T/out"'
+"$PY" - "$T/c1/metadata.json" <<'PYEOF'; rc=$?
+import json, sys
+m = json.load(open(sys.argv[1]))
+p = m["posterior"]
+ok = p["mu"]["quantiles"]["0.05"] <= 0.3 <= p["mu"]["quantiles"]["0.95"]
+ok &= p["e"]["quantiles"]["0.05"] <= 0.6 <= p["e"]["quantiles"]["0.95"]
+ok &= p["mu"]["converged"] and p["e"]["converged"] and m["failed_proposals"] == 0
+ok &= m["experiments"] == 24 and m["walkers"] == 16 and m["config"]["params"]["mu"] == "uniform:0:1"
+sys.exit(0 if ok else 1)
+PYEOF
+check "truth inside the 90% intervals, converged, metadata complete" '[ $rc -eq 0 ]'
+"$PY" - "$T/c1/samples.npy" "$T/c1/samples.csv" <<'PYEOF'; rc=$?
+import numpy as np, sys
+a = np.load(sys.argv[1])
+c = np.genfromtxt(sys.argv[2], delimiter=",", names=True)
+sys.exit(0 if len(a) == 1500 * 16 and np.array_equal(a["mu"], c["mu"]) and np.array_equal(a["logp"], c["logp"]) else 1)
+PYEOF
+check "samples.npy holds samples.csv's draws, bit for bit" '[ $rc -eq 0 ]'
+
+# 2. the same seed, the same samples on 1 and 2 threads and with the omp backend
+OMP_NUM_THREADS=1 "$IMPACT" calibrate "$EX" --out "$T/c2" -q; rc1=$?
+OMP_NUM_THREADS=2 "$IMPACT" calibrate "$EX" --out "$T/c3" --backend omp -q; rc2=$?
+check "same samples, 1 thread serial and 2 threads omp" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && cmp -s "$T/c1/samples.npy" "$T/c2/samples.npy" && cmp -s "$T/c1/samples.npy" "$T/c3/samples.npy"'
+"$IMPACT" calibrate "$EX" --out "$T/c4" --set mcmc.seed=2 -q
+check "another seed, other samples" '! cmp -s "$T/c1/samples.npy" "$T/c4/samples.npy"'
+
+# 3. bad configs and data: exit 1, the place named, no output folder
+bad() {  # bad NAME EXPECTED [--set ...]: runs with the overrides into $T/b, checks the message
+  local name=$1 want=$2; shift 2
+  "$IMPACT" calibrate "$EX" --out "$T/b" -q "$@" > /dev/null 2> "$T/err"; rc=$?
+  check "$name" '[ $rc -eq 1 ] && grep -qF -e "$want" "$T/err" && [ ! -e "$T/b" ] || { cat "$T/err" >&2; false; }'
+}
+bad "unknown law" "calibrate.law: unknown law 'jiaa'" --set calibrate.law=jiaa
+bad "prior without support" "params.mu: uniform(a, b) needs a <= b" --set params.mu=uniform:1:0
+bad "no free parameter" "params: no free parameter" --set params.mu=0.3 --set params.e=0.6
+bad "unknown observed output" "data.observed: 'Vq' has no column" --set 'data.observed=["Vx","Vq"]' --set 'data.sigma={Vx=0.02,Vq=0.1}' --set 'data.ignore=["shot","Vz"]'
+bad "odd walkers" "mcmc.walkers: expected an even number" --set mcmc.walkers=17
+printf 'shot,V0x,w0y,Vx,Vz,colour\n1,0,0,0.1,1.8,red\n' > "$T/extra.csv"
+bad "a data column that names nothing" "extra.csv:1:20: column 'colour' names no parameter of scenario ball" --set "data.file=\"$T/extra.csv\""
+printf 'shot,V0x,w0y,Vx,Vz\n1,0,0,nan,1.8\n' > "$T/nan.csv"
+bad "a non-finite observation" "nan.csv:2:7: expected a finite number in column 'Vx', got 'nan'" --set "data.file=\"$T/nan.csv\""
+bad "a model that holds nowhere" "found no start with a finite posterior" --set params.e=uniform:1.5:2
+"$IMPACT" calibrate "$EX" --out "$T/b" -q --set mcmc.burn=5000 2> "$T/err"; rc=$?
+check "burn-in beyond the chain" '[ $rc -eq 1 ] && grep -q "mcmc.burn: expected an integer <= 1998" "$T/err"'
+
+# 4. a folder of foreign files is refused; usage errors exit 2
+mkdir -p "$T/foreign" && echo precious > "$T/foreign/notes.txt"
+"$IMPACT" calibrate "$EX" --out "$T/foreign" -q 2> "$T/err"; rc=$?
+check "foreign folder refused, its file kept" '[ $rc -eq 1 ] && grep -q "force" "$T/err" && [ "$(cat "$T/foreign/notes.txt")" = precious ] && [ ! -e "$T/foreign/samples.csv" ]'
+"$IMPACT" calibrate 2> "$T/err"; rc=$?
+check "no config: usage error" '[ $rc -eq 2 ] && grep -q "^impact calibrate: error: a config is required" "$T/err"'
+"$IMPACT" calibrate "$EX" --dry-run > "$T/dry" 2> "$T/err"; rc=$?
+check "--dry-run prints the resolved config" '[ $rc -eq 0 ] && grep -q "\"walkers\": 16" "$T/dry" && grep -q "\"burn\": 500" "$T/dry"'
+finish
