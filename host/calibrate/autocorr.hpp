@@ -4,8 +4,10 @@
 //   f(t) = 1/W sum_w  [1/n sum_{i < n - t} (x_i - m_w)(x_{i+t} - m_w)] / [1/n sum_i (x_i - m_w)^2],
 //   tau(M) = 1 + 2 sum_{t=1..M} f(t),
 // with Sokal's automatic window: the smallest M with M >= c tau(M) (c = 5). The sums run lag by lag
-// up to that window (no FFT: the same bits on every machine, and O(n M) per walker). A walker that
-// never moved counts as f(t) = 1 at every lag.
+// up to that window (no FFT: the same bits on every machine, and O(n M) per walker), and at most up
+// to the lag where W n M reaches kAutocorrWork multiply-adds (a chain that has not decorrelated by
+// then reports window_found = false: not converged). A walker that never moved counts as
+// f(t) = 1 at every lag.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -14,10 +16,12 @@
 
 namespace impact::calibrate {
 
+constexpr double kAutocorrWork = 4e9;
+
 struct AutocorrTime {
   double tau = 0;            // in steps
   std::uint64_t window = 0;  // M
-  bool window_found = false; // some M <= n - 1 satisfied M >= c tau(M)
+  bool window_found = false; // some M within the searched lags satisfied M >= c tau(M)
 };
 
 // Per parameter, over steps [burn, steps) of the chain.

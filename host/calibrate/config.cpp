@@ -5,6 +5,7 @@
 
 #include "design/param_text.hpp"
 #include "engine/registry.hpp"
+#include "study/columns.hpp"
 #include "study/config.hpp"
 #include "systems/scenarios.hpp"
 
@@ -97,10 +98,30 @@ void resolve_params(const ConfigReader& r, const json& root, const systems::Scen
     if (sc.index_of(it.key()) < 0) r.fail(key, "no parameter of scenario " + sc.name);
     const design::ParamSpec p = study::parse_param(it.key(), it.value(), r.t.at(key));
     if (p.kind == design::ParamKind::linspace) r.fail(key, "a grid is no prior (a free parameter takes a distribution)");
+    if (p.kind == design::ParamKind::uniform && !(p.b > p.a)) r.fail(key, "a uniform prior needs LO < HI (it has no density)");
     if (p.kind == design::ParamKind::fixed) c.fixed.emplace_back(p.name, p.a);
     else c.free.push_back(p);
+    c.data.not_conditions.push_back(p.name);
   }
   if (c.free.empty()) r.fail("params", "no free parameter (give one a distribution: its prior)");
+}
+
+// Every observed output is a real output column of the law in the scenario.
+void check_observed(const ConfigReader& r, const CalibrateConfig& c) {
+  const std::vector<study::StudyColumn> cols =
+      study::law_output_columns(*engine::find_law(c.law), *systems::find_scenario(c.scenario));
+  for (std::size_t i = 0; i < c.data.observed.size(); ++i) {
+    bool found = false;
+    std::string known;
+    for (const study::StudyColumn& col : cols)
+      if (col.kind == study::ColKind::real) {
+        found = found || col.name == c.data.observed[i];
+        known += (known.empty() ? "" : ", ") + col.name;
+      }
+    if (!found)
+      r.fail("data.observed", "'" + c.data.observed[i] + "' is no output of " + c.law + " in scenario " + c.scenario +
+                                  " (known: " + known + ")");
+  }
 }
 
 void resolve_mcmc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
@@ -140,6 +161,7 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   resolve_run(r, root, c);
   resolve_data(r, root, c);
   resolve_params(r, root, *systems::find_scenario(c.scenario), c);
+  check_observed(r, c);
   resolve_mcmc(r, root, c);
   c.out_dir = "out/" + c.name;
   if (root.contains("output")) {

@@ -36,6 +36,10 @@ std::vector<Column> header_roles(const std::vector<io::CsvField>& f, const io::C
     } else if (!sig.empty() && listed(spec.observed, sig)) {
       cols.push_back({name, Role::sigma, static_cast<std::size_t>(std::find(spec.observed.begin(), spec.observed.end(), sig) -
                                                                   spec.observed.begin())});
+    } else if (sc.index_of(name) >= 0 && listed(spec.not_conditions, name)) {
+      throw io::InputError(io::located(r.path(), r.line_no(), x.col,
+                                       "column '" + name + "' sets a parameter [params] fixes or frees; a condition of "
+                                       "the experiments is a parameter [params] does not name"));
     } else if (sc.index_of(name) >= 0) {
       cols.push_back({name, Role::condition, d.conditions.size()});
       d.conditions.push_back(name);
@@ -69,6 +73,9 @@ Experiments read_experiments(const DataSpec& spec, const systems::ScenarioInfo& 
   for (std::size_t j = 0; j < O; ++j) {
     if (!has_obs[j])
       throw std::invalid_argument("data.observed: '" + spec.observed[j] + "' has no column in " + spec.file);
+    if (has_sigma[j] && spec.sigma.count(spec.observed[j]))
+      throw std::invalid_argument("data.sigma." + spec.observed[j] + ": " + spec.file + " has a column sigma_" +
+                                  spec.observed[j] + " (one uncertainty per output: the column or the constant)");
     if (!has_sigma[j] && !spec.sigma.count(spec.observed[j]))
       throw std::invalid_argument("data: '" + spec.observed[j] + "' has no uncertainty: a column sigma_" +
                                   spec.observed[j] + " in " + spec.file + ", or data.sigma." + spec.observed[j]);

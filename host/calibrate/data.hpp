@@ -23,6 +23,7 @@ struct DataSpec {
   std::vector<std::string> observed;      // output columns compared with the law's
   std::map<std::string, double> sigma;    // per observed output without a sigma_ column: its sd
   std::vector<std::string> ignore;        // columns read as text and not used
+  std::vector<std::string> not_conditions;  // parameters a column may not set (the free and the fixed ones)
 };
 
 // Throws io::InputError "FILE:LINE[:COLUMN]: ..." for the file's faults and std::invalid_argument

@@ -8,6 +8,7 @@
 #include "calibrate/data.hpp"
 #include "calibrate/ensemble.hpp"
 #include "calibrate/model.hpp"
+#include "design/design.hpp"
 #include "engine/registry.hpp"
 #include "impact/rng.hpp"
 #include "io/csv.hpp"
@@ -55,6 +56,18 @@ std::vector<double> start_from_prior(Model& m, const CalibrateConfig& c) {
                                 " walkers found no start with a finite posterior in 100 draws from the prior "
                                 "(does the model hold anywhere in it? see the law's statuses on the data)");
   return start;
+}
+
+// The chain is kept whole (the positions and log densities of every step): refused before anything
+// runs when it would need more than a study may hold (design::memory_budget_bytes).
+void check_memory(const CalibrateConfig& c) {
+  const double bytes = static_cast<double>(c.mcmc_steps) * static_cast<double>(c.walkers) *
+                       static_cast<double>(c.free.size() + 1) * sizeof(double);
+  const double budget = design::memory_budget_bytes();
+  if (bytes > budget)
+    throw std::invalid_argument("mcmc.steps: the chain of " + std::to_string(c.walkers) + " walkers x " +
+                                std::to_string(c.mcmc_steps) + " steps needs " + io::gib(bytes) + ", more than the " +
+                                io::gib(budget) + " a run may hold here: fewer steps or walkers");
 }
 
 std::string num(double v) {
@@ -155,6 +168,7 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   const std::size_t experiments = data.n;
   Model m(sc, *engine::find_law(c.law), o.backend, c.precision, engine::law_options(c.steps, c.integrator), c.fixed,
           c.free, std::move(data));
+  check_memory(c);
   const std::vector<double> start = start_from_prior(m, c);  // before the folder: a model that holds nowhere writes nothing
   const study::FolderClaim claim = study::claim_output_folder(c.out_dir, kFiles, force);
   EnsembleOptions eo;

@@ -30,9 +30,9 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
   try {
     io::ConfigTree t = io::load_config_file(args.config);
     for (const std::string& s : args.sets) io::apply_override(t, s);
-    if (!args.out.empty()) io::apply_override(t, "output.dir=\"" + args.out + "\"");
-    if (!args.backend.empty()) io::apply_override(t, "run.backend=\"" + args.backend + "\"");
+    if (!args.backend.empty()) io::apply_override(t, "run.backend=" + args.backend);  // a word: checked as run.backend
     c = calibrate::resolve_calibrate_config(t);
+    if (!args.out.empty()) c.out_dir = args.out;  // any path, as given
   } catch (const io::ConfigError& e) {
     std::fprintf(log, "impact calibrate: error: %s\n", e.what());
     return 1;

@@ -10,14 +10,10 @@
 
 namespace impact::study {
 
-// Rows below this go on one thread: waking a team costs more than a few hundred rows (the
-// calibration's batches are walkers/2 x experiments). The rows are independent: the same bits.
-constexpr std::size_t kParallelRows = 4096;
-
 template <class T>
-std::uint64_t Chunk<T>::build_instances(const systems::ScenarioInfo& sc) {
+std::uint64_t Chunk<T>::build_instances(const systems::ScenarioInfo& sc, std::size_t parallel_from) {
   const std::size_t P = sc.params.size();
-#pragma omp parallel for schedule(static) if (m >= kParallelRows)
+#pragma omp parallel for schedule(static) if (m >= parallel_from)
   for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(m); ++ii) {
     const std::size_t i = static_cast<std::size_t>(ii);
     ContactProblem<double> p{};
@@ -73,11 +69,11 @@ bool outputs_finite(const std::vector<StudyColumn>& cols, const double* o) {
 
 template <class T>
 void law_rows(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk<T>& ch, const engine::OutputColumns<T>& res,
-              LawRows& rows) {
+              LawRows& rows, std::size_t parallel_from) {
   const std::size_t ncol = lc.cols.size();
   rows.out.resize(ch.m * ncol);
   rows.status.resize(ch.m);
-#pragma omp parallel for schedule(static) if (ch.m >= kParallelRows)
+#pragma omp parallel for schedule(static) if (ch.m >= parallel_from)
   for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(ch.m); ++ii) {
     const std::size_t i = static_cast<std::size_t>(ii);
     double* o = &rows.out[i * ncol];
@@ -95,9 +91,9 @@ void law_rows(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk
 template struct Chunk<float>;
 template struct Chunk<double>;
 template void law_rows<float>(const LawColumns&, const systems::ScenarioInfo&, const Chunk<float>&,
-                              const engine::OutputColumns<float>&, LawRows&);
+                              const engine::OutputColumns<float>&, LawRows&, std::size_t);
 template void law_rows<double>(const LawColumns&, const systems::ScenarioInfo&, const Chunk<double>&,
-                               const engine::OutputColumns<double>&, LawRows&);
+                               const engine::OutputColumns<double>&, LawRows&, std::size_t);
 
 RowEvaluator::RowEvaluator(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine::Backend backend,
                            engine::Precision precision, const LawOptions& opt)
@@ -138,12 +134,12 @@ double RowEvaluator::run(Chunk<T>& ch, engine::OutputColumns<T>& res, const doub
       ch.in.set(i, probs[i]);
     }
   } else {
-    ch.build_instances(sc_);
+    ch.build_instances(sc_, kParallelRows);
   }
   const auto t0 = std::chrono::steady_clock::now();
   ref::any_batch_fn<T>(*lc_.law, backend_)(ch.in.view(nullptr, 0, m), res.view(0), opt_);
   const double secs = io::seconds_since(t0);
-  law_rows(lc_, sc_, ch, res, rows);
+  law_rows(lc_, sc_, ch, res, rows, kParallelRows);
   return secs;
 }
 

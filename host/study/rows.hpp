@@ -36,9 +36,10 @@ struct Chunk {
     build_status.resize(rows);
     in.resize(rows);
   }
-  // Builds rows [0, m) from `values`: instances, statuses, input columns. Returns the rows the
-  // scenario could not build.
-  std::uint64_t build_instances(const systems::ScenarioInfo& sc);
+  // Builds rows [0, m) from `values`: instances, statuses, input columns, over the OpenMP threads
+  // when m >= parallel_from (rows are independent: the same bits either way). Returns the rows
+  // the scenario could not build.
+  std::uint64_t build_instances(const systems::ScenarioInfo& sc, std::size_t parallel_from = 1);
 };
 
 // One law's rows of a chunk: the output columns of each row (meaningful where its status is ok) and
@@ -48,10 +49,15 @@ struct LawRows {
   std::vector<std::uint8_t> status;
 };
 
-// Each row's outputs and final status (the build status, else the law's, else non_finite).
+// Each row's outputs and final status (the build status, else the law's, else non_finite); over
+// the OpenMP threads when the chunk has parallel_from rows or more.
 template <class T>
 void law_rows(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk<T>& ch,
-              const engine::OutputColumns<T>& res, LawRows& rows);
+              const engine::OutputColumns<T>& res, LawRows& rows, std::size_t parallel_from = 1);
+
+// A RowEvaluator's batches below this many rows stay on one thread: waking a team costs more than
+// a few hundred rows gain (a calibration's batches are walkers/2 x experiments).
+constexpr std::size_t kParallelRows = 4096;
 
 // One law on rows of scenario values, in the precision and on the backend given. Not thread-safe
 // (it keeps its buffers); one per thread.

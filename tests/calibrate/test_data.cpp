@@ -59,7 +59,9 @@ TEST(CalibrateData, FaultsAreSaidWithTheirPlace) {
   EXPECT_EQ(error_of(f, "V0x,Vxx,Vx\n1,2,3\n", spec),
             f + ":1:5: column 'Vxx' names no parameter of scenario ball, no observed output (Vx) and no sigma_<output>");
   EXPECT_EQ(error_of(f, "V0x,Vx\n1,2\n-1,nan\n", spec), f + ":3:4: expected a finite number in column 'Vx', got 'nan'");
-  EXPECT_EQ(error_of(f, "V0x,Vx,sigma_Vx\n1,2,0\n", spec),
+  DataSpec by_column = spec;  // the uncertainty from its column only
+  by_column.sigma.clear();
+  EXPECT_EQ(error_of(f, "V0x,Vx,sigma_Vx\n1,2,0\n", by_column),
             f + ":2:5: expected a standard deviation > 0 in column 'sigma_Vx', got '0'");
   EXPECT_NE(error_of(f, "V0x,Vx\n1,0x2\n", spec).find(f + ":2:3: expected a number in column 'Vx', got '0x2'"),
             std::string::npos);
@@ -68,6 +70,12 @@ TEST(CalibrateData, FaultsAreSaidWithTheirPlace) {
   EXPECT_EQ(error_of(f, "V0x,Vx\n", spec), f + ":2: no experiment: expected rows after the header");
   EXPECT_EQ(error_of(f, "", spec), f + ":1: no header: expected the experiments' columns");
   EXPECT_EQ(error_of(f, "V0x,w0y\n1,2\n", spec), "data.observed: 'Vx' has no column in " + f);
+  EXPECT_EQ(error_of(f, "V0x,Vx,sigma_Vx\n1,2,0.1\n", spec),
+            "data.sigma.Vx: " + f + " has a column sigma_Vx (one uncertainty per output: the column or the constant)");
+  spec.not_conditions = {"mu"};
+  EXPECT_NE(error_of(f, "V0x,mu,Vx\n1,0.2,2\n", spec).find(f + ":1:5: column 'mu' sets a parameter [params] fixes or frees"),
+            std::string::npos);
+  spec.not_conditions.clear();
   spec.sigma.clear();
   EXPECT_EQ(error_of(f, "V0x,Vx\n1,2\n", spec),
             "data: 'Vx' has no uncertainty: a column sigma_Vx in " + f + ", or data.sigma.Vx");

@@ -10,7 +10,7 @@ EX="$SRC/examples/calibration/ball-synthetic.toml"
 PY=$(bash "$SRC/scripts/find_python.sh" numpy) || exit 1
 
 # 1. the example: truth inside the 90% intervals, four files, a table on stdout
-"$IMPACT" calibrate "$EX" --out "$T/c1" > "$T/out" 2> "$T/err"; rc=$?
+"$IMPACT" calibrate "$EX" --out "$T/c1" --backend serial > "$T/out" 2> "$T/err"; rc=$?
 check "example exits 0" '[ $rc -eq 0 ] || { cat "$T/err" >&2; false; }'
 check "four files" '[ "$(cd "$T/c1" && ls | tr "\n" " ")" = "metadata.json samples.csv samples.npy summary.md " ]'
 check "table on stdout" 'grep -q "^| mu | 0.3" "$T/out" && grep -q "^| e | 0.59\|^| e | 0.60" "$T/out"'
@@ -33,11 +33,12 @@ sys.exit(0 if len(a) == 1500 * 16 and np.array_equal(a["mu"], c["mu"]) and np.ar
 PYEOF
 check "samples.npy holds samples.csv's draws, bit for bit" '[ $rc -eq 0 ]'
 
-# 2. the same seed, the same samples on 1 and 2 threads and with the omp backend
-OMP_NUM_THREADS=1 "$IMPACT" calibrate "$EX" --out "$T/c2" -q; rc1=$?
+# 2. the same seed, the same samples on 1 and 2 threads and with the omp backend (the CPU paths:
+#    a GPU's laws contract a*b+c and are held to tolerances instead, tests/kernels)
+OMP_NUM_THREADS=1 "$IMPACT" calibrate "$EX" --out "$T/c2" --backend serial -q; rc1=$?
 OMP_NUM_THREADS=2 "$IMPACT" calibrate "$EX" --out "$T/c3" --backend omp -q; rc2=$?
 check "same samples, 1 thread serial and 2 threads omp" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && cmp -s "$T/c1/samples.npy" "$T/c2/samples.npy" && cmp -s "$T/c1/samples.npy" "$T/c3/samples.npy"'
-"$IMPACT" calibrate "$EX" --out "$T/c4" --set mcmc.seed=2 -q
+"$IMPACT" calibrate "$EX" --out "$T/c4" --backend serial --set mcmc.seed=2 -q
 check "another seed, other samples" '! cmp -s "$T/c1/samples.npy" "$T/c4/samples.npy"'
 
 # 3. bad configs and data: exit 1, the place named, no output folder
@@ -49,7 +50,12 @@ bad() {  # bad NAME EXPECTED [--set ...]: runs with the overrides into $T/b, che
 bad "unknown law" "calibrate.law: unknown law 'jiaa'" --set calibrate.law=jiaa
 bad "prior without support" "params.mu: uniform(a, b) needs a <= b" --set params.mu=uniform:1:0
 bad "no free parameter" "params: no free parameter" --set params.mu=0.3 --set params.e=0.6
-bad "unknown observed output" "data.observed: 'Vq' has no column" --set 'data.observed=["Vx","Vq"]' --set 'data.sigma={Vx=0.02,Vq=0.1}' --set 'data.ignore=["shot","Vz"]'
+bad "an observed name that is no output" "data.observed: 'Vq' is no output of chatterjee-ruina in scenario ball" --set 'data.observed=["Vx","Vq"]' --set 'data.sigma={Vx=0.02,Vq=0.1}'
+bad "an observed output without a column" "data.observed: 'P_t' has no column" --set 'data.observed=["Vx","P_t"]' --set 'data.sigma={Vx=0.02,P_t=0.1}' --set 'data.ignore=["shot","Vz"]'
+printf 'shot,V0x,w0y,V0z,Vx,Vz\n1,0,0,-2,0.1,1.8\n' > "$T/fixed.csv"
+bad "a column that sets a fixed parameter" "fixed.csv:1:14: column 'V0z' sets a parameter [params] fixes or frees" --set "data.file=\"$T/fixed.csv\""
+bad "a degenerate uniform prior" "params.mu: a uniform prior needs LO < HI" --set params.mu=uniform:0.3:0.3
+bad "a chain beyond memory" "mcmc.steps: the chain of 1000 walkers x 100000000 steps needs" --set mcmc.steps=100000000 --set mcmc.walkers=1000
 bad "odd walkers" "mcmc.walkers: expected an even number" --set mcmc.walkers=17
 printf 'shot,V0x,w0y,Vx,Vz,colour\n1,0,0,0.1,1.8,red\n' > "$T/extra.csv"
 bad "a data column that names nothing" "extra.csv:1:20: column 'colour' names no parameter of scenario ball" --set "data.file=\"$T/extra.csv\""
