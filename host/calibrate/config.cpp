@@ -1,8 +1,5 @@
 #include "calibrate/config.hpp"
 
-#include <climits>
-#include <cstdlib>
-
 #include "design/param_text.hpp"
 #include "engine/registry.hpp"
 #include "study/columns.hpp"
@@ -23,15 +20,6 @@ std::vector<std::string> strings(const ConfigReader& r, const json& v, const std
   return out;
 }
 
-// A path in a config file is relative to that file's folder.
-std::string beside_config(const io::ConfigTree& t, const std::string& key, const std::string& path) {
-  if (path.empty() || path[0] == '/' || !t.where.count(key) || t.where.at(key).first <= 0) return path;
-  const std::size_t slash = t.file.find_last_of('/');
-  const std::string folder = slash == std::string::npos ? "." : t.file.substr(0, slash + 1);
-  char buf[PATH_MAX];
-  return realpath(folder.c_str(), buf) ? std::string(buf) + "/" + path : path;
-}
-
 void resolve_head(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (!root.contains("calibrate")) r.fail("calibrate", "missing (the [calibrate] table: scenario and law)");
   const json& s = r.table(root.at("calibrate"), "calibrate");
@@ -47,32 +35,12 @@ void resolve_head(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (!engine::find_law(c.law)) r.fail("calibrate.law", "unknown law '" + c.law + "' (known: " + engine::law_names() + ")");
 }
 
-void resolve_run(const ConfigReader& r, const json& root, CalibrateConfig& c) {
-  if (!root.contains("run")) return;
-  const json& rn = r.table(root.at("run"), "run");
-  r.expect_keys(rn, "run", {"backend", "precision", "integrator", "steps"});
-  if (rn.contains("backend")) c.backend = r.str(rn.at("backend"), "run.backend");
-  if (c.backend != "auto" && c.backend != "cuda" && c.backend != "omp" && c.backend != "serial")
-    r.fail("run.backend", "expected auto, cuda, omp or serial, got '" + c.backend + "'");
-  if (rn.contains("precision")) {
-    const std::string p = r.str(rn.at("precision"), "run.precision");
-    if (p != "double" && p != "float") r.fail("run.precision", "expected double or float, got '" + p + "'");
-    c.precision = engine::parse_precision(p);
-  }
-  if (rn.contains("integrator")) {
-    const std::string i = r.str(rn.at("integrator"), "run.integrator");
-    if (i != "rk4" && i != "euler") r.fail("run.integrator", "expected rk4 or euler, got '" + i + "'");
-    c.integrator = engine::parse_integrator(i);
-  }
-  if (rn.contains("steps")) c.steps = static_cast<int>(r.integer(rn.at("steps"), "run.steps", 1, 1000000));
-}
-
 void resolve_data(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (!root.contains("data")) r.fail("data", "missing (the [data] table: file and observed)");
   const json& d = r.table(root.at("data"), "data");
   r.expect_keys(d, "data", {"file", "observed", "sigma", "ignore"});
   if (!d.contains("file")) r.fail("data.file", "missing (a CSV of the experiments)");
-  c.data.file = beside_config(r.t, "data.file", r.str(d.at("file"), "data.file"));
+  c.data.file = r.t.path_beside("data.file", r.str(d.at("file"), "data.file"));  // relative to the config
   if (!d.contains("observed")) r.fail("data.observed", "missing (the outputs measured, e.g. [\"Vx\", \"Vz\"])");
   c.data.observed = strings(r, d.at("observed"), "data.observed");
   if (c.data.observed.empty()) r.fail("data.observed", "expected at least one output");
@@ -158,7 +126,8 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   r.expect_keys(root, "", {"calibrate", "run", "data", "params", "mcmc", "output"});
   CalibrateConfig c;
   resolve_head(r, root, c);
-  resolve_run(r, root, c);
+  // [run]: as a study's, without the reference backend and run.chunk
+  study::resolve_run_keys(r, root, study::RunKeys{c.backend, c.precision, c.integrator, c.steps, nullptr, false, 1000000});
   resolve_data(r, root, c);
   resolve_params(r, root, *systems::find_scenario(c.scenario), c);
   check_observed(r, c);

@@ -89,11 +89,7 @@ Model::Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine
     study::Chunk<double> ch;
     ch.resize(data_.n, 0, base_.size());
     ch.m = data_.n;
-    for (std::size_t i = 0; i < data_.n; ++i) {
-      std::copy(base_.begin(), base_.end(), &ch.values[i * base_.size()]);
-      for (std::size_t c = 0; c < cond_idx_.size(); ++c)
-        ch.values[i * base_.size() + cond_idx_[c]] = data_.cond[i * cond_idx_.size() + c];
-    }
+    for (std::size_t i = 0; i < data_.n; ++i) experiment_row(i, &ch.values[i * base_.size()]);
     ch.build_instances(sc_);
     exp_probs_ = ch.probs;
     exp_status_ = ch.build_status;
@@ -106,14 +102,19 @@ double Model::log_prior(const double* theta) const {
   return lp;
 }
 
+void Model::experiment_row(std::size_t i, double* v) const {
+  const std::size_t C = cond_idx_.size();
+  std::copy(base_.begin(), base_.end(), v);
+  for (std::size_t c = 0; c < C; ++c) v[cond_idx_[c]] = data_.cond[i * C + c];
+}
+
 void Model::evaluate(const double* theta, std::size_t n) {
-  const std::size_t P = base_.size(), E = data_.n, C = cond_idx_.size(), D = free_idx_.size();
+  const std::size_t P = base_.size(), E = data_.n, D = free_idx_.size();
   values_.resize(n * E * P);
   for (std::size_t p = 0; p < n; ++p)
     for (std::size_t i = 0; i < E; ++i) {
       double* v = &values_[(p * E + i) * P];
-      std::copy(base_.begin(), base_.end(), v);
-      for (std::size_t c = 0; c < C; ++c) v[cond_idx_[c]] = data_.cond[i * C + c];
+      experiment_row(i, v);
       for (std::size_t d = 0; d < D; ++d) v[free_idx_[d]] = theta[p * D + d];
     }
   if (reuse_) {

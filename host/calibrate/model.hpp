@@ -69,6 +69,8 @@ class Model {
  private:
   // rows for points [0, n): values, evaluated into rows_out_
   void evaluate(const double* theta, std::size_t n);
+  // Experiment i's row before theta: the defaults, the fixed values, its conditions.
+  void experiment_row(std::size_t i, double* v) const;
   const systems::ScenarioInfo& sc_;
   study::RowEvaluator eval_;
   std::vector<design::ParamSpec> free_;

@@ -32,7 +32,7 @@ const std::vector<std::string> kFiles = {"samples.csv", "samples.npy", "summary.
 std::vector<double> start_from_prior(Model& m, const CalibrateConfig& c) {
   const std::size_t D = m.dim(), W = c.walkers;
   const Philox rng{c.seed};
-  std::vector<double> start(W * D), lp(W, -HUGE_VAL);
+  std::vector<double> start(W * D);
   std::vector<std::size_t> todo(W);
   for (std::size_t w = 0; w < W; ++w) todo[w] = w;
   for (std::uint32_t round = 0; round < 100 && !todo.empty(); ++round) {
@@ -161,6 +161,7 @@ engine::Backend calibrate_backend(const std::string& name, engine::Precision p, 
 
 CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FILE* progress) {
   const auto t0 = std::chrono::steady_clock::now();
+  check_memory(c);
   const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
   Experiments data = read_experiments(c.data, sc);
   CalibrationOutcome o;
@@ -168,7 +169,6 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   const std::size_t experiments = data.n;
   Model m(sc, *engine::find_law(c.law), o.backend, c.precision, engine::law_options(c.steps, c.integrator), c.fixed,
           c.free, std::move(data));
-  check_memory(c);
   const std::vector<double> start = start_from_prior(m, c);  // before the folder: a model that holds nowhere writes nothing
   const study::FolderClaim claim = study::claim_output_folder(c.out_dir, kFiles, force);
   EnsembleOptions eo;
@@ -183,6 +183,8 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   bar.finish();
   for (const design::ParamSpec& p : c.free) o.names.push_back(p.name);
   o.params = summarize(ch, c.burn, summary_probs());
+  o.converged = true;
+  for (const ParamSummary& p : o.params) o.converged = o.converged && p.converged;
   o.acceptance = ch.acceptance_fraction();
   o.failed_proposals = ch.failed_proposals;
   o.rows = m.rows_evaluated();
@@ -195,9 +197,7 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
                    std::to_string(c.walkers) + " walkers x " + std::to_string(c.mcmc_steps) + " steps (burn-in " +
                    std::to_string(c.burn) + "), backend " + engine::backend_name(o.backend) + "\n\n" + o.table +
                    "\nacceptance fraction " + num(o.acceptance) + "; failed proposals " + std::to_string(o.failed_proposals) + "\n";
-  bool all_converged = true;
-  for (const ParamSummary& p : o.params) all_converged = all_converged && p.converged;
-  if (!all_converged)
+  if (!o.converged)
     md += "\nwarning: the chain is shorter than 50 autocorrelation times after the burn-in for some parameter "
           "(converged: no); run more steps before trusting the quantiles.\n";
   io::write_file(c.out_dir + "/summary.md", md);

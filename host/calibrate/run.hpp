@@ -20,6 +20,7 @@ namespace impact::calibrate {
 struct CalibrationOutcome {
   std::vector<ParamSummary> params;  // in the config's free order
   std::vector<std::string> names;
+  bool converged = false;            // every parameter's ParamSummary::converged
   double acceptance = 0;
   std::uint64_t failed_proposals = 0, rows = 0;
   double seconds = 0, law_seconds = 0;

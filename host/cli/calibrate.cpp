@@ -57,9 +57,7 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
                  c.name.c_str(), c.law.c_str(), c.scenario.c_str(), engine::backend_name(o.backend), o.table.c_str(),
                  o.acceptance, static_cast<unsigned long long>(o.failed_proposals),
                  o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0, o.seconds, c.out_dir.c_str());
-    bool converged = true;
-    for (const calibrate::ParamSummary& p : o.params) converged = converged && p.converged;
-    if (!converged)
+    if (!o.converged)
       std::fprintf(out, "warning: some parameter's chain is shorter than 50 autocorrelation times after the burn-in: "
                         "run more steps (mcmc.steps)\n");
   }

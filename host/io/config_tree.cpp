@@ -2,6 +2,9 @@
 // location of every key, the nesting checks that run before any parser, and --set overrides.
 #include "io/config_tree.hpp"
 
+#include <climits>
+#include <cstdlib>
+
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -12,6 +15,15 @@
 namespace impact::io {
 
 using json = nlohmann::ordered_json;
+
+std::string ConfigTree::path_beside(const std::string& key, const std::string& path) const {
+  const auto it = where.find(key);
+  if (path.empty() || path[0] == '/' || it == where.end() || it->second.first <= 0) return path;
+  const std::size_t slash = file.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "." : file.substr(0, slash + 1);
+  char buf[PATH_MAX];
+  return realpath(folder.c_str(), buf) ? std::string(buf) + "/" + path : path;
+}
 
 std::string ConfigTree::at(const std::string& key) const {
   auto it = where.find(key);

@@ -37,6 +37,9 @@ struct ConfigTree {
   // "FILE:LINE:COL: " for a key (or "FILE: " when its location is unknown, "--set: " for a key
   // set on the command line).
   std::string at(const std::string& key) const;
+  // A path given at `key`: when it is relative and the key came from the file (not --set, not
+  // text), the same path from the file's folder (made absolute); else as given.
+  std::string path_beside(const std::string& key, const std::string& path) const;
 };
 
 // Reads a .toml or .json file (by extension; other extensions: by content), at most

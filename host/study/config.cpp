@@ -33,6 +33,38 @@ using io::show_value;
 using io::split;
 
 
+void resolve_run_keys(const ConfigReader& r, const json& root, const RunKeys& k) {
+  std::string precision = precision_name(k.precision), integrator = integrator_name(k.integrator);
+  if (root.contains("run")) {
+    const json& rn = r.table(root.at("run"), "run");
+    std::set<std::string> known = {"backend", "precision", "integrator", "steps"};
+    if (k.chunk) known.insert("chunk");
+    r.expect_keys(rn, "run", known);
+    if (rn.contains("backend")) k.backend = r.str(rn.at("backend"), "run.backend");
+    if (rn.contains("precision")) precision = r.str(rn.at("precision"), "run.precision");
+    if (rn.contains("integrator")) integrator = r.str(rn.at("integrator"), "run.integrator");
+    if (rn.contains("steps")) k.steps = static_cast<int>(r.integer(rn.at("steps"), "run.steps", 1, k.max_steps));
+    if (k.chunk && rn.contains("chunk")) *k.chunk = r.integer(rn.at("chunk"), "run.chunk", 1, kMaxChunk);
+  }
+  if (k.backend != "auto" && k.backend != "cuda" && k.backend != "omp" && k.backend != "serial" &&
+      !(k.allow_reference && k.backend == "reference"))
+    r.fail("run.backend", std::string(k.allow_reference ? "expected auto, cuda, omp, serial or reference, got '"
+                                                        : "expected auto, cuda, omp or serial, got '") +
+                              k.backend + "'");
+  try {
+    k.precision = parse_precision(precision);
+  } catch (const std::invalid_argument&) {
+    r.fail("run.precision", "expected double or float, got '" + precision + "'");
+  }
+  try {
+    k.integrator = parse_integrator(integrator);
+  } catch (const std::invalid_argument&) {
+    r.fail("run.integrator", "expected rk4 or euler, got '" + integrator + "'");
+  }
+  if (k.backend == "reference" && k.precision != Precision::f64)
+    r.fail("run.backend", "the reference backend is double only");
+}
+
 // ---- parameters ---------------------------------------------------------------------------------
 
 design::ParamSpec parse_param(const std::string& name, const json& v, const std::string& where) {
@@ -147,31 +179,7 @@ const systems::ScenarioInfo& resolve_study(const ConfigReader& r, const json& ro
 
 // [run]: backend, precision and integrator (to their enums here), steps, chunk.
 void resolve_run(const ConfigReader& r, const json& root, StudyConfig& c) {
-  std::string precision = precision_name(c.precision), integrator = integrator_name(c.integrator);
-  if (root.contains("run")) {
-    const json& rn = r.table(root.at("run"), "run");
-    r.expect_keys(rn, "run", {"backend", "precision", "integrator", "steps", "chunk"});
-    if (rn.contains("backend")) c.backend = r.str(rn.at("backend"), "run.backend");
-    if (rn.contains("precision")) precision = r.str(rn.at("precision"), "run.precision");
-    if (rn.contains("integrator")) integrator = r.str(rn.at("integrator"), "run.integrator");
-    if (rn.contains("steps")) c.steps = static_cast<int>(r.integer(rn.at("steps"), "run.steps", 1, kMaxSteps));
-    if (rn.contains("chunk")) c.chunk = r.integer(rn.at("chunk"), "run.chunk", 1, kMaxChunk);
-  }
-  if (c.backend != "auto" && c.backend != "cuda" && c.backend != "omp" && c.backend != "serial" &&
-      c.backend != "reference")
-    r.fail("run.backend", "expected auto, cuda, omp, serial or reference, got '" + c.backend + "'");
-  try {
-    c.precision = parse_precision(precision);
-  } catch (const std::invalid_argument&) {
-    r.fail("run.precision", "expected double or float, got '" + precision + "'");
-  }
-  try {
-    c.integrator = parse_integrator(integrator);
-  } catch (const std::invalid_argument&) {
-    r.fail("run.integrator", "expected rk4 or euler, got '" + integrator + "'");
-  }
-  if (c.backend == "reference" && c.precision != Precision::f64)
-    r.fail("run.backend", "the reference backend is double only");
+  resolve_run_keys(r, root, RunKeys{c.backend, c.precision, c.integrator, c.steps, &c.chunk, true, kMaxSteps});
 }
 
 // [design]: kind, n, seed, skip_first, file (relative to the config file's folder).
@@ -198,13 +206,7 @@ void resolve_design(const ConfigReader& r, const json& d, StudyConfig& c) {
   if (c.design.kind == design::DesignKind::grid && d.contains("n"))
     r.fail("design.n", "not used by a grid design (its size is the product of the linspace counts)");
   // a relative file in a config file is relative to that file's folder
-  if (!c.design.file.empty() && c.design.file[0] != '/' && t.where.count("design.file") &&
-      t.where.at("design.file").first > 0) {
-    const std::size_t slash = t.file.find_last_of('/');
-    const std::string folder = slash == std::string::npos ? "." : t.file.substr(0, slash + 1);
-    char buf[PATH_MAX];
-    if (realpath(folder.c_str(), buf)) c.design.file = std::string(buf) + "/" + c.design.file;
-  }
+  c.design.file = t.path_beside("design.file", c.design.file);
 }
 
 // [params]: every parameter the study sets, each one the scenario has.

@@ -66,6 +66,21 @@ struct StudyConfig {
   std::vector<PlotSpec> plots;
 };
 
+// The [run] table of a command's config (a study's, a calibration's): backend, precision,
+// integrator, steps and, where `chunk` is given, chunk; each key checked with its location, into
+// the references. `allow_reference`: the reference backend is a choice; `max_steps`: run.steps'
+// bound.
+struct RunKeys {
+  std::string& backend;
+  engine::Precision& precision;
+  Integrator& integrator;
+  int& steps;
+  std::uint64_t* chunk;  // null: the command has no run.chunk
+  bool allow_reference;
+  std::uint64_t max_steps;
+};
+void resolve_run_keys(const io::ConfigReader& r, const nlohmann::ordered_json& root, const RunKeys& keys);
+
 // Checks every key and builds the study. Unknown keys, wrong types, impossible distributions,
 // parameters the scenario does not have, unknown laws/outputs: ConfigError naming the key.
 StudyConfig resolve_config(const io::ConfigTree& tree);

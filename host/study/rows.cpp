@@ -63,10 +63,10 @@ bool outputs_finite(const std::vector<StudyColumn>& cols, const double* o) {
   return true;
 }
 
-// Each row's outputs and final status: the build status, else the law's, else non_finite where an
-// output that must be finite is not.
 }  // namespace
 
+// Each row's outputs and final status: the build status, else the law's, else non_finite where an
+// output that must be finite is not.
 template <class T>
 void law_rows(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk<T>& ch, const engine::OutputColumns<T>& res,
               LawRows& rows, std::size_t parallel_from) {
@@ -86,7 +86,6 @@ void law_rows(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk
     rows.status[i] = static_cast<std::uint8_t>(s);
   }
 }
-
 
 template struct Chunk<float>;
 template struct Chunk<double>;
