@@ -3,7 +3,8 @@
 # markdown report (docs/bench.md, "GPU check: benches/gpu_check.sh").
 #
 # Usage: bash benches/gpu_check.sh [--build DIR] [--out REPORT.md] [--quick] [--dry-run]
-#                                  [--only 1,2,...] [--skip 4,7]
+#                                  [--only 1,2,...] [--skip 4,7] [--baseline DIR] [--no-ctest]
+#                                  [--ncu-laws jia,stronge] [--python DIR]
 #   --build DIR    the CUDA build (default: build). When DIR/impact is missing it is configured and
 #                  built: cmake -S . -B DIR -DCMAKE_BUILD_TYPE=Release -DIMPACT_CUDA=ON && cmake --build DIR -j
 #   --out REPORT   the report (default: gpu_check.md); every raw log goes to the folder next to it
@@ -13,12 +14,21 @@
 #   --dry-run      print every command it would run, run none (works without a GPU)
 #   --only, --skip run only / skip these steps (numbers below; step 1 always runs), e.g. to split the
 #                  work over several calls of a machine that limits one command's time
+#   --baseline DIR a CUDA build of another revision (its DIR/impact): step 5 runs every case with it
+#                  too, in the same call on the same device, and the ratios are against those runs
+#                  (without it: against the 573a81e figures recorded on an H100)
+#   --no-ctest     step 2 runs the CUDA gtests only, not the whole ctest (a device machine without
+#                  the Debian packages, MPI or the test tools)
+#   --ncu-laws L   step 4 profiles these laws only (comma-separated), e.g. jia,stronge
+#   --python DIR   the folder holding the impactbatch module for this machine's Python (step 9;
+#                  default DIR = BUILD/python)
 # Steps: 1 device facts (nvidia-smi), 2 CUDA tests (impact_tests Cuda*, the whole ctest),
 #   3 compute-sanitizer (memcheck on eval and reduce, racecheck on reduce), 4 Nsight Compute on every
 #   law's sampled_reduce_kernel, 5 throughput of `impact reduce` against the 573a81e baseline and the
 #   goals, 6 the SIMT model (CPU prediction), 7 the `impact bench` matrix, 8 ptxas registers/spills
 #   (scripts/kernel_resources.py), 9 Python on device arrays (pytest test_device.py, python_bench.py
-#   --device against the JAX peer).
+#   --device against the JAX peer), 10 `impact calibrate` on cuda against omp (the sampler's
+#   evaluation rate beside `reduce`'s).
 # Every step runs under `timeout`, its exit status and seconds recorded; a failing step does not stop
 # the others. Exit status: 0 when every check passed, 1 when a check failed (measurements that fail
 # are reported but do not change it), 2 usage error, 77 no usable GPU here (nvidia-smi fails or
@@ -35,7 +45,11 @@ QUICK=0
 DRY=0
 ONLY=""
 SKIP=""
-usage() { sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+BASELINE=""
+CTEST=1
+NCU_LAWS=""
+PYDIR=""
+usage() { sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case $1 in
     --build) [ $# -ge 2 ] || { echo "gpu_check: --build needs a folder" >&2; exit 2; }; BUILD=$2; shift 2 ;;
@@ -46,6 +60,10 @@ while [ $# -gt 0 ]; do
     --dry-run) DRY=1; shift ;;
     --only) [ $# -ge 2 ] || { echo "gpu_check: --only needs a list" >&2; exit 2; }; ONLY=$2; shift 2 ;;
     --skip) [ $# -ge 2 ] || { echo "gpu_check: --skip needs a list" >&2; exit 2; }; SKIP=$2; shift 2 ;;
+    --baseline) [ $# -ge 2 ] || { echo "gpu_check: --baseline needs a build folder" >&2; exit 2; }; BASELINE=$2; shift 2 ;;
+    --no-ctest) CTEST=0; shift ;;
+    --ncu-laws) [ $# -ge 2 ] || { echo "gpu_check: --ncu-laws needs a list" >&2; exit 2; }; NCU_LAWS=$2; shift 2 ;;
+    --python) [ $# -ge 2 ] || { echo "gpu_check: --python needs a folder" >&2; exit 2; }; PYDIR=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "gpu_check: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -54,6 +72,14 @@ done
 abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
 BUILD=$(abspath "$BUILD")
 REPORT=$(abspath "$REPORT")
+[ -n "$PYDIR" ] || PYDIR=$BUILD/python
+PYDIR=$(abspath "$PYDIR")
+BASE_IMPACT=""
+if [ -n "$BASELINE" ]; then
+  BASELINE=$(abspath "$BASELINE")
+  BASE_IMPACT=$BASELINE/impact
+  [ -x "$BASE_IMPACT" ] || [ "$DRY" = 1 ] || { echo "gpu_check: --baseline $BASELINE: no $BASE_IMPACT" >&2; exit 2; }
+fi
 LOGDIR=${REPORT%.md}
 [ "$LOGDIR" != "$REPORT" ] || LOGDIR=$REPORT.logs
 IMPACT=$BUILD/impact
@@ -61,7 +87,7 @@ IMPACT=$BUILD/impact
 PY=$(bash "$(dirname "$0")/../scripts/find_python.sh" numpy 2>/dev/null || echo python3)
 
 STEP_TITLES=("" "device facts" "CUDA tests" "compute-sanitizer" "Nsight Compute" "throughput" "SIMT model"
-             "bench matrix" "ptxas resources" "Python device arrays")
+             "bench matrix" "ptxas resources" "Python device arrays" "calibrate")
 want() {  # want STEP_NUMBER: is this step selected? (a step left out gets a SKIP row in the summary)
   local n=$1
   [ "$n" = 1 ] && return 0
@@ -471,8 +497,12 @@ if want 2; then
       add '```'
     fi
   fi
-  step ctest check 1800 -- ctest --test-dir "$BUILD" -j 8 --output-on-failure
-  if [ $DRY = 0 ]; then
+  if [ $CTEST = 0 ]; then
+    skip_step ctest - "--no-ctest"
+  else
+    step ctest check 1800 -- ctest --test-dir "$BUILD" -j 8 --output-on-failure
+  fi
+  if [ $DRY = 0 ] && [ $CTEST = 1 ]; then
     summ=$(grep -E '[0-9]+% tests passed' "$LAST_LOG" | tail -n 1)
     nskip=$(grep -cE ' - .*\(Skipped\)\s*$' "$LAST_LOG")
     failed=$(sed -n '/The following tests FAILED:/,$p' "$LAST_LOG" | grep -E '^\s+[0-9]+ - ' | sed -E 's/^\s+[0-9]+ - //' | tr '\n' ';' | sed 's/;$//')
@@ -558,6 +588,7 @@ if want 4; then
     [ $QUICK = 1 ] || ncu_cases+=("jia float 200000" "stronge float 200000")
     for c in "${ncu_cases[@]}"; do
       read -r law prec n <<< "$c"
+      [ -z "$NCU_LAWS" ] || [[ ",$NCU_LAWS," == *",$law,"* ]] || continue
       tag=ncu_${law}_${prec}
       extra=()
       [ "$law" != morgan ] || extra=(--scenario ball --set V0y=0 --set w0x=0 --set w0z=0)
@@ -593,36 +624,60 @@ if want 5; then
   add "## 5. Throughput: \`impact reduce\` (contact scenario, default spreads, 250 steps)"
   add
   add "instances/s = \`instances_per_second\` of \`--out F.json\` (the sampled study, without the range pilot)."
-  add "Baseline: build 573a81e on an H100 80GB HBM3 (../shared/measurements/h100-573a81e/README.md). Goals: the issue's"
-  add "(jia double >= 1.7e7/s, stronge double >= 1.7e8/s on the H100)."
+  if [ -n "$BASE_IMPACT" ]; then
+    BASE_REV=$("$BASE_IMPACT" --version 2> /dev/null | head -n 1)
+    add "Baseline: \`$BASE_IMPACT\` (${BASE_REV:-no version}), run here on the same device right after each case, with"
+    add "the same arguments (a baseline older than the lane switch ignores IMPACT_CUDA_LANES). Goals: issue 22's on an"
+    add "H200 (jia double >= 2.5e7/s, float >= 4e7/s; stronge double >= 1e8/s)."
+    base_head=baseline
+  else
+    add "Baseline: build 573a81e on an H100 80GB HBM3 (../shared/measurements/h100-573a81e/README.md). Goals: the issue's"
+    add "(jia double >= 1.7e7/s, stronge double >= 1.7e8/s on the H100)."
+    base_head=573a81e
+  fi
   add
-  add "| law, precision, backend | n | instances/s | 573a81e | ratio | goal |"
+  add "| law, precision, backend | n | instances/s | $base_head | ratio | goal |"
   add "| --- | ---: | ---: | ---: | ---: | --- |"
   if [ $QUICK = 1 ]; then n_jia=1000000; n_cr=100000000; n_omp=200000; else n_jia=10000000; n_cr=1000000000; n_omp=1000000; fi
   # law precision backend n baseline goal lanes (IMPACT_CUDA_LANES: grid-stride, or persistent lanes
-  # with a work counter, issue 22; the summaries are the same bits, compare the rates)
+  # with a work counter, issue 22; the summaries are the same bits, compare the rates). The recorded
+  # baseline and goal columns are 573a81e's on an H100; with --baseline, the baseline is measured and
+  # the goals are issue 22's on an H200.
   tp_cases=("jia double cuda $n_jia 1.69e6 1.7e7 grid-stride" "jia double cuda $n_jia 1.69e6 1.7e7 persistent"
-            "jia float cuda $n_jia 3.14e6 - grid-stride"
+            "jia float cuda $n_jia 3.14e6 - grid-stride" "jia float cuda $n_jia 3.14e6 - persistent"
             "stronge double cuda 4000000 1.72e7 1.7e8 grid-stride" "stronge double cuda 4000000 1.72e7 1.7e8 persistent"
             "stronge float cuda 4000000 4.49e7 - grid-stride"
             "chatterjee-ruina double cuda $n_cr 1.68e9 - grid-stride" "chatterjee-ruina double cuda $n_cr 1.68e9 - persistent"
             "jia double omp $n_omp 1.64e5 - grid-stride")
+  declare -A goal22=([jia_double]=2.5e7 [jia_float]=4e7 [stronge_double]=1e8)
+  declare -A base_rate=()
   for c in "${tp_cases[@]}"; do
     read -r law prec be n base goal lanes <<< "$c"
     tag=reduce_${law}_${prec}_${be}
     label="$law $prec $be"
     if [ "$be" = cuda ]; then tag=${tag}_$lanes; label="$label, $lanes"; fi
-    step "$tag" measure 900 -- env IMPACT_CUDA_LANES="$lanes" "$IMPACT" reduce --law "$law" --backend "$be" \
-      --precision "$prec" --n "$n" --steps 250 -q --out "$LOGDIR/$tag.json"
+    args=(reduce --law "$law" --backend "$be" --precision "$prec" --n "$n" --steps 250 -q)
+    step "$tag" measure 900 -- env IMPACT_CUDA_LANES="$lanes" "$IMPACT" "${args[@]}" --out "$LOGDIR/$tag.json"
+    if [ -n "$BASE_IMPACT" ]; then
+      goal=${goal22[${law}_$prec]:--}
+      [ "$be" = cuda ] || goal=-
+      bkey=${law}_${prec}_$be
+      if [ -z "${base_rate[$bkey]:-}" ]; then  # the baseline once per law, precision and backend
+        step "base_$tag" measure 900 -- env IMPACT_CUDA_LANES="$lanes" "$BASE_IMPACT" "${args[@]}" --out "$LOGDIR/base_$tag.json"
+        [ $DRY = 1 ] || base_rate[$bkey]=$($PY "$PYHELP" rate "$LOGDIR/base_$tag.json" 2> /dev/null)
+        [ -n "${base_rate[$bkey]:-}" ] || base_rate[$bkey]=-
+      fi
+      base=${base_rate[$bkey]}
+    fi
     if [ $DRY = 0 ]; then
-      row=$($PY "$PYHELP" throughput-row "$label" "$LOGDIR/$tag.json" "$base" "$goal" 2>> "$LAST_LOG")
+      row=$($PY "$PYHELP" throughput-row "$label" "$LOGDIR/$tag.json" "$base" "$goal" 2>> "$LOGDIR/$tag.log")
       add "${row:-| $label | $n | (failed: see $(basename "$LOGDIR")/$tag.log) | $base | | |}"
       r=$($PY "$PYHELP" rate "$LOGDIR/$tag.json" 2> /dev/null)
       [ -z "$r" ] || set_status "$tag" "$(status_of "$tag")" "$r instances/s"
     fi
   done
   add
-  add "The omp baseline is 573a81e on that machine's 16 cores; compare it only on a like machine."
+  [ -n "$BASE_IMPACT" ] || add "The omp baseline is 573a81e on that machine's 16 cores; compare it only on a like machine."
   add
   write_report
 fi
@@ -680,7 +735,7 @@ fi
 if want 9; then
   add "## 9. Python: evaluate() on device arrays (CuPy / PyTorch / JAX)"
   add
-  step py_device check 900 -- env PYTHONPATH="$BUILD/python" IMPACT_BINARY="$BUILD/impact" IMPACT_SOURCE_DIR="$ROOT" \
+  step py_device check 900 -- env PYTHONPATH="$PYDIR" IMPACT_BINARY="$BUILD/impact" IMPACT_SOURCE_DIR="$ROOT" \
     "$PY" -m pytest -q -rs -p no:cacheprovider "$ROOT/python/tests/test_device.py"
   if [ $DRY = 0 ]; then
     summary=$(grep -E '[0-9]+ (passed|failed)' "$LAST_LOG" | tail -n 1)
@@ -690,7 +745,7 @@ if want 9; then
     BODY+="$(grep -E '^SKIPPED' "$LAST_LOG" | sort | uniq -c | head -n 12)"$'\n'
     add '```'
   fi
-  step py_device_bench measure 900 -- env PYTHONPATH="$BUILD/python" \
+  step py_device_bench measure 900 -- env PYTHONPATH="$PYDIR" \
     "$PY" "$ROOT/benches/python_bench.py" --device --n "$([ $QUICK = 1 ] && echo 1000000 || echo 4000000)" \
     --json "$LOGDIR/python_device.json"
   if [ $DRY = 0 ]; then
@@ -700,6 +755,39 @@ if want 9; then
     add '```'
   fi
   add
+fi
+
+# ---- 10. calibrate ---------------------------------------------------------------------------------
+if want 10; then
+  add "## 10. \`impact calibrate\`: the sampler's evaluation rate on cuda and omp (issue 25)"
+  add
+  add "examples/calibration/ball-synthetic.toml (24 experiments) with the law and the ensemble set as below; rows/s ="
+  add "\`timings.rows_per_s\` of metadata.json (impacts evaluated per second of the whole run, sampler included)."
+  add "Each step of the stretch move evaluates half the walkers x 24 experiments as one batch."
+  add
+  add "| law, walkers x steps, backend | rows | seconds | rows/s | law share |"
+  add "| --- | ---: | ---: | ---: | ---: |"
+  cal_cases=("chatterjee-ruina 64 2000 cuda" "chatterjee-ruina 64 2000 omp" "jia 64 300 cuda" "jia 64 300 omp"
+             "jia 4096 50 cuda" "jia 4096 50 omp")
+  for c in "${cal_cases[@]}"; do
+    read -r law walkers steps be <<< "$c"
+    tag=calibrate_${law}_${walkers}x${steps}_$be
+    step "$tag" measure 600 -- "$IMPACT" calibrate "$ROOT/examples/calibration/ball-synthetic.toml" --set "calibrate.law=$law" \
+      --set "mcmc.walkers=$walkers" --set "mcmc.steps=$steps" --backend "$be" -q --force --out "$LOGDIR/$tag"
+    if [ $DRY = 0 ]; then
+      row=$($PY - "$LOGDIR/$tag/metadata.json" << 'PYCAL' 2>> "$LOGDIR/$tag.log"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["timings"]
+rows = t["rows_per_s"] * t["total_s"]
+print("%.4g | %.3f | %.3g | %.0f%%" % (rows, t["total_s"], t["rows_per_s"], 100 * t["law_s"] / t["total_s"] if t["total_s"] else 0))
+PYCAL
+)
+      add "| $law, $walkers x $steps, $be | ${row:-(failed: see $(basename "$LOGDIR")/$tag.log) | | |} |"
+    fi
+  done
+  add
+  write_report
 fi
 
 # ---- summary ----------------------------------------------------------------------------------------

@@ -138,11 +138,13 @@ int select_device(int local_rank);
 // (32 MB of device memory per piece); a piece whose probed keys are all alike (kernels/sampled.hpp
 // sampled_keys_vary) runs unsorted. The summary is that of the unsorted run, bit for bit.
 constexpr unsigned kCudaReduceBlocks = 2048;
-// The default schedule (ReduceSchedule): grid-stride until persistent lanes, which the SIMT model
-// predicts to cut the blocks' wait for their slowest warp by 4-6% of the time (docs/bench.md,
-// "Persistent lanes"), have run and been timed on a device: benches/gpu_check.sh times both
-// (IMPACT_CUDA_LANES=persistent), and this is the switch.
-constexpr bool kCudaPersistentLanes = false;
+// The default schedule (ReduceSchedule): persistent lanes. The SIMT model predicted them to cut the
+// blocks' wait for their slowest warp by 4-6% of the time (docs/bench.md, "Persistent lanes"); an
+// H200 measured more (benches/gpu_check.sh, 2026-11-27, same call, same summaries bit for bit,
+// instances/s against grid-stride): jia double 1.13e7 -> 1.30e7 (1.15x), float 2.08e7 -> 2.19e7
+// (1.05x), stronge double 2.74e7 -> 2.91e7 (1.06x), chatterjee-ruina 1.41e9 -> 1.93e9 (1.37x: its
+// short instances leave the grid-stride tail idle). IMPACT_CUDA_LANES=grid-stride keeps the other.
+constexpr bool kCudaPersistentLanes = true;
 constexpr std::uint64_t kCudaSortPiece = std::uint64_t(1) << 22;
 constexpr unsigned kCudaReduceBlock = 128;  // threads per block of the reduction kernel
 // How the reduction deals the instances to the lanes; the summary is the same bits for every choice.
