@@ -141,6 +141,15 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   return c;
 }
 
+CalibrateConfig load_calibrate_config(const CalibrateRequest& q) {
+  io::ConfigTree t = q.text.empty() ? io::load_config_file(q.config) : io::parse_config_text(q.text, q.config, q.toml);
+  for (const std::string& s : q.sets) io::apply_override(t, s);
+  if (!q.backend.empty()) io::apply_override(t, "run.backend=" + json(q.backend).dump());
+  CalibrateConfig c = resolve_calibrate_config(t);
+  if (!q.out.empty()) c.out_dir = q.out;
+  return c;
+}
+
 json to_json(const CalibrateConfig& c) {
   json j;
   j["calibrate"] = {{"name", c.name}, {"description", c.description}, {"scenario", c.scenario}, {"law", c.law}};

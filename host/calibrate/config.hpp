@@ -43,6 +43,21 @@ struct CalibrateConfig {
 // Throws io::ConfigError "LOCATION: KEY: ..." for every fault of the config itself.
 CalibrateConfig resolve_calibrate_config(const io::ConfigTree& tree);
 
+// What `impact calibrate` and impactbatch.calibrate ask for: the config (a file, or its text),
+// KEY=VALUE overrides, and the output folder and backend that override the config's.
+struct CalibrateRequest {
+  std::string config;             // a .toml / .json file, or the config's name when `text` is given
+  std::string text;               // the config itself (JSON or TOML by `toml`); empty: read `config`
+  bool toml = false;
+  std::vector<std::string> sets;  // KEY=VALUE, KEY a dotted path ("mcmc.steps", "params.mu")
+  std::string out;                // the output folder, taken as given (not relative to the config)
+  std::string backend;            // overrides run.backend
+};
+
+// The request's config, read, overridden and resolved. Throws io::ConfigError as above (a file that
+// cannot be read, a bad override, a bad backend word: each located).
+CalibrateConfig load_calibrate_config(const CalibrateRequest& q);
+
 // The resolved config, every key explicit (metadata.json).
 nlohmann::ordered_json to_json(const CalibrateConfig& c);
 

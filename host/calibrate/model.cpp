@@ -44,7 +44,7 @@ Model::Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine
              engine::Precision precision, const LawOptions& opt,
              const std::vector<std::pair<std::string, double>>& fixed, std::vector<design::ParamSpec> free,
              Experiments data)
-    : sc_(sc), eval_(sc, law, backend, precision, opt), free_(std::move(free)), data_(std::move(data)) {
+    : sc_(sc), backend_(backend), eval_(sc, law, backend, precision, opt), free_(std::move(free)), data_(std::move(data)) {
   base_.resize(sc.params.size());
   for (std::size_t k = 0; k < base_.size(); ++k) base_[k] = sc.params[k].value;
   for (const auto& [name, v] : fixed) base_[static_cast<std::size_t>(param_index(sc, name, "fixed parameter"))] = v;
@@ -135,8 +135,30 @@ void Model::evaluate(const double* theta, std::size_t n) {
   rows_ += n * E;
 }
 
+double Model::point_log_likelihood(std::size_t q) const {
+  const std::size_t E = data_.n, O = obs_col_.size(), ncol = eval_.columns().size();
+  double ll = 0;
+  for (std::size_t i = 0; i < E && !std::isnan(ll); ++i) {
+    const std::size_t row = q * E + i;
+    const Status s = static_cast<Status>(rows_out_.status[row]);
+    if (s != Status::ok) return outside_domain(s) ? -std::numeric_limits<double>::infinity() : std::nan("");
+    for (std::size_t j = 0; j < O; ++j) {
+      const double m = rows_out_.out[row * ncol + static_cast<std::size_t>(obs_col_[j])];
+      const double sd = data_.sigma[i * O + j], z = (data_.obs[i * O + j] - m) / sd;
+      ll += -0.5 * z * z;
+    }
+  }
+  return ll + log_norm_;
+}
+
+void Model::log_likelihood(const double* theta, std::size_t n, double* out) {
+  if (n == 0) return;
+  evaluate(theta, n);
+  for (std::size_t q = 0; q < n; ++q) out[q] = point_log_likelihood(q);
+}
+
 void Model::log_posterior(const double* theta, std::size_t n, double* out) {
-  const std::size_t E = data_.n, O = obs_col_.size(), D = free_.size(), ncol = eval_.columns().size();
+  const std::size_t D = free_.size();
   // only the points inside the prior's support go to the law
   std::vector<double> inside;
   std::vector<std::size_t> which;
@@ -149,23 +171,7 @@ void Model::log_posterior(const double* theta, std::size_t n, double* out) {
   }
   if (which.empty()) return;
   evaluate(inside.data(), which.size());
-  for (std::size_t q = 0; q < which.size(); ++q) {
-    double ll = 0;
-    for (std::size_t i = 0; i < E && !std::isnan(ll); ++i) {
-      const std::size_t row = q * E + i;
-      const Status s = static_cast<Status>(rows_out_.status[row]);
-      if (s != Status::ok) {
-        ll = outside_domain(s) ? -std::numeric_limits<double>::infinity() : std::nan("");
-        break;
-      }
-      for (std::size_t j = 0; j < O; ++j) {
-        const double m = rows_out_.out[row * ncol + static_cast<std::size_t>(obs_col_[j])];
-        const double sd = data_.sigma[i * O + j], z = (data_.obs[i * O + j] - m) / sd;
-        ll += -0.5 * z * z;
-      }
-    }
-    out[which[q]] += ll + log_norm_;
-  }
+  for (std::size_t q = 0; q < which.size(); ++q) out[which[q]] += point_log_likelihood(q);
 }
 
 void Model::predict(const double* theta, std::vector<double>& out, std::vector<std::uint8_t>& status) {

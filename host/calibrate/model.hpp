@@ -51,8 +51,12 @@ class Model {
 
   // Log prior of one point (-inf outside the support).
   double log_prior(const double* theta) const;
-  // Log posterior (up to the evidence) of n points (n x dim): the sampler's LogDensity.
+  // Log posterior (up to the evidence) of n points (n x dim): the sampler's LogDensity. A point
+  // outside the prior's support is -inf without an evaluation.
   void log_posterior(const double* theta, std::size_t n, double* out);
+  // Log likelihood of n points (n x dim), the prior left out: every point is evaluated, whatever its
+  // prior (for a sampler that brings its own, e.g. emcee through impactbatch.log_likelihood).
+  void log_likelihood(const double* theta, std::size_t n, double* out);
   // The model's outputs at one point: n experiments x observed (NaN where a row is not ok), with
   // each row's status.
   void predict(const double* theta, std::vector<double>& out, std::vector<std::uint8_t>& status);
@@ -65,13 +69,18 @@ class Model {
   bool reuses_instances() const { return reuse_; }
   void set_reuse_instances(bool on) { reuse_ = on && law_only_; }
   double law_seconds() const { return law_s_; }
+  engine::Backend backend() const { return backend_; }
 
  private:
   // rows for points [0, n): values, evaluated into rows_out_
   void evaluate(const double* theta, std::size_t n);
+  // The log likelihood of point q of the last evaluate() (-inf: a row outside the model's domain;
+  // NaN: a row that failed).
+  double point_log_likelihood(std::size_t q) const;
   // Experiment i's row before theta: the defaults, the fixed values, its conditions.
   void experiment_row(std::size_t i, double* v) const;
   const systems::ScenarioInfo& sc_;
+  engine::Backend backend_;
   study::RowEvaluator eval_;
   std::vector<design::ParamSpec> free_;
   Experiments data_;

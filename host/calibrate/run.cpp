@@ -11,12 +11,14 @@
 #include "design/design.hpp"
 #include "engine/registry.hpp"
 #include "impact/rng.hpp"
+#include "io/cancel.hpp"
 #include "io/csv.hpp"
 #include "io/machine.hpp"
 #include "io/npy.hpp"
 #include "io/out_file.hpp"
 #include "io/progress.hpp"
 #include "study/output_folder.hpp"
+#include "study/rows.hpp"
 #include "systems/scenarios.hpp"
 
 namespace impact::calibrate {
@@ -26,37 +28,6 @@ using json = nlohmann::ordered_json;
 namespace {
 
 const std::vector<std::string> kFiles = {"samples.csv", "samples.npy", "summary.md", "metadata.json"};
-
-// Walkers drawn from the prior (Philox stream 7 of the seed, the prior's quantiles), each redrawn
-// until its log posterior is finite: the sampler starts where the model holds.
-std::vector<double> start_from_prior(Model& m, const CalibrateConfig& c) {
-  const std::size_t D = m.dim(), W = c.walkers;
-  const Philox rng{c.seed};
-  std::vector<double> start(W * D);
-  std::vector<std::size_t> todo(W);
-  for (std::size_t w = 0; w < W; ++w) todo[w] = w;
-  for (std::uint32_t round = 0; round < 100 && !todo.empty(); ++round) {
-    std::vector<double> pts(todo.size() * D), got(todo.size());
-    for (std::size_t t = 0; t < todo.size(); ++t)
-      for (std::size_t k = 0; k < D; ++k) {
-        double u, unused;
-        uniforms2(rng, (static_cast<std::uint64_t>(round) * W + todo[t]) * D + k, 7, u, unused);
-        pts[t * D + k] = m.free()[k].quantile(u);
-      }
-    m.log_posterior(pts.data(), todo.size(), got.data());
-    std::vector<std::size_t> left;
-    for (std::size_t t = 0; t < todo.size(); ++t) {
-      if (std::isfinite(got[t])) std::copy(&pts[t * D], &pts[t * D] + D, &start[todo[t] * D]);
-      else left.push_back(todo[t]);
-    }
-    todo = left;
-  }
-  if (!todo.empty())
-    throw std::invalid_argument("calibrate: " + std::to_string(todo.size()) + " of " + std::to_string(W) +
-                                " walkers found no start with a finite posterior in 100 draws from the prior "
-                                "(does the model hold anywhere in it? see the law's statuses on the data)");
-  return start;
-}
 
 // The chain is kept whole (the positions and log densities of every step): refused before anything
 // runs when it would need more than a study may hold (design::memory_budget_bytes).
@@ -122,6 +93,7 @@ void write_samples(const std::string& dir, const EnsembleChain& ch, std::uint64_
 json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const EnsembleChain& ch, std::size_t experiments) {
   json j = io::provenance_json();
   j["backend"] = engine::backend_name(o.backend);
+  j["backend_why"] = o.backend_why;
   j["experiments"] = experiments;
   j["walkers"] = ch.walkers;
   j["steps"] = ch.steps;
@@ -153,23 +125,70 @@ const std::vector<double>& summary_probs() {
   return p;
 }
 
-engine::Backend calibrate_backend(const std::string& name, engine::Precision p, std::size_t batch_rows) {
-  if (name != "auto") return engine::resolve_backend(name, p, false);
-  if (engine::cuda_usable()) return engine::Backend::cuda;
-  return batch_rows >= 4096 ? engine::Backend::omp : engine::Backend::serial;
+engine::BackendPick calibrate_backend(const std::string& name, const engine::LawInfo& law, engine::Precision p,
+                                      int steps, std::size_t batch_rows, std::uint64_t batches) {
+  const bool small = batch_rows < study::kParallelRows;
+  engine::Workload w;
+  w.laws = {&law};
+  w.precision = p;
+  w.steps = steps;
+  w.rows = static_cast<double>(batch_rows) * static_cast<double>(batches);
+  w.batches = static_cast<double>(batches);
+  w.cpu_threads = small ? 1 : 0;
+  engine::BackendPick pick = engine::pick_backend(name, w, false);
+  if (name == "auto" && pick.backend == engine::Backend::omp && small) pick.backend = engine::Backend::serial;
+  return pick;
+}
+
+std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_t seed) {
+  const std::size_t D = m.dim(), W = walkers;
+  const Philox rng{seed};
+  std::vector<double> start(W * D);
+  std::vector<std::size_t> todo(W);
+  for (std::size_t w = 0; w < W; ++w) todo[w] = w;
+  for (std::uint32_t round = 0; round < 100 && !todo.empty(); ++round) {
+    std::vector<double> pts(todo.size() * D), got(todo.size());
+    for (std::size_t t = 0; t < todo.size(); ++t)
+      for (std::size_t k = 0; k < D; ++k) {
+        double u, unused;
+        uniforms2(rng, (static_cast<std::uint64_t>(round) * W + todo[t]) * D + k, 7, u, unused);
+        pts[t * D + k] = m.free()[k].quantile(u);
+      }
+    m.log_posterior(pts.data(), todo.size(), got.data());
+    std::vector<std::size_t> left;
+    for (std::size_t t = 0; t < todo.size(); ++t) {
+      if (std::isfinite(got[t])) std::copy(&pts[t * D], &pts[t * D] + D, &start[todo[t] * D]);
+      else left.push_back(todo[t]);
+    }
+    todo = left;
+  }
+  if (!todo.empty())
+    throw std::invalid_argument("calibrate: " + std::to_string(todo.size()) + " of " + std::to_string(W) +
+                                " walkers found no start with a finite posterior in 100 draws from the prior "
+                                "(does the model hold anywhere in it? see the law's statuses on the data)");
+  return start;
+}
+
+std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why) {
+  const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
+  const engine::LawInfo& law = *engine::find_law(c.law);
+  Experiments data = read_experiments(c.data, sc);
+  const engine::BackendPick b =
+      calibrate_backend(c.backend, law, c.precision, c.steps, c.walkers / 2 * data.n, 2 * c.mcmc_steps);
+  if (why) *why = b.why;
+  return std::make_unique<Model>(sc, law, b.backend, c.precision, engine::law_options(c.steps, c.integrator), c.fixed,
+                                 c.free, std::move(data));
 }
 
 CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FILE* progress) {
   const auto t0 = std::chrono::steady_clock::now();
   check_memory(c);
-  const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
-  Experiments data = read_experiments(c.data, sc);
   CalibrationOutcome o;
-  o.backend = calibrate_backend(c.backend, c.precision, c.walkers / 2 * data.n);
-  const std::size_t experiments = data.n;
-  Model m(sc, *engine::find_law(c.law), o.backend, c.precision, engine::law_options(c.steps, c.integrator), c.fixed,
-          c.free, std::move(data));
-  const std::vector<double> start = start_from_prior(m, c);  // before the folder: a model that holds nowhere writes nothing
+  const std::unique_ptr<Model> model = make_model(c, &o.backend_why);
+  Model& m = *model;
+  o.backend = m.backend();
+  const std::size_t experiments = m.data().n;
+  const std::vector<double> start = start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
   const study::FolderClaim claim = study::claim_output_folder(c.out_dir, kFiles, force);
   EnsembleOptions eo;
   eo.walkers = c.walkers;
@@ -179,7 +198,10 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   io::Progress bar(progress, c.mcmc_steps, "calibrate " + c.name);
   const EnsembleChain ch = run_ensemble(
       start, m.dim(), [&](const double* x, std::size_t n, double* out) { m.log_posterior(x, n, out); }, eo,
-      [&](std::uint64_t s) { bar.update(s); });
+      [&](std::uint64_t s) {
+        io::check_cancelled();  // Python's Ctrl-C (a no-op in the CLI)
+        bar.update(s);
+      });
   bar.finish();
   for (const design::ParamSpec& p : c.free) o.names.push_back(p.name);
   o.params = summarize(ch, c.burn, summary_probs());
@@ -195,7 +217,7 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   std::string md = "# " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") + "law " + c.law +
                    ", scenario " + c.scenario + ", " + std::to_string(experiments) + " experiments, " +
                    std::to_string(c.walkers) + " walkers x " + std::to_string(c.mcmc_steps) + " steps (burn-in " +
-                   std::to_string(c.burn) + "), backend " + engine::backend_name(o.backend) + "\n\n" + o.table +
+                   std::to_string(c.burn) + "), backend " + engine::backend_name(o.backend) + o.backend_why + "\n\n" + o.table +
                    "\nacceptance fraction " + num(o.acceptance) + "; failed proposals " + std::to_string(o.failed_proposals) + "\n";
   if (!o.converged)
     md += "\nwarning: the chain is shorter than 50 autocorrelation times after the burn-in for some parameter "

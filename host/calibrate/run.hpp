@@ -9,11 +9,14 @@
 // (io::OutFile); a run that fails before the end writes no file.
 #pragma once
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "calibrate/config.hpp"
+#include "calibrate/model.hpp"
 #include "calibrate/summary.hpp"
+#include "engine/backend_pick.hpp"
 
 namespace impact::calibrate {
 
@@ -25,6 +28,7 @@ struct CalibrationOutcome {
   std::uint64_t failed_proposals = 0, rows = 0;
   double seconds = 0, law_seconds = 0;
   engine::Backend backend = engine::Backend::serial;
+  std::string backend_why;  // " (auto: ...)" when auto chose it, else ""
   std::string table;  // summary.md's table
   std::vector<std::string> files;
 };
@@ -32,10 +36,26 @@ struct CalibrationOutcome {
 // The quantile probabilities of the summary.
 const std::vector<double>& summary_probs();
 
-// The backend of `auto` for a calibration: cuda where usable; else omp when a batch (half the
-// walkers x the experiments) has 4096 rows or more, serial below (a thread team per small batch
-// costs more than it gains).
-engine::Backend calibrate_backend(const std::string& name, engine::Precision p, std::size_t batch_rows);
+// The backend of a calibration whose sampler evaluates `batches` batches of `batch_rows` rows each,
+// one after the other (half the walkers x the experiments, twice per step), and why. A named
+// backend is taken (cuda without a usable device: std::invalid_argument saying why). `auto` weighs
+// the GPU, which pays engine::kGpuBatchLatency per batch, against the CPU by engine::pick_backend's
+// model; on the CPU a batch under study::kParallelRows rows runs on one thread (serial: a thread
+// team per small batch costs more than it gains), a larger one on omp. The H200 measured why
+// (2026-11-27, docs/calibration.md): batches of 768 chatterjee-ruina rows ran 2.3x slower on cuda
+// than on the CPU, 768 jia rows alike, 49152 jia rows 8.7x faster than 16 threads.
+engine::BackendPick calibrate_backend(const std::string& name, const engine::LawInfo& law, engine::Precision p,
+                                      int steps, std::size_t batch_rows, std::uint64_t batches);
+
+// The config's model: its experiments read (io::InputError, located), on calibrate_backend's pick
+// for the config's sampler (why it was picked in `backend_why`, where given). Throws std::invalid_argument for a model that cannot be
+// built (Model's constructor).
+std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* backend_why = nullptr);
+
+// `walkers` points drawn from the model's prior (Philox stream 7 of `seed`, the prior's quantiles),
+// each redrawn until its log posterior is finite: where the sampler starts (walkers x dim). Throws
+// std::invalid_argument when some walker finds no such point in 100 draws.
+std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_t seed);
 
 // Runs it. `progress`: a progress bar and notes (null: none). Throws io::InputError (the data) and
 // std::invalid_argument (a model or start that cannot run, a folder that is not a run's).

@@ -28,11 +28,9 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
   if (args.config.empty()) throw UsageError("calibrate", "a config is required (impact calibrate CONFIG)");
   calibrate::CalibrateConfig c;
   try {
-    io::ConfigTree t = io::load_config_file(args.config);
-    for (const std::string& s : args.sets) io::apply_override(t, s);
-    if (!args.backend.empty()) io::apply_override(t, "run.backend=" + args.backend);  // a word: checked as run.backend
-    c = calibrate::resolve_calibrate_config(t);
-    if (!args.out.empty()) c.out_dir = args.out;  // any path, as given
+    calibrate::CalibrateRequest q;
+    q.config = args.config, q.sets = args.sets, q.out = args.out, q.backend = args.backend;
+    c = calibrate::load_calibrate_config(q);
   } catch (const io::ConfigError& e) {
     std::fprintf(log, "impact calibrate: error: %s\n", e.what());
     return 1;
@@ -52,9 +50,10 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
     return 1;
   }
   if (!args.quiet && out) {
-    std::fprintf(out, "calibration %s: %s on %s, backend %s\n%s\nacceptance %.3f, %llu failed proposals, "
+    std::fprintf(out, "calibration %s: %s on %s, backend %s%s\n%s\nacceptance %.3f, %llu failed proposals, "
                       "%.3g rows/s (%.2f s)\nresults: %s/ (samples.csv, samples.npy, summary.md, metadata.json)\n",
-                 c.name.c_str(), c.law.c_str(), c.scenario.c_str(), engine::backend_name(o.backend), o.table.c_str(),
+                 c.name.c_str(), c.law.c_str(), c.scenario.c_str(), engine::backend_name(o.backend), o.backend_why.c_str(),
+                 o.table.c_str(),
                  o.acceptance, static_cast<unsigned long long>(o.failed_proposals),
                  o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0, o.seconds, c.out_dir.c_str());
     if (!o.converged)

@@ -14,6 +14,7 @@
 #include "calibrate/ensemble.hpp"
 #include "errors.hpp"
 #include "calibrate/model.hpp"
+#include "calibrate/run.hpp"
 #include "calibrate/summary.hpp"
 #include "design/param_text.hpp"
 #include "engine/registry.hpp"
@@ -88,6 +89,30 @@ TEST(CalibrateModel, LogPosteriorIsPriorPlusGaussianLikelihood) {
   EXPECT_EQ(lps[0], -HUGE_VAL);
   EXPECT_EQ(lps[1], -HUGE_VAL);
   EXPECT_EQ(m.rows_evaluated(), rows);
+  // the likelihood alone evaluates every point, whatever its prior: mu = 1.5 is a friction the law
+  // takes; inside the prior it is the posterior less the log prior (0 here), bit for bit
+  double ll[2];
+  m.log_likelihood(out, 2, ll);
+  EXPECT_TRUE(std::isfinite(ll[0])) << ll[0];
+  EXPECT_EQ(m.rows_evaluated(), rows + 2 * 24);
+  double at[1];
+  m.log_likelihood(theta, 1, at);
+  EXPECT_EQ(at[0], lp);
+}
+
+// `auto` for a sampler's batches: without a usable GPU the CPU, one thread for a batch under
+// kParallelRows rows and omp from there; a named backend is taken; cuda named without a device
+// is refused saying why (the GPU side of the choice: EngineOptions.BatchLatencyKeepsSmallSamplerBatchesOnTheCpu).
+TEST(CalibrateModel, BackendForTheSamplersBatches) {
+  const engine::LawInfo& cr = *engine::find_law("chatterjee-ruina");
+  if (engine::cuda_usable()) GTEST_SKIP() << "a usable GPU: auto weighs it (tested by the model alone)";
+  EXPECT_EQ(calibrate_backend("auto", cr, engine::Precision::f64, 250, 768, 4000).backend, engine::Backend::serial);
+  EXPECT_EQ(calibrate_backend("auto", cr, engine::Precision::f64, 250, study::kParallelRows, 10).backend,
+            engine::Backend::omp);
+  EXPECT_EQ(calibrate_backend("omp", cr, engine::Precision::f64, 250, 10, 10).backend, engine::Backend::omp);
+  EXPECT_EQ(calibrate_backend("omp", cr, engine::Precision::f64, 250, 10, 10).why, "");
+  EXPECT_NE(calibrate_backend("auto", cr, engine::Precision::f64, 250, 10, 10).why, "");
+  EXPECT_THROW(calibrate_backend("cuda", cr, engine::Precision::f64, 250, 10, 10), std::invalid_argument);
 }
 
 // Free law parameters only: the experiments' instances are built once and their law parameters set
