@@ -28,7 +28,9 @@
 #include "engine/registry.hpp"
 #include "io/cancel.hpp"
 #include "io/version.hpp"
+#include "python/calibrate.hpp"
 #include "python/device.hpp"
+#include "python/interrupt.hpp"
 #include "reference/compare.hpp"
 #include "reference/reference.hpp"
 #include "systems/bodies.hpp"
@@ -38,6 +40,7 @@
 
 namespace py = pybind11;
 using namespace impact;
+using impact::python::run_interruptible;
 
 namespace {
 
@@ -486,60 +489,6 @@ py::dict compare(const std::string& law_name, const py::list& cols, std::size_t 
 }
 
 // ---- studies ----------------------------------------------------------------------------------------
-// A study is one long library call. It runs on a thread of its own while the caller's thread waits
-// with the GIL released and checks for signals every kPollInterval (Python runs signal handlers on
-// the main thread only, and the study's laws may run on a second thread of the study: the waiting
-// thread is the one that can see them). When the handler raises (Ctrl-C: KeyboardInterrupt), the
-// study is asked to stop through the library's cancellation hook (io/cancel.hpp, installed when the
-// module is imported), which its run checks between pieces of about a thousand instances; the
-// run unwinds through its uncommitted OutFiles (no table, no metadata, no temporary is left) and
-// the handler's exception is raised here. The report phase after the run (statistics, Sobol
-// indices, plots) is not interrupted: it finishes, and the exception is raised after it.
-constexpr auto kPollInterval = std::chrono::milliseconds(50);
-std::atomic<int> g_stops{0};  // studies being stopped; a stop reaches every study in the process
-bool stop_requested() { return g_stops.load(std::memory_order_relaxed) > 0; }
-
-template <class F> void run_interruptible(F work) {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  std::exception_ptr failed;
-  std::thread worker([&] {
-    try {
-      work();
-    } catch (...) {
-      failed = std::current_exception();
-    }
-    std::lock_guard<std::mutex> lock(mu);
-    done = true;
-    cv.notify_one();
-  });
-  std::unique_ptr<py::error_already_set> interrupt;  // the signal handler's exception
-  for (bool finished = false; !finished;) {
-    {
-      py::gil_scoped_release nogil;
-      std::unique_lock<std::mutex> lock(mu);
-      finished = cv.wait_for(lock, kPollInterval, [&] { return done; });
-    }
-    if (!finished && !interrupt && PyErr_CheckSignals() != 0) {
-      interrupt = std::make_unique<py::error_already_set>();  // fetches it; nothing here throws
-      g_stops.fetch_add(1);
-    }
-  }
-  worker.join();  // done: returns at once
-  if (interrupt) {
-    g_stops.fetch_sub(1);
-    throw *interrupt;
-  }
-  if (!failed) return;
-  try {
-    std::rethrow_exception(failed);
-  } catch (const io::Cancelled&) {  // stopped by an interrupt of another study running in this process
-    PyErr_SetString(PyExc_KeyboardInterrupt, "study stopped by an interrupt of another study in this process");
-    throw py::error_already_set();
-  }
-}
-
 // `impact study`: the config (a file, or text), overrides, run and files; returns what the package
 // needs to load the outputs. Config errors raise ValueError with their FILE:LINE:COL location.
 py::dict run_study(const study::StudyRequest& q) {
@@ -567,7 +516,7 @@ py::dict run_study(const study::StudyRequest& q) {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "impactbatch's compiled core: the batch entry points of the impact laws (see the impactbatch package)";
-  io::set_cancel_hook(&stop_requested);  // a study stops when the waiting thread asks (run_interruptible)
+  io::set_cancel_hook(&python::stop_requested);  // a study stops when the waiting thread asks (run_interruptible)
   // the library's argument errors (unknown law, backend, precision, bad option values) as ValueError
   py::register_exception_translator([](std::exception_ptr e) {
     try {
@@ -578,6 +527,7 @@ PYBIND11_MODULE(_core, m) {
   });
   m.def("laws", &law_list, "The laws: name, summary, integrator, parameters read, extra outputs");
   python::bind_device(m);
+  python::bind_calibrate(m);
   m.def("status_names", &status_names, "Status names in code order");
   m.def("input_names", &input_names, "The 16 input columns in the order evaluate() takes them");
   m.def("output_names", &output_names, "The real output columns in order");

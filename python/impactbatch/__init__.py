@@ -792,3 +792,9 @@ def compare(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_t
     with _python_names():
         out = _core.compare(law, cols, N, backend, precision, steps, integrator, tol or 0.0)
     return Comparison(law, info, out)
+
+
+# ---- calibration (impact calibrate, issue 25) ------------------------------------------------------
+from ._calibrate import CalibrationModel, CalibrationResult, calibrate, log_likelihood, log_posterior  # noqa: E402
+
+__all__ += ["calibrate", "CalibrationResult", "CalibrationModel", "log_likelihood", "log_posterior"]

@@ -1,0 +1,196 @@
+"""Calibration from Python (issue 25, docs/calibration.md): `impact calibrate`'s run, and its model's
+log densities on points a Python sampler proposes.
+
+    >>> import impactbatch as ib
+    >>> res = ib.calibrate("examples/calibration/ball-synthetic.toml", out="/tmp/cal")
+    >>> res.summary.loc["mu", ["mean", "sd"]]               # pandas; the samples in res.samples
+
+    >>> model = ib.CalibrationModel("examples/calibration/ball-synthetic.toml")
+    >>> import emcee                                       # any sampler that takes a vectorised density
+    >>> s = emcee.EnsembleSampler(32, model.dim, ib.log_posterior, args=(model,), vectorize=True)
+
+A model reads the config and the data once; each call evaluates all its points x all experiments as
+one batch on the model's backend, so a vectorised sampler pays one batch per step.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+from . import _config_value, _core, _integer, _python_names, _string, _table, _toml_value
+
+
+def _request(config: Any, out: Optional[str], backend: Optional[str], set: Optional[Dict[str, Any]],
+             overrides: Dict[str, Any]) -> "_core.CalibrateRequest":
+    """The request of a config (a .toml / .json file, or a dict), its overrides (set={"mcmc.steps": 500},
+    or mcmc__steps=500), the output folder and the backend."""
+    q = _core.CalibrateRequest()
+    if isinstance(config, dict):
+        q.config, q.text, q.toml = "<dict>", json.dumps(_config_value("", config), allow_nan=False), False
+    elif isinstance(config, (str, os.PathLike)):
+        q.config = os.fspath(config)
+    else:
+        raise TypeError(f"config: expected a file name or a dict, got {type(config).__name__}")
+    if set is not None and not isinstance(set, dict):
+        raise TypeError(f"set: expected a dict {{'mcmc.steps': 1000, ...}}, got {type(set).__name__}")
+    pairs = dict(set or {})
+    pairs.update({k.replace("__", "."): v for k, v in overrides.items()})
+    q.sets = [f"{_string('set key', k)}={_toml_value(_config_value(k, v))}" for k, v in pairs.items()]
+    q.out = os.fspath(out) if out is not None else ""
+    q.backend = _string("backend", backend) if backend is not None else ""
+    return q
+
+
+class CalibrationResult:
+    """The outputs of calibrate(): `samples` (samples.npy after the burn-in: step, walker, the free
+    parameters, logp; a pandas DataFrame, or a NumPy structured array without pandas), `summary` (one
+    row per free parameter: mean, sd, the 5/16/50/84/95% quantiles q05..q95, tau, ess, converged),
+    `metadata` (metadata.json as a dict), `names`, `converged`, `acceptance`, `backend`, `out_dir`,
+    `files`, and `table` (summary.md's table)."""
+
+    def __init__(self, info: Dict[str, Any]):
+        self.out_dir: str = info["out_dir"]
+        self.name: str = info["name"]
+        self.names: List[str] = list(info["names"])
+        self.files: List[str] = list(info["files"])
+        self.backend: str = info["backend"]
+        self.converged: bool = bool(info["converged"])
+        self.acceptance: float = float(info["acceptance"])
+        self.table: str = info["table"]
+        with open(os.path.join(self.out_dir, "metadata.json")) as f:
+            self.metadata: Dict[str, Any] = json.load(f)
+        self.samples = _table(np.load(os.path.join(self.out_dir, "samples.npy")))
+        rows = []
+        for name in self.names:
+            p = self.metadata["posterior"][name]
+            row = {"mean": p["mean"], "sd": p["sd"]}
+            for q, v in p["quantiles"].items():
+                row["q%02d" % round(100 * float(q))] = v
+            row.update(tau=p["tau"], ess=p["ess"], converged=p["converged"])
+            rows.append(row)
+        try:
+            import pandas as pd
+        except ImportError:
+            self.summary: Any = dict(zip(self.names, rows))
+        else:
+            self.summary = pd.DataFrame(rows, index=pd.Index(self.names, name="param"))
+
+    def __repr__(self) -> str:
+        state = "converged" if self.converged else "not converged"
+        return f"<impactbatch.CalibrationResult {self.name}: {', '.join(self.names)} ({state}) in {self.out_dir}>"
+
+
+def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] = None, quiet: bool = True,
+              set: Optional[Dict[str, Any]] = None, force: bool = False, **overrides: Any) -> CalibrationResult:
+    """Runs a calibration as `impact calibrate` does (docs/calibration.md) and returns its samples and
+    summary (CalibrationResult).
+
+    config: a .toml / .json file, or the config as a dict (its data.file then relative to the working
+    folder); out: the output folder, as given (default: output.dir of the config); backend: overrides
+    run.backend; overrides: config keys, dotted in `set` (set={"mcmc.steps": 4000}) or with "__" for
+    the dot (mcmc__steps=4000). The run owns `out` as a study does: a folder of other files raises
+    ValueError unless force=True. Ctrl-C stops it after the sampler's current step, leaving no file.
+    Config and data errors raise ValueError with their location (FILE:LINE:COL, or the data file's
+    line and column)."""
+    q = _request(config, out, backend, set, overrides)
+    if not isinstance(force, bool):
+        raise TypeError(f"force: expected True or False, got {type(force).__name__}")
+    with _python_names(("--set: ", "")):
+        info = _core.calibrate(q, force, bool(quiet))
+    return CalibrationResult(info)
+
+
+class CalibrationModel:
+    """The statistical model of a calibration config (docs/calibration.md): its data read and its law
+    set up once, evaluated on points theta of shape (n, dim) or (dim,), one column per free parameter
+    in `names` order. log_likelihood, log_prior and log_posterior return an array of n log densities
+    (-inf: a point outside the prior, or a row the law refuses as outside its domain; NaN: a row that
+    failed numerically). Each call is one batch of n x experiments impacts on `backend`.
+
+    The [mcmc] and [output] tables of the config are not used; backend overrides run.backend (default:
+    the config's; `auto` picks cuda where usable, else serial or omp by the batch of mcmc.walkers / 2
+    points)."""
+
+    def __init__(self, config: Any, *, backend: Optional[str] = None, set: Optional[Dict[str, Any]] = None,
+                 **overrides: Any):
+        with _python_names(("--set: ", "")):
+            self._m = _core.CalibrationModel(_request(config, None, backend, set, overrides))
+        self.names: List[str] = list(self._m.names)
+        self.dim: int = len(self.names)
+        self.backend: str = self._m.backend
+        self.experiments: int = self._m.experiments
+        self.config: Dict[str, Any] = json.loads(self._m.config_json)
+
+    @property
+    def rows_evaluated(self) -> int:
+        """Impacts evaluated so far (points x experiments)."""
+        return self._m.rows_evaluated
+
+    def log_prior(self, theta: Any) -> np.ndarray:
+        return self._m.log_prior(theta)
+
+    def log_likelihood(self, theta: Any) -> np.ndarray:
+        """Gaussian log likelihood of the data at each point, whatever its prior."""
+        return self._m.log_density(theta, False)
+
+    def log_posterior(self, theta: Any) -> np.ndarray:
+        """log prior + log likelihood, up to the evidence; a point outside the prior is -inf and is not
+        evaluated. The density the built-in sampler draws from."""
+        return self._m.log_density(theta, True)
+
+    __call__ = log_posterior
+
+    def start(self, walkers: int, seed: int = 1) -> np.ndarray:
+        """(walkers, dim) points drawn from the prior, each with a finite log posterior: where
+        calibrate() starts its walkers for the same mcmc.seed (ValueError when some walker finds no
+        such point in 100 draws)."""
+        return self._m.start(_integer("walkers", walkers, 1, 1 << 40), _integer("seed", seed, 0, (1 << 64) - 1))
+
+    def predict(self, theta: Any):
+        """The model's observed outputs at one point: a DataFrame (a dict of arrays without pandas) of
+        the conditions, the observed outputs (NaN where a row is not ok), their data as `data_<name>`,
+        and each experiment's `status`."""
+        y, status = self._m.predict(theta)
+        d = self._m.data()
+        cols: Dict[str, Any] = {}
+        for k, name in enumerate(d["conditions"]):
+            cols[name] = d["cond"][:, k]
+        for k, name in enumerate(d["observed"]):
+            cols[name] = y[:, k]
+            cols["data_" + name] = d["obs"][:, k]
+            cols["sigma_" + name] = d["sigma"][:, k]
+        try:
+            import pandas as pd
+        except ImportError:
+            cols["status"] = status
+            return cols
+        from . import Status
+        df = pd.DataFrame(cols)
+        df["status"] = pd.Categorical.from_codes(status.astype(np.int64), categories=[s.name for s in Status])
+        return df
+
+    def __repr__(self) -> str:
+        return (f"<impactbatch.CalibrationModel {self.config['calibrate']['law']} on {self.experiments} experiments: "
+                f"{', '.join(self.names)} ({self.backend})>")
+
+
+def _model(model: Any) -> CalibrationModel:
+    if isinstance(model, CalibrationModel):
+        return model
+    raise TypeError(f"model: expected an impactbatch.CalibrationModel, got {type(model).__name__} (build it once: "
+                    f"CalibrationModel(config))")
+
+
+def log_likelihood(theta: Any, model: CalibrationModel) -> np.ndarray:
+    """model.log_likelihood(theta), in the form samplers call: emcee.EnsembleSampler(nwalkers, model.dim,
+    impactbatch.log_likelihood, args=(model,), vectorize=True) with a prior of the caller's own."""
+    return _model(model).log_likelihood(theta)
+
+
+def log_posterior(theta: Any, model: CalibrationModel) -> np.ndarray:
+    """model.log_posterior(theta) (the config's priors included), in the form samplers call, as
+    log_likelihood."""
+    return _model(model).log_posterior(theta)

@@ -1,0 +1,128 @@
+"""impactbatch.calibrate and CalibrationModel (issue 25): the CLI's run and bits, the model's log
+densities against the Gaussian likelihood computed here from its own predictions, the errors, and
+emcee on the same model finding the built-in sampler's posterior."""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import impactbatch as ib
+
+SRC = os.environ.get("IMPACT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+IMPACT = os.environ.get("IMPACT_BINARY", "impact")
+CONFIG = os.path.join(SRC, "examples", "calibration", "ball-synthetic.toml")
+DATA = os.path.join(SRC, "examples", "calibration", "ball-synthetic.csv")
+SHORT = {"mcmc.steps": 300, "mcmc.walkers": 16, "mcmc.seed": 5}
+
+
+def test_calibrate_equals_the_cli(tmp_path):
+    """The same config, overrides and backend give the CLI's samples.npy byte for byte; the result's
+    tables read those files."""
+    cli, py = tmp_path / "cli", tmp_path / "py"
+    subprocess.run([IMPACT, "calibrate", CONFIG, "--backend", "serial", "--out", str(cli), "-q"] +
+                   [x for k, v in SHORT.items() for x in ("--set", f"{k}={v}")], check=True)
+    r = ib.calibrate(CONFIG, out=str(py), backend="serial", set=SHORT)
+    assert (cli / "samples.npy").read_bytes() == (py / "samples.npy").read_bytes()
+    assert r.names == ["mu", "e"] and r.backend == "serial" and r.out_dir == str(py)
+    assert len(r.samples) == 16 * (300 - 75) and list(r.samples.columns) == ["step", "walker", "mu", "e", "logp"]
+    meta = json.loads((cli / "metadata.json").read_text())
+    for name in ("mu", "e"):
+        assert r.summary.loc[name, "mean"] == meta["posterior"][name]["mean"]
+        assert r.summary.loc[name, "q50"] == meta["posterior"][name]["quantiles"]["0.5"]
+        assert r.summary.loc[name, "mean"] == pytest.approx(np.mean(r.samples[name]), rel=1e-12)
+    assert r.acceptance == meta["acceptance_fraction"] and r.converged == all(
+        meta["posterior"][n]["converged"] for n in ("mu", "e"))
+    assert "mu" in r.table and "<impactbatch.CalibrationResult ball-synthetic" in repr(r)
+
+
+def test_calibrate_from_a_dict(tmp_path):
+    """A dict config (data.file then relative to the working folder) gives the file config's bits;
+    overrides as keyword arguments with __ for the dot."""
+    cfg = {"calibrate": {"name": "d", "scenario": "ball", "law": "chatterjee-ruina"},
+           "data": {"file": DATA, "observed": ["Vx", "Vz"], "sigma": {"Vx": 0.02, "Vz": 0.02}, "ignore": ["shot"]},
+           "params": {"V0z": -3.0, "mu": "uniform:0:1", "e": "uniform:0:1"},
+           "mcmc": {"walkers": 16, "steps": 300, "seed": 5}}
+    a = ib.calibrate(cfg, out=str(tmp_path / "a"), backend="serial")
+    b = ib.calibrate(CONFIG, out=str(tmp_path / "b"), backend="serial", mcmc__steps=300, mcmc__walkers=16,
+                     mcmc__seed=5)
+    assert (tmp_path / "a" / "samples.npy").read_bytes() == (tmp_path / "b" / "samples.npy").read_bytes()
+    assert a.name == "d"
+
+
+def test_calibrate_errors(tmp_path):
+    with pytest.raises(ValueError, match=r"mcmc\.stepz"):
+        ib.calibrate(CONFIG, out=str(tmp_path / "x"), set={"mcmc.stepz": 10})
+    with pytest.raises(ValueError, match="nosuch.csv"):
+        ib.calibrate(CONFIG, out=str(tmp_path / "x"), set={"data.file": str(tmp_path / "nosuch.csv")})
+    with pytest.raises(TypeError, match="config: expected a file name or a dict"):
+        ib.calibrate(3)
+    with pytest.raises(ValueError, match="backend"):
+        ib.calibrate(CONFIG, out=str(tmp_path / "x"), backend="gpu")
+    assert not (tmp_path / "x").exists()  # nothing was written by a run that did not start
+
+
+@pytest.fixture(scope="module")
+def model():
+    return ib.CalibrationModel(CONFIG, backend="serial")
+
+
+def test_model_likelihood_is_the_gaussian_of_its_predictions(model):
+    """log_likelihood equals sum -z^2/2 - log sigma - log sqrt(2 pi) over the data, computed here from
+    predict(); log_posterior adds the uniform priors' log density (0 on [0, 1]^2)."""
+    assert model.names == ["mu", "e"] and model.dim == 2 and model.experiments == 24
+    theta = np.array([[0.3, 0.6], [0.25, 0.55], [0.5, 0.9]])
+    ll = model.log_likelihood(theta)
+    for p, want in zip(theta, ll):
+        df = model.predict(p)
+        assert len(df) == 24 and (df["status"] == "ok").all()
+        total = 0.0
+        for out in ("Vx", "Vz"):
+            z = (df["data_" + out] - df[out]) / df["sigma_" + out]
+            total += float(np.sum(-0.5 * z * z - np.log(df["sigma_" + out]) - 0.5 * math.log(2 * math.pi)))
+        assert want == pytest.approx(total, rel=1e-12, abs=1e-9)
+    assert np.array_equal(model.log_posterior(theta), ll + model.log_prior(theta))
+    assert np.all(model.log_prior(theta) == 0.0)
+    assert ll[0] > ll[1] and ll[0] > ll[2]  # the data were simulated at mu = 0.3, e = 0.6
+
+
+def test_model_vectorised_equals_pointwise_and_prior_support(model):
+    pts = np.array([[0.3, 0.6], [1.5, 0.6], [0.2, 0.7], [0.3, -0.1]])
+    post = model.log_posterior(pts)
+    assert post[1] == -np.inf and post[3] == -np.inf  # outside uniform:0:1: not evaluated
+    one = np.array([model.log_posterior(p)[0] for p in pts])
+    assert np.array_equal(post, one)
+    like = model.log_likelihood(pts)
+    assert np.isfinite(like[1])  # mu = 1.5 is a valid friction: the likelihood has a value there
+    assert np.array_equal(model(pts), post)
+    with pytest.raises(ValueError, match=r"theta: expected points of shape \(n, 2\)"):
+        model.log_likelihood(np.zeros((3, 3)))
+    with pytest.raises(TypeError, match="CalibrationModel"):
+        ib.log_likelihood(pts, CONFIG)
+
+
+def test_model_start_is_the_samplers(tmp_path, model):
+    """start(walkers, seed) is where calibrate() starts: the chain's first step moves from it."""
+    p0 = model.start(16, 5)
+    assert p0.shape == (16, 2) and np.all((p0 >= 0) & (p0 <= 1))
+    assert np.array_equal(p0, model.start(16, 5)) and not np.array_equal(p0, model.start(16, 6))
+    assert np.all(np.isfinite(model.log_posterior(p0)))
+
+
+def test_emcee_finds_the_same_posterior(tmp_path):
+    """The example: emcee with vectorize=True on ib.log_posterior and the built-in sampler agree on
+    every parameter's mean and sd within 4 Monte Carlo errors."""
+    pytest.importorskip("emcee")
+    out = tmp_path / "cmp.json"
+    p = subprocess.run([sys.executable, os.path.join(SRC, "examples", "calibration", "emcee_compare.py"),
+                        "--backend", "serial", "--walkers", "32", "--steps", "1500", "--json", str(out)],
+                       capture_output=True, text=True, env=dict(os.environ))
+    assert p.returncode == 0, p.stdout + p.stderr
+    d = json.loads(out.read_text())
+    assert d["ok"] and d["worst_z"] <= 4
+    for row in d["params"]:
+        assert abs(row["ours_mean"] - {"mu": 0.3, "e": 0.6}[row["param"]]) < 0.02  # near the truth
+    assert "same posterior" in p.stdout
