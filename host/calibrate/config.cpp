@@ -135,8 +135,9 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   c.out_dir = "out/" + c.name;
   if (root.contains("output")) {
     const json& o = r.table(root.at("output"), "output");
-    r.expect_keys(o, "output", {"dir"});
+    r.expect_keys(o, "output", {"dir", "plots"});
     if (o.contains("dir")) c.out_dir = r.str(o.at("dir"), "output.dir");
+    if (o.contains("plots")) c.plots = r.boolean(o.at("plots"), "output.plots");
   }
   return c;
 }
@@ -163,7 +164,7 @@ json to_json(const CalibrateConfig& c) {
   for (const design::ParamSpec& p : c.free) ps[p.name] = design::param_text(p);
   j["params"] = ps;
   j["mcmc"] = {{"walkers", c.walkers}, {"steps", c.mcmc_steps}, {"burn", c.burn}, {"seed", c.seed}, {"a", c.a}};
-  j["output"] = {{"dir", c.out_dir}};
+  j["output"] = {{"dir", c.out_dir}, {"plots", c.plots}};
   return j;
 }
 

@@ -9,7 +9,7 @@
 //               design/param_text.hpp): free, with that prior
 //   [mcmc]      walkers (even, >= 2 x free; default max(16, 4 x free) rounded up to even), steps,
 //               burn (default steps / 4), seed, a (the stretch scale, 2)
-//   [output]    dir (default out/NAME)
+//   [output]    dir (default out/NAME), plots (default true: corner.png, predictive.png)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -38,6 +38,7 @@ struct CalibrateConfig {
   std::uint64_t mcmc_steps = 2000, burn = 0, seed = 1;
   double a = 2.0;
   std::string out_dir;
+  bool plots = true;  // corner.png and predictive.png (scripts/plot_calibration.py)
 };
 
 // Throws io::ConfigError "LOCATION: KEY: ..." for every fault of the config itself.

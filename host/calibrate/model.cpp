@@ -174,13 +174,16 @@ void Model::log_posterior(const double* theta, std::size_t n, double* out) {
   for (std::size_t q = 0; q < which.size(); ++q) out[which[q]] += point_log_likelihood(q);
 }
 
-void Model::predict(const double* theta, std::vector<double>& out, std::vector<std::uint8_t>& status) {
+void Model::predict(const double* theta, std::size_t n, std::vector<double>& out, std::vector<std::uint8_t>& status) {
   const std::size_t E = data_.n, O = obs_col_.size(), ncol = eval_.columns().size();
-  evaluate(theta, 1);
-  out.assign(E * O, std::nan(""));
-  status.assign(rows_out_.status.begin(), rows_out_.status.begin() + static_cast<std::ptrdiff_t>(E));
-  for (std::size_t i = 0; i < E; ++i)
-    for (std::size_t j = 0; j < O; ++j) out[i * O + j] = rows_out_.out[i * ncol + static_cast<std::size_t>(obs_col_[j])];
+  out.assign(n * E * O, std::nan(""));
+  status.assign(n * E, 0);
+  if (n == 0) return;
+  evaluate(theta, n);
+  std::copy(rows_out_.status.begin(), rows_out_.status.begin() + static_cast<std::ptrdiff_t>(n * E), status.begin());
+  for (std::size_t r = 0; r < n * E; ++r)
+    if (status[r] == 0)
+      for (std::size_t j = 0; j < O; ++j) out[r * O + j] = rows_out_.out[r * ncol + static_cast<std::size_t>(obs_col_[j])];
 }
 
 }  // namespace impact::calibrate

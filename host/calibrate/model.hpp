@@ -57,9 +57,12 @@ class Model {
   // Log likelihood of n points (n x dim), the prior left out: every point is evaluated, whatever its
   // prior (for a sampler that brings its own, e.g. emcee through impactbatch.log_likelihood).
   void log_likelihood(const double* theta, std::size_t n, double* out);
-  // The model's outputs at one point: n experiments x observed (NaN where a row is not ok), with
-  // each row's status.
-  void predict(const double* theta, std::vector<double>& out, std::vector<std::uint8_t>& status);
+  // The model's outputs at n points (n x dim): n x experiments x observed (NaN where a row is not
+  // ok), with each row's status (n x experiments); one batch.
+  void predict(const double* theta, std::size_t n, std::vector<double>& out, std::vector<std::uint8_t>& status);
+  void predict(const double* theta, std::vector<double>& out, std::vector<std::uint8_t>& status) {
+    predict(theta, 1, out, status);
+  }
 
   std::uint64_t rows_evaluated() const { return rows_; }
   // Whether the experiments' instances are built once and only their law parameters set per point

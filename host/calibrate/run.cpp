@@ -1,7 +1,9 @@
 #include "calibrate/run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -18,6 +20,7 @@
 #include "io/out_file.hpp"
 #include "io/progress.hpp"
 #include "study/output_folder.hpp"
+#include "study/report.hpp"
 #include "study/rows.hpp"
 #include "systems/scenarios.hpp"
 
@@ -27,7 +30,8 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-const std::vector<std::string> kFiles = {"samples.csv", "samples.npy", "summary.md", "metadata.json"};
+const std::vector<std::string> kFiles = {"samples.csv", "samples.npy", "predictive.csv", "summary.md", "metadata.json"};
+const std::vector<std::string> kPlots = {"corner.png", "predictive.png"};  // scripts/plot_calibration.py
 
 // The chain is kept whole (the positions and log densities of every step): refused before anything
 // runs when it would need more than a study may hold (design::memory_budget_bytes).
@@ -90,6 +94,56 @@ void write_samples(const std::string& dir, const EnsembleChain& ch, std::uint64_
   npy.commit();
 }
 
+// The posterior predictive of the model's outputs (predictive.csv): the model evaluated at up to
+// kPredictiveDraws draws spread evenly over the samples after the burn-in (one batch), and per
+// experiment its conditions, each observed output's data and sigma, and the quantiles 5/50/95 % and
+// mean of the model's output over the draws whose row is ok (`ok` of them: fewer than the draws
+// where the law refused a row).
+constexpr std::size_t kPredictiveDraws = 200;
+
+void write_predictive(const std::string& dir, Model& m, const EnsembleChain& ch, std::uint64_t burn) {
+  const std::size_t D = ch.dim, total = (ch.steps - burn) * ch.walkers, K = std::min(total, kPredictiveDraws);
+  std::vector<double> theta(K * D);
+  for (std::size_t q = 0; q < K; ++q) {
+    const std::size_t flat = q * total / K, s = burn + flat / ch.walkers, w = flat % ch.walkers;
+    for (std::size_t k = 0; k < D; ++k) theta[q * D + k] = ch.at(s, w, k);
+  }
+  std::vector<double> out;
+  std::vector<std::uint8_t> status;
+  m.predict(theta.data(), K, out, status);
+  const Experiments& d = m.data();
+  const std::size_t E = d.n, O = d.observed.size();
+  std::string text = "experiment";
+  for (const std::string& c : d.conditions) text += "," + c;
+  for (const std::string& o : d.observed)
+    text += "," + o + ",sigma_" + o + "," + o + "_q05," + o + "_q50," + o + "_q95," + o + "_mean";
+  text += ",ok\n";
+  std::vector<double> v;
+  for (std::size_t i = 0; i < E; ++i) {
+    text += std::to_string(i + 1);
+    for (std::size_t c = 0; c < d.conditions.size(); ++c) text += ",", io::append_number(text, d.cond[i * d.conditions.size() + c]);
+    std::size_t ok = 0;
+    for (std::size_t j = 0; j < O; ++j) {
+      v.clear();
+      for (std::size_t q = 0; q < K; ++q)
+        if (status[q * E + i] == 0) v.push_back(out[(q * E + i) * O + j]);
+      ok = v.size();
+      std::sort(v.begin(), v.end());
+      double mean = 0;
+      for (double x : v) mean += x;
+      mean = v.empty() ? std::nan("") : mean / static_cast<double>(v.size());
+      for (double x : {d.obs[i * O + j], d.sigma[i * O + j], v.empty() ? std::nan("") : sorted_quantile(v, 0.05),
+                       v.empty() ? std::nan("") : sorted_quantile(v, 0.5), v.empty() ? std::nan("") : sorted_quantile(v, 0.95),
+                       mean})
+        text += ",", io::append_number(text, x);
+    }
+    text += "," + std::to_string(ok) + "\n";
+  }
+  io::OutFile f(dir + "/predictive.csv");
+  f.put(text);
+  f.commit();
+}
+
 json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const EnsembleChain& ch, std::size_t experiments) {
   json j = io::provenance_json();
   j["backend"] = engine::backend_name(o.backend);
@@ -125,20 +179,53 @@ const std::vector<double>& summary_probs() {
   return p;
 }
 
+engine::Backend cpu_backend_for(const engine::LawInfo& law, engine::Precision p, int steps, std::size_t batch_rows) {
+  engine::Workload w;
+  w.laws = {&law};
+  w.precision = p;
+  w.steps = steps;
+  // a batch that one thread finishes in under kTeamWorthSeconds (modelled) stays on it
+  const bool small = batch_rows < study::kParallelRows &&
+                     engine::cpu_seconds(law, w, 1) * static_cast<double>(batch_rows) < kTeamWorthSeconds;
+  return small ? engine::Backend::serial : engine::Backend::omp;
+}
+
 engine::BackendPick calibrate_backend(const std::string& name, const engine::LawInfo& law, engine::Precision p,
                                       int steps, std::size_t batch_rows, std::uint64_t batches) {
-  const bool small = batch_rows < study::kParallelRows;
   engine::Workload w;
   w.laws = {&law};
   w.precision = p;
   w.steps = steps;
   w.rows = static_cast<double>(batch_rows) * static_cast<double>(batches);
   w.batches = static_cast<double>(batches);
-  w.cpu_threads = small ? 1 : 0;
+  const engine::Backend cpu = cpu_backend_for(law, p, steps, batch_rows);
+  w.cpu_threads = cpu == engine::Backend::serial ? 1 : 0;
   engine::BackendPick pick = engine::pick_backend(name, w, false);
-  if (name == "auto" && pick.backend == engine::Backend::omp && small) pick.backend = engine::Backend::serial;
+  if (name == "auto" && pick.backend == engine::Backend::omp) pick.backend = cpu;
   return pick;
 }
+
+namespace {
+
+// The least of `reps` timings of one log_posterior call on n points.
+double batch_seconds(Model& m, const std::vector<double>& pts, std::size_t n, int reps) {
+  std::vector<double> out(n);
+  double best = HUGE_VAL;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    m.log_posterior(pts.data(), n, out.data());
+    best = std::min(best, io::seconds_since(t0));
+  }
+  return best;
+}
+
+std::string ms_text(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g ms", 1e3 * s);
+  return b;
+}
+
+}  // namespace
 
 std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_t seed) {
   const std::size_t D = m.dim(), W = walkers;
@@ -173,11 +260,42 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why) {
   const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
   const engine::LawInfo& law = *engine::find_law(c.law);
   Experiments data = read_experiments(c.data, sc);
-  const engine::BackendPick b =
-      calibrate_backend(c.backend, law, c.precision, c.steps, c.walkers / 2 * data.n, 2 * c.mcmc_steps);
-  if (why) *why = b.why;
-  return std::make_unique<Model>(sc, law, b.backend, c.precision, engine::law_options(c.steps, c.integrator), c.fixed,
-                                 c.free, std::move(data));
+  const std::size_t half = c.walkers / 2, batch = half * data.n;
+  auto make = [&](engine::Backend b, Experiments d) {
+    return std::make_unique<Model>(sc, law, b, c.precision, engine::law_options(c.steps, c.integrator), c.fixed, c.free,
+                                   std::move(d));
+  };
+  if (c.backend != "auto") {
+    const engine::BackendPick b = calibrate_backend(c.backend, law, c.precision, c.steps, batch, 2 * c.mcmc_steps);
+    if (why) *why = b.why;
+    return make(b.backend, std::move(data));
+  }
+  // auto: a trial. The rate models cannot say what a batch of the sampler costs: the rows of a
+  // calibration are not random contact (stronge on the Cornell rows ran at 2e6 rows/s on one thread
+  // of the 2-core development VM, where the model says 1.7e4/s), and a small batch's time on the GPU is its latency, the slowest instance's integration on
+  // one lane included (an H200 took 3.4 ms per 768-row batch of jia on the Cornell data, 16 CPU
+  // threads 2.6). So the sampler's own batch, half the walkers drawn from the prior, is timed on
+  // omp, serial and (where usable) cuda, each after a first call that is not counted (the GPU
+  // context's start, the buffers), and the fastest runs the chain. The CPU paths give the same
+  // bits, so the choice between them changes no result.
+  // (serial only for a batch under kParallelRows rows: on a larger one the team pays, and one thread
+  // of a dear law is long to time: jia's 49152 rows, 2.2 s on an H200's host)
+  std::vector<std::unique_ptr<Model>> ms;
+  for (engine::Backend b : {engine::Backend::omp, engine::Backend::serial, engine::Backend::cuda})
+    if ((b != engine::Backend::serial || batch < study::kParallelRows) && (b != engine::Backend::cuda || engine::cuda_usable()))
+      ms.push_back(make(b, data));
+  const std::vector<double> pts = start_from_prior(*ms[0], half, c.seed);
+  std::size_t best = 0;
+  double best_s = HUGE_VAL;
+  std::string said;
+  for (std::size_t k = 0; k < ms.size(); ++k) {
+    const double first = batch_seconds(*ms[k], pts, half, 1);
+    const double t = first > 0.5 ? first : batch_seconds(*ms[k], pts, half, 2);  // a long batch: once is enough
+    said += (k ? ", " : "") + ms_text(t) + " on " + engine::backend_name(ms[k]->backend());
+    if (t < best_s) best_s = t, best = k;
+  }
+  if (why) *why = " (auto: a trial batch of " + std::to_string(batch) + " rows took " + said + ")";
+  return std::move(ms[best]);
 }
 
 CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FILE* progress) {
@@ -189,7 +307,9 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   o.backend = m.backend();
   const std::size_t experiments = m.data().n;
   const std::vector<double> start = start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
-  const study::FolderClaim claim = study::claim_output_folder(c.out_dir, kFiles, force);
+  std::vector<std::string> claimed = kFiles;
+  claimed.insert(claimed.end(), kPlots.begin(), kPlots.end());
+  const study::FolderClaim claim = study::claim_output_folder(c.out_dir, claimed, force);
   EnsembleOptions eo;
   eo.walkers = c.walkers;
   eo.steps = c.mcmc_steps;
@@ -213,6 +333,7 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   o.law_seconds = m.law_seconds();
   o.table = summary_table(o.names, o.params);
   write_samples(c.out_dir, ch, c.burn, o.names);
+  write_predictive(c.out_dir, m, ch, c.burn);
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string md = "# " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") + "law " + c.law +
                    ", scenario " + c.scenario + ", " + std::to_string(experiments) + " experiments, " +
@@ -226,6 +347,11 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   io::write_file(c.out_dir + "/metadata.json", metadata(c, o, ch, experiments).dump(2) + "\n");
   if (const std::string n = study::claim_note(claim); !n.empty() && progress) std::fprintf(progress, "%s\n", n.c_str());
   o.files = kFiles;
+  if (c.plots) {
+    o.plot_note = study::run_plot_script(std::string(IMPACT_SOURCE_ROOT) + "/scripts/plot_calibration.py", c.out_dir,
+                                         kPlots, progress == nullptr, progress ? progress : stderr, "impact calibrate");
+    if (o.plot_note.find("not drawn") == std::string::npos) o.files.insert(o.files.end(), kPlots.begin(), kPlots.end());
+  }
   return o;
 }
 

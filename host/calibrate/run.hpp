@@ -4,6 +4,8 @@
 //   samples.npy   the same as structured records
 //   summary.md    per free parameter: mean, sd, quantiles 5/16/50/84/95%, tau, ESS, and the run
 //   metadata.json the same numbers, the sampler's counts, timings, the machine, the config resolved
+//   predictive.csv the model's outputs over posterior draws per experiment, beside the data
+//   corner.png, predictive.png  the plots (scripts/plot_calibration.py; output.plots = false: none)
 // The folder is claimed as a study's is (study/output_folder.hpp: a folder of foreign files is
 // refused without --force, an earlier run's files are replaced), and each file appears whole
 // (io::OutFile); a run that fails before the end writes no file.
@@ -31,25 +33,32 @@ struct CalibrationOutcome {
   std::string backend_why;  // " (auto: ...)" when auto chose it, else ""
   std::string table;  // summary.md's table
   std::vector<std::string> files;
+  std::string plot_note;  // where the plots are, or that they were not drawn ("" : none asked)
 };
 
 // The quantile probabilities of the summary.
 const std::vector<double>& summary_probs();
 
+// The CPU backend of a sampler's batch: serial for a batch under study::kParallelRows rows that one
+// thread finishes in under kTeamWorthSeconds by the model (a thread team per small batch costs more
+// than it gains: chatterjee-ruina's 768 rows, 0.2 ms), omp for any other (jia's 768 rows: 80 ms).
+constexpr double kTeamWorthSeconds = 1e-3;
+engine::Backend cpu_backend_for(const engine::LawInfo& law, engine::Precision p, int steps, std::size_t batch_rows);
+
 // The backend of a calibration whose sampler evaluates `batches` batches of `batch_rows` rows each,
-// one after the other (half the walkers x the experiments, twice per step), and why. A named
-// backend is taken (cuda without a usable device: std::invalid_argument saying why). `auto` weighs
-// the GPU, which pays engine::kGpuBatchLatency per batch, against the CPU by engine::pick_backend's
-// model; on the CPU a batch under study::kParallelRows rows runs on one thread (serial: a thread
-// team per small batch costs more than it gains), a larger one on omp. The H200 measured why
-// (2026-11-27, docs/calibration.md): batches of 768 chatterjee-ruina rows ran 2.3x slower on cuda
-// than on the CPU, 768 jia rows alike, 49152 jia rows 8.7x faster than 16 threads.
+// one after the other (half the walkers x the experiments, twice per step), and why, by the model
+// alone. A named backend is taken (cuda without a usable device: std::invalid_argument saying why).
+// `auto` weighs the GPU, which pays engine::kGpuBatchLatency per batch, against the CPU by
+// engine::pick_backend's model, and on the CPU takes cpu_backend_for's. Where a GPU is usable,
+// make_model decides by a trial instead.
 engine::BackendPick calibrate_backend(const std::string& name, const engine::LawInfo& law, engine::Precision p,
                                       int steps, std::size_t batch_rows, std::uint64_t batches);
 
-// The config's model: its experiments read (io::InputError, located), on calibrate_backend's pick
-// for the config's sampler (why it was picked in `backend_why`, where given). Throws std::invalid_argument for a model that cannot be
-// built (Model's constructor).
+// The config's model: its experiments read (io::InputError, located), on the config's backend, or
+// for `auto` on calibrate_backend's pick without a usable GPU and, with one, on whichever of cuda
+// and cpu_backend_for's took less time over the sampler's batch (half the walkers drawn from the
+// prior, timed twice on each after a first GPU call); why in `backend_why`, where given. Throws
+// std::invalid_argument for a model that cannot be built (Model's constructor).
 std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* backend_why = nullptr);
 
 // `walkers` points drawn from the model's prior (Philox stream 7 of `seed`, the prior's quantiles),

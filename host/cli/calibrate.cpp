@@ -21,6 +21,7 @@ CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& a) {
   c->add_flag("--quiet,-q", a.quiet, "No progress bar and no table");
   c->add_flag("--force", a.force, "Write into an output folder that holds files no impactbatch run wrote");
   c->add_flag("--dry-run", a.dry_run, "Check the config, print it in canonical JSON form and stop");
+  c->add_flag("--no-plots", a.no_plots, "Draw no corner.png and predictive.png (output.plots = false)");
   return c;
 }
 
@@ -31,6 +32,7 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
     calibrate::CalibrateRequest q;
     q.config = args.config, q.sets = args.sets, q.out = args.out, q.backend = args.backend;
     c = calibrate::load_calibrate_config(q);
+    if (args.no_plots) c.plots = false;
   } catch (const io::ConfigError& e) {
     std::fprintf(log, "impact calibrate: error: %s\n", e.what());
     return 1;
@@ -51,11 +53,12 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
   }
   if (!args.quiet && out) {
     std::fprintf(out, "calibration %s: %s on %s, backend %s%s\n%s\nacceptance %.3f, %llu failed proposals, "
-                      "%.3g rows/s (%.2f s)\nresults: %s/ (samples.csv, samples.npy, summary.md, metadata.json)\n",
+                      "%.3g rows/s (%.2f s)\nresults: %s/ (samples.csv, samples.npy, predictive.csv, summary.md, metadata.json)\n",
                  c.name.c_str(), c.law.c_str(), c.scenario.c_str(), engine::backend_name(o.backend), o.backend_why.c_str(),
                  o.table.c_str(),
                  o.acceptance, static_cast<unsigned long long>(o.failed_proposals),
                  o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0, o.seconds, c.out_dir.c_str());
+    if (!o.plot_note.empty()) std::fprintf(out, "%s\n", o.plot_note.c_str());
     if (!o.converged)
       std::fprintf(out, "warning: some parameter's chain is shorter than 50 autocorrelation times after the burn-in: "
                         "run more steps (mcmc.steps)\n");

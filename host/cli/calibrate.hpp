@@ -19,6 +19,7 @@ struct CalibrateArgs {
   bool quiet = false;
   bool force = false;
   bool dry_run = false;
+  bool no_plots = false;
 };
 
 CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& args);

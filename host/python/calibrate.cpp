@@ -60,6 +60,7 @@ py::dict run(const CalibrateRequest& q, bool force, bool quiet) {
   d["rows"] = o.rows;
   d["seconds"] = o.seconds;
   d["table"] = o.table;
+  d["plot_note"] = o.plot_note;
   return d;
 }
 

@@ -234,27 +234,30 @@ std::string shell_quote(const std::string& s) {
 
 }  // namespace
 
-// Runs the plotting script on the output folder; returns the note on where the plots are. A failed
-// script is a warning: the tables are written.
-std::string draw_plots(const std::string& dir, const std::vector<std::string>& pngs, bool quiet, std::FILE* log) {
+std::string run_plot_script(const std::string& script, const std::string& dir, const std::vector<std::string>& pngs,
+                            bool quiet, std::FILE* log, const char* program) {
   const io::PythonFound py = io::find_python({"numpy", "matplotlib"});
   if (py.path.empty()) {
     std::fprintf(log,
-                 "impact study: warning: the plots were not drawn: no Python imports numpy and matplotlib (tried: %s; "
+                 "%s: warning: the plots were not drawn: no Python imports numpy and matplotlib (tried: %s; "
                  "set IMPACT_PYTHON, or run scripts/bootstrap.sh); the tables are written\n",
-                 py.tried.c_str());
+                 program, py.tried.c_str());
     return "plots: not drawn (see the warning above)";
   }
-  const std::string cmd = shell_quote(py.path) + " " + shell_quote(plot_script()) + " " + shell_quote(dir);
+  const std::string cmd = shell_quote(py.path) + " " + shell_quote(script) + " " + shell_quote(dir);
   const int rc = std::system((cmd + (quiet ? " >/dev/null" : " >&2")).c_str());
   if (rc != 0) {
-    std::fprintf(log, "impact study: warning: the plots were not drawn (exit %d of: %s); the tables are written\n", rc,
+    std::fprintf(log, "%s: warning: the plots were not drawn (exit %d of: %s); the tables are written\n", program, rc,
                  cmd.c_str());
     return "plots: not drawn (see the warning above)";
   }
   std::string note = "plots: ";
   for (std::size_t i = 0; i < pngs.size(); ++i) note += (i ? ", " : "") + dir + "/" + pngs[i];
   return note;
+}
+
+std::string draw_plots(const std::string& dir, const std::vector<std::string>& pngs, bool quiet, std::FILE* log) {
+  return run_plot_script(plot_script(), dir, pngs, quiet, log, "impact study");
 }
 
 StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const RunResult& run,

@@ -39,6 +39,11 @@ struct ReportOptions {
 // Runs scripts/plot_study.py on a study's folder (it reads metadata.json and the tables); `pngs`: the
 // plots' files, for the returned note. A failed script is a warning on `log`.
 std::string draw_plots(const std::string& dir, const std::vector<std::string>& pngs, bool quiet, std::FILE* log);
+// The same for any plotting script taking the folder as its one argument (`program` names the caller
+// in the warnings): a Python with numpy and matplotlib runs it (io::find_python); a failed script or
+// none found is a warning on `log` and the returned note says so.
+std::string run_plot_script(const std::string& script, const std::string& dir, const std::vector<std::string>& pngs,
+                            bool quiet, std::FILE* log, const char* program);
 
 StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const RunResult& run,
                          const ReportOptions& opt, std::FILE* log);

@@ -60,6 +60,7 @@ class CalibrationResult:
         self.converged: bool = bool(info["converged"])
         self.acceptance: float = float(info["acceptance"])
         self.table: str = info["table"]
+        self.plot_note: str = info["plot_note"]
         with open(os.path.join(self.out_dir, "metadata.json")) as f:
             self.metadata: Dict[str, Any] = json.load(f)
         self.samples = _table(np.load(os.path.join(self.out_dir, "samples.npy")))
@@ -83,18 +84,24 @@ class CalibrationResult:
         return f"<impactbatch.CalibrationResult {self.name}: {', '.join(self.names)} ({state}) in {self.out_dir}>"
 
 
-def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] = None, quiet: bool = True,
-              set: Optional[Dict[str, Any]] = None, force: bool = False, **overrides: Any) -> CalibrationResult:
+def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] = None, plots: bool = False,
+              quiet: bool = True, set: Optional[Dict[str, Any]] = None, force: bool = False,
+              **overrides: Any) -> CalibrationResult:
     """Runs a calibration as `impact calibrate` does (docs/calibration.md) and returns its samples and
     summary (CalibrationResult).
 
     config: a .toml / .json file, or the config as a dict (its data.file then relative to the working
-    folder); out: the output folder, as given (default: output.dir of the config); backend: overrides
+    folder); out: the output folder, as given (default: output.dir of the config); plots: draw
+    corner.png and predictive.png (scripts/plot_calibration.py) as the CLI does; backend: overrides
     run.backend; overrides: config keys, dotted in `set` (set={"mcmc.steps": 4000}) or with "__" for
     the dot (mcmc__steps=4000). The run owns `out` as a study does: a folder of other files raises
     ValueError unless force=True. Ctrl-C stops it after the sampler's current step, leaving no file.
     Config and data errors raise ValueError with their location (FILE:LINE:COL, or the data file's
     line and column)."""
+    if not isinstance(plots, bool):
+        raise TypeError(f"plots: expected True or False, got {type(plots).__name__}")
+    if not plots:
+        overrides = {**overrides, "output__plots": False}
     q = _request(config, out, backend, set, overrides)
     if not isinstance(force, bool):
         raise TypeError(f"force: expected True or False, got {type(force).__name__}")

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -101,12 +103,15 @@ TEST(CalibrateModel, LogPosteriorIsPriorPlusGaussianLikelihood) {
 }
 
 // `auto` for a sampler's batches: without a usable GPU the CPU, one thread for a batch under
-// kParallelRows rows and omp from there; a named backend is taken; cuda named without a device
+// kParallelRows rows that one thread finishes in under a millisecond, omp for any other; a named backend is taken; cuda named without a device
 // is refused saying why (the GPU side of the choice: EngineOptions.BatchLatencyKeepsSmallSamplerBatchesOnTheCpu).
 TEST(CalibrateModel, BackendForTheSamplersBatches) {
   const engine::LawInfo& cr = *engine::find_law("chatterjee-ruina");
   if (engine::cuda_usable()) GTEST_SKIP() << "a usable GPU: auto weighs it (tested by the model alone)";
   EXPECT_EQ(calibrate_backend("auto", cr, engine::Precision::f64, 250, 768, 4000).backend, engine::Backend::serial);
+  // a dear law's small batch is worth a thread team (jia: 768 rows, about 80 ms on one thread)
+  EXPECT_EQ(calibrate_backend("auto", *engine::find_law("jia"), engine::Precision::f64, 250, 768, 4000).backend,
+            engine::Backend::omp);
   EXPECT_EQ(calibrate_backend("auto", cr, engine::Precision::f64, 250, study::kParallelRows, 10).backend,
             engine::Backend::omp);
   EXPECT_EQ(calibrate_backend("omp", cr, engine::Precision::f64, 250, 10, 10).backend, engine::Backend::omp);
@@ -220,4 +225,36 @@ TEST(CalibrateModel, CredibleIntervalsCoverTheTruth) {
   RecordProperty("largest_tau", std::to_string(worst_rhat_like));
   std::printf("coverage of the 90%% intervals: mu %d/50, e %d/50; largest tau %.1f steps\n", covered[0], covered[1],
               worst_rhat_like);
+}
+
+// `auto`: the sampler's own batch timed on omp, serial (under kParallelRows rows) and (with a usable
+// GPU) cuda decides; the reason gives every time and the model runs on the fastest.
+TEST(CalibrateModel, AutoTimesATrialBatch) {
+  CalibrateRequest q;
+  q.config = std::string(IMPACT_SOURCE_ROOT) + "/examples/calibration/ball-synthetic.toml";
+  for (const char* law : {"chatterjee-ruina", "jia"}) {
+    q.sets = {std::string("calibrate.law=\"") + law + "\""};
+    const CalibrateConfig c = load_calibrate_config(q);
+    std::string why;
+    const std::unique_ptr<Model> m = make_model(c, &why);
+    const std::string head = " (auto: a trial batch of 192 rows took ";
+    ASSERT_EQ(why.rfind(head, 0), 0u) << why;
+    // "X ms on omp, Y ms on serial[, Z ms on cuda])": the least time names the model's backend
+    std::string rest = why.substr(head.size(), why.size() - head.size() - 1), fastest;
+    double least = HUGE_VAL;
+    int named = 0;
+    for (std::size_t at = 0; at < rest.size();) {
+      std::size_t end = rest.find(", ", at);
+      if (end == std::string::npos) end = rest.size();
+      const std::string part = rest.substr(at, end - at);  // "1.23 ms on serial"
+      const double t = std::stod(part);
+      const std::string b = part.substr(part.rfind(' ') + 1);
+      if (t < least) least = t, fastest = b;
+      ++named;
+      at = end + 2;
+    }
+    EXPECT_EQ(named, engine::cuda_usable() ? 3 : 2) << why;
+    EXPECT_EQ(fastest, engine::backend_name(m->backend())) << why;
+    std::printf("calibrate auto, %s: %s%s\n", law, engine::backend_name(m->backend()), why.c_str());
+  }
 }
