@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `impact calibrate`: the shipped synthetic example recovers its truth (mu = 0.3, e = 0.6 inside the
-# 90% intervals) and writes its four files; the same seed gives the same samples, bit for bit, on
+# 90% intervals) and writes its five files and two plots; the same seed gives the same samples, bit for bit, on
 # one thread and on two; bad configs and bad data say where and exit 1 without an output folder;
 # a folder of foreign files is refused; usage errors exit 2.
 set -u
@@ -12,7 +12,21 @@ PY=$(bash "$SRC/scripts/find_python.sh" numpy) || exit 1
 # 1. the example: truth inside the 90% intervals, four files, a table on stdout
 "$IMPACT" calibrate "$EX" --out "$T/c1" --backend serial > "$T/out" 2> "$T/err"; rc=$?
 check "example exits 0" '[ $rc -eq 0 ] || { cat "$T/err" >&2; false; }'
-check "four files" '[ "$(cd "$T/c1" && ls | tr "\n" " ")" = "metadata.json samples.csv samples.npy summary.md " ]'
+check "five files and two plots" '[ "$(cd "$T/c1" && ls | tr "\n" " ")" = "corner.png metadata.json predictive.csv predictive.png samples.csv samples.npy summary.md " ] && [ $(stat -c %s "$T/c1/corner.png") -gt 20000 ] && [ $(stat -c %s "$T/c1/predictive.png") -gt 20000 ]'
+check "the plots named on stdout" 'grep -q "^plots: .*corner.png, .*predictive.png" "$T/out"'
+# the posterior predictive: every experiment, its data as read, a band that holds the data
+"$PY" - "$T/c1/predictive.csv" "$SRC/examples/calibration/ball-synthetic.csv" <<'PYEOF'; rc=$?
+import numpy as np, sys
+p = np.genfromtxt(sys.argv[1], delimiter=",", names=True)
+d = np.genfromtxt(sys.argv[2], delimiter=",", names=True)
+ok = len(p) == 24 and np.array_equal(p["V0x"], d["V0x"]) and np.array_equal(p["Vx"], d["Vx"]) and np.all(p["ok"] == 200)
+for o in ("Vx", "Vz"):
+    ok &= bool(np.all(p[o + "_q05"] <= p[o + "_q50"]) and np.all(p[o + "_q50"] <= p[o + "_q95"]))
+    z = np.abs(p[o] - p[o + "_q50"]) / p["sigma_" + o]   # the data's noise is sd 0.02: |z| < 4 everywhere
+    ok &= bool(np.all(z < 4) and np.all(p["sigma_" + o] == 0.02))
+sys.exit(0 if ok else 1)
+PYEOF
+check "predictive.csv: 24 experiments, the data as read, ordered quantiles, the data within 4 sigma of the median" '[ $rc -eq 0 ]'
 check "table on stdout" 'grep -q "^| mu | 0.3" "$T/out" && grep -q "^| e | 0.59\|^| e | 0.60" "$T/out"'
 "$PY" - "$T/c1/metadata.json" <<'PYEOF'; rc=$?
 import json, sys
@@ -35,9 +49,11 @@ check "samples.npy holds samples.csv's draws, bit for bit" '[ $rc -eq 0 ]'
 
 # 2. the same seed, the same samples on 1 and 2 threads and with the omp backend (the CPU paths:
 #    a GPU's laws contract a*b+c and are held to tolerances instead, tests/kernels)
-OMP_NUM_THREADS=1 "$IMPACT" calibrate "$EX" --out "$T/c2" --backend serial -q; rc1=$?
+OMP_NUM_THREADS=1 "$IMPACT" calibrate "$EX" --out "$T/c2" --backend serial -q --no-plots; rc1=$?
 OMP_NUM_THREADS=2 "$IMPACT" calibrate "$EX" --out "$T/c3" --backend omp -q; rc2=$?
 check "same samples, 1 thread serial and 2 threads omp" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && cmp -s "$T/c1/samples.npy" "$T/c2/samples.npy" && cmp -s "$T/c1/samples.npy" "$T/c3/samples.npy"'
+check "--no-plots: no PNG" '[ ! -e "$T/c2/corner.png" ] && [ ! -e "$T/c2/predictive.png" ]'
+check "same posterior predictive on both" 'cmp -s "$T/c1/predictive.csv" "$T/c2/predictive.csv" && cmp -s "$T/c1/predictive.csv" "$T/c3/predictive.csv"'
 "$IMPACT" calibrate "$EX" --out "$T/c4" --backend serial --set mcmc.seed=2 -q
 check "another seed, other samples" '! cmp -s "$T/c1/samples.npy" "$T/c4/samples.npy"'
 
@@ -73,4 +89,17 @@ check "foreign folder refused, its file kept" '[ $rc -eq 1 ] && grep -q "force" 
 check "no config: usage error" '[ $rc -eq 2 ] && grep -q "^impact calibrate: error: a config is required" "$T/err"'
 "$IMPACT" calibrate "$EX" --dry-run > "$T/dry" 2> "$T/err"; rc=$?
 check "--dry-run prints the resolved config" '[ $rc -eq 0 ] && grep -q "\"walkers\": 16" "$T/dry" && grep -q "\"burn\": 500" "$T/dry"'
+
+# 5. measured data: rigid Stronge on the Cornell glass collisions finds the lab's mu = 0.092 +- 0.006
+#    and e = 0.97 +- 0.01 (docs/calibration.md), and auto says the trial that chose its backend
+"$IMPACT" calibrate "$SRC/examples/calibration/cornell-stronge.toml" --out "$T/cs" --set mcmc.steps=1500 -q --no-plots; rc=$?
+"$PY" - "$T/cs/metadata.json" <<'PYEOF'; rc2=$?
+import json, sys
+m = json.load(open(sys.argv[1]))
+p = m["posterior"]
+ok = 0.086 <= p["mu"]["mean"] <= 0.104 and p["mu"]["sd"] < 0.005 and 0.95 <= p["e"]["mean"] <= 0.99
+ok &= m["backend_why"].startswith(" (auto: a trial batch of 384 rows took ") and m["experiments"] == 24
+sys.exit(0 if ok else 1)
+PYEOF
+check "Cornell glass, stronge: the lab's mu and e; the backend by a trial" '[ $rc -eq 0 ] && [ $rc2 -eq 0 ]'
 finish

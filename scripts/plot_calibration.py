@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Plots of an `impact calibrate` run (docs/calibration.md), from the files in its folder:
+
+    python3 scripts/plot_calibration.py RUN_DIR [--compare OTHER_RUN_DIR] [--x CONDITION]
+
+- RUN_DIR/corner.png: the posterior of the free parameters (samples.npy after the burn-in): each
+  parameter's histogram on the diagonal, each pair's 2-D histogram below it, the posterior mean as a
+  line and the 90 % interval shaded on the diagonal.
+- RUN_DIR/predictive.png: the posterior predictive (predictive.csv) against the data, one panel per
+  observed output: the data with their sigma as error bars and the model's 5-95 % band and median
+  over the posterior draws, along the condition --x (default: the first condition; `experiment`
+  for the experiments' order). With --compare, a second run on the same data (another law) is drawn
+  in the same panels, so that the laws can be told apart where the data decide between them.
+
+NumPy and matplotlib (Agg) only; writes each PNG whole (a temporary renamed into place).
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+
+import numpy as np
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def save(fig, path):
+    tmp = path + ".tmp.png"
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def load_run(d):
+    with open(os.path.join(d, "metadata.json")) as f:
+        meta = json.load(f)
+    with open(os.path.join(d, "predictive.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    cols = {k: np.array([float(r[k]) for r in rows]) for k in rows[0]} if rows else {}
+    return meta, cols
+
+
+def corner(d, meta):
+    s = np.load(os.path.join(d, "samples.npy"))
+    names = list(meta["posterior"])
+    k = len(names)
+    fig, axes = plt.subplots(k, k, figsize=(2.6 * k + 0.6, 2.6 * k + 0.6), squeeze=False)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            ax = axes[i][j]
+            if j > i:
+                ax.axis("off")
+                continue
+            if i == j:
+                p = meta["posterior"][a]
+                ax.hist(s[a], bins=50, color="#4477aa", alpha=0.8)
+                ax.axvspan(p["quantiles"]["0.05"], p["quantiles"]["0.95"], color="#aaaaaa", alpha=0.3)
+                ax.axvline(p["mean"], color="k", lw=1)
+                ax.set_title(f"{a} = {p['mean']:.4g} ± {p['sd']:.2g}", fontsize=9)
+                ax.set_yticks([])
+            else:
+                ax.hist2d(s[b], s[a], bins=40, cmap="Blues")
+            if i == k - 1:
+                ax.set_xlabel(b)
+            if j == 0 and i > 0:
+                ax.set_ylabel(a)
+    fig.suptitle(f"{meta['config']['calibrate']['name']}: posterior ({meta['config']['calibrate']['law']}, "
+                 f"{meta['walkers']} walkers x {meta['steps']} steps, burn-in {meta['burn']})", fontsize=10)
+    fig.tight_layout()
+    save(fig, os.path.join(d, "corner.png"))
+
+
+def predictive(d, meta, cols, other, x):
+    observed = meta["config"]["data"]["observed"]
+    runs = [(meta["config"]["calibrate"]["law"], cols, "#4477aa")]
+    if other is not None:
+        runs.append((other[0]["config"]["calibrate"]["law"], other[1], "#cc6677"))
+    xs = cols[x]
+    order = np.argsort(xs, kind="stable")
+    fig, axes = plt.subplots(1, len(observed), figsize=(5.2 * len(observed), 4.2), squeeze=False)
+    for ax, o in zip(axes[0], observed):
+        for law, c, color in runs:
+            ax.fill_between(xs[order], c[o + "_q05"][order], c[o + "_q95"][order], color=color, alpha=0.25,
+                            label=f"{law}: 5-95 %")
+            ax.plot(xs[order], c[o + "_q50"][order], color=color, lw=1.2, label=f"{law}: median")
+        ax.errorbar(xs, cols[o], yerr=cols["sigma_" + o], fmt="o", ms=3.5, color="k", capsize=2, label="data ± sigma")
+        ax.set_xlabel(x)
+        ax.set_ylabel(o)
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(f"{meta['config']['calibrate']['name']}: posterior predictive against the data", fontsize=10)
+    fig.tight_layout()
+    save(fig, os.path.join(d, "predictive.png"))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("run")
+    ap.add_argument("--compare", default=None, help="a second run on the same data, drawn in the same panels")
+    ap.add_argument("--x", default=None, help="the condition along the x axis (default: the first; 'experiment')")
+    a = ap.parse_args(argv)
+    meta, cols = load_run(a.run)
+    other = load_run(a.compare) if a.compare else None
+    conds = [k for k in cols if k not in ("experiment", "ok") and not any(
+        k == o or k.startswith(o + "_") or k == "sigma_" + o for o in meta["config"]["data"]["observed"])]
+    x = a.x or (conds[0] if conds else "experiment")
+    if x not in cols:
+        print(f"plot_calibration: --x {x}: no such column in predictive.csv (have: {', '.join(cols)})", file=sys.stderr)
+        return 2
+    if other is not None and len(other[1].get("experiment", [])) != len(cols["experiment"]):
+        print("plot_calibration: --compare: that run has another number of experiments", file=sys.stderr)
+        return 2
+    corner(a.run, meta)
+    predictive(a.run, meta, cols, other, x)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
