@@ -663,6 +663,27 @@ def _toml_value(v: Any) -> str:
     return json.dumps(v)  # numbers, true/false, "strings" (TOML's basic strings)
 
 
+def _request(q: Any, config: Any, out: Optional[str], backend: Optional[str], set: Optional[Dict[str, Any]],
+             overrides: Dict[str, Any], example_key: str) -> Any:
+    """Fills a library request (StudyRequest, CalibrateRequest) with a config (a .toml / .json file, or a
+    dict sent as JSON), its overrides (`set` with dotted keys, or keyword arguments with "__" for the
+    dot, as TOML values), the output folder and the backend; TypeError naming the argument otherwise."""
+    if isinstance(config, dict):
+        q.config, q.text, q.toml = "<dict>", json.dumps(_config_value("", config), allow_nan=False), False
+    elif isinstance(config, (str, os.PathLike)):
+        q.config = os.fspath(config)
+    else:
+        raise TypeError(f"config: expected a file name or a dict, got {type(config).__name__}")
+    if set is not None and not isinstance(set, dict):
+        raise TypeError(f"set: expected a dict {{'{example_key}': 1000, ...}}, got {type(set).__name__}")
+    pairs = dict(set or {})
+    pairs.update({k.replace("__", "."): v for k, v in overrides.items()})
+    q.sets = [f"{_string('set key', k)}={_toml_value(_config_value(k, v))}" for k, v in pairs.items()]
+    q.out = os.fspath(out) if out is not None else ""
+    q.backend = _string("backend", backend) if backend is not None else ""
+    return q
+
+
 def study(config: Any, out: Optional[str] = None, *, backend: Optional[str] = None, plots: bool = False,
           quiet: bool = True, set: Optional[Dict[str, Any]] = None, force: bool = False,
           **overrides: Any) -> StudyResult:
@@ -676,20 +697,7 @@ def study(config: Any, out: Optional[str] = None, *, backend: Optional[str] = No
     replaced or removed; a folder holding other files raises ValueError unless force=True (as
     `impact study --force`).
     """
-    q = _core.StudyRequest()
-    if isinstance(config, dict):
-        q.config, q.text, q.toml = "<dict>", json.dumps(_config_value("", config), allow_nan=False), False
-    elif isinstance(config, (str, os.PathLike)):
-        q.config = os.fspath(config)
-    else:
-        raise TypeError(f"config: expected a file name or a dict, got {type(config).__name__}")
-    if set is not None and not isinstance(set, dict):
-        raise TypeError(f"set: expected a dict {{'design.n': 1000, ...}}, got {type(set).__name__}")
-    pairs = dict(set or {})
-    pairs.update({k.replace("__", "."): v for k, v in overrides.items()})
-    q.sets = [f"{_string('set key', k)}={_toml_value(_config_value(k, v))}" for k, v in pairs.items()]
-    q.out = os.fspath(out) if out is not None else ""
-    q.backend = _string("backend", backend) if backend is not None else ""
+    q = _request(_core.StudyRequest(), config, out, backend, set, overrides, "design.n")
     q.plots, q.quiet = bool(plots), bool(quiet)
     if not isinstance(force, bool):
         raise TypeError(f"force: expected True or False, got {type(force).__name__}")

@@ -20,28 +20,7 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from . import _config_value, _core, _integer, _python_names, _string, _table, _toml_value
-
-
-def _request(config: Any, out: Optional[str], backend: Optional[str], set: Optional[Dict[str, Any]],
-             overrides: Dict[str, Any]) -> "_core.CalibrateRequest":
-    """The request of a config (a .toml / .json file, or a dict), its overrides (set={"mcmc.steps": 500},
-    or mcmc__steps=500), the output folder and the backend."""
-    q = _core.CalibrateRequest()
-    if isinstance(config, dict):
-        q.config, q.text, q.toml = "<dict>", json.dumps(_config_value("", config), allow_nan=False), False
-    elif isinstance(config, (str, os.PathLike)):
-        q.config = os.fspath(config)
-    else:
-        raise TypeError(f"config: expected a file name or a dict, got {type(config).__name__}")
-    if set is not None and not isinstance(set, dict):
-        raise TypeError(f"set: expected a dict {{'mcmc.steps': 1000, ...}}, got {type(set).__name__}")
-    pairs = dict(set or {})
-    pairs.update({k.replace("__", "."): v for k, v in overrides.items()})
-    q.sets = [f"{_string('set key', k)}={_toml_value(_config_value(k, v))}" for k, v in pairs.items()]
-    q.out = os.fspath(out) if out is not None else ""
-    q.backend = _string("backend", backend) if backend is not None else ""
-    return q
+from . import _core, _integer, _python_names, _request, _table
 
 
 class CalibrationResult:
@@ -102,7 +81,7 @@ def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] 
         raise TypeError(f"plots: expected True or False, got {type(plots).__name__}")
     if not plots:
         overrides = {**overrides, "output__plots": False}
-    q = _request(config, out, backend, set, overrides)
+    q = _request(_core.CalibrateRequest(), config, out, backend, set, overrides, "mcmc.steps")
     if not isinstance(force, bool):
         raise TypeError(f"force: expected True or False, got {type(force).__name__}")
     with _python_names(("--set: ", "")):
@@ -124,7 +103,8 @@ class CalibrationModel:
     def __init__(self, config: Any, *, backend: Optional[str] = None, set: Optional[Dict[str, Any]] = None,
                  **overrides: Any):
         with _python_names(("--set: ", "")):
-            self._m = _core.CalibrationModel(_request(config, None, backend, set, overrides))
+            self._m = _core.CalibrationModel(_request(_core.CalibrateRequest(), config, None, backend, set, overrides,
+                                                      "mcmc.steps"))
         self.names: List[str] = list(self._m.names)
         self.dim: int = len(self.names)
         self.backend: str = self._m.backend
