@@ -51,6 +51,18 @@ void resolve_data(const ConfigReader& r, const json& root, CalibrateConfig& c) {
       const std::string key = "data.sigma." + it.key();
       if (std::find(c.data.observed.begin(), c.data.observed.end(), it.key()) == c.data.observed.end())
         r.fail(key, "not an observed output");
+      if (!it.value().is_number()) {  // a distribution: a free noise parameter sigma_<output> with that prior
+        const design::ParamSpec p = study::parse_param("sigma_" + it.key(), it.value(), r.t.at(key));
+        const bool positive = (p.kind == design::ParamKind::lognormal) ||
+                              (p.kind == design::ParamKind::uniform && p.a > 0 && p.b > p.a) ||
+                              (p.kind == design::ParamKind::truncnormal && p.lo > 0);
+        if (!positive)
+          r.fail(key, "a noise parameter's prior must hold only standard deviations > 0: lognormal:MU:SIGMA, "
+                      "uniform:LO:HI with 0 < LO < HI, or truncnormal with LO > 0 (got " + design::param_text(p) + ")");
+        c.data.noise.push_back(it.key());
+        c.free.push_back(p);
+        continue;
+      }
       const double v = r.num(it.value(), key);
       if (!(v > 0) || !std::isfinite(v)) r.fail(key, "expected a standard deviation > 0, got " + io::show_value(it.value()));
       c.data.sigma[it.key()] = v;
@@ -130,6 +142,8 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   study::resolve_run_keys(r, root, study::RunKeys{c.backend, c.precision, c.integrator, c.steps, nullptr, false, 1000000});
   resolve_data(r, root, c);
   resolve_params(r, root, *systems::find_scenario(c.scenario), c);
+  // the noise parameters (data.sigma's distributions) after the scenario's
+  std::stable_partition(c.free.begin(), c.free.end(), [](const design::ParamSpec& p) { return p.name.rfind("sigma_", 0) != 0; });
   check_observed(r, c);
   resolve_mcmc(r, root, c);
   c.out_dir = "out/" + c.name;
@@ -158,10 +172,13 @@ json to_json(const CalibrateConfig& c) {
               {"integrator", engine::integrator_name(c.integrator)}, {"steps", c.steps}};
   json sigma = json::object();
   for (const auto& [k, v] : c.data.sigma) sigma[k] = v;
+  for (const design::ParamSpec& p : c.free)
+    if (p.name.rfind("sigma_", 0) == 0) sigma[p.name.substr(6)] = design::param_text(p);
   j["data"] = {{"file", c.data.file}, {"observed", c.data.observed}, {"sigma", sigma}, {"ignore", c.data.ignore}};
   json ps = json::object();
   for (const auto& [k, v] : c.fixed) ps[k] = v;
-  for (const design::ParamSpec& p : c.free) ps[p.name] = design::param_text(p);
+  for (const design::ParamSpec& p : c.free)
+    if (p.name.rfind("sigma_", 0) != 0) ps[p.name] = design::param_text(p);  // noise parameters: in data.sigma
   j["params"] = ps;
   j["mcmc"] = {{"walkers", c.walkers}, {"steps", c.mcmc_steps}, {"burn", c.burn}, {"seed", c.seed}, {"a", c.a}};
   j["output"] = {{"dir", c.out_dir}, {"plots", c.plots}};

@@ -73,6 +73,11 @@ Experiments read_experiments(const DataSpec& spec, const systems::ScenarioInfo& 
   for (std::size_t j = 0; j < O; ++j) {
     if (!has_obs[j])
       throw std::invalid_argument("data.observed: '" + spec.observed[j] + "' has no column in " + spec.file);
+    const bool noise = std::find(spec.noise.begin(), spec.noise.end(), spec.observed[j]) != spec.noise.end();
+    if (has_sigma[j] && noise)
+      throw std::invalid_argument("data.sigma." + spec.observed[j] + ": " + spec.file + " has a column sigma_" +
+                                  spec.observed[j] + " (one uncertainty per output: the column or the noise parameter)");
+    if (noise) continue;
     if (has_sigma[j] && spec.sigma.count(spec.observed[j]))
       throw std::invalid_argument("data.sigma." + spec.observed[j] + ": " + spec.file + " has a column sigma_" +
                                   spec.observed[j] + " (one uncertainty per output: the column or the constant)");
@@ -92,7 +97,10 @@ Experiments read_experiments(const DataSpec& spec, const systems::ScenarioInfo& 
     double* obs = &d.obs[d.n * O];
     double* sig = &d.sigma[d.n * O];
     for (std::size_t j = 0; j < O; ++j)
-      if (!has_sigma[j]) sig[j] = spec.sigma.at(spec.observed[j]);
+      if (!has_sigma[j]) {
+        const auto it = spec.sigma.find(spec.observed[j]);
+        sig[j] = it != spec.sigma.end() ? it->second : std::nan("");  // NaN: a noise parameter's
+      }
     for (std::size_t k = 0; k < cols.size(); ++k) {
       if (cols[k].role == Role::ignored) continue;
       const double v = io::parse_number(f[k], r, cols[k].name);

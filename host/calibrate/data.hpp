@@ -4,7 +4,7 @@
 //     velocities, angles, ...);
 //   - a column named after one of the observed outputs is its measured value;
 //   - a column "sigma_<output>" is that output's measurement standard deviation per experiment
-//     (else the constant given for it);
+//     (else the constant given for it, or a free noise parameter: its sigma is then NaN here);
 //   - any other column is an error (a typo must not pass for an unused column), unless listed in
 //     `ignore` (labels, notes).
 // Every value must be a finite number (io/number.hpp's grammar); the errors say FILE:LINE:COLUMN
@@ -22,6 +22,7 @@ struct DataSpec {
   std::string file;
   std::vector<std::string> observed;      // output columns compared with the law's
   std::map<std::string, double> sigma;    // per observed output without a sigma_ column: its sd
+  std::vector<std::string> noise;         // observed outputs whose sd is a free parameter sigma_<output>
   std::vector<std::string> ignore;        // columns read as text and not used
   std::vector<std::string> not_conditions;  // parameters a column may not set (the free and the fixed ones)
 };

@@ -53,8 +53,15 @@ Model::Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine
     if (p.kind == design::ParamKind::fixed || p.kind == design::ParamKind::linspace)
       throw std::invalid_argument("params." + p.name + ": a free parameter's prior is a distribution (" +
                                   design::param_kind_name(p.kind) + " has no density)");
-    free_idx_.push_back(param_index(sc, p.name, "free parameter"));
+    const bool noise = p.name.rfind("sigma_", 0) == 0 && std::find(data_.observed.begin(), data_.observed.end(),
+                                                                    p.name.substr(6)) != data_.observed.end();
+    free_idx_.push_back(noise ? -1 : param_index(sc, p.name, "free parameter"));
   }
+  noise_of_.assign(data_.observed.size(), -1);
+  for (std::size_t d = 0; d < free_.size(); ++d)
+    if (free_idx_[d] < 0)
+      noise_of_[static_cast<std::size_t>(std::find(data_.observed.begin(), data_.observed.end(), free_[d].name.substr(6)) -
+                                         data_.observed.begin())] = static_cast<int>(d);
   for (const std::string& c : data_.conditions) {
     cond_idx_.push_back(param_index(sc, c, "condition"));
     for (const design::ParamSpec& p : free_)
@@ -77,13 +84,15 @@ Model::Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine
   if (data_.cond.size() != data_.n * data_.conditions.size() || data_.obs.size() != data_.n * no ||
       data_.sigma.size() != data_.n * no)
     throw std::invalid_argument("the data's tables do not match its experiments");
-  for (std::size_t i = 0; i < data_.sigma.size(); ++i)
+  for (std::size_t i = 0; i < data_.sigma.size(); ++i) {
+    if (noise_of_[i % no] >= 0) continue;  // the point's
     if (!(data_.sigma[i] > 0) || !std::isfinite(data_.sigma[i]))
       throw std::invalid_argument("experiment " + std::to_string(i / no + 1) + ": the uncertainty of " +
                                   data_.observed[i % no] + " must be finite and > 0");
-  for (double sd : data_.sigma) log_norm_ -= rmath::log(sd) + kLogSqrt2Pi;
+    log_norm_ -= rmath::log(data_.sigma[i]) + kLogSqrt2Pi;
+  }
   law_only_ = true;
-  for (const design::ParamSpec& p : free_) law_only_ = law_only_ && law_field(p.name) != nullptr;
+  for (std::size_t d = 0; d < free_.size(); ++d) law_only_ = law_only_ && (free_idx_[d] < 0 || law_field(free_[d].name));
   reuse_ = law_only_;
   if (law_only_) {  // each experiment's instance, once (the free parameters at their defaults)
     study::Chunk<double> ch;
@@ -115,7 +124,8 @@ void Model::evaluate(const double* theta, std::size_t n) {
     for (std::size_t i = 0; i < E; ++i) {
       double* v = &values_[(p * E + i) * P];
       experiment_row(i, v);
-      for (std::size_t d = 0; d < D; ++d) v[free_idx_[d]] = theta[p * D + d];
+      for (std::size_t d = 0; d < D; ++d)
+        if (free_idx_[d] >= 0) v[free_idx_[d]] = theta[p * D + d];
     }
   if (reuse_) {
     probs_.resize(n * E);
@@ -126,7 +136,8 @@ void Model::evaluate(const double* theta, std::size_t n) {
         q = exp_probs_[i];
         status_[p * E + i] = exp_status_[i];
         if (exp_status_[i] != 0) continue;  // the placeholder stays
-        for (std::size_t d = 0; d < D; ++d) q.*law_field(free_[d].name) = theta[p * D + d];
+        for (std::size_t d = 0; d < D; ++d)
+          if (free_idx_[d] >= 0) q.*law_field(free_[d].name) = theta[p * D + d];
       }
     law_s_ += eval_.evaluate_built(values_.data(), probs_.data(), status_.data(), n * E, rows_out_);
   } else {
@@ -135,26 +146,32 @@ void Model::evaluate(const double* theta, std::size_t n) {
   rows_ += n * E;
 }
 
-double Model::point_log_likelihood(std::size_t q) const {
+double Model::point_log_likelihood(std::size_t q, const double* theta) const {
   const std::size_t E = data_.n, O = obs_col_.size(), ncol = eval_.columns().size();
-  double ll = 0;
+  double ll = 0, norm = log_norm_;
+  for (std::size_t j = 0; j < O; ++j)
+    if (noise_of_[j] >= 0) {  // a noise parameter: its normalisation over the experiments
+      const double sd = theta[noise_of_[j]];
+      if (!(sd > 0)) return -std::numeric_limits<double>::infinity();
+      norm -= static_cast<double>(E) * (rmath::log(sd) + kLogSqrt2Pi);
+    }
   for (std::size_t i = 0; i < E && !std::isnan(ll); ++i) {
     const std::size_t row = q * E + i;
     const Status s = static_cast<Status>(rows_out_.status[row]);
     if (s != Status::ok) return outside_domain(s) ? -std::numeric_limits<double>::infinity() : std::nan("");
     for (std::size_t j = 0; j < O; ++j) {
       const double m = rows_out_.out[row * ncol + static_cast<std::size_t>(obs_col_[j])];
-      const double sd = data_.sigma[i * O + j], z = (data_.obs[i * O + j] - m) / sd;
+      const double sd = noise_of_[j] >= 0 ? theta[noise_of_[j]] : data_.sigma[i * O + j], z = (data_.obs[i * O + j] - m) / sd;
       ll += -0.5 * z * z;
     }
   }
-  return ll + log_norm_;
+  return ll + norm;
 }
 
 void Model::log_likelihood(const double* theta, std::size_t n, double* out) {
   if (n == 0) return;
   evaluate(theta, n);
-  for (std::size_t q = 0; q < n; ++q) out[q] = point_log_likelihood(q);
+  for (std::size_t q = 0; q < n; ++q) out[q] = point_log_likelihood(q, theta + q * free_.size());
 }
 
 void Model::log_posterior(const double* theta, std::size_t n, double* out) {
@@ -171,7 +188,7 @@ void Model::log_posterior(const double* theta, std::size_t n, double* out) {
   }
   if (which.empty()) return;
   evaluate(inside.data(), which.size());
-  for (std::size_t q = 0; q < which.size(); ++q) out[which[q]] += point_log_likelihood(q);
+  for (std::size_t q = 0; q < which.size(); ++q) out[which[q]] += point_log_likelihood(q, &inside[q * D]);
 }
 
 void Model::predict(const double* theta, std::size_t n, std::vector<double>& out, std::vector<std::uint8_t>& status) {

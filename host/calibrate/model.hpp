@@ -1,6 +1,7 @@
 // The statistical model of a calibration (docs: issue 25): experiments, each an impact whose
 // conditions set some of the scenario's parameters and whose outputs were observed; a law with
-// free parameters under priors; a Gaussian measurement error.
+// free parameters under priors; a Gaussian measurement error, whose sd s_ij is given per experiment
+// or per output, or is a free noise parameter "sigma_<output>" (the same for every experiment).
 //
 //   log p(theta | data) = sum_k log prior_k(theta_k)
 //                       + sum_i sum_j [ -1/2 ((y_ij - m_ij(theta)) / s_ij)^2 - log s_ij - log sqrt(2 pi) ]
@@ -38,7 +39,8 @@ struct Experiments {
 class Model {
  public:
   // `fixed`: (name, value) of scenario parameters set for every experiment; `free`: the free
-  // parameters with their priors (ParamSpec::name a scenario parameter). Throws
+  // parameters with their priors (ParamSpec::name a scenario parameter, or sigma_<output> for an
+  // observed output's noise sd, whose data sigma is then NaN). Throws
   // std::invalid_argument naming what is wrong: an unknown parameter or output, a parameter both
   // free and a condition, a prior without a density (fixed, linspace), a sigma that is not > 0.
   Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine::Backend backend,
@@ -73,13 +75,15 @@ class Model {
   void set_reuse_instances(bool on) { reuse_ = on && law_only_; }
   double law_seconds() const { return law_s_; }
   engine::Backend backend() const { return backend_; }
+  // The free parameter that is observed output j's noise sd, or -1 (its sd is the data's).
+  int noise_param(std::size_t j) const { return noise_of_[j]; }
 
  private:
   // rows for points [0, n): values, evaluated into rows_out_
   void evaluate(const double* theta, std::size_t n);
-  // The log likelihood of point q of the last evaluate() (-inf: a row outside the model's domain;
-  // NaN: a row that failed).
-  double point_log_likelihood(std::size_t q) const;
+  // The log likelihood of point q of the last evaluate(), theta its coordinates (-inf: a row outside
+  // the model's domain, or a noise parameter <= 0; NaN: a row that failed).
+  double point_log_likelihood(std::size_t q, const double* theta) const;
   // Experiment i's row before theta: the defaults, the fixed values, its conditions.
   void experiment_row(std::size_t i, double* v) const;
   const systems::ScenarioInfo& sc_;
@@ -88,7 +92,8 @@ class Model {
   std::vector<design::ParamSpec> free_;
   Experiments data_;
   std::vector<double> base_;   // every parameter's value before conditions and theta
-  std::vector<int> cond_idx_, free_idx_, obs_col_;
+  std::vector<int> cond_idx_, free_idx_, obs_col_;  // free_idx_: -1 for a noise parameter
+  std::vector<int> noise_of_;  // per observed output: the free parameter that is its sd, or -1
   std::vector<double> values_;
   study::LawRows rows_out_;
   bool law_only_ = false, reuse_ = false;

@@ -96,7 +96,8 @@ void write_samples(const std::string& dir, const EnsembleChain& ch, std::uint64_
 
 // The posterior predictive of the model's outputs (predictive.csv): the model evaluated at up to
 // kPredictiveDraws draws spread evenly over the samples after the burn-in (one batch), and per
-// experiment its conditions, each observed output's data and sigma, and the quantiles 5/50/95 % and
+// experiment its conditions, each observed output's data and sigma (a noise parameter's: its
+// posterior median), and the quantiles 5/50/95 % and
 // mean of the model's output over the draws whose row is ok (`ok` of them: fewer than the draws
 // where the law refused a row).
 constexpr std::size_t kPredictiveDraws = 200;
@@ -118,7 +119,14 @@ void write_predictive(const std::string& dir, Model& m, const EnsembleChain& ch,
   for (const std::string& o : d.observed)
     text += "," + o + ",sigma_" + o + "," + o + "_q05," + o + "_q50," + o + "_q95," + o + "_mean";
   text += ",ok\n";
-  std::vector<double> v;
+  std::vector<double> v, noise_sd(O, std::nan(""));  // a noise parameter's sd: its median over the draws
+  for (std::size_t j = 0; j < O; ++j)
+    if (const int k = m.noise_param(j); k >= 0) {
+      v.clear();
+      for (std::size_t q = 0; q < K; ++q) v.push_back(theta[q * D + static_cast<std::size_t>(k)]);
+      std::sort(v.begin(), v.end());
+      noise_sd[j] = sorted_quantile(v, 0.5);
+    }
   for (std::size_t i = 0; i < E; ++i) {
     text += std::to_string(i + 1);
     for (std::size_t c = 0; c < d.conditions.size(); ++c) text += ",", io::append_number(text, d.cond[i * d.conditions.size() + c]);
@@ -132,7 +140,7 @@ void write_predictive(const std::string& dir, Model& m, const EnsembleChain& ch,
       double mean = 0;
       for (double x : v) mean += x;
       mean = v.empty() ? std::nan("") : mean / static_cast<double>(v.size());
-      for (double x : {d.obs[i * O + j], d.sigma[i * O + j], v.empty() ? std::nan("") : sorted_quantile(v, 0.05),
+      for (double x : {d.obs[i * O + j], m.noise_param(j) >= 0 ? noise_sd[j] : d.sigma[i * O + j], v.empty() ? std::nan("") : sorted_quantile(v, 0.05),
                        v.empty() ? std::nan("") : sorted_quantile(v, 0.5), v.empty() ? std::nan("") : sorted_quantile(v, 0.95),
                        mean})
         text += ",", io::append_number(text, x);
@@ -154,6 +162,7 @@ json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Ensem
   j["burn"] = c.burn;
   j["seed"] = c.seed;
   j["acceptance_fraction"] = o.acceptance;
+  j["stranded_walkers"] = o.stranded;
   j["failed_proposals"] = o.failed_proposals;
   j["rows_evaluated"] = o.rows;
   j["timings"] = {{"total_s", o.seconds}, {"law_s", o.law_seconds},
@@ -173,6 +182,16 @@ json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Ensem
 }
 
 }  // namespace
+
+// What summary.md and the CLI say of stranded walkers.
+std::string stranded_note(const std::vector<std::size_t>& w, std::size_t walkers) {
+  std::string list;
+  for (std::size_t k = 0; k < w.size() && k < 8; ++k) list += (k ? ", " : "") + std::to_string(w[k]);
+  if (w.size() > 8) list += ", ...";
+  return std::to_string(w.size()) + " of " + std::to_string(walkers) + " walkers (" + list +
+         ") stayed more than 20 log units below the bulk after the burn-in: a mode the stretch move cannot leave; "
+         "the pooled quantiles mix them in (samples.csv has each walker's draws; the corner plot shows the modes)";
+}
 
 const std::vector<double>& summary_probs() {
   static const std::vector<double> p = {0.05, 0.16, 0.5, 0.84, 0.95};
@@ -327,6 +346,7 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   o.params = summarize(ch, c.burn, summary_probs());
   o.converged = true;
   for (const ParamSummary& p : o.params) o.converged = o.converged && p.converged;
+  o.stranded = stranded_walkers(ch, c.burn);
   o.acceptance = ch.acceptance_fraction();
   o.failed_proposals = ch.failed_proposals;
   o.rows = m.rows_evaluated();
@@ -343,6 +363,7 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   if (!o.converged)
     md += "\nwarning: the chain is shorter than 50 autocorrelation times after the burn-in for some parameter "
           "(converged: no); run more steps before trusting the quantiles.\n";
+  if (!o.stranded.empty()) md += "\nwarning: " + stranded_note(o.stranded, ch.walkers) + "\n";
   io::write_file(c.out_dir + "/summary.md", md);
   io::write_file(c.out_dir + "/metadata.json", metadata(c, o, ch, experiments).dump(2) + "\n");
   if (const std::string n = study::claim_note(claim); !n.empty() && progress) std::fprintf(progress, "%s\n", n.c_str());

@@ -26,6 +26,7 @@ struct CalibrationOutcome {
   std::vector<ParamSummary> params;  // in the config's free order
   std::vector<std::string> names;
   bool converged = false;            // every parameter's ParamSummary::converged
+  std::vector<std::size_t> stranded;  // walkers stranded away from the bulk (stranded_walkers)
   double acceptance = 0;
   std::uint64_t failed_proposals = 0, rows = 0;
   double seconds = 0, law_seconds = 0;
@@ -65,6 +66,9 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* backend
 // each redrawn until its log posterior is finite: where the sampler starts (walkers x dim). Throws
 // std::invalid_argument when some walker finds no such point in 100 draws.
 std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_t seed);
+
+// The warning about stranded walkers (summary.md, the CLI).
+std::string stranded_note(const std::vector<std::size_t>& walkers, std::size_t total);
 
 // Runs it. `progress`: a progress bar and notes (null: none). Throws io::InputError (the data) and
 // std::invalid_argument (a model or start that cannot run, a folder that is not a run's).

@@ -41,4 +41,22 @@ std::vector<ParamSummary> summarize(const EnsembleChain& c, std::uint64_t burn, 
   return out;
 }
 
+std::vector<std::size_t> stranded_walkers(const EnsembleChain& c, std::uint64_t burn, double gap) {
+  std::vector<double> mean(c.walkers, 0.0), best(c.walkers, -HUGE_VAL);
+  const double n = static_cast<double>(c.steps - burn);
+  for (std::uint64_t s = burn; s < c.steps; ++s)
+    for (std::size_t w = 0; w < c.walkers; ++w) {
+      const double lp = c.logp[s * c.walkers + w];
+      mean[w] += lp / n;
+      best[w] = std::max(best[w], lp);
+    }
+  std::vector<double> sorted = mean;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted_quantile(sorted, 0.5);
+  std::vector<std::size_t> out;
+  for (std::size_t w = 0; w < c.walkers; ++w)
+    if (best[w] < median - gap) out.push_back(w);
+  return out;
+}
+
 }  // namespace impact::calibrate

@@ -24,4 +24,12 @@ double sorted_quantile(const std::vector<double>& sorted, double p);
 
 std::vector<ParamSummary> summarize(const EnsembleChain& c, std::uint64_t burn, const std::vector<double>& probs);
 
+// Walkers stranded away from the bulk after the burn-in: a walker whose highest log posterior over
+// the steps after `burn` stays more than `gap` below the median of the walkers' mean log posteriors.
+// The stretch move carries no walker across a deep valley, so such walkers stay in a mode whose
+// posterior mass their number does not measure (a mode 70 log units down holds a fraction e^-70 of
+// it, not 9 of 64 walkers); the pooled quantiles then mix them in. Returns their indices.
+constexpr double kStrandedGap = 20.0;
+std::vector<std::size_t> stranded_walkers(const EnsembleChain& c, std::uint64_t burn, double gap = kStrandedGap);
+
 }  // namespace impact::calibrate

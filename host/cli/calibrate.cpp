@@ -59,6 +59,8 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
                  o.acceptance, static_cast<unsigned long long>(o.failed_proposals),
                  o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0, o.seconds, c.out_dir.c_str());
     if (!o.plot_note.empty()) std::fprintf(out, "%s\n", o.plot_note.c_str());
+    if (!o.stranded.empty())
+      std::fprintf(out, "warning: %s\n", calibrate::stranded_note(o.stranded, c.walkers).c_str());
     if (!o.converged)
       std::fprintf(out, "warning: some parameter's chain is shorter than 50 autocorrelation times after the burn-in: "
                         "run more steps (mcmc.steps)\n");

@@ -27,8 +27,9 @@ class CalibrationResult:
     """The outputs of calibrate(): `samples` (samples.npy after the burn-in: step, walker, the free
     parameters, logp; a pandas DataFrame, or a NumPy structured array without pandas), `summary` (one
     row per free parameter: mean, sd, the 5/16/50/84/95% quantiles q05..q95, tau, ess, converged),
-    `metadata` (metadata.json as a dict), `names`, `converged`, `acceptance`, `backend`, `out_dir`,
-    `files`, and `table` (summary.md's table)."""
+    `metadata` (metadata.json as a dict), `names`, `converged`, `acceptance`, `stranded` (walkers left
+    in a mode far below the bulk: docs/calibration.md), `backend`, `out_dir`, `files`, and `table`
+    (summary.md's table)."""
 
     def __init__(self, info: Dict[str, Any]):
         self.out_dir: str = info["out_dir"]
@@ -43,6 +44,7 @@ class CalibrationResult:
         with open(os.path.join(self.out_dir, "metadata.json")) as f:
             self.metadata: Dict[str, Any] = json.load(f)
         self.samples = _table(np.load(os.path.join(self.out_dir, "samples.npy")))
+        self.stranded: List[int] = list(self.metadata["stranded_walkers"])
         rows = []
         for name in self.names:
             p = self.metadata["posterior"][name]

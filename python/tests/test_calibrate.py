@@ -37,6 +37,7 @@ def test_calibrate_equals_the_cli(tmp_path):
     assert r.acceptance == meta["acceptance_fraction"] and r.converged == all(
         meta["posterior"][n]["converged"] for n in ("mu", "e"))
     assert "mu" in r.table and "<impactbatch.CalibrationResult ball-synthetic" in repr(r)
+    assert r.stranded == meta["stranded_walkers"]
 
 
 def test_calibrate_from_a_dict(tmp_path):

@@ -258,3 +258,50 @@ TEST(CalibrateModel, AutoTimesATrialBatch) {
     std::printf("calibrate auto, %s: %s%s\n", law, engine::backend_name(m->backend()), why.c_str());
   }
 }
+
+// A noise parameter sigma_<output>: the likelihood is the Gaussian's with that sd for every
+// experiment (its normalisation -E log s included), the data's sigma for the other outputs; a sd
+// <= 0 has likelihood 0; its prior is the config's; it does not touch the law's instances.
+TEST(CalibrateModel, NoiseParameterIsTheGaussiansSd) {
+  Experiments d = simulate(3, 0.3, 0.6, 0.02);
+  for (std::size_t i = 0; i < d.n; ++i) d.sigma[i * 2] = std::nan("");  // Vx: by the noise parameter
+  Model m(ball(), *engine::find_law("chatterjee-ruina"), engine::Backend::serial, engine::Precision::f64,
+          engine::law_options(250, Integrator::rk4), {{"V0z", -3.0}},
+          {prior("mu", "uniform:0:1"), prior("e", "uniform:0:1"), prior("sigma_Vx", "lognormal:-4:1")}, d);
+  EXPECT_EQ(m.noise_param(0), 2);
+  EXPECT_EQ(m.noise_param(1), -1);
+  EXPECT_TRUE(m.reuses_instances());
+  const double theta[3] = {0.32, 0.58, 0.035};
+  double ll = 0;
+  m.log_likelihood(theta, 1, &ll);
+  std::vector<double> pred;
+  std::vector<std::uint8_t> st;
+  m.predict(theta, pred, st);
+  double want = 0;
+  for (std::size_t i = 0; i < d.n; ++i)
+    for (std::size_t j = 0; j < 2; ++j) {
+      const double sd = j == 0 ? 0.035 : 0.02, z = (d.obs[i * 2 + j] - pred[i * 2 + j]) / sd;
+      want += -0.5 * z * z - std::log(sd) - 0.5 * std::log(2 * M_PI);
+    }
+  EXPECT_NEAR(ll, want, 1e-9 * std::fabs(want));
+  double lp = 0;
+  m.log_posterior(theta, 1, &lp);
+  EXPECT_NEAR(lp, ll + m.log_prior(theta), 1e-12 * std::fabs(lp));
+  const double bad[3] = {0.32, 0.58, 0.0};
+  m.log_likelihood(bad, 1, &ll);
+  EXPECT_EQ(ll, -HUGE_VAL);
+}
+
+// Stranded walkers: those whose best log posterior after the burn-in stays more than the gap below
+// the median walker's mean.
+TEST(CalibrateModel, StrandedWalkersAreThoseFarBelowTheBulk) {
+  EnsembleChain c;
+  c.walkers = 6, c.dim = 1, c.steps = 10;
+  c.x.assign(c.steps * c.walkers, 0.0);
+  c.logp.assign(c.steps * c.walkers, 0.0);
+  for (std::uint64_t s = 0; s < c.steps; ++s)
+    for (std::size_t w = 0; w < c.walkers; ++w)
+      c.logp[s * c.walkers + w] = w == 2 ? -50.0 : w == 4 ? (s == 9 ? -5.0 : -60.0) : -1.0 - 0.1 * static_cast<double>(w);
+  EXPECT_EQ(stranded_walkers(c, 2), (std::vector<std::size_t>{2}));  // walker 4 reached the bulk once
+  EXPECT_EQ(stranded_walkers(c, 2, 100.0), (std::vector<std::size_t>{}));
+}

@@ -66,6 +66,9 @@ bad() {  # bad NAME EXPECTED [--set ...]: runs with the overrides into $T/b, che
 bad "unknown law" "calibrate.law: unknown law 'jiaa'" --set calibrate.law=jiaa
 bad "prior without support" "params.mu: uniform(a, b) needs a <= b" --set params.mu=uniform:1:0
 bad "no free parameter" "params: no free parameter" --set params.mu=0.3 --set params.e=0.6
+bad "a noise prior with negative support" "data.sigma.Vx: a noise parameter's prior must hold only standard deviations > 0" --set 'data.sigma={Vx = "normal:0.02:0.01", Vz = 0.02}'
+printf 'shot,V0x,w0y,Vx,Vz,sigma_Vx\n1,0,0,-1,1.8,0.02\n' > "$T/sig.csv"
+bad "a sigma column and a noise parameter for one output" "has a column sigma_Vx (one uncertainty per output: the column or the noise parameter)" --set "data.file=\"$T/sig.csv\"" --set 'data.sigma={Vx = "lognormal:-4:1", Vz = 0.02}'
 bad "an observed name that is no output" "data.observed: 'Vq' is no output of chatterjee-ruina in scenario ball" --set 'data.observed=["Vx","Vq"]' --set 'data.sigma={Vx=0.02,Vq=0.1}'
 bad "an observed output without a column" "data.observed: 'P_t' has no column" --set 'data.observed=["Vx","P_t"]' --set 'data.sigma={Vx=0.02,P_t=0.1}' --set 'data.ignore=["shot","Vz"]'
 printf 'shot,V0x,w0y,V0z,Vx,Vz\n1,0,0,-2,0.1,1.8\n' > "$T/fixed.csv"
@@ -90,7 +93,25 @@ check "no config: usage error" '[ $rc -eq 2 ] && grep -q "^impact calibrate: err
 "$IMPACT" calibrate "$EX" --dry-run > "$T/dry" 2> "$T/err"; rc=$?
 check "--dry-run prints the resolved config" '[ $rc -eq 0 ] && grep -q "\"walkers\": 16" "$T/dry" && grep -q "\"burn\": 500" "$T/dry"'
 
-# 5. measured data: rigid Stronge on the Cornell glass collisions finds the lab's mu = 0.092 +- 0.006
+# 5. a noise parameter: the synthetic data's sd (0.02) inferred; walkers stranded in the mode where
+#    a large noise explains a wrong friction are named (metadata.json and a warning)
+"$IMPACT" calibrate "$EX" --out "$T/noise" --backend serial --no-plots --set 'data.sigma={Vx = "lognormal:-4:1", Vz = "lognormal:-4:1"}' > "$T/nout" 2>&1; rc=$?
+"$PY" - "$T/noise/metadata.json" "$T/noise/samples.npy" <<'PYEOF'; rc2=$?
+import json, sys, numpy as np
+m = json.load(open(sys.argv[1]))
+s = np.load(sys.argv[2])
+bulk = ~np.isin(s["walker"], m["stranded_walkers"])
+ok = list(m["posterior"]) == ["mu", "e", "sigma_Vx", "sigma_Vz"] and m["config"]["data"]["sigma"]["Vx"] == "lognormal:-4:1"
+for k, truth in (("sigma_Vx", 0.02), ("sigma_Vz", 0.02), ("mu", 0.3), ("e", 0.6)):
+    lo, hi = np.quantile(s[k][bulk], [0.05, 0.95])
+    ok &= bool(lo <= truth <= hi)
+ok &= len(m["stranded_walkers"]) < 16 // 2
+sys.exit(0 if ok else 1)
+PYEOF
+check "noise parameters: the truth inside the bulk's 90% intervals, stranded walkers fewer than half" '[ $rc -eq 0 ] && [ $rc2 -eq 0 ]'
+check "stranded walkers, if any, are said" 'grep -q "stranded_walkers\": \[\]" "$T/noise/metadata.json" || grep -q "^warning: .* walkers (.*) stayed more than 20 log units below the bulk" "$T/nout"'
+
+# 6. measured data: rigid Stronge on the Cornell glass collisions finds the lab's mu = 0.092 +- 0.006
 #    and e = 0.97 +- 0.01 (docs/calibration.md), and auto says the trial that chose its backend
 "$IMPACT" calibrate "$SRC/examples/calibration/cornell-stronge.toml" --out "$T/cs" --set mcmc.steps=1500 -q --no-plots; rc=$?
 "$PY" - "$T/cs/metadata.json" <<'PYEOF'; rc2=$?
