@@ -626,8 +626,8 @@ if want 5; then
   add "instances/s = \`instances_per_second\` of \`--out F.json\` (the sampled study, without the range pilot)."
   if [ -n "$BASE_IMPACT" ]; then
     BASE_REV=$("$BASE_IMPACT" --version 2> /dev/null | head -n 1)
-    add "Baseline: \`$BASE_IMPACT\` (${BASE_REV:-no version}), run here on the same device right after each case, with"
-    add "the same arguments (a baseline older than the lane switch ignores IMPACT_CUDA_LANES). Goals: issue 22's on an"
+    add "Baseline: \`$BASE_IMPACT\` (${BASE_REV:-no version}), run here on the same device after the first case of each law,"
+    add "precision and backend, with its arguments (a baseline older than the lane switch ignores IMPACT_CUDA_LANES). Goals: issue 22's on an"
     add "H200 (jia double >= 2.5e7/s, float >= 4e7/s; stronge double >= 1e8/s)."
     base_head=baseline
   else
@@ -772,6 +772,7 @@ if want 10; then
   for c in "${cal_cases[@]}"; do
     read -r law walkers steps be <<< "$c"
     tag=calibrate_${law}_${walkers}x${steps}_$be
+    [ $DRY = 1 ] || rm -rf "${LOGDIR:?}/$tag"  # no metadata.json of an earlier check in its place
     step "$tag" measure 600 -- "$IMPACT" calibrate "$ROOT/examples/calibration/ball-synthetic.toml" --set "calibrate.law=$law" \
       --set "mcmc.walkers=$walkers" --set "mcmc.steps=$steps" --backend "$be" -q --force --out "$LOGDIR/$tag"
     if [ $DRY = 0 ]; then

@@ -12,7 +12,8 @@
   for the experiments' order). With --compare, a second run on the same data (another law) is drawn
   in the same panels, so that the laws can be told apart where the data decide between them.
 
-NumPy and matplotlib (Agg) only; writes each PNG whole (a temporary renamed into place).
+NumPy and matplotlib (Agg) only; writes each PNG whole (a temporary .NAME.tmp-PID-0 renamed into
+place).
 """
 import argparse
 import csv
@@ -29,8 +30,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def save(fig, path):
-    tmp = path + ".tmp.png"
-    fig.savefig(tmp, dpi=110)
+    # the temporary in io::OutFile's form (.NAME.tmp-PID-N), which a later run's folder claim removes
+    # when this one dies half-way
+    d, name = os.path.split(path)
+    tmp = os.path.join(d, f".{name}.tmp-{os.getpid()}-0")
+    fig.savefig(tmp, dpi=110, format="png")
     plt.close(fig)
     os.replace(tmp, path)
 

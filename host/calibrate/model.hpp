@@ -74,6 +74,7 @@ class Model {
   bool reuses_instances() const { return reuse_; }
   void set_reuse_instances(bool on) { reuse_ = on && law_only_; }
   double law_seconds() const { return law_s_; }
+  void reset_counters() { rows_ = 0, law_s_ = 0; }  // rows_evaluated and law_seconds from zero
   engine::Backend backend() const { return backend_; }
   // The free parameter that is observed output j's noise sd, or -1 (its sd is the data's).
   int noise_param(std::size_t j) const { return noise_of_[j]; }

@@ -50,15 +50,18 @@ engine::Backend cpu_backend_for(const engine::LawInfo& law, engine::Precision p,
 // one after the other (half the walkers x the experiments, twice per step), and why, by the model
 // alone. A named backend is taken (cuda without a usable device: std::invalid_argument saying why).
 // `auto` weighs the GPU, which pays engine::kGpuBatchLatency per batch, against the CPU by
-// engine::pick_backend's model, and on the CPU takes cpu_backend_for's. Where a GPU is usable,
-// make_model decides by a trial instead.
+// engine::pick_backend's model, and on the CPU takes cpu_backend_for's (make_model's `auto` decides
+// by a trial instead; this pick serves a named backend and the model's tests).
 engine::BackendPick calibrate_backend(const std::string& name, const engine::LawInfo& law, engine::Precision p,
                                       int steps, std::size_t batch_rows, std::uint64_t batches);
 
 // The config's model: its experiments read (io::InputError, located), on the config's backend, or
-// for `auto` on calibrate_backend's pick without a usable GPU and, with one, on whichever of cuda
-// and cpu_backend_for's took less time over the sampler's batch (half the walkers drawn from the
-// prior, timed twice on each after a first GPU call); why in `backend_why`, where given. Throws
+// for `auto` on whichever of omp, serial (a batch under kParallelRows rows) and cuda (where usable)
+// took the least time over the sampler's batch (half the walkers drawn from the prior; each timed
+// after a first call, which a CPU batch over 0.5 s skips), its counters then reset; why in
+// `backend_why`, where given. On a GPU machine two runs may choose differently when the times are
+// close (the CPU paths give the same bits, cuda is held to tolerances): name the backend for a chain
+// that must repeat bit for bit there. Throws
 // std::invalid_argument for a model that cannot be built (Model's constructor).
 std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* backend_why = nullptr);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -67,7 +68,9 @@ py::dict run(const CalibrateRequest& q, bool force, bool quiet) {
 using Points = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
 // A calibration's model, built once from its config (the data read, the law set up on its backend),
-// evaluated on the points the caller gives: n x dim, or one point of dim numbers.
+// evaluated on the points the caller gives: n x dim, or one point of dim numbers. The GIL is released
+// while the law runs, and the model's buffers are one per model: a mutex makes the calls of several
+// Python threads on one model take turns.
 class PyModel {
  public:
   explicit PyModel(const CalibrateRequest& q) : config_(load(q)) {
@@ -85,7 +88,10 @@ class PyModel {
   std::string backend() const { return engine::backend_name(model_->backend()); }
   const CalibrateConfig& config() const { return config_; }
   std::size_t experiments() const { return model_->data().n; }
-  std::uint64_t rows() const { return model_->rows_evaluated(); }
+  std::uint64_t rows() {
+    const std::lock_guard<std::mutex> lock(mu_);
+    return model_->rows_evaluated();
+  }
 
   py::array_t<double> log_prior(const Points& x) const {
     const std::size_t n = count(x);
@@ -100,6 +106,7 @@ class PyModel {
     std::vector<double> out(n);
     {
       py::gil_scoped_release nogil;
+      const std::lock_guard<std::mutex> lock(mu_);
       if (posterior) model_->log_posterior(x.data(), n, out.data());
       else model_->log_likelihood(x.data(), n, out.data());
     }
@@ -110,6 +117,7 @@ class PyModel {
     std::vector<double> v;
     {
       py::gil_scoped_release nogil;
+      const std::lock_guard<std::mutex> lock(mu_);
       v = calibrate::start_from_prior(*model_, walkers, seed);
     }
     py::array_t<double> a({static_cast<py::ssize_t>(walkers), static_cast<py::ssize_t>(model_->dim())});
@@ -124,6 +132,7 @@ class PyModel {
     std::vector<std::uint8_t> status;
     {
       py::gil_scoped_release nogil;
+      const std::lock_guard<std::mutex> lock(mu_);
       model_->predict(x.data(), out, status);
     }
     const py::ssize_t E = static_cast<py::ssize_t>(model_->data().n), O = static_cast<py::ssize_t>(model_->data().observed.size());
@@ -161,6 +170,7 @@ class PyModel {
   }
   CalibrateConfig config_;
   std::unique_ptr<calibrate::Model> model_;
+  std::mutex mu_;  // one caller at a time on the model's buffers
 };
 
 }  // namespace

@@ -76,13 +76,13 @@ def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] 
     corner.png and predictive.png (scripts/plot_calibration.py) as the CLI does; backend: overrides
     run.backend; overrides: config keys, dotted in `set` (set={"mcmc.steps": 4000}) or with "__" for
     the dot (mcmc__steps=4000). The run owns `out` as a study does: a folder of other files raises
-    ValueError unless force=True. Ctrl-C stops it after the sampler's current step, leaving no file.
+    ValueError unless force=True. Ctrl-C stops it after the sampler's current step: no file of this
+    run is written and the folder holds no metadata.json (no completed run).
     Config and data errors raise ValueError with their location (FILE:LINE:COL, or the data file's
     line and column)."""
     if not isinstance(plots, bool):
         raise TypeError(f"plots: expected True or False, got {type(plots).__name__}")
-    if not plots:
-        overrides = {**overrides, "output__plots": False}
+    overrides = {**overrides, "output__plots": plots}
     q = _request(_core.CalibrateRequest(), config, out, backend, set, overrides, "mcmc.steps")
     if not isinstance(force, bool):
         raise TypeError(f"force: expected True or False, got {type(force).__name__}")
@@ -95,12 +95,14 @@ class CalibrationModel:
     """The statistical model of a calibration config (docs/calibration.md): its data read and its law
     set up once, evaluated on points theta of shape (n, dim) or (dim,), one column per free parameter
     in `names` order. log_likelihood, log_prior and log_posterior return an array of n log densities
-    (-inf: a point outside the prior, or a row the law refuses as outside its domain; NaN: a row that
-    failed numerically). Each call is one batch of n x experiments impacts on `backend`.
+    (-inf: a row the law refuses as outside its domain, and for log_prior and log_posterior a point
+    outside the prior, which log_posterior does not evaluate; NaN: a row that failed numerically;
+    log_likelihood evaluates every point, whatever its prior). Each call is one batch of
+    n x experiments impacts on `backend`; calls from several threads on one model take turns.
 
-    The [mcmc] and [output] tables of the config are not used; backend overrides run.backend (default:
-    the config's; `auto` picks cuda where usable, else serial or omp by the batch of mcmc.walkers / 2
-    points)."""
+    backend overrides run.backend (default: the config's; `auto` times a batch of mcmc.walkers / 2
+    points drawn with mcmc.seed on omp, serial and cuda where usable, and keeps the fastest); the
+    [output] table is not used."""
 
     def __init__(self, config: Any, *, backend: Optional[str] = None, set: Optional[Dict[str, Any]] = None,
                  **overrides: Any):
@@ -141,16 +143,20 @@ class CalibrationModel:
     def predict(self, theta: Any):
         """The model's observed outputs at one point: a DataFrame (a dict of arrays without pandas) of
         the conditions, the observed outputs (NaN where a row is not ok), their data as `data_<name>`,
-        and each experiment's `status`."""
+        their sd as `sigma_<name>` (a noise parameter's: the point's), and each experiment's `status`."""
         y, status = self._m.predict(theta)
         d = self._m.data()
         cols: Dict[str, Any] = {}
         for k, name in enumerate(d["conditions"]):
             cols[name] = d["cond"][:, k]
+        point = np.asarray(theta, dtype=np.float64).reshape(-1)
         for k, name in enumerate(d["observed"]):
             cols[name] = y[:, k]
             cols["data_" + name] = d["obs"][:, k]
-            cols["sigma_" + name] = d["sigma"][:, k]
+            sd = d["sigma"][:, k]
+            if "sigma_" + name in self.names:  # a noise parameter: the point's sd for every experiment
+                sd = np.full(len(sd), point[self.names.index("sigma_" + name)])
+            cols["sigma_" + name] = sd
         try:
             import pandas as pd
         except ImportError:
@@ -173,13 +179,20 @@ def _model(model: Any) -> CalibrationModel:
                     f"CalibrationModel(config))")
 
 
+def _rejected(v: np.ndarray) -> np.ndarray:
+    """NaN (a row that failed numerically) as -inf: the point is rejected, as the built-in sampler
+    rejects it, instead of stopping a sampler that refuses NaN (emcee raises on it)."""
+    return np.where(np.isnan(v), -np.inf, v)
+
+
 def log_likelihood(theta: Any, model: CalibrationModel) -> np.ndarray:
-    """model.log_likelihood(theta), in the form samplers call: emcee.EnsembleSampler(nwalkers, model.dim,
-    impactbatch.log_likelihood, args=(model,), vectorize=True) with a prior of the caller's own."""
-    return _model(model).log_likelihood(theta)
+    """model.log_likelihood(theta) in the form samplers call: emcee.EnsembleSampler(nwalkers, model.dim,
+    impactbatch.log_likelihood, args=(model,), vectorize=True) with a prior of the caller's own. A point
+    whose row failed numerically is -inf here (rejected), where the method says NaN."""
+    return _rejected(_model(model).log_likelihood(theta))
 
 
 def log_posterior(theta: Any, model: CalibrationModel) -> np.ndarray:
-    """model.log_posterior(theta) (the config's priors included), in the form samplers call, as
-    log_likelihood."""
-    return _model(model).log_posterior(theta)
+    """model.log_posterior(theta) (the config's priors included) in the form samplers call, as
+    log_likelihood: a failed row's NaN is -inf."""
+    return _rejected(_model(model).log_posterior(theta))

@@ -127,3 +127,18 @@ def test_emcee_finds_the_same_posterior(tmp_path):
     for row in d["params"]:
         assert abs(row["ours_mean"] - {"mu": 0.3, "e": 0.6}[row["param"]]) < 0.02  # near the truth
     assert "same posterior" in p.stdout
+
+
+def test_sampler_forms_reject_failed_rows_and_noise_sd_is_the_points():
+    """ib.log_posterior maps a numerically failed row's NaN to -inf (emcee raises on NaN); predict()
+    gives a noise parameter's sd as the point's."""
+    m = ib.CalibrationModel(CONFIG, backend="serial",
+                            set={"data.sigma": {"Vx": "lognormal:-4:1", "Vz": 0.02}})
+    assert m.names == ["mu", "e", "sigma_Vx"]
+    p = np.array([0.3, 0.6, 0.03])
+    df = m.predict(p)
+    assert np.all(df["sigma_Vx"] == 0.03) and np.all(df["sigma_Vz"] == 0.02)
+    v = np.array([1.0, np.nan, -np.inf])
+    from impactbatch._calibrate import _rejected
+    assert np.array_equal(_rejected(v), np.array([1.0, -np.inf, -np.inf]))
+    assert np.array_equal(ib.log_posterior(p[None, :], m), m.log_posterior(p[None, :]))

@@ -53,6 +53,8 @@ OMP_NUM_THREADS=1 "$IMPACT" calibrate "$EX" --out "$T/c2" --backend serial -q --
 OMP_NUM_THREADS=2 "$IMPACT" calibrate "$EX" --out "$T/c3" --backend omp -q; rc2=$?
 check "same samples, 1 thread serial and 2 threads omp" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && cmp -s "$T/c1/samples.npy" "$T/c2/samples.npy" && cmp -s "$T/c1/samples.npy" "$T/c3/samples.npy"'
 check "--no-plots: no PNG" '[ ! -e "$T/c2/corner.png" ] && [ ! -e "$T/c2/predictive.png" ]'
+cp -r "$T/c1" "$T/c5" && "$IMPACT" calibrate "$EX" --out "$T/c5" --backend serial -q --no-plots
+check "an earlier run's plots go when a run draws none" '[ ! -e "$T/c5/corner.png" ] && [ ! -e "$T/c5/predictive.png" ] && [ -s "$T/c5/metadata.json" ]'
 check "same posterior predictive on both" 'cmp -s "$T/c1/predictive.csv" "$T/c2/predictive.csv" && cmp -s "$T/c1/predictive.csv" "$T/c3/predictive.csv"'
 "$IMPACT" calibrate "$EX" --out "$T/c4" --backend serial --set mcmc.seed=2 -q
 check "another seed, other samples" '! cmp -s "$T/c1/samples.npy" "$T/c4/samples.npy"'
