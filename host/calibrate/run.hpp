@@ -57,8 +57,8 @@ engine::BackendPick calibrate_backend(const std::string& name, const engine::Law
 
 // The config's model: its experiments read (io::InputError, located), on the config's backend, or
 // for `auto` on whichever of omp, serial (a batch under kParallelRows rows) and cuda (where usable)
-// took the least time over the sampler's batch (half the walkers drawn from the prior; each timed
-// after a first call, which a CPU batch over 0.5 s skips), its counters then reset; why in
+// took the least time over the sampler's batch (half the walkers drawn from the prior; the least of
+// 5 timings after a first call, a CPU batch over 0.5 s timed once), its counters then reset; why in
 // `backend_why`, where given. On a GPU machine two runs may choose differently when the times are
 // close (the CPU paths give the same bits, cuda is held to tolerances): name the backend for a chain
 // that must repeat bit for bit there. Throws
