@@ -11,6 +11,7 @@
 #include "calibrate/ensemble.hpp"
 #include "calibrate/model.hpp"
 #include "design/design.hpp"
+#include "engine/backend_pick.hpp"
 #include "engine/registry.hpp"
 #include "impact/rng.hpp"
 #include "io/cancel.hpp"
@@ -127,24 +128,24 @@ void write_predictive(const std::string& dir, Model& m, const EnsembleChain& ch,
       std::sort(v.begin(), v.end());
       noise_sd[j] = sorted_quantile(v, 0.5);
     }
+  const auto quantile = [&v](double p) { return v.empty() ? std::nan("") : sorted_quantile(v, p); };
   for (std::size_t i = 0; i < E; ++i) {
     text += std::to_string(i + 1);
     for (std::size_t c = 0; c < d.conditions.size(); ++c) text += ",", io::append_number(text, d.cond[i * d.conditions.size() + c]);
-    std::size_t ok = 0;
     for (std::size_t j = 0; j < O; ++j) {
       v.clear();
       for (std::size_t q = 0; q < K; ++q)
         if (status[q * E + i] == 0) v.push_back(out[(q * E + i) * O + j]);
-      ok = v.size();
       std::sort(v.begin(), v.end());
-      double mean = 0;
-      for (double x : v) mean += x;
-      mean = v.empty() ? std::nan("") : mean / static_cast<double>(v.size());
-      for (double x : {d.obs[i * O + j], m.noise_param(j) >= 0 ? noise_sd[j] : d.sigma[i * O + j], v.empty() ? std::nan("") : sorted_quantile(v, 0.05),
-                       v.empty() ? std::nan("") : sorted_quantile(v, 0.5), v.empty() ? std::nan("") : sorted_quantile(v, 0.95),
-                       mean})
+      double sum = 0;
+      for (double x : v) sum += x;
+      const double mean = v.empty() ? std::nan("") : sum / static_cast<double>(v.size());
+      const double sd = m.noise_param(j) >= 0 ? noise_sd[j] : d.sigma[i * O + j];
+      for (double x : {d.obs[i * O + j], sd, quantile(0.05), quantile(0.5), quantile(0.95), mean})
         text += ",", io::append_number(text, x);
     }
+    std::size_t ok = 0;  // the draws whose row the law evaluated (one status per row, whatever the output)
+    for (std::size_t q = 0; q < K; ++q) ok += status[q * E + i] == 0;
     text += "," + std::to_string(ok) + "\n";
   }
   io::OutFile f(dir + "/predictive.csv");
@@ -196,32 +197,6 @@ std::string stranded_note(const std::vector<std::size_t>& w, std::size_t walkers
 const std::vector<double>& summary_probs() {
   static const std::vector<double> p = {0.05, 0.16, 0.5, 0.84, 0.95};
   return p;
-}
-
-engine::Backend cpu_backend_for(const engine::LawInfo& law, engine::Precision p, int steps, std::size_t batch_rows) {
-  engine::Workload w;
-  w.laws = {&law};
-  w.precision = p;
-  w.steps = steps;
-  // a batch that one thread finishes in under kTeamWorthSeconds (modelled) stays on it
-  const bool small = batch_rows < study::kParallelRows &&
-                     engine::cpu_seconds(law, w, 1) * static_cast<double>(batch_rows) < kTeamWorthSeconds;
-  return small ? engine::Backend::serial : engine::Backend::omp;
-}
-
-engine::BackendPick calibrate_backend(const std::string& name, const engine::LawInfo& law, engine::Precision p,
-                                      int steps, std::size_t batch_rows, std::uint64_t batches) {
-  engine::Workload w;
-  w.laws = {&law};
-  w.precision = p;
-  w.steps = steps;
-  w.rows = static_cast<double>(batch_rows) * static_cast<double>(batches);
-  w.batches = static_cast<double>(batches);
-  const engine::Backend cpu = cpu_backend_for(law, p, steps, batch_rows);
-  w.cpu_threads = cpu == engine::Backend::serial ? 1 : 0;
-  engine::BackendPick pick = engine::pick_backend(name, w, false);
-  if (name == "auto" && pick.backend == engine::Backend::omp) pick.backend = cpu;
-  return pick;
 }
 
 namespace {
@@ -284,8 +259,12 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why) {
     return std::make_unique<Model>(sc, law, b, c.precision, engine::law_options(c.steps, c.integrator), c.fixed, c.free,
                                    std::move(d));
   };
-  if (c.backend != "auto") {
-    const engine::BackendPick b = calibrate_backend(c.backend, law, c.precision, c.steps, batch, 2 * c.mcmc_steps);
+  if (c.backend != "auto") {  // named: taken (cuda without a usable device: std::invalid_argument saying why)
+    engine::Workload w;
+    w.laws = {&law};
+    w.precision = c.precision;
+    w.steps = c.steps;
+    const engine::BackendPick b = engine::pick_backend(c.backend, w, false);
     if (why) *why = b.why;
     return make(b.backend, std::move(data));
   }

@@ -18,7 +18,6 @@
 #include "calibrate/config.hpp"
 #include "calibrate/model.hpp"
 #include "calibrate/summary.hpp"
-#include "engine/backend_pick.hpp"
 
 namespace impact::calibrate {
 
@@ -39,21 +38,6 @@ struct CalibrationOutcome {
 
 // The quantile probabilities of the summary.
 const std::vector<double>& summary_probs();
-
-// The CPU backend of a sampler's batch: serial for a batch under study::kParallelRows rows that one
-// thread finishes in under kTeamWorthSeconds by the model (a thread team per small batch costs more
-// than it gains: chatterjee-ruina's 768 rows, 0.2 ms), omp for any other (jia's 768 rows: 80 ms).
-constexpr double kTeamWorthSeconds = 1e-3;
-engine::Backend cpu_backend_for(const engine::LawInfo& law, engine::Precision p, int steps, std::size_t batch_rows);
-
-// The backend of a calibration whose sampler evaluates `batches` batches of `batch_rows` rows each,
-// one after the other (half the walkers x the experiments, twice per step), and why, by the model
-// alone. A named backend is taken (cuda without a usable device: std::invalid_argument saying why).
-// `auto` weighs the GPU, which pays engine::kGpuBatchLatency per batch, against the CPU by
-// engine::pick_backend's model, and on the CPU takes cpu_backend_for's (make_model's `auto` decides
-// by a trial instead; this pick serves a named backend and the model's tests).
-engine::BackendPick calibrate_backend(const std::string& name, const engine::LawInfo& law, engine::Precision p,
-                                      int steps, std::size_t batch_rows, std::uint64_t batches);
 
 // The config's model: its experiments read (io::InputError, located), on the config's backend, or
 // for `auto` on whichever of omp, serial (a batch under kParallelRows rows) and cuda (where usable)

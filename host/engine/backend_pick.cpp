@@ -17,12 +17,11 @@ double flops_of(const LawInfo& law, const Workload& w) {
   return law.flops_per_instance(law.integrator() ? kStepsTaken * w.steps : 0.0);
 }
 
-std::string g2(double v) {
+std::string rate_str(double per_s) {
   char b[32];
-  std::snprintf(b, sizeof b, "%.2g", v);
+  std::snprintf(b, sizeof b, "%.2g/s", per_s);
   return b;
 }
-std::string rate_str(double per_s) { return g2(per_s) + "/s"; }
 
 }  // namespace
 
@@ -37,18 +36,6 @@ double gpu_seconds(const LawInfo& law, const Workload& w, double peak_fp) {
   const double compute = flops_of(law, w) / (kGpuPeakShare * fp);
   const double link = w.host_resident ? law.bytes_per_instance(w.precision) / kEvalPathBytes : 0.0;
   return std::max(compute, link);
-}
-
-double cpu_total_seconds(const Workload& w, int threads) {
-  double t = 0;
-  for (const LawInfo* law : w.laws) t += cpu_seconds(*law, w, w.cpu_threads > 0 ? w.cpu_threads : threads);
-  return w.rows > 0 ? t * w.rows : t;
-}
-
-double gpu_total_seconds(const Workload& w, double peak_fp) {
-  double t = 0;
-  for (const LawInfo* law : w.laws) t += gpu_seconds(*law, w, peak_fp);
-  return w.rows > 0 ? t * w.rows + kGpuStartup + w.batches * kGpuBatchLatency : t;
 }
 
 BackendPick pick_backend(std::string_view name, const Workload& w, bool allow_reference) {
@@ -78,22 +65,20 @@ BackendPick pick_backend(std::string_view name, const Workload& w, bool allow_re
     p.why = " (auto: CUDA not usable: " + d.why_not + ")";
     return p;
   }
-  const int threads = w.cpu_threads > 0 ? w.cpu_threads : omp_get_max_threads();
-  const double peak = d.peak_fp(w.precision == Precision::f32);
-  double cpu = 0, gpu = 0;  // per instance, for the reason
+  const int threads = omp_get_max_threads();
+  double cpu = 0, gpu = 0;
   for (const LawInfo* law : w.laws) {
     cpu += cpu_seconds(*law, w, threads);
-    gpu += gpu_seconds(*law, w, peak);
+    gpu += gpu_seconds(*law, w, d.peak_fp(w.precision == Precision::f32));
   }
   const double rows = w.rows > 0 ? w.rows : 0;
-  const bool use_gpu = gpu_total_seconds(w, peak) < cpu_total_seconds(w, threads);
+  const double t_cpu = cpu * rows, t_gpu = gpu * rows + (rows > 0 ? kGpuStartup : 0.0);
+  const bool use_gpu = rows > 0 ? t_gpu < t_cpu : gpu < cpu;
   p.backend = use_gpu ? Backend::cuda : Backend::omp;
   p.why = std::string(" (auto: modelled ") + rate_str(1.0 / gpu) + " on " + d.name + " against " + rate_str(1.0 / cpu) +
           " on " + std::to_string(threads) + " CPU thread" + (threads == 1 ? "" : "s") +
           (w.host_resident ? ", batch in host memory" : ", sampled on the device") +
-          (w.batches > 1 ? ", " + g2(rows / w.batches) + " rows per batch" : "") +
-          (rows > 0 && !use_gpu && gpu < cpu ? (w.batches > 1 ? ", batches too small for the GPU's latency" :
-                                                                ", too few rows for the GPU's start-up") : "") + ")";
+          (rows > 0 && !use_gpu && gpu < cpu ? ", too few rows for the GPU's start-up" : "") + ")";
   return p;
 }
 

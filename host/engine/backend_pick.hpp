@@ -3,8 +3,7 @@
 // OpenMP threads with the GPU's, from the law's cost model (LawInfo::flops_per_instance,
 // bytes_per_instance) and rates measured on the machines of ../shared/measurements:
 //   CPU:  max(flops / (threads x kCpuFlopsPerThread), bytes / min(threads x kCpuBytesPerThread, kCpuBytesMax))
-//   GPU:  max(flops / (kGpuPeakShare x the device's peak FP rate), bytes / kEvalPathBytes)
-//         + (kGpuStartup + batches x kGpuBatchLatency) / rows
+//   GPU:  max(flops / (kGpuPeakShare x the device's peak FP rate), bytes / kEvalPathBytes)  + kGpuStartup / rows
 // where the bytes term applies when the batch lives in host memory (eval, compare, study tables) and
 // not to the on-device sampled reduction. An integrator's instance takes kStepsTaken x `steps` steps.
 #pragma once
@@ -29,10 +28,6 @@ constexpr double kGpuPeakShare = 0.01;
 constexpr double kGpuPeakFallback = 3e13;  // FP rate when the compute capability is not in the table
 constexpr double kEvalPathBytes = 5e9;
 constexpr double kGpuStartup = 0.3;
-// A batch handed to the GPU from host memory and waited for (the eval path of one call: copies in
-// and out, launches, synchronisation), whatever its size: an H200 took 1.1 ms per batch of 768
-// chatterjee-ruina rows inside `impact calibrate` (4000 batches in 4.5 s of law time, 2026-11-27).
-constexpr double kGpuBatchLatency = 1.1e-3;
 constexpr double kStepsTaken = 1.5;  // mean steps taken / LawOptions::steps (random contact: 381 for 250)
 
 // What a run asks of its backend.
@@ -42,21 +37,12 @@ struct Workload {
   int steps = 250;            // LawOptions::steps
   double rows = 0;            // instances per law; 0 when unknown (the start-up is then not counted)
   bool host_resident = true;  // the batch lives in host memory (false: sampled on the device)
-  double batches = 1;         // the calls the rows come in, one after the other (a sampler's steps):
-                              // each pays kGpuBatchLatency on the GPU
-  int cpu_threads = 0;        // the threads the CPU path would use (0: omp_get_max_threads())
 };
 
 // Modelled seconds per instance of `law` on the CPU over `threads` threads, and on a GPU with peak FP
 // rate `peak_fp` (flop/s of the precision).
 double cpu_seconds(const LawInfo& law, const Workload& w, int threads);
 double gpu_seconds(const LawInfo& law, const Workload& w, double peak_fp);
-
-// Modelled seconds of the whole workload (every law, w.rows rows; per instance when w.rows is 0): on
-// the CPU over `threads` threads (w.cpu_threads where set), and on a GPU of peak FP rate `peak_fp`
-// with its start-up and w.batches x kGpuBatchLatency (counted only when w.rows > 0).
-double cpu_total_seconds(const Workload& w, int threads);
-double gpu_total_seconds(const Workload& w, double peak_fp);
 
 struct BackendPick {
   Backend backend = Backend::omp;

@@ -102,22 +102,21 @@ TEST(CalibrateModel, LogPosteriorIsPriorPlusGaussianLikelihood) {
   EXPECT_EQ(at[0], lp);
 }
 
-// `auto` for a sampler's batches: without a usable GPU the CPU, one thread for a batch under
-// kParallelRows rows that one thread finishes in under a millisecond, omp for any other; a named backend is taken; cuda named without a device
-// is refused saying why (the GPU side of the choice: EngineOptions.BatchLatencyKeepsSmallSamplerBatchesOnTheCpu).
-TEST(CalibrateModel, BackendForTheSamplersBatches) {
-  const engine::LawInfo& cr = *engine::find_law("chatterjee-ruina");
-  if (engine::cuda_usable()) GTEST_SKIP() << "a usable GPU: auto weighs it (tested by the model alone)";
-  EXPECT_EQ(calibrate_backend("auto", cr, engine::Precision::f64, 250, 768, 4000).backend, engine::Backend::serial);
-  // a dear law's small batch is worth a thread team (jia: 768 rows, about 80 ms on one thread)
-  EXPECT_EQ(calibrate_backend("auto", *engine::find_law("jia"), engine::Precision::f64, 250, 768, 4000).backend,
-            engine::Backend::omp);
-  EXPECT_EQ(calibrate_backend("auto", cr, engine::Precision::f64, 250, study::kParallelRows, 10).backend,
-            engine::Backend::omp);
-  EXPECT_EQ(calibrate_backend("omp", cr, engine::Precision::f64, 250, 10, 10).backend, engine::Backend::omp);
-  EXPECT_EQ(calibrate_backend("omp", cr, engine::Precision::f64, 250, 10, 10).why, "");
-  EXPECT_NE(calibrate_backend("auto", cr, engine::Precision::f64, 250, 10, 10).why, "");
-  EXPECT_THROW(calibrate_backend("cuda", cr, engine::Precision::f64, 250, 10, 10), std::invalid_argument);
+// A named backend is taken as named, with no reason given; cuda named without a usable device is
+// refused saying why (`auto`'s trial: AutoTimesATrialBatch).
+TEST(CalibrateModel, NamedBackendIsTaken) {
+  CalibrateRequest q;
+  q.config = std::string(IMPACT_SOURCE_ROOT) + "/examples/calibration/ball-synthetic.toml";
+  for (const char* b : {"serial", "omp"}) {
+    q.backend = b;
+    std::string why = "unset";
+    const std::unique_ptr<Model> m = make_model(load_calibrate_config(q), &why);
+    EXPECT_EQ(engine::backend_name(m->backend()), std::string(b));
+    EXPECT_EQ(why, "");
+  }
+  if (engine::cuda_usable()) GTEST_SKIP() << "a usable GPU: cuda is not refused here";
+  q.backend = "cuda";
+  EXPECT_THROW(make_model(load_calibrate_config(q)), std::invalid_argument);
 }
 
 // Free law parameters only: the experiments' instances are built once and their law parameters set

@@ -109,30 +109,3 @@ TEST(EngineOptions, AutoRateModelMatchesMeasuredChoices) {
   r.host_resident = false;
   EXPECT_GT(1.0 / engine::gpu_seconds(*r.laws[0], r, h100_fp64), 1.0 / engine::cpu_seconds(*r.laws[0], r, 16));
 }
-
-// A sampler's batches come one after the other, each paying the GPU's latency (kGpuBatchLatency):
-// the model reproduces the H200's choices inside `impact calibrate` (2026-11-27, docs/calibration.md;
-// the CPU side on one thread for a batch under 4096 rows, 16 threads above): 768-row batches of
-// chatterjee-ruina belong on the CPU (cuda/omp measured 0.44), 49152-row batches of jia on the GPU
-// (8.7); the GPU time of the former within a factor 2 of the 4.5 s of law time measured.
-TEST(EngineOptions, BatchLatencyKeepsSmallSamplerBatchesOnTheCpu) {
-  const double h200_fp64 = 2.0 * 64 * 132 * 1.98e9;
-  engine::Workload cr;
-  cr.laws = {&engine::law_named("chatterjee-ruina")};
-  cr.rows = 768.0 * 4000, cr.batches = 4000, cr.cpu_threads = 1;
-  EXPECT_LT(engine::cpu_total_seconds(cr, 16), engine::gpu_total_seconds(cr, h200_fp64));
-  EXPECT_LT(std::abs(std::log(engine::gpu_total_seconds(cr, h200_fp64) / 4.5)), std::log(2.0));
-  engine::Workload jia;
-  jia.laws = {&engine::law_named("jia")};
-  jia.rows = 49152.0 * 100, jia.batches = 100;
-  EXPECT_GT(engine::cpu_total_seconds(jia, 16), engine::gpu_total_seconds(jia, h200_fp64));
-  // one batch of the same rows pays one latency: the totals differ by the other 3999
-  engine::Workload one = cr;
-  one.batches = 1;
-  EXPECT_NEAR(engine::gpu_total_seconds(cr, h200_fp64) - engine::gpu_total_seconds(one, h200_fp64),
-              3999 * engine::kGpuBatchLatency, 1e-9);
-  // per instance (rows unknown) neither start-up nor latency is counted
-  engine::Workload per = cr;
-  per.rows = 0;
-  EXPECT_EQ(engine::gpu_total_seconds(per, h200_fp64), engine::gpu_seconds(*per.laws[0], per, h200_fp64));
-}
