@@ -14,14 +14,7 @@ namespace impact::cli {
 CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& a) {
   CLI::App* c = app.add_subcommand(
       "calibrate", "Sample the posterior of a law's parameters given measured impacts (docs/calibration.md)");
-  c->add_option("config", a.config, "Calibration config (.toml or .json)");
-  c->add_option("--set", a.sets, "KEY=VALUE override of a config key, e.g. mcmc.steps=4000 (repeatable)");
-  c->add_option("--out", a.out, "Output folder (overrides output.dir)");
-  c->add_option("--backend", a.backend, "auto|cuda|omp|serial (overrides run.backend)");
-  c->add_flag("--quiet,-q", a.quiet, "No progress bar and no table");
-  c->add_flag("--force", a.force, "Write into an output folder that holds files no impactbatch run wrote");
-  c->add_flag("--dry-run", a.dry_run, "Check the config, print it in canonical JSON form and stop");
-  c->add_flag("--no-plots", a.no_plots, "Draw no corner.png and predictive.png (output.plots = false)");
+  add_config_run_options(c, a, {"Calibration config (.toml or .json)", "mcmc.steps=4000", "auto|cuda|omp|serial"});
   return c;
 }
 

@@ -5,22 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "cli/config_options.hpp"
+
 namespace CLI {
 class App;
 }
 
 namespace impact::cli {
 
-struct CalibrateArgs {
-  std::string config;
-  std::vector<std::string> sets;
-  std::string out;      // overrides output.dir
-  std::string backend;  // overrides run.backend
-  bool quiet = false;
-  bool force = false;
-  bool dry_run = false;
-  bool no_plots = false;
-};
+using CalibrateArgs = ConfigRunArgs;
 
 CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& args);
 // Returns the exit code: 0, 1 for a config or data error (said on `log`); throws UsageError.

@@ -31,16 +31,8 @@ using Clock = std::chrono::steady_clock;
 CLI::App* add_study_subcommand(CLI::App& app, StudyArgs& a) {
   CLI::App* c = app.add_subcommand(
       "study", "Run a parameter-space study or UQ described by a TOML/JSON config (docs/study.md)");
-  c->add_option("config", a.config, "Study config (.toml or .json)");
-  c->add_option("--set", a.sets, "KEY=VALUE override of a config key, e.g. design.n=1000, params.mu=uniform:0.1:0.9 (repeatable)");
-  c->add_option("--out", a.out, "Output folder (overrides output.dir)");
-  c->add_option("--backend", a.backend, "auto|cuda|omp|serial|reference (overrides run.backend)");
-  c->add_flag("--no-plots", a.no_plots, "Do not draw the plots");
-  c->add_flag("--quiet,-q", a.quiet, "No progress bar and no tables");
-  c->add_flag("--dry-run", a.dry_run, "Check the config, print it in canonical JSON form and stop");
-  c->add_flag("--force", a.force,
-              "Write into an output folder that holds files no impactbatch study wrote (by default such a folder is "
-              "refused; a study's own earlier files are always replaced)");
+  add_config_run_options(c, a, {"Study config (.toml or .json)", "design.n=1000, params.mu=uniform:0.1:0.9",
+                                "auto|cuda|omp|serial|reference"});
   c->add_option("--checkpoint", a.checkpoint,
                  "Run in pieces and keep each finished piece's statistics in DIR (with its part of every table in the "
                  "output folder), so that --resume after an interruption computes only the missing pieces")

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/config_options.hpp"
+
 namespace CLI {
 class App;
 }
@@ -19,15 +21,7 @@ class World;
 
 namespace impact::cli {
 
-struct StudyArgs {
-  std::string config;
-  std::vector<std::string> sets;  // KEY=VALUE overrides, KEY a dotted path ("design.n", "params.mu")
-  std::string out;                // output folder (overrides output.dir)
-  std::string backend;            // overrides run.backend
-  bool no_plots = false;
-  bool quiet = false;
-  bool dry_run = false;           // parse, validate and print the resolved config; run nothing
-  bool force = false;             // write into an output folder that is not a study's
+struct StudyArgs : ConfigRunArgs {
   bool keep_parts = false;        // in pieces: leave the tables in parts (no merge)
   std::string checkpoint;         // keep each finished piece's statistics here (study/pieces.hpp)
   bool resume = false;            // read the valid pieces of `checkpoint` back
