@@ -3,13 +3,13 @@
 
     python3 scripts/plot_calibration.py RUN_DIR [--compare OTHER_RUN_DIR] [--x CONDITION]
 
-- RUN_DIR/corner.png: the posterior of the free parameters (samples.npy after the burn-in): each
+- RUN_DIR/corner.png (calibrate.method = mcmc): the posterior of the free parameters (samples.npy after the burn-in): each
   parameter's histogram on the diagonal, each pair's 2-D histogram below it, the posterior mean as a
   line and the 90 % interval shaded on the diagonal.
 - RUN_DIR/predictive.png: the posterior predictive (predictive.csv) against the data, one panel per
   observed output: the data with their sigma as error bars and the model's 5-95 % band and median
   over the posterior draws, along the condition --x (default: the first condition; `experiment`
-  for the experiments' order). With --compare, a second run on the same data (another law) is drawn
+  for the experiments' order; for a fit, over draws of its Laplace normal). With --compare, a second run on the same data (another law) is drawn
   in the same panels, so that the laws can be told apart where the data decide between them.
 
 NumPy and matplotlib (Agg) only; writes each PNG whole (a temporary .NAME.tmp-PID-0 renamed into
@@ -96,7 +96,8 @@ def predictive(d, meta, cols, other, x):
         ax.set_ylabel(o)
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)
-    fig.suptitle(f"{meta['config']['calibrate']['name']}: posterior predictive against the data", fontsize=10)
+    what = "posterior predictive" if meta.get("method", "mcmc") == "mcmc" else "predictive of the fit's Laplace normal"
+    fig.suptitle(f"{meta['config']['calibrate']['name']}: {what} against the data", fontsize=10)
     fig.tight_layout()
     save(fig, os.path.join(d, "predictive.png"))
 
@@ -118,7 +119,8 @@ def main(argv=None):
     if other is not None and len(other[1].get("experiment", [])) != len(cols["experiment"]):
         print("plot_calibration: --compare: that run has another number of experiments", file=sys.stderr)
         return 2
-    corner(a.run, meta)
+    if meta.get("method", "mcmc") == "mcmc":
+        corner(a.run, meta)
     predictive(a.run, meta, cols, other, x)
     return 0
 

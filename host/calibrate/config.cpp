@@ -1,5 +1,7 @@
 #include "calibrate/config.hpp"
 
+#include <algorithm>
+
 #include "design/param_text.hpp"
 #include "engine/registry.hpp"
 #include "study/columns.hpp"
@@ -23,7 +25,7 @@ std::vector<std::string> strings(const ConfigReader& r, const json& v, const std
 void resolve_head(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (!root.contains("calibrate")) r.fail("calibrate", "missing (the [calibrate] table: scenario and law)");
   const json& s = r.table(root.at("calibrate"), "calibrate");
-  r.expect_keys(s, "calibrate", {"name", "description", "scenario", "law"});
+  r.expect_keys(s, "calibrate", {"name", "description", "scenario", "law", "method"});
   if (s.contains("name")) c.name = r.str(s.at("name"), "calibrate.name");
   if (s.contains("description")) c.description = r.str(s.at("description"), "calibrate.description");
   if (!s.contains("scenario")) r.fail("calibrate.scenario", "missing (known: " + systems::scenario_list() + ")");
@@ -33,6 +35,39 @@ void resolve_head(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (!s.contains("law")) r.fail("calibrate.law", "missing (known: " + engine::law_names() + ")");
   c.law = r.str(s.at("law"), "calibrate.law");
   if (!engine::find_law(c.law)) r.fail("calibrate.law", "unknown law '" + c.law + "' (known: " + engine::law_names() + ")");
+  if (s.contains("method")) {
+    c.method = r.str(s.at("method"), "calibrate.method");
+    if (c.method != "mcmc" && c.method != "fit")
+      r.fail("calibrate.method", "unknown method '" + c.method + "' (known: mcmc, the posterior sampled; fit, its maximum "
+                                 "and the Laplace approximation)");
+  }
+}
+
+// [fit]: read whatever the method (a config may carry both tables and switch with --set)
+void resolve_fit(const ConfigReader& r, const json& root, CalibrateConfig& c) {
+  if (!root.contains("fit")) return;
+  const json& f = r.table(root.at("fit"), "fit");
+  r.expect_keys(f, "fit", {"algorithm", "starts", "seed", "xtol", "ftol", "max_evals", "laplace"});
+  if (f.contains("algorithm")) {
+    c.fit.algorithm = r.str(f.at("algorithm"), "fit.algorithm");
+    const std::vector<std::string>& known = fit_algorithms();
+    if (std::find(known.begin(), known.end(), c.fit.algorithm) == known.end()) {
+      std::string list;
+      for (const std::string& n : known) list += (list.empty() ? "" : ", ") + n;
+      r.fail("fit.algorithm", "unknown algorithm '" + c.fit.algorithm + "' (known: " + list + ")");
+    }
+  }
+  if (f.contains("starts")) c.fit_starts = r.integer(f.at("starts"), "fit.starts", 1, 100000);
+  if (f.contains("seed")) c.fit_seed = r.integer(f.at("seed"), "fit.seed", 0, UINT64_MAX);
+  for (const char* k : {"xtol", "ftol"})
+    if (f.contains(k)) {
+      const std::string key = std::string("fit.") + k;
+      const double v = r.num(f.at(k), key);
+      if (!(v > 0) || !(v < 1)) r.fail(key, "expected a tolerance in (0, 1)");
+      (k[0] == 'x' ? c.fit.xtol : c.fit.ftol) = v;
+    }
+  if (f.contains("max_evals")) c.fit.max_evals = r.integer(f.at("max_evals"), "fit.max_evals", 10, 1u << 30);
+  if (f.contains("laplace")) c.fit.laplace = r.boolean(f.at("laplace"), "fit.laplace");
 }
 
 void resolve_data(const ConfigReader& r, const json& root, CalibrateConfig& c) {
@@ -135,7 +170,7 @@ void resolve_mcmc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
 CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   const ConfigReader r{t};
   const json& root = t.root;
-  r.expect_keys(root, "", {"calibrate", "run", "data", "params", "mcmc", "output"});
+  r.expect_keys(root, "", {"calibrate", "run", "data", "params", "mcmc", "fit", "output"});
   CalibrateConfig c;
   resolve_head(r, root, c);
   // [run]: as a study's, without the reference backend and run.chunk
@@ -146,6 +181,7 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   std::stable_partition(c.free.begin(), c.free.end(), [](const design::ParamSpec& p) { return p.name.rfind("sigma_", 0) != 0; });
   check_observed(r, c);
   resolve_mcmc(r, root, c);
+  resolve_fit(r, root, c);
   c.out_dir = "out/" + c.name;
   if (root.contains("output")) {
     const json& o = r.table(root.at("output"), "output");
@@ -167,7 +203,8 @@ CalibrateConfig load_calibrate_config(const CalibrateRequest& q) {
 
 json to_json(const CalibrateConfig& c) {
   json j;
-  j["calibrate"] = {{"name", c.name}, {"description", c.description}, {"scenario", c.scenario}, {"law", c.law}};
+  j["calibrate"] = {{"name", c.name}, {"description", c.description}, {"scenario", c.scenario}, {"law", c.law},
+                    {"method", c.method}};
   j["run"] = {{"backend", c.backend}, {"precision", engine::precision_name(c.precision)},
               {"integrator", engine::integrator_name(c.integrator)}, {"steps", c.steps}};
   json sigma = json::object();
@@ -181,6 +218,8 @@ json to_json(const CalibrateConfig& c) {
     if (p.name.rfind("sigma_", 0) != 0) ps[p.name] = design::param_text(p);  // noise parameters: in data.sigma
   j["params"] = ps;
   j["mcmc"] = {{"walkers", c.walkers}, {"steps", c.mcmc_steps}, {"burn", c.burn}, {"seed", c.seed}, {"a", c.a}};
+  j["fit"] = {{"starts", c.fit_starts}, {"seed", c.fit_seed}, {"algorithm", c.fit.algorithm}, {"xtol", c.fit.xtol},
+              {"ftol", c.fit.ftol}, {"max_evals", c.fit.max_evals}, {"laplace", c.fit.laplace}};
   j["output"] = {{"dir", c.out_dir}, {"plots", c.plots}};
   return j;
 }

@@ -1,7 +1,8 @@
 // The config of `impact calibrate` (TOML or JSON, read as a study's: io/config_tree.hpp, every
 // error located and naming its key; docs/calibration.md):
 //
-//   [calibrate] name, scenario, law, description
+//   [calibrate] name, scenario, law, description, method (mcmc: the posterior sampled; fit: its
+//               maximum and the Laplace approximation, calibrate/fit.hpp)
 //   [run]       backend (auto|cuda|omp|serial), precision, integrator, steps
 //   [data]      file (relative to the config's folder), observed = [outputs], sigma = {output = sd},
 //               ignore = [columns]
@@ -9,6 +10,8 @@
 //               design/param_text.hpp): free, with that prior
 //   [mcmc]      walkers (even, >= 2 x free; default max(16, 4 x free) rounded up to even), steps,
 //               burn (default steps / 4), seed, a (the stretch scale, 2)
+//   [fit]       starts (points drawn from the prior, each optimised; default 8), seed, algorithm
+//               (bobyqa|neldermead|sbplx|cobyla), xtol, ftol, max_evals (per start), laplace
 //   [output]    dir (default out/NAME), plots (default true: corner.png, predictive.png)
 #pragma once
 #include <cstdint>
@@ -19,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calibrate/data.hpp"
+#include "calibrate/fit.hpp"
 #include "design/design.hpp"
 #include "engine/options.hpp"
 #include "io/config_tree.hpp"
@@ -37,6 +41,10 @@ struct CalibrateConfig {
   std::size_t walkers = 0;
   std::uint64_t mcmc_steps = 2000, burn = 0, seed = 1;
   double a = 2.0;
+  std::string method = "mcmc";  // mcmc | fit
+  FitOptions fit;
+  std::size_t fit_starts = 8;
+  std::uint64_t fit_seed = 1;
   std::string out_dir;
   bool plots = true;  // corner.png and predictive.png (scripts/plot_calibration.py)
 };

@@ -9,6 +9,7 @@
 
 #include "calibrate/data.hpp"
 #include "calibrate/ensemble.hpp"
+#include "calibrate/fit_report.hpp"
 #include "calibrate/model.hpp"
 #include "design/design.hpp"
 #include "engine/backend_pick.hpp"
@@ -33,6 +34,7 @@ namespace {
 
 const std::vector<std::string> kFiles = {"samples.csv", "samples.npy", "predictive.csv", "summary.md", "metadata.json"};
 const std::vector<std::string> kPlots = {"corner.png", "predictive.png"};  // scripts/plot_calibration.py
+const std::vector<std::string> kFitFiles = {"estimate.csv", "starts.csv", "predictive.csv", "summary.md", "metadata.json"};
 
 // The chain is kept whole (the positions and log densities of every step): refused before anything
 // runs when it would need more than a study may hold (design::memory_budget_bytes).
@@ -96,20 +98,27 @@ void write_samples(const std::string& dir, const EnsembleChain& ch, std::uint64_
 }
 
 // The posterior predictive of the model's outputs (predictive.csv): the model evaluated at up to
-// kPredictiveDraws draws spread evenly over the samples after the burn-in (one batch), and per
+// kPredictiveDraws draws of the posterior (one batch), and per
 // experiment its conditions, each observed output's data and sigma (a noise parameter's: its
 // posterior median), and the quantiles 5/50/95 % and
 // mean of the model's output over the draws whose row is ok (`ok` of them: fewer than the draws
 // where the law refused a row).
 constexpr std::size_t kPredictiveDraws = 200;
 
-void write_predictive(const std::string& dir, Model& m, const EnsembleChain& ch, std::uint64_t burn) {
+// The draws of the predictive: up to kPredictiveDraws spread evenly over the chain after the burn-in.
+std::vector<double> chain_draws(const EnsembleChain& ch, std::uint64_t burn) {
   const std::size_t D = ch.dim, total = (ch.steps - burn) * ch.walkers, K = std::min(total, kPredictiveDraws);
   std::vector<double> theta(K * D);
   for (std::size_t q = 0; q < K; ++q) {
     const std::size_t flat = q * total / K, s = burn + flat / ch.walkers, w = flat % ch.walkers;
     for (std::size_t k = 0; k < D; ++k) theta[q * D + k] = ch.at(s, w, k);
   }
+  return theta;
+}
+
+// theta: K draws (K x dim) of the posterior (or of its approximation)
+void write_predictive(const std::string& dir, Model& m, const std::vector<double>& theta) {
+  const std::size_t D = m.dim(), K = theta.size() / D;
   std::vector<double> out;
   std::vector<std::uint8_t> status;
   m.predict(theta.data(), K, out, status);
@@ -155,6 +164,7 @@ void write_predictive(const std::string& dir, Model& m, const EnsembleChain& ch,
 
 json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const EnsembleChain& ch, std::size_t experiments) {
   json j = io::provenance_json();
+  j["method"] = "mcmc";
   j["backend"] = engine::backend_name(o.backend);
   j["backend_why"] = o.backend_why;
   j["experiments"] = experiments;
@@ -178,6 +188,22 @@ json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Ensem
   }
   j["posterior"] = ps;
   j["files"] = kFiles;
+  j["config"] = to_json(c);
+  return j;
+}
+
+json fit_metadata(const CalibrateConfig& c, const CalibrationOutcome& o, std::size_t experiments) {
+  json j = io::provenance_json();
+  j["method"] = "fit";
+  j["backend"] = engine::backend_name(o.backend);
+  j["backend_why"] = o.backend_why;
+  j["experiments"] = experiments;
+  j["seed"] = c.fit_seed;
+  j["rows_evaluated"] = o.rows;
+  j["timings"] = {{"total_s", o.seconds}, {"law_s", o.law_seconds},
+                  {"rows_per_s", o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0}};
+  j["estimate"] = fit_json(o.names, o.fit);
+  j["files"] = kFitFiles;
   j["config"] = to_json(c);
   return j;
 }
@@ -254,7 +280,8 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why) {
   const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
   const engine::LawInfo& law = *engine::find_law(c.law);
   Experiments data = read_experiments(c.data, sc);
-  const std::size_t half = c.walkers / 2, batch = half * data.n;
+  // the batch the method evaluates: half the walkers (mcmc), one point (fit)
+  const std::size_t half = c.method == "fit" ? 1 : c.walkers / 2, batch = half * data.n;
   auto make = [&](engine::Backend b, Experiments d) {
     return std::make_unique<Model>(sc, law, b, c.precision, engine::law_options(c.steps, c.integrator), c.fixed, c.free,
                                    std::move(d));
@@ -300,22 +327,50 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why) {
   return std::move(ms[best]);
 }
 
-CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FILE* progress) {
-  const auto t0 = std::chrono::steady_clock::now();
-  check_memory(c);
-  CalibrationOutcome o;
-  const std::unique_ptr<Model> model = make_model(c, &o.backend_why);
-  Model& m = *model;
-  o.backend = m.backend();
+namespace {
+
+// The files a method writes, and its plots (drawn when output.plots).
+std::vector<std::string> method_files(const CalibrateConfig& c) { return c.method == "fit" ? kFitFiles : kFiles; }
+std::vector<std::string> method_plots(const CalibrateConfig& c) {
+  return c.method == "fit" ? std::vector<std::string>{"predictive.png"} : kPlots;
+}
+
+// Claims the output folder for the method's files (and plots when drawn): an earlier run's files
+// that this one does not write go; the plots go before the script runs, so that a failed drawing
+// leaves none of an earlier run.
+study::FolderClaim claim_folder(const CalibrateConfig& c, bool force) {
+  std::vector<std::string> claimed = method_files(c);
+  const std::vector<std::string> plots = method_plots(c);
+  if (c.plots) claimed.insert(claimed.end(), plots.begin(), plots.end());
+  study::FolderClaim claim = study::claim_output_folder(c.out_dir, claimed, force);
+  if (c.plots)
+    for (const std::string& f : plots) std::remove((c.out_dir + "/" + f).c_str());
+  return claim;
+}
+
+// The plots and the file list, after the files.
+void finish(const CalibrateConfig& c, const study::FolderClaim& claim, std::FILE* progress, CalibrationOutcome& o) {
+  if (const std::string n = study::claim_note(claim); !n.empty() && progress) std::fprintf(progress, "%s\n", n.c_str());
+  o.files = method_files(c);
+  if (c.plots) {
+    const std::vector<std::string> plots = method_plots(c);
+    o.plot_note = study::run_plot_script(std::string(IMPACT_SOURCE_ROOT) + "/scripts/plot_calibration.py", c.out_dir,
+                                         plots, progress == nullptr, progress ? progress : stderr, "impact calibrate");
+    if (o.plot_note.find("not drawn") == std::string::npos) o.files.insert(o.files.end(), plots.begin(), plots.end());
+  }
+}
+
+std::string run_line(const CalibrateConfig& c, const CalibrationOutcome& o, std::size_t experiments, const std::string& how) {
+  return "# " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") + "law " + c.law + ", scenario " +
+         c.scenario + ", " + std::to_string(experiments) + " experiments, " + how + ", backend " +
+         engine::backend_name(o.backend) + o.backend_why + "\n\n";
+}
+
+CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* progress, Model& m, CalibrationOutcome o,
+                            std::chrono::steady_clock::time_point t0) {
   const std::size_t experiments = m.data().n;
   const std::vector<double> start = start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
-  // the plots are this run's files only when it draws them, so that an earlier run's go at the claim;
-  // and they go before the script runs, so that a failed drawing leaves none of an earlier run
-  std::vector<std::string> claimed = kFiles;
-  if (c.plots) claimed.insert(claimed.end(), kPlots.begin(), kPlots.end());
-  const study::FolderClaim claim = study::claim_output_folder(c.out_dir, claimed, force);
-  if (c.plots)
-    for (const std::string& f : kPlots) std::remove((c.out_dir + "/" + f).c_str());
+  const study::FolderClaim claim = claim_folder(c, force);
   EnsembleOptions eo;
   eo.walkers = c.walkers;
   eo.steps = c.mcmc_steps;
@@ -329,7 +384,6 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
         bar.update(s);
       });
   bar.finish();
-  for (const design::ParamSpec& p : c.free) o.names.push_back(p.name);
   o.params = summarize(ch, c.burn, summary_probs());
   o.converged = true;
   for (const ParamSummary& p : o.params) o.converged = o.converged && p.converged;
@@ -340,27 +394,66 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   o.law_seconds = m.law_seconds();
   o.table = summary_table(o.names, o.params);
   write_samples(c.out_dir, ch, c.burn, o.names);
-  write_predictive(c.out_dir, m, ch, c.burn);
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::string md = "# " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") + "law " + c.law +
-                   ", scenario " + c.scenario + ", " + std::to_string(experiments) + " experiments, " +
-                   std::to_string(c.walkers) + " walkers x " + std::to_string(c.mcmc_steps) + " steps (burn-in " +
-                   std::to_string(c.burn) + "), backend " + engine::backend_name(o.backend) + o.backend_why + "\n\n" + o.table +
-                   "\nacceptance fraction " + num(o.acceptance) + "; failed proposals " + std::to_string(o.failed_proposals) + "\n";
+  write_predictive(c.out_dir, m, chain_draws(ch, c.burn));
+  o.seconds = io::seconds_since(t0);
+  std::string md = run_line(c, o, experiments, std::to_string(c.walkers) + " walkers x " + std::to_string(c.mcmc_steps) +
+                                                   " steps (burn-in " + std::to_string(c.burn) + ")") +
+                   o.table + "\nacceptance fraction " + num(o.acceptance) + "; failed proposals " +
+                   std::to_string(o.failed_proposals) + "\n";
   if (!o.converged)
     md += "\nwarning: the chain is shorter than 50 autocorrelation times after the burn-in for some parameter "
           "(converged: no); run more steps before trusting the quantiles.\n";
   if (!o.stranded.empty()) md += "\nwarning: " + stranded_note(o.stranded, ch.walkers) + "\n";
   io::write_file(c.out_dir + "/summary.md", md);
   io::write_file(c.out_dir + "/metadata.json", metadata(c, o, ch, experiments).dump(2) + "\n");
-  if (const std::string n = study::claim_note(claim); !n.empty() && progress) std::fprintf(progress, "%s\n", n.c_str());
-  o.files = kFiles;
-  if (c.plots) {
-    o.plot_note = study::run_plot_script(std::string(IMPACT_SOURCE_ROOT) + "/scripts/plot_calibration.py", c.out_dir,
-                                         kPlots, progress == nullptr, progress ? progress : stderr, "impact calibrate");
-    if (o.plot_note.find("not drawn") == std::string::npos) o.files.insert(o.files.end(), kPlots.begin(), kPlots.end());
-  }
+  finish(c, claim, progress, o);
   return o;
+}
+
+CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* progress, Model& m, CalibrationOutcome o,
+                           std::chrono::steady_clock::time_point t0) {
+  const std::size_t experiments = m.data().n, D = m.dim();
+  const std::vector<double> start = start_from_prior(m, c.fit_starts, c.fit_seed);
+  const study::FolderClaim claim = claim_folder(c, force);
+  std::vector<double> lo(D), hi(D), scale(D);
+  for (std::size_t k = 0; k < D; ++k) prior_box(m.free()[k], lo[k], hi[k], scale[k]);
+  io::Progress bar(progress, c.fit_starts, "fit " + c.name);
+  std::size_t done = 0;
+  const LogDensity f = [&](const double* x, std::size_t n, double* out) {
+    io::check_cancelled();
+    m.log_posterior(x, n, out);
+  };
+  FitResult r = fit_map(f, D, start, lo, hi, scale, c.fit, [&] { bar.update(++done); });
+  bar.finish();
+  o.fit = r;
+  o.converged = r.cov.size() == D * D && r.agree >= std::min<std::size_t>(2, r.starts.size());
+  o.rows = m.rows_evaluated();
+  o.law_seconds = m.law_seconds();
+  o.table = fit_table(o.names, r);
+  write_fit_files(c.out_dir, o.names, r);
+  write_predictive(c.out_dir, m, laplace_draws(r, lo, hi, c.fit_seed, kPredictiveDraws));
+  o.seconds = io::seconds_since(t0);
+  std::string md = run_line(c, o, experiments, "fit (" + c.fit.algorithm + ", " + std::to_string(c.fit_starts) +
+                                                   " starts from the prior)") +
+                   o.table + "\n" + fit_note(r) + "\n";
+  io::write_file(c.out_dir + "/summary.md", md);
+  io::write_file(c.out_dir + "/metadata.json", fit_metadata(c, o, experiments).dump(2) + "\n");
+  finish(c, claim, progress, o);
+  return o;
+}
+
+}  // namespace
+
+CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FILE* progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (c.method != "fit") check_memory(c);
+  CalibrationOutcome o;
+  o.method = c.method;
+  const std::unique_ptr<Model> model = make_model(c, &o.backend_why);
+  o.backend = model->backend();
+  for (const design::ParamSpec& p : c.free) o.names.push_back(p.name);
+  return c.method == "fit" ? run_fit(c, force, progress, *model, std::move(o), t0)
+                           : run_mcmc(c, force, progress, *model, std::move(o), t0);
 }
 
 }  // namespace impact::calibrate

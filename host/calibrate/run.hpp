@@ -6,6 +6,11 @@
 //   metadata.json the same numbers, the sampler's counts, timings, the machine, the config resolved
 //   predictive.csv the model's outputs over posterior draws per experiment, beside the data
 //   corner.png, predictive.png  the plots (scripts/plot_calibration.py; output.plots = false: none)
+// or, for calibrate.method = fit (calibrate/fit.hpp, calibrate/fit_report.hpp):
+//   estimate.csv  per free parameter: the estimate (the MAP), the Laplace sd and 90 % interval
+//   starts.csv    per start: where it began and ended, log p there, its evaluations, why it stopped
+//   summary.md, metadata.json (the covariance too), predictive.csv over draws of the Laplace normal,
+//   predictive.png
 // The folder is claimed as a study's is (study/output_folder.hpp: a folder of foreign files is
 // refused without --force, an earlier run's files are replaced), and each file appears whole
 // (io::OutFile); a run that fails before the end writes no file.
@@ -16,15 +21,19 @@
 #include <vector>
 
 #include "calibrate/config.hpp"
+#include "calibrate/fit.hpp"
 #include "calibrate/model.hpp"
 #include "calibrate/summary.hpp"
 
 namespace impact::calibrate {
 
 struct CalibrationOutcome {
+  std::string method;                // mcmc | fit
+  FitResult fit;                     // fit: the starts, the estimate, the Laplace approximation
   std::vector<ParamSummary> params;  // in the config's free order
   std::vector<std::string> names;
-  bool converged = false;            // every parameter's ParamSummary::converged
+  bool converged = false;            // mcmc: every parameter's ParamSummary::converged; fit: the Laplace
+                                     // approximation holds and two starts (or the only one) agree
   std::vector<std::size_t> stranded;  // walkers stranded away from the bulk (stranded_walkers)
   double acceptance = 0;
   std::uint64_t failed_proposals = 0, rows = 0;
@@ -41,7 +50,8 @@ const std::vector<double>& summary_probs();
 
 // The config's model: its experiments read (io::InputError, located), on the config's backend, or
 // for `auto` on whichever of omp, serial (a batch under kParallelRows rows) and cuda (where usable)
-// took the least time over the sampler's batch (half the walkers drawn from the prior; the least of
+// took the least time over the method's batch (half the walkers drawn from the prior for mcmc, one
+// point for fit; the least of
 // 5 timings after a first call, a CPU batch over 0.5 s timed once), its counters then reset; why in
 // `backend_why`, where given. On a GPU machine two runs may choose differently when the times are
 // close (the CPU paths give the same bits, cuda is held to tolerances): name the backend for a chain

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "calibrate/config.hpp"
+#include "calibrate/fit_report.hpp"
 #include "calibrate/run.hpp"
 #include "cli/usage.hpp"
 #include "engine/options.hpp"
@@ -13,7 +14,7 @@ namespace impact::cli {
 
 CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& a) {
   CLI::App* c = app.add_subcommand(
-      "calibrate", "Sample the posterior of a law's parameters given measured impacts (docs/calibration.md)");
+      "calibrate", "Sample the posterior of a law's parameters given measured impacts, or fit its maximum (docs/calibration.md)");
   add_config_run_options(c, a, {"Calibration config (.toml or .json)", "mcmc.steps=4000", "auto|cuda|omp|serial"});
   return c;
 }
@@ -45,16 +46,21 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
     return 1;
   }
   if (!args.quiet && out) {
-    std::fprintf(out, "calibration %s: %s on %s, backend %s%s\n%s\nacceptance %.3f, %llu failed proposals, "
-                      "%.3g rows/s (%.2f s)\nresults: %s/ (samples.csv, samples.npy, predictive.csv, summary.md, metadata.json)\n",
-                 c.name.c_str(), c.law.c_str(), c.scenario.c_str(), engine::backend_name(o.backend), o.backend_why.c_str(),
-                 o.table.c_str(),
-                 o.acceptance, static_cast<unsigned long long>(o.failed_proposals),
-                 o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0, o.seconds, c.out_dir.c_str());
+    const double rate = o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0;
+    std::string files;
+    for (const std::string& f : o.files) files += (files.empty() ? "" : ", ") + f;
+    std::fprintf(out, "calibration %s (%s): %s on %s, backend %s%s\n%s\n", c.name.c_str(), c.method.c_str(), c.law.c_str(),
+                 c.scenario.c_str(), engine::backend_name(o.backend), o.backend_why.c_str(), o.table.c_str());
+    if (c.method == "fit")
+      std::fprintf(out, "%s", calibrate::fit_note(o.fit).c_str());
+    else
+      std::fprintf(out, "acceptance %.3f, %llu failed proposals\n", o.acceptance,
+                   static_cast<unsigned long long>(o.failed_proposals));
+    std::fprintf(out, "%.3g rows/s (%.2f s)\nresults: %s/ (%s)\n", rate, o.seconds, c.out_dir.c_str(), files.c_str());
     if (!o.plot_note.empty()) std::fprintf(out, "%s\n", o.plot_note.c_str());
     if (!o.stranded.empty())
       std::fprintf(out, "warning: %s\n", calibrate::stranded_note(o.stranded, c.walkers).c_str());
-    if (!o.converged)
+    if (!o.converged && c.method != "fit")
       std::fprintf(out, "warning: some parameter's chain is shorter than 50 autocorrelation times after the burn-in: "
                         "run more steps (mcmc.steps)\n");
   }

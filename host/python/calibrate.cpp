@@ -51,6 +51,7 @@ py::dict run(const CalibrateRequest& q, bool force, bool quiet) {
   py::dict d;
   d["out_dir"] = c.out_dir;
   d["name"] = c.name;
+  d["method"] = c.method;
   d["names"] = o.names;
   d["files"] = o.files;
   d["backend"] = engine::backend_name(o.backend);

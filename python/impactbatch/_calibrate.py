@@ -24,16 +24,20 @@ from . import _core, _integer, _python_names, _request, _table
 
 
 class CalibrationResult:
-    """The outputs of calibrate(): `samples` (samples.npy after the burn-in: step, walker, the free
-    parameters, logp; a pandas DataFrame, or a NumPy structured array without pandas), `summary` (one
-    row per free parameter: mean, sd, the 5/16/50/84/95% quantiles q05..q95, tau, ess, converged),
-    `metadata` (metadata.json as a dict), `names`, `converged`, `acceptance`, `stranded` (walkers left
-    in a mode far below the bulk: docs/calibration.md), `backend`, `out_dir`, `files`, and `table`
-    (summary.md's table)."""
+    """The outputs of calibrate(). For calibrate.method = "mcmc": `samples` (samples.npy after the
+    burn-in: step, walker, the free parameters, logp; a pandas DataFrame, or a NumPy structured array
+    without pandas), `summary` (one row per free parameter: mean, sd, the 5/16/50/84/95% quantiles
+    q05..q95, tau, ess, converged), `acceptance`, `stranded` (walkers left in a mode far below the
+    bulk: docs/calibration.md). For "fit": `summary` (one row per free parameter: estimate, sd, q05,
+    q95 of the Laplace normal), `estimate` (the MAP as a dict), `covariance` (dim x dim, None where the
+    Laplace approximation does not hold), `starts` (starts.csv: where each start began and ended) and
+    `samples` None. Both: `method`, `metadata` (metadata.json as a dict), `names`, `converged`,
+    `backend`, `out_dir`, `files`, and `table` (summary.md's table)."""
 
     def __init__(self, info: Dict[str, Any]):
         self.out_dir: str = info["out_dir"]
         self.name: str = info["name"]
+        self.method: str = info["method"]
         self.names: List[str] = list(info["names"])
         self.files: List[str] = list(info["files"])
         self.backend: str = info["backend"]
@@ -43,8 +47,17 @@ class CalibrationResult:
         self.plot_note: str = info["plot_note"]
         with open(os.path.join(self.out_dir, "metadata.json")) as f:
             self.metadata: Dict[str, Any] = json.load(f)
+        if self.method == "fit":
+            self._load_fit()
+        else:
+            self._load_mcmc()
+
+    def _load_mcmc(self) -> None:
         self.samples = _table(np.load(os.path.join(self.out_dir, "samples.npy")))
         self.stranded: List[int] = list(self.metadata["stranded_walkers"])
+        self.estimate = None
+        self.covariance = None
+        self.starts = None
         rows = []
         for name in self.names:
             p = self.metadata["posterior"][name]
@@ -53,23 +66,40 @@ class CalibrationResult:
                 row["q%02d" % round(100 * float(q))] = v
             row.update(tau=p["tau"], ess=p["ess"], converged=p["converged"])
             rows.append(row)
-        try:
-            import pandas as pd
-        except ImportError:
-            self.summary: Any = dict(zip(self.names, rows))
-        else:
-            self.summary = pd.DataFrame(rows, index=pd.Index(self.names, name="param"))
+        self.summary = _frame(rows, self.names)
+
+    def _load_fit(self) -> None:
+        est = self.metadata["estimate"]
+        self.samples = None
+        self.stranded = []
+        self.estimate: Dict[str, float] = {n: est["params"][n]["estimate"] for n in self.names}
+        cov = est["covariance"]
+        self.covariance = np.array(cov, dtype=np.float64) if cov else None
+        rows = [{k: est["params"][n][k] for k in ("estimate", "sd", "q05", "q95")} for n in self.names]
+        self.summary = _frame(rows, self.names)
+        starts = np.genfromtxt(os.path.join(self.out_dir, "starts.csv"), delimiter=",", names=True, dtype=None,
+                               encoding="utf-8")
+        self.starts = _table(np.atleast_1d(starts))
 
     def __repr__(self) -> str:
-        state = "converged" if self.converged else "not converged"
+        state = ("converged" if self.converged else "not converged") if self.method == "mcmc" else (
+            "fit" if self.converged else "fit, no Laplace approximation or one start only")
         return f"<impactbatch.CalibrationResult {self.name}: {', '.join(self.names)} ({state}) in {self.out_dir}>"
+
+
+def _frame(rows: List[Dict[str, Any]], names: List[str]) -> Any:
+    try:
+        import pandas as pd
+    except ImportError:
+        return dict(zip(names, rows))
+    return pd.DataFrame(rows, index=pd.Index(names, name="param"))
 
 
 def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] = None, plots: bool = False,
               quiet: bool = True, set: Optional[Dict[str, Any]] = None, force: bool = False,
               **overrides: Any) -> CalibrationResult:
     """Runs a calibration as `impact calibrate` does (docs/calibration.md) and returns its samples and
-    summary (CalibrationResult).
+    summary, or for calibrate.method = "fit" its estimate (CalibrationResult).
 
     config: a .toml / .json file, or the config as a dict (its data.file then relative to the working
     folder); out: the output folder, as given (default: output.dir of the config); plots: draw
