@@ -54,6 +54,25 @@ def test_calibrate_from_a_dict(tmp_path):
     assert a.name == "d"
 
 
+def test_fit_returns_the_estimate_the_cli_writes(tmp_path):
+    """calibrate.method = "fit": the estimate, sds and starts of the CLI's files (same bytes), the
+    covariance symmetric with the sds on its diagonal, no samples; the Laplace sd near the sampler's."""
+    cli, py = tmp_path / "cli", tmp_path / "py"
+    subprocess.run([IMPACT, "calibrate", CONFIG, "--backend", "serial", "--out", str(cli), "-q", "--no-plots",
+                    "--set", 'calibrate.method="fit"', "--set", "fit.starts=4"], check=True)
+    r = ib.calibrate(CONFIG, out=str(py), backend="serial", calibrate__method="fit", fit__starts=4)
+    assert (cli / "estimate.csv").read_bytes() == (py / "estimate.csv").read_bytes()
+    assert (cli / "starts.csv").read_bytes() == (py / "starts.csv").read_bytes()
+    assert r.method == "fit" and r.samples is None and r.converged
+    assert set(r.estimate) == {"mu", "e"} and r.estimate["mu"] == pytest.approx(0.3, abs=0.006)
+    assert r.estimate["e"] == pytest.approx(0.6, abs=0.006)
+    assert r.covariance.shape == (2, 2) and r.covariance[0, 1] == r.covariance[1, 0]
+    assert np.sqrt(np.diag(r.covariance)) == pytest.approx(r.summary["sd"].to_numpy(), rel=1e-12)
+    assert list(r.summary.columns) == ["estimate", "sd", "q05", "q95"] and len(r.starts) == 4
+    assert r.summary.loc["mu", "sd"] == pytest.approx(0.0015, rel=0.15)  # the sampler's sd: 0.00150
+    assert "fit" in repr(r) and "estimate.csv" in r.files
+
+
 def test_calibrate_errors(tmp_path):
     with pytest.raises(ValueError, match=r"mcmc\.stepz"):
         ib.calibrate(CONFIG, out=str(tmp_path / "x"), set={"mcmc.stepz": 10})

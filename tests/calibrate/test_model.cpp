@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "calibrate/ensemble.hpp"
+#include "calibrate/fit.hpp"
 #include "errors.hpp"
 #include "calibrate/model.hpp"
 #include "calibrate/run.hpp"
@@ -224,6 +225,34 @@ TEST(CalibrateModel, CredibleIntervalsCoverTheTruth) {
   RecordProperty("largest_tau", std::to_string(worst_rhat_like));
   std::printf("coverage of the 90%% intervals: mu %d/50, e %d/50; largest tau %.1f steps\n", covered[0], covered[1],
               worst_rhat_like);
+}
+
+// The fit method's coverage: over the same 50 data sets, the 90% intervals of the Laplace normal at
+// the maximum (calibrate.method = fit) cover the truth at a rate consistent with 90% (the same
+// binomial bounds), and each estimate lies within 4 Laplace sds of the truth.
+TEST(CalibrateModel, LaplaceIntervalsOfTheFitCoverTheTruth) {
+  int covered[2] = {0, 0};
+  const int replicates = 50;
+  for (int r = 0; r < replicates; ++r) {
+    Model m = model_of(simulate(100 + r, 0.3, 0.6, 0.02));
+    const std::vector<double> starts = start_from_prior(m, 4, 1000 + r);
+    const FitResult f = fit_map([&](const double* x, std::size_t n, double* out) { m.log_posterior(x, n, out); }, 2,
+                                starts, {0, 0}, {1, 1}, {0.9, 0.9}, FitOptions{});
+    ASSERT_EQ(f.cov.size(), 4u) << "replicate " << r << ": " << f.laplace_note;
+    const double truth[2] = {0.3, 0.6};
+    for (int k = 0; k < 2; ++k) {
+      const double lo = f.map[k] - 1.6448536269514722 * f.sd[k], hi = f.map[k] + 1.6448536269514722 * f.sd[k];
+      covered[k] += lo <= truth[k] && truth[k] <= hi;
+      EXPECT_LT(std::fabs(f.map[k] - truth[k]), 4 * f.sd[k]) << "replicate " << r << " param " << k;
+      EXPECT_LT(f.sd[k], 0.05);
+    }
+  }
+  const int total = covered[0] + covered[1];
+  EXPECT_GE(total, 80) << "mu " << covered[0] << "/50, e " << covered[1] << "/50";
+  EXPECT_LE(total, 99);
+  RecordProperty("fit_coverage_mu", covered[0]);
+  RecordProperty("fit_coverage_e", covered[1]);
+  std::printf("coverage of the fit's 90%% Laplace intervals: mu %d/50, e %d/50\n", covered[0], covered[1]);
 }
 
 // `auto`: the sampler's own batch timed on omp, serial (under kParallelRows rows) and (with a usable
