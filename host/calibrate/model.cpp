@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -139,15 +140,53 @@ void Model::evaluate(const double* theta, std::size_t n) {
         for (std::size_t d = 0; d < D; ++d)
           if (free_idx_[d] >= 0) q.*law_field(free_[d].name) = theta[p * D + d];
       }
-    law_s_ += eval_.evaluate_built(values_.data(), probs_.data(), status_.data(), n * E, rows_out_);
-  } else {
-    law_s_ += eval_.evaluate(values_.data(), n * E, rows_out_);
   }
-  rows_ += n * E;
+  const std::size_t R = n * E, O = obs_col_.size(), ncol = eval_.columns().size();
+  const int ranks = group_ ? group_->size() : 1, me = group_ ? group_->rank() : 0;
+  auto share = [&](int r) { return R * static_cast<std::size_t>(r) / static_cast<std::size_t>(ranks); };
+  const std::size_t lo = share(me), hi = share(me + 1);
+  evaluate_rows(lo, hi);
+  rows_ += R;
+  row_status_.resize(R);
+  row_obs_.resize(R * O);
+  if (ranks == 1) {
+    std::copy(rows_out_.status.begin(), rows_out_.status.begin() + static_cast<std::ptrdiff_t>(R), row_status_.begin());
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t j = 0; j < O; ++j) row_obs_[r * O + j] = rows_out_.out[r * ncol + static_cast<std::size_t>(obs_col_[j])];
+    return;
+  }
+  // each row: its status byte, then its observed outputs (x86-64 doubles, as every rank reads them)
+  const std::size_t rec = 1 + O * sizeof(double);
+  std::string mine((hi - lo) * rec, '\0');
+  for (std::size_t r = 0; r < hi - lo; ++r) {
+    mine[r * rec] = static_cast<char>(rows_out_.status[r]);
+    for (std::size_t j = 0; j < O; ++j)
+      std::memcpy(&mine[r * rec + 1 + j * sizeof(double)], &rows_out_.out[r * ncol + static_cast<std::size_t>(obs_col_[j])],
+                  sizeof(double));
+  }
+  const std::vector<std::string> all = group_->allgather(mine, "a calibration batch's rows");
+  for (int p = 0; p < ranks; ++p) {
+    const std::string& b = all[static_cast<std::size_t>(p)];
+    const std::size_t from = share(p);
+    if (b.size() != (share(p + 1) - from) * rec) throw std::runtime_error("calibrate: a process's share of a batch is corrupt");
+    for (std::size_t r = 0; r < share(p + 1) - from; ++r) {
+      row_status_[from + r] = static_cast<std::uint8_t>(b[r * rec]);
+      std::memcpy(&row_obs_[(from + r) * O], &b[r * rec + 1], O * sizeof(double));
+    }
+  }
+}
+
+void Model::evaluate_rows(std::size_t lo, std::size_t hi) {
+  const std::size_t P = base_.size();
+  if (hi == lo) return;  // a process with no row of a small batch
+  if (reuse_)
+    law_s_ += eval_.evaluate_built(values_.data() + lo * P, probs_.data() + lo, status_.data() + lo, hi - lo, rows_out_);
+  else
+    law_s_ += eval_.evaluate(values_.data() + lo * P, hi - lo, rows_out_);
 }
 
 double Model::point_log_likelihood(std::size_t q, const double* theta) const {
-  const std::size_t E = data_.n, O = obs_col_.size(), ncol = eval_.columns().size();
+  const std::size_t E = data_.n, O = obs_col_.size();
   double ll = 0, norm = log_norm_;
   for (std::size_t j = 0; j < O; ++j)
     if (noise_of_[j] >= 0) {  // a noise parameter: its normalisation over the experiments
@@ -157,10 +196,10 @@ double Model::point_log_likelihood(std::size_t q, const double* theta) const {
     }
   for (std::size_t i = 0; i < E && !std::isnan(ll); ++i) {
     const std::size_t row = q * E + i;
-    const Status s = static_cast<Status>(rows_out_.status[row]);
+    const Status s = static_cast<Status>(row_status_[row]);
     if (s != Status::ok) return outside_domain(s) ? -std::numeric_limits<double>::infinity() : std::nan("");
     for (std::size_t j = 0; j < O; ++j) {
-      const double m = rows_out_.out[row * ncol + static_cast<std::size_t>(obs_col_[j])];
+      const double m = row_obs_[row * O + j];
       const double sd = noise_of_[j] >= 0 ? theta[noise_of_[j]] : data_.sigma[i * O + j], z = (data_.obs[i * O + j] - m) / sd;
       ll += -0.5 * z * z;
     }
@@ -192,15 +231,15 @@ void Model::log_posterior(const double* theta, std::size_t n, double* out) {
 }
 
 void Model::predict(const double* theta, std::size_t n, std::vector<double>& out, std::vector<std::uint8_t>& status) {
-  const std::size_t E = data_.n, O = obs_col_.size(), ncol = eval_.columns().size();
+  const std::size_t E = data_.n, O = obs_col_.size();
   out.assign(n * E * O, std::nan(""));
   status.assign(n * E, 0);
   if (n == 0) return;
   evaluate(theta, n);
-  std::copy(rows_out_.status.begin(), rows_out_.status.begin() + static_cast<std::ptrdiff_t>(n * E), status.begin());
+  status = row_status_;
   for (std::size_t r = 0; r < n * E; ++r)
     if (status[r] == 0)
-      for (std::size_t j = 0; j < O; ++j) out[r * O + j] = rows_out_.out[r * ncol + static_cast<std::size_t>(obs_col_[j])];
+      for (std::size_t j = 0; j < O; ++j) out[r * O + j] = row_obs_[r * O + j];
 }
 
 }  // namespace impact::calibrate

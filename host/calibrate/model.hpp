@@ -15,6 +15,12 @@
 // is as impossible as one outside the prior); a row that failed numerically (step_limit,
 // non_finite, stalled, inconsistent, inadmissible) makes the point's log density NaN, which the
 // sampler rejects and counts (EnsembleChain::failed_proposals).
+//
+// Over several processes (set_group: `impact calibrate` under mpirun, docs/distributed.md) every
+// process holds the same model and calls it with the same points; each evaluates its contiguous share
+// of a batch's rows, and the rows' statuses and observed outputs meet on every process (an
+// allgather). A row's outputs do not depend on the batch it is in, so every process computes the same
+// log densities, bit for bit, as one process would: the chain is the same for any process count.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +29,7 @@
 
 #include "design/design.hpp"
 #include "engine/options.hpp"
+#include "resume/process_group.hpp"
 #include "study/rows.hpp"
 
 namespace impact::calibrate {
@@ -76,12 +83,18 @@ class Model {
   double law_seconds() const { return law_s_; }
   void reset_counters() { rows_ = 0, law_s_ = 0; }  // rows_evaluated and law_seconds from zero
   engine::Backend backend() const { return backend_; }
+  // Shares every batch among the processes of g (null or one process: all rows here). Every process
+  // must then make the same calls in the same order (they are collectives).
+  void set_group(resume::ProcessGroup* g) { group_ = g; }
   // The free parameter that is observed output j's noise sd, or -1 (its sd is the data's).
   int noise_param(std::size_t j) const { return noise_of_[j]; }
 
  private:
-  // rows for points [0, n): values, evaluated into rows_out_
+  // rows for points [0, n): values, evaluated (this process's share into rows_out_), their statuses
+  // and observed outputs into row_status_ and row_obs_
   void evaluate(const double* theta, std::size_t n);
+  // rows [lo, hi) of values_ (and probs_, status_ when reused) into rows_out_
+  void evaluate_rows(std::size_t lo, std::size_t hi);
   // The log likelihood of point q of the last evaluate(), theta its coordinates (-inf: a row outside
   // the model's domain, or a noise parameter <= 0; NaN: a row that failed).
   double point_log_likelihood(std::size_t q, const double* theta) const;
@@ -96,7 +109,10 @@ class Model {
   std::vector<int> cond_idx_, free_idx_, obs_col_;  // free_idx_: -1 for a noise parameter
   std::vector<int> noise_of_;  // per observed output: the free parameter that is its sd, or -1
   std::vector<double> values_;
-  study::LawRows rows_out_;
+  study::LawRows rows_out_;           // this process's rows of the last batch
+  std::vector<std::uint8_t> row_status_;  // every row of the last batch: its status
+  std::vector<double> row_obs_;           // and its observed outputs (rows x observed)
+  resume::ProcessGroup* group_ = nullptr;
   bool law_only_ = false, reuse_ = false;
   std::vector<ContactProblem<double>> exp_probs_;  // per experiment, at the base law parameters
   std::vector<std::uint8_t> exp_status_;

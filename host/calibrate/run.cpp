@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <stdexcept>
 
 #include "calibrate/data.hpp"
@@ -116,8 +117,9 @@ std::vector<double> chain_draws(const EnsembleChain& ch, std::uint64_t burn) {
   return theta;
 }
 
-// theta: K draws (K x dim) of the posterior (or of its approximation)
-void write_predictive(const std::string& dir, Model& m, const std::vector<double>& theta) {
+// theta: K draws (K x dim) of the posterior (or of its approximation). The model's batch is a
+// collective over processes: every process computes the text, the writer writes it.
+std::string predictive_text(Model& m, const std::vector<double>& theta) {
   const std::size_t D = m.dim(), K = theta.size() / D;
   std::vector<double> out;
   std::vector<std::uint8_t> status;
@@ -157,14 +159,13 @@ void write_predictive(const std::string& dir, Model& m, const std::vector<double
     for (std::size_t q = 0; q < K; ++q) ok += status[q * E + i] == 0;
     text += "," + std::to_string(ok) + "\n";
   }
-  io::OutFile f(dir + "/predictive.csv");
-  f.put(text);
-  f.commit();
+  return text;
 }
 
 json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const EnsembleChain& ch, std::size_t experiments) {
   json j = io::provenance_json();
   j["method"] = "mcmc";
+  j["processes"] = o.processes;
   j["backend"] = engine::backend_name(o.backend);
   j["backend_why"] = o.backend_why;
   j["experiments"] = experiments;
@@ -195,6 +196,7 @@ json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Ensem
 json fit_metadata(const CalibrateConfig& c, const CalibrationOutcome& o, std::size_t experiments) {
   json j = io::provenance_json();
   j["method"] = "fit";
+  j["processes"] = o.processes;
   j["backend"] = engine::backend_name(o.backend);
   j["backend_why"] = o.backend_why;
   j["experiments"] = experiments;
@@ -276,15 +278,18 @@ std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_
   return start;
 }
 
-std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why) {
+std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, resume::ProcessGroup* group) {
+  const bool shared = group && group->size() > 1;
   const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
   const engine::LawInfo& law = *engine::find_law(c.law);
   Experiments data = read_experiments(c.data, sc);
   // the batch the method evaluates: half the walkers (mcmc), one point (fit)
   const std::size_t half = c.method == "fit" ? 1 : c.walkers / 2, batch = half * data.n;
   auto make = [&](engine::Backend b, Experiments d) {
-    return std::make_unique<Model>(sc, law, b, c.precision, engine::law_options(c.steps, c.integrator), c.fixed, c.free,
-                                   std::move(d));
+    auto m = std::make_unique<Model>(sc, law, b, c.precision, engine::law_options(c.steps, c.integrator), c.fixed, c.free,
+                                     std::move(d));
+    m->set_group(group);
+    return m;
   };
   if (c.backend != "auto") {  // named: taken (cuda without a usable device: std::invalid_argument saying why)
     engine::Workload w;
@@ -318,11 +323,15 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why) {
     const double first = batch_seconds(*ms[k], pts, half, 1);  // the GPU's: its context, buffers, code loaded
     // the least of 5 (a thread team just woken, a clock just raised: an H200 host's omp timed 6 ms
     // for a 768-row jia batch at 2 repetitions, 2.3 ms per batch in the chain); a long CPU batch: once
-    const double t = !gpu && first > 0.5 ? first : batch_seconds(*ms[k], pts, half, 5);
+    // (over processes rank 0's times decide, so that every process makes the same batches)
+    bool once = !gpu && first > 0.5;
+    if (shared) once = group->allgather(once ? "1" : "0", "")[0] == "1";
+    const double t = once ? first : batch_seconds(*ms[k], pts, half, 5);
     said += (k ? ", " : "") + ms_text(t) + " on " + engine::backend_name(ms[k]->backend());
     if (t < best_s) best_s = t, best = k;
   }
-  if (why) *why = " (auto: a trial batch of " + std::to_string(batch) + " rows took " + said + ")";
+  if (shared) best = std::stoul(group->allgather(std::to_string(best), "")[0]);  // rank 0's choice
+  if (why) *why = " (auto: a trial batch of " + std::to_string(batch) + " rows took " + said + (shared ? " on rank 0" : "") + ")";
   ms[best]->reset_counters();  // the run's rate counts the chain's rows only
   return std::move(ms[best]);
 }
@@ -337,14 +346,25 @@ std::vector<std::string> method_plots(const CalibrateConfig& c) {
 
 // Claims the output folder for the method's files (and plots when drawn): an earlier run's files
 // that this one does not write go; the plots go before the script runs, so that a failed drawing
-// leaves none of an earlier run.
-study::FolderClaim claim_folder(const CalibrateConfig& c, bool force) {
-  std::vector<std::string> claimed = method_files(c);
-  const std::vector<std::string> plots = method_plots(c);
-  if (c.plots) claimed.insert(claimed.end(), plots.begin(), plots.end());
-  study::FolderClaim claim = study::claim_output_folder(c.out_dir, claimed, force);
-  if (c.plots)
-    for (const std::string& f : plots) std::remove((c.out_dir + "/" + f).c_str());
+// leaves none of an earlier run. Over processes rank 0 claims, and every process learns whether it
+// could before any goes on (a refusal ends every process; rank 0 says why).
+study::FolderClaim claim_folder(const CalibrateConfig& c, bool force, resume::ProcessGroup* group) {
+  const bool writer = !group || group->rank() == 0, shared = group && group->size() > 1;
+  study::FolderClaim claim;
+  std::exception_ptr failed;
+  if (writer) try {
+      std::vector<std::string> claimed = method_files(c);
+      const std::vector<std::string> plots = method_plots(c);
+      if (c.plots) claimed.insert(claimed.end(), plots.begin(), plots.end());
+      claim = study::claim_output_folder(c.out_dir, claimed, force);
+      if (c.plots)
+        for (const std::string& f : plots) std::remove((c.out_dir + "/" + f).c_str());
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  if (shared && !group->all(!failed) && !failed)
+    throw std::invalid_argument("rank 0 could not claim the output folder " + c.out_dir);
+  if (failed) std::rethrow_exception(failed);
   return claim;
 }
 
@@ -367,10 +387,11 @@ std::string run_line(const CalibrateConfig& c, const CalibrationOutcome& o, std:
 }
 
 CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* progress, Model& m, CalibrationOutcome o,
-                            std::chrono::steady_clock::time_point t0) {
+                            std::chrono::steady_clock::time_point t0, resume::ProcessGroup* group) {
+  const bool writer = !group || group->rank() == 0;
   const std::size_t experiments = m.data().n;
   const std::vector<double> start = start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
-  const study::FolderClaim claim = claim_folder(c, force);
+  const study::FolderClaim claim = claim_folder(c, force, group);
   EnsembleOptions eo;
   eo.walkers = c.walkers;
   eo.steps = c.mcmc_steps;
@@ -393,9 +414,11 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   o.rows = m.rows_evaluated();
   o.law_seconds = m.law_seconds();
   o.table = summary_table(o.names, o.params);
-  write_samples(c.out_dir, ch, c.burn, o.names);
-  write_predictive(c.out_dir, m, chain_draws(ch, c.burn));
+  const std::string predictive = predictive_text(m, chain_draws(ch, c.burn));  // (a collective: every process)
   o.seconds = io::seconds_since(t0);
+  if (!writer) return o;
+  write_samples(c.out_dir, ch, c.burn, o.names);
+  io::write_file(c.out_dir + "/predictive.csv", predictive);
   std::string md = run_line(c, o, experiments, std::to_string(c.walkers) + " walkers x " + std::to_string(c.mcmc_steps) +
                                                    " steps (burn-in " + std::to_string(c.burn) + ")") +
                    o.table + "\nacceptance fraction " + num(o.acceptance) + "; failed proposals " +
@@ -411,10 +434,11 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
 }
 
 CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* progress, Model& m, CalibrationOutcome o,
-                           std::chrono::steady_clock::time_point t0) {
+                           std::chrono::steady_clock::time_point t0, resume::ProcessGroup* group) {
+  const bool writer = !group || group->rank() == 0;
   const std::size_t experiments = m.data().n, D = m.dim();
   const std::vector<double> start = start_from_prior(m, c.fit_starts, c.fit_seed);
-  const study::FolderClaim claim = claim_folder(c, force);
+  const study::FolderClaim claim = claim_folder(c, force, group);
   std::vector<double> lo(D), hi(D), scale(D);
   for (std::size_t k = 0; k < D; ++k) prior_box(m.free()[k], lo[k], hi[k], scale[k]);
   io::Progress bar(progress, c.fit_starts, "fit " + c.name);
@@ -430,9 +454,11 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
   o.rows = m.rows_evaluated();
   o.law_seconds = m.law_seconds();
   o.table = fit_table(o.names, r);
-  write_fit_files(c.out_dir, o.names, r);
-  write_predictive(c.out_dir, m, laplace_draws(r, lo, hi, c.fit_seed, kPredictiveDraws));
+  const std::string predictive = predictive_text(m, laplace_draws(r, lo, hi, c.fit_seed, kPredictiveDraws));
   o.seconds = io::seconds_since(t0);
+  if (!writer) return o;
+  write_fit_files(c.out_dir, o.names, r);
+  io::write_file(c.out_dir + "/predictive.csv", predictive);
   std::string md = run_line(c, o, experiments, "fit (" + c.fit.algorithm + ", " + std::to_string(c.fit_starts) +
                                                    " starts from the prior)") +
                    o.table + "\n" + fit_note(r) + "\n";
@@ -444,16 +470,18 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
 
 }  // namespace
 
-CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FILE* progress) {
+CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FILE* progress, resume::ProcessGroup* group) {
   const auto t0 = std::chrono::steady_clock::now();
   if (c.method != "fit") check_memory(c);
   CalibrationOutcome o;
   o.method = c.method;
-  const std::unique_ptr<Model> model = make_model(c, &o.backend_why);
+  o.processes = group ? group->size() : 1;
+  if (group && group->rank() != 0) progress = nullptr;  // rank 0 speaks
+  const std::unique_ptr<Model> model = make_model(c, &o.backend_why, group);
   o.backend = model->backend();
   for (const design::ParamSpec& p : c.free) o.names.push_back(p.name);
-  return c.method == "fit" ? run_fit(c, force, progress, *model, std::move(o), t0)
-                           : run_mcmc(c, force, progress, *model, std::move(o), t0);
+  return c.method == "fit" ? run_fit(c, force, progress, *model, std::move(o), t0, group)
+                           : run_mcmc(c, force, progress, *model, std::move(o), t0, group);
 }
 
 }  // namespace impact::calibrate

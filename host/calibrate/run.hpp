@@ -39,6 +39,7 @@ struct CalibrationOutcome {
   std::uint64_t failed_proposals = 0, rows = 0;
   double seconds = 0, law_seconds = 0;
   engine::Backend backend = engine::Backend::serial;
+  int processes = 1;                 // that shared the batches
   std::string backend_why;  // " (auto: ...)" when auto chose it, else ""
   std::string table;  // summary.md's table
   std::vector<std::string> files;
@@ -57,7 +58,10 @@ const std::vector<double>& summary_probs();
 // close (the CPU paths give the same bits, cuda is held to tolerances): name the backend for a chain
 // that must repeat bit for bit there. Throws
 // std::invalid_argument for a model that cannot be built (Model's constructor).
-std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* backend_why = nullptr);
+// With a group of several processes (mpirun) the model shares every batch among them (Model::set_group),
+// and rank 0's trial decides for all.
+std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* backend_why = nullptr,
+                                  resume::ProcessGroup* group = nullptr);
 
 // `walkers` points drawn from the model's prior (Philox stream 7 of `seed`, the prior's quantiles),
 // each redrawn until its log posterior is finite: where the sampler starts (walkers x dim). Throws
@@ -69,6 +73,10 @@ std::string stranded_note(const std::vector<std::size_t>& walkers, std::size_t t
 
 // Runs it. `progress`: a progress bar and notes (null: none). Throws io::InputError (the data) and
 // std::invalid_argument (a model or start that cannot run, a folder that is not a run's).
-CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FILE* progress);
+// `group` (mpirun: dist::MpiGroup): every process runs the same chain, each evaluating its share of
+// every batch (Model::set_group), so the chain is the one process's, bit for bit; rank 0 claims the
+// folder (a refusal ends every process alike), speaks and writes the files.
+CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FILE* progress,
+                                   resume::ProcessGroup* group = nullptr);
 
 }  // namespace impact::calibrate

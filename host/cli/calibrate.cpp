@@ -28,7 +28,7 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
     c = calibrate::load_calibrate_config(q);
     if (args.no_plots) c.plots = false;
   } catch (const io::ConfigError& e) {
-    std::fprintf(log, "impact calibrate: error: %s\n", e.what());
+    if (log) std::fprintf(log, "impact calibrate: error: %s\n", e.what());
     return 1;
   }
   if (args.dry_run) {
@@ -37,20 +37,21 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
   }
   calibrate::CalibrationOutcome o;
   try {
-    o = calibrate::run_calibration(c, args.force, args.quiet ? nullptr : log);
+    o = calibrate::run_calibration(c, args.force, args.quiet ? nullptr : log, args.group);
   } catch (const io::InputError& e) {
-    std::fprintf(log, "impact calibrate: error: %s\n", e.what());
+    if (log) std::fprintf(log, "impact calibrate: error: %s\n", e.what());
     return 1;
   } catch (const std::invalid_argument& e) {
-    std::fprintf(log, "impact calibrate: error: %s\n", e.what());
+    if (log) std::fprintf(log, "impact calibrate: error: %s\n", e.what());
     return 1;
   }
   if (!args.quiet && out) {
     const double rate = o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0;
     std::string files;
     for (const std::string& f : o.files) files += (files.empty() ? "" : ", ") + f;
-    std::fprintf(out, "calibration %s (%s): %s on %s, backend %s%s\n%s\n", c.name.c_str(), c.method.c_str(), c.law.c_str(),
-                 c.scenario.c_str(), engine::backend_name(o.backend), o.backend_why.c_str(), o.table.c_str());
+    const std::string procs = o.processes > 1 ? " x " + std::to_string(o.processes) + " processes" : "";
+    std::fprintf(out, "calibration %s (%s): %s on %s, backend %s%s%s\n%s\n", c.name.c_str(), c.method.c_str(), c.law.c_str(),
+                 c.scenario.c_str(), engine::backend_name(o.backend), procs.c_str(), o.backend_why.c_str(), o.table.c_str());
     if (c.method == "fit")
       std::fprintf(out, "%s", calibrate::fit_note(o.fit).c_str());
     else

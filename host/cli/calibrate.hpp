@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/config_options.hpp"
+#include "resume/process_group.hpp"
 
 namespace CLI {
 class App;
@@ -13,10 +14,13 @@ class App;
 
 namespace impact::cli {
 
-using CalibrateArgs = ConfigRunArgs;
+struct CalibrateArgs : ConfigRunArgs {
+  resume::ProcessGroup* group = nullptr;  // mpirun: the processes that share every batch (dist::MpiGroup)
+};
 
 CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& args);
-// Returns the exit code: 0, 1 for a config or data error (said on `log`); throws UsageError.
+// Returns the exit code: 0, 1 for a config or data error (said on `log`); throws UsageError. `out`
+// and `log` may be null (a rank other than 0 says nothing).
 int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log);
 
 }  // namespace impact::cli

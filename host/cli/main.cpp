@@ -110,11 +110,19 @@ int main(int argc, char** argv) {
     if (world->rank() != 0) ea.quiet = true;
   } else if (world && world->size() > 1 && *study) {
     sa.world = world.get();
+  } else if (world && world->size() > 1 && *calibrate) {
+    try {
+      plan = std::make_unique<impact::dist::MpiGroup>(*world);
+    } catch (const std::exception& e) {
+      world->abort(e.what(), 2);
+    }
+    cal.group = plan.get();
   } else if (world && world->size() > 1) {
     if (!*reduce) {
       if (world->rank() == 0)
-        std::fprintf(stderr, "impact: error: under mpirun with %d processes only `impact reduce`, `impact eval` and "
-                             "`impact study` run distributed; run this command as one process (docs/distributed.md)\n",
+        std::fprintf(stderr, "impact: error: under mpirun with %d processes only `impact reduce`, `impact eval`, "
+                             "`impact study` and `impact calibrate` run distributed; run this command as one process "
+                             "(docs/distributed.md)\n",
                      world->size());
       return 2;
     }
@@ -131,7 +139,7 @@ int main(int argc, char** argv) {
   try {
     if (*study) rc = run_study(sa, quiet_rank ? nullptr : stdout, quiet_rank ? nullptr : stderr);
     if (*bench) rc = run_bench(ba, stdout, stderr);
-    if (*calibrate) rc = run_calibrate(cal, stdout, stderr);
+    if (*calibrate) rc = run_calibrate(cal, quiet_rank ? nullptr : stdout, quiet_rank ? nullptr : stderr);
     if (*eval) rc = run_eval(ea, ea.quiet ? nullptr : stderr);
     if (*compare) rc = run_compare(ca, stdout);
     if (*reduce) run_reduce(ra, stdout, stderr);

@@ -60,17 +60,26 @@ std::uint64_t World::exscan(std::uint64_t mine) const {
   return rank_ == 0 ? 0 : r;  // undefined on rank 0
 }
 
-std::vector<std::string> World::gather(const std::string& mine, const std::string& hint) const {
-  // every rank learns every size first, so that a gather too large for MPI's int counts is refused
-  // by all ranks alike (none left waiting in MPI_Gatherv)
+namespace {
+
+// Every rank's size, on every rank; a total beyond MPI's int counts refused by all ranks alike (none
+// left waiting in the gather that would follow).
+std::vector<long long> sizes_of(const std::string& mine, int ranks, const std::string& what, const std::string& hint) {
   const long long n = static_cast<long long>(mine.size());
-  std::vector<long long> sizes(static_cast<std::size_t>(size_));
+  std::vector<long long> sizes(static_cast<std::size_t>(ranks));
   check(MPI_Allgather(&n, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD), "MPI_Allgather");
   long long total = 0;
   for (long long x : sizes) total += x;
   if (total > 0x7fffffffLL)
-    throw std::runtime_error("gather: " + std::to_string(total) + " bytes from the processes, more than MPI's 2 GB" +
+    throw std::runtime_error(what + ": " + std::to_string(total) + " bytes from the processes, more than MPI's 2 GB" +
                              (hint.empty() ? "" : " (" + hint + ")"));
+  return sizes;
+}
+
+}  // namespace
+
+std::vector<std::string> World::gather(const std::string& mine, const std::string& hint) const {
+  const std::vector<long long> sizes = sizes_of(mine, size_, "gather", hint);
   std::vector<int> counts(rank_ == 0 ? size_ : 0), displ(rank_ == 0 ? size_ : 0);
   std::string all;
   if (rank_ == 0) {
@@ -78,13 +87,29 @@ std::vector<std::string> World::gather(const std::string& mine, const std::strin
       counts[p] = static_cast<int>(sizes[p]);
       displ[p] = at;
     }
-    all.resize(static_cast<std::size_t>(total));
+    all.resize(static_cast<std::size_t>(displ.back() + counts.back()));
   }
-  check(MPI_Gatherv(mine.data(), static_cast<int>(n), MPI_CHAR, all.data(), counts.data(), displ.data(), MPI_CHAR, 0,
-                    MPI_COMM_WORLD),
+  check(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(), displ.data(),
+                    MPI_CHAR, 0, MPI_COMM_WORLD),
         "MPI_Gatherv");
   std::vector<std::string> out;
   for (int p = 0; rank_ == 0 && p < size_; ++p) out.push_back(all.substr(displ[p], counts[p]));
+  return out;
+}
+
+std::vector<std::string> World::allgather(const std::string& mine, const std::string& hint) const {
+  const std::vector<long long> sizes = sizes_of(mine, size_, "allgather", hint);
+  std::vector<int> counts(size_), displ(size_);
+  for (int p = 0, at = 0; p < size_; at += counts[p], ++p) {
+    counts[p] = static_cast<int>(sizes[p]);
+    displ[p] = at;
+  }
+  std::string all(static_cast<std::size_t>(displ.back() + counts.back()), '\0');
+  check(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(), displ.data(),
+                       MPI_CHAR, MPI_COMM_WORLD),
+        "MPI_Allgatherv");
+  std::vector<std::string> out;
+  for (int p = 0; p < size_; ++p) out.push_back(all.substr(displ[p], counts[p]));
   return out;
 }
 

@@ -4,8 +4,9 @@
 //   World          MPI_Init_thread / MPI_Finalize, rank, size, node-local rank (for one GPU per rank)
 //   SharedCounter  chunks handed out dynamically: MPI_Fetch_and_op on a counter in rank 0's window
 //                  (passive target), so a rank that finishes early takes the next chunk
-//   MpiGroup       resume::ProcessGroup over them, the one used by `impact reduce` (chunks) and
-//                  `impact study` (pieces): next() from the counter, the collectives from World
+//   MpiGroup       resume::ProcessGroup over them, the one used by `impact reduce` (chunks),
+//                  `impact study` (pieces) and `impact calibrate` (each batch shared): next() from
+//                  the counter, the collectives from World
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -36,6 +37,8 @@ class World {
   // every rank's bytes, on rank 0 (in rank order); more than 2 GB in all: std::runtime_error on every
   // rank alike, saying `hint`
   std::vector<std::string> gather(const std::string& mine, const std::string& hint = "") const;
+  // every rank's bytes on every rank (in rank order); the same 2 GB limit
+  std::vector<std::string> allgather(const std::string& mine, const std::string& hint = "") const;
   void barrier() const;
 
  private:
@@ -53,6 +56,9 @@ class MpiGroup final : public resume::ProcessGroup {
   bool all(bool mine) override { return world_.all(mine); }
   std::vector<std::string> gather(const std::string& mine, const std::string& hint) override {
     return world_.gather(mine, hint);
+  }
+  std::vector<std::string> allgather(const std::string& mine, const std::string& hint) override {
+    return world_.allgather(mine, hint);
   }
   void sync() override { world_.barrier(); }
 

@@ -3,7 +3,8 @@
 // Work is handed out by a counter the processes share: a process takes the next piece or chunk as
 // it finishes one. Results meet on rank 0, which merges them in piece or chunk order, so the bits
 // do not depend on the number of processes or on which took what. Used by `impact reduce` (chunks,
-// sampled/reduce.hpp) and by `impact study` in pieces (study/pieces.hpp).
+// sampled/reduce.hpp), by `impact study` in pieces (study/pieces.hpp), and by `impact calibrate`,
+// whose every batch is shared among the processes and met on all (calibrate/model.hpp).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -24,6 +25,9 @@ class ProcessGroup {
   // Every process's bytes on rank 0, in rank order (elsewhere: none). More than a gather can carry
   // (MPI: 2 GB) throws std::runtime_error on every process alike, saying `hint`.
   virtual std::vector<std::string> gather(const std::string& mine, const std::string& hint) = 0;
+  // Every process's bytes on every process, in rank order (a calibration's batch, each process having
+  // evaluated its share: calibrate/model.hpp). Too much for one call throws as gather does.
+  virtual std::vector<std::string> allgather(const std::string& mine, const std::string& hint) = 0;
   virtual void sync() = 0;  // every process reaches this point before any goes on
 };
 
@@ -39,6 +43,7 @@ class OneProcess final : public ProcessGroup {
   }
   bool all(bool mine) override { return mine; }
   std::vector<std::string> gather(const std::string& mine, const std::string&) override { return {mine}; }
+  std::vector<std::string> allgather(const std::string& mine, const std::string&) override { return {mine}; }
   void sync() override {}
 
  private:

@@ -3,7 +3,9 @@
 # the single process's summary bit for bit (counts, moments, histograms) for K = 2 and 3 (uneven
 # splits, chunks handed out dynamically), on a shard with --first too, and reports each process's
 # share; `mpirun impact eval` and `mpirun impact study` give the single process's files byte for
-# byte (study: --keep-parts and impact study --merge too); the other commands refuse to run
+# byte (study: --keep-parts and impact study --merge too); `mpirun impact calibrate` gives the single
+# process's chain and files byte for byte, for the sampler and the fit, and a refused output folder
+# ends every process with rank 0's message; the other commands refuse to run
 # distributed, saying so. Skipped (77) when impact was
 # built without MPI or mpirun is missing.
 set -u
@@ -85,7 +87,7 @@ check "eval --out - under mpirun: usage error said once" '[ $rc -eq 2 ] && [ $(g
 
 # commands that do not run distributed say so, on rank 0, exit 2
 "${MPIRUN[@]}" 2 "$IMPACT" compare --law newton --in "$SRC/examples/cases.csv" > "$T/out" 2> "$T/err"; rc=$?
-check "mpirun impact compare: refused with a reason, once" '[ $rc -eq 2 ] && [ $(grep -c "only .impact reduce., .impact eval. and .impact study. run distributed" "$T/err") -eq 1 ]'
+check "mpirun impact compare: refused with a reason, once" '[ $rc -eq 2 ] && [ $(grep -c "only .impact reduce., .impact eval., .impact study. and .impact calibrate. run distributed" "$T/err") -eq 1 ]'
 
 # ---- impact study over K processes ---------------------------------------------------------------
 same_meta() {  # same_meta A B K: metadata.json's statistics and indices bit for bit, the split of K reported
@@ -170,4 +172,19 @@ check "a stale part is removed by the next run; the files are the single process
 # a usage error is every rank's, before any work: exit 2, no hang
 timeout 60 "${MPIRUN[@]}" 2 "$IMPACT" reduce --law jia --n 1000 --range "Pn=3:1" > "$T/out" 2> "$T/err"; rc=$?
 check "a usage error under mpirun ends the job (no hang)" '[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "finite LO < HI" "$T/err"'
+# ---- impact calibrate over K processes: every batch shared, the chain the single process's ---------
+CAL="$SRC/examples/calibration/ball-synthetic.toml"
+"$IMPACT" calibrate "$CAL" --backend omp --out "$T/cal1" -q --no-plots --set mcmc.steps=400; rc1=$?
+"$IMPACT" calibrate "$CAL" --backend omp --out "$T/fit1" -q --no-plots --set 'calibrate.method="fit"'; rc2=$?
+check "calibrate, one process: exit 0" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]'
+for K in 2 3; do
+  "${MPIRUN[@]}" $K "$IMPACT" calibrate "$CAL" --backend omp --out "$T/cal$K" --no-plots --set mcmc.steps=400 > "$T/out" 2> "$T/err"; rc=$?
+  check "mpirun -n $K calibrate: exit 0, rank 0 speaks once" '[ $rc -eq 0 ] && [ $(grep -c "^calibration ball-synthetic (mcmc): .* x '$K' processes" "$T/out") -eq 1 ] || cat "$T/err" >&2'
+  check "mpirun -n $K calibrate: the single process's samples, predictive and summary, byte for byte" 'cmp -s "$T/cal1/samples.npy" "$T/cal$K/samples.npy" && cmp -s "$T/cal1/samples.csv" "$T/cal$K/samples.csv" && cmp -s "$T/cal1/predictive.csv" "$T/cal$K/predictive.csv" && diff -q <(sed 1,4d "$T/cal1/summary.md") <(sed 1,4d "$T/cal$K/summary.md") > /dev/null && grep -q "\"processes\": '$K'" "$T/cal$K/metadata.json"'
+  "${MPIRUN[@]}" $K "$IMPACT" calibrate "$CAL" --backend omp --out "$T/fit$K" -q --no-plots --set 'calibrate.method="fit"'; rc=$?
+  check "mpirun -n $K calibrate, fit: the single process's estimate, starts and predictive, byte for byte" '[ $rc -eq 0 ] && cmp -s "$T/fit1/estimate.csv" "$T/fit$K/estimate.csv" && cmp -s "$T/fit1/starts.csv" "$T/fit$K/starts.csv" && cmp -s "$T/fit1/predictive.csv" "$T/fit$K/predictive.csv"'
+done
+mkdir -p "$T/theirs" && echo precious > "$T/theirs/notes.txt"
+"${MPIRUN[@]}" 2 "$IMPACT" calibrate "$CAL" --backend omp --out "$T/theirs" -q --no-plots --set mcmc.steps=100 > "$T/out" 2> "$T/err"; rc=$?
+check "mpirun calibrate into a foreign folder: every process ends, rank 0 says why once, nothing written" '[ $rc -eq 1 ] && [ $(grep -c "force" "$T/err") -eq 1 ] && [ "$(ls "$T/theirs")" = notes.txt ] || cat "$T/err" >&2'
 finish

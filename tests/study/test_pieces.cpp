@@ -72,6 +72,9 @@ class FailingGroup final : public resume::ProcessGroup {
   std::vector<std::string> gather(const std::string& mine, const std::string& hint) override {
     return g_.gather(mine, hint);
   }
+  std::vector<std::string> allgather(const std::string& mine, const std::string& hint) override {
+    return g_.allgather(mine, hint);
+  }
   void sync() override { g_.sync(); }
 
  private:

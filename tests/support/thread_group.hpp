@@ -79,6 +79,9 @@ class ThreadGroup final : public resume::ProcessGroup {
   std::vector<std::string> gather(const std::string& mine, const std::string&) override {
     return s_.exchange(rank_, mine, false);
   }
+  std::vector<std::string> allgather(const std::string& mine, const std::string&) override {
+    return s_.exchange(rank_, mine, true);
+  }
   void sync() override { s_.barrier(); }
 
  private:
