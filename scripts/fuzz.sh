@@ -24,7 +24,7 @@ root=$(pwd)
 secs=${1:-60}
 if [ $# -gt 0 ]; then shift; fi
 case "$secs" in '' | *[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS] [HARNESS...]" >&2; exit 2 ;; esac
-ALL=(fuzz_csv fuzz_config_toml fuzz_config_json fuzz_design
+ALL=(fuzz_csv fuzz_config_toml fuzz_config_json fuzz_calibrate_toml fuzz_design
      fuzz_law_newton fuzz_law_chatterjee_ruina fuzz_law_aghili fuzz_law_morgan fuzz_law_stronge fuzz_law_jia)
 if [ $# -gt 0 ]; then harnesses=("$@"); else harnesses=("${ALL[@]}"); fi
 for h in "${harnesses[@]}"; do
@@ -43,7 +43,7 @@ if [ "${FUZZ_KEEP:-0}" != 1 ]; then trap 'rm -rf "$work"' EXIT; fi
 dict_of() {
   case "$1" in
     fuzz_csv) echo tests/fuzz/dict/csv.dict ;;
-    fuzz_config_toml) echo tests/fuzz/dict/config_toml.dict ;;
+    fuzz_config_toml | fuzz_calibrate_toml) echo tests/fuzz/dict/config_toml.dict ;;
     fuzz_config_json) echo tests/fuzz/dict/config_json.dict ;;
   esac
 }

@@ -66,7 +66,10 @@ void resolve_fit(const ConfigReader& r, const json& root, CalibrateConfig& c) {
       if (!(v > 0) || !(v < 1)) r.fail(key, "expected a tolerance in (0, 1)");
       (k[0] == 'x' ? c.fit.xtol : c.fit.ftol) = v;
     }
-  if (f.contains("max_evals")) c.fit.max_evals = r.integer(f.at("max_evals"), "fit.max_evals", 10, 1u << 30);
+  if (f.contains("max_evals")) {  // 0: the default, 400 (free + 1)^2 (what metadata.json says of an unset one)
+    c.fit.max_evals = r.integer(f.at("max_evals"), "fit.max_evals", 0, 1u << 30);
+    if (c.fit.max_evals > 0 && c.fit.max_evals < 10) r.fail("fit.max_evals", "expected 0 (the default) or at least 10");
+  }
   if (f.contains("laplace")) c.fit.laplace = r.boolean(f.at("laplace"), "fit.laplace");
 }
 
@@ -87,7 +90,7 @@ void resolve_data(const ConfigReader& r, const json& root, CalibrateConfig& c) {
       if (std::find(c.data.observed.begin(), c.data.observed.end(), it.key()) == c.data.observed.end())
         r.fail(key, "not an observed output");
       if (!it.value().is_number()) {  // a distribution: a free noise parameter sigma_<output> with that prior
-        const design::ParamSpec p = study::parse_param("sigma_" + it.key(), it.value(), r.t.at(key));
+        const design::ParamSpec p = study::parse_param(noise_name(it.key()), it.value(), r.t.at(key));
         const bool positive = (p.kind == design::ParamKind::lognormal) ||
                               (p.kind == design::ParamKind::uniform && p.a > 0 && p.b > p.a) ||
                               (p.kind == design::ParamKind::truncnormal && p.lo > 0);
@@ -178,7 +181,7 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   resolve_data(r, root, c);
   resolve_params(r, root, *systems::find_scenario(c.scenario), c);
   // the noise parameters (data.sigma's distributions) after the scenario's
-  std::stable_partition(c.free.begin(), c.free.end(), [](const design::ParamSpec& p) { return p.name.rfind("sigma_", 0) != 0; });
+  std::stable_partition(c.free.begin(), c.free.end(), [](const design::ParamSpec& p) { return noise_output(p.name).empty(); });
   check_observed(r, c);
   resolve_mcmc(r, root, c);
   resolve_fit(r, root, c);
@@ -210,12 +213,12 @@ json to_json(const CalibrateConfig& c) {
   json sigma = json::object();
   for (const auto& [k, v] : c.data.sigma) sigma[k] = v;
   for (const design::ParamSpec& p : c.free)
-    if (p.name.rfind("sigma_", 0) == 0) sigma[p.name.substr(6)] = design::param_text(p);
+    if (const std::string o = noise_output(p.name); !o.empty()) sigma[o] = design::param_text(p);
   j["data"] = {{"file", c.data.file}, {"observed", c.data.observed}, {"sigma", sigma}, {"ignore", c.data.ignore}};
   json ps = json::object();
   for (const auto& [k, v] : c.fixed) ps[k] = v;
   for (const design::ParamSpec& p : c.free)
-    if (p.name.rfind("sigma_", 0) != 0) ps[p.name] = design::param_text(p);  // noise parameters: in data.sigma
+    if (noise_output(p.name).empty()) ps[p.name] = design::param_text(p);  // noise parameters: in data.sigma
   j["params"] = ps;
   j["mcmc"] = {{"walkers", c.walkers}, {"steps", c.mcmc_steps}, {"burn", c.burn}, {"seed", c.seed}, {"a", c.a}};
   j["fit"] = {{"starts", c.fit_starts}, {"seed", c.fit_seed}, {"algorithm", c.fit.algorithm}, {"xtol", c.fit.xtol},

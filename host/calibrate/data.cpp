@@ -28,7 +28,7 @@ std::vector<Column> header_roles(const std::vector<io::CsvField>& f, const io::C
     for (const Column& c : cols)
       if (c.name == name) throw io::InputError(io::located(r.path(), r.line_no(), x.col, "column '" + name + "' twice"));
     const auto obs = std::find(spec.observed.begin(), spec.observed.end(), name);
-    const std::string sig = name.rfind("sigma_", 0) == 0 ? name.substr(6) : "";
+    const std::string sig = noise_output(name);
     if (listed(spec.ignore, name)) {
       cols.push_back({name, Role::ignored, 0});
     } else if (obs != spec.observed.end()) {

@@ -36,6 +36,9 @@ double ContactProblem<double>::*law_field(const std::string& name) {
 
 }  // namespace
 
+std::string noise_name(const std::string& output) { return "sigma_" + output; }
+std::string noise_output(const std::string& name) { return name.rfind("sigma_", 0) == 0 ? name.substr(6) : ""; }
+
 bool outside_domain(Status s) {
   return s == Status::no_approach || s == Status::W_not_spd || s == Status::bad_normal ||
          s == Status::param_out_of_range || s == Status::not_planar;
@@ -54,14 +57,14 @@ Model::Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine
     if (p.kind == design::ParamKind::fixed || p.kind == design::ParamKind::linspace)
       throw std::invalid_argument("params." + p.name + ": a free parameter's prior is a distribution (" +
                                   design::param_kind_name(p.kind) + " has no density)");
-    const bool noise = p.name.rfind("sigma_", 0) == 0 && std::find(data_.observed.begin(), data_.observed.end(),
-                                                                    p.name.substr(6)) != data_.observed.end();
+    const std::string of = noise_output(p.name);
+    const bool noise = !of.empty() && std::find(data_.observed.begin(), data_.observed.end(), of) != data_.observed.end();
     free_idx_.push_back(noise ? -1 : param_index(sc, p.name, "free parameter"));
   }
   noise_of_.assign(data_.observed.size(), -1);
   for (std::size_t d = 0; d < free_.size(); ++d)
     if (free_idx_[d] < 0)
-      noise_of_[static_cast<std::size_t>(std::find(data_.observed.begin(), data_.observed.end(), free_[d].name.substr(6)) -
+      noise_of_[static_cast<std::size_t>(std::find(data_.observed.begin(), data_.observed.end(), noise_output(free_[d].name)) -
                                          data_.observed.begin())] = static_cast<int>(d);
   for (const std::string& c : data_.conditions) {
     cond_idx_.push_back(param_index(sc, c, "condition"));

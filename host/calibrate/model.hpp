@@ -123,6 +123,12 @@ class Model {
   double law_s_ = 0;
 };
 
+// An observed output's noise sd is named "sigma_<output>", as a column of the data (its sd per
+// experiment) and as a free parameter (data.sigma's distribution): noise_name("Vx") is "sigma_Vx",
+// noise_output("sigma_Vx") is "Vx", and "" for a name that is no noise's.
+std::string noise_name(const std::string& output);
+std::string noise_output(const std::string& name);
+
 // Whether a status means "outside the model's domain" (likelihood 0) rather than a failure.
 bool outside_domain(Status s);
 

@@ -129,7 +129,7 @@ std::string predictive_text(Model& m, const std::vector<double>& theta) {
   std::string text = "experiment";
   for (const std::string& c : d.conditions) text += "," + c;
   for (const std::string& o : d.observed)
-    text += "," + o + ",sigma_" + o + "," + o + "_q05," + o + "_q50," + o + "_q95," + o + "_mean";
+    text += "," + o + "," + noise_name(o) + "," + o + "_q05," + o + "_q50," + o + "_q95," + o + "_mean";
   text += ",ok\n";
   std::vector<double> v, noise_sd(O, std::nan(""));  // a noise parameter's sd: its median over the draws
   for (std::size_t j = 0; j < O; ++j)
