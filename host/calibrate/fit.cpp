@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <stdexcept>
 
 #include <Eigen/Cholesky>
@@ -52,13 +53,21 @@ struct Objective {
   std::uint64_t evaluations = 0, failed = 0;
   double best = HUGE_VAL;  // of -log p
   std::vector<double> best_x;
+  nlopt_opt opt = nullptr;
+  std::exception_ptr error;  // an exception of f (a Ctrl-C from Python, a process group's failure)
 };
 
 double objective(unsigned n, const double* x, double* grad, void* data) {
   (void)grad;  // derivative-free algorithms only: NLopt passes none
   Objective& o = *static_cast<Objective*>(data);
   double lp = 0;
-  (*o.f)(x, 1, &lp);
+  try {  // no exception may cross NLopt's C frames: it is kept, NLopt stopped, and it is rethrown after
+    (*o.f)(x, 1, &lp);
+  } catch (...) {
+    o.error = std::current_exception();
+    nlopt_force_stop(o.opt);
+    return kNoValue;
+  }
   ++o.evaluations;
   if (!std::isfinite(lp)) {
     ++o.failed;
@@ -78,6 +87,7 @@ FitStart run_start(const LogDensity& f, std::size_t D, const double* from, const
   Objective obj;
   obj.f = &f;
   obj.dim = D;
+  obj.opt = opt;
   std::vector<double> step(D);
   for (std::size_t k = 0; k < D; ++k) step[k] = std::min(0.1 * scale[k], 0.25 * (hi[k] - lo[k]));
   const std::uint64_t evals = o.max_evals ? o.max_evals : 400 * (D + 1) * (D + 1);
@@ -92,6 +102,7 @@ FitStart run_start(const LogDensity& f, std::size_t D, const double* from, const
   double fx = HUGE_VAL;
   const nlopt_result r = nlopt_optimize(opt, x.data(), &fx);
   nlopt_destroy(opt);
+  if (obj.error) std::rethrow_exception(obj.error);
   s.result = result_name(r);
   s.evaluations = obj.evaluations;
   failed += obj.failed;

@@ -146,3 +146,25 @@ TEST(FitMap, SameBitsTwiceAndBadArgumentsSaid) {
   }
   EXPECT_THROW(fit_map(gaussian(), 3, {9.0, 0.0, 1.0}, kLo, kHi, kScale, FitOptions{}), std::invalid_argument);
 }
+
+// An exception of the log density (Python's Ctrl-C, a failed process group) stops the optimiser and
+// comes out of fit_map as it was, not through NLopt's C frames.
+TEST(FitMap, AnExceptionOfTheDensityComesOutWhole) {
+  int calls = 0;
+  const LogDensity f = [&](const double* x, std::size_t n, double* out) {
+    if (++calls == 7) throw std::runtime_error("interrupted");
+    gaussian()(x, n, out);
+  };
+  for (const std::string& alg : fit_algorithms()) {
+    calls = 0;
+    FitOptions o;
+    o.algorithm = alg;
+    try {
+      fit_map(f, 3, kStarts, kLo, kHi, kScale, o);
+      FAIL() << alg << ": no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "interrupted") << alg;
+    }
+    EXPECT_EQ(calls, 7) << alg << ": the optimiser went on after the exception";
+  }
+}
