@@ -163,6 +163,11 @@ const std::vector<std::string>& fit_algorithms() {
 void laplace(const LogDensity& f, const std::vector<double>& x, const std::vector<double>& lo,
              const std::vector<double>& hi, const std::vector<double>& scale, FitResult& r) {
   const std::size_t D = x.size();
+  const auto fail = [&](const std::string& why) {  // no approximation: nothing of a pass stays
+    r.laplace_note = why;
+    r.cov.clear();
+    r.sd.assign(D, std::nan(""));
+  };
   r.cov.clear();
   r.sd.assign(D, std::nan(""));
   r.step.assign(D, 0);
@@ -171,28 +176,22 @@ void laplace(const LogDensity& f, const std::vector<double>& x, const std::vecto
   for (int pass = 0; pass < 2; ++pass) {
     for (std::size_t k = 0; k < D; ++k) {
       const double room = std::min(x[k] - lo[k], hi[k] - x[k]);  // both points of a step stay in the box
+      if (!(room > 1e-9 * scale[k]))
+        return fail("the estimate of parameter " + std::to_string(k + 1) +
+                    " is at the bound of its prior: no normal approximation there");
       r.step[k] = std::min(want[k], 0.5 * room);
-      if (!(r.step[k] > 1e-9 * scale[k])) {
-        r.laplace_note = "the estimate of parameter " + std::to_string(k + 1) +
-                         " is at the bound of its prior: no normal approximation there";
-        r.cov.clear();
-        return;
-      }
+      if (!(x[k] + r.step[k] != x[k]))
+        return fail("the posterior of parameter " + std::to_string(k + 1) +
+                    " is narrower than double precision resolves at its estimate");
     }
     Eigen::MatrixXd H;
-    if (!hessian(f, x, r.step, H, r)) {
-      r.laplace_note = "the log posterior has no value at some point of the Hessian's differences (a row the law "
-                       "refused or failed next to the estimate)";
-      r.cov.clear();
-      return;
-    }
+    if (!hessian(f, x, r.step, H, r))
+      return fail("the log posterior has no value at some point of the Hessian's differences (a row the law "
+                  "refused or failed next to the estimate)");
     const Eigen::LLT<Eigen::MatrixXd> llt(-H);
-    if (llt.info() != Eigen::Success) {
-      r.laplace_note = "minus the Hessian of the log posterior is not positive definite at the estimate: not a "
-                       "strict maximum (a flat direction, a ridge, or a kink of the law's outputs)";
-      r.cov.clear();
-      return;
-    }
+    if (llt.info() != Eigen::Success)
+      return fail("minus the Hessian of the log posterior is not positive definite at the estimate: not a "
+                  "strict maximum (a flat direction, a ridge, or a kink of the law's outputs)");
     const Eigen::MatrixXd S = llt.solve(Eigen::MatrixXd::Identity(static_cast<Eigen::Index>(D), static_cast<Eigen::Index>(D)));
     r.cov.assign(D * D, 0);
     for (std::size_t k = 0; k < D; ++k)
@@ -224,7 +223,10 @@ FitResult fit_map(const LogDensity& f, std::size_t D, const std::vector<double>&
   }
   r.map = r.starts[r.best].to;
   r.logp = r.starts[r.best].logp;
-  for (const FitStart& s : r.starts) r.agree += s.logp >= r.logp - kAgreeLogp;
+  if (std::isfinite(r.logp))
+    for (const FitStart& s : r.starts) r.agree += s.logp >= r.logp - kAgreeLogp;
+  r.lo = lo;
+  r.hi = hi;
   if (o.laplace && std::isfinite(r.logp)) {
     laplace(f, r.map, lo, hi, scale, r);
   } else {

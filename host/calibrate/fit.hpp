@@ -48,7 +48,8 @@ struct FitResult {
   std::size_t best = 0;          // the start whose end has the highest log p
   std::vector<double> map;       // starts[best].to
   double logp = 0;
-  std::size_t agree = 0;         // starts that ended within kAgreeLogp of the best log p
+  std::size_t agree = 0;         // starts that ended within kAgreeLogp of the best log p (0: none has a value)
+  std::vector<double> lo, hi;    // the box searched (the priors' supports)
   std::uint64_t evaluations = 0, failed_evaluations = 0;
   // The Laplace approximation (empty cov when it does not hold, with why in laplace_note):
   std::vector<double> cov;       // dim x dim, row-major

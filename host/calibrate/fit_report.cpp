@@ -24,8 +24,16 @@ std::string num(double v) {
   return s;
 }
 
-double q05(const FitResult& r, std::size_t k) { return r.map[k] - kZ95 * r.sd[k]; }
-double q95(const FitResult& r, std::size_t k) { return r.map[k] + kZ95 * r.sd[k]; }
+// the Laplace normal's 5 % and 95 % quantiles, within the prior's support (a noise sd's q05 is not
+// negative)
+double q05(const FitResult& r, std::size_t k) {
+  const double q = r.map[k] - kZ95 * r.sd[k];
+  return r.lo.empty() || !(q < r.lo[k]) ? q : r.lo[k];
+}
+double q95(const FitResult& r, std::size_t k) {
+  const double q = r.map[k] + kZ95 * r.sd[k];
+  return r.hi.empty() || !(q > r.hi[k]) ? q : r.hi[k];
+}
 
 }  // namespace
 

@@ -19,7 +19,8 @@ namespace impact::calibrate {
 // between the prior's quantiles 5 % and 95 %.
 void prior_box(const design::ParamSpec& p, double& lo, double& hi, double& scale);
 
-// estimate.csv (parameter, estimate, sd, q05, q95: the Laplace normal's) and starts.csv (start,
+// estimate.csv (parameter, estimate, sd, q05, q95: the Laplace normal's, within the prior's support)
+// and starts.csv (start,
 // <name>_from..., <name>..., logp, evaluations, result), each written whole.
 void write_fit_files(const std::string& dir, const std::vector<std::string>& names, const FitResult& r);
 

@@ -278,28 +278,62 @@ std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_
   return start;
 }
 
+namespace {
+
+// Runs f, which may fail on one process only (its copy of the data file, its device), and then
+// every process learns whether all succeeded, before any collective: a failure anywhere is thrown
+// on every process (the failing one's own exception; elsewhere std::invalid_argument naming the
+// first failing process and its message), so that none waits for a process that has left.
+template <class F> void on_every_process(resume::ProcessGroup* group, F&& f) {
+  if (!group || group->size() < 2) return f();
+  std::string err;
+  std::exception_ptr mine;
+  try {
+    f();
+  } catch (const std::exception& e) {
+    err = e.what();
+    if (err.empty()) err = "an error";
+    mine = std::current_exception();
+  }
+  const std::vector<std::string> all = group->allgather(err, "");
+  if (mine) std::rethrow_exception(mine);
+  for (std::size_t p = 0; p < all.size(); ++p)
+    if (!all[p].empty()) throw std::invalid_argument("process " + std::to_string(p) + ": " + all[p]);
+}
+
+}  // namespace
+
 std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, resume::ProcessGroup* group) {
   const bool shared = group && group->size() > 1;
   const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
   const engine::LawInfo& law = *engine::find_law(c.law);
-  Experiments data = read_experiments(c.data, sc);
-  // the batch the method evaluates: half the walkers (mcmc), one point (fit)
-  const std::size_t half = c.method == "fit" ? 1 : c.walkers / 2, batch = half * data.n;
+  Experiments data;
   auto make = [&](engine::Backend b, Experiments d) {
     auto m = std::make_unique<Model>(sc, law, b, c.precision, engine::law_options(c.steps, c.integrator), c.fixed, c.free,
                                      std::move(d));
     m->set_group(group);
     return m;
   };
-  if (c.backend != "auto") {  // named: taken (cuda without a usable device: std::invalid_argument saying why)
-    engine::Workload w;
-    w.laws = {&law};
-    w.precision = c.precision;
-    w.steps = c.steps;
-    const engine::BackendPick b = engine::pick_backend(c.backend, w, false);
-    if (why) *why = b.why;
-    return make(b.backend, std::move(data));
-  }
+  std::unique_ptr<Model> named;
+  bool cuda = false;
+  on_every_process(group, [&] {
+    data = read_experiments(c.data, sc);
+    if (c.backend != "auto") {  // named: taken (cuda without a usable device: std::invalid_argument saying why)
+      engine::Workload w;
+      w.laws = {&law};
+      w.precision = c.precision;
+      w.steps = c.steps;
+      const engine::BackendPick b = engine::pick_backend(c.backend, w, false);
+      if (why) *why = b.why;
+      named = make(b.backend, data);
+    } else {
+      cuda = engine::cuda_usable();
+    }
+  });
+  if (named) return named;
+  if (shared) cuda = group->all(cuda);  // the same candidates on every process: cuda where all have it
+  // the batch the method evaluates: half the walkers (mcmc), one point (fit)
+  const std::size_t half = c.method == "fit" ? 1 : c.walkers / 2, batch = half * data.n;
   // auto: a trial. The rate models cannot say what a batch of the sampler costs: the rows of a
   // calibration are not random contact (stronge on the Cornell rows ran at 2e6 rows/s on one thread
   // of the 2-core development VM, where the model says 1.7e4/s), and a small batch's time on the GPU is its latency, the slowest instance's integration on
@@ -312,7 +346,7 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, re
   // of a dear law is long to time: jia's 49152 rows, 2.2 s on an H200's host)
   std::vector<std::unique_ptr<Model>> ms;
   for (engine::Backend b : {engine::Backend::omp, engine::Backend::serial, engine::Backend::cuda})
-    if ((b != engine::Backend::serial || batch < study::kParallelRows) && (b != engine::Backend::cuda || engine::cuda_usable()))
+    if ((b != engine::Backend::serial || batch < study::kParallelRows) && (b != engine::Backend::cuda || cuda))
       ms.push_back(make(b, data));
   const std::vector<double> pts = start_from_prior(*ms[0], half, c.seed);
   std::size_t best = 0;

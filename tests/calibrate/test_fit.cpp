@@ -168,3 +168,23 @@ TEST(FitMap, AnExceptionOfTheDensityComesOutWhole) {
     EXPECT_EQ(calls, 7) << alg << ": the optimiser went on after the exception";
   }
 }
+
+// The second pass (steps of a tenth of the first sd) meets points without a value: no approximation,
+// and nothing of the first pass stays (sd NaN, as the note says); a posterior narrower than doubles
+// resolve is said as such, not as a bound.
+TEST(FitMap, ALaplaceThatFailsLeavesNoSd) {
+  const LogDensity f = [](const double* x, std::size_t n, double* out) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = std::fabs(x[i]) > 0.05 ? -HUGE_VAL : -0.5 * x[i] * x[i];
+  };
+  FitResult r = fit_map(f, 1, {0.01}, {-1}, {1}, {1}, FitOptions{});
+  EXPECT_NEAR(r.map[0], 0, 1e-6);
+  EXPECT_TRUE(r.cov.empty());
+  EXPECT_TRUE(std::isnan(r.sd[0])) << r.sd[0];
+  EXPECT_NE(r.laplace_note.find("no value at some point"), std::string::npos) << r.laplace_note;
+  const LogDensity narrow = [](const double* x, std::size_t n, double* out) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = -0.5 * (x[i] - 3) * (x[i] - 3) / 1e-40;
+  };
+  laplace(narrow, {3.0}, {0}, {10}, {10}, r);
+  EXPECT_TRUE(std::isnan(r.sd[0]));
+  EXPECT_NE(r.laplace_note.find("narrower than double precision"), std::string::npos) << r.laplace_note;
+}

@@ -1,8 +1,9 @@
 // A calibration over several processes (run_calibration with a resume::ProcessGroup; threads stand in
 // for MPI's ranks, tests/support/thread_group.hpp, so that every build tests it; tests/cli/mpi.sh runs
 // it under mpirun): each process evaluates its share of every batch, and the chain and the fit are
-// the single process's, bit for bit, for 2 and 3 processes (shares of 8 and 12 rows of the fit's
-// 24-row batches, uneven ones of the Hessian's); only rank 0 writes.
+// the single process's, bit for bit, for 2, 3 and 5 processes (5: uneven shares of every batch, all
+// multiples of the 24 experiments); only rank 0 writes. A fault on one process only (its data file)
+// ends every process, each naming it, none left waiting.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -63,7 +64,7 @@ TEST(CalibrateProcesses, TheChainAndTheFitAreTheSingleProcesssBits) {
                          : std::vector<std::string>{"estimate.csv", "starts.csv", "predictive.csv"};
     const std::string one = base + "/" + method + "1";
     const CalibrationOutcome o1 = run_calibration(config(one, method), true, nullptr);
-    for (int procs : {2, 3}) {
+    for (int procs : {2, 3, 5}) {
       const std::string dir = base + "/" + method + std::to_string(procs);
       const CalibrationOutcome o = over(config(dir, method), procs);
       EXPECT_EQ(o.processes, procs);
@@ -77,4 +78,28 @@ TEST(CalibrateProcesses, TheChainAndTheFitAreTheSingleProcesssBits) {
     }
   }
   std::filesystem::remove_all(base);
+}
+
+TEST(CalibrateProcesses, AFaultOnOneProcessEndsEveryProcess) {
+  const std::string dir = ::testing::TempDir() + "impact_cal_fault";
+  std::filesystem::remove_all(dir);
+  test::Shared shared(3);
+  std::vector<std::string> said(3);
+  std::vector<std::thread> ts;
+  for (int r = 0; r < 3; ++r)
+    ts.emplace_back([&, r] {
+      CalibrateConfig c = config(dir, "mcmc");
+      if (r == 2) c.data.file = dir + "-no-such.csv";  // this process's copy of the data is missing
+      test::ThreadGroup g(shared, r);
+      try {
+        run_calibration(c, true, nullptr, &g);
+      } catch (const std::exception& e) {
+        said[static_cast<std::size_t>(r)] = e.what();
+      }
+    });
+  for (std::thread& t : ts) t.join();  // (a hang here is the failure)
+  for (int r = 0; r < 2; ++r)
+    EXPECT_EQ(said[static_cast<std::size_t>(r)].rfind("process 2: ", 0), 0u) << "rank " << r << ": " << said[static_cast<std::size_t>(r)];
+  EXPECT_NE(said[2].find("no-such.csv"), std::string::npos) << said[2];
+  EXPECT_FALSE(std::filesystem::exists(dir + "/metadata.json"));
 }

@@ -187,4 +187,8 @@ done
 mkdir -p "$T/theirs" && echo precious > "$T/theirs/notes.txt"
 "${MPIRUN[@]}" 2 "$IMPACT" calibrate "$CAL" --backend omp --out "$T/theirs" -q --no-plots --set mcmc.steps=100 > "$T/out" 2> "$T/err"; rc=$?
 check "mpirun calibrate into a foreign folder: every process ends, rank 0 says why once, nothing written" '[ $rc -eq 1 ] && [ $(grep -c "force" "$T/err") -eq 1 ] && [ "$(ls "$T/theirs")" = notes.txt ] || cat "$T/err" >&2'
+# a fault on one rank only (its copy of the data is missing): every rank ends, none waits
+timeout 120 mpirun --oversubscribe -n 1 "$IMPACT" calibrate "$CAL" --backend omp --out "$T/onefault" -q --no-plots : \
+  -n 1 "$IMPACT" calibrate "$CAL" --backend omp --out "$T/onefault" -q --no-plots --set 'data.file="nope.csv"' > "$T/out" 2> "$T/err"; rc=$?
+check "mpirun calibrate, data missing on rank 1 only: every rank ends (no hang), rank 0 names it once" '[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $(grep -c "process 1: .*nope.csv" "$T/err") -eq 1 ] && [ ! -e "$T/onefault/metadata.json" ] || cat "$T/err" >&2'
 finish
