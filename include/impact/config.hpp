@@ -22,6 +22,15 @@
 #define IMPACT_HD_RARE inline
 #endif
 
+// Before a loop whose body the device must hold once (a loop over the evaluation points of one call
+// site: one copy of the body in the kernel, for the instruction cache); nothing on the host, where
+// unrolling changes no result.
+#if defined(__CUDACC__)
+#define IMPACT_NO_UNROLL _Pragma("unroll 1")
+#else
+#define IMPACT_NO_UNROLL
+#endif
+
 namespace impact {
 
 // Math helpers that resolve to the right overload on host and device for float and double.

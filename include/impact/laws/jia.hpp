@@ -114,7 +114,7 @@ struct JiaLaw {
   static constexpr const char* seg_code[kSegments] = {
       "solve start", "start", "control", "control", "control step_length", "control", "solve",
       "advance rk_step", "rhs", "rhs slip_dir", "sig_scale", "slaved_step slaved_dir rhs_frozen",
-      "event_fn scan", "advanced trial update", "project_slip", "on_event record_event", "conclude"};
+      "event_fn scan", "advanced trial update", "project_slip", "settle record_event", "conclude"};
   // Regime key for warp-coherent scheduling (kernels/cuda: a warp's lanes get instances of nearby
   // keys): planar or 3D, then the slip ratio kappa = |v0_perp| / (mu eta0^2 |v0_n|) of Proposition 1
   // (kappa < 1: initial stick) in eighths of an octave. kappa orders the paths: how long a slip
@@ -146,7 +146,7 @@ struct JiaLaw {
   enum class Stage : int { step, search, land };
   // What the loop does after an iteration's control: advance, leave the loop (the impact is over),
   // or return the result as it stands (a status).
-  enum class Next : int { advance, again, out, stop };
+  enum class Next : int { advance, again, settle, out, stop };
 
   // Contact-frame data of one instance.
   template <class T>
@@ -418,7 +418,9 @@ struct JiaLaw {
       const bool slip = !m.stick && m.S.mu > T(0);
       probe_advance(probe, m.stick, slip, m.stiff, m.sig);
       const JiaY<T> ya = advance(m.S, m.y, hh, m.stick, m.phase, opt.integrator, m.stiff, m.sig);
-      if (m.advanced(ya, probe) == Next::stop) return m.r;
+      const Next next = m.advanced(ya, probe);
+      if (next == Next::stop) return m.r;
+      if (next == Next::settle) m.settle(probe);  // the one place (code size: issue 22)
     }
     probe.done();
     probe.seg(kSegFinish);
@@ -644,15 +646,22 @@ struct JiaLaw::Run {
     return stick ? Event::stick_to_slip : Event::slip_to_stick;
   }
 
-  // Examines events q, q+1, ... at the end of the step; true when an Illinois search starts.
+  // Examines events q, q+1, ... at the end of the step; true when an Illinois search starts. The
+  // event function is written once (its value at the step's end y1, then where that is positive at
+  // its start y), so that the kernel holds one copy of it here (code size: issue 22).
   template <class Probe> IMPACT_HDI bool scan(Probe& probe) {
     for (; q < nev; ++q) {
       const Event ev = event_q(q);
-      probe.seg(kSegEvent);
-      const T g1 = event_fn(S, y1, ev, phase);
+      T g1 = T(0), g0 = T(0);
+      IMPACT_NO_UNROLL
+      for (int at = 0; at < 2; ++at) {
+        probe.seg(kSegEvent);
+        const JiaY<T> z = at == 0 ? y1 : y;
+        const T g = event_fn(S, z, ev, phase);
+        if (at == 1) g0 = g;
+        else if (!((g1 = g) > T(0))) break;
+      }
       if (!(g1 > T(0))) continue;
-      probe.seg(kSegEvent);
-      const T g0 = event_fn(S, y, ev, phase);
       if (g0 > T(0) && ev != just_switched) {  // already positive at the step start: fire at once
         theta_best = T(0);
         ev_best = ev;
@@ -667,21 +676,20 @@ struct JiaLaw::Run {
   }
 
   // After the advance to ya: the landing on the event, a step's end, or a trial point of a search.
+  // Next::settle: y is where the step or the landing ended, and settle() runs (in the loop).
   template <class Probe> IMPACT_HDI Next advanced(const JiaY<T>& ya, Probe& probe) {
     if (stage == Stage::land) {
       y = ya;
-      on_event(probe);
       stage = Stage::step;
-      return Next::again;
+      return Next::settle;
     }
-    bool searching;
+    bool searching = false;
     if (stage == Stage::step) {
       y1 = ya;
       ++nsteps;
       theta_best = T(2);
       ev_best = Event::none;
       q = 0;
-      searching = scan(probe);
     } else {
       probe.seg(kSegRootCtl);
       probe.seg(kSegEvent);
@@ -695,9 +703,9 @@ struct JiaLaw::Run {
           ev_best = ev;
         }
         ++q;
-        searching = scan(probe);
       }
     }
+    if (!searching) searching = scan(probe);  // one call: the events from q on
     if (searching) {
       stage = Stage::search;
       return Next::again;
@@ -719,18 +727,13 @@ struct JiaLaw::Run {
     if (ev_best == Event::none) {
       y = y1;
       if (sig) sigma += hs;
-      if (!stick && S.mu > T(0)) {
-        probe.seg(kSegProject);
-        project_slip(S, y, phase);
-      }
-      return Next::again;
+      return Next::settle;  // the slip projection
     }
     if (theta_best > T(0)) {
       stage = Stage::land;
       return Next::again;
     }
-    on_event(probe);
-    return Next::again;
+    return Next::settle;  // the event at the step's start
   }
 
   // Event ev at y into the optional trace.
@@ -745,12 +748,16 @@ struct JiaLaw::Run {
     ++trace->count;
   }
 
-  // The event ev_best reached (y is there): slip projection, trace, the new mode or phase.
-  template <class Probe> IMPACT_HDI void on_event(Probe& probe) {
-    if (!stick && S.mu > T(0)) {
+  // y is a step's end (ev_best none) or the event ev_best reached: the slip projection (in slip, and
+  // on entering it; before the switch, which may change the phase it reads: a projection changes
+  // only G, which the trace does not read), then the event's trace and the new mode or phase. One
+  // copy of each in the kernel (code size: issue 22).
+  template <class Probe> IMPACT_HDI void settle(Probe& probe) {
+    if ((!stick && S.mu > T(0)) || ev_best == Event::stick_to_slip) {
       probe.seg(kSegProject);
       project_slip(S, y, phase);
     }
+    if (ev_best == Event::none) return;
     probe.seg(kSegSwitch);
     record_event(ev_best);
     switch (ev_best) {
@@ -772,8 +779,6 @@ struct JiaLaw::Run {
         stick = false;
         ++nswitch;
         r.modes.push(Mode::slip);
-        probe.seg(kSegProject);
-        project_slip(S, y, phase);
         just_switched = Event::slip_to_stick;
         break;
       default:
