@@ -108,12 +108,12 @@ struct JiaLaw {
   // law; host/bench/simt.hpp): fitted to the H200's 25.4 ms for 2e5 random-contact instances at
   // 12.5% occupancy (tests/study/test_simt.cpp, SimtOccupancy).
   static constexpr double simt_latency = 12.5;
-  // Where each block's instructions come from: the functions (this header's, or rk_step of
+  // Where each block's instructions come from: the functions (this header's, or rk_step_one_site of
   // impact/rk4.hpp) whose source lines a line table charges them to, so that the model's issue can
   // be set beside per-line GPU profiles (scripts/simt_beside_hotspots.py; docs/bench.md).
   static constexpr const char* seg_code[kSegments] = {
       "solve start", "start", "control", "control", "control step_length", "control", "solve",
-      "advance rk_step", "rhs", "rhs slip_dir", "sig_scale", "slaved_step slaved_dir rhs_frozen",
+      "advance rk_step_one_site", "rhs", "rhs slip_dir", "sig_scale", "slaved_step slaved_dir rhs_frozen",
       "event_fn scan", "advanced trial update", "project_slip", "settle record_event", "conclude"};
   // Regime key for warp-coherent scheduling (kernels/cuda: a warp's lanes get instances of nearby
   // keys): planar or 3D, then the slip ratio kappa = |v0_perp| / (mu eta0^2 |v0_n|) of Proposition 1
@@ -279,7 +279,7 @@ struct JiaLaw {
       D0free = D0 - lag0;
     }
     // the stage direction follows v_perp (slaved_dir); G is set from the end state below
-    JiaY<T> out = rk_step(y, h, integ, [&](const JiaY<T>& z, T t) {
+    JiaY<T> out = rk_step_one_site(y, h, integ, [&](const JiaY<T>& z, T t) {
       T pu = du, pw = dw;
       slaved_dir(S, z, phase, t, D0free, kappa0, pu, pw);
       return rhs_frozen(S, z, pu, pw);
@@ -326,7 +326,7 @@ struct JiaLaw {
   IMPACT_HDI static JiaY<T> advance(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, Phase phase,
                                     Integrator integ, bool stiff, bool sig = false) {
     if (stiff && !sig) return slaved_step(S, y, h, phase, integ);
-    return rk_step(y, h, integ, [&](const JiaY<T>& z, T) {
+    return rk_step_one_site(y, h, integ, [&](const JiaY<T>& z, T) {
       const JiaY<T> k = rhs(S, z, stick && !sig, phase);
       return sig ? sig_scale(S, z, k) : k;
     });
