@@ -162,13 +162,23 @@ std::string predictive_text(Model& m, const std::vector<double>& theta) {
   return text;
 }
 
-json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const EnsembleChain& ch, std::size_t experiments) {
+// What metadata.json says of every run: the machine, the method, the processes, the backend and why,
+// the experiments, the rows and the timings.
+json run_json(const CalibrationOutcome& o, std::size_t experiments) {
   json j = io::provenance_json();
-  j["method"] = "mcmc";
+  j["method"] = o.method;
   j["processes"] = o.processes;
   j["backend"] = engine::backend_name(o.backend);
   j["backend_why"] = o.backend_why;
   j["experiments"] = experiments;
+  j["rows_evaluated"] = o.rows;
+  j["timings"] = {{"total_s", o.seconds}, {"law_s", o.law_seconds},
+                  {"rows_per_s", o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0}};
+  return j;
+}
+
+json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const EnsembleChain& ch, std::size_t experiments) {
+  json j = run_json(o, experiments);
   j["walkers"] = ch.walkers;
   j["steps"] = ch.steps;
   j["burn"] = c.burn;
@@ -176,9 +186,6 @@ json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Ensem
   j["acceptance_fraction"] = o.acceptance;
   j["stranded_walkers"] = o.stranded;
   j["failed_proposals"] = o.failed_proposals;
-  j["rows_evaluated"] = o.rows;
-  j["timings"] = {{"total_s", o.seconds}, {"law_s", o.law_seconds},
-                  {"rows_per_s", o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0}};
   json ps = json::object();
   for (std::size_t k = 0; k < o.params.size(); ++k) {
     const ParamSummary& p = o.params[k];
@@ -194,16 +201,8 @@ json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Ensem
 }
 
 json fit_metadata(const CalibrateConfig& c, const CalibrationOutcome& o, std::size_t experiments) {
-  json j = io::provenance_json();
-  j["method"] = "fit";
-  j["processes"] = o.processes;
-  j["backend"] = engine::backend_name(o.backend);
-  j["backend_why"] = o.backend_why;
-  j["experiments"] = experiments;
+  json j = run_json(o, experiments);
   j["seed"] = c.fit_seed;
-  j["rows_evaluated"] = o.rows;
-  j["timings"] = {{"total_s", o.seconds}, {"law_s", o.law_seconds},
-                  {"rows_per_s", o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0}};
   j["estimate"] = fit_json(o.names, o.fit);
   j["files"] = kFitFiles;
   j["config"] = to_json(c);
