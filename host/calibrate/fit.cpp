@@ -49,7 +49,6 @@ const char* result_name(nlopt_result r) {
 // kept (an optimiser stopped by max_evals or a failure may return another).
 struct Objective {
   const LogDensity* f = nullptr;
-  std::size_t dim = 0;
   std::uint64_t evaluations = 0, failed = 0;
   double best = HUGE_VAL;  // of -log p
   std::vector<double> best_x;
@@ -86,7 +85,6 @@ FitStart run_start(const LogDensity& f, std::size_t D, const double* from, const
   if (!opt) throw std::runtime_error("fit: NLopt could not create its optimiser");
   Objective obj;
   obj.f = &f;
-  obj.dim = D;
   obj.opt = opt;
   std::vector<double> step(D);
   for (std::size_t k = 0; k < D; ++k) step[k] = std::min(0.1 * scale[k], 0.25 * (hi[k] - lo[k]));

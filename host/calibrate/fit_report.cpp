@@ -51,9 +51,7 @@ void write_fit_files(const std::string& dir, const std::vector<std::string>& nam
     for (double v : {r.map[k], r.sd[k], q05(r, k), q95(r, k)}) t += "," + num(v);
     t += "\n";
   }
-  io::OutFile e(dir + "/estimate.csv");
-  e.put(t);
-  e.commit();
+  io::write_file(dir + "/estimate.csv", t);
   t = "start";
   for (const std::string& n : names) t += "," + n + "_from";
   for (const std::string& n : names) t += "," + n;
@@ -65,9 +63,7 @@ void write_fit_files(const std::string& dir, const std::vector<std::string>& nam
     for (double v : st.to) t += "," + num(v);
     t += "," + num(st.logp) + "," + std::to_string(st.evaluations) + "," + st.result + "\n";
   }
-  io::OutFile f(dir + "/starts.csv");
-  f.put(t);
-  f.commit();
+  io::write_file(dir + "/starts.csv", t);
 }
 
 std::string fit_table(const std::vector<std::string>& names, const FitResult& r) {

@@ -152,30 +152,22 @@ void Model::evaluate(const double* theta, std::size_t n) {
   rows_ += R;
   row_status_.resize(R);
   row_obs_.resize(R * O);
-  if (ranks == 1) {
-    std::copy(rows_out_.status.begin(), rows_out_.status.begin() + static_cast<std::ptrdiff_t>(R), row_status_.begin());
-    for (std::size_t r = 0; r < R; ++r)
-      for (std::size_t j = 0; j < O; ++j) row_obs_[r * O + j] = rows_out_.out[r * ncol + static_cast<std::size_t>(obs_col_[j])];
-    return;
+  for (std::size_t r = lo; r < hi; ++r) {  // this process's rows: their statuses and observed outputs
+    row_status_[r] = rows_out_.status[r - lo];
+    for (std::size_t j = 0; j < O; ++j) row_obs_[r * O + j] = rows_out_.out[(r - lo) * ncol + static_cast<std::size_t>(obs_col_[j])];
   }
-  // each row: its status byte, then its observed outputs (x86-64 doubles, as every rank reads them)
-  const std::size_t rec = 1 + O * sizeof(double);
-  std::string mine((hi - lo) * rec, '\0');
-  for (std::size_t r = 0; r < hi - lo; ++r) {
-    mine[r * rec] = static_cast<char>(rows_out_.status[r]);
-    for (std::size_t j = 0; j < O; ++j)
-      std::memcpy(&mine[r * rec + 1 + j * sizeof(double)], &rows_out_.out[r * ncol + static_cast<std::size_t>(obs_col_[j])],
-                  sizeof(double));
-  }
+  if (ranks == 1) return;
+  // each process's share: its rows' status bytes, then their observed outputs (x86-64 doubles, as
+  // every process reads them)
+  std::string mine(reinterpret_cast<const char*>(row_status_.data() + lo), hi - lo);
+  mine.append(reinterpret_cast<const char*>(row_obs_.data() + lo * O), (hi - lo) * O * sizeof(double));
   const std::vector<std::string> all = group_->allgather(mine, "a calibration batch's rows");
   for (int p = 0; p < ranks; ++p) {
     const std::string& b = all[static_cast<std::size_t>(p)];
-    const std::size_t from = share(p);
-    if (b.size() != (share(p + 1) - from) * rec) throw std::runtime_error("calibrate: a process's share of a batch is corrupt");
-    for (std::size_t r = 0; r < share(p + 1) - from; ++r) {
-      row_status_[from + r] = static_cast<std::uint8_t>(b[r * rec]);
-      std::memcpy(&row_obs_[(from + r) * O], &b[r * rec + 1], O * sizeof(double));
-    }
+    const std::size_t from = share(p), m = share(p + 1) - from;
+    if (b.size() != m * (1 + O * sizeof(double))) throw std::runtime_error("calibrate: a process's share of a batch is corrupt");
+    std::memcpy(row_status_.data() + from, b.data(), m);
+    std::memcpy(row_obs_.data() + from * O, b.data() + m, m * O * sizeof(double));
   }
 }
 

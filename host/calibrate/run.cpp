@@ -380,24 +380,18 @@ std::vector<std::string> method_plots(const CalibrateConfig& c) {
 // Claims the output folder for the method's files (and plots when drawn): an earlier run's files
 // that this one does not write go; the plots go before the script runs, so that a failed drawing
 // leaves none of an earlier run. Over processes rank 0 claims, and every process learns whether it
-// could before any goes on (a refusal ends every process; rank 0 says why).
+// could before any goes on (on_every_process: a refusal ends every process, rank 0 saying why).
 study::FolderClaim claim_folder(const CalibrateConfig& c, bool force, resume::ProcessGroup* group) {
-  const bool writer = !group || group->rank() == 0, shared = group && group->size() > 1;
   study::FolderClaim claim;
-  std::exception_ptr failed;
-  if (writer) try {
-      std::vector<std::string> claimed = method_files(c);
-      const std::vector<std::string> plots = method_plots(c);
-      if (c.plots) claimed.insert(claimed.end(), plots.begin(), plots.end());
-      claim = study::claim_output_folder(c.out_dir, claimed, force);
-      if (c.plots)
-        for (const std::string& f : plots) std::remove((c.out_dir + "/" + f).c_str());
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  if (shared && !group->all(!failed) && !failed)
-    throw std::invalid_argument("rank 0 could not claim the output folder " + c.out_dir);
-  if (failed) std::rethrow_exception(failed);
+  on_every_process(group, [&] {
+    if (group && group->rank() != 0) return;
+    std::vector<std::string> claimed = method_files(c);
+    const std::vector<std::string> plots = method_plots(c);
+    if (c.plots) claimed.insert(claimed.end(), plots.begin(), plots.end());
+    claim = study::claim_output_folder(c.out_dir, claimed, force);
+    if (c.plots)
+      for (const std::string& f : plots) std::remove((c.out_dir + "/" + f).c_str());
+  });
   return claim;
 }
 
@@ -480,9 +474,9 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
     io::check_cancelled();
     m.log_posterior(x, n, out);
   };
-  FitResult r = fit_map(f, D, start, lo, hi, scale, c.fit, [&] { bar.update(++done); });
+  o.fit = fit_map(f, D, start, lo, hi, scale, c.fit, [&] { bar.update(++done); });
   bar.finish();
-  o.fit = r;
+  const FitResult& r = o.fit;
   o.converged = r.cov.size() == D * D && r.agree >= std::min<std::size_t>(2, r.starts.size());
   o.rows = m.rows_evaluated();
   o.law_seconds = m.law_seconds();
