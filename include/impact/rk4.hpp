@@ -18,6 +18,17 @@ template <class Y, class T> IMPACT_HDI Y axpy(const Y& y, T s, const Y& k) {
   return Y::zip([s](T a, T b) { return a + s * b; }, y, k);
 }
 
+// The last stage of an RK4 step and its combination, from the first three stages' slopes.
+template <class Y, class T, class F>
+IMPACT_HDI Y rk4_last_stage(const Y& y, T h, const Y& k1, const Y& k2, const Y& k3, const F& f) {
+  // k1 + 2 (k2 + k3), formed before the last stage so that only it and y stay live through it
+  // (registers on the GPU); the same operations in the same order as written out in one line
+  const Y c = Y::zip([](T b1, T b2, T b3) { return b1 + T(2) * (b2 + b3); }, k1, k2, k3);
+  const Y k4 = f(axpy(y, h, k3), h);
+  const T h6 = h / T(6);
+  return Y::zip([h6](T a, T c123, T b4) { return a + h6 * (c123 + b4); }, y, c, k4);
+}
+
 template <class Y, class T, class F>
 IMPACT_HDI Y rk_step(const Y& y, T h, Integrator integ, const F& f) {
   const Y k1 = f(y, T(0));
@@ -25,12 +36,7 @@ IMPACT_HDI Y rk_step(const Y& y, T h, Integrator integ, const F& f) {
   const T hh = T(0.5) * h;
   const Y k2 = f(axpy(y, hh, k1), hh);
   const Y k3 = f(axpy(y, hh, k2), hh);
-  // k1 + 2 (k2 + k3), formed before the last stage so that only it and y stay live through it
-  // (registers on the GPU); the same operations in the same order as written out in one line
-  const Y c = Y::zip([](T b1, T b2, T b3) { return b1 + T(2) * (b2 + b3); }, k1, k2, k3);
-  const Y k4 = f(axpy(y, h, k3), h);
-  const T h6 = h / T(6);
-  return Y::zip([h6](T a, T c123, T b4) { return a + h6 * (c123 + b4); }, y, c, k4);
+  return rk4_last_stage(y, h, k1, k2, k3, f);
 }
 
 // The same step, the same operations in the same order (the same bits), with stages 1 to 3 run
@@ -56,12 +62,7 @@ IMPACT_HDI Y rk_step_one_site(const Y& y, T h, Integrator integ, const F& f) {
       k2 = k;
     }
   }
-  // k1 + 2 (k2 + k3), formed before the last stage so that only it and y stay live through it
-  // (registers on the GPU); the same operations in the same order as written out in one line
-  const Y c = Y::zip([](T b1, T b2, T b3) { return b1 + T(2) * (b2 + b3); }, k1, k2, k);
-  const Y k4 = f(axpy(y, h, k), h);
-  const T h6 = h / T(6);
-  return Y::zip([h6](T a, T c123, T b4) { return a + h6 * (c123 + b4); }, y, c, k4);
+  return rk4_last_stage(y, h, k1, k2, k, f);
 }
 
 }  // namespace impact
