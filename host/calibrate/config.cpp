@@ -51,11 +51,8 @@ void resolve_fit(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (f.contains("algorithm")) {
     c.fit.algorithm = r.str(f.at("algorithm"), "fit.algorithm");
     const std::vector<std::string>& known = fit_algorithms();
-    if (std::find(known.begin(), known.end(), c.fit.algorithm) == known.end()) {
-      std::string list;
-      for (const std::string& n : known) list += (list.empty() ? "" : ", ") + n;
-      r.fail("fit.algorithm", "unknown algorithm '" + c.fit.algorithm + "' (known: " + list + ")");
-    }
+    if (std::find(known.begin(), known.end(), c.fit.algorithm) == known.end())
+      r.fail("fit.algorithm", "unknown algorithm '" + c.fit.algorithm + "' (known: " + fit_algorithm_list() + ")");
   }
   if (f.contains("starts")) c.fit_starts = r.integer(f.at("starts"), "fit.starts", 1, 100000);
   if (f.contains("seed")) c.fit_seed = r.integer(f.at("seed"), "fit.seed", 0, UINT64_MAX);

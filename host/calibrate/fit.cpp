@@ -24,9 +24,7 @@ constexpr Algorithm kAlgorithms[] = {
 nlopt_algorithm algorithm_id(const std::string& name) {
   for (const Algorithm& a : kAlgorithms)
     if (name == a.name) return a.id;
-  std::string known;
-  for (const std::string& n : fit_algorithms()) known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("fit.algorithm: unknown algorithm '" + name + "' (known: " + known + ")");
+  throw std::invalid_argument("fit.algorithm: unknown algorithm '" + name + "' (known: " + fit_algorithm_list() + ")");
 }
 
 const char* result_name(nlopt_result r) {
@@ -156,6 +154,12 @@ const std::vector<std::string>& fit_algorithms() {
     return v;
   }();
   return names;
+}
+
+std::string fit_algorithm_list() {
+  std::string known;
+  for (const std::string& n : fit_algorithms()) known += (known.empty() ? "" : ", ") + n;
+  return known;
 }
 
 void laplace(const LogDensity& f, const std::vector<double>& x, const std::vector<double>& lo,

@@ -32,8 +32,10 @@ struct FitOptions {
   bool laplace = true;               // the Hessian at the best and the covariance from it
 };
 
-// The algorithms' names, as the config spells them ("bobyqa, neldermead, sbplx, cobyla").
+// The algorithms' names, as the config spells them, and the same as one text for messages
+// ("bobyqa, neldermead, sbplx, cobyla").
 const std::vector<std::string>& fit_algorithms();
+std::string fit_algorithm_list();
 
 struct FitStart {
   std::vector<double> from, to;  // dim each
