@@ -233,7 +233,7 @@ TEST(SimtCalibration, JiaFlatLoopAndSortingRaiseCoherence) {
 
 // stronge's regime key (where the slip stops or the impact ends, StrongeLaw::regime_key) groups
 // lanes whose paths end together and lanes that go on into tau-steps: sorted by it the model runs
-// 17.2 active threads per warp against 12.6 unsorted (the slip-ratio key it replaced: 14.0, 1.11x,
+// 17.1 active threads per warp against 12.3 unsorted (the slip-ratio key it replaced: 14.0, 1.11x,
 // and 0.90x the issue).
 TEST(SimtCalibration, StrongeSortingRaisesCoherence) {
   const bench::SimtResult flat = model("stronge", Scenario::contact, {}, bench::Schedule::grid_stride);

@@ -87,11 +87,12 @@ struct JiaLaw {
   static constexpr int kRootIter = 60;
 
   // Code blocks for path probes (impact/probe.hpp) and their cost in issued instructions (double,
-  // RK4; counted from the code below: a double sqrt or division ~20-25, exp/log/atan/sin/cos
+  // RK4; counted from the code below: a double sqrt or division ~17-25, exp/log/atan/sin/cos
   // ~40-60; docs/bench.md, "SIMT model"). Every iteration of the main loop runs one advance (a
   // step, one Illinois iteration of an event search, or the landing on the event), reported as
   // the common RK part plus the branch its mode takes (and the sigma scale), or as a whole slaved
-  // step.
+  // step. (Until 2026-11-27 slip_dir and slaved_dir divided each component by the norm: 360, 3800
+  // and 90 for the slip rhs, the slaved step and the projection then.)
   enum Seg : int {
     kSegSetup, kSegHead, kSegCtl, kSegStiffTest, kSegSigCtl, kSegSigClose, kSegRootStep,
     kSegStep, kSegStepStick, kSegStepSlip, kSegStepSig, kSegStepSlaved,
@@ -102,8 +103,8 @@ struct JiaLaw {
       "root trial point", "step rk", "step rhs stick", "step rhs slip", "step sigma scale", "step slaved",
       "event function", "root bracket", "slip projection", "event handling", "finish"};
   static constexpr int seg_cost[kSegments] = {300, 60,  40,  85,  150,  60, 30,  //
-                                              126, 120, 360, 180, 3800,      //
-                                              40,  30,  90,  20,  100};
+                                              126, 120, 300, 180, 3630,      //
+                                              40,  30,  75,  20,  100};
   // Cycles between a warp's issues in these blocks on sm_90 (the SIMT model's latency term, Little's
   // law; host/bench/simt.hpp): fitted to the H200's 25.4 ms for 2e5 random-contact instances at
   // 12.5% occupancy (tests/study/test_simt.cpp, SimtOccupancy).
@@ -166,14 +167,16 @@ struct JiaLaw {
   template <class T> IMPACT_HDI static void slip_dir(const JiaY<T>& y, T vu, T vw, T& du, T& dw) {
     T g = sqrt(y.Gu * y.Gu + y.Gw * y.Gw);
     if (g > T(0)) {
-      du = y.Gu / g;
-      dw = y.Gw / g;
+      const T inv = T(1) / g;  // one division for both components
+      du = y.Gu * inv;
+      dw = y.Gw * inv;
       return;
     }
     T v = sqrt(vu * vu + vw * vw);
     if (v > T(0)) {
-      du = vu / v;
-      dw = vw / v;
+      const T inv = T(1) / v;
+      du = vu * inv;
+      dw = vw * inv;
     } else {
       du = T(1);
       dw = T(0);
@@ -227,7 +230,8 @@ struct JiaLaw {
     const T eph = phase == Phase::compression ? T(1) : S.e;
     const T eta = phase == Phase::compression ? S.eta0 : S.eta0 / S.e;
     const T L = T(2) * S.mu * eta * S.eta0 * tmax(y.s, T(0));
-    const T cu = vu / vp, cw = vw / vp;
+    const T ivp = T(1) / vp;  // one division for the direction and psi_dot
+    const T cu = vu * ivp, cw = vw * ivp;
     // homogeneous relaxation of the free part
     const T decay = t > T(0) ? math::exp(-kappa0 * t) : T(1);  // kappa0 may be +inf at |G| = 0
     const T Dh = T(2) * math::atan(math::tan(T(0.5) * D0free) * decay);
@@ -238,7 +242,7 @@ struct JiaLaw {
     T rw = cw * ch + cu * sh;
     const T au = S.wnu * y.s - S.mu * y.s * (S.wuu * ru + S.wuw * rw);
     const T aw = S.wnw * y.s - S.mu * y.s * (S.wuw * ru + S.www * rw);
-    const T psidot = (cu * aw - cw * au) / vp;
+    const T psidot = (cu * aw - cw * au) * ivp;
     // slaved lag of dD/dtau = -kappa D - psi_dot with kappa = e_ph v_perp / L and L'/L included:
     // D = -psi_dot / (kappa + L'/L), exact where L is linear in tau (start of a slip from s = 0:
     // D = -psi_dot tau / (p + 1)); the denominator is kept >= kappa / 2 (shrinking L, p < 2).

@@ -118,11 +118,14 @@ struct System {
   // dy/dtau = |v_t| dy/dp (tau = true: Lipschitz, homogeneous of degree one in v_t). The mode only
   // selects the factors m = dp/dx and d: (1, |v_t|) or (|v_t|, 1), so that lanes in either mode run
   // the same instructions; a division by 1 and a product with 1 are exact, so both keep the bits
-  // of their separate forms (a + b.r with r = -mu v_t / |v_t|; |v_t| a + b.f with f = -mu v_t).
+  // of their separate forms (a + b.r with r = -(mu / |v_t|) v_t; |v_t| a + b.f with f = -mu v_t).
+  // One division per stage, c = mu / d, shared by both components: a division costs a reciprocal
+  // and its Newton iterations (about 20 instructions in FP64 on a GPU) where a product costs one.
   IMPACT_HDI State<T> rate(const State<T>& y, bool tau) const {
     const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
     const T m = tau ? rho : T(1), d = tau ? T(1) : rho;
-    const T r1 = -mu * y.w1 / d, r2 = -mu * y.w2 / d;
+    const T c = -mu / d;
+    const T r1 = c * y.w1, r2 = c * y.w2;
     return State<T>{m,
                     r1,
                     r2,
@@ -217,9 +220,11 @@ struct StrongeLaw {
   static constexpr double kMuUnbounded = 18446744073709551616.0;
 
   // Code blocks for path probes (impact/probe.hpp) and their cost in issued instructions (double,
-  // RK4; counted from the code: a double sqrt or division ~20-25, cbrt ~40; docs/bench.md, "SIMT
-  // model"). A step, or one trial point of an event search inside it, is the common RK part plus
-  // the rate (the same for p- and tau-steps).
+  // RK4; counted from the code: a double sqrt or division ~17-25 (sm_90 SASS: a division's fast path
+  // is 17 issued instructions), cbrt ~40; docs/bench.md, "SIMT model"). A step, or one trial point
+  // of an event search inside it, is the common RK part plus the rate (the same for p- and
+  // tau-steps): a rate stage is one sqrt and one division (two divisions until 2026-11-27: 336 and
+  // 90 for the rate and the slip tests then).
   enum Seg : int {
     kSegSetup, kSegOutgoing, kSegCtl, kSegLine, kSegLineEnd, kSegSlipCtl, kSegRay, kSegTauLen,
     kSegStep, kSegRate, kSegRoot, kSegRootRate, kSegRootCtl, kSegLocate, kSegEvent, kSegFinish, kSegments
@@ -228,12 +233,12 @@ struct StrongeLaw {
       "setup", "outgoing ray (bisection)", "loop control", "straight segment", "segment event",
       "slip rates and ray test", "ray start", "tau step length", "step rk", "step rate", "root rk",
       "root rate", "root bracket", "locate start", "event handling", "finish"};
-  static constexpr int seg_cost[kSegments] = {350, 1800, 15, 70, 15, 90, 25, 100, 77, 336, 77, 336, 55, 30, 20, 100};
+  static constexpr int seg_cost[kSegments] = {350, 1800, 15, 70, 15, 75, 25, 100, 77, 268, 77, 268, 55, 30, 20, 100};
   // Cycles between a warp's issues in these blocks on sm_90 (as jia's simt_latency): fitted to the
   // H200's 14.5 ms for 2e5 random-contact instances at 12.5% occupancy (3680a0a, unsorted-like:
-  // 12.77 active threads measured, 12.79 modelled). Shorter than jia's 12.5: fewer FP64 division
-  // and square-root chains per instruction (a rate stage: ~95 SASS instructions, one sqrt, two
-  // divisions).
+  // 12.77 active threads measured, 12.79 modelled; that build's rate stage took two divisions, and
+  // the model with today's costs says 13% less there). Shorter than jia's 12.5: fewer FP64 division
+  // and square-root chains per instruction.
   static constexpr double simt_latency = 7.0;
   // Where each block's instructions come from (functions of this header, or rk_step of
   // impact/rk4.hpp), for setting the model beside per-line GPU profiles (as jia's seg_code).
@@ -500,7 +505,8 @@ struct StrongeLaw::Run {
     probe.seg(kSegSlipCtl);
     const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
     if (!(rho > T(0))) return reach_zero(probe);  // exactly at v_t = 0
-    const T u1 = y.w1 / rho, u2 = y.w2 / rho;
+    const T inv = T(1) / rho;  // one division for both components (as in rate)
+    const T u1 = y.w1 * inv, u2 = y.w2 * inv;
     const T F1 = sys.b1 - sys.mu * (sys.d11 * u1 + sys.d12 * u2);
     const T F2 = sys.b2 - sys.mu * (sys.d12 * u1 + sys.d22 * u2);
     const T g = u1 * F1 + u2 * F2;   // d|v_t|/dp
