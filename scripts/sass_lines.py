@@ -98,6 +98,41 @@ def per_chain(sass):
     return acc
 
 
+BRANCH_LABEL_RE = re.compile(r"^(\.L_x_\d+):")
+BRA_RE = re.compile(r"\bBRA\b.*`\((\.L_x_\d+)\)")
+
+
+def loops(sass, min_size=1):
+    """The loops of the listing, by their back edges: a BRA to a label at or above it closes the
+    address range [label, BRA]. Per loop: its first and last address, SASS instructions, LDL, STL and
+    FP reciprocals (MUFU.RCP*, one per division or reciprocal that is not a constant), counted over
+    the range (ptxas lays a loop's blocks out between its head and its back edge; a block it moved
+    out of the range, e.g. a cold path after the kernel's end, is not counted). Ranges nest: an
+    integrator's event search inside its law loop inside the kernel's loop over instances."""
+    insns, labels, out = [], {}, []
+    for text in sass.splitlines():
+        m = BRANCH_LABEL_RE.match(text.strip())
+        if m:
+            labels[m.group(1)] = len(insns)
+            continue
+        m = INSN_RE.search(text)
+        if m:
+            insns.append((int(m.group(1), 16), m.group(3), text))
+    for i, (addr, op, text) in enumerate(insns):
+        m = BRA_RE.search(text) if op == "BRA" else None
+        if not m or labels.get(m.group(1), len(insns)) > i:
+            continue
+        body = insns[labels[m.group(1)]:i + 1]
+        if len(body) < min_size:
+            continue
+        out.append({"first": body[0][0], "last": addr, "sass": len(body),
+                    "ldl": sum(o.startswith("LDL") for _, o, _ in body),
+                    "stl": sum(o.startswith("STL") for _, o, _ in body),
+                    "rcp": sum(o.startswith("MUFU.RCP") for _, o, _ in body)})
+    out.sort(key=lambda l: l["first"])
+    return out
+
+
 def model_runs(simt, law, precision, steps):
     """{function: runs per instance}: per block, lane work / cost = its runs per instance (lane work
     counts a block's cost each time a lane runs it); a function named by several blocks (parts of one
@@ -126,6 +161,9 @@ def main(argv=None):
     ap.add_argument("--lines", help="a source file (path suffix, e.g. kernels/cuda/sampled.cu): also count per "
                     "line of it, each instruction going to the innermost frame in that file (the kernel's "
                     "own lines, a lambda's included: a loop's per-instance part apart from its per-block part)")
+    ap.add_argument("--loops", type=int, metavar="MIN", help="also list the loops (back edges) of at least MIN "
+                    "SASS instructions, with their LDL, STL and reciprocals: the law loop of an integrator is the "
+                    "largest one inside the kernel's loop over instances")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--json")
     ap.add_argument("--nvdisasm")
@@ -183,8 +221,13 @@ def main(argv=None):
         print(f"\n| {a.lines} line | SASS | LDL | STL |\n| ---: | ---: | ---: | ---: |")
         for r in line_rows:
             print(f"| {'elsewhere' if r['line'] is None else r['line']} | {r['sass']} | {r['ldl']} | {r['stl']} |")
+    found = loops(text, a.loops) if a.loops else None
+    if found is not None:
+        print(f"\n| loop (addresses) | SASS | LDL | STL | MUFU.RCP |\n| --- | ---: | ---: | ---: | ---: |")
+        for l in found:
+            print(f"| {l['first']:x}-{l['last']:x} | {l['sass']} | {l['ldl']} | {l['stl']} | {l['rcp']} |")
     if a.json:
-        json.dump({"kernel": name, "sass": total[0], "ldl": total[1], "stl": total[2],
+        json.dump({"kernel": name, "sass": total[0], "ldl": total[1], "stl": total[2], "loops": found,
                    "path": {"functions": sorted(path_fns), "sass": on_path[0], "ldl": on_path[1], "stl": on_path[2]},
                    "local_per_instance": dyn if runs else None, "functions": rows,
                    "lines": line_rows if a.lines else None}, open(a.json, "w"), indent=1)

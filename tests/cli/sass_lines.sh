@@ -79,6 +79,32 @@ j = json.load(open(sys.argv[1]))["lines"]
 assert [(r["line"], r["sass"], r["ldl"], r["stl"]) for r in j] == [(int(sys.argv[2]), 5, 1, 2), (None, 3, 1, 0)], j
 PY'
 check "--lines table" 'grep -q "| $KLINE | 5 | 1 | 2 |" "$T/lines.md" && grep -q "| elsewhere | 3 | 1 | 0 |" "$T/lines.md"'
+# --loops: back edges close address ranges; an inner loop nests in an outer one, a forward branch
+# closes none, and MIN drops the small ones
+cat > "$T/loops.sass" << 'SASS'
+.L_x_1:
+        /*0100*/                   LDL R2, [R1+0x10] ;
+.L_x_2:
+        /*0110*/                   MUFU.RCP64H R3, R5 ;
+        /*0120*/                   STL [R1+0x10], R3 ;
+        /*0130*/               @P0 BRA `(.L_x_2) ;
+        /*0140*/              @!P1 BRA `(.L_x_1) ;
+        /*0150*/                   BRA `(.L_x_3) ;
+.L_x_3:
+        /*0160*/                   EXIT ;
+SASS
+python3 "$SRC/scripts/sass_lines.py" --sass "$T/loops.sass" --root "$SRC" --loops 1 --json "$T/loops.json" \
+  > "$T/loops.md"; rc=$?
+check "--loops exits 0" '[ $rc -eq 0 ]'
+check "--loops: both loops, nested, counted" 'python3 - "$T/loops.json" << "PY"
+import json, sys
+l = [(x["first"], x["last"], x["sass"], x["ldl"], x["stl"], x["rcp"]) for x in json.load(open(sys.argv[1]))["loops"]]
+assert l == [(0x100, 0x140, 5, 1, 1, 1), (0x110, 0x130, 3, 0, 1, 1)], l
+PY'
+check "--loops table" 'grep -q "| 100-140 | 5 | 1 | 1 | 1 |" "$T/loops.md"'
+python3 "$SRC/scripts/sass_lines.py" --sass "$T/loops.sass" --root "$SRC" --loops 4 --json "$T/loops4.json" \
+  > /dev/null; rc=$?
+check "--loops MIN drops the inner loop" '[ $rc -eq 0 ] && python3 -c "import json,sys; l=json.load(open(sys.argv[1]))[\"loops\"]; assert [x[\"sass\"] for x in l] == [5], l" "$T/loops4.json"'
 python3 "$SRC/scripts/sass_lines.py" --root "$SRC" > /dev/null 2> "$T/err"; rc=$?
 check "no input is an error" '[ $rc -ne 0 ] && grep -q "give a cubin and --kernel, or --sass" "$T/err"'
 finish
