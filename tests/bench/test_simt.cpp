@@ -231,17 +231,17 @@ TEST(SimtCalibration, JiaFlatLoopAndSortingRaiseCoherence) {
   EXPECT_LT(sorted.warp_issue, 0.5 * flat.warp_issue);
 }
 
-// stronge's regime key (where the slip stops or the impact ends, StrongeLaw::regime_key) groups
-// lanes whose paths end together and lanes that go on into tau-steps: sorted by it the model runs
-// 17.1 active threads per warp against 12.3 unsorted (the slip-ratio key it replaced: 14.0, 1.11x,
-// and 0.90x the issue).
+// stronge's regime key (where the slip stops or the impact ends, and the tau-steps of a stopping
+// 3D slip's descent to v_t = 0: StrongeLaw::regime_key) groups lanes whose paths end together:
+// sorted by it the model runs 19.7 active threads per warp against 12.3 unsorted (without the
+// descent term 17.1; the slip-ratio key before that: 14.0).
 TEST(SimtCalibration, StrongeSortingRaisesCoherence) {
   const bench::SimtResult flat = model("stronge", Scenario::contact, {}, bench::Schedule::grid_stride);
   const bench::SimtResult sorted = model("stronge", Scenario::contact, {}, bench::Schedule::sorted);
   EXPECT_DOUBLE_EQ(sorted.lane_work, flat.lane_work);
-  EXPECT_GT(sorted.active_threads, 1.25 * flat.active_threads);
-  EXPECT_LT(sorted.warp_issue, 0.8 * flat.warp_issue);
-  EXPECT_LT(sorted.block_issue, 0.85 * flat.block_issue);
+  EXPECT_GT(sorted.active_threads, 1.5 * flat.active_threads);
+  EXPECT_LT(sorted.warp_issue, 0.67 * flat.warp_issue);
+  EXPECT_LT(sorted.block_issue, 0.7 * flat.block_issue);
 }
 
 // Persistent lanes (kernels/cuda/sampled.cu for_each_instance): the sorted batches, the dearest keys

@@ -63,6 +63,24 @@ TEST(RegimeKey, OrdersBySlipRatioAfterPlanarity) {
             StrongeLaw::regime_key(sphere_hit(0.5, 1.0, 1.0, 3.0, false)));
 }
 
+// The descent term of stronge's key (StrongeLaw::descent_steps): 1.5 (R / |g*|)^(1/2), g* the decay
+// rate d|v_t|/dp on the ray the slip direction turns to from t1. With D = I and mu = 1, F(u) = b - u:
+// for b = 0 every direction is a ray (g* = -1, R = |D|_F = sqrt 2); for b = (0.3, 0.4) the direction
+// turns (k(0) = b2 > 0) to u = b / |b|, where g* = |b| - 1 = -0.5 and R = |b| + sqrt 2; with b = 0
+// and mu = 0 nothing decays.
+TEST(RegimeKey, StrongeDescentTermFollowsTheApproachedRay) {
+  using S = stronge_detail::System<double>;
+  EXPECT_NEAR(StrongeLaw::descent_steps(S{1, 0, 0, 1, 0, 1, 1}), 1.5 * std::pow(2.0, 0.25), 1e-12);
+  EXPECT_NEAR(StrongeLaw::descent_steps(S{1, 0.3, 0.4, 1, 0, 1, 1}), 1.5 * std::sqrt((0.5 + std::sqrt(2.0)) / 0.5),
+              1e-3);
+  // the mirror image turns the other way to the mirrored ray: the same term
+  EXPECT_NEAR(StrongeLaw::descent_steps(S{1, 0.3, -0.4, 1, 0, 1, 1}),
+              StrongeLaw::descent_steps(S{1, 0.3, 0.4, 1, 0, 1, 1}), 1e-12);
+  EXPECT_EQ(StrongeLaw::descent_steps(S{1, 0, 0, 1, 0, 1, 0}), 0.0);
+  // a faster descent (a larger mu d / R) is a shorter one
+  EXPECT_LT(StrongeLaw::descent_steps(S{1, 0.1, 0.1, 1, 0, 1, 2}), StrongeLaw::descent_steps(S{1, 0.1, 0.1, 1, 0, 1, 0.3}));
+}
+
 TEST(RegimeKey, StrongeOrdersByWhereTheSlipStopsOrTheImpactEnds) {
   const auto key = [](double vt, double mu, bool planar) {
     return StrongeLaw::regime_key(sphere_hit(vt, 1.0, mu, 1.0, planar));
