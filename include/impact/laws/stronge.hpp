@@ -104,6 +104,23 @@ template <class T>
 struct System {
   T a, b1, b2, d11, d12, d22, mu;
 
+  // W in the frame (n, t1, t2).
+  IMPACT_HDI static System in_frame(const Sym3<T>& W, const Vec3<T>& n, const Vec3<T>& t1, const Vec3<T>& t2,
+                                    T mu) {
+    const Vec3<T> Wn = W * n;
+    return System{dot(n, Wn), dot(t1, Wn), dot(t2, Wn), quad(W, t1), quad(W, t1, t2), quad(W, t2), mu};
+  }
+  IMPACT_HDI T b_norm() const { return sqrt(b1 * b1 + b2 * b2); }
+  IMPACT_HDI T d_norm() const { return sqrt(d11 * d11 + T(2) * d12 * d12 + d22 * d22); }  // Frobenius
+  // The slip in the unit direction u: F(u) = b - mu D u = dv_t/dp, and its rates along u,
+  // g = u.F(u) = d|v_t|/dp, and across it, k = u_perp.F(u) = |v_t| dtheta/dp.
+  IMPACT_HDI void slip_rates(T u1, T u2, T& g, T& k) const {
+    const T F1 = b1 - mu * (d11 * u1 + d12 * u2);
+    const T F2 = b2 - mu * (d12 * u1 + d22 * u2);
+    g = u1 * F1 + u2 * F2;
+    k = u1 * F2 - u2 * F1;
+  }
+
   // dy/dp with a constant tangential impulse ratio (r1, r2) = dP_t/dp.
   IMPACT_HDI State<T> line_rate(const State<T>& y, T r1, T r2) const {
     return State<T>{T(1),
@@ -120,7 +137,7 @@ struct System {
   // the same instructions; a division by 1 and a product with 1 are exact, so both keep the bits
   // of their separate forms (a + b.r with r = -(mu / |v_t|) v_t; |v_t| a + b.f with f = -mu v_t).
   // One division per stage, c = mu / d, shared by both components: a division costs a reciprocal
-  // and its Newton iterations (about 20 instructions in FP64 on a GPU) where a product costs one.
+  // and its Newton iterations (17 issued FP64 instructions on sm_90) where a product costs one.
   IMPACT_HDI State<T> rate(const State<T>& y, bool tau) const {
     const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
     const T m = tau ? rho : T(1), d = tau ? T(1) : rho;
@@ -262,16 +279,13 @@ struct StrongeLaw {
   // evaluation depends on it, never a result.
   template <class T> IMPACT_HDI static std::uint32_t regime_key(const ContactProblem<T>& p) {
     const PlaneFrame<T> f = plane_frame(p);
-    const Vec3<T> Wn = p.W * p.n;
-    const T a = dot(p.n, Wn), b1 = dot(f.t, Wn), d11 = quad(p.W, f.t, f.t), vn = -dot(p.v0, p.n);
-    const T decel = p.mu * d11 - b1, gain = a - p.mu * b1;
+    const auto sys = stronge_detail::System<T>::in_frame(p.W, p.n, f.t, f.s, p.mu);
+    const T vn = -dot(p.v0, p.n);
+    const T decel = p.mu * sys.d11 - sys.b1, gain = sys.a - p.mu * sys.b1;
     const T stop = decel > T(0) ? f.vt / decel : T(1) / T(0);
     const T end = gain > T(0) ? (T(1) + p.e) * vn / gain : T(1) / T(0);
-    T x = tmin(stop, end) * a / vn;
-    if (!f.planar && stop < end) {
-      const stronge_detail::System<T> sys{a, b1, dot(f.s, Wn), d11, quad(p.W, f.t, f.s), quad(p.W, f.s, f.s), p.mu};
-      x += descent_steps(sys);
-    }
+    T x = tmin(stop, end) * sys.a / vn;
+    if (!f.planar && stop < end) x += descent_steps(sys);
     return stop_fraction_key(f.planar, stop < end, x);
   }
 
@@ -289,31 +303,30 @@ struct StrongeLaw {
   // more). 0 if the direction reaches no such ray or the slip does not decay on it.
   template <class T> IMPACT_HDI static T descent_steps(const stronge_detail::System<T>& s) {
     const T cd = T(0.99518472667219688624), sd = T(0.098017140329560601994);  // cos, sin of 2 pi / 64
-    const auto k_of = [&](T c, T n) {
-      return c * s.b2 - n * s.b1 - s.mu * ((s.d22 - s.d11) * n * c + s.d12 * (c * c - n * n));
-    };
-    T c = T(1), n = T(0), k = k_of(c, n);
+    T c = T(1), n = T(0), g, k;
+    s.slip_rates(c, n, g, k);
     const T dir = k > T(0) ? T(1) : T(-1);
-    for (int i = 0; i < 64 && k != T(0); ++i) {
-      const T c1 = c * cd - dir * n * sd, n1 = n * cd + dir * c * sd, k1 = k_of(c1, n1);
-      if ((k1 > T(0)) != (k > T(0))) {
+    bool on_ray = k == T(0);
+    for (int i = 0; i < 64 && !on_ray; ++i) {
+      const T c1 = c * cd - dir * n * sd, n1 = n * cd + dir * c * sd;
+      T g1, k1;
+      s.slip_rates(c1, n1, g1, k1);
+      on_ray = (k1 > T(0)) != (k > T(0));
+      if (on_ray) {  // between the two samples, linearly, back onto the unit circle
         const T w = k / (k - k1), uc = c + w * (c1 - c), un = n + w * (n1 - n), r = sqrt(uc * uc + un * un);
         c = uc / r;
         n = un / r;
-        k = T(0);
-        break;
+        s.slip_rates(c, n, g, k);
+      } else {
+        c = c1;
+        n = n1;
+        k = k1;
       }
-      c = c1;
-      n = n1;
-      k = k1;
     }
-    if (k != T(0)) return T(0);
-    const T F1 = s.b1 - s.mu * (s.d11 * c + s.d12 * n), F2 = s.b2 - s.mu * (s.d12 * c + s.d22 * n);
-    const T g = c * F1 + n * F2;
-    const T R = sqrt(s.b1 * s.b1 + s.b2 * s.b2) +
-                s.mu * sqrt(s.d11 * s.d11 + T(2) * s.d12 * s.d12 + s.d22 * s.d22);
-    return g < T(0) ? T(1.5) * sqrt(R / -g) : T(0);
+    if (!on_ray || !(g < T(0))) return T(0);
+    return T(1.5) * sqrt((s.b_norm() + s.mu * s.d_norm()) / -g);
   }
+
 
   template <class T>
   IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt = LawOptions{}) {
@@ -393,8 +406,7 @@ struct StrongeLaw::Run {
     r = make_result<T>(Status::ok);
     const T eps = Eps<T>::value;
     const Vec3<T> n = p.n;
-    const Vec3<T> Wn = p.W * n, Wt1 = p.W * t1, Wt2 = p.W * t2;
-    sys = stronge_detail::System<T>{dot(n, Wn), dot(t1, Wn), dot(t2, Wn), dot(t1, Wt1), dot(t1, Wt2), dot(t2, Wt2), p.mu};
+    sys = stronge_detail::System<T>::in_frame(p.W, n, t1, t2, p.mu);
     integ = opt.integrator == Integrator::euler ? Integrator::euler : Integrator::rk4;
     e = p.e;
     const std::int32_t N = opt.steps < 1 ? 1 : (opt.steps > (1 << 24) ? (1 << 24) : opt.steps);
@@ -402,8 +414,7 @@ struct StrongeLaw::Run {
     const T vn0 = dot(p.v0, n);
     const T pc = -vn0 / sys.a;  // frictionless compression impulse
     h = pc / T(N);
-    const T normD = sqrt(sys.d11 * sys.d11 + T(2) * sys.d12 * sys.d12 + sys.d22 * sys.d22);
-    const T bnorm = sqrt(sys.b1 * sys.b1 + sys.b2 * sys.b2);
+    const T normD = sys.d_norm(), bnorm = sys.b_norm();
     R = bnorm + p.mu * normD;  // bounds |F(u)|
     rho_sw = R * pc * tmax(T(kSwitch), T(2) / T(N));
     vabs = norm(p.v0);
@@ -554,10 +565,8 @@ struct StrongeLaw::Run {
     if (!(rho > T(0))) return reach_zero(probe);  // exactly at v_t = 0
     const T inv = T(1) / rho;  // one division for both components (as in rate)
     const T u1 = y.w1 * inv, u2 = y.w2 * inv;
-    const T F1 = sys.b1 - sys.mu * (sys.d11 * u1 + sys.d12 * u2);
-    const T F2 = sys.b2 - sys.mu * (sys.d12 * u1 + sys.d22 * u2);
-    const T g = u1 * F1 + u2 * F2;   // d|v_t|/dp
-    const T kk = u1 * F2 - u2 * F1;  // |v_t| dtheta/dp
+    T g, kk;  // d|v_t|/dp and |v_t| dtheta/dp
+    sys.slip_rates(u1, u2, g, kk);
     // Ray test (see ray_tol); the round-off of the initial projection of v0 (eps |v0|, a direction
     // error eps |v0| / |v_t|) is allowed only before anything has been integrated: later the
     // integrated v_t carries its own relative precision.
