@@ -91,8 +91,17 @@ for h in "${harnesses[@]}"; do
     kinds=$(for f in $found; do basename "$f" | cut -d- -f1; done | sort | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1}')
     result="${kinds:-exit $rc}"
     failed+=("$h: ${kinds:-exit $rc} (${saved[*]:-no reproducer}; log $keep/log.txt)")
-    grep -m1 -E "==== fuzz finding|ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error" \
-      "$d/log" >&2 || true
+    # the whole report, not its first line: a finding of a fuzz_law_* harness names the instance
+    # (its row of an `impact eval` table) and the outcome on the lines after its first
+    awk '/==== fuzz finding|ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error/ {on = 1}
+         on && n < 12 {print; n++}' "$d/log" >&2 || true
+    # and each reproducer itself, for a CI log that is all there is left of the machine that found
+    # it: base64 -d into a file and replay it (docs/testing.md)
+    for f in $found; do
+      if [ "$(stat -c %s "$f")" -le 4096 ]; then
+        echo "fuzz: reproducer $(basename "$f") (base64): $(base64 -w0 "$f")" >&2
+      fi
+    done
   fi
   rows+=("$(printf '%-28s %6s %12s %9s %6s %7s %7s  %s' "$h" "$ran" "${execs:-?}" "${rate:-?}" "$seeds" "${added:-?}" "${rss:-?}" "$result")")
 done

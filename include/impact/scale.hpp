@@ -144,11 +144,15 @@ template <class T> IMPACT_HDI void from_unit_scales(Result<T>& r, const Scales& 
   // Also (fuzz findings, tests/fuzz/findings): velocities whose scale is that small (v0 subnormal:
   // vf comes back with a few bits, pointing anywhere); a component of P that the law computed and
   // the scaling pushes below the normal numbers (mu ~ 1e300 on a grazing row: the normal impulse
-  // |P_t| / mu underflows, and P_t is left outside the cone); In_c beyond the range.
+  // |P_t| / mu underflows, and P_t is left outside the cone); In_c beyond the range. And an impulse
+  // below that floor in the law's own units, whatever it scales back to: a grazing row (v0.n ~
+  // 1e-300 |v0|, v0 ~ 1e300) whose impulse the law computed in subnormal arithmetic, with a few
+  // bits (a CI fuzz finding: slip onto a cone of mu ~ 1e-5 with kappa ~ 1e-321, the normal impulse
+  // negative once scaled back to 1e-19).
   if (r.status != Status::ok) return;
   const T smallest = kSmallestNormal<T>;
   bool lost = !(isfinite3(r.P) && isfinite3(r.vf) && std::isfinite(r.dE) && std::isfinite(r.In_c));
-  lost = lost || (unit_impulse && !(max_abs3(r.P) >= smallest / Eps<T>::value));
+  lost = lost || (unit_impulse && !(max_abs3(r.P) >= smallest / Eps<T>::value && max_abs3(Pu) >= smallest / Eps<T>::value));
   lost = lost || !(pow2_scale(T(1), s.kv) >= smallest / Eps<T>::value);
   lost = lost || (Pu.x != T(0) && !(tabs(r.P.x) >= smallest)) || (Pu.y != T(0) && !(tabs(r.P.y) >= smallest)) ||
          (Pu.z != T(0) && !(tabs(r.P.z) >= smallest));

@@ -97,6 +97,76 @@ TEST(Admissibility, FlagsEachViolation) {
   }
 }
 
+// An impulse far below its instance's scale (a grazing row's) is judged as one of ordinary size:
+// the tensile and cone tests are homogeneous in P and see P in its own scale. Judged in the
+// instance's, P_t.P_t and the cone's square underflowed to 0 below |P| ~ 1e-154 and every
+// direction passed (here: |P_t| = 0.5 P_n and 0.41 P_n against mu = 0.4).
+TEST(Admissibility, JudgesAnImpulseFarBelowItsInstance) {
+  const ContactProblem<double> p = simple();
+  const unsigned mask = kTensile | kCone;  // a tiny P leaves the bodies approaching: not judged here
+  const Vec3<double> shapes[] = {{0, 0, 1.5}, {0.5, 0, 1}, {0.41, 0, 1}, {0.4, 0, 1}, {0, 0, -1}, {0.3, 0.2, 1}};
+  int flagged = 0;
+  for (const Vec3<double>& P : shapes) {
+    const unsigned want = admissibility(p, outcome(p, P), false) & mask;
+    flagged += want != 0;
+    for (double s : {1e-100, 1e-160, 1e-200, 1e-300, 1e-310}) {
+      Result<double> r = make_result<double>(Status::ok);
+      r.P = s * P;
+      r.vf = p.v0 + p.W * r.P;
+      r.dE = 0.5 * dot(p.v0 + r.vf, r.P);
+      EXPECT_EQ(admissibility(p, r, false) & mask, want) << "P (" << P.x << ", " << P.y << ", " << P.z << ") x " << s;
+    }
+  }
+  EXPECT_EQ(flagged, 3);  // two outside the cone, one tensile
+}
+
+// A grazing row whose normal approach is 2^-975 .. 2^-1070 of its tangential speed, at |v0| ~
+// 1e150: in the law's own units (|v0| ~ 1) v0.n and the impulse lie below the floor of 2^-970 or
+// in the subnormals, with a few bits, whatever they scale back to (~1e-144 .. 1e-172). No law reports such a row ok (a CI fuzz
+// finding: chatterjee-ruina slid onto a cone of small mu with kappa ~ 1e-321, and its normal
+// impulse, scaled back, was negative); the same row at |v0| ~ 1, whose impulse stays that small,
+// was already non_finite.
+TEST(ScaleCovariance, NoOkRowFromAnImpulseBelowTheFloorInItsOwnUnits) {
+  int rows = 0;
+  for (int k = 975; k <= 1070; k += 5)
+    for (double c : {-0.5, 0.0, 0.5})
+      for (double mu : {1e-5, 0.01, 0.5}) {
+        ContactProblem<double> p{};
+        p.W = Sym3<double>{1, 0, c, 1, 0, 1};
+        p.n = Vec3<double>{0, 0, 1};
+        p.v0 = Vec3<double>{1e150, 0.25e150, -std::ldexp(1.37, -k) * 1e150};
+        p.mu = mu;
+        p.e = 0.5;
+        p.e_t = 0.5;
+        p.eta0 = 1;
+        ++rows;
+        const auto check = [&](Status s, const char* law) {
+          EXPECT_NE(s, Status::ok) << law << " k " << k << " c " << c << " mu " << mu;
+        };
+        check(NewtonLaw::eval(p).status, "newton");
+        check(ChatterjeeRuinaLaw::eval(p).status, "chatterjee-ruina");
+        check(AghiliLaw::eval(p).status, "aghili");
+        check(StrongeLaw::eval(p).status, "stronge");
+        check(JiaLaw::eval(p).status, "jia");
+        check(MorganLaw::eval(p).status, "morgan");
+        ContactProblem<double> u = p;
+        u.v0 = std::ldexp(1.0, -498) * p.v0;  // the same row at |v0| ~ 1
+        check(ChatterjeeRuinaLaw::eval(u).status, "chatterjee-ruina at |v0| ~ 1");
+      }
+  EXPECT_EQ(rows, 20 * 9);
+  // and one of ordinary grazing, 2^-960 (above the floor): ok, in the cone, separating
+  ContactProblem<double> p{};
+  p.W = Sym3<double>{1, 0, 0.5, 1, 0, 1};
+  p.n = Vec3<double>{0, 0, 1};
+  p.v0 = Vec3<double>{1e150, 0, -std::ldexp(1.37, -960) * 1e150};
+  p.mu = 0.01;
+  p.e = 0.5;
+  p.e_t = 0.5;
+  const Result<double> r = ChatterjeeRuinaLaw::eval(p);
+  ASSERT_EQ(r.status, Status::ok);
+  EXPECT_EQ(admissibility(p, r, false), unsigned(kAdmissOk));
+}
+
 template <class Law, class T>
 void check_covariance(const char* name, int per, double tol, std::initializer_list<std::array<int, 3>> exps) {
   ri::Rng rng(2024);
