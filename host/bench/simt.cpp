@@ -261,7 +261,8 @@ bool simt_supported(const std::string& law) {
   return with_probed_law(law, [](auto) {});
 }
 
-SimtBlocks simt_blocks(const std::string& law) {
+namespace {
+SimtBlocks law_blocks(const std::string& law, bool as_measured) {
   SimtBlocks b;
   if (!with_probed_law(law, [&](auto tag) {
         using Law = typename decltype(tag)::type;
@@ -270,7 +271,7 @@ SimtBlocks simt_blocks(const std::string& law) {
         for (int s = 0; s < Law::kSegments; ++s) {
           b.name.push_back(Law::seg_name[s]);
           b.code.push_back(Law::seg_code[s]);
-          b.cost.push_back(Law::seg_cost[s]);
+          b.cost.push_back(as_measured ? Law::seg_cost_3680a0a[s] : Law::seg_cost[s]);
         }
         b.name.push_back("kernel: sample instance");
         b.code.push_back("make_instance_double");
@@ -282,6 +283,10 @@ SimtBlocks simt_blocks(const std::string& law) {
     throw std::invalid_argument("law '" + law + "' has no path probes (the SIMT model covers jia and stronge)");
   return b;
 }
+}  // namespace
+
+SimtBlocks simt_blocks(const std::string& law) { return law_blocks(law, false); }
+SimtBlocks simt_blocks_3680a0a(const std::string& law) { return law_blocks(law, true); }
 
 PathTrace trace_paths(const std::string& law, engine::Precision precision, const SampleSpec& spec, std::uint64_t seed,
                       const LawOptions& opt, const SimtGeometry& geom) {

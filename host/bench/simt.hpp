@@ -128,6 +128,9 @@ double predicted_seconds(const SimtResult& r, double instances, double occupancy
 // True for the laws whose headers carry path probes (the integrators jia and stronge).
 bool simt_supported(const std::string& law);
 SimtBlocks simt_blocks(const std::string& law);
+// The same blocks with the costs of the build the H200 measured (Law::seg_cost_3680a0a), for the
+// model's calibration against that build's times.
+SimtBlocks simt_blocks_3680a0a(const std::string& law);
 
 // Instances of `spec` that the kernel's first geom.warps warps process in geom.rounds rounds, in
 // order (warp, round, lane), run through the law with a recording probe.

@@ -188,20 +188,23 @@ TEST(Simt, StrongeProbesDoNotChangeResults) { probes_do_not_change_results<Stron
 
 namespace {
 
-bench::SimtResult model(const char* law, Scenario sc, const std::vector<std::string>& sets, bench::Schedule schedule) {
+// as_measured: the block costs of the build the device measured (simt_blocks_3680a0a), for the
+// calibration points; else today's.
+bench::SimtResult model(const char* law, Scenario sc, const std::vector<std::string>& sets, bench::Schedule schedule,
+                        bool as_measured = false) {
   SampleSpec spec = systems::default_spec(sc);
   for (const std::string& kv : sets) systems::apply_setting(spec, kv);
   LawOptions opt;
   opt.steps = 250;
   const bench::SimtGeometry g;  // 64 warps x 8 rounds
   const bench::PathTrace t = trace_paths(law, engine::Precision::f64, spec, 1, opt, g);
-  const bench::SimtResult r = simt_model(t, simt_blocks(law), g, schedule);
+  const bench::SimtResult r = simt_model(t, as_measured ? simt_blocks_3680a0a(law) : simt_blocks(law), g, schedule);
   std::printf("[ simt    ] %s: predicted %.2f active threads per warp, warp issue %.4g per instance\n", law,
               r.active_threads, r.warp_issue);
   return r;
 }
 double predicted(const char* law, Scenario sc, const std::vector<std::string>& sets) {
-  return model(law, sc, sets, bench::Schedule::nested_search).active_threads;
+  return model(law, sc, sets, bench::Schedule::nested_search, true).active_threads;
 }
 
 }  // namespace
@@ -362,7 +365,7 @@ bench::SimtResult one_round(const char* law, Scenario sc, const std::vector<std:
   g.warps = 256;
   g.rounds = 1;
   const bench::PathTrace t = trace_paths(law, engine::Precision::f64, spec, 1, opt, g);
-  return simt_model(t, simt_blocks(law), g, schedule);
+  return simt_model(t, simt_blocks_3680a0a(law), g, schedule);  // the measured build's costs
 }
 bench::SimtResult sorted_one_round(const char* law, Scenario sc, const std::vector<std::string>& sets) {
   return one_round(law, sc, sets, bench::Schedule::sorted);

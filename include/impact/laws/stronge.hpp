@@ -138,10 +138,20 @@ struct System {
   // of their separate forms (a + b.r with r = -(mu / |v_t|) v_t; |v_t| a + b.f with f = -mu v_t).
   // One division per stage, c = mu / d, shared by both components: a division costs a reciprocal
   // and its Newton iterations (17 issued FP64 instructions on sm_90) where a product costs one.
+  // On the device the stage takes 1 / |v_t| from one rsqrt (math::inv_sqrt) instead of a square
+  // root and a division: c = -mu / |v_t| becomes -mu (1 / |v_t|) and |v_t| = |v_t|^2 (1 / |v_t|),
+  // a rounding or two apart, as the device's fused products already are from the host's.
   IMPACT_HDI State<T> rate(const State<T>& y, bool tau) const {
-    const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
+    const T rr = y.w1 * y.w1 + y.w2 * y.w2;
+#if defined(__CUDA_ARCH__)
+    const T inv = math::inv_sqrt(rr);  // inf at v_t = 0: c = -inf in p (as -mu / 0), m = 0 in tau
+    const T m = tau ? (rr > T(0) ? rr * inv : T(0)) : T(1);
+    const T c = tau ? -mu : -mu * inv;
+#else
+    const T rho = sqrt(rr);
     const T m = tau ? rho : T(1), d = tau ? T(1) : rho;
     const T c = -mu / d;
+#endif
     const T r1 = c * y.w1, r2 = c * y.w2;
     return State<T>{m,
                     r1,
@@ -240,8 +250,10 @@ struct StrongeLaw {
   // RK4; counted from the code: a double sqrt or division ~17-25 (sm_90 SASS: a division's fast path
   // is 17 issued instructions), cbrt ~40; docs/bench.md, "SIMT model"). A step, or one trial point
   // of an event search inside it, is the common RK part plus the rate (the same for p- and
-  // tau-steps): a rate stage is one sqrt and one division (two divisions until 2026-11-27: 336 and
-  // 90 for the rate and the slip tests then).
+  // tau-steps): on the device a rate stage takes one rsqrt (math::inv_sqrt: 63 -> 39 SASS per stage,
+  // sampled-reduce kernel, sm_90), 268 -> 172 for the rate's four stages, 75 -> 51 for the slip
+  // tests, 100 -> 83 for the tau step length (a product for rho_sw / |v_t|); until the morning of
+  // 2026-11-27 a stage took two divisions (336, 90).
   enum Seg : int {
     kSegSetup, kSegOutgoing, kSegCtl, kSegLine, kSegLineEnd, kSegSlipCtl, kSegRay, kSegTauLen,
     kSegStep, kSegRate, kSegRoot, kSegRootRate, kSegRootCtl, kSegLocate, kSegEvent, kSegFinish, kSegments
@@ -250,7 +262,11 @@ struct StrongeLaw {
       "setup", "outgoing ray (bisection)", "loop control", "straight segment", "segment event",
       "slip rates and ray test", "ray start", "tau step length", "step rk", "step rate", "root rk",
       "root rate", "root bracket", "locate start", "event handling", "finish"};
-  static constexpr int seg_cost[kSegments] = {350, 1800, 15, 70, 15, 75, 25, 100, 77, 268, 77, 268, 55, 30, 20, 100};
+  static constexpr int seg_cost[kSegments] = {350, 1800, 15, 70, 15, 51, 25, 83, 77, 172, 77, 172, 55, 30, 20, 100};
+  // The costs of the build the H200 measured (3680a0a: two divisions per rate stage and slip test,
+  // a square root and a division where the device now takes one rsqrt): the calibration predicts
+  // that build's time with them (tests/bench/test_simt.cpp).
+  static constexpr int seg_cost_3680a0a[kSegments] = {350, 1800, 15, 70, 15, 90, 25, 100, 77, 336, 77, 336, 55, 30, 20, 100};
   // Cycles between a warp's issues in these blocks on sm_90 (as jia's simt_latency): fitted to the
   // H200's 14.5 ms for 2e5 random-contact instances at 12.5% occupancy (3680a0a, unsorted-like:
   // 12.77 active threads measured, 12.79 modelled; that build's rate stage took two divisions, and
@@ -561,9 +577,14 @@ struct StrongeLaw::Run {
   // The slip: v_t = 0, a ray, or a step in p (|v_t| >= rho_sw) or in tau (step()).
   template <class Probe> IMPACT_HDI Next slip_control(Probe& probe) {
     probe.seg(kSegSlipCtl);
-    const T rho = sqrt(y.w1 * y.w1 + y.w2 * y.w2);
-    if (!(rho > T(0))) return reach_zero(probe);  // exactly at v_t = 0
+    const T rr = y.w1 * y.w1 + y.w2 * y.w2;
+    if (!(rr > T(0))) return reach_zero(probe);  // exactly at v_t = 0
+#if defined(__CUDA_ARCH__)
+    const T inv = math::inv_sqrt(rr), rho = rr * inv;  // one rsqrt (as in rate)
+#else
+    const T rho = sqrt(rr);
     const T inv = T(1) / rho;  // one division for both components (as in rate)
+#endif
     const T u1 = y.w1 * inv, u2 = y.w2 * inv;
     T g, kk;  // d|v_t|/dp and |v_t| dtheta/dp
     sys.slip_rates(u1, u2, g, kk);
@@ -599,7 +620,11 @@ struct StrongeLaw::Run {
     T dx = h;
     if (tau_mode) {
       probe.seg(kSegTauLen);
+#if defined(__CUDA_ARCH__)
+      const T grow = sqrt(math::cbrt(rho_sw * inv));  // (rho_sw / rho)^(1/6)
+#else
       const T grow = sqrt(math::cbrt(rho_sw / rho));  // (rho_sw / rho)^(1/6)
+#endif
       dx = tmin((h / rho_sw) * grow, tau_cap);
     }
     return step(tau_mode, dx, probe);
