@@ -90,10 +90,13 @@ template <class T> std::string broken(const ContactProblem<T>& p, const Result<T
   if (!finite) return "status ok with a non-finite output";
   for (int k = 0; k < kAux; ++k)
     if (std::isnan(r.aux[k])) return "status ok with aux[" + std::to_string(k) + "] NaN";
-  // admissibility() judges a validated instance (unit normal): n normalised in T as the law did
-  // (on its rescaled copy: the same bits, a power of two apart). On the raw n, the cone test of an
-  // instance with mu * eps >> tol (mu ~1e15 in double, ~1e8 in float) flips with the last bit of n.
+  // admissibility() judges a validated instance (unit normal): n normalised in T as the law did,
+  // on n scaled to max|n| in [1, 2) by a power of two first (impact/scale.hpp), so the same bits.
+  // On the raw n, the cone test of an instance with mu * eps >> tol (mu ~1e15 in double, ~1e8 in
+  // float) flips with the last bit of n; and |n| beyond ~1e154 (1.8e19 in float) overflowed n.n,
+  // validate() left n = 0 and admissibility() passed every outcome (found in review, 2026-11-27).
   ContactProblem<T> q = p;
+  q.n = pow2_scale(q.n, -exponent_of(max_abs3(q.n)));
   if (validate(q, Law::use()) == Status::non_finite) return "status ok on a non-finite input";
   const bool gain = may_gain(q, r);
   const unsigned fail = admissibility(q, r, gain);

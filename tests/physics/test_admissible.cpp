@@ -125,7 +125,8 @@ TEST(Admissibility, JudgesAnImpulseFarBelowItsInstance) {
 // in the subnormals, with a few bits, whatever they scale back to (~1e-144 .. 1e-172). No law reports such a row ok (a CI fuzz
 // finding: chatterjee-ruina slid onto a cone of small mu with kappa ~ 1e-321, and its normal
 // impulse, scaled back, was negative); the same row at |v0| ~ 1, whose impulse stays that small,
-// was already non_finite.
+// was already non_finite. A row is non_finite (the floor) or inadmissible (where the own-scale
+// cone or tensile test, which runs first, fails: 3 to 8 of the 180 per law).
 TEST(ScaleCovariance, NoOkRowFromAnImpulseBelowTheFloorInItsOwnUnits) {
   int rows = 0;
   for (int k = 975; k <= 1070; k += 5)
