@@ -126,7 +126,7 @@ TEST(Admissibility, JudgesAnImpulseFarBelowItsInstance) {
 // finding: chatterjee-ruina slid onto a cone of small mu with kappa ~ 1e-321, and its normal
 // impulse, scaled back, was negative); the same row at |v0| ~ 1, whose impulse stays that small,
 // was already non_finite. A row is non_finite (the floor) or inadmissible (where the own-scale
-// cone or tensile test, which runs first, fails: 3 to 8 of the 180 per law).
+// cone or tensile test, which runs first, fails: 0 (newton) to 8 of the 180 per law).
 TEST(ScaleCovariance, NoOkRowFromAnImpulseBelowTheFloorInItsOwnUnits) {
   int rows = 0;
   for (int k = 975; k <= 1070; k += 5)
