@@ -44,10 +44,11 @@ template <class T> IMPACT_HD_RARE unsigned admissibility(const ContactProblem<T>
   n = (1.0 / sqrt(dot(n, n))) * n;
   unsigned fail = kAdmissOk;
   // The tensile and cone tests are homogeneous in P: judged on P in its own scale (max|P| to
-  // [1, 2), a subnormal one to 2^-51 and above), not the instance's. An impulse far below the instance's scale (a grazing row, v0.n ~
-  // 1e-300 |v0|) would otherwise square into the subnormals: P_t.P_t and the cone's square
-  // underflow to 0 and pass whatever the direction (a fuzz finding: a cone broken by 5e-4 that
-  // passed), and tol max|P| to 0, the tensile slack with it.
+  // [1, 2), a subnormal one to 2^-51 and above), not the instance's. An impulse far below the
+  // instance's scale (a grazing row, v0.n ~ 1e-300 |v0|) would otherwise square into the
+  // subnormals: P_t.P_t and the cone's square underflow to 0 and pass whatever the direction
+  // (found by hand while chasing a CI fuzz finding: a cone broken by 5e-4 that passed), and
+  // tol max|P| to 0, the tensile slack with it.
   const Vec3<double> Ph = pow2_scale(to_double(r.P), -exponent_of(max_abs3(to_double(r.P))));
   const double Pn = dot(Ph, n);
   const double Pmax = max_abs3(Ph);  // the slack scales (no square roots: this runs once per instance)

@@ -146,9 +146,9 @@ template <class T> IMPACT_HDI void from_unit_scales(Result<T>& r, const Scales& 
   // the scaling pushes below the normal numbers (mu ~ 1e300 on a grazing row: the normal impulse
   // |P_t| / mu underflows, and P_t is left outside the cone); In_c beyond the range. And an impulse
   // below that floor in the law's own units, whatever it scales back to: a grazing row (v0.n ~
-  // 1e-300 |v0|, v0 ~ 1e300) whose impulse the law computed in subnormal arithmetic, with a few
-  // bits (a CI fuzz finding: slip onto a cone of mu ~ 1e-5 with kappa ~ 1e-321, the normal impulse
-  // negative once scaled back to 1e-19).
+  // 1e-300 |v0|, |v0| ~ 1e150) whose impulse the law computed in subnormal arithmetic, with a few
+  // bits (found by hand while chasing a CI fuzz finding, which it does not explain: chatterjee-ruina
+  // slid onto a cone of mu = 0.01 with kappa ~ 1e-321 and left it by 5e-4 once scaled back).
   if (r.status != Status::ok) return;
   const T smallest = kSmallestNormal<T>;
   bool lost = !(isfinite3(r.P) && isfinite3(r.vf) && std::isfinite(r.dE) && std::isfinite(r.In_c));

@@ -149,7 +149,7 @@ def seeds_laws():
     eig = {"eig_cond1e8": [1, 1e-4, 1e-8], "eig_cond1e16": [1, 1e-8, 1e-16], "eig_1e300": [1e300, 2e300, 3e300],
            "eig_singular": [1, 1, 0]}
     # grazing rows at |v0| ~ 1e150 whose normal approach is 2^-1000 of it: in a law's own units the
-    # impulse falls below the floor of 2^-970 (the class of a CI finding, docs/laws.md)
+    # impulse falls below the floor of 2^-970 (found while chasing a CI finding; docs/laws.md)
     grazing = [1, 0, 0.5, 1, 0, 1, 0, 0, 1, 1e150, 0.25e150, -math.ldexp(1.37, -1000) * 1e150]
     for law in LAWS:
         d = fresh(f"fuzz_law_{law}")

@@ -122,10 +122,11 @@ TEST(Admissibility, JudgesAnImpulseFarBelowItsInstance) {
 
 // A grazing row whose normal approach is 2^-975 .. 2^-1070 of its tangential speed, at |v0| ~
 // 1e150: in the law's own units (|v0| ~ 1) v0.n and the impulse lie below the floor of 2^-970 or
-// in the subnormals, with a few bits, whatever they scale back to (~1e-144 .. 1e-172). No law reports such a row ok (a CI fuzz
-// finding: chatterjee-ruina slid onto a cone of small mu with kappa ~ 1e-321, and its normal
-// impulse, scaled back, was negative); the same row at |v0| ~ 1, whose impulse stays that small,
-// was already non_finite. A row is non_finite (the floor) or inadmissible (where the own-scale
+// in the subnormals, with a few bits, whatever they scale back to (~1e-144 .. 1e-172). No law
+// reports such a row ok (de6fb6f reported 60 to 180 of the 180 ok per law: chatterjee-ruina slid
+// onto a cone of mu = 0.01 with kappa ~ 1e-321 and left it by 5e-4; found by hand while chasing a
+// CI fuzz finding it does not explain, tests/fuzz/findings/README.md); the same row at |v0| ~ 1,
+// whose impulse stays that small, was already non_finite. A row is non_finite (the floor) or inadmissible (where the own-scale
 // cone or tensile test, which runs first, fails: 0 (newton) to 8 of the 180 per law).
 TEST(ScaleCovariance, NoOkRowFromAnImpulseBelowTheFloorInItsOwnUnits) {
   int rows = 0;

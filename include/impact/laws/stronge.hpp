@@ -344,7 +344,6 @@ struct StrongeLaw {
     return T(1.5) * sqrt((s.b_norm() + s.mu * s.d_norm()) / -g);
   }
 
-
   template <class T>
   IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt = LawOptions{}) {
     NoProbe probe;
