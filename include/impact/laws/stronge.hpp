@@ -253,8 +253,9 @@ struct StrongeLaw {
   // tau-steps): on the device a rate stage takes one rsqrt (math::inv_sqrt: 63 -> 39 SASS per stage,
   // sampled-reduce kernel, sm_90), 268 -> 172 for the rate's four stages, 75 -> 51 for the slip
   // tests, 100 -> 83 -> 48 for the tau step length (a product for rho_sw / |v_t|, then its sixth
-  // root in float: math::step_sixth_root, 35 fewer in the law loop); until the morning of
-  // 2026-11-27 a stage took two divisions (336, 90).
+  // root in float: math::step_sixth_root, 35 fewer in the law loop), 77 -> 61 for a step's and a
+  // trial point's RK combination (h/6 as a product on the device, impact/rk4.hpp: the law loop 2798
+  // -> 2656 SASS); until the morning of 2026-11-27 a stage took two divisions (336, 90).
   enum Seg : int {
     kSegSetup, kSegOutgoing, kSegCtl, kSegLine, kSegLineEnd, kSegSlipCtl, kSegRay, kSegTauLen,
     kSegStep, kSegRate, kSegRoot, kSegRootRate, kSegRootCtl, kSegLocate, kSegEvent, kSegFinish, kSegments
@@ -263,7 +264,7 @@ struct StrongeLaw {
       "setup", "outgoing ray (bisection)", "loop control", "straight segment", "segment event",
       "slip rates and ray test", "ray start", "tau step length", "step rk", "step rate", "root rk",
       "root rate", "root bracket", "locate start", "event handling", "finish"};
-  static constexpr int seg_cost[kSegments] = {350, 1800, 15, 70, 15, 51, 25, 48, 77, 172, 77, 172, 55, 30, 20, 100};
+  static constexpr int seg_cost[kSegments] = {350, 1800, 15, 70, 15, 51, 25, 48, 61, 172, 61, 172, 55, 30, 20, 100};
   // The costs of the build the H200 measured (3680a0a: two divisions per rate stage and slip test,
   // a square root and a division where the device now takes one rsqrt): the calibration predicts
   // that build's time with them (tests/bench/test_simt.cpp).
