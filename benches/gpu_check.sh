@@ -9,7 +9,7 @@
 #                  built: cmake -S . -B DIR -DCMAKE_BUILD_TYPE=Release -DIMPACT_CUDA=ON && cmake --build DIR -j
 #   --out REPORT   the report (default: gpu_check.md); every raw log goes to the folder next to it
 #                  named after it without .md (default: gpu_check/)
-#   --quick        smaller throughput runs (jia n = 1e6, chatterjee-ruina n = 1e8), the double
+#   --quick        smaller throughput runs (jia and stronge n = 4e6, chatterjee-ruina n = 1e8), the double
 #                  kernels only under ncu, and the bench matrix at 250 steps, --min-time 0.2 --reps 3
 #   --dry-run      print every command it would run, run none (works without a GPU)
 #   --only, --skip run only / skip these steps (numbers below; step 1 always runs), e.g. to split the
@@ -638,15 +638,19 @@ if want 5; then
   add
   add "| law, precision, backend | n | instances/s | $base_head | ratio | goal |"
   add "| --- | ---: | ---: | ---: | ---: | --- |"
-  if [ $QUICK = 1 ]; then n_jia=1000000; n_cr=100000000; n_omp=200000; else n_jia=10000000; n_cr=1000000000; n_omp=1000000; fi
+  # n large enough that a process's fixed costs stay under ~5% of the study time: the first launch
+  # loads the kernel's module (about 30 ms on an H200, 60 ms from a -lineinfo build; 2026-11-27,
+  # stronge double at 4e6 spent a third of its 0.09 s there)
+  if [ $QUICK = 1 ]; then n_jia=4000000; n_st=4000000; n_cr=100000000; n_omp=200000
+  else n_jia=40000000; n_st=40000000; n_cr=1000000000; n_omp=1000000; fi
   # law precision backend n baseline goal lanes (IMPACT_CUDA_LANES: grid-stride, or persistent lanes
   # with a work counter, issue 22; the summaries are the same bits, compare the rates). The recorded
   # baseline and goal columns are 573a81e's on an H100; with --baseline, the baseline is measured and
   # the goals are issue 22's on an H200.
   tp_cases=("jia double cuda $n_jia 1.69e6 1.7e7 grid-stride" "jia double cuda $n_jia 1.69e6 1.7e7 persistent"
             "jia float cuda $n_jia 3.14e6 - grid-stride" "jia float cuda $n_jia 3.14e6 - persistent"
-            "stronge double cuda 4000000 1.72e7 1.7e8 grid-stride" "stronge double cuda 4000000 1.72e7 1.7e8 persistent"
-            "stronge float cuda 4000000 4.49e7 - grid-stride"
+            "stronge double cuda $n_st 1.72e7 1.7e8 grid-stride" "stronge double cuda $n_st 1.72e7 1.7e8 persistent"
+            "stronge float cuda $n_st 4.49e7 - grid-stride"
             "chatterjee-ruina double cuda $n_cr 1.68e9 - grid-stride" "chatterjee-ruina double cuda $n_cr 1.68e9 - persistent"
             "jia double omp $n_omp 1.64e5 - grid-stride")
   declare -A goal22=([jia_double]=2.5e7 [jia_float]=4e7 [stronge_double]=1e8)
