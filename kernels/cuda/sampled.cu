@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "impact/laws/all.hpp"
@@ -55,8 +56,12 @@ constexpr int kReduceMinBlocks = 4;
 // chatterjee-ruina in both precisions, morgan and aghili in float, without a spill; morgan double
 // spills 40 / 40 B (stores / loads), aghili double 1192 / 2068 B (684 / 1164 at 128 registers),
 // which the H200 measured at 96 as fast as at 128 even so (docs/bench.md, B = 5 against B = 4).
-template <class Law>
-constexpr int reduce_min_blocks = Law::cost.flops_step > 0 ? kReduceMinBlocks : 5;
+// The integrators in float fit 5 as well (96 registers; ptxas, sm_90: jia 162 / 410 B of spills
+// stored / loaded, stronge 156 / 300): on an H200 (2026-11-27, one call, n = 4e7, two rounds, the
+// summaries the same bits) jia float 3.96e7 -> 4.08e7/s (+3%), stronge float 1.26e8 -> 1.28e8/s
+// (+1%); 6 (80 registers) gave stronge float +3% but jia float -7%. In double they stay at 4.
+template <class Law, class T>
+constexpr int reduce_min_blocks = Law::cost.flops_step == 0 || std::is_same_v<T, float> ? 5 : kReduceMinBlocks;
 
 // A thread's partial sums, added in place over the block (impact/exact_sums.hpp: exact for up to 2^24
 // values, so a launch takes at most kLaunchMost instances, however they are dealt out).
@@ -95,7 +100,7 @@ __device__ __forceinline__ void for_each_instance(std::uint64_t n, unsigned long
 }
 
 template <class Law, class T>
-__global__ void __launch_bounds__(kBlock, reduce_min_blocks<Law>)
+__global__ void __launch_bounds__(kBlock, reduce_min_blocks<Law, T>)
     sampled_reduce_kernel(__grid_constant__ const SampleSpec spec, std::uint64_t seed, std::uint64_t begin,
                           std::uint64_t end, LawOptions opt, __grid_constant__ const SummaryRanges rg,
                           const std::uint32_t* order, unsigned long long* counter, BatchSummary* out) {
