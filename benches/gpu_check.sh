@@ -723,12 +723,12 @@ fi
 if want 8; then
   add "## 8. Registers and spills (ptxas, scripts/kernel_resources.py)"
   add
+  # the budgets of the ctest cli.kernel_resources (one list, in tests/cli/kernel_resources.sh)
   step kernel_resources check 300 --stdout "$LOGDIR/kernel_resources.md" -- \
-    "$PY" "$ROOT/scripts/kernel_resources.py" "$BUILD" --check Jia,Stronge --budget sampled_reduce_kernel=128:4096 \
-      --budget eval_kernel=128:4096 --budget eval_ordered_kernel=128:4096 --json "$LOGDIR/kernel_resources.json"
+    bash "$ROOT/tests/cli/kernel_resources.sh" "$BUILD/impact" "$ROOT"
   if [ $DRY = 0 ]; then
     if [ "$LAST_RC" = 77 ]; then set_status kernel_resources FAIL "no ptxas logs in $BUILD/ptxas (exit 77)"; fi
-    add "Check: no spill store or load in a jia or stronge kernel or device function, but the sampled reduction and eval kernels (at most 128 registers and 4096 bytes of spills: their launch bounds trade them for 25% occupancy) ($(status_of kernel_resources))."
+    add "Check (tests/cli/kernel_resources.sh, as ctest's cli.kernel_resources): no spill store or load in a jia or stronge kernel or device function, but the sampled reduction and eval kernels, whose launch bounds trade spills for occupancy, each within its register and spill budget ($(status_of kernel_resources))."
     add
     addfile "$LOGDIR/kernel_resources.md" 200
   fi

@@ -13,7 +13,7 @@ Usage: kernel_resources.py BUILD_DIR [--check LAW,LAW] [--budget KIND[@LAW[/PREC
   --budget: a kernel KIND (e.g. sampled_reduce_kernel) of the checked laws may use at most REGS
            registers and spill at most BYTES (stores and loads together), and the device functions
            compiled in its object at most BYTES: where a launch bound trades spills for occupancy
-           on purpose (kernels/cuda/sampled.cu, kReduceMinBlocks); more registers, or more spill
+           on purpose (kernels/cuda/sampled.cu, reduce_min_blocks); more registers, or more spill
            bytes, is a failure (repeatable). KIND@LAW and KIND@LAW/PRECISION (e.g.
            sampled_reduce_kernel@Aghili/double) set one law's or one instantiation's budget; the
            most specific one given applies

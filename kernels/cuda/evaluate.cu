@@ -24,7 +24,7 @@ namespace {
 
 constexpr int kEvalBlock = 128;
 // Blocks per SM ptxas must fit: 4 caps the eval kernels at 128 registers, 25% occupancy, as the
-// sampled reduction (sampled.cu, kReduceMinBlocks, where the measurements are). On an H200,
+// sampled reduction (sampled.cu, reduce_min_blocks, where the measurements are). On an H200,
 // `impact bench` (2^21 rows in host memory, PCIe included; same call, tables byte-identical):
 // stronge double 1.35x (13.9 -> 18.8 M/s), jia double 1.04x (9.1 -> 9.3 M/s, within the noise),
 // the floats and the algebraic laws unchanged (transfer-bound).

@@ -48,9 +48,9 @@ __global__ void sampled_key_kernel(__grid_constant__ const SampleSpec spec, std:
 // law gained on an H200, same call, same summaries bit for bit (2026-11-26, against no bound, i.e.
 // 240 and 254 registers): jia double 1.25x, float 1.14x; stronge double 1.41x, float 1.22x;
 // chatterjee-ruina 1.17x, newton 1.22x, aghili 1.20x, morgan 1.21x. 3 (168 registers) gained less,
-// 5 (96) and 6 (80) lost on the integrators in double (jia 1.06x and 0.96x). The register cap and a
-// spill budget are checked by cli.kernel_resources.
-constexpr int kReduceMinBlocks = 4;
+// 5 (96) and 6 (80) lost on the integrators in double (jia 1.06x and 0.96x). (That was against no
+// bound; against 4, on the code of 2026-11-27 with fewer spills, jia double gained 10% at 3: below.)
+// The register cap and a spill budget are checked by cli.kernel_resources.
 // The algebraic laws (no integration steps) fit 5 blocks: 96 registers, 31% occupancy (issue 23).
 // ptxas, sm_90, with the instance's normal and K0 taken before the law (below): newton and
 // chatterjee-ruina in both precisions, morgan and aghili in float, without a spill; morgan double
@@ -59,9 +59,14 @@ constexpr int kReduceMinBlocks = 4;
 // The integrators in float fit 5 as well (96 registers; ptxas, sm_90: jia 162 / 410 B of spills
 // stored / loaded, stronge 156 / 300): on an H200 (2026-11-27, one call, n = 4e7, two rounds, the
 // summaries the same bits) jia float 3.96e7 -> 4.08e7/s (+3%), stronge float 1.26e8 -> 1.28e8/s
-// (+1%); 6 (80 registers) gave stronge float +3% but jia float -7%. In double they stay at 4.
-template <class Law, class T>
-constexpr int reduce_min_blocks = Law::cost.flops_step == 0 || std::is_same_v<T, float> ? 5 : kReduceMinBlocks;
+// (+1%); 6 (80 registers) gave stronge float +3% but jia float -7%. In double each integrator
+// carries its own (Law::cuda_reduce_blocks_double, measured the same way): stronge 4, jia 3 (168
+// registers: its spills at 128 cost more than the fourth block gains).
+template <class Law, class T> constexpr int reduce_min_blocks_of() {
+  if constexpr (Law::cost.flops_step == 0 || std::is_same_v<T, float>) return 5;
+  else return Law::cuda_reduce_blocks_double;
+}
+template <class Law, class T> constexpr int reduce_min_blocks = reduce_min_blocks_of<Law, T>();
 
 // A thread's partial sums, added in place over the block (impact/exact_sums.hpp: exact for up to 2^24
 // values, so a launch takes at most kLaunchMost instances, however they are dealt out).

@@ -2,11 +2,12 @@
 # Register budget of the integrators on the GPU: ptxas's resource report of the CUDA build
 # (build/ptxas/, scripts/kernel_resources.py) shows no spill stores or loads in any jia or
 # stronge kernel or device function, but the sampled reduction and eval kernels, whose launch
-# bounds (kernels/cuda/sampled.cu kReduceMinBlocks, evaluate.cu kEvalMinBlocks = 4) cap them at 128
+# bounds (kernels/cuda/sampled.cu reduce_min_blocks, evaluate.cu kEvalMinBlocks = 4) cap them at 128
 # registers for 25% occupancy and trade spills for it on purpose (measured faster on an H200):
 # at most 128 registers and 4096 bytes of spill traffic per law and precision there; their float
 # reductions fit 5 blocks (96 registers, 2026-11-27: jia 162 + 410 bytes, stronge 156 + 300), at
-# most 1024 bytes. The algebraic
+# most 1024 bytes, and jia's double one 3 blocks (168 registers, JiaLaw::cuda_reduce_blocks_double:
+# 68 + 60 bytes), at most 1024. The algebraic
 # laws' reduction kernels fit 96 registers (5 blocks per SM, 31% occupancy; issue 23;
 # kernels/cuda/sampled.cu reduce_min_blocks) with at most 96 bytes of spills (morgan double: 44 +
 # 44; 40 + 40 until the contact scenario's rotation vector rx, ry, rz became keys of `impact
@@ -17,6 +18,7 @@ set -u
 BUILD=$(dirname "$(readlink -f "$1")")
 python3 "$2/scripts/kernel_resources.py" "$BUILD" --check Jia,Stronge --budget sampled_reduce_kernel=128:4096 \
   --budget sampled_reduce_kernel@Jia/float=96:1024 --budget sampled_reduce_kernel@Stronge/float=96:1024 \
+  --budget sampled_reduce_kernel@Jia/double=168:1024 \
   --budget eval_kernel=128:4096 --budget eval_ordered_kernel=128:4096 || exit $?
 python3 "$2/scripts/kernel_resources.py" "$BUILD" --check Newton,ChatterjeeRuina,Morgan,Aghili \
   --budget sampled_reduce_kernel=96:96 --budget sampled_reduce_kernel@Aghili/double=96:4096 \

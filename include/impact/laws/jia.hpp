@@ -118,6 +118,12 @@ struct JiaLaw {
   // law; host/bench/simt.hpp): fitted to the H200's 25.4 ms for 2e5 random-contact instances at
   // 12.5% occupancy (tests/study/test_simt.cpp, SimtOccupancy).
   static constexpr double simt_latency = 12.5;
+  // Blocks of 128 threads per SM the CUDA sampled reduction asks ptxas to fit in double
+  // (kernels/cuda/sampled.cu reduce_min_blocks; float takes 5): 3, i.e. 168 registers and 18.75%
+  // occupancy, spilling 68 / 60 B (stores / loads) where 4 (128 registers, 25%) spilled 522 / 604.
+  // On an H200 (2026-11-27, one call, n = 4e7, two rounds, the same summary bits): 2.13e7/s at 4,
+  // 2.34e7/s at 3, 1.31e7/s at 5 (96 registers).
+  static constexpr int cuda_reduce_blocks_double = 3;
   // Where each block's instructions come from: the functions (this header's, or rk_step_one_site of
   // impact/rk4.hpp) whose source lines a line table charges them to, so that the model's issue can
   // be set beside per-line GPU profiles (scripts/simt_beside_hotspots.py; docs/bench.md).

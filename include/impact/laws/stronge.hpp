@@ -275,6 +275,10 @@ struct StrongeLaw {
   // the model with today's costs says 13% less there). Shorter than jia's 12.5: fewer FP64 division
   // and square-root chains per instruction.
   static constexpr double simt_latency = 7.0;
+  // Blocks of 128 threads per SM the CUDA sampled reduction asks ptxas to fit in double (as jia's):
+  // 4, 128 registers and 25% occupancy. On an H200 (2026-11-27, one call, n = 4e7, two rounds):
+  // 6.62e7/s at 4, 6.26e7/s at 3 (168 registers), 4.02e7/s at 5 (96).
+  static constexpr int cuda_reduce_blocks_double = 4;
   // Where each block's instructions come from (functions of this header, or rk_step of
   // impact/rk4.hpp), for setting the model beside per-line GPU profiles (as jia's seg_code).
   static constexpr const char* seg_code[kSegments] = {
