@@ -80,7 +80,8 @@ def run_one(a, path, law, prec, n, out):
     except subprocess.TimeoutExpired:
         return None, "over %g s" % a.timeout
     if p.returncode != 0:
-        return None, "exit %d: %s" % (p.returncode, (p.stderr or "").strip().splitlines()[-1:] or "")
+        last = (p.stderr or "").strip().splitlines()
+        return None, "exit %d: %s" % (p.returncode, last[-1] if last else "")
     try:
         return json.load(open(out)), ""
     except (OSError, ValueError) as e:
@@ -118,11 +119,10 @@ def main(argv=None):
     for law, prec in cases:
         ref_rate = None
         for name, _ in builds:
-            cells, marg, fixed, same = [], [], [], []
-            for n in sizes:
-                rates = [runs[k]["instances_per_second"] for k in
-                         [(name, law, prec, n, r) for r in range(1, a.rounds + 1)] if k in runs]
-                cells.append(", ".join(fmt(x) for x in rates) or "-")
+            marg, fixed, same = [], [], []
+            rates = {n: [runs[k]["instances_per_second"] for k in
+                         [(name, law, prec, n, r) for r in range(1, a.rounds + 1)] if k in runs] for n in sizes}
+            cells = [", ".join(fmt(x) for x in rates[n]) or "-" for n in sizes]
             for r in range(1, a.rounds + 1):
                 lo, hi = runs.get((name, law, prec, sizes[0], r)), runs.get((name, law, prec, sizes[-1], r))
                 if len(sizes) > 1 and lo and hi and hi["study_seconds"] > lo["study_seconds"]:
@@ -133,8 +133,7 @@ def main(argv=None):
                     d, d0 = runs.get((name, law, prec, n, r)), runs.get((ref, law, prec, n, r))
                     if d and d0:
                         same.append(summary_bits(d) == summary_bits(d0))
-            top = [runs[k]["instances_per_second"] for k in
-                   [(name, law, prec, sizes[-1], r) for r in range(1, a.rounds + 1)] if k in runs]
+            top = rates[sizes[-1]]
             med = statistics.median(top) if top else None
             if name == ref:
                 ref_rate = med

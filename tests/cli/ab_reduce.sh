@@ -31,7 +31,7 @@ check "without --require-same a difference is reported, exit 0" "[ $? = 0 ]"
 "${AB[@]}" --build a="$IMPACT" --build broken="$T/broken" --case "newton double" --n 100 --rounds 1 \
   --backend serial --out-dir "$T/f" > "$T/f.out" 2> /dev/null
 check "a failing build: exit 1" "[ $? = 1 ]"
-check "a failing build: listed with its message" "grep -q 'broken newton double n=100 round 1: exit 3' '$T/f.out'"
+check "a failing build: listed with its message" "grep -q 'broken newton double n=100 round 1: exit 3: broken build' '$T/f.out'"
 
 "${AB[@]}" --build a="$IMPACT" --case "jia quad" --out-dir "$T/u" > /dev/null 2> "$T/u.err"
 check "a malformed case: usage error 2" "[ $? = 2 ]"
