@@ -62,11 +62,10 @@ __global__ void sampled_key_kernel(__grid_constant__ const SampleSpec spec, std:
 // (+1%); 6 (80 registers) gave stronge float +3% but jia float -7%. In double each integrator
 // carries its own (Law::cuda_reduce_blocks_double, measured the same way): stronge 4, jia 3 (168
 // registers: its spills at 128 cost more than the fourth block gains).
-template <class Law, class T> constexpr int reduce_min_blocks_of() {
+template <class Law, class T> constexpr int reduce_min_blocks() {
   if constexpr (Law::cost.flops_step == 0 || std::is_same_v<T, float>) return 5;
   else return Law::cuda_reduce_blocks_double;
 }
-template <class Law, class T> constexpr int reduce_min_blocks = reduce_min_blocks_of<Law, T>();
 
 // A thread's partial sums, added in place over the block (impact/exact_sums.hpp: exact for up to 2^24
 // values, so a launch takes at most kLaunchMost instances, however they are dealt out).
@@ -105,7 +104,7 @@ __device__ __forceinline__ void for_each_instance(std::uint64_t n, unsigned long
 }
 
 template <class Law, class T>
-__global__ void __launch_bounds__(kBlock, reduce_min_blocks<Law, T>)
+__global__ void __launch_bounds__(kBlock, (reduce_min_blocks<Law, T>()))
     sampled_reduce_kernel(__grid_constant__ const SampleSpec spec, std::uint64_t seed, std::uint64_t begin,
                           std::uint64_t end, LawOptions opt, __grid_constant__ const SummaryRanges rg,
                           const std::uint32_t* order, unsigned long long* counter, BatchSummary* out) {
