@@ -111,6 +111,22 @@ def strip_comments_and_strings(text):
     return "".join(out)
 
 
+def without_launch_bounds(header):
+    """The header without its __launch_bounds__(...) attributes, whose arguments may hold
+    parentheses of their own (e.g. a constexpr call): the balanced group is removed."""
+    while True:
+        m = re.search(r"__launch_bounds__\s*\(", header)
+        if not m:
+            return header
+        depth, j = 0, m.end() - 1
+        while j < len(header):
+            depth += {"(": 1, ")": -1}.get(header[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        header = header[:m.start()] + header[j + 1:]
+
+
 def functions(text):
     """(name, first line, last line) of every function body outside other function bodies."""
     code = strip_comments_and_strings(text)
@@ -143,7 +159,7 @@ def functions(text):
                     header_start = i + 1
                 elif ")" in header and "=" not in re.sub(r"\([^()]*\)", "", header.split("(")[0]) and not re.search(r"\benum\b", header):
                     # the name before the parameter list (not a __launch_bounds__(...) before it)
-                    m = re.search(r"([~\w:]+|operator\S+)\s*\(", re.sub(r"__launch_bounds__\s*\([^()]*\)", "", header))
+                    m = re.search(r"([~\w:]+|operator\S+)\s*\(", without_launch_bounds(header))
                     name = m.group(1) if m else "?"
                     lead = len(header) - len(header.lstrip())
                     stack.append("function")
