@@ -6,6 +6,7 @@
 
 #include "impact/laws/all.hpp"
 #include "impact/probe.hpp"
+#include "impact/search_vote.hpp"
 #include "kernels/cuda/cuda.hpp"
 
 namespace impact::bench {
@@ -42,6 +43,8 @@ struct Recorder {
 
 template <class Law, class = void> struct HasProbe : std::false_type {};
 template <class Law> struct HasProbe<Law, std::void_t<decltype(Law::kSegments)>> : std::true_type {};
+template <class Law, class = void> struct HasSearchBlock : std::false_type {};
+template <class Law> struct HasSearchBlock<Law, std::void_t<decltype(Law::seg_search)>> : std::true_type {};
 
 template <class Law, class T>
 void trace_law(PathTrace& out, const SampleSpec& spec, std::uint64_t seed, const LawOptions& opt,
@@ -94,6 +97,10 @@ struct Issue {
   void lane(const PathTrace& t, std::uint32_t u, int offset = 0) {
     const std::uint32_t a = u ? t.unit_end[u - 1] : 0, e = t.unit_end[u];
     for (std::uint32_t k = a; k < e; ++k) ++lane_count[t.seg[k] + offset];
+  }
+  // the blocks seg[a .. e) of a trace as one lane's part of the current warp unit
+  void lane_blocks(const PathTrace& t, std::uint32_t a, std::uint32_t e) {
+    for (std::uint32_t k = a; k < e; ++k) ++lane_count[t.seg[k]];
   }
   void end_lane() {
     for (int s = 0; s < 2 * n; ++s) {
@@ -151,6 +158,68 @@ void run_batch(const PathTrace& t, std::size_t first, Issue& is, bool nested) {
   is.end_unit();
 }
 
+// A batch run with deferred event searches (Schedule::deferred, impact/search_vote.hpp): a lane
+// whose step finds an event (its iteration holds b.search_block) runs that step (the blocks before
+// the search), then waits, pending, issuing only the loop's top, until deferred_search_due() says
+// so with the counts at the top of the iteration; it then runs the whole iteration (the step again
+// and its search) beside the lanes released with it and the lanes that step on. The iteration that
+// ends a lane's path is the one whose event ends the impact (`last`).
+void run_batch_deferred(const PathTrace& t, std::size_t first, Issue& is) {
+  const int search = is.b->search_block;
+  std::uint32_t pos[kWarp], fin[kWarp];
+  bool pending[kWarp] = {};
+  int waited[kWarp] = {};
+  for (int l = 0; l < kWarp; ++l) {  // set-ups
+    const std::size_t i = first + l;
+    is.lane(t, t.unit_begin[i]);
+    is.end_lane();
+    pos[l] = t.unit_begin[i] + 1;
+    fin[l] = t.unit_begin[i + 1] - 1;
+  }
+  is.end_unit();
+  for (;;) {
+    int active = 0, pend = 0;
+    for (int l = 0; l < kWarp; ++l)
+      if (pos[l] < fin[l]) {
+        ++active;
+        pend += pending[l];
+      }
+    if (!active) break;
+    for (int l = 0; l < kWarp; ++l) {
+      if (pos[l] >= fin[l]) continue;
+      const std::uint32_t u = pos[l], a = u ? t.unit_end[u - 1] : 0, e = t.unit_end[u];
+      if (pending[l]) {
+        if (!deferred_search_due(pend, active, u + 1 == fin[l], waited[l])) {
+          ++waited[l];
+          is.lane_blocks(t, a, a + 1);  // the loop's top and the vote
+          is.end_lane();
+          continue;
+        }
+        pending[l] = false;
+      } else if (search >= 0) {
+        std::uint32_t k = a;
+        while (k < e && t.seg[k] != search) ++k;
+        if (k < e) {  // the step finds an event: it waits
+          is.lane_blocks(t, a, k);
+          is.end_lane();
+          pending[l] = true;
+          waited[l] = 0;
+          continue;
+        }
+      }
+      is.lane(t, u);
+      is.end_lane();
+      ++pos[l];
+    }
+    is.end_unit();
+  }
+  for (int l = 0; l < kWarp; ++l) {  // finishes
+    is.lane(t, fin[l]);
+    is.end_lane();
+  }
+  is.end_unit();
+}
+
 // Grid-stride rounds: warp w takes its round r's batch.
 void run_grid_stride(const PathTrace& t, const SimtGeometry& g, Issue& is, bool nested) {
   for (int w = 0; w < g.warps; ++w)
@@ -166,12 +235,13 @@ void run_grid_stride(const PathTrace& t, const SimtGeometry& g, Issue& is, bool 
 // warp-wide atomic work counter does when the warps run side by side. Dealt from the first one up,
 // the cheap batches came first and the dear ones last, and the model's block wait hardly moved; from
 // the last one down it is 1.02 for jia (sorted, grid-stride: 1.07).
-void run_persistent(const PathTrace& t, const SimtGeometry& g, Issue& is) {
+void run_persistent(const PathTrace& t, const SimtGeometry& g, Issue& is, bool defer) {
   const std::size_t batches = static_cast<std::size_t>(g.warps) * g.rounds;
   for (std::size_t b = 0; b < batches; ++b) {
     is.warp = static_cast<int>(std::min_element(is.warp_total.begin(), is.warp_total.begin() + g.warps) -
                                is.warp_total.begin());
-    run_batch(t, (batches - 1 - b) * kWarp, is, false);
+    if (defer && is.b->search_block >= 0) run_batch_deferred(t, (batches - 1 - b) * kWarp, is);
+    else run_batch(t, (batches - 1 - b) * kWarp, is, false);
   }
 }
 
@@ -268,6 +338,7 @@ SimtBlocks law_blocks(const std::string& law, bool as_measured) {
         using Law = typename decltype(tag)::type;
         b.law_blocks = Law::kSegments;
         b.law_latency = Law::simt_latency;
+        if constexpr (HasSearchBlock<Law>::value) b.search_block = Law::seg_search;
         for (int s = 0; s < Law::kSegments; ++s) {
           b.name.push_back(Law::seg_name[s]);
           b.code.push_back(Law::seg_code[s]);
@@ -308,7 +379,7 @@ SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeomet
   if (t0.instances() != n || t0.key.size() != n)
     throw std::invalid_argument("simt_model: the trace does not match the geometry");
   PathTrace sorted;
-  const bool by_key = schedule == Schedule::sorted || schedule == Schedule::persistent;
+  const bool by_key = schedule == Schedule::sorted || schedule == Schedule::persistent || schedule == Schedule::deferred;
   if (by_key) {
     std::vector<std::size_t> perm(n);
     for (std::size_t i = 0; i < n; ++i) perm[i] = i;
@@ -330,7 +401,8 @@ SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeomet
   const PathTrace& t = by_key ? sorted : t0;
   Issue is(b, g.warps);
   if (schedule == Schedule::refill) run_refill(t, g, is);
-  else if (schedule == Schedule::persistent) run_persistent(t, g, is);
+  else if (schedule == Schedule::persistent || schedule == Schedule::deferred)
+    run_persistent(t, g, is, schedule == Schedule::deferred);
   else run_grid_stride(t, g, is, schedule == Schedule::nested_search);
   SimtResult r;
   r.instances = n;

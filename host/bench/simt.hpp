@@ -48,6 +48,7 @@ struct SimtBlocks {
   std::vector<int> cost;
   int law_blocks = 0;  // ids 0..law_blocks-1 are the law's; then sample, reduce
   double law_latency = 0;  // Law::simt_latency: cycles between a warp's issues in the law's blocks
+  int search_block = -1;   // Law::seg_search: the block that opens an event search inside a step
   int count() const { return static_cast<int>(cost.size()); }
   int sample() const { return law_blocks; }
   int reduce() const { return law_blocks + 1; }
@@ -68,7 +69,10 @@ struct SimtGeometry {
 // last (dearest keys) first, by whichever warp is free first (kernels/cuda/sampled.cu's persistent
 // lanes) instead of by round: the same batches, so the same active threads, but the warps of a
 // block finish together.
-enum class Schedule { grid_stride, refill, sorted, nested_search, persistent };
+// deferred: persistent, with the event searches of a law that defers them (Law::seg_search) held
+// back and run together as the CUDA kernels' warp vote lets them (impact/search_vote.hpp); for a
+// law without, persistent.
+enum class Schedule { grid_stride, refill, sorted, nested_search, persistent, deferred };
 
 struct SimtBlockUse {
   std::string name;

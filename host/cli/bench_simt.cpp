@@ -48,9 +48,9 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
       "| law | precision | steps | instances | iterations | 573a81e loop: active | 573a81e loop: time | "
       "active threads/warp | warp issue/instance | "
       "refill: active | refill: time | sorted: active | sorted: time | sorted: ms per 1e6 at 12.5% / 25% occupancy | "
-      "block wait, sorted / persistent | persistent: ms per 1e6 at 25% | "
-      "largest blocks (share of issue, active threads) |\n"
-      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+      "block wait, sorted / persistent | persistent: ms per 1e6 at 25% | deferred searches: active | "
+      "deferred searches: ms per 1e6 at 25% | largest blocks (share of issue, active threads) |\n"
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::string where;  // per block of the sorted schedule: its code, share of the issue, coherence
   for (const engine::LawInfo* law : spec.laws) {
@@ -71,9 +71,11 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
         const bench::SimtResult so = bench::simt_model(t, blocks, geom, bench::Schedule::sorted);
         const bench::SimtResult ne = bench::simt_model(t, blocks, geom, bench::Schedule::nested_search);
         const bench::SimtResult pe = bench::simt_model(t, blocks, geom, bench::Schedule::persistent);
+        const bench::SimtResult de = bench::simt_model(t, blocks, geom, bench::Schedule::deferred);
         const double ms_125 = 1e3 * bench::predicted_seconds(so, 1e6, 0.125);  // sorted, per 1e6 instances
         const double ms_25 = 1e3 * bench::predicted_seconds(so, 1e6, 0.25);
         const double pe_25 = 1e3 * bench::predicted_seconds(pe, 1e6, 0.25);
+        const double de_25 = 1e3 * bench::predicted_seconds(de, 1e6, 0.25);
         // the block's wait for its slowest warp: block issue over warp issue
         auto wait = [](const bench::SimtResult& r) { return r.warp_issue > 0 ? r.block_issue / r.warp_issue : 1.0; };
         md += "| " + law->name + " | " + engine::precision_name(p) + " | " + std::to_string(steps) + " | " +
@@ -83,14 +85,15 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
               fixed(rf.active_threads, 2) + " | " + fixed(rf.warp_issue / gs.warp_issue, 2) + " | " +
               fixed(so.active_threads, 2) + " | " + fixed(so.warp_issue / gs.warp_issue, 2) + " | " +
               fixed(ms_125, 1) + " / " + fixed(ms_25, 1) + " | " + fixed(wait(so), 3) + " / " + fixed(wait(pe), 3) +
-              " | " + fixed(pe_25, 1) + " | " + top_blocks(gs, 4) + " |\n";
+              " | " + fixed(pe_25, 1) + " | " + fixed(de.active_threads, 2) + " | " + fixed(de_25, 1) + " | " +
+              top_blocks(gs, 4) + " |\n";
         nlohmann::ordered_json blocks_json = nlohmann::ordered_json::array(), sorted_json = blocks_json;
         for (const bench::SimtBlockUse& b : gs.blocks)
           blocks_json.push_back({{"block", b.name}, {"code", b.code}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
         for (const bench::SimtBlockUse& b : so.blocks)
           sorted_json.push_back({{"block", b.name}, {"code", b.code}, {"cost", b.cost}, {"lane_work", b.lane_work},
                                  {"warp_issue", b.warp_issue}});
-        where += where_table(law->name + " " + engine::precision_name(p) + ", " + std::to_string(steps) + " steps", so);
+        where += where_table(law->name + " " + engine::precision_name(p) + ", " + std::to_string(steps) + " steps", de);
         rows.push_back({{"law", law->name},
                         {"precision", engine::precision_name(p)},
                         {"steps", steps},
@@ -107,6 +110,10 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
                                         {"warp_issue", pe.warp_issue},
                                         {"block_issue", pe.block_issue},
                                         {"predicted_ms_per_1e6", {{"occupancy_25", pe_25}}}}},
+                        {"deferred", {{"active_threads", de.active_threads},
+                                      {"warp_issue", de.warp_issue},
+                                      {"block_issue", de.block_issue},
+                                      {"predicted_ms_per_1e6", {{"occupancy_25", de_25}}}}},
                         {"nested_search", {{"active_threads", ne.active_threads}, {"warp_issue", ne.warp_issue}}},
                         {"blocks", blocks_json},
                         {"sorted_blocks", sorted_json}});
@@ -117,8 +124,10 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
        " grid-stride rounds of the reduction kernel. Times relative to the grid-stride schedule of today's loop; "
        "573a81e loop: event searches nested in their step as in that build; refill: lanes take the next instance "
        "when done; sorted: instances ordered by regime key; persistent: the sorted batches taken from a work counter by "
-       "whichever warp is free (block wait: a block's time over its warps' mean, the barrier after the loop).\n\n" + md +
-       "\nWhere the issue goes (sorted schedule, as the kernels run; `code`: the functions whose source lines "
+       "whichever warp is free (block wait: a block's time over its warps' mean, the barrier after the loop); "
+       "deferred searches: persistent, with the event searches the lanes of a warp run together after a vote "
+       "(impact/search_vote.hpp; stronge).\n\n" + md +
+       "\nWhere the issue goes (persistent lanes with deferred searches, as the kernels run; `code`: the functions whose source lines "
        "a line table charges the block to; scripts/simt_beside_hotspots.py sets this beside a per-line profile):\n" +
        where;
   if (!a.json.empty()) {

@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -965,4 +966,77 @@ TEST(StrongeFloat, AgreesWithDouble) {
   EXPECT_LE(p99, 2e-4);
   EXPECT_LE(mx, 2e-3);
   EXPECT_LE(mismatch, 10);
+}
+
+// On the device the lanes of a warp hold the events their steps find and search them together
+// when a vote lets them (impact/search_vote.hpp): the iteration that found the event runs again,
+// from the same state, when the vote releases it. When that happens must not matter. A vote that
+// holds each pending search for 0 to 8 iterations (pseudo-random) gives the bits of the search at
+// once: impulse, velocities, energy, In_c, modes, steps and status, over ordinary, plastic (e = 0),
+// grazing (step_limit) and stalling rows, in both precisions and with both integrators.
+struct HoldingVote {
+  static constexpr bool defers = true;
+  mutable std::uint32_t calls = 0, held = 0, released = 0, last_released = 0;
+  bool due(bool pending, bool last, int waited) const {
+    if (!pending) return false;
+    ++calls;
+    const int hold = static_cast<int>((calls * 2654435761u) >> 29) + (last ? 1 : 0);  // 0..8
+    if (waited < hold) {
+      ++held;
+      return false;
+    }
+    ++released;
+    last_released += last;
+    return true;
+  }
+};
+
+template <class T> void expect_same_bits(const Result<T>& a, const Result<T>& b, const std::string& what) {
+  auto same = [](const auto& x, const auto& y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  EXPECT_EQ(a.status, b.status) << what;
+  EXPECT_TRUE(same(a.P, b.P)) << what;
+  EXPECT_TRUE(same(a.vf, b.vf)) << what;
+  EXPECT_TRUE(same(a.dE, b.dE)) << what;
+  EXPECT_TRUE(same(a.In_c, b.In_c)) << what;
+  EXPECT_EQ(a.modes.bits, b.modes.bits) << what;
+  EXPECT_EQ(a.steps, b.steps) << what;
+}
+
+TEST(StrongeDeferredSearch, WhenTheVoteReleasesASearchChangesNoBit) {
+  impact::randinst::Rng rng(4131);
+  int statuses[static_cast<int>(Status::count_)] = {};
+  std::uint32_t held = 0, released = 0, last_released = 0;
+  for (int i = 0; i < 1500; ++i) {
+    Problem p = impact::randinst::random_contact_problem(rng, {0.2, 2.0}, {0.0, 1.0});
+    if (i % 5 == 0) p.e = 0.0;  // plastic: the end of compression ends the impact
+    if (i % 7 == 0) {           // grazing: |v_n| = 1e-4 |v_t|, many end at the step bound
+      const Vector3d n = to_e(p.n), v0 = to_e(p.v0), vt = v0 - v0.dot(n) * n;
+      if (vt.norm() > 1e-3 * v0.norm()) p.v0 = to_v(-1e-4 * vt.norm() * n + vt);
+    }
+    const int steps = i % 3 == 0 ? 8 : (i % 3 == 1 ? 60 : 250);
+    const LawOptions opt = opts(steps, i % 4 == 3 ? Integrator::euler : Integrator::rk4);
+    impact::NoProbe probe;
+    HoldingVote vote;
+    const Result<double> now = StrongeLaw::eval<double>(p, opt, probe, impact::SearchAtOnce{});
+    const Result<double> later = StrongeLaw::eval<double>(p, opt, probe, vote);
+    expect_same_bits(now, later, "double row " + std::to_string(i) + ": " + describe(p));
+    const impact::ContactProblem<float> pf = impact::problem_cast<float>(p);
+    HoldingVote vote_f;
+    expect_same_bits(StrongeLaw::eval<float>(pf, opt, probe, impact::SearchAtOnce{}),
+                     StrongeLaw::eval<float>(pf, opt, probe, vote_f), "float row " + std::to_string(i));
+    ++statuses[static_cast<int>(now.status)];
+    held += vote.held + vote_f.held;
+    released += vote.released + vote_f.released;
+    last_released += vote.last_released + vote_f.last_released;
+  }
+  std::printf("[ StrongeDeferredSearch ] %u searches released after %u held iterations (%u ending the impact); "
+              "ok %d, stalled %d, step_limit %d\n",
+              released, held, last_released, statuses[static_cast<int>(Status::ok)],
+              statuses[static_cast<int>(Status::stalled)], statuses[static_cast<int>(Status::step_limit)]);
+  // the test runs the deferral: searches of both kinds were held and released
+  EXPECT_GT(released, 1500u);
+  EXPECT_GT(held, released);
+  EXPECT_GT(last_released, 500u);
+  EXPECT_GT(released - last_released, 500u);
+  EXPECT_GE(statuses[static_cast<int>(Status::step_limit)], 5);
 }

@@ -53,6 +53,9 @@
 // step, with its state local to the step: as separate iterations of the loop (one Runge-Kutta body
 // for steps and trial points, as jia runs) its state was carried around the loop, and on an H100
 // at 128 registers the kernel issued 17% more instructions and ran 1.5x slower (docs/bench.md).
+// On the device a lane whose step finds an event waits, with its state as before the step, until
+// the warp's vote lets it redo the step and search, so that lanes search together
+// (impact/search_vote.hpp; no result depends on when).
 //
 // v_t = 0. A tau-integration ends when |v_t| <= rho_0 = 64 eps (|v0| + R_1 p_c), R_1 = R at
 // min(mu, 64) (mu D only contracts v_t, so a larger mu adds no round-off) (the remaining
@@ -83,6 +86,7 @@
 #include "impact/probe.hpp"
 #include "impact/problem.hpp"
 #include "impact/rk4.hpp"
+#include "impact/search_vote.hpp"
 
 namespace impact {
 
@@ -255,7 +259,9 @@ struct StrongeLaw {
   // tests, 100 -> 83 -> 48 for the tau step length (a product for rho_sw / |v_t|, then its sixth
   // root in float: math::step_sixth_root, 35 fewer in the law loop), 77 -> 61 for a step's and a
   // trial point's RK combination (h/6 as a product on the device, impact/rk4.hpp: the law loop 2798
-  // -> 2656 SASS); until the morning of 2026-11-27 a stage took two divisions (336, 90).
+  // -> 2656 SASS); until the morning of 2026-11-27 a stage took two divisions (336, 90). Loop control
+  // 15 -> 25 with the warp's vote on deferred searches (impact/search_vote.hpp: the active mask, a
+  // ballot, two population counts, the rule and the lane's wait count).
   enum Seg : int {
     kSegSetup, kSegOutgoing, kSegCtl, kSegLine, kSegLineEnd, kSegSlipCtl, kSegRay, kSegTauLen,
     kSegStep, kSegRate, kSegRoot, kSegRootRate, kSegRootCtl, kSegLocate, kSegEvent, kSegFinish, kSegments
@@ -264,7 +270,7 @@ struct StrongeLaw {
       "setup", "outgoing ray (bisection)", "loop control", "straight segment", "segment event",
       "slip rates and ray test", "ray start", "tau step length", "step rk", "step rate", "root rk",
       "root rate", "root bracket", "locate start", "event handling", "finish"};
-  static constexpr int seg_cost[kSegments] = {350, 1800, 15, 70, 15, 51, 25, 48, 61, 172, 61, 172, 55, 30, 20, 100};
+  static constexpr int seg_cost[kSegments] = {350, 1800, 25, 70, 15, 51, 25, 48, 61, 172, 61, 172, 55, 30, 20, 100};
   // The costs of the build the H200 measured (3680a0a: two divisions per rate stage and slip test,
   // a square root and a division where the device now takes one rsqrt): the calibration predicts
   // that build's time with them (tests/bench/test_simt.cpp).
@@ -279,6 +285,9 @@ struct StrongeLaw {
   // 4, 128 registers and 25% occupancy. On an H200 (2026-11-27, one call, n = 4e7, two rounds):
   // 6.62e7/s at 4, 6.26e7/s at 3 (168 registers), 4.02e7/s at 5 (96).
   static constexpr int cuda_reduce_blocks_double = 4;
+  // The block that opens an event search inside a step: what a lane defers on the device
+  // (impact/search_vote.hpp), which the model's Schedule::deferred replays.
+  static constexpr int seg_search = kSegLocate;
   // Where each block's instructions come from (functions of this header, or rk_step of
   // impact/rk4.hpp), for setting the model beside per-line GPU profiles (as jia's seg_code).
   static constexpr const char* seg_code[kSegments] = {
@@ -349,24 +358,30 @@ struct StrongeLaw {
     return T(1.5) * sqrt((s.b_norm() + s.mu * s.d_norm()) / -g);
   }
 
+  // On the device the lanes of a warp vote on when to run their event searches (LaneVote,
+  // impact/search_vote.hpp); on the host each searches at once.
   template <class T>
   IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt = LawOptions{}) {
     NoProbe probe;
-    return eval<T>(p, opt, probe);
+    return eval<T>(p, opt, probe, LaneVote{});
+  }
+  template <class T, class Probe>
+  IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt, Probe& probe) {
+    return eval<T>(p, opt, probe, SearchAtOnce{});
   }
 
   // The outcome on p, evaluated in p's own units (impact/scale.hpp).
-  template <class T, class Probe>
-  IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt, Probe& probe) {
-    return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return eval_unit<T>(q, opt, probe); });
+  template <class T, class Probe, class Vote>
+  IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt, Probe& probe, const Vote& vote) {
+    return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return eval_unit<T>(q, opt, probe, vote); });
   }
 
   template <class T> struct Run;
 
   // The law on an instance of magnitudes near 1 (eval scales it): one iteration of the loop per
   // straight segment or step.
-  template <class T, class Probe>
-  IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& opt, Probe& probe) {
+  template <class T, class Probe, class Vote>
+  IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& opt, Probe& probe, const Vote& vote) {
     using namespace stronge_detail;
     probe.seg(kSegSetup);
     Status st = validate(p, use());
@@ -379,7 +394,7 @@ struct StrongeLaw {
     while (!m.done) {
       probe.iter();
       probe.seg(kSegCtl);
-      const Next next = m.control(probe);
+      const Next next = m.control(probe, vote);
       if (next == Next::stop) return m.r;
       if (next == Next::out) break;
     }
@@ -417,6 +432,7 @@ struct StrongeLaw::Run {
   bool compression = true, done = false;
   T target = T(0);  // the normal work at which restitution ends
   int events = 0, guard = 0;
+  int waited = -1;  // >= 0: the iterations this lane has waited with an event search pending
   Kind kind = Kind::slip;
   T lr1 = T(0), lr2 = T(0);               // ratio of a straight segment to the end (Kind::line)
   T ru1 = T(0), ru2 = T(0), rg = T(-1);  // the approaching ray and d|v_t|/dp on it (Kind::approach)
@@ -535,15 +551,27 @@ struct StrongeLaw::Run {
     return SegmentEnd::tangential_zero;
   }
 
-  // An iteration: the bounds, then a straight segment or the slip (its tests and its step).
-  template <class Probe> IMPACT_HDI Next control(Probe& probe) {
+  // An iteration: the vote on a pending event search, the bounds, then a straight segment or the
+  // slip (its tests and its step).
+  template <class Probe, class Vote> IMPACT_HDI Next control(Probe& probe, const Vote& vote) {
+    bool search = true;  // whether an event that this iteration's step finds is searched now
+    if constexpr (Vote::defers) {  // every lane in the loop votes (impact/search_vote.hpp)
+      const bool pending = waited >= 0;
+      const bool due = vote.due(pending, !compression || e == T(0), waited);
+      if (pending && !due) {
+        ++waited;
+        return Next::again;
+      }
+      search = pending;  // released: its step again, then the search; otherwise a new event waits
+      waited = -1;
+    }
     if (r.steps >= max_steps || guard > max_steps + 4 * kMaxEvents) {
       r.status = Status::step_limit;
       probe.done();
       return Next::stop;
     }
     ++guard;
-    if (kind == Kind::slip) return slip_control(probe);
+    if (kind == Kind::slip) return slip_control(probe, search);
     const bool line = kind == Kind::line;
     const T dist = line ? T(1) / T(0) : tmax(T(0), (y.w1 * ru1 + y.w2 * ru2) / -rg);
     const T c1 = line ? lr1 : -sys.mu * ru1, c2 = line ? lr2 : -sys.mu * ru2;
@@ -580,7 +608,7 @@ struct StrongeLaw::Run {
   }
 
   // The slip: v_t = 0, a ray, or a step in p (|v_t| >= rho_sw) or in tau (step()).
-  template <class Probe> IMPACT_HDI Next slip_control(Probe& probe) {
+  template <class Probe> IMPACT_HDI Next slip_control(Probe& probe, bool search) {
     probe.seg(kSegSlipCtl);
     const T rr = y.w1 * y.w1 + y.w2 * y.w2;
     if (!(rr > T(0))) return reach_zero(probe);  // exactly at v_t = 0
@@ -632,7 +660,7 @@ struct StrongeLaw::Run {
 #endif
       dx = tmin((h / rho_sw) * grow, tau_cap);
     }
-    return step(tau_mode, dx, probe);
+    return step(tau_mode, dx, search, probe);
   }
 
   // The value whose sign tells an event inside a step (in compression its end, v_n >= 0; in
@@ -644,11 +672,18 @@ struct StrongeLaw::Run {
   IMPACT_HDI static bool happened(Event which, T v) { return which == Event::stall ? v > T(0) : v >= T(0); }
 
   // The step from y (in tau, else in p, of length dx) and its earliest event: y goes to the step's
-  // end or to the event.
-  template <class Probe> IMPACT_HDI Next step(bool tau_mode, T dx, Probe& probe) {
+  // end or to the event. Without `search`, a step that finds an event leaves y, the step count and
+  // the guard as they were and makes its search pending (impact/search_vote.hpp): the iteration
+  // runs again, bit for bit, when the vote releases it.
+  template <class Probe> IMPACT_HDI Next step(bool tau_mode, T dx, bool search, Probe& probe) {
     probe.seg(kSegStep);
     probe.seg(kSegRate);
     const State y1 = sys.step(y, dx, tau_mode, integ);
+    if (!search && (compression ? y1.vn >= T(0) : (y1.E - target >= T(0) || y1.vn < T(0)))) {
+      waited = 0;
+      --guard;
+      return Next::again;
+    }
     ++r.steps;
     Event ev = Event::none;
     T xe = dx;
