@@ -261,7 +261,8 @@ struct StrongeLaw {
   // trial point's RK combination (h/6 as a product on the device, impact/rk4.hpp: the law loop 2798
   // -> 2656 SASS); until the morning of 2026-11-27 a stage took two divisions (336, 90). Loop control
   // 15 -> 25 with the warp's vote on deferred searches (impact/search_vote.hpp: the active mask, a
-  // ballot, two population counts, the rule and the lane's wait count).
+  // ballot, two population counts, the rule and the lane's wait count). Tau step length 48 -> 24 with
+  // __log2f for log2f (math::step_sixth_root; the law loop 24 SASS shorter).
   enum Seg : int {
     kSegSetup, kSegOutgoing, kSegCtl, kSegLine, kSegLineEnd, kSegSlipCtl, kSegRay, kSegTauLen,
     kSegStep, kSegRate, kSegRoot, kSegRootRate, kSegRootCtl, kSegLocate, kSegEvent, kSegFinish, kSegments
@@ -270,7 +271,7 @@ struct StrongeLaw {
       "setup", "outgoing ray (bisection)", "loop control", "straight segment", "segment event",
       "slip rates and ray test", "ray start", "tau step length", "step rk", "step rate", "root rk",
       "root rate", "root bracket", "locate start", "event handling", "finish"};
-  static constexpr int seg_cost[kSegments] = {350, 1800, 25, 70, 15, 51, 25, 48, 61, 172, 61, 172, 55, 30, 20, 100};
+  static constexpr int seg_cost[kSegments] = {350, 1800, 25, 70, 15, 51, 25, 24, 61, 172, 61, 172, 55, 30, 20, 100};
   // The costs of the build the H200 measured (3680a0a: two divisions per rate stage and slip test,
   // a square root and a division where the device now takes one rsqrt): the calibration predicts
   // that build's time with them (tests/bench/test_simt.cpp).
