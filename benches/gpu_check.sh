@@ -644,24 +644,32 @@ if want 5; then
   if [ $QUICK = 1 ]; then n_jia=4000000; n_st=4000000; n_cr=100000000; n_omp=200000
   else n_jia=40000000; n_st=40000000; n_cr=1000000000; n_omp=1000000; fi
   # law precision backend n baseline goal lanes (IMPACT_CUDA_LANES: grid-stride, or persistent lanes
-  # with a work counter, issue 22; the summaries are the same bits, compare the rates). The recorded
+  # with a work counter, issue 22; "+at-once": IMPACT_CUDA_SEARCH=at-once, every lane searching its
+  # events at once instead of the warp's vote, impact/search_vote.hpp; the summaries are the same
+  # bits, compare the rates). The recorded
   # baseline and goal columns are 573a81e's on an H100; with --baseline, the baseline is measured and
   # the goals are issue 22's on an H200.
   tp_cases=("jia double cuda $n_jia 1.69e6 1.7e7 grid-stride" "jia double cuda $n_jia 1.69e6 1.7e7 persistent"
             "jia float cuda $n_jia 3.14e6 - grid-stride" "jia float cuda $n_jia 3.14e6 - persistent"
             "stronge double cuda $n_st 1.72e7 1.7e8 grid-stride" "stronge double cuda $n_st 1.72e7 1.7e8 persistent"
-            "stronge float cuda $n_st 4.49e7 - grid-stride"
+            "stronge double cuda $n_st 1.72e7 1.7e8 persistent+at-once"
+            "stronge float cuda $n_st 4.49e7 - grid-stride" "stronge float cuda $n_st 4.49e7 - persistent"
+            "stronge float cuda $n_st 4.49e7 - persistent+at-once"
             "chatterjee-ruina double cuda $n_cr 1.68e9 - grid-stride" "chatterjee-ruina double cuda $n_cr 1.68e9 - persistent"
             "jia double omp $n_omp 1.64e5 - grid-stride")
   declare -A goal22=([jia_double]=2.5e7 [jia_float]=4e7 [stronge_double]=1e8)
   declare -A base_rate=()
   for c in "${tp_cases[@]}"; do
     read -r law prec be n base goal lanes <<< "$c"
+    search=deferred
+    [ "${lanes#*+}" = at-once ] && search=at-once
     tag=reduce_${law}_${prec}_${be}
     label="$law $prec $be"
-    if [ "$be" = cuda ]; then tag=${tag}_$lanes; label="$label, $lanes"; fi
+    if [ "$be" = cuda ]; then tag=${tag}_${lanes/+/_}; label="$label, $lanes"; fi
+    lanes=${lanes%%+*}
     args=(reduce --law "$law" --backend "$be" --precision "$prec" --n "$n" --steps 250 -q)
-    step "$tag" measure 900 -- env IMPACT_CUDA_LANES="$lanes" "$IMPACT" "${args[@]}" --out "$LOGDIR/$tag.json"
+    step "$tag" measure 900 -- env IMPACT_CUDA_LANES="$lanes" IMPACT_CUDA_SEARCH="$search" "$IMPACT" "${args[@]}" \
+      --out "$LOGDIR/$tag.json"
     if [ -n "$BASE_IMPACT" ]; then
       goal=${goal22[${law}_$prec]:--}
       [ "$be" = cuda ] || goal=-

@@ -138,6 +138,10 @@ enum class Integrator : std::int32_t { euler = 0, rk4 = 1 };
 struct LawOptions {
   std::int32_t steps = 250;               // steps per instance, relative to its own impulse scale
   Integrator integrator = Integrator::rk4;
+  // On the device: whether the lanes of a warp defer their event searches to run them together
+  // (impact/search_vote.hpp; StrongeLaw). Scheduling only: no result depends on it, and the host
+  // ignores it (the CUDA reduction sets it from ReduceSchedule::defer_searches).
+  bool defer_searches = true;
 };
 
 // Checks the instance and normalises n in place. Order of checks: non-finite input, zero normal,

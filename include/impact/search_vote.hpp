@@ -40,9 +40,12 @@ IMPACT_HDI bool deferred_search_due(int pending, int active, bool last, int wait
   return kDeferShareDen * pending >= kDeferShareNum * active || waited >= kDeferWaitMost;
 }
 
-// A lane alone: an event found is searched at once (nothing is ever pending).
+// A lane alone: an event found is searched at once (nothing is ever pending). Constructed from
+// LawOptions::defer_searches as WarpVote is, which it ignores.
 struct SearchAtOnce {
   static constexpr bool defers = false;
+  IMPACT_HDI explicit SearchAtOnce(bool = false) {}
+  IMPACT_HDI bool holds() const { return false; }
   IMPACT_HDI bool due(bool pending, bool, int) const { return pending; }
 };
 
@@ -51,9 +54,15 @@ struct SearchAtOnce {
 // the loop calls due() at the same point; __activemask() is the set that got there together (a
 // lane the hardware has not reconverged yet is simply not counted: the vote can only come sooner,
 // and results do not depend on it).
+// `on` (LawOptions::defer_searches, a kernel parameter, the same for every lane) false: every lane
+// searches at once, as on the host (IMPACT_CUDA_SEARCH=at-once, to compare the two on a device).
 struct WarpVote {
   static constexpr bool defers = true;
+  bool on;
+  __device__ __forceinline__ explicit WarpVote(bool defer) : on(defer) {}
+  __device__ __forceinline__ bool holds() const { return on; }
   __device__ __forceinline__ bool due(bool pending, bool last, int waited) const {
+    if (!on) return pending;
     const unsigned in_loop = __activemask();
     const unsigned held = __ballot_sync(in_loop, pending);
     return pending && deferred_search_due(__popc(held), __popc(in_loop), last, waited);

@@ -154,13 +154,17 @@ struct ReduceSchedule {
   // of 32 instances from a work counter (kernels/cuda/sampled.cu for_each_instance); else grid-stride
   // over kCudaReduceBlocks blocks
   bool persistent = kCudaPersistentLanes;
+  // deferred event searches (issue 22): the lanes of a warp vote on when to search, and search
+  // together (impact/search_vote.hpp; LawOptions::defer_searches); else each searches at once
+  bool defer_searches = true;
 };
 template <class Law, class T>
 BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
                             const LawOptions& opt, const SummaryRanges& rg, const ReduceSchedule& how);
 // The schedule `impact reduce` and the Python package use: ReduceSchedule{}, with persistent lanes
-// set by the environment variable IMPACT_CUDA_LANES=persistent|grid-stride where it is given (to
-// compare the two on a device: benches/gpu_check.sh; std::invalid_argument for another value).
+// set by the environment variable IMPACT_CUDA_LANES=persistent|grid-stride and the event searches by
+// IMPACT_CUDA_SEARCH=deferred|at-once where they are given (to compare on a device:
+// benches/gpu_check.sh, benches/ab_reduce.py; std::invalid_argument for another value).
 ReduceSchedule default_reduce_schedule();
 template <class Law, class T>  // default_reduce_schedule()
 BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,

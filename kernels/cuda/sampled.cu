@@ -196,6 +196,8 @@ BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uin
   BatchSummary total = summary_identity(rg);
   if (end <= begin) return total;
   const bool sorted = HasRegimeKey<Law>::value && how.sort;
+  LawOptions law_opt = opt;
+  law_opt.defer_searches = how.defer_searches;
   // a launch takes at most kLaunchMost instances (the bound of a block's exact sums)
   const std::uint64_t piece = sorted ? kCudaSortPiece : (end - begin < kLaunchMost ? end - begin : kLaunchMost);
   static_assert(kCudaSortPiece <= kLaunchMost, "a sorted piece is one launch");
@@ -235,7 +237,7 @@ BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uin
       next = counter.as<unsigned long long>();
       check(cudaMemset(next, 0, sizeof *next), "reset the work counter");
     }
-    sampled_reduce_kernel<Law, T><<<used, kBlock>>>(spec, seed, b, e, opt, rg, ord, next, d.as<BatchSummary>());
+    sampled_reduce_kernel<Law, T><<<used, kBlock>>>(spec, seed, b, e, law_opt, rg, ord, next, d.as<BatchSummary>());
     check(cudaGetLastError(), "sampled reduction kernel launch");
     check(cudaDeviceSynchronize(), "sampled reduction kernel");
     check(cudaMemcpy(parts.data(), d.get(), used * sizeof(BatchSummary), cudaMemcpyDeviceToHost),
@@ -247,12 +249,17 @@ BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uin
 
 ReduceSchedule default_reduce_schedule() {
   ReduceSchedule how;
-  const char* lanes = std::getenv("IMPACT_CUDA_LANES");
-  if (!lanes || !*lanes) return how;
-  const std::string v = lanes;
-  if (v != "persistent" && v != "grid-stride")
-    throw std::invalid_argument("IMPACT_CUDA_LANES=" + v + ": expected persistent or grid-stride");
-  how.persistent = v == "persistent";
+  // NAME=a|b: true for a, false for b, `otherwise` when unset or empty
+  auto choice = [](const char* name, const char* a, const char* b, bool otherwise) {
+    const char* e = std::getenv(name);
+    if (!e || !*e) return otherwise;
+    const std::string v = e;
+    if (v != a && v != b)
+      throw std::invalid_argument(std::string(name) + "=" + v + ": expected " + a + " or " + b);
+    return v == a;
+  };
+  how.persistent = choice("IMPACT_CUDA_LANES", "persistent", "grid-stride", how.persistent);
+  how.defer_searches = choice("IMPACT_CUDA_SEARCH", "deferred", "at-once", how.defer_searches);
   return how;
 }
 

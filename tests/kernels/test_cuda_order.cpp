@@ -208,20 +208,49 @@ void sorted_reduction_counts_the_same() {
   plain.sort = persistent_plain.sort = false;
   sorted.persistent = plain.persistent = false;
   persistent.persistent = persistent_plain.persistent = true;
+  cuda::ReduceSchedule at_once = persistent;  // every lane searches its events at once
+  at_once.defer_searches = false;
   const BatchSummary s = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, sorted);
   const BatchSummary u = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, plain);
   const BatchSummary p = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, persistent);
   const BatchSummary q = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, persistent_plain);
+  const BatchSummary a = cuda::reduce_sampled<Law, double>(spec, 9, b, e, opt, rg, at_once);
   // exact integer sums: neither the order the sort gives the rows nor which warp takes which batch
   // (persistent lanes) changes a bit of the summary
   EXPECT_EQ(std::memcmp(&s, &u, sizeof s), 0) << Law::name << ": sorted against plain";
   EXPECT_EQ(std::memcmp(&p, &u, sizeof s), 0) << Law::name << ": persistent sorted against plain";
   EXPECT_EQ(std::memcmp(&q, &u, sizeof s), 0) << Law::name << ": persistent plain against plain";
+  // nor whether the lanes of a warp defer their event searches (impact/search_vote.hpp)
+  EXPECT_EQ(std::memcmp(&a, &u, sizeof s), 0) << Law::name << ": searches at once against deferred";
   EXPECT_GT(s.status[0], (e - b) / 2) << Law::name;
   EXPECT_EQ(s.q[kPn].far, 0u) << Law::name;
 }
 
 }  // namespace
+
+// The eval kernels with deferred event searches (the default: the lanes of a warp vote on when to
+// search, impact/search_vote.hpp) and with every lane searching at once: every row the same bits.
+template <class T> void deferred_equals_at_once() {
+  const auto ps = instances(20000);
+  Buffers<T> a(ps), b(ps);
+  LawOptions deferred, at_once;
+  deferred.steps = at_once.steps = 120;
+  at_once.defer_searches = false;
+  cuda::evaluate_streamed<StrongeLaw, T>(a.bin, a.bout, deferred, cuda::StreamOptions{});
+  cuda::evaluate_streamed<StrongeLaw, T>(b.bin, b.bout, at_once, cuda::StreamOptions{});
+  const std::size_t n = ps.size();
+  for (int k = 0; k < kNumRealOutputs; ++k)
+    EXPECT_EQ(std::memcmp(a.bout.real[k], b.bout.real[k], n * sizeof(T)), 0) << "column " << k;
+  EXPECT_EQ(std::memcmp(a.bout.modes, b.bout.modes, n * sizeof(std::uint32_t)), 0);
+  EXPECT_EQ(std::memcmp(a.bout.steps, b.bout.steps, n * sizeof(std::int32_t)), 0);
+  EXPECT_EQ(std::memcmp(a.bout.status, b.bout.status, n), 0);
+}
+
+TEST(CudaOrder, DeferredSearchesLeaveEveryRowIdentical) {
+  IMPACT_REQUIRE_DEVICE("deferred-vs-at-once");
+  deferred_equals_at_once<double>();
+  deferred_equals_at_once<float>();
+}
 
 TEST(CudaOrder, SortedEvaluationLeavesEveryRowIdentical) {
   IMPACT_REQUIRE_DEVICE("sorted-vs-unsorted");
@@ -252,6 +281,29 @@ TEST(CudaOrder, LanesFromTheEnvironment) {
   }
   if (given) ::setenv("IMPACT_CUDA_LANES", saved.c_str(), 1);
   else ::unsetenv("IMPACT_CUDA_LANES");
+}
+
+// IMPACT_CUDA_SEARCH: deferred event searches (the default) or every lane at once.
+TEST(CudaOrder, SearchesFromTheEnvironment) {
+  const char* given = std::getenv("IMPACT_CUDA_SEARCH");
+  const std::string saved = given ? given : "";
+  ::unsetenv("IMPACT_CUDA_SEARCH");
+  EXPECT_TRUE(cuda::default_reduce_schedule().defer_searches);
+  EXPECT_TRUE(LawOptions{}.defer_searches);
+  ::setenv("IMPACT_CUDA_SEARCH", "at-once", 1);
+  EXPECT_FALSE(cuda::default_reduce_schedule().defer_searches);
+  ::setenv("IMPACT_CUDA_SEARCH", "deferred", 1);
+  EXPECT_TRUE(cuda::default_reduce_schedule().defer_searches);
+  ::setenv("IMPACT_CUDA_SEARCH", "later", 1);
+  try {
+    cuda::default_reduce_schedule();
+    ADD_FAILURE() << "IMPACT_CUDA_SEARCH=later accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("IMPACT_CUDA_SEARCH=later: expected deferred or at-once"), std::string::npos)
+        << e.what();
+  }
+  if (given) ::setenv("IMPACT_CUDA_SEARCH", saved.c_str(), 1);
+  else ::unsetenv("IMPACT_CUDA_SEARCH");
 }
 
 TEST(CudaOrder, ReductionIsTheSameBitsForEverySchedule) {

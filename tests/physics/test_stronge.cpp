@@ -977,6 +977,7 @@ TEST(StrongeFloat, AgreesWithDouble) {
 struct HoldingVote {
   static constexpr bool defers = true;
   mutable std::uint32_t calls = 0, held = 0, released = 0, last_released = 0;
+  bool holds() const { return true; }
   bool due(bool pending, bool last, int waited) const {
     if (!pending) return false;
     ++calls;

@@ -364,7 +364,7 @@ struct StrongeLaw {
   template <class T>
   IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt = LawOptions{}) {
     NoProbe probe;
-    return eval<T>(p, opt, probe, LaneVote{});
+    return eval<T>(p, opt, probe, LaneVote{opt.defer_searches});
   }
   template <class T, class Probe>
   IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt, Probe& probe) {
@@ -556,7 +556,7 @@ struct StrongeLaw::Run {
   // slip (its tests and its step).
   template <class Probe, class Vote> IMPACT_HDI Next control(Probe& probe, const Vote& vote) {
     bool search = true;  // whether an event that this iteration's step finds is searched now
-    if constexpr (Vote::defers) {  // every lane in the loop votes (impact/search_vote.hpp)
+    if (Vote::defers && vote.holds()) {  // every lane in the loop votes (impact/search_vote.hpp)
       const bool pending = waited >= 0;
       const bool due = vote.due(pending, !compression || e == T(0), waited);
       if (pending && !due) {
