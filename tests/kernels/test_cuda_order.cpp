@@ -260,50 +260,45 @@ TEST(CudaOrder, SortedEvaluationLeavesEveryRowIdentical) {
   sorted_equals_unsorted<StrongeLaw, float>();
 }
 
-// The schedule `impact reduce` uses, and IMPACT_CUDA_LANES to compare the two on a device (no device
-// needed: the choice is made on the host).
-TEST(CudaOrder, LanesFromTheEnvironment) {
-  const char* given = std::getenv("IMPACT_CUDA_LANES");
+// One choice of the schedule `impact reduce` uses from the environment variable `name` (no device
+// needed: the choice is made on the host): unset, the default; `a`, true; `b`, false; another value
+// an error that names both. The variable is restored after.
+template <class Field>
+void schedule_from_environment(const char* name, Field field, const char* a, const char* b, bool by_default) {
+  const char* given = std::getenv(name);
   const std::string saved = given ? given : "";
-  ::unsetenv("IMPACT_CUDA_LANES");
-  EXPECT_EQ(cuda::default_reduce_schedule().persistent, cuda::kCudaPersistentLanes);
-  EXPECT_TRUE(cuda::default_reduce_schedule().sort);
-  ::setenv("IMPACT_CUDA_LANES", "persistent", 1);
-  EXPECT_TRUE(cuda::default_reduce_schedule().persistent);
-  ::setenv("IMPACT_CUDA_LANES", "grid-stride", 1);
-  EXPECT_FALSE(cuda::default_reduce_schedule().persistent);
-  ::setenv("IMPACT_CUDA_LANES", "warp", 1);
+  ::unsetenv(name);
+  EXPECT_EQ(field(cuda::default_reduce_schedule()), by_default) << name << " unset";
+  ::setenv(name, a, 1);
+  EXPECT_TRUE(field(cuda::default_reduce_schedule())) << name << "=" << a;
+  ::setenv(name, b, 1);
+  EXPECT_FALSE(field(cuda::default_reduce_schedule())) << name << "=" << b;
+  ::setenv(name, "sideways", 1);
   try {
     cuda::default_reduce_schedule();
-    ADD_FAILURE() << "IMPACT_CUDA_LANES=warp accepted";
+    ADD_FAILURE() << name << "=sideways accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("expected persistent or grid-stride"), std::string::npos) << e.what();
+    const std::string want = std::string(name) + "=sideways: expected " + a + " or " + b;
+    EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
   }
-  if (given) ::setenv("IMPACT_CUDA_LANES", saved.c_str(), 1);
-  else ::unsetenv("IMPACT_CUDA_LANES");
+  if (given) ::setenv(name, saved.c_str(), 1);
+  else ::unsetenv(name);
+}
+
+// IMPACT_CUDA_LANES: persistent lanes (the default) or grid-stride, to compare the two on a device.
+TEST(CudaOrder, LanesFromTheEnvironment) {
+  schedule_from_environment(
+      "IMPACT_CUDA_LANES", [](const cuda::ReduceSchedule& s) { return s.persistent; }, "persistent", "grid-stride",
+      cuda::kCudaPersistentLanes);
+  EXPECT_TRUE(cuda::default_reduce_schedule().sort);
 }
 
 // IMPACT_CUDA_SEARCH: deferred event searches (the default) or every lane at once.
 TEST(CudaOrder, SearchesFromTheEnvironment) {
-  const char* given = std::getenv("IMPACT_CUDA_SEARCH");
-  const std::string saved = given ? given : "";
-  ::unsetenv("IMPACT_CUDA_SEARCH");
-  EXPECT_TRUE(cuda::default_reduce_schedule().defer_searches);
+  schedule_from_environment(
+      "IMPACT_CUDA_SEARCH", [](const cuda::ReduceSchedule& s) { return s.defer_searches; }, "deferred", "at-once",
+      true);
   EXPECT_TRUE(LawOptions{}.defer_searches);
-  ::setenv("IMPACT_CUDA_SEARCH", "at-once", 1);
-  EXPECT_FALSE(cuda::default_reduce_schedule().defer_searches);
-  ::setenv("IMPACT_CUDA_SEARCH", "deferred", 1);
-  EXPECT_TRUE(cuda::default_reduce_schedule().defer_searches);
-  ::setenv("IMPACT_CUDA_SEARCH", "later", 1);
-  try {
-    cuda::default_reduce_schedule();
-    ADD_FAILURE() << "IMPACT_CUDA_SEARCH=later accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("IMPACT_CUDA_SEARCH=later: expected deferred or at-once"), std::string::npos)
-        << e.what();
-  }
-  if (given) ::setenv("IMPACT_CUDA_SEARCH", saved.c_str(), 1);
-  else ::unsetenv("IMPACT_CUDA_SEARCH");
 }
 
 TEST(CudaOrder, ReductionIsTheSameBitsForEverySchedule) {
