@@ -93,14 +93,19 @@ struct Issue {
       : lane_count(2 * blocks.count()), warp_count(2 * blocks.count()), lane_sum(2 * blocks.count()),
         warp_sum(2 * blocks.count()), warp_total(warps, 0.0), b(&blocks), n(blocks.count()) {}
   double cost(int slot) const { return b->cost[slot % n]; }
-  // adds the blocks of unit u of the trace as one lane's part of the current warp unit
-  void lane(const PathTrace& t, std::uint32_t u, int offset = 0) {
-    const std::uint32_t a = u ? t.unit_end[u - 1] : 0, e = t.unit_end[u];
+  // adds the blocks seg[a .. e) of the trace as one lane's part of the current warp unit
+  void lane_blocks(const PathTrace& t, std::uint32_t a, std::uint32_t e, int offset = 0) {
     for (std::uint32_t k = a; k < e; ++k) ++lane_count[t.seg[k] + offset];
   }
-  // the blocks seg[a .. e) of a trace as one lane's part of the current warp unit
-  void lane_blocks(const PathTrace& t, std::uint32_t a, std::uint32_t e) {
-    for (std::uint32_t k = a; k < e; ++k) ++lane_count[t.seg[k]];
+  // the same for the blocks of unit u
+  void lane(const PathTrace& t, std::uint32_t u, int offset = 0) { lane_blocks(t, t.unit_start(u), t.unit_end[u], offset); }
+  // one warp unit of every lane's own unit unit_of(l): the batch's set-ups, or its finishes
+  template <class F> void each_lane(const PathTrace& t, F unit_of) {
+    for (int l = 0; l < kWarp; ++l) {
+      lane(t, unit_of(l));
+      end_lane();
+    }
+    end_unit();
   }
   void end_lane() {
     for (int s = 0; s < 2 * n; ++s) {
@@ -138,11 +143,7 @@ void run_batch(const PathTrace& t, std::size_t first, Issue& is, bool nested) {
     group[l].push_back(fin);
     most = std::max(most, group[l].size() - 1);
   }
-  for (int l = 0; l < kWarp; ++l) {  // set-ups
-    is.lane(t, t.unit_begin[first + l]);
-    is.end_lane();
-  }
-  is.end_unit();
+  is.each_lane(t, [&](int l) { return t.unit_begin[first + l]; });  // set-ups
   for (std::size_t k = 0; k < most; ++k) {  // iterations
     for (int l = 0; l < kWarp; ++l) {
       if (k + 1 >= group[l].size()) continue;
@@ -151,11 +152,7 @@ void run_batch(const PathTrace& t, std::size_t first, Issue& is, bool nested) {
     }
     is.end_unit();
   }
-  for (int l = 0; l < kWarp; ++l) {  // finishes
-    is.lane(t, group[l].back());
-    is.end_lane();
-  }
-  is.end_unit();
+  is.each_lane(t, [&](int l) { return group[l].back(); });  // finishes
 }
 
 // A batch run with deferred event searches (Schedule::deferred, impact/search_vote.hpp): a lane
@@ -169,14 +166,11 @@ void run_batch_deferred(const PathTrace& t, std::size_t first, Issue& is) {
   std::uint32_t pos[kWarp], fin[kWarp];
   bool pending[kWarp] = {};
   int waited[kWarp] = {};
-  for (int l = 0; l < kWarp; ++l) {  // set-ups
-    const std::size_t i = first + l;
-    is.lane(t, t.unit_begin[i]);
-    is.end_lane();
-    pos[l] = t.unit_begin[i] + 1;
-    fin[l] = t.unit_begin[i + 1] - 1;
+  for (int l = 0; l < kWarp; ++l) {
+    pos[l] = t.unit_begin[first + l] + 1;
+    fin[l] = t.unit_begin[first + l + 1] - 1;
   }
-  is.end_unit();
+  is.each_lane(t, [&](int l) { return pos[l] - 1; });  // set-ups
   for (;;) {
     int active = 0, pend = 0;
     for (int l = 0; l < kWarp; ++l)
@@ -187,7 +181,7 @@ void run_batch_deferred(const PathTrace& t, std::size_t first, Issue& is) {
     if (!active) break;
     for (int l = 0; l < kWarp; ++l) {
       if (pos[l] >= fin[l]) continue;
-      const std::uint32_t u = pos[l], a = u ? t.unit_end[u - 1] : 0, e = t.unit_end[u];
+      const std::uint32_t u = pos[l], a = t.unit_start(u), e = t.unit_end[u];
       if (pending[l]) {
         if (!deferred_search_due(pend, active, u + 1 == fin[l], waited[l])) {
           ++waited[l];
@@ -213,11 +207,7 @@ void run_batch_deferred(const PathTrace& t, std::size_t first, Issue& is) {
     }
     is.end_unit();
   }
-  for (int l = 0; l < kWarp; ++l) {  // finishes
-    is.lane(t, fin[l]);
-    is.end_lane();
-  }
-  is.end_unit();
+  is.each_lane(t, [&](int l) { return fin[l]; });  // finishes
 }
 
 // Grid-stride rounds: warp w takes its round r's batch.
@@ -303,7 +293,7 @@ PathTrace permuted(const PathTrace& t, const std::vector<std::size_t>& perm) {
   o.unit_end.reserve(t.unit_end.size());
   for (std::size_t i : perm) {
     for (std::uint32_t u = t.unit_begin[i]; u < t.unit_begin[i + 1]; ++u) {
-      const std::uint32_t a = u ? t.unit_end[u - 1] : 0;
+      const std::uint32_t a = t.unit_start(u);
       o.seg.insert(o.seg.end(), t.seg.begin() + a, t.seg.begin() + t.unit_end[u]);
       o.unit_end.push_back(static_cast<std::uint32_t>(o.seg.size()));
       o.sub.push_back(t.sub[u]);

@@ -36,6 +36,7 @@ struct PathTrace {
   std::vector<std::uint8_t> ok;     // status ok (the kernel reduces only those)
   std::vector<std::uint32_t> key;   // Law::regime_key of each instance
   std::size_t instances() const { return unit_begin.size() - 1; }
+  std::uint32_t unit_start(std::uint32_t u) const { return u ? unit_end[u - 1] : 0; }  // seg index of unit u
 };
 
 // The blocks of a law's kernel: the law's own (from its header: Law::seg_name, Law::seg_cost),

@@ -52,7 +52,7 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
       "deferred searches: ms per 1e6 at 25% | largest blocks (share of issue, active threads) |\n"
       "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  std::string where;  // per block of the sorted schedule: its code, share of the issue, coherence
+  std::string where;  // per block of the kernels' schedule (deferred): its code, share of the issue, coherence
   for (const engine::LawInfo* law : spec.laws) {
     if (!bench::simt_supported(law->name)) {
       if (all) continue;

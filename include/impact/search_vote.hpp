@@ -43,7 +43,6 @@ IMPACT_HDI bool deferred_search_due(int pending, int active, bool last, int wait
 // A lane alone: an event found is searched at once (nothing is ever pending). Constructed from
 // LawOptions::defer_searches as WarpVote is, which it ignores.
 struct SearchAtOnce {
-  static constexpr bool defers = false;
   IMPACT_HDI explicit SearchAtOnce(bool = false) {}
   IMPACT_HDI bool holds() const { return false; }
   IMPACT_HDI bool due(bool pending, bool, int) const { return pending; }
@@ -57,7 +56,6 @@ struct SearchAtOnce {
 // `on` (LawOptions::defer_searches, a kernel parameter, the same for every lane) false: every lane
 // searches at once, as on the host (IMPACT_CUDA_SEARCH=at-once, to compare the two on a device).
 struct WarpVote {
-  static constexpr bool defers = true;
   bool on;
   __device__ __forceinline__ explicit WarpVote(bool defer) : on(defer) {}
   __device__ __forceinline__ bool holds() const { return on; }

@@ -975,7 +975,6 @@ TEST(StrongeFloat, AgreesWithDouble) {
 // once: impulse, velocities, energy, In_c, modes, steps and status, over ordinary, plastic (e = 0),
 // grazing (step_limit) and stalling rows, in both precisions and with both integrators.
 struct HoldingVote {
-  static constexpr bool defers = true;
   mutable std::uint32_t calls = 0, held = 0, released = 0, last_released = 0;
   bool holds() const { return true; }
   bool due(bool pending, bool last, int waited) const {

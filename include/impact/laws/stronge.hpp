@@ -556,7 +556,7 @@ struct StrongeLaw::Run {
   // slip (its tests and its step).
   template <class Probe, class Vote> IMPACT_HDI Next control(Probe& probe, const Vote& vote) {
     bool search = true;  // whether an event that this iteration's step finds is searched now
-    if (Vote::defers && vote.holds()) {  // every lane in the loop votes (impact/search_vote.hpp)
+    if (vote.holds()) {  // every lane in the loop votes (impact/search_vote.hpp; false on the host)
       const bool pending = waited >= 0;
       const bool due = vote.due(pending, !compression || e == T(0), waited);
       if (pending && !due) {
@@ -680,6 +680,8 @@ struct StrongeLaw::Run {
     probe.seg(kSegStep);
     probe.seg(kSegRate);
     const State y1 = sys.step(y, dx, tau_mode, integ);
+    // the tests of the searches below, once more: as three booleans shared with them, ptxas spilled
+    // 990 / 1380 B in double against 682 / 1092 (docs/bench.md, "Deferred event searches")
     if (!search && (compression ? y1.vn >= T(0) : (y1.E - target >= T(0) || y1.vn < T(0)))) {
       waited = 0;
       --guard;
