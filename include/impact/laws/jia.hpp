@@ -123,7 +123,8 @@ struct JiaLaw {
   // (kernels/cuda/sampled.cu reduce_min_blocks; float takes 5): 3, i.e. 168 registers and 18.75%
   // occupancy, spilling 68 / 60 B (stores / loads) where 4 (128 registers, 25%) spilled 522 / 604.
   // On an H200 (2026-11-27, one call, n = 4e7, two rounds, the same summary bits): 2.13e7/s at 4,
-  // 2.34e7/s at 3, 1.31e7/s at 5 (96 registers).
+  // 2.34e7/s at 3, 1.31e7/s at 5 (96 registers). Since the Run left local memory (2026-11-28, see
+  // slaved_dir): 260 / 292 B at 3, 1010 / 936 at 4 (the law loop's LDL / STL 41 / 37 and 144 / 179).
   static constexpr int cuda_reduce_blocks_double = 3;
   // Where each block's instructions come from: the functions (this header's, or rk_step_one_site of
   // impact/rk4.hpp) whose source lines a line table charges them to, so that the model's issue can
@@ -238,8 +239,12 @@ struct JiaLaw {
   // e^{-kappa0 t}) with the slaved lag D_qs = -psi_dot / kappa (exact for frozen coefficients and
   // sin D ~ D near the slaved state), while psi follows v_perp at every stage and the slow
   // variables (I_n, s, I_t) take the RK4 (or Euler) combination. Stable for any h.
+  // S and y by value: out of line on the device, a reference would hand it the address of the Run's
+  // members, and a struct whose address escapes stays in local memory as a whole (LLVM splits no
+  // escaped alloca into registers), so that every write of the state, the step's end or the search
+  // was a store: 122 STL in jia double's law loop, 37 without (sm_90, 2026-11-28; docs/bench.md).
   template <class T>
-  IMPACT_HD_RARE static void slaved_dir(const Sys<T>& S, const JiaY<T>& y, Phase phase, T t, T D0free, T kappa0,
+  IMPACT_HD_RARE static void slaved_dir(Sys<T> S, JiaY<T> y, Phase phase, T t, T D0free, T kappa0,
                                     T& du, T& dw) {
     T vn, vu, vw;
     velocity(S, y, vn, vu, vw);
@@ -446,15 +451,18 @@ struct JiaLaw {
     }
     probe.done();
     probe.seg(kSegFinish);
-    m.r.steps = m.nsteps;
+    // copies, so that no address of the Run escapes to the out-of-line conclusion (see slaved_dir)
+    Result<T> r = m.r;
+    r.steps = m.nsteps;
+    const JiaY<T> y = m.y;
     // double: out of line, so that p is read back from memory once instead of held in registers
     // across the loop (the double kernels spilled at 255 registers); float has room, and ptxas caps
     // a float kernel that calls out of line at 128 registers, with spills (tests/cli/kernel_resources.sh)
     if constexpr (sizeof(T) == sizeof(double))
-      conclude_rare(p, m.y, m.r);
+      conclude_rare(p, y, r);
     else
-      conclude(p, m.y, m.r);
-    return m.r;
+      conclude(p, y, r);
+    return r;
   }
 
   // The impulse in world axes, vf, dE and the admissibility check; the frame is rebuilt from p (the

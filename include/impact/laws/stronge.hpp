@@ -183,7 +183,10 @@ struct System {
   // |(lambda I + mu D)^-1 b| decreases strictly in lambda, from |tau|/mu > 1 at 0 to <= 1 at |b|
   // (the smallest eigenvalue of lambda I + mu D is >= lambda), so bisection brackets the unique
   // root. Returns false if b = 0 (no such direction).
-  IMPACT_HD_RARE bool outgoing(T& s1, T& s2) const {
+  // The values, not `this`, go out of line: the address of the Run's System would keep the whole
+  // Run in local memory (an escaped struct is not split into registers; see JiaLaw::slaved_dir).
+  IMPACT_HDI bool outgoing(T& s1, T& s2) const { return outgoing_dir(b1, b2, d11, d12, d22, mu, s1, s2); }
+  IMPACT_HD_RARE static bool outgoing_dir(T b1, T b2, T d11, T d12, T d22, T mu, T& s1, T& s2) {
     const T bn = sqrt(b1 * b1 + b2 * b2);
     if (!(bn > T(0))) return false;
     auto solve = [&](T lam, T& x1, T& x2, T& det) {
@@ -405,10 +408,11 @@ struct StrongeLaw {
       return m.r;
     }
     probe.seg(kSegFinish);
-    m.r.P = m.y.p * p.n + m.y.q1 * t1 + m.y.q2 * t2;
-    finish(p, m.r);
-    admit(p, m.r);
-    return m.r;
+    Result<T> r = m.r;  // a copy: admit's out-of-line check takes its address, not the Run's
+    r.P = m.y.p * p.n + m.y.q1 * t1 + m.y.q2 * t2;
+    finish(p, r);
+    admit(p, r);
+    return r;
   }
 };
 
