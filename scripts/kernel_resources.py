@@ -6,7 +6,7 @@ launcher scripts/nvcc_resources.sh). This script reads those logs and prints, pe
 non-inlined device function it calls), the registers per thread, the stack frame and the spill
 stores/loads, as a markdown table.
 
-Usage: kernel_resources.py BUILD_DIR [--check LAW,LAW] [--budget KIND[@LAW[/PRECISION]]=REGS:BYTES ...]
+Usage: kernel_resources.py BUILD_DIR [--check LAW,LAW] [--budget KIND[@LAW[/PRECISION]]=REGS:BYTES[:STACK] ...]
                            [--json FILE]
   --check: exit 1 when a kernel or device function of these laws spills (default: none checked),
            but where --budget allows it
@@ -16,7 +16,10 @@ Usage: kernel_resources.py BUILD_DIR [--check LAW,LAW] [--budget KIND[@LAW[/PREC
            on purpose (kernels/cuda/sampled.cu, reduce_min_blocks); more registers, or more spill
            bytes, is a failure (repeatable). KIND@LAW and KIND@LAW/PRECISION (e.g.
            sampled_reduce_kernel@Aghili/double) set one law's or one instantiation's budget; the
-           most specific one given applies
+           most specific one given applies. STACK, where given, caps the kernel's stack frame in
+           bytes: the integrators' state stays out of local memory only while no address of it
+           escapes to an out-of-line call (docs/bench.md, "The integrators' state out of local
+           memory"), and an escape shows as a frame some 300-400 bytes larger
 Exit 77 when the build has no ptxas logs (a build without CUDA).
 """
 import argparse
@@ -111,11 +114,12 @@ def main():
     checked = [l.strip() for l in a.check.split(",") if l.strip()]
     budgets = {}
     for b in a.budget:
-        m = re.fullmatch(r"(\w+)(?:@(\w+)(?:/(float|double))?)?=(\d+):(\d+)", b)
+        m = re.fullmatch(r"(\w+)(?:@(\w+)(?:/(float|double))?)?=(\d+):(\d+)(?::(\d+))?", b)
         if not m:
-            print(f"kernel_resources: --budget {b}: expected KIND[@LAW[/PRECISION]]=REGS:BYTES", file=sys.stderr)
+            print(f"kernel_resources: --budget {b}: expected KIND[@LAW[/PRECISION]]=REGS:BYTES[:STACK]", file=sys.stderr)
             return 2
-        budgets[(m.group(1), m.group(2), m.group(3))] = (int(m.group(4)), int(m.group(5)))
+        budgets[(m.group(1), m.group(2), m.group(3))] = (int(m.group(4)), int(m.group(5)),
+                                                          int(m.group(6)) if m.group(6) else None)
 
     def budget(kind, law, prec):
         for key in ((kind, law, prec), (kind, law, None), (kind, None, None)):
@@ -131,7 +135,7 @@ def main():
         bud = budget(r["kind"], r["law"], r["precision"]) if r.get("entry") else None
         if bud:
             for key in ((r["object"], r["law"], r["precision"]), (r["object"], None, None)):
-                budget_of_object[key] = max(budget_of_object.get(key, (0, 0)), bud, key=lambda v: v[1])
+                budget_of_object[key] = max(budget_of_object.get(key, (0, 0, None)), bud, key=lambda v: v[1])
     bad = []
     for r in rows:
         if r["law"] not in checked:
@@ -147,18 +151,21 @@ def main():
                 print(f"kernel_resources: OVER BUDGET: {r['name']} ({r['object']}): {spill} bytes spilled "
                       f"(at most {limit})", file=sys.stderr)
         elif entry_budget:
-            regs, limit = entry_budget
-            if r.get("registers", 0) > regs or spill > limit:
+            regs, limit, stack = entry_budget
+            if r.get("registers", 0) > regs or spill > limit or (stack is not None and r.get("stack", 0) > stack):
                 bad.append(r)
                 print(f"kernel_resources: OVER BUDGET: {r['name']} ({r['object']}): {r.get('registers')} registers "
-                      f"(at most {regs}), {spill} bytes spilled (at most {limit})", file=sys.stderr)
+                      f"(at most {regs}), {spill} bytes spilled (at most {limit})"
+                      + (f", a {r.get('stack', 0)}-byte stack frame (at most {stack})" if stack is not None else ""),
+                      file=sys.stderr)
         elif spill:
             bad.append(r)
             print(f"kernel_resources: SPILL: {r['name']} ({r['object']}): {r.get('spill_stores', 0)} bytes stores, "
                   f"{r.get('spill_loads', 0)} bytes loads", file=sys.stderr)
     if checked:
         within = ", ".join(f"{k[0]}{'@' + k[1] if k[1] else ''}{'/' + k[2] if k[2] else ''} within {v[0]} registers "
-                           f"and {v[1]} bytes of spills" for k, v in budgets.items())
+                           f"and {v[1]} bytes of spills" + (f", a {v[2]}-byte stack" if v[2] is not None else "")
+                           for k, v in budgets.items())
         print(f"kernel_resources: {len(rows)} functions, spills or budgets exceeded in the {', '.join(checked)} "
               f"kernels: {len(bad)}" + (f" ({within})" if within else ""))
     return 1 if bad else 0
