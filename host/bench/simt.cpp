@@ -435,21 +435,43 @@ double warps_per_scheduler(double occupancy, const GpuTiming& g) {
   return occupancy * g.max_warps_per_sm / g.schedulers_per_sm;
 }
 
-double predicted_seconds(double law_issue, double kernel_issue, double block_factor, double instances,
-                         double occupancy, const GpuTiming& g) {
+double predicted_seconds(double law_issue, double kernel_issue, double local_loads, double local_stores,
+                         double block_factor, double instances, double occupancy, const GpuTiming& g) {
   const double warps = warps_per_scheduler(occupancy, g);
   if (!(warps > 0)) throw std::invalid_argument("predicted_seconds: occupancy must be > 0");
-  const double issue = block_factor * (law_issue + kernel_issue);
-  const double waits = block_factor * (law_issue * g.law_latency + kernel_issue * g.kernel_latency) / warps;
+  if (!(local_loads >= 0 && local_stores >= 0)) throw std::invalid_argument("predicted_seconds: local traffic must be >= 0");
+  const double issue = block_factor * (law_issue + kernel_issue + local_loads + local_stores);
+  const double waits = block_factor *
+                       (law_issue * g.law_latency + kernel_issue * g.kernel_latency +
+                        local_loads * g.local_load_latency + local_stores * g.local_store_latency) /
+                       warps;
   const double cycles = std::max(issue, waits) * instances;  // per scheduler, over all of them
   return cycles / (static_cast<double>(g.sms) * g.schedulers_per_sm * g.clock_hz);
 }
 
-double predicted_seconds(const SimtResult& r, double instances, double occupancy, const GpuTiming& g) {
+double predicted_seconds(double law_issue, double kernel_issue, double block_factor, double instances,
+                         double occupancy, const GpuTiming& g) {
+  return predicted_seconds(law_issue, kernel_issue, 0, 0, block_factor, instances, occupancy, g);
+}
+
+double predicted_seconds(const SimtResult& r, const LocalTraffic& local, double instances, double occupancy,
+                         const GpuTiming& g) {
   const double factor = r.warp_issue > 0 ? r.block_issue / r.warp_issue : 1.0;
   GpuTiming own = g;
   if (r.law_latency > 0) own.law_latency = r.law_latency;
-  return predicted_seconds(r.warp_issue - r.kernel_issue, r.kernel_issue, factor, instances, occupancy, own);
+  const double lanes = r.active_threads > 0 ? r.active_threads : static_cast<double>(kWarp);
+  return predicted_seconds(r.warp_issue - r.kernel_issue, r.kernel_issue, local.loads / lanes, local.stores / lanes,
+                           factor, instances, occupancy, own);
+}
+
+double predicted_seconds(const SimtResult& r, double instances, double occupancy, const GpuTiming& g) {
+  return predicted_seconds(r, LocalTraffic{}, instances, occupancy, g);
+}
+
+double occupancy_of_blocks(int blocks, int block_threads, const GpuTiming& g) {
+  if (blocks < 1 || block_threads < 1) throw std::invalid_argument("occupancy_of_blocks: blocks and block size must be >= 1");
+  const int warps = blocks * ((block_threads + kWarp - 1) / kWarp);
+  return std::min(1.0, static_cast<double>(warps) / g.max_warps_per_sm);
 }
 
 }  // namespace impact::bench

@@ -115,6 +115,19 @@ struct GpuTiming {
                                  // simt_latency, static_assert in simt.cpp); a law with probes states
                                  // its own, Law::simt_latency, which the model uses
   double kernel_latency = 23.0;  // the same in the sampling and reduction blocks (fitted)
+  // Cycles a warp waits after a local-memory load (LDL) and store (STL): spills, and a struct the
+  // compiler keeps in memory. Fitted (docs/bench.md, "Local memory in the model") to the ratios
+  // between the H200's rates of one build at 3, 4, 5 or 4, 5, 6 blocks per SM (jia and stronge,
+  // double and float; tests/bench/test_simt.cpp, SimtLocalMemory), with each configuration's local
+  // instructions from scripts/local_traffic.py. The law latencies above were fitted without this
+  // term: it tells how a build's time changes with its local traffic, not an absolute time.
+  double local_load_latency = 62.0;
+  double local_store_latency = 0.0;  // a store is issued, then nothing waits on it
+};
+// A kernel's local-memory instructions per instance, counted per lane (scripts/local_traffic.py):
+// loads (LDL) and stores (STL). A warp issues each once for its active lanes.
+struct LocalTraffic {
+  double loads = 0, stores = 0;
 };
 // Fraction of the SM's warp slots a kernel of `registers` per thread fills with blocks of
 // `block_threads` threads (the register file alone; allocation in units of 8 registers per thread).
@@ -126,9 +139,18 @@ double warps_per_scheduler(double occupancy, const GpuTiming& g = GpuTiming{});
 // block's slowest warp, at `occupancy`.
 double predicted_seconds(double law_issue, double kernel_issue, double block_factor, double instances,
                          double occupancy, const GpuTiming& g = GpuTiming{});
+// The same with local-memory instructions, warp instructions per instance (local_loads, local_stores):
+// each is issued and then waits its latency (GpuTiming::local_load_latency, local_store_latency).
+double predicted_seconds(double law_issue, double kernel_issue, double local_loads, double local_stores,
+                         double block_factor, double instances, double occupancy, const GpuTiming& g);
 // The same from a model run: SimtResult's warp, kernel and block issue, and for a law with probes its
 // own latency (SimtResult::law_latency, Law::simt_latency), which replaces g.law_latency.
 double predicted_seconds(const SimtResult& r, double instances, double occupancy, const GpuTiming& g = GpuTiming{});
+// The same with the kernel's local traffic (per lane; a warp's at the model's active threads).
+double predicted_seconds(const SimtResult& r, const LocalTraffic& local, double instances, double occupancy,
+                         const GpuTiming& g = GpuTiming{});
+// Blocks of `block_threads` per SM as an occupancy (the fraction of the SM's warp slots).
+double occupancy_of_blocks(int blocks, int block_threads, const GpuTiming& g = GpuTiming{});
 
 // True for the laws whose headers carry path probes (the integrators jia and stronge).
 bool simt_supported(const std::string& law);

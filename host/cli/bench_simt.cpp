@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/bench_report.hpp"
+#include "io/config_tree.hpp"
 #include "io/out_file.hpp"
 #include "systems/sample_spec.hpp"
 #include "bench/simt.hpp"
@@ -12,6 +13,47 @@
 namespace impact::cli {
 
 namespace {
+
+// One kernel configuration of a --local-traffic file: a build's kernel for a law, precision and
+// steps at `blocks` blocks per SM, with its local loads and stores per instance (per lane).
+struct LocalConfig {
+  std::string where, law, precision, label;
+  int steps = 0, blocks = 0;
+  bench::LocalTraffic local;
+};
+
+// The file scripts/local_traffic.py writes: {"local_traffic": [{"law", "precision", "steps", "label",
+// "blocks", "loads", "stores"}, ...], "about": "..."}. Errors name the file, line and column.
+std::vector<LocalConfig> read_local_traffic(const std::string& path) {
+  const io::ConfigTree t = io::load_config_file(path);
+  const io::ConfigReader r{t};
+  r.expect_keys(r.table(t.root, ""), "", {"local_traffic", "about"});
+  if (!t.root.contains("local_traffic")) r.fail("local_traffic", "missing (a list of configurations)");
+  const auto& list = t.root["local_traffic"];
+  if (!list.is_array() || list.empty()) r.fail("local_traffic", "expected a non-empty list of configurations");
+  std::vector<LocalConfig> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string key = "local_traffic[" + std::to_string(i) + "]";
+    const auto& e = r.table(list[i], key);
+    r.expect_keys(e, key, {"law", "precision", "steps", "label", "blocks", "loads", "stores"});
+    for (const char* k : {"law", "precision", "steps", "blocks", "loads", "stores"})
+      if (!e.contains(k)) r.fail(key + "." + k, "missing");
+    LocalConfig c;
+    c.where = t.at(key);
+    c.law = r.str(e["law"], key + ".law");
+    c.precision = r.str(e["precision"], key + ".precision");
+    if (c.precision != "double" && c.precision != "float") r.fail(key + ".precision", "expected double or float");
+    c.label = e.contains("label") ? r.str(e["label"], key + ".label") : "";
+    c.steps = static_cast<int>(r.integer(e["steps"], key + ".steps", 1, 1u << 30));
+    c.blocks = static_cast<int>(r.integer(e["blocks"], key + ".blocks", 1, 64));
+    c.local.loads = r.num(e["loads"], key + ".loads");
+    c.local.stores = r.num(e["stores"], key + ".stores");
+    if (!(c.local.loads >= 0 && c.local.loads < 1e12)) r.fail(key + ".loads", "expected a finite number >= 0");
+    if (!(c.local.stores >= 0 && c.local.stores < 1e12)) r.fail(key + ".stores", "expected a finite number >= 0");
+    out.push_back(c);
+  }
+  return out;
+}
 
 // The blocks that cost the most warp issue, with their own coherence: "name 37% (12.1)".
 std::string top_blocks(const bench::SimtResult& r, int count) {
@@ -34,6 +76,29 @@ std::string where_table(const std::string& title, const bench::SimtResult& r) {
   return s;
 }
 
+// The rows of the configurations of one law, precision and steps (marked traced): each one's
+// predicted time from the model run `de` at its blocks per SM with its local traffic, and its rate
+// relative to the first of them.
+std::string local_rows(const std::vector<LocalConfig>& configs, std::vector<bool>& traced, const std::string& law,
+                       const std::string& precision, int steps, const bench::SimtResult& de, nlohmann::ordered_json& out) {
+  std::string md;
+  double first_ms = 0;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const LocalConfig& c = configs[i];
+    if (c.law != law || c.precision != precision || c.steps != steps) continue;
+    traced[i] = true;
+    const double occ = bench::occupancy_of_blocks(c.blocks, bench::kSimtBlockWarps * 32);
+    const double ms = 1e3 * bench::predicted_seconds(de, c.local, 1e6, occ);
+    if (first_ms == 0) first_ms = ms;
+    md += "| " + law + " | " + precision + " | " + std::to_string(steps) + " | " + c.label + " | " +
+          std::to_string(c.blocks) + " | " + fixed(100 * occ, 2) + "% | " + fixed(c.local.loads, 0) + " / " +
+          fixed(c.local.stores, 0) + " | " + fixed(ms, 1) + " | " + fixed(first_ms / ms, 2) + " |\n";
+    out.push_back({{"label", c.label}, {"blocks", c.blocks}, {"occupancy", occ}, {"loads", c.local.loads},
+                   {"stores", c.local.stores}, {"predicted_ms_per_1e6", ms}});
+  }
+  return md;
+}
+
 }  // namespace
 
 int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table, std::FILE* log) {
@@ -53,6 +118,10 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
       "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::string where;  // per block of the kernels' schedule (deferred): its code, share of the issue, coherence
+  const std::vector<LocalConfig> configs = a.local_traffic.empty() ? std::vector<LocalConfig>{}
+                                                                    : read_local_traffic(a.local_traffic);
+  std::vector<bool> config_traced(configs.size(), false);
+  std::string local_md;  // the configurations' predicted times (--local-traffic)
   for (const engine::LawInfo* law : spec.laws) {
     if (!bench::simt_supported(law->name)) {
       if (all) continue;
@@ -94,6 +163,8 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
           sorted_json.push_back({{"block", b.name}, {"code", b.code}, {"cost", b.cost}, {"lane_work", b.lane_work},
                                  {"warp_issue", b.warp_issue}});
         where += where_table(law->name + " " + engine::precision_name(p) + ", " + std::to_string(steps) + " steps", de);
+        nlohmann::ordered_json local_json = nlohmann::ordered_json::array();
+        local_md += local_rows(configs, config_traced, law->name, engine::precision_name(p), steps, de, local_json);
         rows.push_back({{"law", law->name},
                         {"precision", engine::precision_name(p)},
                         {"steps", steps},
@@ -115,10 +186,16 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
                                       {"block_issue", de.block_issue},
                                       {"predicted_ms_per_1e6", {{"occupancy_25", de_25}}}}},
                         {"nested_search", {{"active_threads", ne.active_threads}, {"warp_issue", ne.warp_issue}}},
+                        {"local_traffic", local_json},
                         {"blocks", blocks_json},
                         {"sorted_blocks", sorted_json}});
       }
   }
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    if (!config_traced[i])
+      throw std::invalid_argument(configs[i].where + "a configuration of " + configs[i].law + " " + configs[i].precision +
+                                  " at " + std::to_string(configs[i].steps) +
+                                  " steps, which this run does not trace (--laws, --precisions, --steps)");
   md = "SIMT model (docs/bench.md): scenario " + spec.scenario_name + ", seed " + std::to_string(spec.seed) + ", " +
        std::to_string(geom.warps) + " warps x " + std::to_string(geom.rounds) +
        " grid-stride rounds of the reduction kernel. Times relative to the grid-stride schedule of today's loop; "
@@ -130,6 +207,15 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
        "\nWhere the issue goes (persistent lanes with deferred searches, as the kernels run; `code`: the functions whose source lines "
        "a line table charges the block to; scripts/simt_beside_hotspots.py sets this beside a per-line profile):\n" +
        where;
+  if (!configs.empty())
+    md += "\nLocal memory (docs/bench.md, \"Local memory in the model\"): each configuration's predicted time from the "
+          "deferred schedule's issue, its blocks of 128 threads per SM and its local loads and stores per instance "
+          "(per lane, scripts/local_traffic.py); rate relative to the first configuration of its law, precision and "
+          "steps. The local term is fitted to ratios between launch bounds of one build: compare configurations, not "
+          "absolute times.\n\n| law | precision | steps | configuration | blocks per SM | occupancy | local loads / "
+          "stores per instance | ms per 1e6 | relative rate |\n| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | "
+          "---: |\n" +
+          local_md;
   if (!a.json.empty()) {
     nlohmann::ordered_json j = {{"simt", rows}, {"scenario", spec.scenario_name}, {"seed", spec.seed},
                                 {"warps", geom.warps}, {"rounds", geom.rounds}};
