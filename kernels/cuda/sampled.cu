@@ -59,8 +59,8 @@ __global__ void sampled_key_kernel(__grid_constant__ const SampleSpec spec, std:
 // The integrators in float fit 5 as well (96 registers; ptxas, sm_90: jia 162 / 410 B of spills
 // stored / loaded, stronge 156 / 300): on an H200 (2026-11-27, one call, n = 4e7, two rounds, the
 // summaries the same bits) jia float 3.96e7 -> 4.08e7/s (+3%), stronge float 1.26e8 -> 1.28e8/s
-// (+1%); 6 (80 registers) gave stronge float +3% but jia float -7% (since their state left local
-// memory, 2026-11-28, they spill jia 212 / 556 B and stronge 104 / 164). In double each integrator
+// (+1%); 6 (80 registers) gave stronge float +3% but jia float -7% (since jia's state left local
+// memory, 2026-11-28, jia float spills 212 / 556 B). In double each integrator
 // carries its own (Law::cuda_reduce_blocks_double, measured the same way): stronge 4, jia 3 (168
 // registers: its spills at 128 cost more than the fourth block gains).
 template <class Law, class T> constexpr int reduce_min_blocks() {

@@ -183,10 +183,7 @@ struct System {
   // |(lambda I + mu D)^-1 b| decreases strictly in lambda, from |tau|/mu > 1 at 0 to <= 1 at |b|
   // (the smallest eigenvalue of lambda I + mu D is >= lambda), so bisection brackets the unique
   // root. Returns false if b = 0 (no such direction).
-  // The values, not `this`, go out of line: the address of the Run's System would keep the whole
-  // Run in local memory (an escaped struct is not split into registers; see JiaLaw::slaved_dir).
-  IMPACT_HDI bool outgoing(T& s1, T& s2) const { return outgoing_dir(b1, b2, d11, d12, d22, mu, s1, s2); }
-  IMPACT_HD_RARE static bool outgoing_dir(T b1, T b2, T d11, T d12, T d22, T mu, T& s1, T& s2) {
+  IMPACT_HD_RARE bool outgoing(T& s1, T& s2) const {
     const T bn = sqrt(b1 * b1 + b2 * b2);
     if (!(bn > T(0))) return false;
     auto solve = [&](T lam, T& x1, T& x2, T& det) {
@@ -393,6 +390,12 @@ struct StrongeLaw {
     p.mu = tmin(p.mu, T(kMuUnbounded));  // validated finite; beyond 2^64: the unbounded limit
     Vec3<T> t1, t2;
     tangent_basis(p.n, p.v0, t1, t2);
+    // The Run stays in local memory, unlike jia's (JiaLaw::slaved_dir): System::outgoing and admit()
+    // take the addresses of its members, and LLVM keeps a struct whose address escapes in memory as
+    // a whole, each write of it a store. Split into registers, at 128 registers in double, the loop
+    // reloaded its spilled counters at every branch instead: 12.9k local loads per instance against
+    // 5.0k (and 2.3k stores against 5.9k), 0.73x the rate by the SIMT model's local-memory term;
+    // float gained 2% (docs/bench.md, "Local memory in the model", 2026-11-28).
     Run<T> m;
     if (!m.start(p, t1, t2, opt, probe)) return m.r;
     while (!m.done) {
@@ -408,11 +411,10 @@ struct StrongeLaw {
       return m.r;
     }
     probe.seg(kSegFinish);
-    Result<T> r = m.r;  // a copy: admit's out-of-line check takes its address, not the Run's
-    r.P = m.y.p * p.n + m.y.q1 * t1 + m.y.q2 * t2;
-    finish(p, r);
-    admit(p, r);
-    return r;
+    m.r.P = m.y.p * p.n + m.y.q1 * t1 + m.y.q2 * t2;
+    finish(p, m.r);
+    admit(p, m.r);
+    return m.r;
   }
 };
 
