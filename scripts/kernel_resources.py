@@ -17,9 +17,9 @@ Usage: kernel_resources.py BUILD_DIR [--check LAW,LAW] [--budget KIND[@LAW[/PREC
            bytes, is a failure (repeatable). KIND@LAW and KIND@LAW/PRECISION (e.g.
            sampled_reduce_kernel@Aghili/double) set one law's or one instantiation's budget; the
            most specific one given applies. STACK, where given, caps the kernel's stack frame in
-           bytes: the integrators' state stays out of local memory only while no address of it
-           escapes to an out-of-line call (docs/bench.md, "The integrators' state out of local
-           memory"), and an escape shows as a frame some 300-400 bytes larger
+           bytes: jia's state stays out of local memory only while no address of it escapes to an
+           out-of-line call (docs/bench.md, "The integrators' state out of local memory"), and an
+           escape shows as a frame some 300-500 bytes larger
 Exit 77 when the build has no ptxas logs (a build without CUDA).
 """
 import argparse

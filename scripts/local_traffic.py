@@ -36,7 +36,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sass_lines import FUNC_LABEL_RE, INSN_RE, LINE_RE, disassemble, kernel_symbol, loops, tool  # noqa: E402
+from sass_lines import chained_instructions, disassemble, kernel_symbol, loops, tool  # noqa: E402
 
 KERNEL = {"jia": "sampled_reduce_kernelINS_6JiaLaw", "stronge": "sampled_reduce_kernelINS_10StrongeLaw"}
 PRECISION_CODE = {"double": "Ed", "float": "Ef"}
@@ -78,28 +78,8 @@ def line_counts(a):
 def instructions(sass, header):
     """[(address, opcode, law line)] of a listing: the law line is the innermost frame of the
     instruction's inlining chain in `header` (e.g. laws/jia.hpp), or None."""
-    out, frames, fresh, chain = [], [], True, []
-    for text in sass.splitlines():
-        m = LINE_RE.search(text)
-        if m:
-            if fresh:
-                frames, fresh = [], False
-            frames.append((m.group(1), int(m.group(2))))
-            if m.group(3):
-                frames.append((m.group(3), int(m.group(4))))
-            continue
-        if FUNC_LABEL_RE.match(text.strip()):
-            chain, frames, fresh = [], [], True
-            continue
-        m = INSN_RE.search(text)
-        if not m:
-            continue
-        if frames and not fresh:
-            chain = frames
-        fresh = True
-        law_line = next((l for p, l in chain if p.endswith(header)), None)
-        out.append((int(m.group(1), 16), m.group(3), law_line))
-    return out
+    return [(addr, op, next((l for p, l in chain if p.endswith(header)), None))
+            for addr, op, chain in chained_instructions(sass)]
 
 
 def law_loop(sass):

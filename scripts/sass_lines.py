@@ -67,11 +67,14 @@ def disassemble(nvdisasm, cubin, index):
                           check=True).stdout
 
 
-def per_chain(sass):
-    """{chain: [instructions, LDL, STL]}, chain = ((file, line), ...) innermost first: the line-table
-    comments before an instruction name its inlining chain, one frame per comment line."""
+def chained_instructions(sass):
+    """(address, opcode, chain) of every instruction of a listing, chain = ((file, line), ...) innermost
+    first: the line-table comments before an instruction name its inlining chain, one frame per comment
+    line, and the last comment's "inlined at" one frame further out; an instruction without comments
+    of its own keeps the chain before it, and code after a function's label has none until the next
+    comment (("<no line info>", 0),)."""
     none = (("<no line info>", 0),)
-    chain, fresh, acc = none, True, {}
+    chain, fresh = none, True
     frames, outer = [], None
     for text in sass.splitlines():
         m = LINE_RE.search(text)
@@ -87,10 +90,16 @@ def per_chain(sass):
         m = INSN_RE.search(text)
         if not m:
             continue
-        if frames and not fresh:  # the last comment's "inlined at" names one frame further out
+        if frames and not fresh:
             chain = tuple(frames) + ((outer,) if outer and outer != frames[-1] else ())
         fresh = True
-        op = m.group(3)
+        yield int(m.group(1), 16), m.group(3), chain
+
+
+def per_chain(sass):
+    """{chain: [instructions, LDL, STL]} (chains as chained_instructions gives them)."""
+    acc = {}
+    for _, op, chain in chained_instructions(sass):
         c = acc.setdefault(chain, [0, 0, 0])
         c[0] += 1
         c[1] += op.startswith("LDL")

@@ -428,7 +428,8 @@ double theoretical_occupancy(int registers, int block_threads, const GpuTiming& 
   const int warps_per_block = (block_threads + kWarp - 1) / kWarp;
   const int by_regs = g.registers_per_sm / (regs * kWarp * warps_per_block);
   const int by_slots = g.max_warps_per_sm / warps_per_block;
-  return static_cast<double>(std::min(by_regs, by_slots) * warps_per_block) / g.max_warps_per_sm;
+  const int blocks = std::min(by_regs, by_slots);
+  return blocks < 1 ? 0.0 : occupancy_of_blocks(blocks, block_threads, g);
 }
 
 double warps_per_scheduler(double occupancy, const GpuTiming& g) {

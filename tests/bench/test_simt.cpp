@@ -527,15 +527,17 @@ bench::SimtResult kernel_model(const char* law, engine::Precision precision) {
   return simt_model(t, simt_blocks(law), g, bench::Schedule::persistent);
 }
 
+// The model's instances per second at bound b, with its local traffic or (local false) without.
+double predicted_rate(const bench::SimtResult& r, const LaunchBound& b, bool local) {
+  const bench::LocalTraffic lt = local ? bench::LocalTraffic{b.loads, b.stores} : bench::LocalTraffic{};
+  return 1.0 / predicted_seconds(r, lt, 1.0, bench::occupancy_of_blocks(b.blocks, 128));
+}
+
 // The largest relative error of the predicted rates of a group once its scale is fitted (the mean
 // log ratio): the model is held to the ratios between the bounds of one build, not to their rates.
 double worst_ratio_error(const LaunchBoundGroup& grp, const bench::SimtResult& r, bool local) {
   std::vector<double> log_ratio;
-  for (const LaunchBound& b : grp.bounds) {
-    const bench::LocalTraffic lt = local ? bench::LocalTraffic{b.loads, b.stores} : bench::LocalTraffic{};
-    const double predicted_rate = 1.0 / predicted_seconds(r, lt, 1.0, bench::occupancy_of_blocks(b.blocks, 128));
-    log_ratio.push_back(std::log(b.rate / predicted_rate));
-  }
+  for (const LaunchBound& b : grp.bounds) log_ratio.push_back(std::log(b.rate / predicted_rate(r, b, local)));
   double mean = 0;
   for (double x : log_ratio) mean += x / static_cast<double>(log_ratio.size());
   double worst = 0;
@@ -568,12 +570,9 @@ TEST(SimtLocalMemory, LaunchBoundsOnTheH200) {
     const bench::SimtResult r = kernel_model(grp.law, grp.precision);
     EXPECT_LT(worst_ratio_error(grp, r, true), 0.20) << grp.law;
     if (std::string(grp.law) == "jia" && grp.precision == engine::Precision::f64) {
-      const auto rate = [&](const LaunchBound& b, bool local) {
-        const bench::LocalTraffic lt = local ? bench::LocalTraffic{b.loads, b.stores} : bench::LocalTraffic{};
-        return 1.0 / predicted_seconds(r, lt, 1.0, bench::occupancy_of_blocks(b.blocks, 128));
-      };
-      EXPECT_GT(rate(grp.bounds[2], false), 1.5 * rate(grp.bounds[0], false));  // occupancy alone: 5 ahead
-      EXPECT_LT(rate(grp.bounds[2], true), rate(grp.bounds[0], true));          // with local memory: behind
+      const LaunchBound &three = grp.bounds[0], &five = grp.bounds[2];
+      EXPECT_GT(predicted_rate(r, five, false), 1.5 * predicted_rate(r, three, false));  // occupancy alone: 5 ahead
+      EXPECT_LT(predicted_rate(r, five, true), predicted_rate(r, three, true));          // with local memory: behind
       EXPECT_GT(worst_ratio_error(grp, r, false), 0.4);
     }
   }
