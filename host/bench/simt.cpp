@@ -332,7 +332,7 @@ SimtBlocks law_blocks(const std::string& law, bool as_measured) {
         for (int s = 0; s < Law::kSegments; ++s) {
           b.name.push_back(Law::seg_name[s]);
           b.code.push_back(Law::seg_code[s]);
-          b.cost.push_back(as_measured ? Law::seg_cost_3680a0a[s] : Law::seg_cost[s]);
+          b.cost.push_back(as_measured ? Law::seg_cost_as_measured[s] : Law::seg_cost[s]);
         }
         b.name.push_back("kernel: sample instance");
         b.code.push_back("make_instance_double");
@@ -347,7 +347,7 @@ SimtBlocks law_blocks(const std::string& law, bool as_measured) {
 }  // namespace
 
 SimtBlocks simt_blocks(const std::string& law) { return law_blocks(law, false); }
-SimtBlocks simt_blocks_3680a0a(const std::string& law) { return law_blocks(law, true); }
+SimtBlocks simt_blocks_as_measured(const std::string& law) { return law_blocks(law, true); }
 
 PathTrace trace_paths(const std::string& law, engine::Precision precision, const SampleSpec& spec, std::uint64_t seed,
                       const LawOptions& opt, const SimtGeometry& geom) {

@@ -102,7 +102,7 @@ struct SimtResult {
 // law). Two latencies: the law's blocks (FP64 arithmetic chains) and the kernel's own per-instance
 // blocks (Philox sampling, shared-memory histogram atomics, global stores), which wait longer. A
 // block keeps its warps' slots until its slowest warp is done: the time counts the block issue.
-// The two latencies are the fitted constants (tests/study/test_simt.cpp holds the model to the
+// The two latencies are the fitted constants (tests/bench/test_simt.cpp holds the model to the
 // H200 figures of ../shared/measurements/h200-3680a0a within +-30%).
 constexpr int kSimtBlockWarps = 4;  // the kernels' 128-thread blocks
 struct GpuTiming {
@@ -155,9 +155,9 @@ double occupancy_of_blocks(int blocks, int block_threads, const GpuTiming& g = G
 // True for the laws whose headers carry path probes (the integrators jia and stronge).
 bool simt_supported(const std::string& law);
 SimtBlocks simt_blocks(const std::string& law);
-// The same blocks with the costs of the build the H200 measured (Law::seg_cost_3680a0a), for the
+// The same blocks with the costs of the build the H200 measured (Law::seg_cost_as_measured), for the
 // model's calibration against that build's times.
-SimtBlocks simt_blocks_3680a0a(const std::string& law);
+SimtBlocks simt_blocks_as_measured(const std::string& law);
 
 // Instances of `spec` that the kernel's first geom.warps warps process in geom.rounds rounds, in
 // order (warp, round, lane), run through the law with a recording probe.

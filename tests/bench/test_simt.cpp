@@ -191,7 +191,7 @@ TEST(Simt, StrongeProbesDoNotChangeResults) { probes_do_not_change_results<Stron
 
 namespace {
 
-// as_measured: the block costs of the build the device measured (simt_blocks_3680a0a), for the
+// as_measured: the block costs of the build the device measured (simt_blocks_as_measured), for the
 // calibration points; else today's.
 bench::SimtResult model(const char* law, Scenario sc, const std::vector<std::string>& sets, bench::Schedule schedule,
                         bool as_measured = false) {
@@ -201,7 +201,7 @@ bench::SimtResult model(const char* law, Scenario sc, const std::vector<std::str
   opt.steps = 250;
   const bench::SimtGeometry g;  // 64 warps x 8 rounds
   const bench::PathTrace t = trace_paths(law, engine::Precision::f64, spec, 1, opt, g);
-  const bench::SimtResult r = simt_model(t, as_measured ? simt_blocks_3680a0a(law) : simt_blocks(law), g, schedule);
+  const bench::SimtResult r = simt_model(t, as_measured ? simt_blocks_as_measured(law) : simt_blocks(law), g, schedule);
   std::printf("[ simt    ] %s: predicted %.2f active threads per warp, warp issue %.4g per instance\n", law,
               r.active_threads, r.warp_issue);
   return r;
@@ -428,7 +428,7 @@ bench::SimtResult one_round(const char* law, Scenario sc, const std::vector<std:
   g.warps = 256;
   g.rounds = 1;
   const bench::PathTrace t = trace_paths(law, engine::Precision::f64, spec, 1, opt, g);
-  return simt_model(t, simt_blocks_3680a0a(law), g, schedule);  // the measured build's costs
+  return simt_model(t, simt_blocks_as_measured(law), g, schedule);  // the measured build's costs
 }
 bench::SimtResult sorted_one_round(const char* law, Scenario sc, const std::vector<std::string>& sets) {
   return one_round(law, sc, sets, bench::Schedule::sorted);

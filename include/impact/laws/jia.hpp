@@ -112,12 +112,12 @@ struct JiaLaw {
                                               110, 120, 204, 180, 3614,      //
                                               40,  30,  51,  20,  100};
   // The costs of the build the H200 measured (3680a0a), for the calibration (as stronge's).
-  static constexpr int seg_cost_3680a0a[kSegments] = {300, 60,  40,  85,  150,  60, 30,  //
-                                                      126, 120, 360, 180, 3800,      //
-                                                      40,  30,  90,  20,  100};
+  static constexpr int seg_cost_as_measured[kSegments] = {300, 60,  40,  85,  150,  60, 30,  //
+                                                          126, 120, 360, 180, 3800,      //
+                                                          40,  30,  90,  20,  100};
   // Cycles between a warp's issues in these blocks on sm_90 (the SIMT model's latency term, Little's
   // law; host/bench/simt.hpp): fitted to the H200's 25.4 ms for 2e5 random-contact instances at
-  // 12.5% occupancy (tests/study/test_simt.cpp, SimtOccupancy).
+  // 12.5% occupancy (tests/bench/test_simt.cpp, SimtOccupancy).
   static constexpr double simt_latency = 12.5;
   // Blocks of 128 threads per SM the CUDA sampled reduction asks ptxas to fit in double
   // (kernels/cuda/sampled.cu reduce_min_blocks; float takes 5): 3, i.e. 168 registers and 18.75%

@@ -275,7 +275,7 @@ struct StrongeLaw {
   // The costs of the build the H200 measured (3680a0a: two divisions per rate stage and slip test,
   // a square root and a division where the device now takes one rsqrt): the calibration predicts
   // that build's time with them (tests/bench/test_simt.cpp).
-  static constexpr int seg_cost_3680a0a[kSegments] = {350, 1800, 15, 70, 15, 90, 25, 100, 77, 336, 77, 336, 55, 30, 20, 100};
+  static constexpr int seg_cost_as_measured[kSegments] = {350, 1800, 15, 70, 15, 90, 25, 100, 77, 336, 77, 336, 55, 30, 20, 100};
   // Cycles between a warp's issues in these blocks on sm_90 (as jia's simt_latency): fitted to the
   // H200's 14.5 ms for 2e5 random-contact instances at 12.5% occupancy (3680a0a, unsorted-like:
   // 12.77 active threads measured, 12.79 modelled; that build's rate stage took two divisions, and
