@@ -37,14 +37,20 @@ IMPACT_HDI Y rk4_last_stage(const Y& y, T h, const Y& k1, const Y& k2, const Y& 
   return Y::zip([h6](T a, T c123, T b4) { return a + h6 * (c123 + b4); }, y, c, k4);
 }
 
+// The step with its first slope k1 = f(y, 0) given: for a law that has evaluated f at y already
+// (stronge's slip tests share the first stage's |v_t|). The same operations, the same bits.
 template <class Y, class T, class F>
-IMPACT_HDI Y rk_step(const Y& y, T h, Integrator integ, const F& f) {
-  const Y k1 = f(y, T(0));
+IMPACT_HDI Y rk_step_from(const Y& y, const Y& k1, T h, Integrator integ, const F& f) {
   if (integ == Integrator::euler) return axpy(y, h, k1);
   const T hh = T(0.5) * h;
   const Y k2 = f(axpy(y, hh, k1), hh);
   const Y k3 = f(axpy(y, hh, k2), hh);
   return rk4_last_stage(y, h, k1, k2, k3, f);
+}
+
+template <class Y, class T, class F>
+IMPACT_HDI Y rk_step(const Y& y, T h, Integrator integ, const F& f) {
+  return rk_step_from(y, f(y, T(0)), h, integ, f);
 }
 
 // The same step, the same operations in the same order (the same bits), with stages 1 to 3 run

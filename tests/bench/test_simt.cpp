@@ -254,7 +254,9 @@ TEST(SimtCalibration, StrongeSortingRaisesCoherence) {
 // first, dealt to whichever warp is free instead of by round. The same batches, so the same issue
 // and coherence; a block's warps end together, so its wait at the barrier for its slowest warp
 // shrinks: at 8 batches per warp, a block's time over its warps' mean goes from 1.07 to 1.02 (jia)
-// and from 1.10 to 1.03 (stronge). Dealt cheapest first it hardly moved: this test fails.
+// and from 1.06 to 1.03 (stronge). Dealt cheapest first it grows instead (1.14 and 1.12): this test
+// fails. (The bound was half the wait until stronge's first stage took the slip tests' rsqrt,
+// 2026-11-28: its wait then fell by 47%, 1.0645 -> 1.0341; cheapest first is far outside 0.6.)
 TEST(SimtSchedule, PersistentLanesShortenTheBlockWait) {
   for (const char* law : {"jia", "stronge"}) {
     const bench::SimtResult sorted = model(law, Scenario::contact, {}, bench::Schedule::sorted);
@@ -266,7 +268,7 @@ TEST(SimtSchedule, PersistentLanesShortenTheBlockWait) {
     const double wait_persistent = persistent.block_issue / persistent.warp_issue;
     std::printf("[ simt    ] %s block wait: sorted %.4f, persistent %.4f\n", law, wait_sorted, wait_persistent);
     EXPECT_LT(wait_persistent, wait_sorted) << law;
-    EXPECT_LT(wait_persistent - 1, 0.5 * (wait_sorted - 1)) << law;
+    EXPECT_LT(wait_persistent - 1, 0.6 * (wait_sorted - 1)) << law;
   }
 }
 

@@ -94,7 +94,7 @@ src = open(sys.argv[2]).read().split("\n")
 def line(pattern):
     return next(i + 1 for i, l in enumerate(src) if re.search(pattern, l))
 ev = line(r"Run<T> m;")                       # eval_unit: one Run per instance
-rate = line(r"const T rr = y.w1 \* y.w1")     # System::rate: every stage of every step
+rate = line(r"const T rr = w1 \* w1 \+ w2")    # Speed::of: every rate stage of every step
 lines = {int(k): v for k, v in c["lines"].items()}
 assert lines[ev] == 20, (ev, lines.get(ev))
 assert lines[rate] > 20 * 20, (rate, lines.get(rate))

@@ -103,6 +103,22 @@ struct State {
   }
 };
 
+// |v_t| as the slip's rate and its tests take it: rr = |v_t|^2 and s, on the device 1 / |v_t| from
+// one rsqrt (math::inv_sqrt: one dependency chain, where a square root and a division are two), on
+// the host |v_t| = sqrt(rr) (the host's bits as ever).
+template <class T>
+struct Speed {
+  T rr, s;
+  IMPACT_HDI static Speed of(T w1, T w2) {
+    const T rr = w1 * w1 + w2 * w2;
+#if defined(__CUDA_ARCH__)
+    return Speed{rr, math::inv_sqrt(rr)};
+#else
+    return Speed{rr, sqrt(rr)};
+#endif
+  }
+};
+
 // The contact-frame system: a = n^T W n, b = (t_i^T W n), D = (t_i^T W t_j), friction mu.
 template <class T>
 struct System {
@@ -145,14 +161,17 @@ struct System {
   // On the device the stage takes 1 / |v_t| from one rsqrt (math::inv_sqrt) instead of a square
   // root and a division: c = -mu / |v_t| becomes -mu (1 / |v_t|) and |v_t| = |v_t|^2 (1 / |v_t|),
   // a rounding or two apart, as the device's fused products already are from the host's.
-  IMPACT_HDI State<T> rate(const State<T>& y, bool tau) const {
-    const T rr = y.w1 * y.w1 + y.w2 * y.w2;
+  // The rate at y from its speed sp = Speed::of(y.w1, y.w2), which the slip tests of an iteration
+  // compute at the same state (the step's first stage takes theirs: one rsqrt less per step).
+  IMPACT_HDI State<T> rate(const State<T>& y, bool tau) const { return rate(y, tau, Speed<T>::of(y.w1, y.w2)); }
+  IMPACT_HDI State<T> rate(const State<T>& y, bool tau, Speed<T> sp) const {
+    const T rr = sp.rr;
 #if defined(__CUDA_ARCH__)
-    const T inv = math::inv_sqrt(rr);  // inf at v_t = 0: c = -inf in p (as -mu / 0), m = 0 in tau
+    const T inv = sp.s;  // inf at v_t = 0: c = -inf in p (as -mu / 0), m = 0 in tau
     const T m = tau ? (rr > T(0) ? rr * inv : T(0)) : T(1);
     const T c = tau ? -mu : -mu * inv;
 #else
-    const T rho = sqrt(rr);
+    const T rho = sp.s;
     const T m = tau ? rho : T(1), d = tau ? T(1) : rho;
     const T c = -mu / d;
 #endif
@@ -166,9 +185,13 @@ struct System {
                     m * y.vn};
   }
 
-  // One explicit step of length x (in p, or in tau) from y.
+  // One explicit step of length x (in p, or in tau) from y; step_from with its first stage's rate
+  // k1 = rate(y, tau) given.
   IMPACT_HDI State<T> step(const State<T>& y, T x, bool tau, Integrator integ) const {
     return rk_step(y, x, integ, [&](const State<T>& z, T) { return rate(z, tau); });
+  }
+  IMPACT_HDI State<T> step_from(const State<T>& y, const State<T>& k1, T x, bool tau, Integrator integ) const {
+    return rk_step_from(y, k1, x, integ, [&](const State<T>& z, T) { return rate(z, tau); });
   }
 
   // Sticking ratio tau = -D^-1 b.
@@ -262,7 +285,11 @@ struct StrongeLaw {
   // -> 2656 SASS); until the morning of 2026-11-27 a stage took two divisions (336, 90). Loop control
   // 15 -> 25 with the warp's vote on deferred searches (impact/search_vote.hpp: the active mask, a
   // ballot, two population counts, the rule and the lane's wait count). Tau step length 48 -> 24 with
-  // __log2f for log2f (math::step_sixth_root; the law loop 24 SASS shorter).
+  // __log2f for log2f (math::step_sixth_root; the law loop 24 SASS shorter). The step's rate 172 ->
+  // 145 since its first stage takes |v_t| and its rsqrt from the slip tests at the same state
+  // (Speed; the double law loop 2988 -> 2961 SASS, float 2146 -> 2136); a trial point still
+  // computes its own (passing k1 into the search kept 7 more values live across it: +800 local
+  // loads per instance by scripts/local_traffic.py).
   enum Seg : int {
     kSegSetup, kSegOutgoing, kSegCtl, kSegLine, kSegLineEnd, kSegSlipCtl, kSegRay, kSegTauLen,
     kSegStep, kSegRate, kSegRoot, kSegRootRate, kSegRootCtl, kSegLocate, kSegEvent, kSegFinish, kSegments
@@ -271,7 +298,7 @@ struct StrongeLaw {
       "setup", "outgoing ray (bisection)", "loop control", "straight segment", "segment event",
       "slip rates and ray test", "ray start", "tau step length", "step rk", "step rate", "root rk",
       "root rate", "root bracket", "locate start", "event handling", "finish"};
-  static constexpr int seg_cost[kSegments] = {350, 1800, 25, 70, 15, 51, 25, 24, 61, 172, 61, 172, 55, 30, 20, 100};
+  static constexpr int seg_cost[kSegments] = {350, 1800, 25, 70, 15, 51, 25, 24, 61, 145, 61, 172, 55, 30, 20, 100};
   // The costs of the build the H200 measured (3680a0a: two divisions per rate stage and slip test,
   // a square root and a division where the device now takes one rsqrt): the calibration predicts
   // that build's time with them (tests/bench/test_simt.cpp).
@@ -617,12 +644,13 @@ struct StrongeLaw::Run {
   // The slip: v_t = 0, a ray, or a step in p (|v_t| >= rho_sw) or in tau (step()).
   template <class Probe> IMPACT_HDI Next slip_control(Probe& probe, bool search) {
     probe.seg(kSegSlipCtl);
-    const T rr = y.w1 * y.w1 + y.w2 * y.w2;
+    const stronge_detail::Speed<T> sp = stronge_detail::Speed<T>::of(y.w1, y.w2);  // the step's first stage's too
+    const T rr = sp.rr;
     if (!(rr > T(0))) return reach_zero(probe);  // exactly at v_t = 0
 #if defined(__CUDA_ARCH__)
-    const T inv = math::inv_sqrt(rr), rho = rr * inv;  // one rsqrt (as in rate)
+    const T inv = sp.s, rho = rr * inv;
 #else
-    const T rho = sqrt(rr);
+    const T rho = sp.s;
     const T inv = T(1) / rho;  // one division for both components (as in rate)
 #endif
     const T u1 = y.w1 * inv, u2 = y.w2 * inv;
@@ -667,7 +695,7 @@ struct StrongeLaw::Run {
 #endif
       dx = tmin((h / rho_sw) * grow, tau_cap);
     }
-    return step(tau_mode, dx, search, probe);
+    return step(tau_mode, dx, sys.rate(y, tau_mode, sp), search, probe);
   }
 
   // The value whose sign tells an event inside a step (in compression its end, v_n >= 0; in
@@ -678,14 +706,14 @@ struct StrongeLaw::Run {
   }
   IMPACT_HDI static bool happened(Event which, T v) { return which == Event::stall ? v > T(0) : v >= T(0); }
 
-  // The step from y (in tau, else in p, of length dx) and its earliest event: y goes to the step's
-  // end or to the event. Without `search`, a step that finds an event leaves y, the step count and
-  // the guard as they were and makes its search pending (impact/search_vote.hpp): the iteration
-  // runs again, bit for bit, when the vote releases it.
-  template <class Probe> IMPACT_HDI Next step(bool tau_mode, T dx, bool search, Probe& probe) {
+  // The step from y (in tau, else in p, of length dx; k1 its first stage's rate) and its earliest
+  // event: y goes to the step's end or to the event. Without `search`, a step that finds an event
+  // leaves y, the step count and the guard as they were and makes its search pending
+  // (impact/search_vote.hpp): the iteration runs again, bit for bit, when the vote releases it.
+  template <class Probe> IMPACT_HDI Next step(bool tau_mode, T dx, const State& k1, bool search, Probe& probe) {
     probe.seg(kSegStep);
     probe.seg(kSegRate);
-    const State y1 = sys.step(y, dx, tau_mode, integ);
+    const State y1 = sys.step_from(y, k1, dx, tau_mode, integ);
     // the tests of the searches below, once more: as three booleans shared with them, ptxas spilled
     // 990 / 1380 B in double against 682 / 1092 (docs/bench.md, "Deferred event searches")
     if (!search && (compression ? y1.vn >= T(0) : (y1.E - target >= T(0) || y1.vn < T(0)))) {
