@@ -1,8 +1,10 @@
 // The event search of the impulse-space integrators (jia, stronge): Illinois regula falsi on a
 // bracket [lo, hi] of the sub-step length, with f(lo) <= 0 < f(hi) (or f(hi) = 0 where the caller
 // counts a zero as the event). Each trial point is re-integrated from the step's start by the
-// caller, one trial per iteration of its main loop, so that a lane searching for an event runs the
-// same step body as the lanes of its warp that step on (docs/bench.md, "SIMT model").
+// caller: jia runs one trial per iteration of its main loop, so that a lane searching for an event
+// runs the same step body as the lanes of its warp that step on (docs/bench.md, "SIMT model");
+// stronge runs a search's trials in a loop inside its step (StrongeLaw::Run::locate), which the
+// lanes of a warp on the device run together after a vote (impact/search_vote.hpp).
 //
 //   IllinoisBracket<T> b;  b.start(lo, hi, flo, fhi);
 //   while (b.open(tol, max_iter)) { const T x = b.trial(); b.update(x, f(x), f(x) counts as the event); }
