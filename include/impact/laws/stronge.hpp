@@ -165,9 +165,8 @@ struct System {
   // compute at the same state (the step's first stage takes theirs: one rsqrt less per step).
   IMPACT_HDI State<T> rate(const State<T>& y, bool tau) const { return rate(y, tau, Speed<T>::of(y.w1, y.w2)); }
   IMPACT_HDI State<T> rate(const State<T>& y, bool tau, Speed<T> sp) const {
-    const T rr = sp.rr;
 #if defined(__CUDA_ARCH__)
-    const T inv = sp.s;  // inf at v_t = 0: c = -inf in p (as -mu / 0), m = 0 in tau
+    const T rr = sp.rr, inv = sp.s;  // inv inf at v_t = 0: c = -inf in p (as -mu / 0), m = 0 in tau
     const T m = tau ? (rr > T(0) ? rr * inv : T(0)) : T(1);
     const T c = tau ? -mu : -mu * inv;
 #else
