@@ -103,12 +103,13 @@ struct State {
   }
 };
 
-// |v_t| as the slip's rate and its tests take it: rr = |v_t|^2 and s, on the device 1 / |v_t| from
-// one rsqrt (math::inv_sqrt: one dependency chain, where a square root and a division are two), on
-// the host |v_t| = sqrt(rr) (the host's bits as ever).
+// |v_t| as the slip's rate and its tests take it: rr = |v_t|^2, and one root of it. On the device
+// that is 1 / |v_t| from one rsqrt (math::inv_sqrt: one dependency chain, where a square root and a
+// division are two), and |v_t| = rr (1 / |v_t|); on the host |v_t| = sqrt(rr), and 1 / |v_t| one
+// division (the host's bits as ever). rho() and inv() only where rr > 0.
 template <class T>
 struct Speed {
-  T rr, s;
+  T rr;
   IMPACT_HDI static Speed of(T w1, T w2) {
     const T rr = w1 * w1 + w2 * w2;
 #if defined(__CUDA_ARCH__)
@@ -117,6 +118,14 @@ struct Speed {
     return Speed{rr, sqrt(rr)};
 #endif
   }
+#if defined(__CUDA_ARCH__)
+  IMPACT_HDI T inv() const { return root; }
+  IMPACT_HDI T rho() const { return rr * root; }
+#else
+  IMPACT_HDI T inv() const { return T(1) / root; }
+  IMPACT_HDI T rho() const { return root; }
+#endif
+  T root;  // the one root computed: 1 / |v_t| on the device, |v_t| on the host
 };
 
 // The contact-frame system: a = n^T W n, b = (t_i^T W n), D = (t_i^T W t_j), friction mu.
@@ -166,11 +175,11 @@ struct System {
   IMPACT_HDI State<T> rate(const State<T>& y, bool tau) const { return rate(y, tau, Speed<T>::of(y.w1, y.w2)); }
   IMPACT_HDI State<T> rate(const State<T>& y, bool tau, Speed<T> sp) const {
 #if defined(__CUDA_ARCH__)
-    const T rr = sp.rr, inv = sp.s;  // inv inf at v_t = 0: c = -inf in p (as -mu / 0), m = 0 in tau
+    const T rr = sp.rr, inv = sp.inv();  // inv inf at v_t = 0: c = -inf in p (as -mu / 0), m = 0 in tau
     const T m = tau ? (rr > T(0) ? rr * inv : T(0)) : T(1);
     const T c = tau ? -mu : -mu * inv;
 #else
-    const T rho = sp.s;
+    const T rho = sp.rho();
     const T m = tau ? rho : T(1), d = tau ? T(1) : rho;
     const T c = -mu / d;
 #endif
@@ -644,14 +653,8 @@ struct StrongeLaw::Run {
   template <class Probe> IMPACT_HDI Next slip_control(Probe& probe, bool search) {
     probe.seg(kSegSlipCtl);
     const stronge_detail::Speed<T> sp = stronge_detail::Speed<T>::of(y.w1, y.w2);  // the step's first stage's too
-    const T rr = sp.rr;
-    if (!(rr > T(0))) return reach_zero(probe);  // exactly at v_t = 0
-#if defined(__CUDA_ARCH__)
-    const T inv = sp.s, rho = rr * inv;
-#else
-    const T rho = sp.s;
-    const T inv = T(1) / rho;  // one division for both components (as in rate)
-#endif
+    if (!(sp.rr > T(0))) return reach_zero(probe);  // exactly at v_t = 0
+    const T rho = sp.rho(), inv = sp.inv();  // one inverse for both components (as in rate)
     const T u1 = y.w1 * inv, u2 = y.w2 * inv;
     T g, kk;  // d|v_t|/dp and |v_t| dtheta/dp
     sys.slip_rates(u1, u2, g, kk);
