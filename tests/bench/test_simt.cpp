@@ -253,7 +253,7 @@ TEST(SimtCalibration, StrongeSortingRaisesCoherence) {
 // Persistent lanes (kernels/cuda/sampled.cu for_each_instance): the sorted batches, the dearest keys
 // first, dealt to whichever warp is free instead of by round. The same batches, so the same issue
 // and coherence; a block's warps end together, so its wait at the barrier for its slowest warp
-// shrinks: at 8 batches per warp, a block's time over its warps' mean goes from 1.07 to 1.02 (jia)
+// shrinks: at 8 batches per warp, a block's time over its warps' mean goes from 1.07 to 1.03 (jia)
 // and from 1.06 to 1.03 (stronge). Dealt cheapest first it grows instead (1.14 and 1.12): this test
 // fails. (The bound was half the wait until stronge's first stage took the slip tests' rsqrt,
 // 2026-11-28: its wait then fell by 47%, 1.0645 -> 1.0341; cheapest first is far outside 0.6.)
