@@ -223,8 +223,8 @@ int run_bench(const BenchArgs& a, std::FILE* table, std::FILE* log) {
   nlohmann::ordered_json j = bench_json(run, md);
   j["wall_seconds"] = std::chrono::duration<double>(Clock::now() - t_all).count();
 
-  if (!a.json.empty()) io::write_file(a.json, j.dump(2) + "\n");
-  if (!a.markdown.empty()) io::write_file(a.markdown, md);
+  if (!a.json.empty()) io::write_file(a.json, j.dump(2) + "\n", io::Links::follow);
+  if (!a.markdown.empty()) io::write_file(a.markdown, md, io::Links::follow);
   if (table && !a.quiet && a.json != "-" && a.markdown != "-") {
     std::fputs(md.c_str(), table);
     std::fflush(table);

@@ -219,9 +219,9 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
   if (!a.json.empty()) {
     nlohmann::ordered_json j = {{"simt", rows}, {"scenario", spec.scenario_name}, {"seed", spec.seed},
                                 {"warps", geom.warps}, {"rounds", geom.rounds}};
-    io::write_file(a.json, j.dump(2) + "\n");
+    io::write_file(a.json, j.dump(2) + "\n", io::Links::follow);
   }
-  if (!a.markdown.empty()) io::write_file(a.markdown, md);
+  if (!a.markdown.empty()) io::write_file(a.markdown, md, io::Links::follow);
   if (table && !a.quiet && a.json != "-" && a.markdown != "-") std::fputs(md.c_str(), table);
   return 0;
 }

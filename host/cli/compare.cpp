@@ -146,7 +146,7 @@ void write_failures(const std::string& path, const CompareRows& rows, const Comp
     buf += std::string(",") + status_name(rep.fast.status_of(i)) + "," + status_name(rep.ref.status_of(i)) + "," +
            modes_string(rep.fast.modes[i]) + "," + modes_string(rep.ref.modes[i]) + "," + rows.raw[i] + "\n";
   }
-  io::write_file(path, buf);
+  io::write_file(path, buf, io::Links::follow);
 }
 
 // Every compared row within tolerance, but rows ok in the fast path were left unresolved by the
@@ -176,7 +176,7 @@ std::string unverified_statuses(const CompareReport& rep) {
 // The JSON report (ref::report_json; docs/reference.md).
 void write_json(const std::string& path, const CompareArgs& args, const CompareSpec& spec, const CompareRows& rows,
                 const CompareReport& rep) {
-  io::write_file(path, ref::report_json(spec, rows, rep, args.sample, args.seed));
+  io::write_file(path, ref::report_json(spec, rows, rep, args.sample, args.seed), io::Links::follow);
 }
 
 }  // namespace

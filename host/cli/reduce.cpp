@@ -145,7 +145,7 @@ sampled::ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FIL
   const sampled::ReduceResult res = sampled::reduce(rs, a.quiet || !writes ? nullptr : log, a.plan);
   if (!writes) return res;
   if (table && !a.quiet) print_table(table, rs, res, why);
-  if (!a.out.empty()) io::write_file(a.out, sampled::reduce_json(rs, res));
+  if (!a.out.empty()) io::write_file(a.out, sampled::reduce_json(rs, res), io::Links::follow);
   return res;
 }
 

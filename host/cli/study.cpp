@@ -2,11 +2,14 @@
 #include "cli/study.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
 
 #include "engine/options.hpp"
+#include "io/owned_folder.hpp"
+#include "study/output_folder.hpp"
 #include "study/config.hpp"
 #include "study/report.hpp"
 #include "study/run.hpp"
@@ -78,37 +81,35 @@ void print_summary(std::FILE* out, const StudyConfig& c, const ReportOptions& op
   for (const std::string& n : run.notes) std::fprintf(out, "note: %s\n", n.c_str());
 }
 
-// `impact study --merge DIR`: the tables from their parts, then the plots of metadata.json's config.
+// `impact study --merge DIR`: the tables from their parts (study::merge_folder), then the plots of
+// metadata.json's config.
 int merge_folder(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   const auto t0 = Clock::now();
-  std::uint64_t bytes = 0;
-  std::size_t parts = 0, files = 0;
-  std::vector<std::string> stray;
+  MergeOutcome m;
   try {
-    const resume::PartsManifest m = resume::read_parts_manifest(args.merge);
-    bytes = merge_parts(args.merge, m, &stray);
-    parts = m.rows.size();
-    files = m.files.size();
+    m = study::merge_folder(args.merge);
   } catch (const std::exception& e) {
     std::fprintf(log, "impact study: error: %s\n", e.what());
     return 2;
   }
   const double merge_s = std::chrono::duration<double>(Clock::now() - t0).count();
   std::string note;
-  std::ifstream meta(args.merge + "/metadata.json");
-  if (meta && !args.no_plots) {
+  const nlohmann::json& meta = m.metadata;
+  if (meta.is_object() && !args.no_plots) {
+    bool study = false;  // a plot is drawn only under a name of the study's manifest (merge_folder checked it is one)
+    const std::vector<std::string> own = io::manifest_files(args.merge, kStudyKind, study);
     std::vector<std::string> pngs;
-    const nlohmann::json j = nlohmann::json::parse(meta, nullptr, false);
-    if (j.is_object() && j.contains("config") && j["config"].contains("plots"))
-      for (const nlohmann::json& p : j["config"]["plots"])
-        if (p.contains("file") && p["file"].is_string()) pngs.push_back(p["file"].get<std::string>());
+    if (meta.contains("config") && meta["config"].is_object() && meta["config"].contains("plots") &&
+        meta["config"]["plots"].is_array())
+      for (const nlohmann::json& p : meta["config"]["plots"])
+        if (p.is_object() && p.contains("file") && p["file"].is_string() &&
+            std::find(own.begin(), own.end(), p["file"].get<std::string>()) != own.end())
+          pngs.push_back(p["file"].get<std::string>());
     if (!pngs.empty()) note = draw_plots(args.merge, pngs, args.quiet, log);
   }
   if (!args.quiet && out) {
-    std::fprintf(out, "merged %zu file(s) of %zu parts in %s/ (%.3g MB) in %.2f s\n", files, parts,
-                 args.merge.c_str(), double(bytes) / 1e6, merge_s);
-    if (!stray.empty())
-      std::fprintf(out, "removed %zu part file(s) parts.json does not list (%s)\n", stray.size(), file_list(stray).c_str());
+    std::fprintf(out, "merged %zu file(s) of %zu parts in %s/ (%.3g MB) in %.2f s\n", m.files, m.parts,
+                 args.merge.c_str(), double(m.bytes) / 1e6, merge_s);
     if (!note.empty()) std::fprintf(out, "%s\n", note.c_str());
   }
   return 0;

@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/owned_folder.hpp"
+
 namespace impact::io {
 
 struct ConfigError : std::runtime_error {
@@ -83,6 +85,12 @@ struct ConfigReader {
   std::string str(const nlohmann::ordered_json& v, const std::string& key) const {
     if (!v.is_string()) fail(key, std::string("expected a string, got ") + json_type_name(v) + " " + show_value(v));
     return v.get<std::string>();
+  }
+  // A folder a run writes into (output.dir): a string, neither empty nor blank (io/owned_folder.hpp).
+  std::string folder(const nlohmann::ordered_json& v, const std::string& key) const {
+    const std::string s = str(v, key);
+    if (!usable_folder_name(s)) fail(key, kEmptyFolderName);
+    return s;
   }
   double num(const nlohmann::ordered_json& v, const std::string& key) const {
     if (v.is_number()) return v.get<double>();

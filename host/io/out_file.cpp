@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,12 +77,54 @@ bool same_file(const std::string& a, const std::string& b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
 }
 
+std::string destination(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path == "-" || path.empty()) return path;
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  if (ec) return path;
+  // at most as many links as the system follows in one path (Linux: 40); a longer chain fails to open
+  for (int hop = 0; hop < 40; ++hop) {
+    const fs::path name = p.filename();
+    // the folder as the system resolves it: its links first, then "..", so "link/../x" is the
+    // folder above the link's target (weakly_canonical: the existing part resolved, the rest lexical)
+    const fs::path folder = fs::weakly_canonical(p.parent_path(), ec);
+    if (ec || name.empty() || name == "." || name == "..") return fs::weakly_canonical(p, ec).string();
+    const fs::path at = folder / name;
+    struct stat st{};
+    if (::lstat(at.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return at.string();
+    const fs::path to = fs::read_symlink(at, ec);
+    if (ec) return at.string();
+    p = to.is_absolute() ? to : folder / to;
+  }
+  return p.string();
+}
+
 bool same_destination(const std::string& a, const std::string& b) {
   if (a == "-" || b == "-") return a == b;
-  if (same_file(a, b)) return true;
-  std::error_code ea, eb;
-  const std::filesystem::path pa = std::filesystem::weakly_canonical(a, ea), pb = std::filesystem::weakly_canonical(b, eb);
-  return !ea && !eb && pa == pb;
+  return same_file(a, b) || destination(a) == destination(b);
+}
+
+bool parse_temporary(const std::string& entry, std::string& stem, long& pid) {
+  const auto digits = [&](std::size_t from, std::size_t to) {
+    if (from >= to || to - from > 18) return false;
+    for (std::size_t i = from; i < to; ++i)
+      if (entry[i] < '0' || entry[i] > '9') return false;
+    return true;
+  };
+  const std::size_t tmp = entry.rfind(".tmp-");
+  if (entry.size() < 2 || entry[0] != '.' || tmp == std::string::npos || tmp < 2) return false;
+  const std::size_t dash = entry.find('-', tmp + 5);
+  if (dash == std::string::npos || !digits(tmp + 5, dash) || !digits(dash + 1, entry.size())) return false;
+  stem = entry.substr(1, tmp - 1);
+  pid = std::strtol(entry.c_str() + tmp + 5, nullptr, 10);
+  return true;
+}
+
+bool process_alive(long pid) {
+  if (pid <= 0) return true;  // no process of its own: a group or every process, never "dead"
+  if (pid == static_cast<long>(getpid())) return true;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
 }
 
 OutFile::OutFile(OutFile&& o) noexcept
@@ -112,7 +155,7 @@ void OutFile::discard() noexcept {
   f_ = nullptr;
 }
 
-void OutFile::open(const std::string& path) {
+void OutFile::open(const std::string& path, Links links) {
   discard();
   path_ = path;
   to_stdout_ = path == "-";
@@ -122,23 +165,52 @@ void OutFile::open(const std::string& path) {
     if (!f_) throw std::runtime_error("standard output: cannot create the spool file: " + std::string(std::strerror(errno)));
     return;
   }
-  // a device, a FIFO or a link to one is written in place (a rename would replace it); a link to
-  // a regular file is replaced through its target
   std::string target = path;
   struct stat st{};
-  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    target.clear();
-  } else if (char* real = realpath(path.c_str(), nullptr)) {
-    target = real;
-    std::free(real);
+  if (links == Links::follow) {
+    // a device, a FIFO or a link to one is written in place (a rename would replace it); any other
+    // name is written where it leads (a link's target, existing or not)
+    target = stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) ? std::string() : destination(path);
+  } else {
+    // a file or a link of that name is replaced (the link itself, never its target); anything else
+    // there (a folder, a device, a FIFO) is no file of a run's and stays; a folder that is a link
+    // would take the file outside the run's folder
+    if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+      throw std::runtime_error(path + ": cannot open for writing: " +
+                               (S_ISDIR(st.st_mode) ? "a folder" : "a device, FIFO or socket") +
+                               " of that name is there (a run replaces only files and links)");
+    const std::size_t slash = path.rfind('/');
+    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    if (::lstat(folder.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+      throw std::runtime_error(path + ": cannot open for writing: its folder " + folder +
+                               " is a link (a run writes into real folders only, never through a link)");
   }
-  tmp_ = target.empty() ? std::string() : temp_name(target);
   final_ = target;
-  if (!tmp_.empty()) slot_ = register_temporary(tmp_);
-  f_ = std::fopen(target.empty() ? path.c_str() : tmp_.c_str(), "wb");
-  if (!f_) {
-    const int err = errno;
+  tmp_.clear();
+  int err = 0;
+  if (target.empty()) {
+    f_ = std::fopen(path.c_str(), "wb");
+    err = errno;
+  }
+  // a new file of a name no one else uses, never an existing one or a link planted there (a name
+  // left by a dead process of the same id is passed over)
+  for (int tries = 0; !target.empty() && !f_ && tries < 64; ++tries) {
+    tmp_ = temp_name(target);
+    slot_ = register_temporary(tmp_);
+    const int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    err = errno;
+    f_ = fd < 0 ? nullptr : ::fdopen(fd, "wb");
+    if (f_) break;
+    if (fd >= 0) {
+      err = errno;
+      ::close(fd);
+      ::unlink(tmp_.c_str());
+    }
     unregister_temporary(std::exchange(slot_, -1));
+    if (err != EEXIST) break;
+  }
+  if (!f_) {
+    tmp_.clear();
     throw std::runtime_error(path + ": cannot open for writing: " + std::strerror(err));
   }
 }
@@ -151,6 +223,10 @@ void OutFile::fail(const char* what) {
 
 void OutFile::put(const void* data, std::size_t n) {
   if (n && std::fwrite(data, 1, n, f_) != n) fail("write failed");
+}
+
+void OutFile::flush() {
+  if (f_ && !to_stdout_ && (std::fflush(f_) != 0 || std::ferror(f_) != 0)) fail("write failed");
 }
 
 void OutFile::commit() {
@@ -198,8 +274,8 @@ void OutFile::commit() {
   if (!moved) throw std::runtime_error(path_ + ": cannot move the finished file into place: " + std::strerror(rerr));
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  OutFile f(path);
+void write_file(const std::string& path, const std::string& text, Links links) {
+  OutFile f(path, links);
   f.put(text);
   f.commit();
 }
@@ -236,13 +312,9 @@ std::vector<std::string> remove_stale_writes(const std::string& path) {
     return true;
   };
   const auto dead_temporary = [&](const std::string& name, const std::string& stem) {  // ".STEM.tmp-PID-N"
-    const std::string head = "." + stem + ".tmp-";
-    if (name.compare(0, head.size(), head) != 0) return false;
-    const std::size_t dash = name.find('-', head.size());
-    if (dash == std::string::npos || !digits(name, head.size(), dash) || !digits(name, dash + 1, name.size()))
-      return false;
-    const long pid = std::strtol(name.c_str() + head.size(), nullptr, 10);
-    return pid != static_cast<long>(getpid()) && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+    std::string of;
+    long pid = 0;
+    return parse_temporary(name, of, pid) && of == stem && !process_alive(pid);
   };
   DIR* d = ::opendir(dir.c_str());
   if (!d) return removed;

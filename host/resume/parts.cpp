@@ -5,10 +5,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <regex>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+
+#include <sys/stat.h>
 
 #include "io/npy.hpp"
 #include "io/out_file.hpp"
@@ -114,14 +115,6 @@ std::uint64_t merge_file(const std::string& dir, const std::string& name, const 
 
 }  // namespace
 
-std::string part_file_name(const std::string& name, int part) {
-  char tag[32];
-  std::snprintf(tag, sizeof tag, ".part-%05d", part);
-  const std::size_t slash = name.rfind('/'), dot = name.rfind('.');
-  const std::size_t at = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? name.size() : dot;
-  return name.substr(0, at) + tag + name.substr(at);
-}
-
 std::vector<std::string> part_files(const PartsManifest& m) {
   std::vector<std::string> v;
   for (const std::string& f : m.files)
@@ -129,17 +122,33 @@ std::vector<std::string> part_files(const PartsManifest& m) {
   return v;
 }
 
-void remove_stale_parts(const std::string& dir, bool parts) {
-  static const std::regex part(R"(.*\.part-[0-9]{5}(\.[A-Za-z]+)?)");
-  static const std::regex temporary(R"(\..+\.tmp-[0-9]+-[0-9]+)");  // an io::OutFile's
-  for (const std::string& d : {dir, dir + "/salib"}) {
+namespace {
+
+// The entries of DIR and of DIR/salib (a real folder only), relative to DIR.
+std::vector<std::string> folder_entries(const std::string& dir) {
+  std::vector<std::string> v;
+  for (const std::string sub : {"", "salib/"}) {
+    struct stat st{};
+    if (!sub.empty() && (::lstat((dir + "/salib").c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) continue;
     std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(d, ec)) {
-      const std::string name = e.path().filename().string();
-      if (e.is_regular_file(ec) && (std::regex_match(name, temporary) || (parts && std::regex_match(name, part))))
-        io::remove_if_exists(e.path().string());
-    }
+    for (const auto& e : std::filesystem::directory_iterator(dir + "/" + sub, ec)) v.push_back(sub + e.path().filename().string());
   }
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::string> remove_parts_beyond(const std::string& dir, const std::vector<std::string>& files,
+                                             std::size_t parts) {
+  std::vector<std::string> removed;
+  for (const std::string& e : folder_entries(dir))
+    for (const std::string& f : files)
+      if (const int k = io::part_index(e, f); k >= 0 && static_cast<std::size_t>(k) >= parts) {
+        io::remove_if_exists(dir + "/" + e);
+        removed.push_back(e);
+        break;
+      }
+  return removed;
 }
 
 void write_parts_manifest(const std::string& dir, const PartsManifest& m) {
@@ -149,20 +158,25 @@ void write_parts_manifest(const std::string& dir, const PartsManifest& m) {
     for (const io::FileSum& s : m.sums.at(p)) sums.push_back({{"bytes", s.bytes}, {"crc32", io::crc_hex(s.crc32)}});
     parts.push_back({{"first", m.first[p]}, {"rows", m.rows[p]}, {"files", sums}});
   }
-  const nlohmann::json j = {{"impactbatch_parts", 2}, {"run", m.run}, {"parts", parts}, {"files", m.files}};
+  const nlohmann::json j = {{"impactbatch_parts", 3}, {"run", m.run}, {"rows", m.total}, {"parts", parts}, {"files", m.files}};
   io::write_file(dir + "/parts.json", j.dump(2) + "\n");
 }
 
 PartsManifest read_parts_manifest(const std::string& dir) {
   const std::string path = dir + "/parts.json";
+  struct stat st{};  // a regular file only: a FIFO or a device would never end, a link is no run's file
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw std::runtime_error(path + ": not a regular file (a link, a folder or a device is no parts manifest)");
   FilePtr f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno) + " (no study parts in " + dir + ")");
   PartsManifest m;
   try {
     const nlohmann::json j = nlohmann::json::parse(f.get());
     if (!j.is_object() || !j.contains("impactbatch_parts")) throw std::runtime_error("not a parts manifest");
-    if (j.value("impactbatch_parts", 0) != 2)
+    const int version = j.value("impactbatch_parts", 0);
+    if (version != 2 && version != 3)
       throw std::runtime_error("a parts manifest of another version (without the parts' checksums): run the study again");
+    if (version == 3) m.total = j.at("rows").get<std::uint64_t>();
     m.files = j.at("files").get<std::vector<std::string>>();
     m.run = j.at("run").get<std::string>();
     std::uint64_t next = 0;
@@ -187,8 +201,12 @@ PartsManifest read_parts_manifest(const std::string& dir) {
       m.sums.push_back(std::move(sums));
     }
     if (m.rows.empty()) throw std::runtime_error("no parts");
+    if (m.total && next > m.total)
+      throw std::runtime_error("the parts hold " + std::to_string(next) + " rows, more than the run's " +
+                               std::to_string(m.total));
     for (const std::string& n : m.files)
-      if (n.empty() || n.find("..") != std::string::npos || n[0] == '/') throw std::runtime_error("file name '" + n + "'");
+      if (!io::owned_name(n) || n == "parts.json" || n == "metadata.json")
+        throw std::runtime_error("file name '" + n + "' is no table of a study's folder");
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": " + e.what());
   } catch (const std::runtime_error& e) {
@@ -197,11 +215,41 @@ PartsManifest read_parts_manifest(const std::string& dir) {
   return m;
 }
 
-std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m, std::vector<std::string>* stray) {
-  // every part first: the bytes parts.json recorded, where it recorded them
-  for (std::size_t p = 0; p < m.rows.size(); ++p)
+void check_no_parts_beyond(const std::string& dir, const PartsManifest& m) {
+  const std::size_t K = m.rows.size();
+  for (const std::string& e : folder_entries(dir))
+    for (const std::string& f : m.files)
+      if (const int k = io::part_index(e, f); k >= 0 && static_cast<std::size_t>(k) >= K)
+        throw std::runtime_error(dir + "/parts.json: " + e + " is part " + std::to_string(k) + " of " + f +
+                                 ", beyond the " + std::to_string(K) + " parts listed (0.." + std::to_string(K - 1) +
+                                 "): parts.json lacks parts: nothing merged");
+}
+
+std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m) {
+  const std::size_t K = m.rows.size();
+  const auto refuse = [&](const std::string& why) {
+    return std::runtime_error(dir + "/parts.json: " + why + ": nothing merged");
+  };
+  // the parts against the run: rows 0..total in parts 0..K-1, and no part of a table beyond them
+  std::uint64_t next = 0;
+  for (std::size_t p = 0; p < K; ++p) {
+    if (m.first[p] != next) throw refuse("part " + std::to_string(p) + " starts at row " + std::to_string(m.first[p]) +
+                                         ", not " + std::to_string(next) + " (a gap)");
+    next += m.rows[p];
+  }
+  if (next != m.total)
+    throw refuse("its " + std::to_string(K) + " parts hold rows 0.." + std::to_string(next) + " of the run's " +
+                 std::to_string(m.total) + (next < m.total ? " (parts are missing)" : ""));
+  io::check_real_folder(dir, "study --merge");
+  // every part first: the bytes parts.json recorded, where it recorded them, in a file of its own
+  for (std::size_t p = 0; p < K; ++p)
     for (std::size_t i = 0; i < m.files.size(); ++i) {
       const std::string name = part_file_name(m.files[i], static_cast<int>(p)), path = dir + "/" + name;
+      struct stat st{};
+      if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        throw std::runtime_error(path + ": not a regular file (a link, a folder or a device is no part of a table): "
+                                        "nothing merged");
+      if (name.compare(0, 6, "salib/") == 0) io::check_real_folder(dir + "/salib", "study --merge");
       const io::FileSum want = m.sums.at(p).at(i), have = io::file_sum(path);
       if (have.bytes != want.bytes || have.crc32 != want.crc32)
         throw std::runtime_error(path + ": not the part parts.json lists as part " + std::to_string(p) + " of " +
@@ -220,17 +268,6 @@ std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m, std::v
   for (io::OutFile& o : out) o.commit();
   for (const std::string& p : part_files(m)) std::remove((dir + "/" + p).c_str());
   std::remove((dir + "/parts.json").c_str());
-  // a part file parts.json does not list (an earlier run's, a copy): it belongs to no table
-  static const std::regex part(R"(.*\.part-[0-9]{5}(\.[A-Za-z]+)?)");
-  for (const std::string& d : {std::string(), std::string("salib/")}) {
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(dir + "/" + d, ec)) {
-      const std::string name = e.path().filename().string();
-      if (!std::regex_match(name, part)) continue;
-      io::remove_if_exists(e.path().string());
-      if (stray) stray->push_back(d + name);
-    }
-  }
   return bytes;
 }
 

@@ -308,7 +308,7 @@ ReduceResult reduce(const ReduceSpec& rs, std::FILE* log, resume::ProcessGroup* 
 
 void write_cases(const std::string& path, const SampleSpec& spec, std::uint64_t seed, std::uint64_t first,
                  std::uint64_t n) {
-  io::OutFile f(path);
+  io::OutFile f(path, io::Links::follow);  // --cases-out: a file the user names
   std::string buf = "index";
   for (const char* c : kInputNames) buf += std::string(",") + c;
   buf += '\n';

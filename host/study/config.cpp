@@ -228,7 +228,7 @@ void resolve_output(const ConfigReader& r, const json& root, StudyConfig& c) {
   if (root.contains("output")) {
     const json& o = r.table(root.at("output"), "output");
     r.expect_keys(o, "output", {"dir", "formats", "columns", "csv_max_rows"});
-    c.out_dir = o.contains("dir") ? r.str(o.at("dir"), "output.dir") : "out/" + c.name;
+    c.out_dir = o.contains("dir") ? r.folder(o.at("dir"), "output.dir") : "out/" + c.name;
     if (o.contains("formats")) c.formats = r.strings(o.at("formats"), "output.formats");
     if (o.contains("columns")) c.columns = r.strings(o.at("columns"), "output.columns");
     if (o.contains("csv_max_rows"))
@@ -308,7 +308,16 @@ PlotSpec resolve_plot(const ConfigReader& r, const json& plot, std::size_t i, co
   if (!ps.x.empty()) check(ps.x, key + ".x", true);
   for (const std::string& y : ps.y) check(y, key + ".y", true);
   ps.file = p.contains("file") ? r.str(p.at("file"), key + ".file") : c.name + "-" + std::to_string(i + 1) + ".png";
-  if (ps.file.find('/') != std::string::npos) r.fail(key + ".file", "a file name inside output.dir, without '/'");
+  // a picture's own name in the folder: plain, a stem, and a format matplotlib draws that no table
+  // or report of a run has (so that no plot replaces one), e.g. "fig.png"
+  const std::size_t dot = ps.file.rfind('.');
+  const std::string ext = dot == std::string::npos ? "" : ps.file.substr(dot);
+  if (!io::owned_name(ps.file) || ps.file.find('/') != std::string::npos || dot == 0 || dot == std::string::npos ||
+      (ext != ".png" && ext != ".pdf" && ext != ".svg"))
+    r.fail(key + ".file", "a picture's file name inside output.dir: NAME.png, .pdf or .svg, without '/' (got " +
+                              io::show_value(p.contains("file") ? p.at("file") : json(ps.file)) + ")");
+  for (const PlotSpec& other : c.plots)
+    if (other.file == ps.file) r.fail(key + ".file", "'" + ps.file + "' is another plot's file too");
   return ps;
 }
 

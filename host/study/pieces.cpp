@@ -445,12 +445,16 @@ class PiecesRunner {
     io::Crc32 key_sum;
     key_sum.add(key_);
     m.run = io::crc_hex(key_sum.value());
+    m.total = rows_;
     std::string note;
     merge_pieces(all_, count_, rows_, o.run, m, note);
+    // parts of this run's tables beyond its pieces in a study's folder (an earlier run's, with
+    // another --piece, kept by a resume's claim) belong to no table of this run, and `--merge`
+    // would refuse them as a gap; in a folder taken with --force such names are not the run's
+    if (!claim_.forced) resume::remove_parts_beyond(c_.out_dir, m.files, count_);
     write_parts_manifest(c_.out_dir, m);
     if (!po_.keep_parts) {
       merge_parts(c_.out_dir, m);
-      resume::remove_stale_parts(c_.out_dir);  // parts of pieces beyond this run's (an earlier --piece)
     } else {
       o.options.plots = false;
       o.options.no_plots_why =

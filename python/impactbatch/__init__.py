@@ -679,7 +679,13 @@ def _request(q: Any, config: Any, out: Optional[str], backend: Optional[str], se
     pairs = dict(set or {})
     pairs.update({k.replace("__", "."): v for k, v in overrides.items()})
     q.sets = [f"{_string('set key', k)}={_toml_value(_config_value(k, v))}" for k, v in pairs.items()]
-    q.out = os.fspath(out) if out is not None else ""
+    if out is not None:
+        out = os.fspath(out)
+        if not isinstance(out, str) or not out.strip():
+            # "" would be "no folder given" below this call, and a path formed from it the root
+            raise ValueError(f"out: an empty folder name (name the folder the run writes into; '.' is the "
+                             f"current folder), got {out!r}")
+    q.out = out if out is not None else ""
     q.backend = _string("backend", backend) if backend is not None else ""
     return q
 

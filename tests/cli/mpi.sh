@@ -165,8 +165,15 @@ check "mpirun study with a bad config: exit 1, the error once" '[ $rc -eq 1 ] &&
 touch "$T/afile"
 "${MPIRUN[@]}" 2 "$IMPACT" study $st --backend omp --no-plots -q --out "$T/afile/sub" > "$T/out" 2> "$T/err"; rc=$?
 check "mpirun study into a folder that cannot be made: exit 2, the error once" '[ $rc -eq 2 ] && [ $(grep -c "cannot create the folder" "$T/err") -eq 1 ]'
-# a stale part of an earlier, killed run (no parts.json) is removed by the next run
-mkdir -p "$T/stale" && echo junk > "$T/stale/jia.part-00007.csv"
+# a stale part of an earlier, killed run (no parts.json) is removed by the next run: the earlier
+# run's manifest, written before its first table, lists the table whose part it is; a file named
+# like a part in a folder without a study's manifest proves nothing: refused, the file kept
+mkdir -p "$T/stale0" && echo junk > "$T/stale0/jia.part-00007.csv"
+"${MPIRUN[@]}" 2 "$IMPACT" study $st --backend omp --no-plots -q --out "$T/stale0" 2> "$T/err"; rc=$?
+check "a part-named file in a folder without a manifest: refused, kept" \
+  '[ $rc -ne 0 ] && grep -q "no impactbatch study wrote there (jia.part-00007.csv)" "$T/err" && [ "$(cat "$T/stale0/jia.part-00007.csv")" = junk ]'
+"${MPIRUN[@]}" 2 "$IMPACT" study $st --backend omp --no-plots -q --out "$T/stale" 2> "$T/err"
+echo junk > "$T/stale/jia.part-00007.csv" && rm "$T/stale/metadata.json"
 "${MPIRUN[@]}" 2 "$IMPACT" study $st --backend omp --no-plots -q --out "$T/stale" 2> "$T/err"; rc=$?
 check "a stale part is removed by the next run; the files are the single process's" '[ $rc -eq 0 ] && [ ! -e "$T/stale/jia.part-00007.csv" ] && same_tree "$T/st1" "$T/stale"'
 # a usage error is every rank's, before any work: exit 2, no hang

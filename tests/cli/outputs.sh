@@ -29,18 +29,23 @@ echo "my notes" > "$T/S/notes.txt"
 "$IMPACT" "${S[@]}" --set design.n=500 --out "$T/S"; rc=$?
 check "a file the study did not write (notes.txt) is left alone" '[ $rc -eq 0 ] && [ "$(cat "$T/S/notes.txt")" = "my notes" ]'
 
-# a folder from before manifests (metadata.json of an earlier version lists its files)
+# a folder without a manifest is no study's, whatever it holds: one from before manifests (its
+# metadata.json lists its files) is refused, and with --force only this run's names are replaced
 "$IMPACT" "${S[@]}" --set design.n=500 --set 'output.formats=["csv","npy","salib"]' --out "$T/old"
 rm "$T/old/.impactbatch-outputs.json"
-"$IMPACT" "${S[@]}" --set design.n=500 --set 'output.formats=["npy"]' --out "$T/old"; rc=$?
-check "a study folder without a manifest (its metadata.json lists its files): cleared the same way" \
-  '[ $rc -eq 0 ] && [ "$(files "$T/old")" = "jia.npy metadata.json stronge.npy summary.md " ]'
+before=$(files "$T/old")
+"$IMPACT" "${S[@]}" --set design.n=500 --set 'output.formats=["npy"]' --out "$T/old" 2> "$T/err"; rc=$?
+check "a study folder without a manifest (its metadata.json lists its files): refused, every file kept" \
+  '[ $rc -eq 1 ] && grep -q "no impactbatch study wrote there" "$T/err" && [ "$(files "$T/old")" = "$before" ]'
+"$IMPACT" "${S[@]}" --set design.n=500 --set 'output.formats=["npy"]' --out "$T/old" --force; rc=$?
+check "... with --force: its own names replaced, the earlier tables of other names kept" \
+  '[ $rc -eq 0 ] && [ "$(files "$T/old")" = "$before" ] && [ -s "$T/old/jia.csv" ] && [ -d "$T/old/salib" ]'
 
 # a folder that is not a study's: refused, unless --force (then only this study's names are replaced)
 mkdir -p "$T/data" && echo "x,y" > "$T/data/measurements.csv" && echo 1 > "$T/data/jia.csv"
 "$IMPACT" "${S[@]}" --set design.n=500 --out "$T/data" 2> "$T/err"; rc=$?
-check "a non-empty folder that is not a study's is refused (exit 1, names a file, says --force)" \
-  '[ $rc -eq 1 ] && grep -q "output.dir: .*data holds 1 file(s) that no impactbatch study wrote there (measurements.csv)" "$T/err" && grep -q -- "--force" "$T/err" && [ "$(cat "$T/data/jia.csv")" = 1 ]'
+check "a non-empty folder that is not a study's is refused (exit 1, names its files, says --force)" \
+  '[ $rc -eq 1 ] && grep -q "output.dir: .*data holds 2 file(s) that no impactbatch study wrote there (jia.csv, measurements.csv)" "$T/err" && grep -q -- "--force" "$T/err" && [ "$(cat "$T/data/jia.csv")" = 1 ]'
 "$IMPACT" "${S[@]}" --set design.n=500 --out "$T/data" --force; rc=$?
 check "--force writes into it: the study's files written, the other file kept" \
   '[ $rc -eq 0 ] && [ -s "$T/data/metadata.json" ] && [ "$(cat "$T/data/measurements.csv")" = "x,y" ] && [ "$(wc -l < "$T/data/jia.csv")" = 501 ]'
@@ -107,10 +112,14 @@ check "merge-swapped-parts: --merge refuses (exit 2), names the part, nothing me
 for ext in npy csv; do
   mv "$T/KP/jia.part-00001.$ext" "$T/x" && mv "$T/KP/jia.part-00002.$ext" "$T/KP/jia.part-00001.$ext" && mv "$T/x" "$T/KP/jia.part-00002.$ext"
 done
-cp "$T/KP/jia.part-00003.npy" "$T/KP/jia.part-00099.npy"  # a part parts.json does not list
+cp "$T/KP/jia.part-00003.npy" "$T/KP/jia.part-00099.npy"  # a part parts.json does not list: a gap
+"$IMPACT" study --merge "$T/KP" --no-plots -q 2> "$T/err"; rc=$?
+check "a part beyond those parts.json lists: --merge refuses (exit 2), names it, nothing merged or removed" \
+  '[ $rc -eq 2 ] && grep -q "jia.part-00099.npy is part 99 of jia.npy, beyond the .* parts listed" "$T/err" && [ ! -e "$T/KP/jia.npy" ] && [ -e "$T/KP/jia.part-00099.npy" ]'
+rm "$T/KP/jia.part-00099.npy"
 "$IMPACT" study --merge "$T/KP" --no-plots > "$T/out"; rc=$?
-check "restored: --merge gives the one-process tables byte for byte; the extra part is removed and said" \
-  '[ $rc -eq 0 ] && cmp -s "$T/mref/jia.npy" "$T/KP/jia.npy" && cmp -s "$T/mref/jia.csv" "$T/KP/jia.csv" && [ $(find "$T/KP" -name "*part*" | wc -l) -eq 0 ] && grep -q "removed 1 part file(s) parts.json does not list (jia.part-00099.npy)" "$T/out"'
+check "restored: --merge gives the one-process tables byte for byte, no part left" \
+  '[ $rc -eq 0 ] && cmp -s "$T/mref/jia.npy" "$T/KP/jia.npy" && cmp -s "$T/mref/jia.csv" "$T/KP/jia.csv" && [ $(find "$T/KP" -name "*part*" | wc -l) -eq 0 ]'
 # a part changed in place (same size, one byte): refused
 cp -r "$T/KPsaved" "$T/KP2"
 "$PY" -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[-3]^=1; open(p,'wb').write(b)" "$T/KP2/stronge.part-00006.csv"
@@ -187,4 +196,50 @@ if command -v mpirun > /dev/null && ldd "$IMPACT" 2> /dev/null | grep -q libmpi;
   check "a single-process study after an mpirun study's parts: no part or temporary left, the one-process folder" \
     '[ $rc -eq 0 ] && [ $(find "$T/MK" -name "*part*" | wc -l) -eq 0 ] && [ $(find "$T/MK" -name ".*tmp*" | wc -l) -eq 0 ] && same_tree "$T/refA" "$T/MK"'
 fi
+# ---- (e) the folder rule end to end (io/owned_folder.hpp; the property test is FolderRule.*) ------
+F=(study "$SRC/examples/studies/jia-fig15c.toml" --no-plots -q)
+# an empty or blank folder name: a usage or config error, never the filesystem's root
+"$IMPACT" "${F[@]}" --out "" 2> "$T/err"; rc=$?
+check "--out \"\": exit 2, an empty folder name" '[ $rc -eq 2 ] && grep -q "an empty folder name" "$T/err"'
+"$IMPACT" "${F[@]}" --set 'output.dir=""' 2> "$T/err"; rc=$?
+check "output.dir = \"\": exit 1 naming the key" '[ $rc -eq 1 ] && grep -q "output.dir: an empty folder name" "$T/err"'
+"$IMPACT" "${F[@]}" --set 'output.dir=""' --dry-run > /dev/null 2> "$T/err"; rc=$?
+check "... and --dry-run says so too" '[ $rc -eq 1 ] && grep -q "output.dir: an empty folder name" "$T/err"'
+# salib/ linked to a shared folder: nothing there removed, the link kept
+mkdir -p "$T/shared" && echo "someone else's split file" > "$T/shared/results.part-00001.csv"
+"$IMPACT" "${F[@]}" --out "$T/La" && ln -s ../shared "$T/La/salib"
+"$IMPACT" "${F[@]}" --out "$T/La"; rc=$?
+check "a salib/ link: the shared folder's files and the link stay" '[ $rc -eq 0 ] && [ -s "$T/shared/results.part-00001.csv" ] && [ -L "$T/La/salib" ]'
+# a manifest naming a file through a link: refused, naming the entry, the file outside kept
+mkdir -p "$T/outside" "$T/Lb" && echo victim > "$T/outside/victim.txt" && ln -s ../outside "$T/Lb/lnk"
+printf '{"impactbatch_outputs":1,"files":["lnk/victim.txt","parts.json"]}\n' > "$T/Lb/.impactbatch-outputs.json"
+"$IMPACT" "${F[@]}" --out "$T/Lb" 2> "$T/err"; rc=$?
+check "a manifest entry lnk/victim.txt: refused naming it, the file outside kept" \
+  '[ $rc -eq 1 ] && grep -q "lists .lnk/victim.txt." "$T/err" && [ "$(cat "$T/outside/victim.txt")" = victim ]'
+# the output folder a link: refused, naming its target
+ln -s "$T/La" "$T/Lc"
+"$IMPACT" "${F[@]}" --out "$T/Lc" 2> "$T/err"; rc=$?
+check "an output folder that is a link: refused" '[ $rc -eq 1 ] && grep -q "Lc is a link (to $T/La)" "$T/err"'
+# a running eval's temporary in the folder: the study does not take it, the eval's table is whole
+{ head -1 "$SRC/examples/cases.csv"; for _ in $(seq 60); do tail -n +2 "$SRC/examples/cases.csv"; done; } > "$T/big.csv"
+mkdir -p "$T/Ld"
+"$IMPACT" eval --law jia --steps 400 --in "$T/big.csv" --out "$T/Ld/x.csv" --backend serial --pipeline 1 -q & ev=$!
+for _ in $(seq 200); do ls -A "$T/Ld" | grep -q tmp && break; sleep 0.02; done
+"$IMPACT" "${F[@]}" --out "$T/Ld" 2> "$T/err"; rc=$?
+wait $ev; erc=$?
+check "a running eval's temporary: the study refused, the eval's table written" \
+  '[ $rc -eq 1 ] && [ $erc -eq 0 ] && [ $(wc -l < "$T/Ld/x.csv") -eq $(wc -l < "$T/big.csv") ]'
+# a folder of files named like parts and temporaries: refused, and with --force kept
+mkdir -p "$T/Le" && echo vol1 > "$T/Le/backup.part-00001.rar" && echo notes > "$T/Le/.notes.tmp-1-2"
+"$IMPACT" "${F[@]}" --out "$T/Le" 2> "$T/err"; rc=$?
+check "part-like names prove nothing: refused" '[ $rc -eq 1 ] && grep -q "holds 2 file(s)" "$T/err"'
+"$IMPACT" "${F[@]}" --out "$T/Le" --force; rc=$?
+check "... and --force keeps them" '[ $rc -eq 0 ] && [ "$(cat "$T/Le/backup.part-00001.rar")" = vol1 ] && [ -e "$T/Le/.notes.tmp-1-2" ] && [ -s "$T/Le/jia.csv" ]'
+# a plot file name is a picture's own name
+for f in "" "." ".." ".png" "metadata.json" "summary.md" "a/b.png"; do
+  { cat "$SRC/examples/studies/jia-fig15c.toml"; printf '[[plots]]\nkind = "hist"\ny = ["P_n"]\nfile = "%s"\n' "$f"; } > "$T/plot.toml"
+  "$IMPACT" study "$T/plot.toml" --out "$T/Lf" --no-plots -q 2> "$T/err"; rc=$?
+  check "plot file '$f' refused naming the key" '[ $rc -eq 1 ] && grep -q "plots\[.\]\.file: a picture.s file name" "$T/err" && [ ! -e "$T/Lf" ]'
+done
+
 finish

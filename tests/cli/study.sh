@@ -139,10 +139,15 @@ check "random parameter in a grid exits 1 naming it" '[ $rc -eq 1 ] && grep -q "
 "$IMPACT" study "$T/nosuch.toml" > /dev/null 2> "$T/err"; rc=$?
 check "missing file exits 1" '[ $rc -eq 1 ] && grep -q "nosuch.toml: cannot open" "$T/err"'
 
-# a table that cannot be written completely is an error (exit 2), not a short file
+# a table is never written through a link in the output folder (write failures themselves:
+# integrity.sh, under a file size limit): a folder holding only a link is no study's, refused
+# without --force; with --force the link is replaced by the table and the device is left as it is
 mkdir -p "$T/full" && ln -s /dev/full "$T/full/jia.csv"
 "$IMPACT" study "$EX/jia-fig15c.toml" --out "$T/full" --no-plots -q > /dev/null 2> "$T/err"; rc=$?
-check "write failure exits 2 naming the file" '[ $rc -eq 2 ] && grep -q "full/jia.csv: write failed" "$T/err"'
+check "a folder holding a link to a device is refused" '[ $rc -eq 1 ] && grep -q "holds 1 file(s) that no impactbatch study wrote there (jia.csv)" "$T/err"'
+"$IMPACT" study "$EX/jia-fig15c.toml" --out "$T/full" --no-plots -q --force > /dev/null 2> "$T/err"; rc=$?
+check "--force replaces the link by the table, never writes through it" \
+  '[ $rc -eq 0 ] && [ -f "$T/full/jia.csv" ] && [ ! -L "$T/full/jia.csv" ] && [ -c /dev/full ] && head -1 "$T/full/jia.csv" | grep -q sample_id'
 
 # aghili's diagnostic mu_star is inf where W does not couple normal and tangential directions
 # (docs/INTERFACE.md): that is a result, not a non-finite row

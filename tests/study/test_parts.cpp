@@ -119,6 +119,7 @@ TEST(Parts, MergeIsTheWholeFileByteForByte) {
   m.rows = rows;
   m.files = {"law.npy", "law.csv", "salib/law_x.txt"};
   m.run = "0123abcd";
+  m.total = 9;
   record_sums(d.path, m);
   write_parts_manifest(d.path, m);
   const resume::PartsManifest back = read_parts_manifest(d.path);
@@ -126,17 +127,28 @@ TEST(Parts, MergeIsTheWholeFileByteForByte) {
   EXPECT_EQ(back.rows, m.rows);
   EXPECT_EQ(back.files, m.files);
   EXPECT_EQ(back.run, m.run);
+  EXPECT_EQ(back.total, 9u);
   ASSERT_EQ(back.sums.size(), 3u);
   for (std::size_t p = 0; p < 3; ++p)
     for (std::size_t i = 0; i < 3; ++i) {
       EXPECT_EQ(back.sums[p][i].bytes, m.sums[p][i].bytes);
       EXPECT_EQ(back.sums[p][i].crc32, m.sums[p][i].crc32);
     }
-  write(d.path + "/" + part_file_name("law.csv", 7), "sample_id,x\n");  // a part no manifest lists
-  std::vector<std::string> stray;
-  merge_parts(d.path, back, &stray);
-  EXPECT_EQ(stray, std::vector<std::string>{part_file_name("law.csv", 7)});
-  EXPECT_FALSE(fs::exists(d.path + "/" + part_file_name("law.csv", 7)));
+  // a part of a listed table beyond the parts listed: parts.json lacks parts (a gap), nothing merged
+  write(d.path + "/" + part_file_name("law.csv", 7), "sample_id,x\n");
+  try {
+    resume::check_no_parts_beyond(d.path, back);
+    ADD_FAILURE() << "a part beyond the listed ones passed";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("law.part-00007.csv is part 7 of law.csv, beyond the 3 parts listed"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(d.path + "/law.csv"));
+  EXPECT_EQ(resume::remove_parts_beyond(d.path, back.files, 3), std::vector<std::string>{part_file_name("law.csv", 7)});
+  write(d.path + "/notes.part-00009.csv", "a user's file named like a part of no listed table\n");
+  resume::check_no_parts_beyond(d.path, back);
+  merge_parts(d.path, back);
+  EXPECT_TRUE(fs::exists(d.path + "/notes.part-00009.csv"));  // not a part of a listed table: left
   TempDir whole;
   EXPECT_EQ(slurp(d.path + "/law.npy"), npy_bytes(whole.path + "/law.npy", 0, 9));
   EXPECT_EQ(slurp(d.path + "/law.csv"), "sample_id,x\n" + csv_rows(0, 9));
@@ -151,6 +163,7 @@ TEST(Parts, FaultsAreRefusedAndNothingIsRemoved) {
   m.first = {0, 3};
   m.rows = {3, 2};
   m.files = {"law.npy", "law.csv"};
+  m.total = 5;
   const auto make = [&] {
     for (int p = 0; p < 2; ++p) {
       npy_bytes(d.path + "/" + part_file_name("law.npy", p), m.first[p], m.rows[p]);
@@ -179,6 +192,35 @@ TEST(Parts, FaultsAreRefusedAndNothingIsRemoved) {
   record_sums(d.path, m);
   fs::remove(d.path + "/" + part_file_name("law.csv", 1));
   EXPECT_TRUE(refused_as_listed("law.part-00001.csv"));  // missing
+  // the manifest against the run's rows: its last part (or every part but the first) missing from
+  // it and from the folder, a run of more rows, parts that do not start at row 0
+  make();
+  record_sums(d.path, m);
+  {
+    resume::PartsManifest cut = m;
+    cut.first.pop_back(), cut.rows.pop_back(), cut.sums.pop_back();
+    fs::remove(d.path + "/" + part_file_name("law.csv", 1));
+    fs::remove(d.path + "/" + part_file_name("law.npy", 1));
+    std::swap(cut, m);
+    EXPECT_TRUE(refused_as_listed("its 1 parts hold rows 0..3 of the run's 5 (parts are missing)"));
+    std::swap(cut, m);
+    make();
+    resume::PartsManifest more = m;
+    more.total = 6;
+    std::swap(more, m);
+    EXPECT_TRUE(refused_as_listed("hold rows 0..5 of the run's 6"));
+    m.total = 5;
+    m.first = {1, 3};
+    EXPECT_TRUE(refused_as_listed("part 0 starts at row 1, not 0 (a gap)"));
+    std::swap(more, m);
+  }
+  // a part that is a link (to the right bytes) is no part
+  make();
+  record_sums(d.path, m);
+  fs::rename(d.path + "/" + part_file_name("law.csv", 1), d.path + "/elsewhere.csv");
+  fs::create_symlink("elsewhere.csv", d.path + "/" + part_file_name("law.csv", 1));
+  EXPECT_TRUE(refused_as_listed("law.part-00001.csv: not a regular file"));
+  fs::remove(d.path + "/" + part_file_name("law.csv", 1));
   // the checksums: two parts of the same size swapped, a byte changed, a part of another run
   make();
   record_sums(d.path, m);
@@ -235,9 +277,23 @@ TEST(Parts, FaultsAreRefusedAndNothingIsRemoved) {
   EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error);  // a CRC of 4 hex digits
   write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3, "files": []}], "files": ["law.npy"]})");
   EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error);  // a part without its file's sum
-  // stale parts go, other files stay
-  remove_stale_parts(d.path);
+  // a version-3 manifest holding more rows than the run's
+  write(d.path + "/parts.json", R"({"impactbatch_parts": 3, "run": "x", "rows": 2, "parts": [{"first": 0, "rows": 3)" +
+                                     sum + R"(], "files": ["law.npy"]})");
+  EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error);
+  for (const char* name : {"lnk/x.npy", "salib/../x.npy", "parts.json", ""}) {  // no table of a study's folder
+    write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3)" + sum +
+                                       R"(], "files": [")" + name + R"("]})");
+    EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error) << name;
+  }
+  // parts of the tables from a number on go, other files stay
+  write(d.path + "/law.part-00000.txt", "a user's file: not a part of law.npy or law.csv\n");
+  resume::remove_parts_beyond(d.path, m.files, 1);
+  EXPECT_TRUE(fs::exists(d.path + "/" + part_file_name("law.npy", 0)));
+  EXPECT_FALSE(fs::exists(d.path + "/" + part_file_name("law.npy", 1)));
+  resume::remove_parts_beyond(d.path, m.files, 0);
   EXPECT_FALSE(fs::exists(d.path + "/" + part_file_name("law.npy", 0)));
+  EXPECT_TRUE(fs::exists(d.path + "/law.part-00000.txt"));
   EXPECT_TRUE(fs::exists(d.path + "/parts.json"));
 }
 
