@@ -1,6 +1,9 @@
 #include "calibrate/autocorr.hpp"
 
+#include "calibrate/summary.hpp"
+
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace impact::calibrate {
@@ -8,21 +11,29 @@ namespace impact::calibrate {
 AutocorrTime autocorr_time(const std::vector<double>& series, std::size_t walkers, std::uint64_t n, double window_c) {
   if (walkers == 0 || n < 2 || series.size() != walkers * n)
     throw std::invalid_argument("autocorr_time: need at least 2 steps of every walker");
-  // each walker's deviations from its mean, and their mean square
+  // each walker's deviations from its mean, and their mean square, of the series scaled by a power
+  // of two to below 2 in magnitude: f(t) does not depend on the scale, and the sums of finite
+  // values cannot overflow (the same bits as unscaled wherever those do not)
+  AutocorrTime r;
+  for (double x : series)
+    if (!std::isfinite(x)) {  // a draw that is no number: tau is unknown, and so is the ESS
+      r.tau = std::nan("");
+      return r;
+    }
+  const double scale = magnitude_scale(series.data(), series.size());
   std::vector<double> dev(series.size()), c0(walkers);
   for (std::size_t w = 0; w < walkers; ++w) {
     const double* x = series.data() + w * n;
     double m = 0;
-    for (std::uint64_t i = 0; i < n; ++i) m += x[i];
+    for (std::uint64_t i = 0; i < n; ++i) m += x[i] / scale;
     m /= static_cast<double>(n);
     double s = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
-      dev[w * n + i] = x[i] - m;
+      dev[w * n + i] = x[i] / scale - m;
       s += dev[w * n + i] * dev[w * n + i];
     }
     c0[w] = s / static_cast<double>(n);
   }
-  AutocorrTime r;
   double tau = 1;
   const double per_lag = static_cast<double>(walkers) * static_cast<double>(n);
   const std::uint64_t last = std::min<std::uint64_t>(n - 1, std::max<std::uint64_t>(1, static_cast<std::uint64_t>(kAutocorrWork / per_lag)));

@@ -19,7 +19,7 @@ namespace impact::calibrate {
 constexpr double kAutocorrWork = 4e9;
 
 struct AutocorrTime {
-  double tau = 0;            // in steps
+  double tau = 0;            // in steps (NaN: unknown, a draw of the series is not finite)
   std::uint64_t window = 0;  // M
   bool window_found = false; // some M within the searched lags satisfied M >= c tau(M)
 };

@@ -80,6 +80,13 @@ void resolve_data(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   c.data.observed = strings(r, d.at("observed"), "data.observed");
   if (c.data.observed.empty()) r.fail("data.observed", "expected at least one output");
   if (d.contains("ignore")) c.data.ignore = strings(r, d.at("ignore"), "data.ignore");
+  for (const auto* list : {&c.data.observed, &c.data.ignore})  // a name once (twice is a typo of another)
+    for (auto it = list->begin(); it != list->end(); ++it)
+      if (std::find(list->begin(), it, *it) != it)
+        r.fail(list == &c.data.observed ? "data.observed" : "data.ignore", "'" + *it + "' twice");
+  for (const std::string& o : c.data.observed)
+    if (std::find(c.data.ignore.begin(), c.data.ignore.end(), o) != c.data.ignore.end())
+      r.fail("data.ignore", "'" + o + "' is observed (data.observed) and ignored");
   if (d.contains("sigma")) {
     const json& s = r.table(d.at("sigma"), "data.sigma");
     for (auto it = s.begin(); it != s.end(); ++it) {
@@ -186,7 +193,7 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   if (root.contains("output")) {
     const json& o = r.table(root.at("output"), "output");
     r.expect_keys(o, "output", {"dir", "plots"});
-    if (o.contains("dir")) c.out_dir = r.str(o.at("dir"), "output.dir");
+    if (o.contains("dir")) c.out_dir = r.folder(o.at("dir"), "output.dir");
     if (o.contains("plots")) c.plots = r.boolean(o.at("plots"), "output.plots");
   }
   return c;
@@ -195,10 +202,9 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
 CalibrateConfig load_calibrate_config(const CalibrateRequest& q) {
   io::ConfigTree t = q.text.empty() ? io::load_config_file(q.config) : io::parse_config_text(q.text, q.config, q.toml);
   for (const std::string& s : q.sets) io::apply_override(t, s);
+  if (!q.out.empty()) io::apply_override(t, "output.dir=" + json(q.out).dump());  // checked as the config's
   if (!q.backend.empty()) io::apply_override(t, "run.backend=" + json(q.backend).dump());
-  CalibrateConfig c = resolve_calibrate_config(t);
-  if (!q.out.empty()) c.out_dir = q.out;
-  return c;
+  return resolve_calibrate_config(t);
 }
 
 json to_json(const CalibrateConfig& c) {

@@ -64,6 +64,14 @@ Experiments read_experiments(const DataSpec& spec, const systems::ScenarioInfo& 
   Experiments d;
   d.observed = spec.observed;
   const std::vector<Column> cols = header_roles(f, r, spec, sc, d);
+  for (const std::string& name : spec.ignore)  // a name of no column is a typo, as any other unknown name
+    if (std::none_of(cols.begin(), cols.end(), [&](const Column& c) { return c.name == name; })) {
+      std::string names;
+      for (const Column& c : cols) names += (names.empty() ? "" : ", ") + c.name;
+      throw io::InputError(io::located(r.path(), r.line_no(), 0,
+                                       "data.ignore: '" + name + "' is no column of the header (its columns: " + names +
+                                           ")"));
+    }
   const std::size_t O = spec.observed.size();
   std::vector<bool> has_obs(O, false), has_sigma(O, false);
   for (const Column& c : cols) {

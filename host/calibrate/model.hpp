@@ -8,7 +8,12 @@
 //
 // m_ij(theta) is output j of the law on experiment i's row: the scenario's defaults, the fixed
 // values, experiment i's conditions, then theta (study::RowEvaluator: the study's own evaluation).
-// A batch of points is one batch of (points x experiments) rows on the backend.
+// A batch of points is (points x experiments) rows, evaluated on the backend in pieces of rows in
+// their order: a piece's memory is bounded whatever the batch (pieces of at most kMaxPieceRows, and
+// of what memory allows), and between pieces the batch checks io::check_cancelled() (Python's
+// Ctrl-C: one process's pieces are sized to take about kPieceSeconds each). A row's outputs do not
+// depend on the piece it is in, and each point's log likelihood is summed over its experiments in
+// their order across pieces: the same bits for any pieces.
 //
 // Where the model has no value: a row the scenario or the law refuses as outside its domain
 // (no_approach, W_not_spd, bad_normal, param_out_of_range, not_planar) has likelihood 0 (-inf: such a theta
@@ -43,6 +48,12 @@ struct Experiments {
   std::vector<double> sigma;            // n x observed: the measurement's standard deviation, > 0
 };
 
+// Pieces of a batch (see above). Over several processes every process uses kGroupPieceRows, so that
+// the processes' collectives meet; on the GPU a piece is at least that long and about
+// kGpuPieceSeconds (its rate needs large batches).
+constexpr std::size_t kMaxPieceRows = std::size_t(1) << 18, kFirstPieceRows = 256, kGroupPieceRows = std::size_t(1) << 16;
+constexpr double kPieceSeconds = 0.04, kGpuPieceSeconds = 0.12;
+
 class Model {
  public:
   // `fixed`: (name, value) of scenario parameters set for every experiment; `free`: the free
@@ -66,12 +77,22 @@ class Model {
   // Log likelihood of n points (n x dim), the prior left out: every point is evaluated, whatever its
   // prior (for a sampler that brings its own, e.g. emcee through impactbatch.log_likelihood).
   void log_likelihood(const double* theta, std::size_t n, double* out);
-  // The model's outputs at n points (n x dim): n x experiments x observed (NaN where a row is not
-  // ok), with each row's status (n x experiments); one batch.
-  void predict(const double* theta, std::size_t n, std::vector<double>& out, std::vector<std::uint8_t>& status);
+  // The model's outputs at n points (n x dim) on experiments [first, last) (default: all):
+  // n x (last - first) x observed (NaN where a row is not ok), with each row's status
+  // (n x (last - first)); one batch.
+  void predict(const double* theta, std::size_t n, std::vector<double>& out, std::vector<std::uint8_t>& status,
+               std::size_t first = 0, std::size_t last = std::size_t(-1));
   void predict(const double* theta, std::vector<double>& out, std::vector<std::uint8_t>& status) {
     predict(theta, 1, out, status);
   }
+  // Why the log likelihood at theta (one point) is not finite, in words: the law's statuses on the
+  // data that are not ok (counted by name), or, every row ok, the experiment and output farthest
+  // from the model in standard deviations (a datum whose square overflows, a typo, gives -inf).
+  std::string why_not_finite(const double* theta);
+  // An estimate of the memory one row of a piece takes (the model's buffers and the backend's), and
+  // the most rows a piece takes (kMaxPieceRows, or what half of `budget` bytes holds).
+  double row_bytes() const;
+  std::size_t piece_rows_limit(double budget) const;
 
   std::uint64_t rows_evaluated() const { return rows_; }
   // Whether the experiments' instances are built once and only their law parameters set per point
@@ -90,14 +111,17 @@ class Model {
   int noise_param(std::size_t j) const { return noise_of_[j]; }
 
  private:
-  // rows for points [0, n): values, evaluated (this process's share into rows_out_), their statuses
-  // and observed outputs into row_status_ and row_obs_
-  void evaluate(const double* theta, std::size_t n);
+  // The rows of points [0, n) on experiments [e0, e1), point-major, in pieces: each piece's rows
+  // [lo, hi) of the batch evaluated (this process's share into rows_out_), their statuses and
+  // observed outputs into row_status_ and row_obs_ (from index 0), then take(lo, hi).
+  template <class Take> void evaluate(const double* theta, std::size_t n, std::size_t e0, std::size_t e1, Take&& take);
+  // rows [lo, hi) of the batch into values_ (and probs_, status_ when reused), evaluated and shared
+  void evaluate_piece(const double* theta, std::size_t lo, std::size_t hi, std::size_t e0, std::size_t e1);
   // rows [lo, hi) of values_ (and probs_, status_ when reused) into rows_out_
   void evaluate_rows(std::size_t lo, std::size_t hi);
-  // The log likelihood of point q of the last evaluate(), theta its coordinates (-inf: a row outside
-  // the model's domain, or a noise parameter <= 0; NaN: a row that failed).
-  double point_log_likelihood(std::size_t q, const double* theta) const;
+  // The log likelihood of n points (-inf: a row outside the model's domain, or a noise parameter
+  // <= 0; NaN: a row that failed), each summed over its experiments in order, piece after piece.
+  void likelihoods(const double* theta, std::size_t n, double* out);
   // Experiment i's row before theta: the defaults, the fixed values, its conditions.
   void experiment_row(std::size_t i, double* v) const;
   const systems::ScenarioInfo& sc_;
@@ -121,6 +145,7 @@ class Model {
   double log_norm_ = 0;  // sum over the data of -log s_ij - log sqrt(2 pi)
   std::uint64_t rows_ = 0;
   double law_s_ = 0;
+  std::size_t piece_;  // one process: the next piece's rows (sized by the last's time)
 };
 
 // An observed output's noise sd is named "sigma_<output>", as a column of the data (its sd per

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <stdexcept>
 
 #include "calibrate/data.hpp"
@@ -21,8 +22,8 @@
 #include "io/machine.hpp"
 #include "io/npy.hpp"
 #include "io/out_file.hpp"
+#include "io/owned_folder.hpp"
 #include "io/progress.hpp"
-#include "study/output_folder.hpp"
 #include "study/report.hpp"
 #include "study/rows.hpp"
 #include "systems/scenarios.hpp"
@@ -33,21 +34,54 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
+// The kind a calibration's manifest names (io/owned_folder.hpp): a calibration takes no study's folder
+// without --force, and no study takes its.
+constexpr const char* kCalibrationKind = "calibration";
+
 const std::vector<std::string> kFiles = {"samples.csv", "samples.npy", "predictive.csv", "summary.md", "metadata.json"};
 const std::vector<std::string> kPlots = {"corner.png", "predictive.png"};  // scripts/plot_calibration.py
 const std::vector<std::string> kFitFiles = {"estimate.csv", "starts.csv", "predictive.csv", "summary.md", "metadata.json"};
 
-// The chain is kept whole (the positions and log densities of every step): refused before anything
-// runs when it would need more than a study may hold (design::memory_budget_bytes).
-void check_memory(const CalibrateConfig& c) {
-  const double bytes = static_cast<double>(c.mcmc_steps) * static_cast<double>(c.walkers) *
-                       static_cast<double>(c.free.size() + 1) * sizeof(double);
-  const double budget = design::memory_budget_bytes();
-  if (bytes > budget)
+// What a calibration holds at once, checked when the model is set up, before the sampler starts,
+// against what a run may hold (design::memory_budget_bytes), the message naming the key to lower:
+//   * the chain, kept whole (the positions and log densities of every step): mcmc.steps;
+//   * the sampler's batches (the start's mcmc.walkers points, then mcmc.walkers / 2 per half step;
+//     fit: fit.starts): every point's coordinates, copies and log density, and one piece of the
+//     model's rows (Model::piece_rows_limit: the rows held at once, whatever the batch): mcmc.walkers
+//     or fit.starts;
+//   * the posterior predictive: kPredictiveDraws draws over blocks of experiments of one piece.
+constexpr std::size_t kPredictiveDraws = 200;
+
+}  // namespace
+
+void check_memory(const CalibrateConfig& c, const Model& m, double budget) {
+  const double D = static_cast<double>(m.dim());
+  const double piece = static_cast<double>(m.piece_rows_limit(budget)) * m.row_bytes();
+  const double per_point = (4 * D + 6) * sizeof(double);
+  const bool fit = c.method == "fit";
+  const double points = static_cast<double>(fit ? c.fit_starts : c.walkers);
+  const double chain = fit ? 0.0
+                           : static_cast<double>(c.mcmc_steps) * static_cast<double>(c.walkers) * (D + 1) * sizeof(double);
+  const double batch = points * per_point + piece;
+  const double predictive = kPredictiveDraws * per_point + piece;
+  if (chain + std::max(batch, predictive) <= budget) return;
+  const std::string limit = ", more than the " + io::gib(budget) + " a run may hold here (half of the available memory, "
+                            "or of ulimit -v)";
+  if (chain >= batch)
     throw std::invalid_argument("mcmc.steps: the chain of " + std::to_string(c.walkers) + " walkers x " +
-                                std::to_string(c.mcmc_steps) + " steps needs " + io::gib(bytes) + ", more than the " +
-                                io::gib(budget) + " a run may hold here: fewer steps or walkers");
+                                std::to_string(c.mcmc_steps) + " steps needs " + io::gib(chain) +
+                                (batch > 0.01 * budget ? " besides the batches' " + io::gib(batch) : std::string()) +
+                                limit + ": fewer steps or walkers");
+  const std::string key = fit ? "fit.starts" : "mcmc.walkers";
+  throw std::invalid_argument(key + ": a batch of " + std::to_string(fit ? c.fit_starts : c.walkers) + " points needs " +
+                              io::gib(batch) + " (their coordinates and log densities, and pieces of " +
+                              std::to_string(m.piece_rows_limit(budget)) + " rows of the " +
+                              std::to_string(m.data().n) + " experiments)" +
+                              (chain > 0 ? " besides the chain's " + io::gib(chain) : std::string()) + limit +
+                              ": fewer " + (fit ? "starts" : "walkers"));
 }
+
+namespace {
 
 std::string num(double v) {
   std::string s;
@@ -63,8 +97,16 @@ std::string summary_table(const std::vector<std::string>& names, const std::vect
     t += "| " + names[k];
     for (double v : {ps[k].mean, ps[k].sd}) std::snprintf(b, sizeof b, " | %.6g", v), t += b;
     for (double v : ps[k].quantiles) std::snprintf(b, sizeof b, " | %.6g", v), t += b;
-    std::snprintf(b, sizeof b, " | %.1f | %.0f | %s |\n", ps[k].tau, ps[k].ess, ps[k].converged ? "yes" : "no");
-    t += b;
+    // an unknown tau or ESS says so, not "nan"
+    for (const auto& [v, fmt] : {std::pair<double, const char*>{ps[k].tau, " | %.1f"}, {ps[k].ess, " | %.0f"}}) {
+      if (!std::isfinite(v)) {
+        t += " | unknown";
+        continue;
+      }
+      std::snprintf(b, sizeof b, fmt, v);
+      t += b;
+    }
+    t += std::string(" | ") + (ps[k].converged ? "yes" : "no") + " |\n";
   }
   return t;
 }
@@ -99,12 +141,11 @@ void write_samples(const std::string& dir, const EnsembleChain& ch, std::uint64_
 }
 
 // The posterior predictive of the model's outputs (predictive.csv): the model evaluated at up to
-// kPredictiveDraws draws of the posterior (one batch), and per
+// kPredictiveDraws draws of the posterior (in blocks of experiments), and per
 // experiment its conditions, each observed output's data and sigma (a noise parameter's: its
 // posterior median), and the quantiles 5/50/95 % and
 // mean of the model's output over the draws whose row is ok (`ok` of them: fewer than the draws
-// where the law refused a row).
-constexpr std::size_t kPredictiveDraws = 200;
+// where the law refused a row). kPredictiveDraws (above) is their number.
 
 // The draws of the predictive: up to kPredictiveDraws spread evenly over the chain after the burn-in.
 std::vector<double> chain_draws(const EnsembleChain& ch, std::uint64_t burn) {
@@ -117,13 +158,12 @@ std::vector<double> chain_draws(const EnsembleChain& ch, std::uint64_t burn) {
   return theta;
 }
 
-// theta: K draws (K x dim) of the posterior (or of its approximation). The model's batch is a
-// collective over processes: every process computes the text, the writer writes it.
-std::string predictive_text(Model& m, const std::vector<double>& theta) {
+// theta: K draws (K x dim) of the posterior (or of its approximation). The table goes to `put` in
+// blocks of experiments, each block one batch of the model (K draws x the block), so that its
+// memory is bounded by the block's, not the data's size. The model's batches are collectives over
+// processes: every process computes the text, the writer's `put` writes it.
+void predictive_text(Model& m, const std::vector<double>& theta, const std::function<void(const std::string&)>& put) {
   const std::size_t D = m.dim(), K = theta.size() / D;
-  std::vector<double> out;
-  std::vector<std::uint8_t> status;
-  m.predict(theta.data(), K, out, status);
   const Experiments& d = m.data();
   const std::size_t E = d.n, O = d.observed.size();
   std::string text = "experiment";
@@ -131,6 +171,7 @@ std::string predictive_text(Model& m, const std::vector<double>& theta) {
   for (const std::string& o : d.observed)
     text += "," + o + "," + noise_name(o) + "," + o + "_q05," + o + "_q50," + o + "_q95," + o + "_mean";
   text += ",ok\n";
+  put(text);
   std::vector<double> v, noise_sd(O, std::nan(""));  // a noise parameter's sd: its median over the draws
   for (std::size_t j = 0; j < O; ++j)
     if (const int k = m.noise_param(j); k >= 0) {
@@ -140,26 +181,33 @@ std::string predictive_text(Model& m, const std::vector<double>& theta) {
       noise_sd[j] = sorted_quantile(v, 0.5);
     }
   const auto quantile = [&v](double p) { return v.empty() ? std::nan("") : sorted_quantile(v, p); };
-  for (std::size_t i = 0; i < E; ++i) {
-    text += std::to_string(i + 1);
-    for (std::size_t c = 0; c < d.conditions.size(); ++c) text += ",", io::append_number(text, d.cond[i * d.conditions.size() + c]);
-    for (std::size_t j = 0; j < O; ++j) {
-      v.clear();
-      for (std::size_t q = 0; q < K; ++q)
-        if (status[q * E + i] == 0) v.push_back(out[(q * E + i) * O + j]);
-      std::sort(v.begin(), v.end());
-      double sum = 0;
-      for (double x : v) sum += x;
-      const double mean = v.empty() ? std::nan("") : sum / static_cast<double>(v.size());
-      const double sd = m.noise_param(j) >= 0 ? noise_sd[j] : d.sigma[i * O + j];
-      for (double x : {d.obs[i * O + j], sd, quantile(0.05), quantile(0.5), quantile(0.95), mean})
-        text += ",", io::append_number(text, x);
+  const std::size_t block = std::max<std::size_t>(1, kMaxPieceRows / std::max<std::size_t>(1, K));
+  std::vector<double> out;
+  std::vector<std::uint8_t> status;
+  for (std::size_t e0 = 0; e0 < E; e0 += block) {
+    const std::size_t e1 = std::min(E, e0 + block), B = e1 - e0;
+    m.predict(theta.data(), K, out, status, e0, e1);
+    text.clear();
+    for (std::size_t i = e0; i < e1; ++i) {
+      text += std::to_string(i + 1);
+      for (std::size_t c = 0; c < d.conditions.size(); ++c) text += ",", io::append_number(text, d.cond[i * d.conditions.size() + c]);
+      for (std::size_t j = 0; j < O; ++j) {
+        v.clear();
+        for (std::size_t q = 0; q < K; ++q)
+          if (status[q * B + i - e0] == 0) v.push_back(out[(q * B + i - e0) * O + j]);
+        std::sort(v.begin(), v.end());
+        double mean = std::nan(""), sd_unused = 0;
+        if (!v.empty()) mean_sd(v, mean, sd_unused);
+        const double sd = m.noise_param(j) >= 0 ? noise_sd[j] : d.sigma[i * O + j];
+        for (double x : {d.obs[i * O + j], sd, quantile(0.05), quantile(0.5), quantile(0.95), mean})
+          text += ",", io::append_number(text, x);
+      }
+      std::size_t ok = 0;  // the draws whose row the law evaluated (one status per row, whatever the output)
+      for (std::size_t q = 0; q < K; ++q) ok += status[q * B + i - e0] == 0;
+      text += "," + std::to_string(ok) + "\n";
     }
-    std::size_t ok = 0;  // the draws whose row the law evaluated (one status per row, whatever the output)
-    for (std::size_t q = 0; q < K; ++q) ok += status[q * E + i] == 0;
-    text += "," + std::to_string(ok) + "\n";
+    put(text);
   }
-  return text;
 }
 
 // What metadata.json says of every run: the machine, the method, the processes, the backend and why,
@@ -248,7 +296,7 @@ std::string ms_text(double s) {
 
 }  // namespace
 
-std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_t seed) {
+std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_t seed, const char* what) {
   const std::size_t D = m.dim(), W = walkers;
   const Philox rng{seed};
   std::vector<double> start(W * D);
@@ -270,10 +318,18 @@ std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_
     }
     todo = left;
   }
-  if (!todo.empty())
-    throw std::invalid_argument("calibrate: " + std::to_string(todo.size()) + " of " + std::to_string(W) +
-                                " walkers found no start with a finite posterior in 100 draws from the prior "
-                                "(does the model hold anywhere in it? see the law's statuses on the data)");
+  if (!todo.empty()) {
+    // why, at the first draw of a walker left: the law's statuses on the data, or the data's distance
+    std::vector<double> first(D);
+    for (std::size_t k = 0; k < D; ++k) {
+      double u, unused;
+      uniforms2(rng, todo[0] * D + k, 7, u, unused);
+      first[k] = m.free()[k].quantile(u);
+    }
+    throw std::invalid_argument("calibrate: " + std::to_string(todo.size()) + " of " + std::to_string(W) + " " + what +
+                                " found no start with a finite posterior in 100 draws from the prior (does the model "
+                                "hold anywhere in it?); at the first draw, " + m.why_not_finite(first.data()));
+  }
   return start;
 }
 
@@ -347,7 +403,14 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, re
   for (engine::Backend b : {engine::Backend::omp, engine::Backend::serial, engine::Backend::cuda})
     if ((b != engine::Backend::serial || batch < study::kParallelRows) && (b != engine::Backend::cuda || cuda))
       ms.push_back(make(b, data));
-  const std::vector<double> pts = start_from_prior(*ms[0], half, c.seed);
+  std::vector<double> pts;
+  try {
+    pts = start_from_prior(*ms[0], half, c.seed);
+  } catch (const std::invalid_argument&) {  // said of the run's own walkers (or starts), as the run would
+    const bool fit = c.method == "fit";
+    pts = start_from_prior(*ms[0], fit ? c.fit_starts : c.walkers, fit ? c.fit_seed : c.seed, fit ? "starts" : "walkers");
+    pts.resize(half * ms[0]->dim());
+  }
   std::size_t best = 0;
   double best_s = HUGE_VAL;
   std::string said;
@@ -381,23 +444,29 @@ std::vector<std::string> method_plots(const CalibrateConfig& c) {
 // that this one does not write go; the plots go before the script runs, so that a failed drawing
 // leaves none of an earlier run. Over processes rank 0 claims, and every process learns whether it
 // could before any goes on (on_every_process: a refusal ends every process, rank 0 saying why).
-study::FolderClaim claim_folder(const CalibrateConfig& c, bool force, resume::ProcessGroup* group) {
-  study::FolderClaim claim;
+io::FolderClaim claim_output(const CalibrateConfig& c, bool force, resume::ProcessGroup* group) {
+  io::FolderClaim claim;
   on_every_process(group, [&] {
     if (group && group->rank() != 0) return;
-    std::vector<std::string> claimed = method_files(c);
-    const std::vector<std::string> plots = method_plots(c);
-    if (c.plots) claimed.insert(claimed.end(), plots.begin(), plots.end());
-    claim = study::claim_output_folder(c.out_dir, claimed, force);
-    if (c.plots)
-      for (const std::string& f : plots) std::remove((c.out_dir + "/" + f).c_str());
+    io::FolderRequest r;
+    r.dir = c.out_dir;
+    r.kind = kCalibrationKind;
+    r.files = method_files(c);
+    r.removed_first = {"metadata.json"};
+    if (c.plots) {
+      const std::vector<std::string> plots = method_plots(c);
+      r.files.insert(r.files.end(), plots.begin(), plots.end());
+      r.removed_first.insert(r.removed_first.end(), plots.begin(), plots.end());
+    }
+    r.force = force;
+    claim = io::claim_folder(r);
   });
   return claim;
 }
 
 // The plots and the file list, after the files.
-void finish(const CalibrateConfig& c, const study::FolderClaim& claim, std::FILE* progress, CalibrationOutcome& o) {
-  if (const std::string n = study::claim_note(claim); !n.empty() && progress) std::fprintf(progress, "%s\n", n.c_str());
+void finish(const CalibrateConfig& c, const io::FolderClaim& claim, std::FILE* progress, CalibrationOutcome& o) {
+  if (const std::string n = io::claim_note(claim); !n.empty() && progress) std::fprintf(progress, "%s\n", n.c_str());
   o.files = method_files(c);
   if (c.plots) {
     const std::vector<std::string> plots = method_plots(c);
@@ -418,7 +487,7 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   const bool writer = !group || group->rank() == 0;
   const std::size_t experiments = m.data().n;
   const std::vector<double> start = start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
-  const study::FolderClaim claim = claim_folder(c, force, group);
+  const io::FolderClaim claim = claim_output(c, force, group);
   EnsembleOptions eo;
   eo.walkers = c.walkers;
   eo.steps = c.mcmc_steps;
@@ -441,11 +510,13 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   o.rows = m.rows_evaluated();
   o.law_seconds = m.law_seconds();
   o.table = summary_table(o.names, o.params);
-  const std::string predictive = predictive_text(m, chain_draws(ch, c.burn));  // (a collective: every process)
+  io::OutFile predictive;  // the writer's; every process computes it (collectives)
+  if (writer) predictive.open(c.out_dir + "/predictive.csv");
+  predictive_text(m, chain_draws(ch, c.burn), [&](const std::string& t) { if (writer) predictive.put(t); });
   o.seconds = io::seconds_since(t0);
   if (!writer) return o;
   write_samples(c.out_dir, ch, c.burn, o.names);
-  io::write_file(c.out_dir + "/predictive.csv", predictive);
+  predictive.commit();
   std::string md = run_line(c, o, experiments, std::to_string(c.walkers) + " walkers x " + std::to_string(c.mcmc_steps) +
                                                    " steps (burn-in " + std::to_string(c.burn) + ")") +
                    o.table + "\nacceptance fraction " + num(o.acceptance) + "; failed proposals " +
@@ -464,8 +535,8 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
                            std::chrono::steady_clock::time_point t0, resume::ProcessGroup* group) {
   const bool writer = !group || group->rank() == 0;
   const std::size_t experiments = m.data().n, D = m.dim();
-  const std::vector<double> start = start_from_prior(m, c.fit_starts, c.fit_seed);
-  const study::FolderClaim claim = claim_folder(c, force, group);
+  const std::vector<double> start = start_from_prior(m, c.fit_starts, c.fit_seed, "starts");
+  const io::FolderClaim claim = claim_output(c, force, group);
   std::vector<double> lo(D), hi(D), scale(D);
   for (std::size_t k = 0; k < D; ++k) prior_box(m.free()[k], lo[k], hi[k], scale[k]);
   io::Progress bar(progress, c.fit_starts, "fit " + c.name);
@@ -481,11 +552,14 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
   o.rows = m.rows_evaluated();
   o.law_seconds = m.law_seconds();
   o.table = fit_table(o.names, r);
-  const std::string predictive = predictive_text(m, laplace_draws(r, lo, hi, c.fit_seed, kPredictiveDraws));
+  io::OutFile predictive;  // the writer's; every process computes it (collectives)
+  if (writer) predictive.open(c.out_dir + "/predictive.csv");
+  predictive_text(m, laplace_draws(r, lo, hi, c.fit_seed, kPredictiveDraws),
+                  [&](const std::string& t) { if (writer) predictive.put(t); });
   o.seconds = io::seconds_since(t0);
   if (!writer) return o;
   write_fit_files(c.out_dir, o.names, r);
-  io::write_file(c.out_dir + "/predictive.csv", predictive);
+  predictive.commit();
   std::string md = run_line(c, o, experiments, "fit (" + c.fit.algorithm + ", " + std::to_string(c.fit_starts) +
                                                    " starts from the prior)") +
                    o.table + "\n" + fit_note(r) + "\n";
@@ -499,12 +573,12 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
 
 CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FILE* progress, resume::ProcessGroup* group) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (c.method != "fit") check_memory(c);
   CalibrationOutcome o;
   o.method = c.method;
   o.processes = group ? group->size() : 1;
   if (group && group->rank() != 0) progress = nullptr;  // rank 0 speaks
   const std::unique_ptr<Model> model = make_model(c, &o.backend_why, group);
+  check_memory(c, *model, design::memory_budget_bytes());  // before any batch: the model's own set-up is the data's size
   o.backend = model->backend();
   for (const design::ParamSpec& p : c.free) o.names.push_back(p.name);
   return c.method == "fit" ? run_fit(c, force, progress, *model, std::move(o), t0, group)

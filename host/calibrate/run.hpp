@@ -65,8 +65,18 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* backend
 
 // `walkers` points drawn from the model's prior (Philox stream 7 of `seed`, the prior's quantiles),
 // each redrawn until its log posterior is finite: where the sampler starts (walkers x dim). Throws
-// std::invalid_argument when some walker finds no such point in 100 draws.
-std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_t seed);
+// std::invalid_argument when some walker finds no such point in 100 draws, saying why at the first
+// draw of one (Model::why_not_finite); `what` names the points (walkers, a fit's starts).
+std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_t seed, const char* what = "walkers");
+
+// What a calibration holds at once, checked when its model is set up, before the sampler starts
+// (run_calibration, with design::memory_budget_bytes()): the chain, kept whole (every step's positions
+// and log densities), and the larger of the sampler's batches (the start's mcmc.walkers points, or a
+// fit's fit.starts: each point's coordinates and log densities, and one piece of the model's rows,
+// Model::piece_rows_limit) and the posterior predictive (its draws over blocks of experiments of one
+// piece). Throws std::invalid_argument naming the key to lower (mcmc.steps, mcmc.walkers, fit.starts)
+// when they exceed `budget` bytes.
+void check_memory(const CalibrateConfig& c, const Model& m, double budget);
 
 // The warning about stranded walkers (summary.md, the CLI).
 std::string stranded_note(const std::vector<std::size_t>& walkers, std::size_t total);

@@ -16,6 +16,27 @@ double sorted_quantile(const std::vector<double>& sorted, double p) {
   return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
 }
 
+double magnitude_scale(const double* x, std::size_t n) {
+  double big = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isfinite(x[i])) big = std::max(big, std::fabs(x[i]));
+  if (!(big > 0)) return 1.0;
+  int e = 0;
+  std::frexp(big, &e);  // big in [2^(e-1), 2^e): 2^(e-1) is a double even for the largest
+  return std::ldexp(1.0, e - 1);
+}
+
+void mean_sd(const std::vector<double>& v, double& mean, double& sd) {
+  const double s = magnitude_scale(v.data(), v.size());
+  double m = 0;
+  for (double x : v) m += x / s;
+  m /= static_cast<double>(v.size());
+  double ss = 0;
+  for (double x : v) ss += (x / s - m) * (x / s - m);
+  mean = m * s;
+  sd = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) * s : 0.0;
+}
+
 std::vector<ParamSummary> summarize(const EnsembleChain& c, std::uint64_t burn, const std::vector<double>& probs) {
   const std::vector<AutocorrTime> taus = autocorr_time(c, burn);
   const std::uint64_t n = c.steps - burn;
@@ -25,18 +46,13 @@ std::vector<ParamSummary> summarize(const EnsembleChain& c, std::uint64_t burn, 
     for (std::uint64_t s = 0; s < n; ++s)
       for (std::size_t w = 0; w < c.walkers; ++w) v[s * c.walkers + w] = c.at(burn + s, w, k);
     ParamSummary& ps = out[k];
-    double m = 0;
-    for (double x : v) m += x;
-    m /= static_cast<double>(v.size());
-    double ss = 0;
-    for (double x : v) ss += (x - m) * (x - m);
-    ps.mean = m;
-    ps.sd = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
+    mean_sd(v, ps.mean, ps.sd);
     std::sort(v.begin(), v.end());
     for (double p : probs) ps.quantiles.push_back(sorted_quantile(v, p));
     ps.tau = taus[k].tau;
-    ps.ess = static_cast<double>(v.size()) / std::max(1.0, ps.tau);
-    ps.converged = taus[k].window_found && static_cast<double>(n) >= 50.0 * ps.tau;
+    // an unknown tau (NaN) is an unknown ESS, never the full count
+    ps.ess = std::isfinite(ps.tau) ? static_cast<double>(v.size()) / std::max(1.0, ps.tau) : std::nan("");
+    ps.converged = std::isfinite(ps.tau) && taus[k].window_found && static_cast<double>(n) >= 50.0 * ps.tau;
   }
   return out;
 }

@@ -14,10 +14,20 @@ namespace impact::calibrate {
 struct ParamSummary {
   double mean = 0, sd = 0;
   std::vector<double> quantiles;  // at the probabilities asked, in their order
-  double tau = 0;                 // steps
-  double ess = 0;                 // draws (walkers x steps / tau)
+  double tau = 0;                 // steps (NaN: unknown)
+  double ess = 0;                 // draws (walkers x steps / tau; NaN when tau is unknown)
   bool converged = false;         // the window closed and steps >= 50 tau
 };
+
+// A power of two within a factor 2 of the largest finite |x| (1 when there is none): values divided
+// by it are below 2 in magnitude, exactly (a power of two only moves the exponent), so that sums and
+// squares of finite values cannot overflow, and a result scaled back has the bits of the plain
+// formula wherever that one does not overflow.
+double magnitude_scale(const double* x, std::size_t n);
+
+// The mean and the sample sd (n - 1) of v, robust to magnitude (magnitude_scale): finite for any
+// finite values whose mean and sd are representable (samples near 1e308 included); sd 0 for one value.
+void mean_sd(const std::vector<double>& v, double& mean, double& sd);
 
 // Quantile p of sorted values (linear between order statistics: R's type 7, numpy's default).
 double sorted_quantile(const std::vector<double>& sorted, double p);

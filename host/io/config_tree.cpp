@@ -62,6 +62,8 @@ const char* json_type_name(const json& v) {
 std::string show_value(const json& v) {
   if (v.is_object()) return "with " + std::to_string(v.size()) + " key(s)";
   if (v.is_array()) return "of " + std::to_string(v.size()) + " value(s)";
+  if (v.is_number_float() && !std::isfinite(v.get<double>()))  // JSON would say null
+    return std::isnan(v.get<double>()) ? "nan" : v.get<double>() > 0 ? "inf" : "-inf";
   if (!v.is_string()) return v.dump();
   std::string s = v.get_ref<const std::string&>();
   const bool cut = s.size() > 57;

@@ -16,6 +16,7 @@
 
 #include "calibrate/autocorr.hpp"
 #include "calibrate/ensemble.hpp"
+#include "calibrate/summary.hpp"
 #include "errors.hpp"
 
 using namespace impact::calibrate;
@@ -267,4 +268,46 @@ TEST(Ensemble, StartsThatCannotRunAreRefusedNamingTheWalker) {
   const EnsembleChain c = run_ensemble({0.5, -0.5, 0.3, -0.3, 0.2, -0.2, 0.6, -0.6}, 1, batch(holes, 1), o);
   EXPECT_GT(c.failed_proposals, 0u);
   for (double lp : c.logp) EXPECT_FALSE(std::isnan(lp));
+}
+
+// A chain of samples near 1e308 (a prior as wide as the doubles): the summary's mean and sd are
+// the scaled chain's, exactly (a power of two only moves the exponent), and tau too; the plain sums
+// overflow there. An unknown tau is an unknown ESS, never the full count.
+TEST(Ensemble, SummaryHoldsAtAnyMagnitude) {
+  EnsembleChain ch;
+  ch.walkers = 8;
+  ch.dim = 1;
+  ch.steps = 400;
+  ch.x.resize(ch.walkers * ch.steps);
+  ch.logp.assign(ch.walkers * ch.steps, 0.0);
+  std::mt19937_64 g(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (double& x : ch.x) x = u(g);
+  EnsembleChain big = ch;
+  const double scale = std::ldexp(1.0, 1022);  // 4.5e307: samples up to 1.8e308, the sum of 3200 of them overflows
+  for (double& x : big.x) x *= scale;
+  const std::vector<double> p = {0.05, 0.5, 0.95};
+  const ParamSummary a = summarize(ch, 100, p)[0], b = summarize(big, 100, p)[0];
+  ASSERT_TRUE(std::isfinite(b.mean) && std::isfinite(b.sd) && std::isfinite(b.tau)) << b.mean << " " << b.sd << " " << b.tau;
+  EXPECT_EQ(b.mean, a.mean * scale);
+  EXPECT_EQ(b.sd, a.sd * scale);
+  EXPECT_EQ(b.tau, a.tau);
+  EXPECT_EQ(b.ess, a.ess);
+  for (std::size_t k = 0; k < p.size(); ++k) EXPECT_EQ(b.quantiles[k], a.quantiles[k] * scale);
+  EXPECT_NEAR(a.mean, 0.5, 0.02);
+  // values of both signs near the largest double: no overflow in x - mean either
+  for (std::size_t i = 0; i < big.x.size(); ++i) big.x[i] = (i % 2 ? 1.0 : -1.0) * ch.x[i] * scale * 3.9;
+  const ParamSummary c = summarize(big, 100, p)[0];
+  EXPECT_TRUE(std::isfinite(c.mean) && std::isfinite(c.sd) && std::isfinite(c.tau)) << c.mean << " " << c.sd << " " << c.tau;
+  double m = 0, sd = 0;
+  mean_sd({1e308, 1.5e308, 1.7e308}, m, sd);
+  EXPECT_DOUBLE_EQ(m, 1.4e308);
+  EXPECT_NEAR(sd, 0.3605551275463989e308, 1e293);
+  // an unknown tau: the ESS says so
+  EnsembleChain bad = ch;
+  bad.x[5 * ch.walkers + 3] = std::nan("");
+  const ParamSummary n = summarize(bad, 0, p)[0];
+  EXPECT_TRUE(std::isnan(n.tau) || std::isnan(n.ess)) << n.tau << " " << n.ess;
+  EXPECT_TRUE(std::isnan(n.ess)) << "ESS " << n.ess << " claimed with tau " << n.tau;
+  EXPECT_FALSE(n.converged);
 }

@@ -333,3 +333,81 @@ TEST(CalibrateModel, StrandedWalkersAreThoseFarBelowTheBulk) {
   EXPECT_EQ(stranded_walkers(c, 2), (std::vector<std::size_t>{2}));  // walker 4 reached the bulk once
   EXPECT_EQ(stranded_walkers(c, 2, 100.0), (std::vector<std::size_t>{}));
 }
+
+// A batch is evaluated in pieces of rows (Model::kMaxPieceRows, sized by time): one call on many
+// points gives each point the bits of its own call, a noise parameter <= 0, a row outside the
+// domain and a failed row included; the predictive over a range of experiments is that range of
+// the whole.
+TEST(CalibrateModel, PiecesOfABatchChangeNoBit) {
+  Experiments d = simulate(9, 0.3, 0.6, 0.02);
+  const std::size_t copies = 120;  // 2880 experiments: a batch of 300 points is 864000 rows
+  Experiments big = d;
+  for (std::size_t k = 1; k < copies; ++k) {
+    big.cond.insert(big.cond.end(), d.cond.begin(), d.cond.end());
+    big.obs.insert(big.obs.end(), d.obs.begin(), d.obs.end());
+    big.sigma.insert(big.sigma.end(), d.sigma.begin(), d.sigma.end());
+  }
+  big.n = d.n * copies;
+  big.observed = {"Vx", "Vz"};
+  Model m(ball(), *engine::find_law("chatterjee-ruina"), engine::Backend::serial, engine::Precision::f64,
+          engine::law_options(250, Integrator::rk4), {{"V0z", -3.0}},
+          {prior("mu", "uniform:0:1"), prior("e", "uniform:-0.5:1"), prior("sigma_Vz", "uniform:-1:1")}, big);
+  std::vector<double> theta;
+  std::mt19937_64 g(2);
+  std::uniform_real_distribution<double> u(0.01, 0.99), v(-0.2, 0.3);
+  const std::size_t n = 300;
+  for (std::size_t p = 0; p < n; ++p) theta.insert(theta.end(), {u(g), p % 7 == 3 ? -0.25 : u(g), v(g)});
+  std::vector<double> all(n), one(1);
+  m.log_likelihood(theta.data(), n, all.data());
+  std::size_t finite = 0, minus_inf = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    m.log_likelihood(&theta[p * 3], 1, one.data());
+    EXPECT_EQ(std::memcmp(&one[0], &all[p], sizeof(double)), 0) << p << ": " << one[0] << " vs " << all[p];
+    finite += std::isfinite(all[p]);
+    minus_inf += all[p] == -HUGE_VAL;
+  }
+  EXPECT_GT(finite, n / 3);
+  EXPECT_GT(minus_inf, 0u);  // e < 0 or a noise sd <= 0
+  std::vector<double> whole, part;
+  std::vector<std::uint8_t> sw, sp;
+  m.predict(theta.data(), 2, whole, sw);
+  m.predict(theta.data(), 2, part, sp, 100, 1300);
+  ASSERT_EQ(part.size(), 2u * 1200u * 2u);
+  for (std::size_t q = 0; q < 2; ++q)
+    for (std::size_t i = 100; i < 1300; ++i) {
+      EXPECT_EQ(sp[q * 1200 + i - 100], sw[q * big.n + i]);
+      for (std::size_t j = 0; j < 2; ++j)
+        EXPECT_EQ(std::memcmp(&part[(q * 1200 + i - 100) * 2 + j], &whole[(q * big.n + i) * 2 + j], sizeof(double)), 0);
+    }
+}
+
+// What a calibration holds at once is checked before the sampler starts, naming the key to lower:
+// the chain (mcmc.steps), a batch's points (mcmc.walkers, fit.starts); a piece of rows is bounded by
+// the budget whatever the data's size.
+TEST(CalibrateModel, MemoryIsCheckedBeforeTheChainNamingTheKey) {
+  CalibrateRequest q;
+  q.config = std::string(IMPACT_SOURCE_ROOT) + "/examples/calibration/ball-synthetic.toml";
+  q.backend = "serial";
+  const std::unique_ptr<Model> m = make_model(load_calibrate_config(q));
+  const auto refusal = [&](const std::vector<std::string>& sets, double budget) {
+    CalibrateRequest r = q;
+    r.sets = sets;
+    try {
+      check_memory(load_calibrate_config(r), *m, budget);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refusal({}, 1e9), "");
+  const std::string chain = refusal({"mcmc.steps=1000000", "mcmc.walkers=64"}, 1e9);  // 1.5 GB of chain
+  EXPECT_EQ(chain.rfind("mcmc.steps: the chain of 64 walkers x 1000000 steps needs", 0), 0u) << chain;
+  const std::string walkers = refusal({"mcmc.steps=2", "mcmc.walkers=1048576"}, 1.2e8);  // 117 MB of points
+  EXPECT_EQ(walkers.rfind("mcmc.walkers: a batch of 1048576 points needs", 0), 0u) << walkers;
+  EXPECT_NE(walkers.find("fewer walkers"), std::string::npos) << walkers;
+  const std::string starts = refusal({"calibrate.method=\"fit\"", "fit.starts=100000"}, 1e7);
+  EXPECT_EQ(starts.rfind("fit.starts: a batch of 100000 points needs", 0), 0u) << starts;
+  // the piece: half the budget at most, whatever the batch
+  EXPECT_LE(static_cast<double>(m->piece_rows_limit(1e7)) * m->row_bytes(), 0.5e7);
+  EXPECT_EQ(m->piece_rows_limit(1e12), kMaxPieceRows);
+}

@@ -88,6 +88,48 @@ bad "a non-finite observation" "nan.csv:2:7: expected a finite number in column 
 bad "a model that holds nowhere" "found no start with a finite posterior" --set params.e=uniform:1.5:2
 "$IMPACT" calibrate "$EX" --out "$T/b" -q --set mcmc.burn=5000 2> "$T/err"; rc=$?
 check "burn-in beyond the chain" '[ $rc -eq 1 ] && grep -q "mcmc.burn: expected an integer <= 1998" "$T/err"'
+bad "an ignored name that is no column (a typo)" "data.ignore: 'shoot' is no column of the header" --set 'data.ignore=["shot","shoot"]'
+bad "an output observed twice" "data.observed: 'Vx' twice" --set 'data.observed=["Vx","Vx"]' --set 'data.sigma={Vx=0.02}'
+bad "a sigma of nan says nan" "data.sigma.Vx: expected a standard deviation > 0, got nan" --set 'data.sigma={Vx=nan, Vz=0.02}'
+"$IMPACT" calibrate "$EX" -q --set 'output.dir=" "' 2> "$T/err"; rc=$?
+check "a blank output.dir: refused, naming the key" '[ $rc -eq 1 ] && grep -q "output.dir: an empty folder name" "$T/err"'
+printf 'shot,V0x,w0y,Vx,Vz
+1,-6,-4,1e308,1.81608
+2,-6,-1,-4.70622,1.79706
+' > "$T/far.csv"
+for b in auto serial; do  # the config's 16 walkers under auto too, and the datum at fault
+  "$IMPACT" calibrate "$EX" --out "$T/b" -q --backend $b --set "data.file=\"$T/far.csv\"" --set mcmc.steps=60 2> "$T/err"; rc=$?
+  check "far data ($b): the run's 16 walkers, experiment 1's Vx named" \
+    '[ $rc -eq 1 ] && grep -q "16 of 16 walkers found no start" "$T/err" && grep -q "experiment 1.s Vx = 1e+308 lies" "$T/err" && [ ! -e "$T/b" ]'
+done
+"$IMPACT" calibrate "$EX" --out "" -q 2> "$T/err"; rc=$?
+check "--out \"\": a usage error, nothing written" '[ $rc -eq 2 ] && grep -q "an empty folder name" "$T/err"'
+# the predictive and the batches in pieces: 100,000 experiments under a 2 GB address space (the chain
+# checked first; before, the predictive's one batch died of bad_alloc after the whole chain)
+{ echo "shot,V0x,w0y,Vx,Vz"; yes "1,-6,-4,-5.41125,1.81608" | head -100000; } > "$T/many.csv"
+(ulimit -v 2000000; "$IMPACT" calibrate "$EX" --out "$T/many" -q --no-plots --backend serial --set "data.file=\"$T/many.csv\"" \
+  --set mcmc.steps=2 --set mcmc.burn=0 --set mcmc.walkers=4 2> "$T/err"); rc=$?
+check "100,000 experiments in 2 GB: exit 0, every experiment in the predictive" \
+  '[ $rc -eq 0 ] && [ $(wc -l < "$T/many/predictive.csv") -eq 100001 ] || { cat "$T/err" >&2; false; }'
+# a calibration does not take a study's folder, nor a study a calibration's (kinds of manifest)
+"$IMPACT" study "$SRC/examples/studies/jia-fig15c.toml" --out "$T/st" --no-plots -q
+"$IMPACT" calibrate "$EX" --out "$T/st" -q --no-plots --set mcmc.steps=60 2> "$T/err"; rc=$?
+check "a study's folder: refused, its tables kept" '[ $rc -eq 1 ] && grep -q "holds a study.s outputs" "$T/err" && [ -s "$T/st/jia.csv" ] && [ ! -e "$T/st/samples.csv" ]'
+"$IMPACT" calibrate "$EX" --out "$T/cal" -q --no-plots --set mcmc.steps=60
+"$IMPACT" study "$SRC/examples/studies/jia-fig15c.toml" --out "$T/cal" --no-plots -q 2> "$T/err"; rc=$?
+check "a calibration's folder: refused by a study, its samples kept" '[ $rc -eq 1 ] && grep -q "holds a calibration.s outputs" "$T/err" && [ -s "$T/cal/samples.csv" ]'
+# a prior as wide as the doubles: mean and sd finite, tau and ESS known or said unknown, never the
+# full count for an unknown tau
+"$IMPACT" calibrate "$EX" --out "$T/wide" -q --no-plots --set mcmc.steps=60 --set 'params.mu="uniform:0:1e308"' 2> /dev/null
+"$PY" - "$T/wide/metadata.json" <<'PYEOF'; rc=$?
+import json, math, sys
+p = json.load(open(sys.argv[1]))["posterior"]["mu"]
+ok = p["mean"] is not None and p["sd"] is not None and math.isfinite(p["mean"]) and p["mean"] > 1e306
+ok &= (p["tau"] is None and p["ess"] is None) or (p["tau"] is not None and p["ess"] is not None and p["ess"] < 720)
+print(p, file=sys.stderr) if not ok else None
+sys.exit(0 if ok else 1)
+PYEOF
+check "a prior up to 1e308: finite mean and sd, an ESS that is not the full count" '[ $rc -eq 0 ]'
 
 # 4. a folder of foreign files is refused; usage errors exit 2
 mkdir -p "$T/foreign" && echo precious > "$T/foreign/notes.txt"
