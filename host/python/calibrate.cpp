@@ -69,14 +69,16 @@ py::dict run(const CalibrateRequest& q, bool force, bool quiet) {
 using Points = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
 // A calibration's model, built once from its config (the data read, the law set up on its backend),
-// evaluated on the points the caller gives: n x dim, or one point of dim numbers. The GIL is released
-// while the law runs, and the model's buffers are one per model: a mutex makes the calls of several
-// Python threads on one model take turns.
+// evaluated on the points the caller gives: n x dim, or one point of dim numbers. Every call that
+// evaluates rows (the set-up's backend trial included) runs interruptibly (run_interruptible: the GIL
+// released, Ctrl-C raising KeyboardInterrupt between the model's pieces of rows, which take about
+// calibrate::kPieceSeconds each), and the model's buffers are one per model: a mutex makes the calls of
+// several Python threads on one model take turns.
 class PyModel {
  public:
   explicit PyModel(const CalibrateRequest& q) : config_(load(q)) {
     try {
-      model_ = calibrate::make_model(config_);
+      run_interruptible([&] { model_ = calibrate::make_model(config_); });
     } catch (const io::InputError& e) {
       throw py::value_error(e.what());
     }
@@ -105,22 +107,20 @@ class PyModel {
   py::array_t<double> log_density(const Points& x, bool posterior) {
     const std::size_t n = count(x);
     std::vector<double> out(n);
-    {
-      py::gil_scoped_release nogil;
+    run_interruptible([&] {
       const std::lock_guard<std::mutex> lock(mu_);
       if (posterior) model_->log_posterior(x.data(), n, out.data());
       else model_->log_likelihood(x.data(), n, out.data());
-    }
+    });
     return py::array_t<double>(static_cast<py::ssize_t>(n), out.data());
   }
   // Where the built-in sampler starts its walkers (calibrate::start_from_prior): walkers x dim.
   py::array_t<double> start(std::size_t walkers, std::uint64_t seed) {
     std::vector<double> v;
-    {
-      py::gil_scoped_release nogil;
+    run_interruptible([&] {
       const std::lock_guard<std::mutex> lock(mu_);
       v = calibrate::start_from_prior(*model_, walkers, seed);
-    }
+    });
     py::array_t<double> a({static_cast<py::ssize_t>(walkers), static_cast<py::ssize_t>(model_->dim())});
     std::copy(v.begin(), v.end(), a.mutable_data());
     return a;
@@ -131,11 +131,10 @@ class PyModel {
     if (count(x) != 1) throw py::value_error("predict: one point of " + std::to_string(model_->dim()) + " numbers");
     std::vector<double> out;
     std::vector<std::uint8_t> status;
-    {
-      py::gil_scoped_release nogil;
+    run_interruptible([&] {
       const std::lock_guard<std::mutex> lock(mu_);
       model_->predict(x.data(), out, status);
-    }
+    });
     const py::ssize_t E = static_cast<py::ssize_t>(model_->data().n), O = static_cast<py::ssize_t>(model_->data().observed.size());
     py::array_t<double> y({E, O});
     std::copy(out.begin(), out.end(), y.mutable_data());

@@ -1,6 +1,6 @@
-// Long library calls from Python (a study, a calibration) that Ctrl-C can stop: the call runs on a
-// thread of its own while the caller's waits with the GIL released (host/python/module.cpp installs
-// stop_requested as the library's cancellation hook, io/cancel.hpp).
+// Long library calls from Python (a study, a calibration, a calibration model's batch) that Ctrl-C
+// can stop: the call runs on a thread of its own while the caller's waits with the GIL released
+// (host/python/module.cpp installs stop_requested as the library's cancellation hook, io/cancel.hpp).
 #pragma once
 #include <pybind11/pybind11.h>
 
@@ -22,11 +22,11 @@ namespace impact::python {
 // thread is the one that can see them). When the handler raises (Ctrl-C: KeyboardInterrupt), the
 // study is asked to stop through the library's cancellation hook (io/cancel.hpp, installed when the
 // module is imported), which its run checks between pieces of about a thousand instances (a
-// calibration: after each step of the sampler); the
-// run unwinds through its uncommitted OutFiles (no table, no metadata, no temporary is left) and
+// calibration and a calibration model: between the model's pieces of rows, calibrate/model.hpp,
+// and after each step of the sampler); the run unwinds through its uncommitted OutFiles (no table, no metadata, no temporary is left) and
 // the handler's exception is raised here. The report phase after the run (statistics, Sobol
 // indices, plots) is not interrupted: it finishes, and the exception is raised after it.
-inline constexpr auto kPollInterval = std::chrono::milliseconds(50);
+inline constexpr auto kPollInterval = std::chrono::milliseconds(20);
 inline std::atomic<int> g_stops{0};  // studies being stopped; a stop reaches every study in the process
 inline bool stop_requested() { return g_stops.load(std::memory_order_relaxed) > 0; }
 

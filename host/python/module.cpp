@@ -101,9 +101,10 @@ py::list output_names() {
 // The batch goes to the backend in chunks of about kChunkSeconds each (the first of kFirstChunk
 // rows, then sized from the rate measured so far, growing at most 8x a chunk), the GIL released
 // while one runs and signals checked between them: Ctrl-C raises KeyboardInterrupt within about a
-// chunk's time instead of at the end of the batch (issue 21). The instances are independent, so the
-// results are the bits of one call, whatever the chunks.
-constexpr double kChunkSeconds = 0.2;
+// chunk's time (well within 0.2 s) instead of at the end of the batch, whatever the law, its steps
+// or the backend. The instances are independent, so the results are the bits of one call, whatever
+// the chunks.
+constexpr double kChunkSeconds = 0.04;
 constexpr std::size_t kFirstChunk = 256, kMinChunk = 64;
 
 std::size_t next_chunk(std::size_t chunk, std::size_t done, double seconds) {

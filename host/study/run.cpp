@@ -123,6 +123,10 @@ void kept_values(const LawColumns& lc, const LawRows& rows, std::size_t m, std::
 }
 
 // The study's run in precision T: the chunks, and each law on each chunk.
+// The pieces a chunk goes to the backend in (Driver::evaluate): about this long each.
+constexpr double kPieceSeconds = 0.04, kGpuPieceSeconds = 0.12;
+constexpr std::size_t kMinGpuPiece = std::size_t(1) << 16;
+
 // On the CUDA and serial backends the laws of chunk k run on a second thread while this one builds
 // chunk k+1 and then writes chunk k's rows (two chunk slots, the laws' outputs per slot and law):
 // the host work overlaps the device's (or the one core's). Everything is written in chunk order
@@ -150,6 +154,7 @@ class Driver {
       for (engine::OutputColumns<T>& r : slot_[q].res) r.resize(chunk_);
     }
     kept_values_.resize(result.kept.size());
+    piece_.assign(result.laws.size(), backend == Backend::cuda ? kMinGpuPiece : 256);
   }
 
   void run(StudyFiles& files, std::FILE* progress) {
@@ -204,19 +209,32 @@ class Driver {
     result_.build_seconds += seconds_since(tb);
   }
 
-  // Law l on the slot's instances; returns the seconds in the law. On the CPU backends the chunk
-  // goes in up to 32 pieces, so that the progress bar (if given) moves during slow laws; a GPU
-  // call keeps the whole chunk (its rate needs large batches).
+  // Law l on the slot's instances; returns the seconds in the law. The chunk goes to the backend in
+  // pieces of about kPieceSeconds (the first small, the next sized from the law's rate in this run,
+  // growing at most 8x a piece; on the GPU longer and at least kMinGpuPiece rows, which its rate
+  // needs), a stop request checked before each (io::check_cancelled: Python's Ctrl-C, seen within
+  // about a piece's time whatever the law, its steps or the backend) and the progress bar moved
+  // after. The instances are independent: the same bits for any pieces.
   double evaluate(std::size_t l, Slot& slot, io::Progress* bar) const {
     const engine::BatchFn<T> fn = ref::any_batch_fn<T>(*result_.laws[l].law, backend_);
     const std::size_t m = slot.ch.m;
+    const bool gpu = backend_ == Backend::cuda;
+    const double target = gpu ? kGpuPieceSeconds : kPieceSeconds;
     const auto tl = Clock::now();
-    const std::size_t pieces = backend_ == Backend::cuda ? 1 : std::min<std::size_t>(32, (m + 1023) / 1024);
-    for (std::size_t q = 0; q < pieces; ++q) {
-      const std::size_t lo = m * q / pieces, hi = m * (q + 1) / pieces;
+    std::size_t& piece = piece_[l];
+    for (std::size_t lo = 0; lo < m;) {
+      const std::size_t hi = std::min(m, lo + piece);
       io::check_cancelled();  // a front end's stop request (io/cancel.hpp), between pieces
+      const auto tp = Clock::now();
       fn(slot.ch.in.view(nullptr, lo, hi - lo), slot.res[l].view(lo), opt_);
+      const double s = seconds_since(tp);
+      if (hi - lo == piece) {
+        const double fits = s > 0 ? static_cast<double>(piece) * target / s : 8.0 * static_cast<double>(piece);
+        piece = static_cast<std::size_t>(std::clamp(std::min(fits, 8.0 * static_cast<double>(piece)),
+                                                    gpu ? static_cast<double>(kMinGpuPiece) : 64.0, 1e9));
+      }
       if (bar) bar->update(done_ + hi);
+      lo = hi;
     }
     return seconds_since(tl);
   }
@@ -260,6 +278,7 @@ class Driver {
   LawRows rows_;
   std::vector<std::vector<double>> kept_values_;  // per kept column: the chunk's values
   std::uint64_t done_ = 0;                        // rows x laws evaluated (the progress bar)
+  mutable std::vector<std::size_t> piece_;        // per law: the rows of its next piece (evaluate)
 };
 
 // Every law must have an entry point for the backend in this precision.
