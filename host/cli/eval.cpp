@@ -43,7 +43,8 @@ CLI::App* add_eval_subcommand(CLI::App& app, EvalArgs& ea) {
   eval->add_option("--chunk", ea.chunk, "Rows per batch")->capture_default_str();
   eval->add_option("--pipeline", ea.pipeline,
                    "Chunks in flight (default 3): reading and parsing chunk k+1, the law on chunk k and writing "
-                   "chunk k-1 overlap (1: one after another; the output is the same bytes for every value)");
+                   "chunk k-1 overlap (1: one after another; the output is the same bytes for every value)")
+      ->each([&ea](const std::string&) { ea.pipeline_given = true; });
   eval->add_option("--timeline", ea.timeline,
                    "Write the pipeline's stage times per chunk (read, parse, law, format, write) as CSV to this "
                    "file; the summary shows each stage's busy time and each thread's idle fraction");
@@ -84,8 +85,8 @@ void print_summary(std::FILE* f, const EvalArgs& args, const LawInfo& law, const
   if (!args.timeline.empty()) std::fprintf(f, "  pipeline timeline written to %s\n", args.timeline.c_str());
 }
 
-// --pipeline, or its default (-1: not given)
-int pipeline_of(const EvalArgs& args) { return args.pipeline >= 0 ? args.pipeline : EvalPipeline{}.depth; }
+// --pipeline, or its default
+int pipeline_of(const EvalArgs& args) { return args.pipeline_given ? args.pipeline : EvalPipeline{}.depth; }
 
 template <class T>
 void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, Precision precision,
@@ -93,21 +94,24 @@ void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, P
   const auto t0 = std::chrono::steady_clock::now();
   io::CsvReader reader(args.in);
   io::remove_stale_writes(args.out);  // what a killed run left beside OUT (temporaries, mpirun shares)
-  io::OutFile out(args.out);
+  io::OutFile out(args.out, io::Links::follow);
   const BatchFn<T> fn = ref::any_batch_fn<T>(law, backend.backend);
   std::optional<io::OutFile> tf;  // opened before any work: a path that cannot be written fails first
-  if (!args.timeline.empty()) tf.emplace(args.timeline);
+  if (!args.timeline.empty()) tf.emplace(args.timeline, io::Links::follow);
   EvalTimeline tl;
   const bool piped = args.scenario.empty();
   const TableStats s =
       piped ? evaluate_table<T>(reader, out, law, fn, opt, EvalPipeline{args.chunk, pipeline_of(args)}, &tl)
             : systems::evaluate_scenario_table<T>(reader, out, *systems::find_scenario(args.scenario), law, fn, opt,
                                                 args.chunk);
-  out.commit();
-  if (tf) {  // after the table: a failed table leaves no timeline behind
+  // both files or neither: the timeline's bytes are written out (a full disk, /dev/full) before the
+  // table is moved into place, and a failed table leaves no timeline behind
+  if (tf) {
     tf->put(timeline_csv(tl));
-    tf->commit();
+    tf->flush();
   }
+  out.commit();
+  if (tf) tf->commit();
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (summary) print_summary(summary, args, law, backend, precision, reader.path(), s, total, piped ? &tl : nullptr);
 }
@@ -163,7 +167,7 @@ int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backe
   TableStats s;
   if (code == 0) try {
       io::CsvReader rows(args.in, range.begin, range.end, header_line + 1 + static_cast<long>(before));
-      part.emplace(args.out + ".part" + std::to_string(w.rank()));
+      part.emplace(args.out + ".part" + std::to_string(w.rank()), io::Links::follow);
       s = evaluate_rows<T>(rows, *part, lay, law, fn, opt, EvalPipeline{args.chunk, pipeline_of(args)});
     } catch (const io::InputError& e) {
       fail(1, e.what());
@@ -184,7 +188,7 @@ int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backe
   const std::vector<std::string> texts = w.gather(to_text(s));
   w.barrier();  // every share is on disk
   if (w.rank() != 0) return 0;
-  io::OutFile out(args.out);
+  io::OutFile out(args.out, io::Links::follow);
   out.put(table_header(lay));
   TableStats all;
   for (int r = 0; r < w.size(); ++r) {
@@ -229,10 +233,10 @@ int run_eval(const EvalArgs& args, std::FILE* summary) {
   const BackendPick backend = pick_backend(args.backend, w, true);
   if (args.chunk < 1 || args.chunk > (std::size_t(1) << 24))
     throw std::invalid_argument("--chunk must be between 1 and 16777216 rows, got " + std::to_string(args.chunk));
-  if (args.pipeline != -1 && (args.pipeline < 1 || args.pipeline > io::kMaxPipelineDepth))
+  if (args.pipeline_given && (args.pipeline < 1 || args.pipeline > io::kMaxPipelineDepth))
     throw std::invalid_argument("--pipeline must be between 1 and " + std::to_string(io::kMaxPipelineDepth) +
                                 " chunks, got " + std::to_string(args.pipeline));
-  if ((!args.timeline.empty() || args.pipeline != -1) && !args.scenario.empty())
+  if ((!args.timeline.empty() || args.pipeline_given) && !args.scenario.empty())
     throw std::invalid_argument(std::string(args.timeline.empty() ? "--pipeline" : "--timeline") +
                                 ": a --scenario table is evaluated one chunk after another, with no pipeline");
   if (!args.timeline.empty() && (args.timeline == "-" || io::same_destination(args.timeline, args.out) ||

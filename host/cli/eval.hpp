@@ -22,7 +22,8 @@ struct EvalArgs {
   int steps = 250;
   std::string integrator = "rk4";
   std::size_t chunk = 1 << 16;  // rows per batch
-  int pipeline = -1;            // chunks in flight (engine::EvalPipeline::depth; -1: its default)
+  int pipeline = 0;             // chunks in flight (engine::EvalPipeline::depth), when pipeline_given
+  bool pipeline_given = false;  // --pipeline was given (else EvalPipeline's default)
   std::string timeline;         // set: the pipeline's stage times per chunk, as CSV, to this file
   std::string scenario;         // set: the rows are this scenario's parameters (systems/scenario_table.hpp)
   // under mpirun with several processes (host/dist): each takes a share of the file's lines, rank 0

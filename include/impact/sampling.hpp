@@ -240,16 +240,29 @@ IMPACT_HD inline void random_rotation(const Philox& rng, std::uint64_t index, do
 }
 
 // The rotation by the vector r (|r| rad about r / |r|; the identity for r = 0), by Rodrigues'
-// formula R = c I + s [k]x + (1 - c) k k^T.
+// formula R = c I + s [k]x + (1 - c) k k^T. |r| and k come from the plain sum of squares where its
+// terms neither overflow nor underflow (1e-150 < |r| < 1e150), and otherwise from r scaled by its
+// largest component, so that any finite r whose norm is finite gives its rotation (the squares of
+// a component over 1.34e154 overflow); the plain formula keeps the bits every seed had.
 IMPACT_HD inline void rotation_from_vector(double rx, double ry, double rz, double R[3][3]) {
   using namespace rmath;
-  const double angle = dsqrt(dadd(dadd(dmul(rx, rx), dmul(ry, ry)), dmul(rz, rz)));
-  if (!(angle > 0.0)) {
+  double angle = dsqrt(dadd(dadd(dmul(rx, rx), dmul(ry, ry)), dmul(rz, rz)));
+  double k[3] = {rx, ry, rz};
+  const double ax = rx < 0.0 ? -rx : rx, ay = ry < 0.0 ? -ry : ry, az = rz < 0.0 ? -rz : rz;
+  const double big = ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az);
+  if (!(angle > 1e-150 && angle < 1e150) && big > 0.0 && big <= 1.7976931348623157e308 && angle == angle) {
+    for (double& x : k) x = ddiv(x, big);  // |k_i| <= 1, the largest exactly 1
+    const double norm = dsqrt(dadd(dadd(dmul(k[0], k[0]), dmul(k[1], k[1])), dmul(k[2], k[2])));  // in [1, sqrt 3]
+    for (double& x : k) x = ddiv(x, norm);
+    angle = dmul(big, norm);  // inf only where |r| itself is beyond the doubles
+  } else if (angle > 0.0) {
+    for (double& x : k) x = ddiv(x, angle);  // the plain formula (an infinite component gives NaN there)
+  }
+  if (!(angle > 0.0)) {  // r = 0 (and, as always, a NaN component)
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) R[i][j] = i == j ? 1.0 : 0.0;
     return;
   }
-  const double k[3] = {ddiv(rx, angle), ddiv(ry, angle), ddiv(rz, angle)};
   double s, c;
   rmath::sincos(angle, s, c);
   const double omc = dsub(1.0, c);

@@ -145,6 +145,22 @@ check "--pipeline 0 refused" '[ $rc -ne 0 ] && grep -q "pipeline must be between
 check "--pipeline 9 refused" '[ $rc -ne 0 ] && grep -q "pipeline must be between 1 and 8" "$T/o.err"'
 "$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/o.csv" --timeline "$T/o.csv" 2> "$T/o.err"; rc=$?
 check "--timeline on --out refused" '[ $rc -ne 0 ] && grep -q "timeline must name a file of its own" "$T/o.err"'
+# the same file under other names, existing or not: ./, sub/../, its absolute path, a link to it
+# (dangling), a hard link
+mkdir -p "$T/sub" && rm -f "$T/r.csv" && ln -sf r.csv "$T/lnk.csv"
+for tl in "./r.csv" "sub/../r.csv" "$T/r.csv" "lnk.csv"; do
+  (cd "$T" && "$IMPACT" eval --law newton --in in.csv --out r.csv --timeline "$tl" 2> o.err); rc=$?
+  check "--timeline $tl on --out r.csv (not yet written) refused, nothing written" '[ $rc -eq 2 ] && grep -q "timeline must name a file of its own" "$T/o.err" && [ ! -e "$T/r.csv" ]'
+done
+"$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/r.csv" -q && ln "$T/r.csv" "$T/hard.csv"
+"$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/r.csv" --timeline "$T/hard.csv" 2> "$T/o.err"; rc=$?
+check "--timeline a hard link of --out refused" '[ $rc -eq 2 ] && grep -q "timeline must name a file of its own" "$T/o.err"'
+# --pipeline -1 is a negative value like any other (no hidden "not given")
+"$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/o1.csv" --pipeline -1 2> "$T/o.err"; rc=$?
+check "--pipeline -1 refused (exit 2), nothing written" '[ $rc -eq 2 ] && grep -q "pipeline must be between 1 and 8" "$T/o.err" && [ ! -e "$T/o1.csv" ]'
+# both files or neither: a timeline that cannot be written leaves no results table
+"$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/o8.csv" --timeline /dev/full 2> "$T/o.err"; rc=$?
+check "--timeline /dev/full: exit 2, no results table either" '[ $rc -eq 2 ] && grep -q "/dev/full: write failed" "$T/o.err" && [ ! -e "$T/o8.csv" ]'
 printf 'V0x,mu\n-1,0.3\n' > "$T/ball.csv"
 "$IMPACT" eval --law newton --scenario ball --in "$T/ball.csv" --out "$T/o.csv" --pipeline 2 2> "$T/o.err"; rc=$?
 check "--pipeline with --scenario refused" '[ $rc -ne 0 ] && grep -q "pipeline: a --scenario table" "$T/o.err"'

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -329,4 +330,56 @@ TEST(SamplingScenario, SlotsAreIndependentStreams) {
   // and different indices / seeds give different instances
   EXPECT_NE(make_instance<double>(a, 8, 1).mu, make_instance<double>(a, 8, 2).mu);
   EXPECT_NE(make_instance<double>(a, 8, 1).mu, make_instance<double>(a, 9, 1).mu);
+}
+
+// The contact scenario's rotation by a vector r of any finite norm (docs/study.md: rx, ry, rz "rad,
+// any"): orthonormal, proper, its axis r/|r| fixed, where the plain sum of squares would overflow
+// (|r| > 1.34e154) or underflow; within 1e-150 < |r| < 1e150 the bits of the plain formula.
+TEST(SamplingScenario, RotationFromAnyFiniteVector) {
+  const auto plain = [](double rx, double ry, double rz, double R[3][3]) {  // the formula before scaling
+    const double a = std::sqrt(rx * rx + ry * ry + rz * rz), k[3] = {rx / a, ry / a, rz / a};
+    double s, c;
+    rmath::sincos(a, s, c);
+    const double omc = 1.0 - c, sk[3] = {s * k[0], s * k[1], s * k[2]}, ck[3] = {omc * k[0], omc * k[1], omc * k[2]};
+    R[0][1] = ck[0] * k[1] - sk[2], R[1][0] = ck[0] * k[1] + sk[2];
+    R[0][2] = ck[0] * k[2] + sk[1], R[2][0] = ck[0] * k[2] - sk[1];
+    R[1][2] = ck[1] * k[2] - sk[0], R[2][1] = ck[1] * k[2] + sk[0];
+    for (int i = 0; i < 3; ++i) R[i][i] = ck[i] * k[i] + c;
+  };
+  const double u[3] = {0.48, -0.6, 0.64};  // a unit vector, exactly |u| = 1 in decimal
+  for (double scale : {1e-310, 1e-200, 1e-160, 1e-3, 1.0, 1e100, 1e149, 1e154, 2e154, 1e200, 1e300, 1e308}) {
+    SCOPED_TRACE(scale);
+    const double r[3] = {u[0] * scale, u[1] * scale, u[2] * scale};
+    double R[3][3];
+    rotation_from_vector(r[0], r[1], r[2], R);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        ASSERT_TRUE(std::isfinite(R[i][j]));
+        double dot = 0;
+        for (int k = 0; k < 3; ++k) dot += R[i][k] * R[j][k];
+        EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, 4e-15);
+      }
+    const double det = R[0][0] * (R[1][1] * R[2][2] - R[1][2] * R[2][1]) - R[0][1] * (R[1][0] * R[2][2] - R[1][2] * R[2][0]) +
+                       R[0][2] * (R[1][0] * R[2][1] - R[1][1] * R[2][0]);
+    EXPECT_NEAR(det, 1.0, 4e-15);
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(R[i][0] * u[0] + R[i][1] * u[1] + R[i][2] * u[2], u[i], 4e-15);  // the axis
+    if (scale < 1e-150) EXPECT_LT(std::fabs(R[0][1]) + std::fabs(R[1][2]), 1e-140);  // a tiny rotation, not a wrong one
+  }
+  // the plain formula's bits where it holds, on random vectors of every magnitude in its range
+  std::mt19937_64 g(3);
+  std::uniform_real_distribution<double> d(-1, 1), e(-140, 140);
+  for (int t = 0; t < 2000; ++t) {
+    const double s = std::pow(10.0, e(g)), r[3] = {d(g) * s, d(g) * s, d(g) * s};
+    double A[3][3], B[3][3];
+    rotation_from_vector(r[0], r[1], r[2], A);
+    plain(r[0], r[1], r[2], B);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) ASSERT_EQ(A[i][j], B[i][j]) << t << " " << i << j;
+  }
+  // an infinite component stays non-finite (the instance's status then says so), a NaN one the identity
+  double R[3][3];
+  rotation_from_vector(HUGE_VAL, 0, 0, R);
+  EXPECT_FALSE(std::isfinite(R[1][1]));
+  rotation_from_vector(1.7e308, 1.7e308, 0, R);  // |r| beyond the doubles
+  EXPECT_FALSE(std::isfinite(R[0][0]) && std::isfinite(R[0][1]));
 }
