@@ -8,6 +8,8 @@
 #include <dlpack/dlpack.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -140,6 +142,61 @@ cuda::DeviceView view_of(const py::handle& h, bool* present = nullptr) {
   return v;
 }
 
+// Rows [rows, ...) of a view, and of the results: the same arrays from a later row.
+cuda::DeviceView from_row(const cuda::DeviceView& v, std::int64_t rows) {
+  cuda::DeviceView o = v;
+  if (v.data) o.data = static_cast<const char*>(v.data) + rows * v.stride[0] * (v.f64 ? 8 : 4);  // a constant stays
+  return o;
+}
+template <class T>
+cuda::DeviceOutputs<T> from_row(const cuda::DeviceOutputs<T>& out, std::int64_t rows) {
+  cuda::DeviceOutputs<T> o = out;
+  const auto at = [rows](auto* p, std::int64_t per) { return p ? p + rows * per : p; };
+  o.P = at(out.P, 3);
+  o.vf = at(out.vf, 3);
+  for (T*& r : o.real) r = at(r, 1);
+  o.modes = at(out.modes, 1);
+  o.steps = at(out.steps, 1);
+  o.status = at(out.status, 1);
+  return o;
+}
+
+// The batch on the device in pieces of about kDevicePieceSeconds (the first of kMinDevicePiece rows,
+// then sized from the rate so far, growing at most 8x a piece), the GIL released while one runs
+// and the signal handlers run between them: Ctrl-C raises KeyboardInterrupt within about a piece's
+// time. The rows are independent: the bits of one call. Returns the first row whose W is not
+// symmetric (-1: none; the pieces after it are not evaluated, and the caller keeps no result).
+constexpr double kDevicePieceSeconds = 0.12;
+constexpr std::size_t kMinDevicePiece = std::size_t(1) << 16;
+template <class T>
+std::int64_t in_pieces(engine::BatchFn<T> fn, int device, const cuda::DeviceInputs& in, std::size_t n,
+                       const cuda::DeviceOutputs<T>& out, const LawOptions& opt) {
+  for (std::size_t lo = 0, piece = kMinDevicePiece; lo < n;) {
+    const std::size_t m = std::min(piece, n - lo);
+    const auto r = static_cast<std::int64_t>(lo);
+    cuda::DeviceInputs at = in;
+    at.W = from_row(in.W, r), at.n = from_row(in.n, r), at.v = from_row(in.v, r);
+    for (cuda::DeviceView& p : at.param) p = from_row(p, r);
+    std::int64_t asym = -1;
+    double seconds = 0;
+    {
+      py::gil_scoped_release nogil;
+      const auto t0 = std::chrono::steady_clock::now();
+      asym = cuda::evaluate_device_arrays<T>(fn, device, at, m, from_row(out, r), opt);
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    if (asym >= 0) return r + asym;
+    lo += m;
+    if (lo < n && PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (m == piece) {
+      const double fits = seconds > 0 ? static_cast<double>(m) * kDevicePieceSeconds / seconds : 8.0 * static_cast<double>(m);
+      piece = static_cast<std::size_t>(std::clamp(std::min(fits, 8.0 * static_cast<double>(m)),
+                                                  static_cast<double>(kMinDevicePiece), 1e12));
+    }
+  }
+  return -1;
+}
+
 template <class T>
 py::dict evaluate_typed(const engine::LawInfo& law, int device, std::size_t n, const py::dict& views,
                         const LawOptions& opt) {
@@ -182,7 +239,7 @@ py::dict evaluate_typed(const engine::LawInfo& law, int device, std::size_t n, c
     }
   }
   const engine::BatchFn<T> fn = engine::entry_points<T>(law).on_device;
-  res["asym_row"] = cuda::evaluate_device_arrays<T>(fn, device, in, n, out, opt);
+  res["asym_row"] = in_pieces<T>(fn, device, in, n, out, opt);
   return res;
 }
 #endif
