@@ -24,7 +24,7 @@ root=$(pwd)
 secs=${1:-60}
 if [ $# -gt 0 ]; then shift; fi
 case "$secs" in '' | *[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS] [HARNESS...]" >&2; exit 2 ;; esac
-ALL=(fuzz_csv fuzz_config_toml fuzz_config_json fuzz_calibrate_toml fuzz_design
+ALL=(fuzz_csv fuzz_config_toml fuzz_config_json fuzz_calibrate_toml fuzz_design fuzz_folder
      fuzz_law_newton fuzz_law_chatterjee_ruina fuzz_law_aghili fuzz_law_morgan fuzz_law_stronge fuzz_law_jia)
 if [ $# -gt 0 ]; then harnesses=("$@"); else harnesses=("${ALL[@]}"); fi
 for h in "${harnesses[@]}"; do

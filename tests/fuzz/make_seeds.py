@@ -161,10 +161,25 @@ def seeds_laws():
                                            flags=1 | (2 if k % 2 else 0), steps=1 + 97 * k))
 
 
+def seeds_folder():
+    # fuzz_folder.cpp reads its input as a stream of choices (tests/support/folder_rule.hpp: 4 bytes
+    # each); seeds are fixed pseudo-random streams of a few lengths, so that the replay covers
+    # claims and merges into sandboxes of every kind without a fuzzer
+    d = fresh("fuzz_folder")
+    state = 20261129
+    for k in range(24):
+        data = bytearray()
+        for _ in range(64 + 32 * (k % 6)):
+            state = (state * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+            data.append(state >> 56)
+        put(d, "stream%02d.bin" % k, bytes(data))
+
+
 if __name__ == "__main__":
     seeds_csv()
     seeds_config()
     seeds_design()
     seeds_laws()
+    seeds_folder()
     total = sum(os.path.getsize(os.path.join(p, f)) for p, _, fs in os.walk(CORPUS) for f in fs)
     print(f"make_seeds: {CORPUS}: {total} bytes")
