@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws the plots of an `impact study` output folder as PNG files.
 
-    plot_study.py OUTDIR
+    plot_study.py OUTDIR [FILE ...]
 
 Reads OUTDIR/metadata.json (written by `impact study`: the resolved config with its [[plots]],
 the laws and the column names) and each law's table (OUTDIR/LAW.npy when present, else
@@ -11,6 +11,10 @@ the legend). Kinds:
            parameters vary too, one curve per combination of their values (at most 12)
   hist     histograms of the y columns, one panel per y, laws overlaid
   scatter  one column against another, laws overlaid
+With FILEs, only the plots of those files are drawn (`impact study` names the plots its folder's
+claim made the run's). A plot's file is a plain name inside OUTDIR (anything else is refused), and
+it is written whole, through a temporary in io::OutFile's form renamed onto it: a link of its name is
+replaced, never written through.
 Needs numpy and matplotlib (Debian python3-numpy, python3-matplotlib).
 """
 import json
@@ -112,14 +116,39 @@ def scatter(ax, tables, plot, meta):
     ax.grid(True, alpha=0.3)
 
 
+def plain_name(name):
+    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\0" not in name
+
+
+def save(fig, outdir, name):
+    # a temporary in io::OutFile's form (.NAME.tmp-PID-N: a later claim removes it when this process
+    # died half-way), created anew, then renamed onto the name: never written through a link
+    tmp = os.path.join(outdir, f".{name}.tmp-{os.getpid()}-0")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, dpi=110, format=os.path.splitext(name)[1][1:] or "png")
+        os.replace(tmp, os.path.join(outdir, name))
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise
+
+
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         raise SystemExit(__doc__)
-    outdir = sys.argv[1]
+    outdir, only = sys.argv[1], set(sys.argv[2:])
     with open(os.path.join(outdir, "metadata.json")) as f:
         meta = json.load(f)
     cfg = meta["config"]
     plots = cfg.get("plots", [])
+    if only:
+        plots = [p for p in plots if p.get("file") in only]
+    for plot in plots:
+        if not plain_name(plot.get("file")):
+            print(f"plot_study: plot file {plot.get('file')!r} is not a name inside {outdir}: not drawn", file=sys.stderr)
+    plots = [p for p in plots if plain_name(p.get("file"))]
     cache = {}
     for plot in plots:
         laws = [plot["law"]] if plot.get("law") else meta["laws"]
@@ -148,10 +177,9 @@ def main():
             sub += f", {meta['steps']} steps"
         fig.suptitle(f"{title}\n{sub}", fontsize=10)
         fig.tight_layout()
-        path = os.path.join(outdir, plot["file"])
-        fig.savefig(path, dpi=110)
+        save(fig, outdir, plot["file"])
         plt.close(fig)
-        print(f"plot_study: wrote {path}")
+        print(f"plot_study: wrote {os.path.join(outdir, plot['file'])}")
 
 
 if __name__ == "__main__":

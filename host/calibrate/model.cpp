@@ -51,8 +51,9 @@ Model::Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine
              engine::Precision precision, const LawOptions& opt,
              const std::vector<std::pair<std::string, double>>& fixed, std::vector<design::ParamSpec> free,
              Experiments data)
-    : sc_(sc), backend_(backend), eval_(sc, law, backend, precision, opt), free_(std::move(free)), data_(std::move(data)),
-      piece_(backend == engine::Backend::cuda ? kGroupPieceRows : kFirstPieceRows) {
+    : sc_(sc), backend_(backend), eval_(sc, law, backend, precision, engine::stoppable(opt)), free_(std::move(free)),
+      data_(std::move(data)),
+      piece_(backend == engine::Backend::cuda ? kFirstGpuPieceRows : kFirstPieceRows) {
   base_.resize(sc.params.size());
   for (std::size_t k = 0; k < base_.size(); ++k) base_[k] = sc.params[k].value;
   for (const auto& [name, v] : fixed) base_[static_cast<std::size_t>(param_index(sc, name, "fixed parameter"))] = v;
@@ -185,6 +186,7 @@ void Model::evaluate(const double* theta, std::size_t n, std::size_t e0, std::si
     const std::size_t m = std::min({R - lo, group ? kGroupPieceRows : piece_, limit});
     const auto t0 = std::chrono::steady_clock::now();
     evaluate_piece(theta, lo, lo + m, e0, e1);
+    io::check_cancelled();  // a stop during the piece may have ended its instances early (engine::stoppable)
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     take(lo, lo + m);
     lo += m;
@@ -193,10 +195,10 @@ void Model::evaluate(const double* theta, std::size_t n, std::size_t e0, std::si
       const double target = gpu ? kGpuPieceSeconds : kPieceSeconds;
       const double fits = seconds > 0 ? static_cast<double>(m) * target / seconds : 8.0 * static_cast<double>(m);
       piece_ = static_cast<std::size_t>(std::clamp(std::min(fits, 8.0 * static_cast<double>(m)),
-                                                   gpu ? static_cast<double>(kGroupPieceRows) : 64.0,
+                                                   gpu ? static_cast<double>(kFirstGpuPieceRows) : 64.0,
                                                    static_cast<double>(kMaxPieceRows)));
     }
-    if (lo < R) io::check_cancelled();  // a front end's stop (Python's Ctrl-C), between pieces
+
   }
 }
 

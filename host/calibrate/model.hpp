@@ -10,8 +10,9 @@
 // values, experiment i's conditions, then theta (study::RowEvaluator: the study's own evaluation).
 // A batch of points is (points x experiments) rows, evaluated on the backend in pieces of rows in
 // their order: a piece's memory is bounded whatever the batch (pieces of at most kMaxPieceRows, and
-// of what memory allows), and between pieces the batch checks io::check_cancelled() (Python's
-// Ctrl-C: one process's pieces are sized to take about kPieceSeconds each). A row's outputs do not
+// of what memory allows), and after each piece the batch checks io::check_cancelled() (Python's
+// Ctrl-C: one process's pieces are sized to take about kPieceSeconds each, and on the host the
+// integrators end their instances at the stop, engine::stoppable, the piece dropped with the call). A row's outputs do not
 // depend on the piece it is in, and each point's log likelihood is summed over its experiments in
 // their order across pieces: the same bits for any pieces.
 //
@@ -49,9 +50,10 @@ struct Experiments {
 };
 
 // Pieces of a batch (see above). Over several processes every process uses kGroupPieceRows, so that
-// the processes' collectives meet; on the GPU a piece is at least that long and about
-// kGpuPieceSeconds (its rate needs large batches).
-constexpr std::size_t kMaxPieceRows = std::size_t(1) << 18, kFirstPieceRows = 256, kGroupPieceRows = std::size_t(1) << 16;
+// the processes' collectives meet; on the GPU a piece is about kGpuPieceSeconds and at least
+// kFirstGpuPieceRows (its rate needs large batches, and its integrators do not poll the stop).
+constexpr std::size_t kMaxPieceRows = std::size_t(1) << 18, kFirstPieceRows = 256, kFirstGpuPieceRows = 4096,
+                      kGroupPieceRows = std::size_t(1) << 16;
 constexpr double kPieceSeconds = 0.04, kGpuPieceSeconds = 0.12;
 
 class Model {

@@ -13,7 +13,9 @@ double sorted_quantile(const std::vector<double>& sorted, double p) {
   const double h = p * static_cast<double>(sorted.size() - 1);
   const std::size_t lo = static_cast<std::size_t>(h);
   if (lo + 1 >= sorted.size()) return sorted.back();
-  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
+  const double f = h - static_cast<double>(lo), a = sorted[lo], b = sorted[lo + 1];
+  // neighbours of opposite signs near the largest double: b - a overflows, the weighted mean does not
+  return std::isfinite(b - a) ? a + f * (b - a) : (1 - f) * a + f * b;
 }
 
 double magnitude_scale(const double* x, std::size_t n) {

@@ -20,16 +20,18 @@ struct ParamSummary {
 };
 
 // A power of two within a factor 2 of the largest finite |x| (1 when there is none): values divided
-// by it are below 2 in magnitude, exactly (a power of two only moves the exponent), so that sums and
-// squares of finite values cannot overflow, and a result scaled back has the bits of the plain
-// formula wherever that one does not overflow.
+// by it are below 2 in magnitude, exactly (a power of two only moves the exponent) unless a value
+// is so much smaller than the largest that it falls among the subnormals, so that sums and squares
+// of finite values cannot overflow, and a result scaled back has the bits of the plain formula
+// wherever that one does not overflow and the scaled values stay normal numbers.
 double magnitude_scale(const double* x, std::size_t n);
 
 // The mean and the sample sd (n - 1) of v, robust to magnitude (magnitude_scale): finite for any
 // finite values whose mean and sd are representable (samples near 1e308 included); sd 0 for one value.
 void mean_sd(const std::vector<double>& v, double& mean, double& sd);
 
-// Quantile p of sorted values (linear between order statistics: R's type 7, numpy's default).
+// Quantile p of sorted values (linear between order statistics: R's type 7, numpy's default; finite
+// for finite values of any magnitude).
 double sorted_quantile(const std::vector<double>& sorted, double p);
 
 std::vector<ParamSummary> summarize(const EnsembleChain& c, std::uint64_t burn, const std::vector<double>& probs);

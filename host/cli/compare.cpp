@@ -1,5 +1,9 @@
 #include "cli/compare.hpp"
 
+#include <sys/stat.h>
+
+#include <fstream>
+
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -124,6 +128,17 @@ void print_report(std::FILE* out, const CompareArgs& args, const CompareSpec& sp
 
 // The rows beyond tolerance, then the unverified ones (ok in the fast path, unresolved by the
 // reference: reason "reference unresolved").
+// Whether `path` is a regular file whose first line is the header write_failures writes.
+bool is_failure_list(const std::string& path) {
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  std::ifstream f(path);
+  std::string head;
+  std::getline(f, head);
+  const std::string tail = ",reason,worst_column,rel_error,fast_value,ref_value,fast_status,ref_status,fast_modes,ref_modes,";
+  return (head.rfind("line" + tail, 0) == 0 || head.rfind("sample_id" + tail, 0) == 0);
+}
+
 void write_failures(const std::string& path, const CompareRows& rows, const CompareReport& rep) {
   std::string buf = std::string(rows.from_study ? "sample_id" : "line") +
                     ",reason,worst_column,rel_error,fast_value,ref_value,fast_status,ref_status,fast_modes,ref_modes," +
@@ -188,13 +203,18 @@ int run_compare(const CompareArgs& args, std::FILE* out) {
     if (!args.in.empty() && io::same_file(args.in, *o))
       throw std::invalid_argument("--in and " + std::string(o == &fail_path ? "--fail-out" : "--report") +
                                   " name the same file (" + *o + "): the input would be overwritten");
+  if (!args.report.empty() && io::same_destination(fail_path, args.report))
+    throw std::invalid_argument("--report and the failures' file (--fail-out, default " + fail_path +
+                                ") name one file: name another for one of them");
   const CompareRows rows = rows_of(args, *spec.law);
   const CompareReport rep = ref::compare(spec, rows, stderr);
   print_report(out, args, spec, rows, rep);
   const int rc = exit_code(rep);
   if (rc == 0) {
     std::fprintf(out, "  PASS: every row within tolerance %.3g\n", spec.tol);
-    std::remove(fail_path.c_str());  // no stale failure list from an earlier run
+    // no stale failure list from an earlier run: removed only when it is one (its first line is a
+    // failures table's), never a user's file of that name
+    if (is_failure_list(fail_path)) io::remove_if_exists(fail_path);
   } else if (rc == kExitUnverified) {
     write_failures(fail_path, rows, rep);
     std::fprintf(out,

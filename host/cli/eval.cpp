@@ -21,6 +21,8 @@
 #include <optional>
 #include <vector>
 
+#include <unistd.h>
+
 #include "dist/mpi.hpp"
 #endif
 
@@ -117,6 +119,14 @@ void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, P
 }
 
 #ifdef IMPACT_WITH_MPI
+// Rank r's share of the table whose destination is `dest`.
+std::string share_name(const std::string& dest, int rank) {
+  const std::size_t slash = dest.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : dest.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? dest : dest.substr(slash + 1);
+  return dir + "." + base + ".part" + std::to_string(rank) + ".tmp-" + std::to_string(::getpid()) + "-0";
+}
+
 // Appends the file at `path` to out, then removes it.
 void append_and_remove(io::OutFile& out, const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -129,8 +139,11 @@ void append_and_remove(io::OutFile& out, const std::string& path) {
   std::remove(path.c_str());
 }
 
-// This rank's share of the file's lines (io::line_share) evaluated into OUT.partR; once every rank's
-// share is written, rank 0 writes the header and the shares in rank order (input order) to OUT.
+// This rank's share of the file's lines (io::line_share) evaluated into a share beside OUT's
+// destination, named as a temporary of OUT.partR of this process (.OUT.partR.tmp-PID-0: a name no
+// user's file has, removed by the next run's remove_stale_writes if this process dies); once every
+// rank's share is written, rank 0 writes the header and the shares in rank order (input order) to
+// OUT and removes them (their names gathered: this run's only).
 template <class T>
 int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, Precision precision,
               const LawOptions& opt, std::FILE* summary) {
@@ -157,8 +170,9 @@ int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backe
   }
   // rank 0 removes what a killed run left beside OUT before any rank writes: rank r > 0 passes the
   // scan only after rank 0 entered it
+  const std::string dest = io::destination(args.out);  // the shares beside it, in its real folder
   if (w.rank() == 0 && code == 0) try {
-      io::remove_stale_writes(args.out);
+      io::remove_stale_writes(dest);
     } catch (const std::exception& e) {
       fail(2, e.what());
     }
@@ -167,7 +181,7 @@ int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backe
   TableStats s;
   if (code == 0) try {
       io::CsvReader rows(args.in, range.begin, range.end, header_line + 1 + static_cast<long>(before));
-      part.emplace(args.out + ".part" + std::to_string(w.rank()), io::Links::follow);
+      part.emplace(share_name(dest, w.rank()));
       s = evaluate_rows<T>(rows, *part, lay, law, fn, opt, EvalPipeline{args.chunk, pipeline_of(args)});
     } catch (const io::InputError& e) {
       fail(1, e.what());
@@ -185,6 +199,7 @@ int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backe
     return code;
   }
   part->commit();
+  const std::vector<std::string> shares = w.gather(part->path());
   const std::vector<std::string> texts = w.gather(to_text(s));
   w.barrier();  // every share is on disk
   if (w.rank() != 0) return 0;
@@ -192,7 +207,7 @@ int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backe
   out.put(table_header(lay));
   TableStats all;
   for (int r = 0; r < w.size(); ++r) {
-    append_and_remove(out, args.out + ".part" + std::to_string(r));
+    append_and_remove(out, shares[static_cast<std::size_t>(r)]);
     merge_into(all, table_stats_from_text(texts[static_cast<std::size_t>(r)]));
   }
   out.commit();

@@ -135,6 +135,8 @@ CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& a) {
 sampled::ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FILE* log) {
   std::string why;
   const sampled::ReduceSpec rs = sampled::reduce_spec(a.req, &why);
+  if (!a.out.empty() && !a.req.cases_out.empty() && io::same_destination(a.out, a.req.cases_out))
+    throw std::invalid_argument("--out and --cases-out name one file (" + a.out + "): name another for one of them");
   if (table == stdout && a.out == "-") table = stderr;  // keep stdout parseable
   if (table == stdout && a.req.cases_out == "-") table = stderr;
   const bool writes = !a.plan || a.plan->rank() == 0;

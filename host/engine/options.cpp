@@ -1,5 +1,7 @@
 #include "engine/options.hpp"
 
+#include "io/cancel.hpp"
+
 #include <stdexcept>
 
 #ifdef IMPACT_WITH_CUDA
@@ -31,6 +33,11 @@ LawOptions law_options(int steps, Integrator integrator) {
   LawOptions o;
   o.steps = steps;
   o.integrator = integrator;
+  return o;
+}
+
+LawOptions stoppable(LawOptions o) {
+  o.stop = io::stop_flag();
   return o;
 }
 

@@ -22,6 +22,11 @@ Precision parse_precision(std::string_view s);
 Integrator parse_integrator(std::string_view s);
 // LawOptions after checking steps >= 1 (std::invalid_argument "--steps must be >= 1").
 LawOptions law_options(int steps, Integrator integrator);
+// `o` whose integrators on the host end an instance early once a front end stops (LawOptions::stop,
+// io::stop_flag): only for runs that call io::check_cancelled() after every batch they evaluate
+// with it, so that no row of a stopped batch is used (a study's laws, a calibration model's pieces,
+// Python's evaluate).
+LawOptions stoppable(LawOptions o);
 
 // The backend named by `name`: auto (cuda when a device is usable, else omp; the commands choose
 // by a modelled rate instead: engine/backend_pick.hpp), cuda (an error when no device is usable),

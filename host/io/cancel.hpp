@@ -6,6 +6,7 @@
 // is written. Without a hook (the CLI, whose SIGINT ends the process through OutFile's handler) a
 // check is one atomic load and never throws: no behaviour change.
 #pragma once
+#include <cstdint>
 #include <exception>
 
 namespace impact::io {
@@ -26,6 +27,14 @@ CancelHook set_cancel_hook(CancelHook hook) noexcept;
 
 // Throws Cancelled when a hook is installed and returns true.
 void check_cancelled();
+
+// The flag an integrator polls on the host to end an instance early when a front end stops its
+// run (LawOptions::stop, set by engine::stoppable()): a front end raises it with its hook's stop, so
+// that every batch evaluated with it raised is followed by a check_cancelled() that throws, and no
+// row of such a batch is used. Raised while any stop is pending; a plain int read by the laws (the
+// header-only physics knows no atomics), written only here.
+const volatile std::int32_t* stop_flag() noexcept;
+void raise_stop_flag(bool on) noexcept;
 
 // Installs a hook for a scope, restoring the previous one at its end.
 class CancelScope {

@@ -1,5 +1,7 @@
 #include "io/out_file.hpp"
 
+#include "io/owned_folder.hpp"
+
 #include <filesystem>
 
 #include <dirent.h>
@@ -101,8 +103,10 @@ std::string destination(const std::string& path) {
 }
 
 bool same_destination(const std::string& a, const std::string& b) {
-  if (a == "-" || b == "-") return a == b;
-  return same_file(a, b) || destination(a) == destination(b);
+  if (a == b) return true;
+  // "-" is standard output, which /dev/stdout and /dev/fd/1 name too (links the system resolves)
+  const std::string x = a == "-" ? "/dev/stdout" : a, y = b == "-" ? "/dev/stdout" : b;
+  return same_file(x, y) || destination(x) == destination(y);
 }
 
 bool parse_temporary(const std::string& entry, std::string& stem, long& pid) {
@@ -180,7 +184,7 @@ void OutFile::open(const std::string& path, Links links) {
                                (S_ISDIR(st.st_mode) ? "a folder" : "a device, FIFO or socket") +
                                " of that name is there (a run replaces only files and links)");
     const std::size_t slash = path.rfind('/');
-    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    const std::string folder = folder_entry(slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash));
     if (::lstat(folder.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
       throw std::runtime_error(path + ": cannot open for writing: its folder " + folder +
                                " is a link (a run writes into real folders only, never through a link)");
@@ -304,33 +308,27 @@ std::vector<std::string> remove_stale_writes(const std::string& path) {
   const std::size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  // NAME.partR, .NAME.tmp-PID-N, .NAME.partR.tmp-PID-N
-  const auto digits = [](const std::string& s, std::size_t from, std::size_t to) {
-    if (from >= to) return false;
-    for (std::size_t i = from; i < to; ++i)
-      if (s[i] < '0' || s[i] > '9') return false;
-    return true;
-  };
-  const auto dead_temporary = [&](const std::string& name, const std::string& stem) {  // ".STEM.tmp-PID-N"
-    std::string of;
-    long pid = 0;
-    return parse_temporary(name, of, pid) && of == stem && !process_alive(pid);
+  // .NAME.tmp-PID-N and the shares' .NAME.partR.tmp-PID-N, of processes that have ended: the
+  // temporaries' names say whose they are; a share NAME.partR (a committed file) says nothing of its
+  // run and is left (the next run over several processes replaces its own shares, and removes them
+  // once merged)
+  const std::string share = base + ".part";
+  const auto ours = [&](const std::string& stem) {
+    if (stem == base) return true;
+    if (stem.compare(0, share.size(), share) != 0 || stem.size() == share.size()) return false;
+    return stem.find_first_not_of("0123456789", share.size()) == std::string::npos;
   };
   DIR* d = ::opendir(dir.c_str());
   if (!d) return removed;
   std::vector<std::string> names;
   for (dirent* e; (e = ::readdir(d));) names.emplace_back(e->d_name);
   ::closedir(d);
-  const std::string share = base + ".part";
   for (const std::string& n : names) {
-    bool stale = dead_temporary(n, base);
-    if (!stale && n.compare(0, share.size(), share) == 0) stale = digits(n, share.size(), n.size());
-    if (!stale && n.size() > share.size() + 1 && n[0] == '.' && n.compare(1, share.size(), share) == 0) {
-      const std::size_t dot = n.find('.', share.size() + 1);
-      stale = dot != std::string::npos && digits(n, share.size() + 1, dot) && dead_temporary(n, n.substr(1, dot - 1));
-    }
-    if (!stale) continue;
-    remove_if_exists(dir + "/" + n);
+    std::string stem;
+    long pid = 0;
+    if (!parse_temporary(n, stem, pid) || !ours(stem) || process_alive(pid)) continue;
+    if (::unlinkat(AT_FDCWD, (dir + "/" + n).c_str(), 0) != 0 && errno != ENOENT)
+      throw std::runtime_error(dir + "/" + n + ": cannot remove: " + std::strerror(errno));
     removed.push_back(n);
   }
   return removed;

@@ -71,7 +71,7 @@ bool same_file(const std::string& a, const std::string& b);
 std::string destination(const std::string& path);
 // True when two outputs would land in one file: the same existing file (same_file: hard links
 // included) or the same destination() ("r.csv", "./r.csv", "sub/../r.csv", its absolute path and
-// a link to it, existing or not, are one; "-" is standard output: the same as "-" only).
+// a link to it, existing or not, are one; "-" is standard output, as /dev/stdout and /dev/fd/1 are).
 bool same_destination(const std::string& a, const std::string& b);
 
 // Writes `text` to `path` ("-": standard output) through an OutFile.
@@ -91,9 +91,10 @@ void make_dirs(const std::string& path, const std::string& what);
 void remove_if_exists(const std::string& path);
 
 // Removes what earlier writers of `path` left beside it and can no longer finish: the temporaries of
-// an OutFile of `path` (.NAME.tmp-PID-N) whose process no longer runs, and the shares of a run
-// over several processes (`impact eval` under mpirun: NAME.partR, and their temporaries likewise).
-// Called before a command writes `path`. Returns the names removed.
+// an OutFile of `path` (.NAME.tmp-PID-N), and of the shares of a run over several processes
+// (`impact eval` under mpirun: .NAME.partR.tmp-PID-N), whose process no longer runs. A committed
+// share (NAME.partR) is left: its name proves no run's. Called before a command writes `path`.
+// Returns the names removed.
 std::vector<std::string> remove_stale_writes(const std::string& path);
 
 }  // namespace impact::io

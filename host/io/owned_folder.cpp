@@ -160,21 +160,13 @@ std::string sub_of(const std::string& rel) {
   return s == std::string::npos ? std::string() : rel.substr(0, s + 1);
 }
 
-bool part_of_any(const std::string& e, const std::set<std::string>& names) {
-  for (const std::string& n : names)
-    if (part_index(e, n) >= 0) return true;
-  return false;
-}
-
-// The entry `e` is a dead temporary (.NAME.tmp-PID-N) of one of `names` or of a part of one (same
-// subfolder); `live` receives the pid when the process still runs.
+// The entry `e` is a dead temporary (.NAME.tmp-PID-N) of one of `names` (same subfolder); `live`
+// receives the pid when the process still runs.
 bool temporary_of(const std::string& e, const std::set<std::string>& names, long& live) {
   std::string stem;
   long pid = 0;
   live = 0;
-  if (!parse_temporary(base_name(e), stem, pid)) return false;
-  stem = sub_of(e) + stem;
-  if (!names.count(stem) && !part_of_any(stem, names)) return false;
+  if (!parse_temporary(base_name(e), stem, pid) || !names.count(sub_of(e) + stem)) return false;
   if (process_alive(pid)) {
     live = pid;
     return false;
@@ -232,7 +224,20 @@ int part_index(const std::string& entry, const std::string& name) {
   return part_file_name(name, k) == entry ? k : -1;
 }
 
-void check_real_folder(const std::string& path, const std::string& what) {
+std::string folder_entry(const std::string& path) {
+  // "out/", "out/.", "out//./" name the entry "out": lstat of a spelling with a trailing '/' or "."
+  // would look through a link of that name (".." is left: it names no link)
+  std::string p = path;
+  for (bool more = true; more;) {
+    more = false;
+    while (p.size() > 1 && p.back() == '/') p.pop_back(), more = true;
+    if (p.size() > 2 && p.compare(p.size() - 2, 2, "/.") == 0) p.resize(p.size() - 2), more = true;
+  }
+  return p.empty() ? "." : p;
+}
+
+void check_real_folder(const std::string& spelled, const std::string& what) {
+  const std::string path = folder_entry(spelled);
   struct stat st{};
   if (::lstat(path.c_str(), &st) != 0) return;
   if (S_ISLNK(st.st_mode)) {
@@ -247,7 +252,7 @@ void check_real_folder(const std::string& path, const std::string& what) {
 
 std::vector<std::string> manifest_files(const std::string& dir, const std::string& kind, bool& found) {
   found = false;
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  Fd fd(::open(folder_entry(dir).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd) return {};
   Manifest m = read_manifest(fd.get(), dir + "/" + kFolderManifest);
   found = m.valid && m.kind == kind;
@@ -261,7 +266,7 @@ FolderClaim claim_folder(const FolderRequest& r) {
   const std::string& dir = r.dir;
   make_dirs(dir, r.what);
   check_real_folder(dir, r.what);
-  Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  Fd dfd(::open(folder_entry(dir).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!dfd) {
     check_real_folder(dir, r.what);  // replaced by a link since: say so
     throw std::runtime_error(r.what + ": " + dir + ": cannot open the folder: " + std::strerror(errno));
@@ -297,8 +302,8 @@ FolderClaim claim_folder(const FolderRequest& r) {
     }
     claim.forced = true;
   }
-  // what may go: the earlier manifest's names (ours only), and the parts and dead temporaries of
-  // those and of this run's names
+  // what may go: the earlier manifest's names (ours only), and the dead temporaries of those and of
+  // this run's names
   std::set<std::string> listed;
   if (ours) listed.insert(m.files.begin(), m.files.end());
   std::set<std::string> known = listed;
@@ -329,8 +334,7 @@ FolderClaim claim_folder(const FolderRequest& r) {
       continue;
     }
     if (!ours || e.folder()) continue;
-    const bool part = !r.keep_parts && part_of_any(e.name, known);
-    if (listed.count(e.name) || part || dead_temporary) gone.push_back(e.name);
+    if (listed.count(e.name) || dead_temporary) gone.push_back(e.name);
   }
   for (const std::string& e : gone) {
     remove_entry(dfd.get(), sfd.get(), dir, e);
@@ -343,14 +347,20 @@ FolderClaim claim_folder(const FolderRequest& r) {
   });
   if (ours && sfd && listed_salib && !writes_salib && list(sfd.get(), "salib/", dir + "/salib").empty())
     ::unlinkat(dfd.get(), kSalib, AT_REMOVEDIR);
+  write_manifest(dir, r.kind, r.files);
+  return claim;
+}
+
+void write_manifest(const std::string& dir, const std::string& kind, const std::vector<std::string>& files) {
+  for (const std::string& f : files)
+    if (!owned_name(f)) throw std::invalid_argument("'" + f + "' is no file name of a run's folder");
   const nlohmann::json manifest = {
       {"impactbatch_outputs", 2},
-      {"kind", r.kind},
-      {"note", "the files an impactbatch " + r.kind + " writes in this folder; the next " + r.kind +
+      {"kind", kind},
+      {"note", "the files an impactbatch " + kind + " writes in this folder; the next " + kind +
                    " run here removes them first, and nothing else (docs/study.md, \"The output folder\")"},
-      {"files", r.files}};
+      {"files", files}};
   write_file(dir + "/" + kFolderManifest, manifest.dump(1) + "\n");
-  return claim;
 }
 
 std::string claim_note(const FolderClaim& claim) {

@@ -7,9 +7,10 @@
 // (a study, a calibration). A folder is a kind's only when it holds that kind's manifest,
 // DIR/.impactbatch-outputs.json, which lists plain names and salib/NAME only; file names that look
 // like a run's (parts, temporaries, metadata.json) prove nothing by themselves. What a claim may
-// remove in a folder of its kind: the files the earlier manifest lists, the parts of those and of
-// this run's names (NAME.part-NNNNN.EXT), and their temporaries whose process is dead
-// (.NAME.tmp-PID-N). Any other non-empty folder (one of another kind, one whose manifest is not
+// remove in a folder of its kind: the files the earlier manifest lists (a run in pieces lists its
+// parts, NAME.part-NNNNN.EXT), and the temporaries of those and of this run's names whose process
+// has ended (.NAME.tmp-PID-N). Of this run's own names it removes only links and `removed_first`:
+// the others it replaces as it writes them (a resumed run reads its parts back first). Any other non-empty folder (one of another kind, one whose manifest is not
 // well formed, a folder of other files) is refused unless `force`; then only this run's own names
 // are replaced, nothing else is touched. Entries are reached through the folder's descriptor
 // without following links (openat/unlinkat, O_NOFOLLOW): a link is removed or replaced as an entry,
@@ -50,7 +51,6 @@ struct FolderRequest {
   std::vector<std::string> removed_first;   // of `files`: removed now, before the run writes (metadata.json,
                                             // which marks a complete run, must not outlive the run that wrote it)
   bool force = false;                       // take a folder that is not this kind's (only `files` replaced)
-  bool keep_parts = false;                  // parts of the tables stay (a resumed run reads them back)
   std::string what = "output.dir";          // the key that errors name
 };
 
@@ -65,6 +65,10 @@ struct FolderClaim {
 // writes a file), std::runtime_error when an entry cannot be removed or the manifest written.
 FolderClaim claim_folder(const FolderRequest& r);
 
+// Writes the manifest of a run of `kind` in `dir` listing `files` (what claim_folder writes first),
+// e.g. again once a run's parts are merged and gone, so that the folder lists what it holds.
+void write_manifest(const std::string& dir, const std::string& kind, const std::vector<std::string>& files);
+
 // "output folder: N file(s) of an earlier run removed (a, b, ...)", "" when there were none.
 std::string claim_note(const FolderClaim& claim);
 
@@ -73,8 +77,14 @@ std::string claim_note(const FolderClaim& claim);
 // following links.
 std::vector<std::string> manifest_files(const std::string& dir, const std::string& kind, bool& found);
 
-// Throws std::invalid_argument("WHAT: PATH is a link ...") when `path` exists and is a symbolic
-// link, or exists and is not a folder: a run writes into real folders only.
+// The entry a folder's spelling names: "out/", "out/." and "out//./" name "out", so that the entry
+// itself is what is examined, never what a link of that name leads to.
+std::string folder_entry(const std::string& path);
+
+// Throws std::invalid_argument("WHAT: PATH is a link ...") when the entry `path` names
+// (folder_entry) exists and is a symbolic link, or exists and is not a folder: a run writes into
+// real folders only. The folders above it are the user's path, links among them (a scratch space
+// reached through a link) as the user spelled them.
 void check_real_folder(const std::string& path, const std::string& what);
 
 }  // namespace impact::io

@@ -161,13 +161,14 @@ cuda::DeviceOutputs<T> from_row(const cuda::DeviceOutputs<T>& out, std::int64_t 
   return o;
 }
 
-// The batch on the device in pieces of about kDevicePieceSeconds (the first of kMinDevicePiece rows,
+// The batch on the device in pieces of about kDevicePieceSeconds (the first of kMinDevicePiece rows
+// (the device's integrators do not poll a stop: a piece is the unit of an interrupt),
 // then sized from the rate so far, growing at most 8x a piece), the GIL released while one runs
 // and the signal handlers run between them: Ctrl-C raises KeyboardInterrupt within about a piece's
 // time. The rows are independent: the bits of one call. Returns the first row whose W is not
 // symmetric (-1: none; the pieces after it are not evaluated, and the caller keeps no result).
 constexpr double kDevicePieceSeconds = 0.12;
-constexpr std::size_t kMinDevicePiece = std::size_t(1) << 16;
+constexpr std::size_t kMinDevicePiece = 4096;
 template <class T>
 std::int64_t in_pieces(engine::BatchFn<T> fn, int device, const cuda::DeviceInputs& in, std::size_t n,
                        const cuda::DeviceOutputs<T>& out, const LawOptions& opt) {

@@ -56,11 +56,12 @@ template <class F> void run_interruptible(F work) {
     if (!finished && !interrupt && PyErr_CheckSignals() != 0) {
       interrupt = std::make_unique<py::error_already_set>();  // fetches it; nothing here throws
       g_stops.fetch_add(1);
+      io::raise_stop_flag(true);  // the integrators' instances end at their next poll (engine::stoppable)
     }
   }
   worker.join();  // done: returns at once
   if (interrupt) {
-    g_stops.fetch_sub(1);
+    if (g_stops.fetch_sub(1) == 1) io::raise_stop_flag(false);
     throw *interrupt;
   }
   if (!failed) return;

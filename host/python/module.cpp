@@ -99,11 +99,11 @@ py::list output_names() {
 
 // ---- evaluate -------------------------------------------------------------------------------------
 // The batch goes to the backend in chunks of about kChunkSeconds each (the first of kFirstChunk
-// rows, then sized from the rate measured so far, growing at most 8x a chunk), the GIL released
-// while one runs and signals checked between them: Ctrl-C raises KeyboardInterrupt within about a
-// chunk's time (well within 0.2 s) instead of at the end of the batch, whatever the law, its steps
-// or the backend. The instances are independent, so the results are the bits of one call, whatever
-// the chunks.
+// rows, then sized from the rate measured so far, growing at most 8x a chunk), on a thread of its
+// own while the caller's waits with the GIL released and runs the signal handlers: Ctrl-C raises
+// KeyboardInterrupt within a chunk's time, or sooner where an integrator's instance ends early at
+// the stop, instead of at the end of the batch. The instances are independent, so the results are
+// the bits of one call, whatever the chunks.
 constexpr double kChunkSeconds = 0.04;
 constexpr std::size_t kFirstChunk = 256, kMinChunk = 64;
 
@@ -125,25 +125,27 @@ template <class T> void blank_failed_rows(const BatchOut<T>& out, std::size_t lo
   }
 }
 
-// Called with the GIL held; a pending signal's exception (KeyboardInterrupt) propagates as
+// Called with the GIL held: the chunks run on a thread of their own (run_interruptible), the caller's
+// waiting with the GIL released and running the signal handlers; a stop (Ctrl-C) also ends the
+// integrators' instances early (engine::stoppable), and the chunk they were in is dropped with the
+// whole call (io::check_cancelled after each chunk): KeyboardInterrupt propagates as
 // py::error_already_set, the partly written outputs dropped with it.
 template <class T>
 void run_in_chunks(engine::BatchFn<T> fn, const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt) {
-  const std::size_t n = in.count;
-  for (std::size_t lo = 0, chunk = kFirstChunk; lo < n;) {
-    const std::size_t m = std::min(chunk, n - lo);
-    double seconds = 0;
-    {
-      py::gil_scoped_release nogil;
+  const LawOptions stop = engine::stoppable(opt);
+  run_interruptible([&] {
+    const std::size_t n = in.count;
+    for (std::size_t lo = 0, chunk = kFirstChunk; lo < n;) {
+      const std::size_t m = std::min(chunk, n - lo);
       const auto t0 = std::chrono::steady_clock::now();
-      fn(slice(in, lo, m), slice(out, lo), opt);
-      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      fn(slice(in, lo, m), slice(out, lo), stop);
+      io::check_cancelled();
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       blank_failed_rows(out, lo, lo + m);
+      lo += m;
+      chunk = next_chunk(chunk, m, seconds);
     }
-    lo += m;
-    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-    chunk = next_chunk(chunk, m, seconds);
-  }
+  });
 }
 
 // cols: kNumInputs entries, each None (a parameter the law does not read) or a C-contiguous 1-D

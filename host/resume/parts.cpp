@@ -138,19 +138,6 @@ std::vector<std::string> folder_entries(const std::string& dir) {
 
 }  // namespace
 
-std::vector<std::string> remove_parts_beyond(const std::string& dir, const std::vector<std::string>& files,
-                                             std::size_t parts) {
-  std::vector<std::string> removed;
-  for (const std::string& e : folder_entries(dir))
-    for (const std::string& f : files)
-      if (const int k = io::part_index(e, f); k >= 0 && static_cast<std::size_t>(k) >= parts) {
-        io::remove_if_exists(dir + "/" + e);
-        removed.push_back(e);
-        break;
-      }
-  return removed;
-}
-
 void write_parts_manifest(const std::string& dir, const PartsManifest& m) {
   nlohmann::json parts = nlohmann::json::array();
   for (std::size_t p = 0; p < m.rows.size(); ++p) {

@@ -46,13 +46,8 @@ std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m);
 
 // Throws std::runtime_error when DIR holds a part of a listed file beyond the K parts listed: a
 // parts.json that lacks parts (`impact study --merge`, which knows the run only from the folder;
-// the run that wrote the parts knows them, and removes an earlier run's instead).
+// the run that wrote the parts knows them).
 void check_no_parts_beyond(const std::string& dir, const PartsManifest& m);
-
-// Removes the parts of `files` numbered `parts` and up in DIR (and DIR/salib): an earlier run's
-// pieces beyond this one's, in a folder this run has claimed (io::claim_folder). Returns them.
-std::vector<std::string> remove_parts_beyond(const std::string& dir, const std::vector<std::string>& files,
-                                             std::size_t parts);
 
 // The part files of a manifest (relative to the folder), e.g. for removing them after a failure.
 std::vector<std::string> part_files(const PartsManifest& m);

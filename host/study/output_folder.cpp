@@ -4,14 +4,18 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 
 #include "resume/parts.hpp"
 
 namespace impact::study {
 
-std::vector<std::string> study_output_files(const StudyConfig& c, const std::vector<std::string>& tables) {
+std::vector<std::string> study_output_files(const StudyConfig& c, const std::vector<std::string>& tables,
+                                            std::uint64_t parts) {
   std::vector<std::string> v = tables;
+  for (std::uint64_t k = 0; k < parts; ++k)
+    for (const std::string& t : tables) v.push_back(io::part_file_name(t, static_cast<int>(k)));
   if (!c.sens_outputs.empty()) v.push_back("sensitivity.csv");
   v.push_back("summary.md");
   v.push_back("metadata.json");
@@ -20,15 +24,13 @@ std::vector<std::string> study_output_files(const StudyConfig& c, const std::vec
   return v;
 }
 
-FolderClaim claim_output_folder(const std::string& dir, const std::vector<std::string>& files, bool force,
-                                bool keep_parts) {
+FolderClaim claim_output_folder(const std::string& dir, const std::vector<std::string>& files, bool force) {
   io::FolderRequest r;
   r.dir = dir;
   r.kind = kStudyKind;
   r.files = files;
   r.removed_first = {"metadata.json", "parts.json"};
   r.force = force;
-  r.keep_parts = keep_parts;
   return io::claim_folder(r);
 }
 
@@ -65,8 +67,38 @@ MergeOutcome merge_folder(const std::string& dir) {
   if (!m.total)
     throw std::runtime_error(dir + ": neither parts.json nor metadata.json says how many rows the run has: nothing "
                              "merged (run the study again)");
+  // every table of the run: one parts.json lists, or a whole file already there (a table dropped
+  // from parts.json would lose its parts with parts.json)
+  if (meta.is_object() && meta.contains("files") && meta["files"].is_array())
+    for (const nlohmann::json& f : meta["files"]) {
+      if (!f.is_string()) continue;
+      const std::string t = f.get<std::string>();
+      struct stat st{};
+      if (std::find(m.files.begin(), m.files.end(), t) == m.files.end() && ::lstat((dir + "/" + t).c_str(), &st) != 0)
+        throw std::runtime_error(dir + ": metadata.json lists the table " + t + ", which parts.json does not list and " +
+                                 "the folder does not hold: parts.json lacks a table; nothing merged");
+    }
+  const std::set<std::string> listed(own.begin(), own.end()), merged(m.files.begin(), m.files.end());
+  for (const std::string& e : own) {  // a part the manifest lists, of a table parts.json does not
+    const std::size_t at = e.rfind(".part-");
+    if (at == std::string::npos || e.size() < at + 11) continue;
+    const std::string t = e.substr(0, at) + e.substr(at + 11);  // the tag's 5 digits
+    struct stat st{};
+    if (io::part_index(e, t) >= 0 && listed.count(t) && !merged.count(t) && ::lstat((dir + "/" + e).c_str(), &st) == 0)
+      throw std::runtime_error(dir + "/" + e + ": a part of " + t + ", a table parts.json does not list: parts.json "
+                               "lacks a table; nothing merged");
+  }
   resume::check_no_parts_beyond(dir, m);
   o.bytes = resume::merge_parts(dir, m);
+  std::vector<std::string> left;  // the manifest without the parts merged and gone
+  for (const std::string& f : own) {
+    const std::size_t at = f.rfind(".part-");
+    const bool merged_part = at != std::string::npos && f.size() >= at + 11 &&
+                             io::part_index(f, f.substr(0, at) + f.substr(at + 11)) >= 0 &&
+                             std::find(m.files.begin(), m.files.end(), f.substr(0, at) + f.substr(at + 11)) != m.files.end();
+    if (!merged_part) left.push_back(f);
+  }
+  io::write_manifest(dir, kStudyKind, left);
   o.parts = m.rows.size();
   o.files = m.files.size();
   return o;

@@ -3,8 +3,8 @@
 // io/owned_folder.hpp: a run removes or replaces only what a study's manifest there lists, the
 // parts and dead temporaries of those names, and the files of its own names; it follows no link).
 // metadata.json and parts.json, the marks of a complete run and of its parts, go at the claim, so
-// that a run that fails leaves neither; metadata.json, written last, says the run completed. A
-// resumed run in pieces keeps the parts (they are what it reads back).
+// that a run that fails leaves neither; metadata.json, written last, says the run completed. A run
+// in pieces lists its parts in the manifest, so that the next run may remove them.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -22,15 +22,17 @@ using io::claim_note;
 // The kind a study's manifest names.
 constexpr const char* kStudyKind = "study";
 
-// Every file a run of c writes in its folder, relative to it: `tables` (run_layout's files),
-// sensitivity.csv, summary.md, metadata.json, the plots and parts.json.
-std::vector<std::string> study_output_files(const StudyConfig& c, const std::vector<std::string>& tables);
+// Every file a run of c writes in its folder, relative to it: `tables` (run_layout's files) and,
+// for a run in `parts` pieces, their parts 0..parts-1, sensitivity.csv, summary.md, metadata.json,
+// the plots and parts.json.
+std::vector<std::string> study_output_files(const StudyConfig& c, const std::vector<std::string>& tables,
+                                            std::uint64_t parts = 0);
 
-// Makes `dir` this study's (io::claim_folder). `keep_parts`: a resumed run in pieces (its parts
-// stay). Throws std::invalid_argument ("output.dir: DIR ...") for a folder a study may not take,
+// Makes `dir` this study's (io::claim_folder): the parts of this run's names stay (a resumed run
+// reads them back, a new one replaces them), the earlier run's other files go. Throws
+// std::invalid_argument ("output.dir: DIR ...") for a folder a study may not take,
 // std::runtime_error when a file cannot be removed or the manifest written.
-FolderClaim claim_output_folder(const std::string& dir, const std::vector<std::string>& files, bool force,
-                                bool keep_parts = false);
+FolderClaim claim_output_folder(const std::string& dir, const std::vector<std::string>& files, bool force);
 
 struct MergeOutcome {
   std::uint64_t bytes = 0;         // written

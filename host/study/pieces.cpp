@@ -1,5 +1,7 @@
 #include "study/pieces.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -124,6 +126,8 @@ bool parts_intact(const std::string& dir, const std::vector<std::string>& files,
     in.append_to(sums);
     if (sums.size() != files.size()) return false;
     for (std::size_t i = 0; i < files.size(); ++i) {
+      struct stat st{};  // a part is a regular file of the folder, never read through a link
+      if (::lstat(part_path(dir, files[i], k).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
       const io::FileSum now = io::file_sum(part_path(dir, files[i], k));
       if (now.bytes != sums[i].bytes || now.crc32 != sums[i].crc32) return false;
     }
@@ -380,9 +384,10 @@ class PiecesRunner {
                " holds pieces of an earlier run: add --resume to finish it, or use another folder";
         return;
       }
-      // the folder this run's, before any process writes (resumed: the parts read back stay)
-      const auto files = study_output_files(c_, run_layout(c_, sc_, design_, o.options.backend).files);
-      claim_ = claim_output_folder(c_.out_dir, files, q_.force, po_.resume);
+      // the folder this run's, before any process writes (its parts among its names: a resumed
+      // run's read back stay, and the next run may remove them)
+      const auto files = study_output_files(c_, run_layout(c_, sc_, design_, o.options.backend).files, count_);
+      claim_ = claim_output_folder(c_.out_dir, files, q_.force);
     }, true);
   }
 
@@ -448,13 +453,11 @@ class PiecesRunner {
     m.total = rows_;
     std::string note;
     merge_pieces(all_, count_, rows_, o.run, m, note);
-    // parts of this run's tables beyond its pieces in a study's folder (an earlier run's, with
-    // another --piece, kept by a resume's claim) belong to no table of this run, and `--merge`
-    // would refuse them as a gap; in a folder taken with --force such names are not the run's
-    if (!claim_.forced) resume::remove_parts_beyond(c_.out_dir, m.files, count_);
     write_parts_manifest(c_.out_dir, m);
     if (!po_.keep_parts) {
       merge_parts(c_.out_dir, m);
+      // the parts are gone: the folder lists what it holds, the single process's manifest
+      io::write_manifest(c_.out_dir, kStudyKind, study_output_files(c_, layout_.files));
     } else {
       o.options.plots = false;
       o.options.no_plots_why =

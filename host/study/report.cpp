@@ -235,7 +235,7 @@ std::string shell_quote(const std::string& s) {
 }  // namespace
 
 std::string run_plot_script(const std::string& script, const std::string& dir, const std::vector<std::string>& pngs,
-                            bool quiet, std::FILE* log, const char* program) {
+                            bool quiet, std::FILE* log, const char* program, const std::vector<std::string>& names) {
   const io::PythonFound py = io::find_python({"numpy", "matplotlib"});
   if (py.path.empty()) {
     std::fprintf(log,
@@ -244,7 +244,8 @@ std::string run_plot_script(const std::string& script, const std::string& dir, c
                  program, py.tried.c_str());
     return "plots: not drawn (see the warning above)";
   }
-  const std::string cmd = shell_quote(py.path) + " " + shell_quote(script) + " " + shell_quote(dir);
+  std::string cmd = shell_quote(py.path) + " " + shell_quote(script) + " " + shell_quote(dir);
+  for (const std::string& n : names) cmd += " " + shell_quote(n);
   const int rc = std::system((cmd + (quiet ? " >/dev/null" : " >&2")).c_str());
   if (rc != 0) {
     std::fprintf(log, "%s: warning: the plots were not drawn (exit %d of: %s); the tables are written\n", program, rc,
@@ -257,7 +258,7 @@ std::string run_plot_script(const std::string& script, const std::string& dir, c
 }
 
 std::string draw_plots(const std::string& dir, const std::vector<std::string>& pngs, bool quiet, std::FILE* log) {
-  return run_plot_script(plot_script(), dir, pngs, quiet, log, "impact study");
+  return run_plot_script(plot_script(), dir, pngs, quiet, log, "impact study", pngs);
 }
 
 StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const RunResult& run,

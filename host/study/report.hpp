@@ -36,14 +36,18 @@ struct ReportOptions {
 // Writes sensitivity.csv (with [sensitivity]), metadata.json and summary.md into c.out_dir and
 // draws the plots. Warnings (Sobol indices that cannot be computed or are undefined, plots not
 // drawn) go to `log`. Throws std::runtime_error when a file cannot be written.
-// Runs scripts/plot_study.py on a study's folder (it reads metadata.json and the tables); `pngs`: the
-// plots' files, for the returned note. A failed script is a warning on `log`.
+// Runs scripts/plot_study.py on a study's folder (it reads metadata.json and the tables) for the
+// plots `pngs` (the files of the study's plots, each a name the folder's claim made the run's): it
+// draws only those, each written whole and never through a link. A failed script is a warning on
+// `log`.
 std::string draw_plots(const std::string& dir, const std::vector<std::string>& pngs, bool quiet, std::FILE* log);
-// The same for any plotting script taking the folder as its one argument (`program` names the caller
-// in the warnings): a Python with numpy and matplotlib runs it (io::find_python); a failed script or
-// none found is a warning on `log` and the returned note says so.
+// The same for any plotting script taking the folder as its first argument (`program` names the
+// caller in the warnings; `names`: arguments after the folder): a Python with numpy and matplotlib
+// runs it (io::find_python); a failed script or none found is a warning on `log` and the returned
+// note says so.
 std::string run_plot_script(const std::string& script, const std::string& dir, const std::vector<std::string>& pngs,
-                            bool quiet, std::FILE* log, const char* program);
+                            bool quiet, std::FILE* log, const char* program,
+                            const std::vector<std::string>& names = {});
 
 StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const RunResult& run,
                          const ReportOptions& opt, std::FILE* log);

@@ -123,9 +123,10 @@ void kept_values(const LawColumns& lc, const LawRows& rows, std::size_t m, std::
 }
 
 // The study's run in precision T: the chunks, and each law on each chunk.
-// The pieces a chunk goes to the backend in (Driver::evaluate): about this long each.
+// The pieces a chunk goes to the backend in (Driver::evaluate): about this long each, and on the
+// GPU (whose integrators do not poll the stop) at least kMinGpuPiece rows, the first that many.
 constexpr double kPieceSeconds = 0.04, kGpuPieceSeconds = 0.12;
-constexpr std::size_t kMinGpuPiece = std::size_t(1) << 16;
+constexpr std::size_t kMinGpuPiece = 4096;
 
 // On the CUDA and serial backends the laws of chunk k run on a second thread while this one builds
 // chunk k+1 and then writes chunk k's rows (two chunk slots, the laws' outputs per slot and law):
@@ -142,7 +143,7 @@ class Driver {
         design_(design),
         backend_(backend),
         result_(result),
-        opt_(engine::law_options(c.steps, c.integrator)),
+        opt_(engine::stoppable(engine::law_options(c.steps, c.integrator))),
         overlap_(result.overlapped),
         first_(first),
         end_(first + rows) {
@@ -211,10 +212,11 @@ class Driver {
 
   // Law l on the slot's instances; returns the seconds in the law. The chunk goes to the backend in
   // pieces of about kPieceSeconds (the first small, the next sized from the law's rate in this run,
-  // growing at most 8x a piece; on the GPU longer and at least kMinGpuPiece rows, which its rate
-  // needs), a stop request checked before each (io::check_cancelled: Python's Ctrl-C, seen within
-  // about a piece's time whatever the law, its steps or the backend) and the progress bar moved
-  // after. The instances are independent: the same bits for any pieces.
+  // growing at most 8x a piece; on the GPU longer, which its rate needs), a stop request checked
+  // before and after each (io::check_cancelled: Python's Ctrl-C; on the host the integrators also
+  // end their instances at the stop, opt_ being engine::stoppable, and the piece is dropped with the
+  // run) and the progress bar moved after. The instances are independent: the same bits for any
+  // pieces.
   double evaluate(std::size_t l, Slot& slot, io::Progress* bar) const {
     const engine::BatchFn<T> fn = ref::any_batch_fn<T>(*result_.laws[l].law, backend_);
     const std::size_t m = slot.ch.m;
@@ -227,6 +229,7 @@ class Driver {
       io::check_cancelled();  // a front end's stop request (io/cancel.hpp), between pieces
       const auto tp = Clock::now();
       fn(slot.ch.in.view(nullptr, lo, hi - lo), slot.res[l].view(lo), opt_);
+      io::check_cancelled();  // a stop during the piece may have ended its instances early (opt_.stop)
       const double s = seconds_since(tp);
       if (hi - lo == piece) {
         const double fits = s > 0 ? static_cast<double>(piece) * target / s : 8.0 * static_cast<double>(piece);

@@ -142,7 +142,25 @@ struct LawOptions {
   // (impact/search_vote.hpp; StrongeLaw). Scheduling only: no result depends on it, and the host
   // ignores it (the CUDA reduction sets it from ReduceSchedule::defer_searches).
   bool defer_searches = true;
+  // On the host: a front end's stop (io::stop_flag, set by engine::stoppable; null: none). An
+  // integrator polls it every kStopPoll iterations and, raised, ends its instance with step_limit;
+  // the front end then drops the whole batch (io::check_cancelled throws), so no such row is used.
+  // The device never reads it.
+  const volatile std::int32_t* stop = nullptr;
 };
+
+// How often (iterations of an integrator's loop) the host polls LawOptions::stop.
+constexpr std::uint32_t kStopPoll = 1024;
+
+// Whether an integrator on the host should end its instance now (`polls` counts its iterations).
+IMPACT_HDI bool stop_requested(const LawOptions& opt, std::uint32_t& polls) {
+#if defined(__CUDA_ARCH__)
+  (void)opt, (void)polls;
+  return false;
+#else
+  return opt.stop && (++polls % kStopPoll) == 0 && *opt.stop != 0;
+#endif
+}
 
 // Checks the instance and normalises n in place. Order of checks: non-finite input, zero normal,
 // parameter ranges, approach velocity, positive definiteness of W.

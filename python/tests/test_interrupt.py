@@ -44,7 +44,18 @@ CHILD = textwrap.dedent(r'''
                 "params": {"mu": "uniform:0.1:0.9", "V0x": "uniform:-3:3"},
                 "run": {"steps": steps, "chunk": 16384}}
 
-    if what == "model":  # one log_likelihood call: points x the data's experiments
+    if what in ("evaluate-steps", "model-steps"):  # instances of 2e6 steps: one alone outlasts 0.2 s
+        if what == "model-steps":
+            m = ib.CalibrationModel(out, backend=backend, calibrate__law="jia", run__steps=1000000)
+            th = np.tile([[0.3, 0.6]], (4, 1))
+            call = lambda: m.log_likelihood(th)
+            N = 4 * m.experiments
+        else:
+            W, n, v, p = batch(64)
+            call = lambda: ib.evaluate("jia", W, n, v, backend=backend, steps=2000000, **p)
+            N = 64
+        pilot = whole / N
+    elif what == "model":  # one log_likelihood call: points x the data's experiments
         m = ib.CalibrationModel(out, backend=backend, calibrate__law="jia", run__steps=500)  # out: the config
         th = np.tile([[0.3, 0.6]], (200, 1))
         t = time.time(); m.log_likelihood(th); pilot = (time.time() - t) / 200
@@ -108,6 +119,17 @@ def test_ctrl_c_interrupts_a_calibration_models_batch(tmp_path, backend):
     # (calibrate/model.hpp), the call runs interruptibly (python/interrupt.hpp)
     src = os.environ.get("IMPACT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
     start, events, latency = run_interrupted("model", backend, os.path.join(src, "examples/calibration/ball-synthetic.toml"))
+    assert events[0]["event"] == "interrupt", f"no KeyboardInterrupt: {events} ({latency:.1f} s after SIGINT)"
+    assert latency < LATENCY, f"KeyboardInterrupt {latency:.2f} s after SIGINT"
+
+
+@pytest.mark.parametrize("what", ["evaluate-steps", "model-steps"])
+@pytest.mark.parametrize("backend", ["omp", "serial"])
+def test_ctrl_c_within_an_instance_of_many_steps(what, backend):
+    # jia at 1e6 and 2e6 steps: one instance alone takes about 0.3 s, so no split of the batch is
+    # enough; the integrators poll the stop (LawOptions::stop) and the batch is dropped
+    src = os.environ.get("IMPACT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+    start, events, latency = run_interrupted(what, backend, os.path.join(src, "examples/calibration/ball-synthetic.toml"))
     assert events[0]["event"] == "interrupt", f"no KeyboardInterrupt: {events} ({latency:.1f} s after SIGINT)"
     assert latency < LATENCY, f"KeyboardInterrupt {latency:.2f} s after SIGINT"
 

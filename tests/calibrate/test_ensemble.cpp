@@ -299,6 +299,7 @@ TEST(Ensemble, SummaryHoldsAtAnyMagnitude) {
   for (std::size_t i = 0; i < big.x.size(); ++i) big.x[i] = (i % 2 ? 1.0 : -1.0) * ch.x[i] * scale * 3.9;
   const ParamSummary c = summarize(big, 100, p)[0];
   EXPECT_TRUE(std::isfinite(c.mean) && std::isfinite(c.sd) && std::isfinite(c.tau)) << c.mean << " " << c.sd << " " << c.tau;
+  EXPECT_DOUBLE_EQ(sorted_quantile({-1.7e308, 1.7e308}, 0.25), -0.85e308);  // b - a overflows
   double m = 0, sd = 0;
   mean_sd({1e308, 1.5e308, 1.7e308}, m, sd);
   EXPECT_DOUBLE_EQ(m, 1.4e308);

@@ -75,8 +75,9 @@ struct PreparedRun {
 };
 
 // A study (which 0), a study in pieces with a checkpoint (1) or a calibration (2) into root/out.
-PreparedRun prepare(fr::Choices& c, const std::string& root, int which, bool force, bool keep_parts = false) {
-  const std::string out = root + "/out";
+PreparedRun prepare(fr::Choices& c, const std::string& root, int which, bool force, bool keep_parts = false,
+                    const std::string& out_spelled = "") {
+  const std::string out = out_spelled.empty() ? root + "/out" : out_spelled;
   PreparedRun r;
   if (which <= 1) {
     auto q = std::make_shared<study::StudyRequest>(test::text_study("", out));
@@ -127,12 +128,12 @@ PreparedRun prepare(fr::Choices& c, const std::string& root, int which, bool for
 }
 
 // `impact study --merge out` after an earlier study in kept parts, parts.json perhaps damaged.
-PreparedRun prepare_merge(fr::Choices& c, const std::string& root) {
+PreparedRun prepare_merge(fr::Choices& c, const std::string& root, const std::string& spelled) {
   const std::string out = root + "/out";
   PreparedRun r;
   r.kind = "study";
   r.what = "merge";
-  r.go = [out] { study::merge_folder(out); };
+  r.go = [spelled] { study::merge_folder(spelled); };
   try {
     resume::PartsManifest m = resume::read_parts_manifest(out);
     for (const std::string& f : m.files) r.files.push_back(f);
@@ -168,7 +169,7 @@ TEST(FolderRule, EveryRunIntoARandomTreeTakesOnlyWhatItMay) {
   const std::string data = test::slurp(std::string(IMPACT_SOURCE_DIR) + "/examples/calibration/ball-synthetic.csv");
   ASSERT_FALSE(data.empty());
   constexpr int kTrees = 240;
-  int runs = 0, failed = 0, violations = 0;
+  int runs = 0, failed = 0, violations = 0, spelled = 0, linked = 0;
   std::map<std::string, int> by_what;
   for (int t = 0; t < kTrees; ++t) {
     fr::Choices c(0x5eed0000u + static_cast<std::uint64_t>(t));
@@ -192,8 +193,11 @@ TEST(FolderRule, EveryRunIntoARandomTreeTakesOnlyWhatItMay) {
       fs::remove_all(root + "/ck");
       fr::scatter(c, root, c.below(7));
     }
-    // the run, read by the rule before it runs
-    PreparedRun r = which == 3 ? prepare_merge(c, root) : prepare(c, root, which, c.coin());
+    // the run, read by the rule before it runs, into its folder spelled one way or another
+    const std::string out = fr::spelled(c, root);
+    PreparedRun r = which == 3 ? prepare_merge(c, root, out) : prepare(c, root, which, c.coin(), false, out);
+    spelled += out != root + "/out";
+    linked += fs::is_symlink(root + "/out");
     const fr::Snapshot before = fr::snapshot(root);
     const fr::Allowed allowed = fr::allowed(root + "/out", r.kind, r.files, before, "out");
     bool ok = true;
@@ -212,8 +216,9 @@ TEST(FolderRule, EveryRunIntoARandomTreeTakesOnlyWhatItMay) {
   }
   std::string kinds;
   for (const auto& [k, n] : by_what) kinds += "\n  " + std::to_string(n) + " " + k;
-  std::printf("folder rule: %d trees, %d runs under test (%d refused or failed), %d violations:%s\n", kTrees, runs,
-              failed, violations, kinds.c_str());
+  std::printf("folder rule: %d trees, %d runs under test (%d refused or failed; %d into out/ spelled with a trailing "
+              "/ or /., %d into an out that is a link), %d violations:%s\n",
+              kTrees, runs, failed, spelled, linked, violations, kinds.c_str());
 }
 
 }  // namespace

@@ -56,15 +56,19 @@ mkdir -p "$T/empty"
 check "an empty existing folder is taken" '[ $rc -eq 0 ] && [ -s "$T/empty/metadata.json" ]'
 
 # ---- (b) what a killed run left is removed by the next (single-process) run -----------------------
-"$IMPACT" "${S[@]}" --set design.n=2000 --out "$T/K"
+# (a run in pieces lists its parts in its manifest, written before its first part: a killed one is
+# the same folder as a run that kept its parts, less what it had not written yet)
+"$IMPACT" "${S[@]}" --set design.n=2000 --set 'output.formats=["csv","npy","salib"]' --piece 512 \
+  --checkpoint "$T/Kck" --keep-parts --out "$T/K"
 dead=2147480000  # a pid no process has
 while kill -0 $dead 2> /dev/null; do dead=$((dead - 1)); done
-touch "$T/K/jia.part-00003.npy" "$T/K/stronge.part-00001.csv" "$T/K/.jia.csv.tmp-$dead-4" "$T/K/parts.json"
-mkdir -p "$T/K/salib" && touch "$T/K/salib/jia_P_n.part-00002.txt"
+touch "$T/K/.jia.csv.tmp-$dead-4" "$T/K/.jia.part-00001.npy.tmp-$dead-2" "$T/K/salib/.jia_P_n.part-00002.txt.tmp-$dead-0"
 rm "$T/K/metadata.json"
+echo mine > "$T/K/jia.part-00099.npy" && echo mine > "$T/K/notes.part-00001.csv"  # no run's: unlisted
 "$IMPACT" "${S[@]}" --set design.n=2000 --out "$T/K"; rc=$?
-check "parts, parts.json and temporaries of a killed run are removed by a single-process rerun" \
-  '[ $rc -eq 0 ] && [ $(find "$T/K" -name "*part*" | wc -l) -eq 0 ] && [ $(find "$T/K" -name ".*tmp*" | wc -l) -eq 0 ]'
+check "parts, parts.json and temporaries of a killed run are removed by a single-process rerun, unlisted names kept" \
+  '[ $rc -eq 0 ] && [ "$(cd "$T/K" && find . -name "*part*" | sort | tr "\n" " ")" = "./jia.part-00099.npy ./notes.part-00001.csv " ] && [ $(find "$T/K" -name ".*tmp*" | wc -l) -eq 0 ]'
+rm "$T/K/jia.part-00099.npy" "$T/K/notes.part-00001.csv"
 "$IMPACT" "${S[@]}" --set design.n=2000 --out "$T/K0"
 check "... and the folder is then the uninterrupted run's" 'same_tree "$T/K0" "$T/K"'
 
@@ -177,17 +181,21 @@ check "reduce: with the folder gone the chunk is recomputed, the same summary" '
 
 # ---- (d) impact eval: what a killed run left beside OUT goes, a live writer's temporary stays ----
 head -n 50 "$SRC/examples/cases.csv" > "$T/in.csv"
-touch "$T/res.csv.part1" "$T/res.csv.part2" "$T/.res.csv.part1.tmp-$dead-0" "$T/.res.csv.tmp-$dead-7" "$T/.res.csv.tmp-$$-1"
+echo mine > "$T/res.csv.part1"  # a user's file named like a share: its name proves nothing
+touch "$T/.res.csv.part1.tmp-$dead-0" "$T/.res.csv.tmp-$dead-7" "$T/.res.csv.tmp-$$-1"
 "$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/res.csv" -q; rc=$?
-check "eval: shares and temporaries of a killed run removed; a running process's temporary kept" \
-  '[ $rc -eq 0 ] && [ -s "$T/res.csv" ] && [ $(ls -A "$T" | grep -c "res.csv.part") -eq 0 ] && [ ! -e "$T/.res.csv.tmp-$dead-7" ] && [ -e "$T/.res.csv.tmp-$$-1" ]'
+check "eval: temporaries of a killed run removed; a running process's temporary and a share-like file kept" \
+  '[ $rc -eq 0 ] && [ -s "$T/res.csv" ] && [ ! -e "$T/.res.csv.part1.tmp-$dead-0" ] && [ ! -e "$T/.res.csv.tmp-$dead-7" ] && [ -e "$T/.res.csv.tmp-$$-1" ] && [ "$(cat "$T/res.csv.part1")" = mine ]'
+rm "$T/res.csv.part1"
 
 if command -v mpirun > /dev/null && ldd "$IMPACT" 2> /dev/null | grep -q libmpi; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-  touch "$T/m.csv.part2" "$T/.m.csv.part1.tmp-$dead-0"
+  echo mine > "$T/m.csv.part1"  # a user's file named like the shares of old: kept, never read
+  touch "$T/.m.csv.part1.tmp-$dead-0"
   mpirun --oversubscribe -n 2 "$IMPACT" eval --law newton --in "$T/in.csv" --out "$T/m.csv" -q; rc=$?
-  check "mpirun eval: a killed run's shares and share temporaries removed" \
-    '[ $rc -eq 0 ] && cmp -s "$T/m.csv" "$T/res.csv" && [ $(ls -A "$T" | grep -c "m.csv.part") -eq 0 ]'
+  check "mpirun eval: a killed run's shares removed, this run's merged and removed, a user's file kept" \
+    '[ $rc -eq 0 ] && cmp -s "$T/m.csv" "$T/res.csv" && [ "$(ls -A "$T" | grep "m.csv.part")" = "m.csv.part1" ] && [ "$(cat "$T/m.csv.part1")" = mine ]'
+  rm "$T/m.csv.part1"
   # a killed mpirun study, then a single-process run in the same folder (study-stale-outputs b)
   mpirun --oversubscribe -n 2 "$IMPACT" "${S[@]}" "${P[@]}" --keep-parts --out "$T/MK" > /dev/null
   touch "$T/MK/.jia.part-00003.npy.tmp-$dead-2"
@@ -220,15 +228,71 @@ check "a manifest entry lnk/victim.txt: refused naming it, the file outside kept
 ln -s "$T/La" "$T/Lc"
 "$IMPACT" "${F[@]}" --out "$T/Lc" 2> "$T/err"; rc=$?
 check "an output folder that is a link: refused" '[ $rc -eq 1 ] && grep -q "Lc is a link (to $T/La)" "$T/err"'
-# a running eval's temporary in the folder: the study does not take it, the eval's table is whole
+# a running eval writing into a study's folder: its temporary is no name of the study's, left
+# alone, and the eval's table is whole; a running process's temporary of one of the study's own
+# names refuses the study, naming the process
 { head -1 "$SRC/examples/cases.csv"; for _ in $(seq 60); do tail -n +2 "$SRC/examples/cases.csv"; done; } > "$T/big.csv"
-mkdir -p "$T/Ld"
+"$IMPACT" "${F[@]}" --out "$T/Ld"
 "$IMPACT" eval --law jia --steps 400 --in "$T/big.csv" --out "$T/Ld/x.csv" --backend serial --pipeline 1 -q & ev=$!
-for _ in $(seq 200); do ls -A "$T/Ld" | grep -q tmp && break; sleep 0.02; done
+for _ in $(seq 200); do ls -A "$T/Ld" | grep -q "x.csv.tmp" && break; sleep 0.02; done
+live=$(ls -A "$T/Ld" | grep "x.csv.tmp")
 "$IMPACT" "${F[@]}" --out "$T/Ld" 2> "$T/err"; rc=$?
 wait $ev; erc=$?
-check "a running eval's temporary: the study refused, the eval's table written" \
-  '[ $rc -eq 1 ] && [ $erc -eq 0 ] && [ $(wc -l < "$T/Ld/x.csv") -eq $(wc -l < "$T/big.csv") ]'
+check "a running eval's temporary in a study's folder: the study runs, the temporary was there, the eval's table whole" \
+  '[ -n "$live" ] && [ $rc -eq 0 ] && [ $erc -eq 0 ] && [ $(wc -l < "$T/Ld/x.csv") -eq $(wc -l < "$T/big.csv") ]'
+sleep 30 & holder=$!
+touch "$T/Ld/.jia.csv.tmp-$holder-0"
+"$IMPACT" "${F[@]}" --out "$T/Ld" 2> "$T/err"; rc=$?
+kill $holder; wait $holder 2> /dev/null
+check "a running process's temporary of the study's own name: refused, naming it, kept" \
+  '[ $rc -eq 1 ] && grep -q "process $holder is writing jia.csv there now" "$T/err" && [ -e "$T/Ld/.jia.csv.tmp-$holder-0" ]'
+"$IMPACT" "${F[@]}" --out "$T/Ld"; rc=$?
+check "... and once that process has ended, its temporary goes" '[ $rc -eq 0 ] && [ ! -e "$T/Ld/.jia.csv.tmp-$holder-0" ]'
+# a trailing / or /. on a link is the link: refused, nothing written or removed in its target
+mkdir -p "$T/Lt" && echo mine > "$T/Lt/notes.txt" && ln -s Lt "$T/Lt-link"
+for sp in "$T/Lt-link/" "$T/Lt-link/." "$T/Lt-link//./"; do
+  "$IMPACT" "${F[@]}" --out "$sp" 2> "$T/err"; rc=$?
+  check "--out $sp: the link refused" '[ $rc -eq 1 ] && grep -q "is a link" "$T/err" && [ "$(ls -A "$T/Lt")" = notes.txt ]'
+done
+# --merge draws plots only under the study's own names, never through a link, never outside
+P2=(study "$SRC/examples/studies/pencil-mc.toml" --set design.n=3000 --set run.chunk=1000 --backend omp -q --piece 1024)
+"$IMPACT" "${P2[@]}" --checkpoint "$T/Mpck" --keep-parts --out "$T/Mp" --no-plots
+png=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['config']['plots'][0]['file'])" "$T/Mp/metadata.json")
+echo "the user's picture" > "$T/outside/victim.png" && ln -s ../outside/victim.png "$T/Mp/$png"
+"$PY" - "$T/Mp/metadata.json" <<'PYEOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["config"]["plots"].append(dict(m["config"]["plots"][0], file="../outside/evil.png"))
+json.dump(m, open(sys.argv[1], "w"))
+PYEOF
+"$IMPACT" study --merge "$T/Mp" -q 2> "$T/err"; rc=$?
+check "--merge: a plot's link replaced (its target kept), a plot named outside not drawn" \
+  '[ $rc -eq 0 ] && [ "$(cat "$T/outside/victim.png")" = "the user'"'"'s picture" ] && [ ! -e "$T/outside/evil.png" ] && { [ ! -L "$T/Mp/$png" ] || [ ! -e "$T/Mp/$png" ]; }'
+# --merge with a table dropped from parts.json: refused, every part kept
+"$IMPACT" "${P2[@]}" --checkpoint "$T/Mdck" --keep-parts --out "$T/Md" --no-plots
+"$PY" - "$T/Md/parts.json" <<'PYEOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+k = p["files"].index("stronge.npy")
+p["files"].pop(k)
+for part in p["parts"]:
+    part["files"].pop(k)
+json.dump(p, open(sys.argv[1], "w"))
+PYEOF
+n=$(ls "$T/Md" | grep -c part-)
+"$IMPACT" study --merge "$T/Md" --no-plots 2> "$T/err"; rc=$?
+check "--merge with a table dropped from parts.json: refused (exit 2), naming it, every part kept" \
+  '[ $rc -eq 2 ] && grep -q "stronge.npy.*parts.json lacks a table; nothing merged" "$T/err" && [ $(ls "$T/Md" | grep -c part-) -eq $n ]'
+# ... and with metadata.json gone too, the manifest's parts of that table still say so
+rm "$T/Md/metadata.json"
+"$PY" - "$T/Md/parts.json" <<'PYEOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["rows"] == 3000
+PYEOF
+"$IMPACT" study --merge "$T/Md" --no-plots 2> "$T/err"; rc=$?
+check "... without metadata.json: refused naming a part of the dropped table" \
+  '[ $rc -eq 2 ] && grep -q "stronge.part-0000[0-9].npy: a part of stronge.npy, a table parts.json does not list" "$T/err" && [ $(ls "$T/Md" | grep -c part-) -eq $n ]'
 # a folder of files named like parts and temporaries: refused, and with --force kept
 mkdir -p "$T/Le" && echo vol1 > "$T/Le/backup.part-00001.rar" && echo notes > "$T/Le/.notes.tmp-1-2"
 "$IMPACT" "${F[@]}" --out "$T/Le" 2> "$T/err"; rc=$?

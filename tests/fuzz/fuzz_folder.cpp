@@ -3,7 +3,7 @@
 // and files or none, user files, names like parts and temporaries, links to files and folders
 // outside, dangling links, hard links, FIFOs, manifests with random entries), then choose what runs
 // into out/: a claim (io::claim_folder: a kind, names from the pool, the names removed first,
-// force, keep_parts) or `impact study --merge` (study::merge_folder over a parts.json of random
+// force) or `impact study --merge` (study::merge_folder over a parts.json of random
 // parts). A finding is any path outside out/ that changed, any path in out/ the run may not take
 // that changed or went, or a link followed (folder_rule::violations).
 #include <unistd.h>
@@ -94,7 +94,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const std::string& f : r.files)
     if (c.coin(3)) r.removed_first.push_back(f);
   r.force = c.coin();
-  r.keep_parts = c.coin(4);
   std::vector<std::string> files = r.files;
   std::string kind = r.kind;
   if (merge) {  // what a merge may take: a study's tables, their parts, parts.json (its own reading)

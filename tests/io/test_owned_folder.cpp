@@ -211,6 +211,8 @@ TEST(OwnedFolder, OneDestinationUnderItsSpellings) {
   for (const std::string& a : spellings) EXPECT_TRUE(io::same_destination(a, dir + "/hard.csv")) << a;
   EXPECT_FALSE(io::same_destination(r, dir + "/other.csv"));
   EXPECT_FALSE(io::same_destination(r, "-"));
+  EXPECT_TRUE(io::same_destination("-", "/dev/stdout"));  // standard output under its names
+  EXPECT_TRUE(io::same_destination("/dev/fd/1", "-"));
   // a link through a folder link: "lnk/../x" is the folder above the link's target
   fs::create_directories(dir + "/deep/a");
   fs::create_directory_symlink(dir + "/deep/a", dir + "/lnk");

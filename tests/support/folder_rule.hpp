@@ -4,9 +4,9 @@
 //   * every path of the sandbox outside out/ (and outside the run's checkpoint folder) is as it was:
 //     its kind, its bytes (a hash), its link's target, its inode;
 //   * every path inside out/ that changed or went is one the run may change: its own names, the
-//     manifest, and where out/ held a well-formed manifest of the run's kind, the names it listed,
-//     the parts (NAME.part-NNNNN.EXT) of those and of the run's names, and the temporaries
-//     (.NAME.tmp-PID-N) of all of those whose process had ended;
+//     manifest, and where out/ held a well-formed manifest of the run's kind, the names it listed
+//     and the temporaries (.NAME.tmp-PID-N) of those and of the run's names whose process had ended
+//     (the issue's rule: removed only when its process is dead); a name like a part proves nothing;
 //   * a path that appeared in out/ is one of the run's names or the manifest (salib/ for them);
 //   * no link was followed: a link that stayed points where it pointed, and one that changed is now
 //     the run's regular file (a write through a link changes its target, outside or inside: caught above).
@@ -196,7 +196,8 @@ inline void scatter(Choices& c, const std::string& root, std::uint32_t count) {
 }
 
 // The sandbox: root/outside (files, a folder, a file hard linked into out/), and out/ (absent
-// sometimes) with what an earlier run left (the caller's, before) and `scatter`'s entries.
+// sometimes, or a link to a folder outside) with what an earlier run left (the caller's, before) and
+// `scatter`'s entries.
 inline void make_sandbox(Choices& c, const std::string& root) {
   namespace fs = std::filesystem;
   fs::create_directories(root + "/outside/d");
@@ -204,19 +205,18 @@ inline void make_sandbox(Choices& c, const std::string& root) {
   put_file(root + "/outside/h.txt", "outside h (hard linked)\n");
   put_file(root + "/outside/d/results.part-00001.csv", "someone else's split file\n");
   put_file(root + "/outside/d/newton_P_n.txt", "someone else's SALib file\n");
-  if (!c.coin(16)) fs::create_directories(root + "/out");
+  put_file(root + "/outside/d/.impactbatch-outputs.json", R"({"impactbatch_outputs": 2, "kind": "study", "files": ["newton_P_n.txt"]})");
+  const std::uint32_t how = c.below(16);
+  if (how == 0) return;                                                       // no folder yet
+  if (how == 1) fs::create_directory_symlink("outside/d", root + "/out");     // the folder a link
+  else fs::create_directories(root + "/out");
 }
 
-// The relative names a part of `name` may have (any index).
-inline bool part_of(const std::string& entry, const std::string& name) {
-  const std::size_t slash = name.rfind('/'), dot = name.rfind('.');
-  const std::size_t at = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? name.size() : dot;
-  const std::string head = name.substr(0, at) + ".part-", tail = name.substr(at);
-  if (entry.size() < head.size() + 5 + tail.size() || entry.compare(0, head.size(), head) != 0 ||
-      entry.compare(entry.size() - tail.size(), tail.size(), tail) != 0)
-    return false;
-  const std::string digits = entry.substr(head.size(), entry.size() - head.size() - tail.size());
-  return digits.size() >= 5 && digits.find_first_not_of("0123456789") == std::string::npos;
+// How the run spells its folder root/out: plainly, or with a trailing "/", "/." or "//./" (the
+// same entry, a link as much as the plain name).
+inline std::string spelled(Choices& c, const std::string& root) {
+  static const std::vector<std::string> tails = {"", "", "", "/", "/.", "//./"};
+  return root + "/out" + c.pick(tails);
 }
 
 // A temporary (.NAME.tmp-PID-N) of one of `names` whose process has ended.
@@ -231,9 +231,7 @@ inline bool ended_temporary_of(const std::string& entry, const std::set<std::str
   if (dash == std::string::npos) return false;
   const long pid = std::atol(base.c_str() + tmp + 5);
   const bool ended = pid > 1 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
-  if (!ended) return false;
-  if (names.count(stem)) return true;
-  return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return part_of(stem, n); });
+  return ended && names.count(stem);
 }
 
 // The names (relative to out/) a manifest of `kind` in out/ lists, read as the rule says: a regular
@@ -275,7 +273,7 @@ inline std::set<std::string> listed(const std::string& out, const std::string& k
 // What a run of `kind` writing `files` into out/ may change there, from the folder as it was.
 struct Allowed {
   std::set<std::string> own;      // the run's names and the manifest
-  std::set<std::string> earlier;  // listed, and parts and ended temporaries of listed and own names
+  std::set<std::string> earlier;  // listed, and the ended temporaries of listed and own names
   bool ours = false;
 };
 
@@ -291,9 +289,7 @@ inline Allowed allowed(const std::string& out, const std::string& kind, const st
   for (const auto& [path, node] : before) {
     if (path.rfind(out_rel + "/", 0) != 0) continue;
     const std::string e = path.substr(out_rel.size() + 1);
-    if (ended_temporary_of(e, names) ||
-        std::any_of(names.begin(), names.end(), [&](const std::string& n) { return part_of(e, n); }))
-      a.earlier.insert(e);
+    if (ended_temporary_of(e, names)) a.earlier.insert(e);
   }
   return a;
 }
@@ -334,8 +330,9 @@ inline std::vector<std::string> violations(const Snapshot& before, const Snapsho
     const std::string rel = p.substr(out_rel.size() + 1);
     if (!a.own.count(rel) && !(rel == "salib" && now.kind == 'd')) v.push_back("in the folder, " + rel + " appeared (not the run's)");
   }
-  const auto o = after.find(out_rel);
-  if (o != after.end() && o->second.kind != 'd') v.push_back("the folder is no longer a folder");
+  const auto o = after.find(out_rel), b = before.find(out_rel);
+  if (o != after.end() && b != before.end() && o->second.kind != b->second.kind) v.push_back("the folder changed kind");
+  if (o != after.end() && b == before.end() && o->second.kind != 'd') v.push_back("the folder appeared as no folder");
   return v;
 }
 

@@ -425,7 +425,9 @@ struct JiaLaw {
     Run<T> m;
     m.trace = trace;
     if (!m.start(p, opt, probe)) return m.r;
+    std::uint32_t polls = 0;  // a front end's stop, on the host (stop_requested)
     while (!m.done) {
+      if (stop_requested(opt, polls)) return make_result<T>(Status::step_limit);
       probe.iter();
       if (m.stage != Stage::step) probe.sub();
       probe.seg(kSegCtl);

@@ -433,7 +433,9 @@ struct StrongeLaw {
     // float gained 2% (docs/bench.md, "Local memory in the model", 2026-11-28).
     Run<T> m;
     if (!m.start(p, t1, t2, opt, probe)) return m.r;
+    std::uint32_t polls = 0;  // a front end's stop, on the host (stop_requested)
     while (!m.done) {
+      if (stop_requested(opt, polls)) return make_result<T>(Status::step_limit);
       probe.iter();
       probe.seg(kSegCtl);
       const Next next = m.control(probe, vote);
