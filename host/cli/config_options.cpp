@@ -6,12 +6,14 @@
 
 namespace impact::cli {
 
+std::string check_folder_option(const std::string& value) {
+  return io::usable_folder_name(value) ? std::string() : std::string(io::kEmptyFolderName);
+}
+
 void add_config_run_options(CLI::App* c, ConfigRunArgs& a, const ConfigRunHelp& h) {
   c->add_option("config", a.config, h.config);
   c->add_option("--set", a.sets, std::string("KEY=VALUE override of a config key, e.g. ") + h.set_example + " (repeatable)");
-  c->add_option("--out", a.out, "Output folder (overrides output.dir)")
-      ->check([](const std::string& v) { return io::usable_folder_name(v) ? std::string() : io::kEmptyFolderName; },
-              "FOLDER");
+  c->add_option("--out", a.out, "Output folder (overrides output.dir)")->check(check_folder_option, "FOLDER");
   c->add_option("--backend", a.backend, std::string(h.backends) + " (overrides run.backend)");
   c->add_flag("--no-plots", a.no_plots, "Do not draw the plots");
   c->add_flag("--quiet,-q", a.quiet, "No progress bar and no tables");

@@ -31,4 +31,8 @@ struct ConfigRunHelp {
 
 void add_config_run_options(CLI::App* c, ConfigRunArgs& a, const ConfigRunHelp& h);
 
+// The check of an option naming a run's folder (--out, --merge): an empty or blank name is a usage
+// error (io::usable_folder_name), never the filesystem's root.
+std::string check_folder_option(const std::string& value);
+
 }  // namespace impact::cli

@@ -17,6 +17,7 @@
 #include "resume/parts.hpp"
 #include "study/pieces.hpp"
 #include "study/session.hpp"
+#include "cli/config_options.hpp"
 #include "cli/usage.hpp"
 #ifdef IMPACT_WITH_MPI
 #include "dist/mpi.hpp"
@@ -48,6 +49,7 @@ CLI::App* add_study_subcommand(CLI::App& app, StudyArgs& a) {
   c->add_option("--merge", a.merge,
                 "Assemble the tables of the folder DIR from the parts a run over several processes kept, then draw "
                 "its plots (no config)")
+      ->check(check_folder_option, "FOLDER")
       ->type_name("DIR");
   return c;
 }

@@ -209,6 +209,8 @@ F=(study "$SRC/examples/studies/jia-fig15c.toml" --no-plots -q)
 # an empty or blank folder name: a usage or config error, never the filesystem's root
 "$IMPACT" "${F[@]}" --out "" 2> "$T/err"; rc=$?
 check "--out \"\": exit 2, an empty folder name" '[ $rc -eq 2 ] && grep -q "an empty folder name" "$T/err"'
+"$IMPACT" study --merge "" 2> "$T/err"; rc=$?
+check "--merge \"\": exit 2, an empty folder name" '[ $rc -eq 2 ] && grep -q "merge: an empty folder name" "$T/err"'
 "$IMPACT" "${F[@]}" --set 'output.dir=""' 2> "$T/err"; rc=$?
 check "output.dir = \"\": exit 1 naming the key" '[ $rc -eq 1 ] && grep -q "output.dir: an empty folder name" "$T/err"'
 "$IMPACT" "${F[@]}" --set 'output.dir=""' --dry-run > /dev/null 2> "$T/err"; rc=$?
