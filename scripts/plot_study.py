@@ -143,8 +143,9 @@ def main():
         meta = json.load(f)
     cfg = meta["config"]
     plots = cfg.get("plots", [])
+    plots = [p for p in plots if isinstance(p, dict)]
     if only:
-        plots = [p for p in plots if p.get("file") in only]
+        plots = [p for p in plots if isinstance(p.get("file"), str) and p["file"] in only]
     for plot in plots:
         if not plain_name(plot.get("file")):
             print(f"plot_study: plot file {plot.get('file')!r} is not a name inside {outdir}: not drawn", file=sys.stderr)

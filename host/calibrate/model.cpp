@@ -185,8 +185,9 @@ void Model::evaluate(const double* theta, std::size_t n, std::size_t e0, std::si
   for (std::size_t lo = 0; lo < R;) {
     const std::size_t m = std::min({R - lo, group ? kGroupPieceRows : piece_, limit});
     const auto t0 = std::chrono::steady_clock::now();
+    const std::uint64_t epoch = io::stop_epoch();
     evaluate_piece(theta, lo, lo + m, e0, e1);
-    io::check_cancelled();  // a stop during the piece may have ended its instances early (engine::stoppable)
+    io::check_cancelled(epoch);  // a stop during the piece may have ended its instances early (engine::stoppable)
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     take(lo, lo + m);
     lo += m;

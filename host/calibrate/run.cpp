@@ -22,7 +22,7 @@
 #include "io/machine.hpp"
 #include "io/npy.hpp"
 #include "io/out_file.hpp"
-#include "io/owned_folder.hpp"
+#include "resume/owned_folder.hpp"
 #include "io/progress.hpp"
 #include "study/report.hpp"
 #include "study/rows.hpp"
@@ -34,7 +34,7 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-// The kind a calibration's manifest names (io/owned_folder.hpp): a calibration takes no study's folder
+// The kind a calibration's manifest names (resume/owned_folder.hpp): a calibration takes no study's folder
 // without --force, and no study takes its.
 constexpr const char* kCalibrationKind = "calibration";
 
@@ -444,11 +444,11 @@ std::vector<std::string> method_plots(const CalibrateConfig& c) {
 // that this one does not write go; the plots go before the script runs, so that a failed drawing
 // leaves none of an earlier run. Over processes rank 0 claims, and every process learns whether it
 // could before any goes on (on_every_process: a refusal ends every process, rank 0 saying why).
-io::FolderClaim claim_output(const CalibrateConfig& c, bool force, resume::ProcessGroup* group) {
-  io::FolderClaim claim;
+resume::FolderClaim claim_output(const CalibrateConfig& c, bool force, resume::ProcessGroup* group) {
+  resume::FolderClaim claim;
   on_every_process(group, [&] {
     if (group && group->rank() != 0) return;
-    io::FolderRequest r;
+    resume::FolderRequest r;
     r.dir = c.out_dir;
     r.kind = kCalibrationKind;
     r.files = method_files(c);
@@ -459,14 +459,14 @@ io::FolderClaim claim_output(const CalibrateConfig& c, bool force, resume::Proce
       r.removed_first.insert(r.removed_first.end(), plots.begin(), plots.end());
     }
     r.force = force;
-    claim = io::claim_folder(r);
+    claim = resume::claim_folder(r);
   });
   return claim;
 }
 
 // The plots and the file list, after the files.
-void finish(const CalibrateConfig& c, const io::FolderClaim& claim, std::FILE* progress, CalibrationOutcome& o) {
-  if (const std::string n = io::claim_note(claim); !n.empty() && progress) std::fprintf(progress, "%s\n", n.c_str());
+void finish(const CalibrateConfig& c, const resume::FolderClaim& claim, std::FILE* progress, CalibrationOutcome& o) {
+  if (const std::string n = resume::claim_note(claim); !n.empty() && progress) std::fprintf(progress, "%s\n", n.c_str());
   o.files = method_files(c);
   if (c.plots) {
     const std::vector<std::string> plots = method_plots(c);
@@ -487,7 +487,7 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   const bool writer = !group || group->rank() == 0;
   const std::size_t experiments = m.data().n;
   const std::vector<double> start = start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
-  const io::FolderClaim claim = claim_output(c, force, group);
+  const resume::FolderClaim claim = claim_output(c, force, group);
   EnsembleOptions eo;
   eo.walkers = c.walkers;
   eo.steps = c.mcmc_steps;
@@ -536,7 +536,7 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
   const bool writer = !group || group->rank() == 0;
   const std::size_t experiments = m.data().n, D = m.dim();
   const std::vector<double> start = start_from_prior(m, c.fit_starts, c.fit_seed, "starts");
-  const io::FolderClaim claim = claim_output(c, force, group);
+  const resume::FolderClaim claim = claim_output(c, force, group);
   std::vector<double> lo(D), hi(D), scale(D);
   for (std::size_t k = 0; k < D; ++k) prior_box(m.free()[k], lo[k], hi[k], scale[k]);
   io::Progress bar(progress, c.fit_starts, "fit " + c.name);

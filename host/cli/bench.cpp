@@ -91,8 +91,8 @@ bench::BenchSpec spec_of(const BenchArgs& a) {
   if (a.warmup < 0) throw std::invalid_argument("--warmup must be >= 0");
   if (a.max_n < 1) throw std::invalid_argument("--max-n must be >= 1");
   if (!a.json.empty() && !a.markdown.empty() && io::same_destination(a.json, a.markdown))
-    throw std::invalid_argument(a.json == "-" ? std::string("--json - and --markdown - cannot both write to stdout")
-                                              : "--json and --markdown name one file (" + a.json + ")");
+    throw std::invalid_argument("--json " + a.json + " and --markdown " + a.markdown +
+                                " name one file (standard output counts as one): name another for one of them");
   s.scenario = systems::parse_scenario(a.scenario);
   s.scenario_name = a.scenario;
   s.sets = a.sets;

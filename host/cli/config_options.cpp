@@ -2,7 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "io/owned_folder.hpp"
+#include "io/folder_names.hpp"
 
 namespace impact::cli {
 

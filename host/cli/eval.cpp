@@ -95,7 +95,7 @@ void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, P
          const LawOptions& opt, std::FILE* summary) {
   const auto t0 = std::chrono::steady_clock::now();
   io::CsvReader reader(args.in);
-  io::remove_stale_writes(args.out);  // what a killed run left beside OUT (temporaries, mpirun shares)
+  io::remove_stale_writes(io::destination(args.out));  // what a killed run left beside OUT's destination
   io::OutFile out(args.out, io::Links::follow);
   const BatchFn<T> fn = ref::any_batch_fn<T>(law, backend.backend);
   std::optional<io::OutFile> tf;  // opened before any work: a path that cannot be written fails first

@@ -8,7 +8,8 @@
 #include <stdexcept>
 
 #include "engine/options.hpp"
-#include "io/owned_folder.hpp"
+#include "io/folder_names.hpp"
+#include "resume/owned_folder.hpp"
 #include "study/output_folder.hpp"
 #include "study/config.hpp"
 #include "study/report.hpp"
@@ -99,7 +100,7 @@ int merge_folder(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   const nlohmann::json& meta = m.metadata;
   if (meta.is_object() && !args.no_plots) {
     bool study = false;  // a plot is drawn only under a name of the study's manifest (merge_folder checked it is one)
-    const std::vector<std::string> own = io::manifest_files(args.merge, kStudyKind, study);
+    const std::vector<std::string> own = resume::manifest_files(args.merge, kStudyKind, study).files;
     std::vector<std::string> pngs;
     if (meta.contains("config") && meta["config"].is_object() && meta["config"].contains("plots") &&
         meta["config"]["plots"].is_array())

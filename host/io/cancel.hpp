@@ -36,6 +36,14 @@ void check_cancelled();
 const volatile std::int32_t* stop_flag() noexcept;
 void raise_stop_flag(bool on) noexcept;
 
+// How many stops were raised in this process so far (raise_stop_flag(true) counts one before it
+// raises the flag). A run given the flag reads it before a piece and passes it to
+// check_cancelled(since) after: a stop raised meanwhile (its own or another run's, even one that
+// has ended since and lowered the flag) may have ended some of the piece's instances early, so the
+// piece is never used: Cancelled is thrown.
+std::uint64_t stop_epoch() noexcept;
+void check_cancelled(std::uint64_t since);
+
 // Installs a hook for a scope, restoring the previous one at its end.
 class CancelScope {
  public:

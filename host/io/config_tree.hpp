@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/owned_folder.hpp"
+#include "io/folder_names.hpp"
 
 namespace impact::io {
 
@@ -86,7 +86,7 @@ struct ConfigReader {
     if (!v.is_string()) fail(key, std::string("expected a string, got ") + json_type_name(v) + " " + show_value(v));
     return v.get<std::string>();
   }
-  // A folder a run writes into (output.dir): a string, neither empty nor blank (io/owned_folder.hpp).
+  // A folder a run writes into (output.dir): a string, neither empty nor blank (io/folder_names.hpp).
   std::string folder(const nlohmann::ordered_json& v, const std::string& key) const {
     const std::string s = str(v, key);
     if (!usable_folder_name(s)) fail(key, kEmptyFolderName);

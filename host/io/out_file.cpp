@@ -1,8 +1,9 @@
 #include "io/out_file.hpp"
 
-#include "io/owned_folder.hpp"
+#include "io/folder_names.hpp"
 
 #include <filesystem>
+#include <functional>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -313,8 +314,13 @@ std::vector<std::string> remove_stale_writes(const std::string& path) {
   // run and is left (the next run over several processes replaces its own shares, and removes them
   // once merged)
   const std::string share = base + ".part";
-  const auto ours = [&](const std::string& stem) {
+  // OUT, a share OUT.partR, or a share's own name (.OUT.partR.tmp-PID-0, eval under mpirun) whose
+  // OutFile left its temporary of it
+  const std::function<bool(const std::string&, int)> ours = [&](const std::string& stem, int depth) {
     if (stem == base) return true;
+    std::string inner;
+    long pid = 0;
+    if (depth == 0 && parse_temporary(stem, inner, pid)) return ours(inner, 1);
     if (stem.compare(0, share.size(), share) != 0 || stem.size() == share.size()) return false;
     return stem.find_first_not_of("0123456789", share.size()) == std::string::npos;
   };
@@ -326,7 +332,7 @@ std::vector<std::string> remove_stale_writes(const std::string& path) {
   for (const std::string& n : names) {
     std::string stem;
     long pid = 0;
-    if (!parse_temporary(n, stem, pid) || !ours(stem) || process_alive(pid)) continue;
+    if (!parse_temporary(n, stem, pid) || !ours(stem, 0) || process_alive(pid)) continue;
     if (::unlinkat(AT_FDCWD, (dir + "/" + n).c_str(), 0) != 0 && errno != ENOENT)
       throw std::runtime_error(dir + "/" + n + ": cannot remove: " + std::strerror(errno));
     removed.push_back(n);

@@ -10,7 +10,7 @@
 // Links: a file of a run's folder (a study's tables, a calibration's samples, a checkpoint) never
 // follows one (Links::replace, the default): a link of its name is replaced by the file, and a
 // folder that is a link is refused, so that a run writes nothing outside its folder
-// (io/owned_folder.hpp). A file the user names on the command line (eval --out, --timeline, reduce
+// (resume/owned_folder.hpp). A file the user names on the command line (eval --out, --timeline, reduce
 // --out, bench --json, ...) is written where its name leads (Links::follow): a link to a file
 // replaces that file, a dangling link creates its target, and a device or a FIFO (or a link to
 // one) is written in place.

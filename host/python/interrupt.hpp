@@ -28,6 +28,7 @@ namespace impact::python {
 // indices, plots) is not interrupted: it finishes, and the exception is raised after it.
 inline constexpr auto kPollInterval = std::chrono::milliseconds(20);
 inline std::atomic<int> g_stops{0};  // studies being stopped; a stop reaches every study in the process
+inline std::mutex g_stops_mu;        // g_stops and io's stop flag change together
 inline bool stop_requested() { return g_stops.load(std::memory_order_relaxed) > 0; }
 
 template <class F> void run_interruptible(F work) {
@@ -55,13 +56,17 @@ template <class F> void run_interruptible(F work) {
     }
     if (!finished && !interrupt && PyErr_CheckSignals() != 0) {
       interrupt = std::make_unique<py::error_already_set>();  // fetches it; nothing here throws
+      const std::lock_guard<std::mutex> stops(g_stops_mu);
       g_stops.fetch_add(1);
       io::raise_stop_flag(true);  // the integrators' instances end at their next poll (engine::stoppable)
     }
   }
   worker.join();  // done: returns at once
   if (interrupt) {
-    if (g_stops.fetch_sub(1) == 1) io::raise_stop_flag(false);
+    {
+      const std::lock_guard<std::mutex> stops(g_stops_mu);  // lowered only when no stop is pending
+      if (g_stops.fetch_sub(1) == 1) io::raise_stop_flag(false);
+    }
     throw *interrupt;
   }
   if (!failed) return;

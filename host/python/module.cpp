@@ -138,8 +138,9 @@ void run_in_chunks(engine::BatchFn<T> fn, const BatchIn<T>& in, const BatchOut<T
     for (std::size_t lo = 0, chunk = kFirstChunk; lo < n;) {
       const std::size_t m = std::min(chunk, n - lo);
       const auto t0 = std::chrono::steady_clock::now();
+      const std::uint64_t epoch = io::stop_epoch();
       fn(slice(in, lo, m), slice(out, lo), stop);
-      io::check_cancelled();
+      io::check_cancelled(epoch);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       blank_failed_rows(out, lo, lo + m);
       lo += m;

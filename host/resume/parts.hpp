@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "io/checksum.hpp"
-#include "io/owned_folder.hpp"
+#include "io/folder_names.hpp"
 
 namespace impact::resume {
 

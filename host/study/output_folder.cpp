@@ -11,11 +11,8 @@
 
 namespace impact::study {
 
-std::vector<std::string> study_output_files(const StudyConfig& c, const std::vector<std::string>& tables,
-                                            std::uint64_t parts) {
+std::vector<std::string> study_output_files(const StudyConfig& c, const std::vector<std::string>& tables) {
   std::vector<std::string> v = tables;
-  for (std::uint64_t k = 0; k < parts; ++k)
-    for (const std::string& t : tables) v.push_back(io::part_file_name(t, static_cast<int>(k)));
   if (!c.sens_outputs.empty()) v.push_back("sensitivity.csv");
   v.push_back("summary.md");
   v.push_back("metadata.json");
@@ -24,14 +21,17 @@ std::vector<std::string> study_output_files(const StudyConfig& c, const std::vec
   return v;
 }
 
-FolderClaim claim_output_folder(const std::string& dir, const std::vector<std::string>& files, bool force) {
-  io::FolderRequest r;
+FolderClaim claim_output_folder(const std::string& dir, const std::vector<std::string>& files, bool force,
+                                const std::vector<std::string>& tables, std::uint64_t parts) {
+  resume::FolderRequest r;
   r.dir = dir;
   r.kind = kStudyKind;
   r.files = files;
+  r.parts_of = tables;
+  r.parts = parts;
   r.removed_first = {"metadata.json", "parts.json"};
   r.force = force;
-  return io::claim_folder(r);
+  return resume::claim_folder(r);
 }
 
 MergeOutcome merge_folder(const std::string& dir) {
@@ -50,12 +50,12 @@ MergeOutcome merge_folder(const std::string& dir) {
   }
   resume::PartsManifest m = resume::read_parts_manifest(dir);
   bool study = false;
-  const std::vector<std::string> own = io::manifest_files(dir, kStudyKind, study);
+  resume::FolderFiles own = resume::manifest_files(dir, kStudyKind, study);
   if (!study)
     throw std::runtime_error(dir + ": no study's manifest (" + io::kFolderManifest +
                              ") is there: a merge writes only into a study's folder");
   for (const std::string& f : m.files)
-    if (std::find(own.begin(), own.end(), f) == own.end())
+    if (std::find(own.files.begin(), own.files.end(), f) == own.files.end())
       throw std::runtime_error(dir + "/parts.json: its table " + f + " is no file of the study's manifest: nothing merged");
   const nlohmann::json& meta = o.metadata;
   const std::uint64_t said =
@@ -78,27 +78,24 @@ MergeOutcome merge_folder(const std::string& dir) {
         throw std::runtime_error(dir + ": metadata.json lists the table " + t + ", which parts.json does not list and " +
                                  "the folder does not hold: parts.json lacks a table; nothing merged");
     }
-  const std::set<std::string> listed(own.begin(), own.end()), merged(m.files.begin(), m.files.end());
-  for (const std::string& e : own) {  // a part the manifest lists, of a table parts.json does not
-    const std::size_t at = e.rfind(".part-");
-    if (at == std::string::npos || e.size() < at + 11) continue;
-    const std::string t = e.substr(0, at) + e.substr(at + 11);  // the tag's 5 digits
-    struct stat st{};
-    if (io::part_index(e, t) >= 0 && listed.count(t) && !merged.count(t) && ::lstat((dir + "/" + e).c_str(), &st) == 0)
-      throw std::runtime_error(dir + "/" + e + ": a part of " + t + ", a table parts.json does not list: parts.json "
-                               "lacks a table; nothing merged");
-  }
+  const std::set<std::string> merged(m.files.begin(), m.files.end());
+  for (const std::string& t : own.parts_of)  // a part the manifest lists, of a table parts.json does not
+    for (std::uint64_t k = 0; !merged.count(t) && k < own.parts; ++k) {
+      const std::string e = io::part_file_name(t, static_cast<int>(k));
+      struct stat st{};
+      if (::lstat((dir + "/" + e).c_str(), &st) == 0)
+        throw std::runtime_error(dir + "/" + e + ": a part of " + t + ", a table parts.json does not list: parts.json "
+                                 "lacks a table; nothing merged");
+    }
   resume::check_no_parts_beyond(dir, m);
   o.bytes = resume::merge_parts(dir, m);
-  std::vector<std::string> left;  // the manifest without the parts merged and gone
-  for (const std::string& f : own) {
-    const std::size_t at = f.rfind(".part-");
-    const bool merged_part = at != std::string::npos && f.size() >= at + 11 &&
-                             io::part_index(f, f.substr(0, at) + f.substr(at + 11)) >= 0 &&
-                             std::find(m.files.begin(), m.files.end(), f.substr(0, at) + f.substr(at + 11)) != m.files.end();
-    if (!merged_part) left.push_back(f);
-  }
-  io::write_manifest(dir, kStudyKind, left);
+  // the manifest without the parts merged and gone
+  std::vector<std::string> still;
+  for (const std::string& t : own.parts_of)
+    if (!merged.count(t)) still.push_back(t);
+  own.parts_of = still;
+  if (still.empty()) own.parts = 0;
+  resume::write_manifest(dir, own);
   o.parts = m.rows.size();
   o.files = m.files.size();
   return o;

@@ -1,6 +1,6 @@
-// A study owns its output folder (docs/study.md, "The output folder"): io::claim_folder() with the
+// A study owns its output folder (docs/study.md, "The output folder"): resume::claim_folder() with the
 // kind "study" makes it this run's before the run writes anything (the one rule of
-// io/owned_folder.hpp: a run removes or replaces only what a study's manifest there lists, the
+// resume/owned_folder.hpp: a run removes or replaces only what a study's manifest there lists, the
 // parts and dead temporaries of those names, and the files of its own names; it follows no link).
 // metadata.json and parts.json, the marks of a complete run and of its parts, go at the claim, so
 // that a run that fails leaves neither; metadata.json, written last, says the run completed. A run
@@ -11,28 +11,27 @@
 #include <string>
 #include <vector>
 
-#include "io/owned_folder.hpp"
+#include "resume/owned_folder.hpp"
 #include "study/config.hpp"
 
 namespace impact::study {
 
-using io::FolderClaim;
-using io::claim_note;
+using resume::FolderClaim;
+using resume::claim_note;
 
 // The kind a study's manifest names.
 constexpr const char* kStudyKind = "study";
 
-// Every file a run of c writes in its folder, relative to it: `tables` (run_layout's files) and,
-// for a run in `parts` pieces, their parts 0..parts-1, sensitivity.csv, summary.md, metadata.json,
-// the plots and parts.json.
-std::vector<std::string> study_output_files(const StudyConfig& c, const std::vector<std::string>& tables,
-                                            std::uint64_t parts = 0);
+// Every file a run of c writes in its folder, relative to it: `tables` (run_layout's files),
+// sensitivity.csv, summary.md, metadata.json, the plots and parts.json.
+std::vector<std::string> study_output_files(const StudyConfig& c, const std::vector<std::string>& tables);
 
-// Makes `dir` this study's (io::claim_folder): the parts of this run's names stay (a resumed run
-// reads them back, a new one replaces them), the earlier run's other files go. Throws
-// std::invalid_argument ("output.dir: DIR ...") for a folder a study may not take,
-// std::runtime_error when a file cannot be removed or the manifest written.
-FolderClaim claim_output_folder(const std::string& dir, const std::vector<std::string>& files, bool force);
+// Makes `dir` this study's (resume::claim_folder). A run in `parts` pieces names its `tables` (it writes
+// parts 0..parts-1 of each): its manifest lists them, and they stay (a resumed run reads them back,
+// a new one replaces them). Throws std::invalid_argument ("output.dir: DIR ...") for a folder a
+// study may not take, std::runtime_error when a file cannot be removed or the manifest written.
+FolderClaim claim_output_folder(const std::string& dir, const std::vector<std::string>& files, bool force,
+                                const std::vector<std::string>& tables = {}, std::uint64_t parts = 0);
 
 struct MergeOutcome {
   std::uint64_t bytes = 0;         // written

@@ -386,8 +386,8 @@ class PiecesRunner {
       }
       // the folder this run's, before any process writes (its parts among its names: a resumed
       // run's read back stay, and the next run may remove them)
-      const auto files = study_output_files(c_, run_layout(c_, sc_, design_, o.options.backend).files, count_);
-      claim_ = claim_output_folder(c_.out_dir, files, q_.force);
+      const std::vector<std::string> tables = run_layout(c_, sc_, design_, o.options.backend).files;
+      claim_ = claim_output_folder(c_.out_dir, study_output_files(c_, tables), q_.force, tables, count_);
     }, true);
   }
 
@@ -457,7 +457,7 @@ class PiecesRunner {
     if (!po_.keep_parts) {
       merge_parts(c_.out_dir, m);
       // the parts are gone: the folder lists what it holds, the single process's manifest
-      io::write_manifest(c_.out_dir, kStudyKind, study_output_files(c_, layout_.files));
+      resume::write_manifest(c_.out_dir, resume::FolderFiles{kStudyKind, study_output_files(c_, layout_.files), {}, 0});
     } else {
       o.options.plots = false;
       o.options.no_plots_why =

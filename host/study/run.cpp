@@ -227,9 +227,10 @@ class Driver {
     for (std::size_t lo = 0; lo < m;) {
       const std::size_t hi = std::min(m, lo + piece);
       io::check_cancelled();  // a front end's stop request (io/cancel.hpp), between pieces
+      const std::uint64_t epoch = io::stop_epoch();
       const auto tp = Clock::now();
       fn(slot.ch.in.view(nullptr, lo, hi - lo), slot.res[l].view(lo), opt_);
-      io::check_cancelled();  // a stop during the piece may have ended its instances early (opt_.stop)
+      io::check_cancelled(epoch);  // a stop during the piece may have ended its instances early (opt_.stop)
       const double s = seconds_since(tp);
       if (hi - lo == piece) {
         const double fits = s > 0 ? static_cast<double>(piece) * target / s : 8.0 * static_cast<double>(piece);

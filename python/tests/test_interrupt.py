@@ -176,3 +176,56 @@ def test_chunked_evaluate_is_one_call_bit_for_bit():
             joined = np.concatenate([r[c] for r in parts])
             assert np.array_equal(whole[c], joined, equal_nan=True), (law, c)
         assert np.count_nonzero(whole.ok) > N // 2
+
+
+LEAK = textwrap.dedent(r'''
+    import os, signal, sys, threading, time
+    import numpy as np, impactbatch as ib
+    backend = sys.argv[1]
+    rng = np.random.default_rng(1)
+
+    def batch(N):
+        A = rng.normal(size=(N, 3, 3))
+        W = A @ A.transpose(0, 2, 1) + 0.5 * np.eye(3)
+        n = rng.normal(size=(N, 3)); v = rng.normal(size=(N, 3))
+        v[np.einsum("ij,ij->i", v, n) > 0] *= -1
+        return W, n, v, dict(mu=rng.uniform(0, 1, N), e=rng.uniform(0, 1, N), eta0=rng.uniform(0.5, 3, N))
+
+    B = batch(1500)
+    base = ib.evaluate("jia", *B[:3], backend=backend, steps=20000, **B[3])
+    A = batch(8)
+    got = {}
+
+    def run_b():
+        try:
+            got["r"] = ib.evaluate("jia", *B[:3], backend=backend, steps=20000, **B[3])
+        except KeyboardInterrupt as e:
+            got["e"] = repr(e)
+
+    th = threading.Thread(target=run_b)
+    th.start()
+    threading.Timer(0.4, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    try:
+        ib.evaluate("jia", *A[:3], backend=backend, steps=2000000, **A[3])
+        print("A finished")
+    except KeyboardInterrupt:
+        print("A interrupted")
+    th.join()
+    if "e" in got:
+        print("B interrupted")
+    else:
+        print("B rows changed:", int(np.count_nonzero(got["r"].status != base.status)))
+''')
+
+
+@pytest.mark.parametrize("backend", ["omp", "serial"])
+def test_a_stop_never_leaks_rows_into_a_concurrent_call(backend):
+    # the stop of one call ends the integrators' instances of every stoppable call running then; each
+    # of those calls must drop the pieces it touched (io::stop_epoch), even when the interrupted call
+    # has ended and lowered the flag before their piece ends: a concurrent call is interrupted too,
+    # or returns every row as an uninterrupted call would, never a row ended early
+    out = subprocess.run([sys.executable, "-c", LEAK, backend], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "A interrupted" in lines, out.stdout
+    assert "B interrupted" in lines or "B rows changed: 0" in lines, out.stdout

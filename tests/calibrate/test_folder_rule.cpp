@@ -1,4 +1,4 @@
-// The property test of the rule of a run's folder (io/owned_folder.hpp): random sandboxes
+// The property test of the rule of a run's folder (resume/owned_folder.hpp): random sandboxes
 // (tests/support/folder_rule.hpp), each with an earlier run of either kind or none and random
 // entries, then a real run into its out/ folder: a study, a calibration (the sampler or the fit),
 // a study in pieces with a checkpoint (resumed or not, its parts kept or merged), or `--merge` of
@@ -17,7 +17,8 @@
 #include "calibrate/run.hpp"
 #include "files.hpp"
 #include "folder_rule.hpp"
-#include "io/owned_folder.hpp"
+#include "io/folder_names.hpp"
+#include "resume/owned_folder.hpp"
 #include "resume/parts.hpp"
 #include "study/output_folder.hpp"
 #include "study/pieces.hpp"

@@ -204,7 +204,7 @@ if command -v mpirun > /dev/null && ldd "$IMPACT" 2> /dev/null | grep -q libmpi;
   check "a single-process study after an mpirun study's parts: no part or temporary left, the one-process folder" \
     '[ $rc -eq 0 ] && [ $(find "$T/MK" -name "*part*" | wc -l) -eq 0 ] && [ $(find "$T/MK" -name ".*tmp*" | wc -l) -eq 0 ] && same_tree "$T/refA" "$T/MK"'
 fi
-# ---- (e) the folder rule end to end (io/owned_folder.hpp; the property test is FolderRule.*) ------
+# ---- (e) the folder rule end to end (resume/owned_folder.hpp; the property test is FolderRule.*) ------
 F=(study "$SRC/examples/studies/jia-fig15c.toml" --no-plots -q)
 # an empty or blank folder name: a usage or config error, never the filesystem's root
 "$IMPACT" "${F[@]}" --out "" 2> "$T/err"; rc=$?
@@ -256,6 +256,9 @@ for sp in "$T/Lt-link/" "$T/Lt-link/." "$T/Lt-link//./"; do
   "$IMPACT" "${F[@]}" --out "$sp" 2> "$T/err"; rc=$?
   check "--out $sp: the link refused" '[ $rc -eq 1 ] && grep -q "is a link" "$T/err" && [ "$(ls -A "$T/Lt")" = notes.txt ]'
 done
+"$IMPACT" "${F[@]}" --out "$T/Lt-link/x/.." 2> "$T/err"; rc=$?
+check "--out LINK/x/..: refused, nothing made or removed in the link's target" \
+  '[ $rc -eq 1 ] && grep -q "after a folder.s name" "$T/err" && [ "$(ls -A "$T/Lt")" = notes.txt ]'
 # --merge draws plots only under the study's own names, never through a link, never outside
 P2=(study "$SRC/examples/studies/pencil-mc.toml" --set design.n=3000 --set run.chunk=1000 --backend omp -q --piece 1024)
 "$IMPACT" "${P2[@]}" --checkpoint "$T/Mpck" --keep-parts --out "$T/Mp" --no-plots

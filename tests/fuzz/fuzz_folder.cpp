@@ -1,8 +1,8 @@
-// Fuzzes the rule of a run's folder (io/owned_folder.hpp): the input's bytes build a sandbox
+// Fuzzes the rule of a run's folder (resume/owned_folder.hpp): the input's bytes build a sandbox
 // (tests/support/folder_rule.hpp: files and folders outside, and in out/ an earlier run's manifest
 // and files or none, user files, names like parts and temporaries, links to files and folders
 // outside, dangling links, hard links, FIFOs, manifests with random entries), then choose what runs
-// into out/: a claim (io::claim_folder: a kind, names from the pool, the names removed first,
+// into out/: a claim (resume::claim_folder: a kind, names from the pool, the names removed first,
 // force) or `impact study --merge` (study::merge_folder over a parts.json of random
 // parts). A finding is any path outside out/ that changed, any path in out/ the run may not take
 // that changed or went, or a link followed (folder_rule::violations).
@@ -15,7 +15,8 @@
 
 #include "folder_rule.hpp"
 #include "fuzz_common.hpp"
-#include "io/owned_folder.hpp"
+#include "io/folder_names.hpp"
+#include "resume/owned_folder.hpp"
 #include "resume/parts.hpp"
 #include "study/output_folder.hpp"
 
@@ -87,14 +88,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (has_out) fr::scatter(c, root, c.below(10));
   const bool merge = has_out && c.coin(3);
   if (merge) random_parts(c, out);
-  impact::io::FolderRequest r;
+  impact::resume::FolderRequest r;
   r.dir = out;
   r.kind = c.coin() ? "study" : "calibration";
   r.files = some_names(c, 8);
   for (const std::string& f : r.files)
     if (c.coin(3)) r.removed_first.push_back(f);
   r.force = c.coin();
+  if (c.coin(3)) {  // a run in pieces: parts 0..parts-1 of some tables
+    for (const std::string& t : some_names(c, 2)) r.parts_of.push_back(t);
+    r.parts = c.below(4);
+  }
   std::vector<std::string> files = r.files;
+  for (const std::string& t : r.parts_of)
+    for (std::uint64_t k = 0; k < r.parts; ++k) files.push_back(impact::io::part_file_name(t, static_cast<int>(k)));
   std::string kind = r.kind;
   if (merge) {  // what a merge may take: a study's tables, their parts, parts.json (its own reading)
     kind = "study";
@@ -111,7 +118,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const fr::Allowed allowed = fr::allowed(out, kind, files, before, "out");
   try {
     if (merge) impact::study::merge_folder(out);
-    else impact::io::claim_folder(r);
+    else impact::resume::claim_folder(r);
   } catch (const std::invalid_argument&) {  // refused: the documented errors
   } catch (const std::runtime_error&) {
   } catch (const std::exception& e) {

@@ -258,14 +258,18 @@ TEST(IoOutFile, StaleWritesOfDeadProcessesAreRemoved) {
   ASSERT_GT(child, 0);
   ::waitpid(child, nullptr, 0);  // a process that no longer runs
   const std::string dead = std::to_string(child), alive = std::to_string(::getpid());
+  // ..t.csv.part3.tmp-DEAD-0.tmp-DEAD-2: the temporary of a share of eval under mpirun, a share's
+  // own name being a temporary's (.t.csv.part3.tmp-PID-0)
   for (const std::string& n : std::vector<std::string>{".t.csv.tmp-" + dead + "-0", "t.csv.part3", ".t.csv.part3.tmp-" + dead + "-1",
-                               ".t.csv.tmp-" + alive + "-0", "t.csv.partx", ".u.csv.tmp-" + dead + "-0", "t.csv"})
+                               ".t.csv.tmp-" + alive + "-0", "t.csv.partx", ".u.csv.tmp-" + dead + "-0", "t.csv",
+                               "..t.csv.part3.tmp-" + dead + "-0.tmp-" + dead + "-2"})
     io::write_file(dir + "/" + n, "x");
   std::vector<std::string> removed = io::remove_stale_writes(path);
   std::sort(removed.begin(), removed.end());
   // the temporaries of t.csv and of its shares whose process ended; a committed share (t.csv.part3)
   // proves no run's by its name and stays, as does every other file
-  EXPECT_EQ(removed, (std::vector<std::string>{".t.csv.part3.tmp-" + dead + "-1", ".t.csv.tmp-" + dead + "-0"}));
+  EXPECT_EQ(removed, (std::vector<std::string>{"..t.csv.part3.tmp-" + dead + "-0.tmp-" + dead + "-2",
+                                               ".t.csv.part3.tmp-" + dead + "-1", ".t.csv.tmp-" + dead + "-0"}));
   EXPECT_EQ(test::names_in(dir), (std::vector<std::string>{".t.csv.tmp-" + alive + "-0", ".u.csv.tmp-" + dead + "-0",
                                                      "t.csv", "t.csv.part3", "t.csv.partx"}));
 }

@@ -1,4 +1,4 @@
-// The property test of the one rule of a run's folder (io/owned_folder.hpp, docs/study.md "The
+// The property test of the one rule of a run's folder (resume/owned_folder.hpp, docs/study.md "The
 // output folder"): random sandboxes, a run into their folder out/, and a check of the rule from the
 // folder as it was and as it is, read independently of the code under test:
 //   * every path of the sandbox outside out/ (and outside the run's checkpoint folder) is as it was:
@@ -24,6 +24,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -153,6 +154,11 @@ inline std::string random_manifest(Choices& c) {
   nlohmann::json files = nlohmann::json::array();
   for (std::uint32_t k = c.below(6); k > 0; --k) files.push_back(c.coin(4) ? c.pick(foreign) : c.pick(name_pool()));
   nlohmann::json j = {{"impactbatch_outputs", c.coin(4) ? 1 : 2}, {"files", files}};
+  if (c.coin(3)) {  // the parts of a run in pieces, well formed or not
+    nlohmann::json of = nlohmann::json::array();
+    for (std::uint32_t k = c.below(3); k > 0; --k) of.push_back(c.coin(5) ? c.pick(foreign) : c.pick(name_pool()));
+    j["parts"] = c.coin(6) ? nlohmann::json("all") : nlohmann::json{{"count", c.below(12)}, {"of", of}};
+  }
   const std::uint32_t kind = c.below(4);
   if (kind < 3) j["kind"] = std::vector<std::string>{"study", "calibration", "bogus"}[kind];
   return j.dump();
@@ -219,8 +225,37 @@ inline std::string spelled(Choices& c, const std::string& root) {
   return root + "/out" + c.pick(tails);
 }
 
+// The index of `entry` as a part of `name` (NAME-STEM.part-DIGITS.EXT: at least 5 digits), or -1.
+inline long part_of(const std::string& entry, const std::string& name) {
+  const std::size_t slash = name.rfind('/'), dot = name.rfind('.');
+  const std::size_t at = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? name.size() : dot;
+  const std::string head = name.substr(0, at) + ".part-", tail = name.substr(at);
+  if (entry.size() < head.size() + 5 + tail.size() || entry.compare(0, head.size(), head) != 0 ||
+      entry.compare(entry.size() - tail.size(), tail.size(), tail) != 0)
+    return -1;
+  const std::string digits = entry.substr(head.size(), entry.size() - head.size() - tail.size());
+  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  const long k = std::atol(digits.c_str());
+  char canon[32];
+  std::snprintf(canon, sizeof canon, "%05ld", k);
+  return digits == canon ? k : -1;
+}
+
+// What a run may take by name: listed names, and parts 0..parts-1 of its tables.
+struct Names {
+  std::set<std::string> names;
+  std::vector<std::string> parts_of;
+  long parts = 0;
+  bool has(const std::string& e) const {
+    if (names.count(e)) return true;
+    for (const std::string& t : parts_of)
+      if (const long k = part_of(e, t); k >= 0 && k < parts) return true;
+    return false;
+  }
+};
+
 // A temporary (.NAME.tmp-PID-N) of one of `names` whose process has ended.
-inline bool ended_temporary_of(const std::string& entry, const std::set<std::string>& names) {
+inline bool ended_temporary_of(const std::string& entry, const Names& names) {
   const std::size_t slash = entry.rfind('/');
   const std::string sub = slash == std::string::npos ? "" : entry.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? entry : entry.substr(slash + 1);
@@ -231,13 +266,14 @@ inline bool ended_temporary_of(const std::string& entry, const std::set<std::str
   if (dash == std::string::npos) return false;
   const long pid = std::atol(base.c_str() + tmp + 5);
   const bool ended = pid > 1 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
-  return ended && names.count(stem);
+  return ended && names.has(stem);
 }
 
 // The names (relative to out/) a manifest of `kind` in out/ lists, read as the rule says: a regular
-// file, JSON with impactbatch_outputs 1 or 2, every entry a plain name or salib/NAME; version 2 says
-// its kind, version 1 is a study's when it lists parts.json. `ours`: such a manifest of that kind.
-inline std::set<std::string> listed(const std::string& out, const std::string& kind, bool& ours) {
+// file, JSON with impactbatch_outputs 1 or 2, every entry a plain name or salib/NAME, and "parts"
+// (when there) {"count": K <= 2^30, "of": [such names]}; version 2 says its kind, version 1 is a
+// study's when it lists parts.json. `ours`: such a manifest of that kind.
+inline Names listed(const std::string& out, const std::string& kind, bool& ours) {
   ours = false;
   struct stat st{};
   const std::string path = out + "/.impactbatch-outputs.json";
@@ -252,28 +288,41 @@ inline std::set<std::string> listed(const std::string& out, const std::string& k
   const auto plain = [](const std::string& n) {
     return !n.empty() && n != "." && n != ".." && n != ".impactbatch-outputs.json" && n.find('/') == std::string::npos;
   };
-  std::set<std::string> names;
+  const auto owned = [&](const nlohmann::json& e) {
+    return e.is_string() && (plain(e.get<std::string>()) ||
+                             (e.get<std::string>().rfind("salib/", 0) == 0 && plain(e.get<std::string>().substr(6))));
+  };
+  Names names;
   for (const nlohmann::json& e : j["files"]) {
-    if (!e.is_string()) return {};
-    const std::string n = e.get<std::string>();
-    if (!(plain(n) || (n.rfind("salib/", 0) == 0 && plain(n.substr(6))))) return {};
-    names.insert(n);
+    if (!owned(e)) return {};
+    names.names.insert(e.get<std::string>());
+  }
+  if (j.contains("parts")) {
+    const nlohmann::json& p = j["parts"];
+    if (!p.is_object() || !p.contains("count") || !p["count"].is_number_unsigned() ||
+        p["count"].get<std::uint64_t>() > (1u << 30) || !p.contains("of") || !p["of"].is_array())
+      return {};
+    for (const nlohmann::json& t : p["of"]) {
+      if (!owned(t)) return {};
+      names.parts_of.push_back(t.get<std::string>());
+    }
+    names.parts = static_cast<long>(p["count"].get<std::uint64_t>());
   }
   std::string k;
   if (version == 2) {
     if (!j.contains("kind") || !j["kind"].is_string()) return {};
     k = j["kind"].get<std::string>();
   } else {
-    k = names.count("parts.json") ? "study" : "calibration";
+    k = names.names.count("parts.json") ? "study" : "calibration";
   }
   ours = k == kind;
-  return ours ? names : std::set<std::string>{};
+  return ours ? names : Names{};
 }
 
 // What a run of `kind` writing `files` into out/ may change there, from the folder as it was.
 struct Allowed {
-  std::set<std::string> own;      // the run's names and the manifest
-  std::set<std::string> earlier;  // listed, and the ended temporaries of listed and own names
+  std::set<std::string> own;  // the run's names and the manifest
+  Names earlier;              // listed, and the ended temporaries of listed and own names
   bool ours = false;
 };
 
@@ -284,12 +333,12 @@ inline Allowed allowed(const std::string& out, const std::string& kind, const st
   a.own.insert(".impactbatch-outputs.json");
   a.earlier = listed(out, kind, a.ours);
   if (!a.ours) return a;
-  std::set<std::string> names = a.earlier;
-  names.insert(files.begin(), files.end());
+  Names names = a.earlier;
+  names.names.insert(files.begin(), files.end());
   for (const auto& [path, node] : before) {
     if (path.rfind(out_rel + "/", 0) != 0) continue;
     const std::string e = path.substr(out_rel.size() + 1);
-    if (ended_temporary_of(e, names)) a.earlier.insert(e);
+    if (ended_temporary_of(e, names)) a.earlier.names.insert(e);
   }
   return a;
 }
@@ -302,10 +351,11 @@ inline std::vector<std::string> violations(const Snapshot& before, const Snapsho
   const auto inside = [&](const std::string& p) { return p.rfind(out_rel + "/", 0) == 0; };
   const auto skipped = [&](const std::string& p) { return !skip.empty() && (p == skip || p.rfind(skip + "/", 0) == 0); };
   const auto may = [&](const std::string& rel) {
-    if (a.own.count(rel) || a.earlier.count(rel)) return true;
+    if (a.own.count(rel) || a.earlier.has(rel)) return true;
     const auto in_salib = [](const std::string& n) { return n.rfind("salib/", 0) == 0; };
     return rel == "salib" && (std::any_of(a.own.begin(), a.own.end(), in_salib) ||
-                              std::any_of(a.earlier.begin(), a.earlier.end(), in_salib));
+                              std::any_of(a.earlier.names.begin(), a.earlier.names.end(), in_salib) ||
+                              std::any_of(a.earlier.parts_of.begin(), a.earlier.parts_of.end(), in_salib));
   };
   for (const auto& [p, was] : before) {
     if (skipped(p)) continue;

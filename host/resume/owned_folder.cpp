@@ -1,4 +1,4 @@
-#include "io/owned_folder.hpp"
+#include "resume/owned_folder.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -16,7 +16,18 @@
 
 #include "io/out_file.hpp"
 
-namespace impact::io {
+namespace impact::resume {
+
+using io::check_folder_name;
+using io::check_real_folder;
+using io::folder_entry;
+using io::kFolderManifest;
+using io::make_dirs;
+using io::owned_name;
+using io::parse_temporary;
+using io::part_index;
+using io::process_alive;
+using io::write_file;
 
 namespace {
 
@@ -43,13 +54,6 @@ class Fd {
  private:
   int fd_;
 };
-
-bool plain_name(const std::string& n) {
-  if (n.empty() || n == "." || n == ".." || n == kFolderManifest) return false;
-  for (unsigned char c : n)
-    if (c == '/' || c < 0x20 || c == 0x7f) return false;
-  return true;
-}
 
 // An entry of the folder (or of its salib/), as lstat sees it.
 struct Entry {
@@ -85,10 +89,11 @@ std::vector<Entry> list(int dirfd, const std::string& prefix, const std::string&
 struct Manifest {
   bool present = false;  // an entry of the manifest's name is there
   bool valid = false;
-  std::string kind;
-  std::vector<std::string> files;
+  FolderFiles f;
   std::string why;  // !valid: what is wrong
 };
+
+constexpr std::uint64_t kMaxParts = 1u << 30;
 
 Manifest read_manifest(int dirfd, const std::string& path) {
   Manifest m;
@@ -125,16 +130,33 @@ Manifest read_manifest(int dirfd, const std::string& path) {
               "only): impactbatch did not write it";
       return m;
     }
-    m.files.push_back(f.get<std::string>());
+    m.f.files.push_back(f.get<std::string>());
+  }
+  if (j.contains("parts")) {  // {"count": K, "of": [tables]}
+    const nlohmann::json& p = j["parts"];
+    const bool count = p.is_object() && p.contains("count") && p["count"].is_number_unsigned() &&
+                       p["count"].get<std::uint64_t>() <= kMaxParts;
+    if (!count || !p.contains("of") || !p["of"].is_array()) {
+      m.why = path + " says of parts what no manifest says (" + p.dump() + ")";
+      return m;
+    }
+    m.f.parts = p["count"].get<std::uint64_t>();
+    for (const nlohmann::json& t : p["of"]) {
+      if (!t.is_string() || !owned_name(t.get<std::string>())) {
+        m.why = path + " lists parts of " + t.dump() + ", which is no file of the folder or of its salib/";
+        return m;
+      }
+      m.f.parts_of.push_back(t.get<std::string>());
+    }
   }
   if (version == 2) {
     if (!j.contains("kind") || !j["kind"].is_string()) {
       m.why = path + " says of no kind of run";
       return m;
     }
-    m.kind = j["kind"].get<std::string>();
+    m.f.kind = j["kind"].get<std::string>();
   } else {  // the first manifests, written by studies and calibrations before kinds: a study's lists parts.json
-    m.kind = std::find(m.files.begin(), m.files.end(), "parts.json") != m.files.end() ? "study" : "calibration";
+    m.f.kind = std::find(m.f.files.begin(), m.f.files.end(), "parts.json") != m.f.files.end() ? "study" : "calibration";
   }
   m.valid = true;
   return m;
@@ -160,13 +182,13 @@ std::string sub_of(const std::string& rel) {
   return s == std::string::npos ? std::string() : rel.substr(0, s + 1);
 }
 
-// The entry `e` is a dead temporary (.NAME.tmp-PID-N) of one of `names` (same subfolder); `live`
-// receives the pid when the process still runs.
-bool temporary_of(const std::string& e, const std::set<std::string>& names, long& live) {
+// The entry `e` is a dead temporary (.NAME.tmp-PID-N) of a name `known` says is one (same
+// subfolder); `live` receives the pid when the process still runs.
+template <class Known> bool temporary_of(const std::string& e, const Known& known, long& live) {
   std::string stem;
   long pid = 0;
   live = 0;
-  if (!parse_temporary(base_name(e), stem, pid) || !names.count(sub_of(e) + stem)) return false;
+  if (!parse_temporary(base_name(e), stem, pid) || !known(sub_of(e) + stem)) return false;
   if (process_alive(pid)) {
     live = pid;
     return false;
@@ -184,79 +206,20 @@ void remove_entry(int dirfd, int salibfd, const std::string& dir, const std::str
 
 }  // namespace
 
-bool owned_name(const std::string& name) {
-  if (name.compare(0, 6, "salib/") == 0) return plain_name(name.substr(6));
-  return plain_name(name);
+bool FolderFiles::lists(const std::string& name) const {
+  if (std::find(files.begin(), files.end(), name) != files.end()) return true;
+  for (const std::string& t : parts_of)
+    if (const int k = part_index(name, t); k >= 0 && static_cast<std::uint64_t>(k) < parts) return true;
+  return false;
 }
 
-bool usable_folder_name(const std::string& dir) {
-  return dir.find_first_not_of(" \t\r\n\f\v") != std::string::npos && dir.find('\0') == std::string::npos;
-}
-
-void check_folder_name(const std::string& dir, const std::string& what) {
-  if (!usable_folder_name(dir)) throw std::invalid_argument(what + ": " + kEmptyFolderName);
-}
-
-namespace {
-// Where part_file_name() puts the tag: before the extension of the last path element.
-std::size_t tag_at(const std::string& name) {
-  const std::size_t slash = name.rfind('/'), dot = name.rfind('.');
-  return dot == std::string::npos || (slash != std::string::npos && dot < slash) ? name.size() : dot;
-}
-}  // namespace
-
-std::string part_file_name(const std::string& name, int part) {
-  char tag[32];
-  std::snprintf(tag, sizeof tag, ".part-%05d", part);
-  const std::size_t at = tag_at(name);
-  return name.substr(0, at) + tag + name.substr(at);
-}
-
-int part_index(const std::string& entry, const std::string& name) {
-  const std::size_t at = tag_at(name);
-  const std::string head = name.substr(0, at) + ".part-", tail = name.substr(at);
-  if (entry.size() < head.size() + 5 + tail.size() || entry.compare(0, head.size(), head) != 0 ||
-      entry.compare(entry.size() - tail.size(), tail.size(), tail) != 0)
-    return -1;
-  const std::string digits = entry.substr(head.size(), entry.size() - head.size() - tail.size());
-  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
-  const int k = std::stoi(digits);
-  return part_file_name(name, k) == entry ? k : -1;
-}
-
-std::string folder_entry(const std::string& path) {
-  // "out/", "out/.", "out//./" name the entry "out": lstat of a spelling with a trailing '/' or "."
-  // would look through a link of that name (".." is left: it names no link)
-  std::string p = path;
-  for (bool more = true; more;) {
-    more = false;
-    while (p.size() > 1 && p.back() == '/') p.pop_back(), more = true;
-    if (p.size() > 2 && p.compare(p.size() - 2, 2, "/.") == 0) p.resize(p.size() - 2), more = true;
-  }
-  return p.empty() ? "." : p;
-}
-
-void check_real_folder(const std::string& spelled, const std::string& what) {
-  const std::string path = folder_entry(spelled);
-  struct stat st{};
-  if (::lstat(path.c_str(), &st) != 0) return;
-  if (S_ISLNK(st.st_mode)) {
-    std::error_code ec;
-    const std::string to = std::filesystem::read_symlink(path, ec).string();
-    throw std::invalid_argument(what + ": " + path + " is a link" + (to.empty() ? "" : " (to " + to + ")") +
-                                ": a run writes into a real folder and never through a link; name the folder "
-                                "itself");
-  }
-  if (!S_ISDIR(st.st_mode)) throw std::invalid_argument(what + ": " + path + " exists and is not a folder");
-}
-
-std::vector<std::string> manifest_files(const std::string& dir, const std::string& kind, bool& found) {
+FolderFiles manifest_files(const std::string& dir, const std::string& kind, bool& found) {
   found = false;
   Fd fd(::open(folder_entry(dir).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd) return {};
   Manifest m = read_manifest(fd.get(), dir + "/" + kFolderManifest);
-  found = m.valid && m.kind == kind;
-  return found ? m.files : std::vector<std::string>{};
+  found = m.valid && m.f.kind == kind;
+  return found ? m.f : FolderFiles{};
 }
 
 FolderClaim claim_folder(const FolderRequest& r) {
@@ -264,6 +227,7 @@ FolderClaim claim_folder(const FolderRequest& r) {
   for (const std::string& f : r.files)
     if (!owned_name(f)) throw std::invalid_argument(r.what + ": '" + f + "' is no file name of a run's folder");
   const std::string& dir = r.dir;
+  check_real_folder(dir, r.what);  // before anything is made along the spelling
   make_dirs(dir, r.what);
   check_real_folder(dir, r.what);
   Fd dfd(::open(folder_entry(dir).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
@@ -271,7 +235,9 @@ FolderClaim claim_folder(const FolderRequest& r) {
     check_real_folder(dir, r.what);  // replaced by a link since: say so
     throw std::runtime_error(r.what + ": " + dir + ": cannot open the folder: " + std::strerror(errno));
   }
-  const std::set<std::string> mine(r.files.begin(), r.files.end());
+  const FolderFiles run{r.kind, r.files, r.parts_of, r.parts};
+  for (const std::string& t : r.parts_of)
+    if (!owned_name(t)) throw std::invalid_argument(r.what + ": '" + t + "' is no file name of a run's folder");
   const bool writes_salib = std::any_of(r.files.begin(), r.files.end(), [](const std::string& f) {
     return f.compare(0, 6, "salib/") == 0;
   });
@@ -284,14 +250,14 @@ FolderClaim claim_folder(const FolderRequest& r) {
     entries.insert(entries.end(), sub.begin(), sub.end());
   }
   const Manifest m = read_manifest(dfd.get(), dir + "/" + kFolderManifest);
-  const bool ours = m.valid && m.kind == r.kind;
+  const bool ours = m.valid && m.f.kind == r.kind;
   FolderClaim claim;
   if (!ours && !entries.empty()) {
     if (!r.force) {
       const std::string anyway = ": name a new or empty folder, or add --force to write into it anyway (the files of "
                                  "this run's names are replaced, every other file is left as it is)";
       if (m.valid)
-        throw std::invalid_argument(r.what + ": " + dir + " holds " + article(m.kind) + "'s outputs (its manifest " +
+        throw std::invalid_argument(r.what + ": " + dir + " holds " + article(m.f.kind) + "'s outputs (its manifest " +
                                     kFolderManifest + "), not " + article(r.kind) + "'s" + anyway);
       if (m.present) throw std::invalid_argument(r.what + ": " + m.why + anyway);
       std::vector<std::string> names;
@@ -304,10 +270,8 @@ FolderClaim claim_folder(const FolderRequest& r) {
   }
   // what may go: the earlier manifest's names (ours only), and the dead temporaries of those and of
   // this run's names
-  std::set<std::string> listed;
-  if (ours) listed.insert(m.files.begin(), m.files.end());
-  std::set<std::string> known = listed;
-  known.insert(mine.begin(), mine.end());
+  const auto listed = [&](const std::string& n) { return ours && m.f.lists(n); };
+  const auto known = [&](const std::string& n) { return listed(n) || run.lists(n); };
   std::vector<std::string> gone;
   for (const Entry& e : entries) {
     if (e.name == kFolderManifest) continue;
@@ -324,7 +288,7 @@ FolderClaim claim_folder(const FolderRequest& r) {
       throw std::invalid_argument(r.what + ": " + dir + ": process " + std::to_string(live) + " is writing " +
                                   sub_of(e.name) + base_name(e.name).substr(1, base_name(e.name).rfind(".tmp-") - 1) +
                                   " there now (its temporary " + e.name + "): wait for it to end, or name another folder");
-    if (mine.count(e.name)) {
+    if (run.lists(e.name)) {
       if (!S_ISREG(e.mode) && !e.link())
         throw std::invalid_argument(r.what + ": " + dir + "/" + e.name + " is " +
                                     (e.folder() ? "a folder" : "a device, FIFO or socket") +
@@ -334,7 +298,7 @@ FolderClaim claim_folder(const FolderRequest& r) {
       continue;
     }
     if (!ours || e.folder()) continue;
-    if (listed.count(e.name) || dead_temporary) gone.push_back(e.name);
+    if (listed(e.name) || dead_temporary) gone.push_back(e.name);
   }
   for (const std::string& e : gone) {
     remove_entry(dfd.get(), sfd.get(), dir, e);
@@ -342,24 +306,26 @@ FolderClaim claim_folder(const FolderRequest& r) {
   }
   // salib/ of an earlier run of this kind (its manifest listed files there), left empty, that this
   // run does not use
-  const bool listed_salib = std::any_of(listed.begin(), listed.end(), [](const std::string& f) {
-    return f.compare(0, 6, "salib/") == 0;
-  });
-  if (ours && sfd && listed_salib && !writes_salib && list(sfd.get(), "salib/", dir + "/salib").empty())
+  const auto in_salib = [](const std::string& f) { return f.compare(0, 6, "salib/") == 0; };
+  const bool listed_salib = ours && (std::any_of(m.f.files.begin(), m.f.files.end(), in_salib) ||
+                                     std::any_of(m.f.parts_of.begin(), m.f.parts_of.end(), in_salib));
+  if (sfd && listed_salib && !writes_salib && list(sfd.get(), "salib/", dir + "/salib").empty())
     ::unlinkat(dfd.get(), kSalib, AT_REMOVEDIR);
-  write_manifest(dir, r.kind, r.files);
+  write_manifest(dir, run);
   return claim;
 }
 
-void write_manifest(const std::string& dir, const std::string& kind, const std::vector<std::string>& files) {
-  for (const std::string& f : files)
-    if (!owned_name(f)) throw std::invalid_argument("'" + f + "' is no file name of a run's folder");
-  const nlohmann::json manifest = {
+void write_manifest(const std::string& dir, const FolderFiles& f) {
+  for (const auto* v : {&f.files, &f.parts_of})
+    for (const std::string& n : *v)
+      if (!owned_name(n)) throw std::invalid_argument("'" + n + "' is no file name of a run's folder");
+  nlohmann::json manifest = {
       {"impactbatch_outputs", 2},
-      {"kind", kind},
-      {"note", "the files an impactbatch " + kind + " writes in this folder; the next " + kind +
+      {"kind", f.kind},
+      {"note", "the files an impactbatch " + f.kind + " writes in this folder; the next " + f.kind +
                    " run here removes them first, and nothing else (docs/study.md, \"The output folder\")"},
-      {"files", files}};
+      {"files", f.files}};
+  if (f.parts) manifest["parts"] = {{"count", f.parts}, {"of", f.parts_of}};
   write_file(dir + "/" + kFolderManifest, manifest.dump(1) + "\n");
 }
 
@@ -374,4 +340,4 @@ std::string claim_note(const FolderClaim& claim) {
   return s;
 }
 
-}  // namespace impact::io
+}  // namespace impact::resume

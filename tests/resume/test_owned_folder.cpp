@@ -1,4 +1,4 @@
-// The rule of a run's folder (io/owned_folder.hpp) case by case, and one destination under its
+// The rule of a run's folder (resume/owned_folder.hpp) case by case, and one destination under its
 // spellings (io::same_destination). The random trees are tests/calibrate/test_folder_rule.cpp's.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,7 +10,8 @@
 #include "files.hpp"
 #include "folder_rule.hpp"
 #include "io/out_file.hpp"
-#include "io/owned_folder.hpp"
+#include "io/folder_names.hpp"
+#include "resume/owned_folder.hpp"
 
 namespace impact {
 namespace {
@@ -28,8 +29,8 @@ std::string manifest(const std::string& kind, const std::vector<std::string>& fi
   return j.dump();
 }
 
-io::FolderRequest request(const std::string& dir, const std::string& kind, std::vector<std::string> files) {
-  io::FolderRequest r;
+resume::FolderRequest request(const std::string& dir, const std::string& kind, std::vector<std::string> files) {
+  resume::FolderRequest r;
   r.dir = dir;
   r.kind = kind;
   r.files = std::move(files);
@@ -38,9 +39,9 @@ io::FolderRequest request(const std::string& dir, const std::string& kind, std::
 }
 
 // the message of the claim's refusal ("" when it took the folder)
-std::string refusal(const io::FolderRequest& r) {
+std::string refusal(const resume::FolderRequest& r) {
   try {
-    io::claim_folder(r);
+    resume::claim_folder(r);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
@@ -86,10 +87,10 @@ TEST(OwnedFolder, AFolderIsAKindsOnlyByItsManifest) {
             std::string::npos) << why;
   EXPECT_NE(why.find("--force"), std::string::npos);
   // with force only the run's own names: the others stay
-  io::FolderRequest r = request(out, "study", {"jia.csv", "metadata.json"});
+  resume::FolderRequest r = request(out, "study", {"jia.csv", "metadata.json"});
   r.force = true;
   put(out + "/metadata.json", "a user's");
-  const io::FolderClaim forced = io::claim_folder(r);
+  const resume::FolderClaim forced = resume::claim_folder(r);
   EXPECT_TRUE(forced.forced);
   EXPECT_EQ(forced.removed, std::vector<std::string>{"metadata.json"});
   EXPECT_EQ(slurp(out + "/backup.part-00001.rar"), "volume 1");
@@ -99,7 +100,7 @@ TEST(OwnedFolder, AFolderIsAKindsOnlyByItsManifest) {
   EXPECT_NE(why.find("holds a study's outputs"), std::string::npos) << why;
   EXPECT_NE(why.find("not a calibration's"), std::string::npos) << why;
   const std::string cal = d / "cal";
-  io::claim_folder(request(cal, "calibration", {"samples.csv"}));
+  resume::claim_folder(request(cal, "calibration", {"samples.csv"}));
   put(cal + "/samples.csv", "draws");
   why = refusal(request(cal, "study", {"jia.csv"}));
   EXPECT_NE(why.find("holds a calibration's outputs"), std::string::npos) << why;
@@ -138,8 +139,8 @@ TEST(OwnedFolder, NoLinkIsFollowed) {
   put(shared + "/jia_P_n.txt", "someone else's salib");
   // a study's folder whose salib/ is a link: nothing is removed through it, the link stays, and a run
   // that writes SALib files is refused
-  io::FolderRequest r = request(out, "study", {"jia.csv", "salib/jia_P_n.txt", "metadata.json"});
-  io::claim_folder(r);
+  resume::FolderRequest r = request(out, "study", {"jia.csv", "salib/jia_P_n.txt", "metadata.json"});
+  resume::claim_folder(r);
   fs::create_directory_symlink(shared, out + "/salib");
   EXPECT_NE(refusal(r).find("salib is a link"), std::string::npos);
   r.files = {"jia.csv", "metadata.json"};
@@ -174,14 +175,14 @@ TEST(OwnedFolder, NoLinkIsFollowed) {
 TEST(OwnedFolder, TemporariesGoOnlyWhenTheirProcessHasEnded) {
   const test::ScratchDir d("owned_tmp");
   const std::string out = d / "out";
-  io::FolderRequest r = request(out, "study", {"jia.csv", "metadata.json"});
-  io::claim_folder(r);
+  resume::FolderRequest r = request(out, "study", {"jia.csv", "metadata.json"});
+  resume::claim_folder(r);
   const long dead = test::folder_rule::ended_pid();
   const std::string mine = ".jia.csv.tmp-" + std::to_string(dead) + "-0";
   const std::string other = ".x.csv.tmp-" + std::to_string(dead) + "-0";  // of no name of the run's
   put(out + "/" + mine, "half");
   put(out + "/" + other, "someone's");
-  const io::FolderClaim c = io::claim_folder(r);
+  const resume::FolderClaim c = resume::claim_folder(r);
   EXPECT_EQ(c.removed, std::vector<std::string>{mine});
   EXPECT_TRUE(fs::exists(out + "/" + other));
   // a running process's temporary of one of the run's names: refused, naming the process
