@@ -23,12 +23,9 @@ WHOLE = 15.0  # seconds the uninterrupted batch would take (from the pilot)
 LEAD = 1.0    # seconds from the start of the call to SIGINT
 LATENCY = 0.2  # the most the interrupt may take to arrive (seconds from the signal)
 
-CHILD = textwrap.dedent(r'''
-    import json, os, sys, time
-    import numpy as np, impactbatch as ib
-    what, backend, out, whole = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
-    say = lambda **kw: print(json.dumps(kw), flush=True)
-    steps = 1000
+# the children's random contact instances (both scripts below): W SPD, approaching, random parameters
+BATCH = textwrap.dedent(r'''
+    import numpy as np
     rng = np.random.default_rng(1)
 
     def batch(N):
@@ -37,6 +34,14 @@ CHILD = textwrap.dedent(r'''
         n = rng.normal(size=(N, 3)); v = rng.normal(size=(N, 3))
         v[np.einsum("ij,ij->i", v, n) > 0] *= -1
         return W, n, v, dict(mu=rng.uniform(0, 1, N), e=rng.uniform(0, 1, N), eta0=rng.uniform(0.5, 3, N))
+''')
+
+CHILD = BATCH + textwrap.dedent(r'''
+    import json, os, sys, time
+    import numpy as np, impactbatch as ib
+    what, backend, out, whole = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+    say = lambda **kw: print(json.dumps(kw), flush=True)
+    steps = 1000
 
     def config(n):
         return {"study": {"name": "interrupted", "scenario": "ball", "laws": ["jia"]},
@@ -178,18 +183,11 @@ def test_chunked_evaluate_is_one_call_bit_for_bit():
         assert np.count_nonzero(whole.ok) > N // 2
 
 
-LEAK = textwrap.dedent(r'''
+LEAK = BATCH + textwrap.dedent(r'''
     import os, signal, sys, threading, time
     import numpy as np, impactbatch as ib
     backend = sys.argv[1]
-    rng = np.random.default_rng(1)
 
-    def batch(N):
-        A = rng.normal(size=(N, 3, 3))
-        W = A @ A.transpose(0, 2, 1) + 0.5 * np.eye(3)
-        n = rng.normal(size=(N, 3)); v = rng.normal(size=(N, 3))
-        v[np.einsum("ij,ij->i", v, n) > 0] *= -1
-        return W, n, v, dict(mu=rng.uniform(0, 1, N), e=rng.uniform(0, 1, N), eta0=rng.uniform(0.5, 3, N))
 
     B = batch(1500)
     base = ib.evaluate("jia", *B[:3], backend=backend, steps=20000, **B[3])
