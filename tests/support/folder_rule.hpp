@@ -226,6 +226,8 @@ inline std::string spelled(Choices& c, const std::string& root) {
 }
 
 // The index of `entry` as a part of `name` (NAME-STEM.part-DIGITS.EXT: at least 5 digits), or -1.
+// The grammar written again from docs/distributed.md, deliberately not io::part_index: a checker
+// that called the code under test could not find its faults.
 inline long part_of(const std::string& entry, const std::string& name) {
   const std::size_t slash = name.rfind('/'), dot = name.rfind('.');
   const std::size_t at = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? name.size() : dot;
