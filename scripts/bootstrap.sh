@@ -13,7 +13,7 @@ PKGS=(cmake g++ make git pkg-config
       python3-dev pybind11-dev libdlpack-dev python3-pytest python3-pandas  # the Python package (python/), its tests
       python3-scipy python3-multiprocess python3-pip  # SALib's dependencies (the Sobol example, below)
       python3-emcee  # examples/calibration/emcee_compare.py and its test (issue 25)
-      libnlopt-cxx-dev  # impact calibrate's fit method (host/calibrate/fit.hpp)
+      libnlopt-cxx-dev  # impact calibrate's fit method (host/infer/fit.hpp)
       openmpi-bin libopenmpi-dev  # runs over several processes (host/dist, docs/distributed.md)
       strace)  # fault injection in tests/cli/integrity.sh (EIO on read)
 if [ "${1:-}" = fuzz ]; then

@@ -28,7 +28,7 @@ import sys
 
 # the host layers from the bottom up: each may include its own headers and those of the layers below
 # it (io: only its own; the two front ends, cli and python, do not use each other)
-HOST_ORDER = ["engine", "reference", "design", "systems", "resume", "study", "sampled", "bench", "calibrate", "dist"]
+HOST_ORDER = ["engine", "infer", "reference", "design", "systems", "resume", "study", "sampled", "bench", "calibrate", "dist"]
 LAYERS = ["core", "kernels", "io"] + HOST_ORDER + ["cli", "python"]
 ALLOWED = {"core": {"core"}, "kernels": {"core", "kernels"}, "io": {"io"}}
 for _i, _layer in enumerate(HOST_ORDER):

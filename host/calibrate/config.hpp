@@ -2,7 +2,7 @@
 // error located and naming its key; docs/calibration.md):
 //
 //   [calibrate] name, scenario, law, description, method (mcmc: the posterior sampled; fit: its
-//               maximum and the Laplace approximation, calibrate/fit.hpp)
+//               maximum and the Laplace approximation, infer/fit.hpp)
 //   [run]       backend (auto|cuda|omp|serial), precision, integrator, steps
 //   [data]      file (relative to the config's folder), observed = [outputs], sigma = {output = sd},
 //               ignore = [columns]
@@ -22,12 +22,16 @@
 #include <nlohmann/json.hpp>
 
 #include "calibrate/data.hpp"
-#include "calibrate/fit.hpp"
+#include "infer/fit.hpp"
 #include "design/design.hpp"
 #include "engine/options.hpp"
 #include "io/config_tree.hpp"
 
 namespace impact::calibrate {
+
+using infer::fit_algorithm_list;
+using infer::fit_algorithms;
+using infer::FitOptions;
 
 struct CalibrateConfig {
   std::string name = "calibration", description, scenario, law;

@@ -1,4 +1,4 @@
-// What a fit (calibrate.method = fit, calibrate/fit.hpp) writes and says: the box and widths a prior
+// What a fit (calibrate.method = fit, infer/fit.hpp) writes and says: the box and widths a prior
 // gives the optimiser, the tables of estimate.csv and starts.csv, summary.md's table and notes,
 // metadata.json's "estimate", and the draws of the Laplace normal for the predictive.
 #pragma once
@@ -8,10 +8,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "calibrate/fit.hpp"
+#include "infer/fit.hpp"
 #include "design/design.hpp"
 
 namespace impact::calibrate {
+
+using infer::FitResult;
+using infer::FitStart;
+using infer::LogDensity;
+using infer::fit_map;
+using infer::kAgreeLogp;
+using infer::kNoValue;
+using infer::laplace;
 
 // The box the optimiser searches for a parameter with prior p, and a width to set its steps by:
 // uniform [a, b] and truncnormal [lo, hi] as given; normal and lognormal between their quantiles

@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "calibrate/data.hpp"
-#include "calibrate/ensemble.hpp"
+#include "infer/ensemble.hpp"
 #include "calibrate/fit_report.hpp"
 #include "calibrate/model.hpp"
 #include "design/design.hpp"

@@ -6,7 +6,7 @@
 //   metadata.json the same numbers, the sampler's counts, timings, the machine, the config resolved
 //   predictive.csv the model's outputs over posterior draws per experiment, beside the data
 //   corner.png, predictive.png  the plots (scripts/plot_calibration.py; output.plots = false: none)
-// or, for calibrate.method = fit (calibrate/fit.hpp, calibrate/fit_report.hpp):
+// or, for calibrate.method = fit (infer/fit.hpp, calibrate/fit_report.hpp):
 //   estimate.csv  per free parameter: the estimate (the MAP), the Laplace sd and 90 % interval
 //   starts.csv    per start: where it began and ended, log p there, its evaluations, why it stopped
 //   summary.md, metadata.json (the covariance too), predictive.csv over draws of the Laplace normal,
@@ -21,11 +21,23 @@
 #include <vector>
 
 #include "calibrate/config.hpp"
-#include "calibrate/fit.hpp"
+#include "infer/fit.hpp"
 #include "calibrate/model.hpp"
-#include "calibrate/summary.hpp"
+#include "infer/summary.hpp"
 
 namespace impact::calibrate {
+
+using infer::EnsembleChain;
+using infer::FitResult;
+using infer::EnsembleOptions;
+using infer::ParamSummary;
+using infer::kStrandedGap;
+using infer::magnitude_scale;
+using infer::mean_sd;
+using infer::run_ensemble;
+using infer::sorted_quantile;
+using infer::stranded_walkers;
+using infer::summarize;
 
 struct CalibrationOutcome {
   std::string method;                // mcmc | fit

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/ensemble.hpp"
-#include "calibrate/fit.hpp"
+#include "infer/ensemble.hpp"
+#include "infer/fit.hpp"
 #include "errors.hpp"
 #include "calibrate/model.hpp"
 #include "calibrate/run.hpp"
-#include "calibrate/summary.hpp"
+#include "infer/summary.hpp"
 #include "design/param_text.hpp"
 #include "engine/registry.hpp"
 

@@ -1,12 +1,12 @@
-#include "calibrate/summary.hpp"
+#include "infer/summary.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-#include "calibrate/autocorr.hpp"
+#include "infer/autocorr.hpp"
 
-namespace impact::calibrate {
+namespace impact::infer {
 
 double sorted_quantile(const std::vector<double>& sorted, double p) {
   if (sorted.empty() || !(p >= 0 && p <= 1)) throw std::invalid_argument("sorted_quantile: no values, or p outside [0, 1]");
@@ -77,4 +77,4 @@ std::vector<std::size_t> stranded_walkers(const EnsembleChain& c, std::uint64_t 
   return out;
 }
 
-}  // namespace impact::calibrate
+}  // namespace impact::infer

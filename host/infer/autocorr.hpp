@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "calibrate/ensemble.hpp"
+#include "infer/ensemble.hpp"
 
-namespace impact::calibrate {
+namespace impact::infer {
 
 constexpr double kAutocorrWork = 4e9;
 
@@ -31,4 +31,4 @@ std::vector<AutocorrTime> autocorr_time(const EnsembleChain& c, std::uint64_t bu
 AutocorrTime autocorr_time(const std::vector<double>& series, std::size_t walkers, std::uint64_t n,
                            double window_c = 5.0);
 
-}  // namespace impact::calibrate
+}  // namespace impact::infer

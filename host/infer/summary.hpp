@@ -1,15 +1,15 @@
 // What a chain says of each free parameter: the posterior mean, sd and quantiles of the draws after
 // the burn-in (every walker's), the integrated autocorrelation time and the effective sample size
-// (calibrate/autocorr.hpp), and whether the chain is long enough to trust them (emcee's rule: at
+// (infer/autocorr.hpp), and whether the chain is long enough to trust them (emcee's rule: at
 // least 50 tau steps after the burn-in, and a closed autocorrelation window).
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "calibrate/ensemble.hpp"
+#include "infer/ensemble.hpp"
 
-namespace impact::calibrate {
+namespace impact::infer {
 
 struct ParamSummary {
   double mean = 0, sd = 0;
@@ -44,4 +44,4 @@ std::vector<ParamSummary> summarize(const EnsembleChain& c, std::uint64_t burn, 
 constexpr double kStrandedGap = 20.0;
 std::vector<std::size_t> stranded_walkers(const EnsembleChain& c, std::uint64_t burn, double gap = kStrandedGap);
 
-}  // namespace impact::calibrate
+}  // namespace impact::infer

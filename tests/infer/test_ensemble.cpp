@@ -1,4 +1,4 @@
-// The ensemble sampler (calibrate/ensemble.hpp) and the autocorrelation time (calibrate/autocorr.hpp)
+// The ensemble sampler (infer/ensemble.hpp) and the autocorrelation time (infer/autocorr.hpp)
 // on targets whose answer is known: correlated Gaussians in 2 and 5 dimensions and Haario's banana
 // (mean and covariance within Monte Carlo error, the error taken from the chain's own effective
 // sample size), an AR(1) series of known tau; the stretch move's affine invariance, exactly; the
@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/autocorr.hpp"
-#include "calibrate/ensemble.hpp"
-#include "calibrate/summary.hpp"
+#include "infer/autocorr.hpp"
+#include "infer/ensemble.hpp"
+#include "infer/summary.hpp"
 #include "errors.hpp"
 
-using namespace impact::calibrate;
+using namespace impact::infer;
 
 namespace {
 

@@ -6,7 +6,7 @@
 //
 // Same bits on every x86-64 machine: the algorithms offered (BOBYQA, Nelder-Mead, Sbplx, COBYLA) call
 // no libm transcendental (NLopt's NEWUOA calls sincos, whose bits glibc may pick per CPU: not
-// offered; tests/calibrate/test_fit.cpp interposes them and counts), they draw no random numbers, and
+// offered; tests/infer/test_fit.cpp interposes them and counts), they draw no random numbers, and
 // no stopping rule reads a clock. The starts are the sampler's (start_from_prior), so a seed gives the
 // same fit on every backend's CPU path and for any thread count.
 //
@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/ensemble.hpp"
+#include "infer/ensemble.hpp"
 
-namespace impact::calibrate {
+namespace impact::infer {
 
 struct FitOptions {
   std::string algorithm = "bobyqa";  // bobyqa | neldermead | sbplx | cobyla (fit_algorithms())
@@ -81,4 +81,4 @@ FitResult fit_map(const LogDensity& f, std::size_t dim, const std::vector<double
 void laplace(const LogDensity& f, const std::vector<double>& x, const std::vector<double>& lo,
              const std::vector<double>& hi, const std::vector<double>& scale, FitResult& r);
 
-}  // namespace impact::calibrate
+}  // namespace impact::infer

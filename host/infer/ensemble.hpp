@@ -11,14 +11,14 @@
 // arithmetic is IEEE with rmath's log (impact/rmath.hpp), so a seed gives the same chain, bit for
 // bit, on every x86-64 machine and for any thread count of the log density. The move is
 // affine-invariant: the chain of p(A x + b) is A^-1 (chain of p - b), exactly where A scales by
-// powers of two (tests/calibrate/test_ensemble.cpp).
+// powers of two (tests/infer/test_ensemble.cpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-namespace impact::calibrate {
+namespace impact::infer {
 
 // The log density of n points at once (row-major, n x dim) up to a constant: out[i] = log p(x_i),
 // -inf outside the support. NaN (or +inf) says the model failed at that point: the proposal is
@@ -54,4 +54,4 @@ struct EnsembleChain {
 EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f,
                            const EnsembleOptions& o, const std::function<void(std::uint64_t)>& progress = {});
 
-}  // namespace impact::calibrate
+}  // namespace impact::infer

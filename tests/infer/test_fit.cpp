@@ -1,4 +1,4 @@
-// The fit method (calibrate/fit.hpp): NLopt's local optimisers from several starts find the maximum of
+// The fit method (infer/fit.hpp): NLopt's local optimisers from several starts find the maximum of
 // a known log density, the Laplace approximation there is minus the inverse Hessian (exact for a
 // normal, within the differences' h^2 / 12 for a quartic), an estimate at a bound of the box or next
 // to points without a value is said, and a fit repeats bit for bit.
@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "calibrate/fit.hpp"
+#include "infer/fit.hpp"
 
-using namespace impact::calibrate;
+using namespace impact::infer;
 
 namespace {
 

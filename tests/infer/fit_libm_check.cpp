@@ -1,6 +1,6 @@
-// ctest calibrate.fit_libm: the fit's optimisers call no libm transcendental. glibc picks exp, log,
+// ctest infer.fit_libm: the fit's optimisers call no libm transcendental. glibc picks exp, log,
 // pow, sin, cos, sincos and tan per CPU (its FMA variants), so a call would make a fit's bits differ
-// between an Intel and an AMD machine (calibrate/fit.hpp). This program defines them, so that NLopt's
+// between an Intel and an AMD machine (infer/fit.hpp). This program defines them, so that NLopt's
 // calls come here (an executable's definitions come first), counts the calls while every offered
 // algorithm fits a 3-dimensional target, and fails when any was made. It checks itself: NLopt's
 // NEWUOA, which is not offered, does call sincos.
@@ -12,7 +12,7 @@
 
 #include <nlopt.h>
 
-#include "calibrate/fit.hpp"
+#include "infer/fit.hpp"
 
 namespace {
 long g_calls = 0;
@@ -47,7 +47,7 @@ double newuoa_objective(unsigned, const double* x, double*, void*) {
 }  // namespace
 
 int main() {
-  using namespace impact::calibrate;
+  using namespace impact::infer;
   const std::vector<double> starts = {0.9, -0.5, 0.4, -0.7, 0.6, -0.2, 0.1, 0.9, 0.9}, lo = {-1, -1, -1}, hi = {1, 1, 1};
   int bad = 0;
   for (const std::string& alg : fit_algorithms()) {

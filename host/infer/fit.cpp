@@ -1,4 +1,4 @@
-#include "calibrate/fit.hpp"
+#include "infer/fit.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <Eigen/Core>
 #include <nlopt.h>
 
-namespace impact::calibrate {
+namespace impact::infer {
 
 namespace {
 
@@ -238,4 +238,4 @@ FitResult fit_map(const LogDensity& f, std::size_t D, const std::vector<double>&
   return r;
 }
 
-}  // namespace impact::calibrate
+}  // namespace impact::infer

@@ -1,4 +1,4 @@
-#include "calibrate/smc.hpp"
+#include "infer/smc.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "impact/rmath.hpp"
 #include "impact/rng.hpp"
 
-namespace impact::calibrate {
+namespace impact::infer {
 
 namespace {
 
@@ -518,4 +518,4 @@ SmcResult run_smc(const SmcTarget& t, const SmcOptions& o, const std::function<v
   return Smc(t, o).go(progress);
 }
 
-}  // namespace impact::calibrate
+}  // namespace impact::infer

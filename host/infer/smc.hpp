@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-namespace impact::calibrate {
+namespace impact::infer {
 
 struct SmcOptions {
   std::size_t particles = 2048;      // in all, `runs` populations of particles / runs
@@ -101,4 +101,4 @@ struct SmcMode {
 std::vector<SmcMode> find_modes(const std::vector<double>& x, std::size_t dim, const std::vector<double>& log_like,
                                 std::vector<std::uint32_t>& label, double gap = 8.0, double min_mass = 0.01);
 
-}  // namespace impact::calibrate
+}  // namespace impact::infer

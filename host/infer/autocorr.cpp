@@ -1,12 +1,12 @@
-#include "calibrate/autocorr.hpp"
+#include "infer/autocorr.hpp"
 
-#include "calibrate/summary.hpp"
+#include "infer/summary.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-namespace impact::calibrate {
+namespace impact::infer {
 
 AutocorrTime autocorr_time(const std::vector<double>& series, std::size_t walkers, std::uint64_t n, double window_c) {
   if (walkers == 0 || n < 2 || series.size() != walkers * n)
@@ -73,4 +73,4 @@ std::vector<AutocorrTime> autocorr_time(const EnsembleChain& c, std::uint64_t bu
   return out;
 }
 
-}  // namespace impact::calibrate
+}  // namespace impact::infer

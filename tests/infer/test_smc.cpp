@@ -1,4 +1,4 @@
-// Adaptive-tempered SMC (calibrate/smc.hpp) on targets whose answers are known: correlated
+// Adaptive-tempered SMC (infer/smc.hpp) on targets whose answers are known: correlated
 // Gaussians in 2 and 5 dimensions (mean and covariance within 4 Monte Carlo errors, the errors
 // measured from the independent runs), a bimodal mixture with weights 0.7 / 0.3 whose modes are 20
 // sd apart (each mode's mass within 3 se), and the log evidence of each against its closed form
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/smc.hpp"
+#include "infer/smc.hpp"
 #include "impact/rmath.hpp"
 
-using namespace impact::calibrate;
+using namespace impact::infer;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "calibrate/ensemble.hpp"
+#include "infer/ensemble.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -7,7 +7,7 @@
 #include "impact/rmath.hpp"
 #include "impact/rng.hpp"
 
-namespace impact::calibrate {
+namespace impact::infer {
 
 double EnsembleChain::acceptance_fraction() const {
   std::uint64_t n = 0;
@@ -112,4 +112,4 @@ EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, co
   return c;
 }
 
-}  // namespace impact::calibrate
+}  // namespace impact::infer
