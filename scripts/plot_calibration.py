@@ -48,10 +48,18 @@ def load_run(d):
     return meta, cols
 
 
+MODE_COLOURS = ["#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb"]
+
+
 def corner(d, meta):
+    # SMC: the draws coloured by their mode (metadata.json "modes", samples.npy "mode"), and a title
+    # per mode, never a pooled mean where the posterior may have no mass; the ensemble: one colour
     s = np.load(os.path.join(d, "samples.npy"))
     names = list(meta["posterior"])
     k = len(names)
+    modes = meta.get("modes") or []
+    groups = [(s["mode"] == m, MODE_COLOURS[m % len(MODE_COLOURS)], modes[m]) for m in range(len(modes))] \
+        if "mode" in s.dtype.names and modes else [(np.ones(len(s), bool), MODE_COLOURS[0], None)]
     fig, axes = plt.subplots(k, k, figsize=(2.6 * k + 0.6, 2.6 * k + 0.6), squeeze=False)
     for i, a in enumerate(names):
         for j, b in enumerate(names):
@@ -60,20 +68,38 @@ def corner(d, meta):
                 ax.axis("off")
                 continue
             if i == j:
-                p = meta["posterior"][a]
-                ax.hist(s[a], bins=50, color="#4477aa", alpha=0.8)
-                ax.axvspan(p["quantiles"]["0.05"], p["quantiles"]["0.95"], color="#aaaaaa", alpha=0.3)
-                ax.axvline(p["mean"], color="k", lw=1)
-                ax.set_title(f"{a} = {p['mean']:.4g} ± {p['sd']:.2g}", fontsize=9)
+                lo, hi = float(np.min(s[a])), float(np.max(s[a]))
+                bins = np.linspace(lo, hi, 51) if hi > lo else 50
+                titles = []
+                for sel, colour, mode in groups:
+                    ax.hist(s[a][sel], bins=bins, color=colour, alpha=0.75)
+                    p = mode["params"][a] if mode else meta["posterior"][a]
+                    if mode is None:
+                        ax.axvspan(p["quantiles"]["0.05"], p["quantiles"]["0.95"], color="#aaaaaa", alpha=0.3)
+                    ax.axvline(p["mean"], color=colour if mode else "k", lw=1)
+                    titles.append((f"{mode['mass']:.2f}: " if mode and len(groups) > 1 else "") +
+                                  f"{p['mean']:.4g} ± {p['sd']:.2g}")
+                shown = titles[:3] + (["..."] if len(titles) > 3 else [])
+                ax.set_title(f"{a} = " + "\n".join(shown), fontsize=8 if len(shown) > 1 else 9)
                 ax.set_yticks([])
             else:
-                ax.hist2d(s[b], s[a], bins=40, cmap="Blues")
+                if len(groups) == 1:
+                    ax.hist2d(s[b], s[a], bins=40, cmap="Blues")
+                else:
+                    for sel, colour, _ in groups:
+                        ax.scatter(s[b][sel], s[a][sel], s=2, color=colour, alpha=0.3, linewidths=0)
             if i == k - 1:
                 ax.set_xlabel(b)
             if j == 0 and i > 0:
                 ax.set_ylabel(a)
-    fig.suptitle(f"{meta['config']['calibrate']['name']}: posterior ({meta['config']['calibrate']['law']}, "
-                 f"{meta['walkers']} walkers x {meta['steps']} steps, burn-in {meta['burn']})", fontsize=10)
+    cal = meta["config"]["calibrate"]
+    if meta.get("method") == "smc":
+        ev = meta["log_evidence"]
+        how = (f"SMC, {meta['particles']} particles, log Z = {ev['value']:.3f} ± {ev['se']:.3f}, "
+               f"{len(modes)} mode{'s' if len(modes) != 1 else ''} (title: mass: mean ± sd per mode)")
+    else:
+        how = f"{meta['walkers']} walkers x {meta['steps']} steps, burn-in {meta['burn']}"
+    fig.suptitle(f"{cal['name']}: posterior ({cal['law']}, {how})", fontsize=10)
     fig.tight_layout()
     save(fig, os.path.join(d, "corner.png"))
 
@@ -96,7 +122,7 @@ def predictive(d, meta, cols, other, x):
         ax.set_ylabel(o)
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)
-    what = "posterior predictive" if meta.get("method", "mcmc") == "mcmc" else "predictive of the fit's Laplace normal"
+    what = "predictive of the fit's Laplace normal" if meta.get("method") == "fit" else "posterior predictive"
     fig.suptitle(f"{meta['config']['calibrate']['name']}: {what} against the data", fontsize=10)
     fig.tight_layout()
     save(fig, os.path.join(d, "predictive.png"))
@@ -119,7 +145,7 @@ def main(argv=None):
     if other is not None and len(other[1].get("experiment", [])) != len(cols["experiment"]):
         print("plot_calibration: --compare: that run has another number of experiments", file=sys.stderr)
         return 2
-    if meta.get("method", "mcmc") == "mcmc":
+    if meta.get("method") != "fit":
         corner(a.run, meta)
     predictive(a.run, meta, cols, other, x)
     return 0

@@ -37,10 +37,36 @@ void resolve_head(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (!engine::find_law(c.law)) r.fail("calibrate.law", "unknown law '" + c.law + "' (known: " + engine::law_names() + ")");
   if (s.contains("method")) {
     c.method = r.str(s.at("method"), "calibrate.method");
-    if (c.method != "mcmc" && c.method != "fit")
-      r.fail("calibrate.method", "unknown method '" + c.method + "' (known: mcmc, the posterior sampled; fit, its maximum "
-                                 "and the Laplace approximation)");
+    if (c.method == "mcmc") c.method = "ensemble";  // its old name
+    if (c.method != "smc" && c.method != "ensemble" && c.method != "fit")
+      r.fail("calibrate.method", "unknown method '" + c.method + "' (known: smc, the posterior by tempered sequential "
+                                 "Monte Carlo, with its evidence and modes; ensemble (or mcmc), the posterior by the "
+                                 "stretch-move sampler; fit, its maximum and the Laplace approximation)");
   }
+}
+
+// [smc]: read whatever the method, as [fit] and [mcmc]
+void resolve_smc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
+  c.smc.particles = 0;
+  if (!root.contains("smc")) return;
+  const json& m = r.table(root.at("smc"), "smc");
+  r.expect_keys(m, "smc", {"particles", "runs", "ess_target", "seed", "max_stages", "moves"});
+  if (m.contains("runs")) c.smc.runs = r.integer(m.at("runs"), "smc.runs", 2, 1024);
+  if (m.contains("particles") && !(m.at("particles").is_string() && m.at("particles").get<std::string>() == "auto")) {
+    c.smc.particles = r.integer(m.at("particles"), "smc.particles", 2, std::size_t(1) << 24);
+    if (c.smc.particles % c.smc.runs)
+      r.fail("smc.particles", "expected a multiple of smc.runs (" + std::to_string(c.smc.runs) + "), or \"auto\"");
+    if (c.smc.particles / c.smc.runs < 2 * c.free.size() + 2)
+      r.fail("smc.particles", "expected at least " + std::to_string(2 * c.free.size() + 2) + " per run (" +
+                                  std::to_string(c.smc.runs) + " runs)");
+  }
+  if (m.contains("ess_target")) {
+    c.smc.ess_target = r.num(m.at("ess_target"), "smc.ess_target");
+    if (!(c.smc.ess_target > 0 && c.smc.ess_target < 1)) r.fail("smc.ess_target", "expected a fraction in (0, 1)");
+  }
+  if (m.contains("seed")) c.smc.seed = r.integer(m.at("seed"), "smc.seed", 0, UINT64_MAX);
+  if (m.contains("max_stages")) c.smc.max_stages = r.integer(m.at("max_stages"), "smc.max_stages", 1, 100000);
+  if (m.contains("moves")) c.smc.max_moves = r.integer(m.at("moves"), "smc.moves", 2, 4095);
 }
 
 // [fit]: read whatever the method (a config may carry both tables and switch with --set)
@@ -177,7 +203,7 @@ void resolve_mcmc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
 CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   const ConfigReader r{t};
   const json& root = t.root;
-  r.expect_keys(root, "", {"calibrate", "run", "data", "params", "mcmc", "fit", "output"});
+  r.expect_keys(root, "", {"calibrate", "run", "data", "params", "smc", "mcmc", "fit", "output"});
   CalibrateConfig c;
   resolve_head(r, root, c);
   // [run]: as a study's, without the reference backend and run.chunk
@@ -188,6 +214,7 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   std::stable_partition(c.free.begin(), c.free.end(), [](const design::ParamSpec& p) { return noise_output(p.name).empty(); });
   check_observed(r, c);
   resolve_mcmc(r, root, c);
+  resolve_smc(r, root, c);
   resolve_fit(r, root, c);
   c.out_dir = "out/" + c.name;
   if (root.contains("output")) {
@@ -207,6 +234,13 @@ CalibrateConfig load_calibrate_config(const CalibrateRequest& q) {
   return resolve_calibrate_config(t);
 }
 
+std::size_t smc_particles(const CalibrateConfig& c, engine::Backend backend) {
+  if (c.smc.particles) return c.smc.particles;
+  const std::size_t want = backend == engine::Backend::cuda ? 32768 : 2048;
+  const std::size_t per = std::max<std::size_t>((want + c.smc.runs - 1) / c.smc.runs, 2 * c.free.size() + 2);
+  return per * c.smc.runs;
+}
+
 json to_json(const CalibrateConfig& c) {
   json j;
   j["calibrate"] = {{"name", c.name}, {"description", c.description}, {"scenario", c.scenario}, {"law", c.law},
@@ -223,6 +257,9 @@ json to_json(const CalibrateConfig& c) {
   for (const design::ParamSpec& p : c.free)
     if (noise_output(p.name).empty()) ps[p.name] = design::param_text(p);  // noise parameters: in data.sigma
   j["params"] = ps;
+  j["smc"] = {{"particles", c.smc.particles ? json(c.smc.particles) : json("auto")}, {"runs", c.smc.runs},
+              {"ess_target", c.smc.ess_target}, {"seed", c.smc.seed}, {"max_stages", c.smc.max_stages},
+              {"moves", c.smc.max_moves}};
   j["mcmc"] = {{"walkers", c.walkers}, {"steps", c.mcmc_steps}, {"burn", c.burn}, {"seed", c.seed}, {"a", c.a}};
   j["fit"] = {{"starts", c.fit_starts}, {"seed", c.fit_seed}, {"algorithm", c.fit.algorithm}, {"xtol", c.fit.xtol},
               {"ftol", c.fit.ftol}, {"max_evals", c.fit.max_evals}, {"laplace", c.fit.laplace}};

@@ -1,8 +1,10 @@
 // The config of `impact calibrate` (TOML or JSON, read as a study's: io/config_tree.hpp, every
 // error located and naming its key; docs/calibration.md):
 //
-//   [calibrate] name, scenario, law, description, method (mcmc: the posterior sampled; fit: its
-//               maximum and the Laplace approximation, infer/fit.hpp)
+//   [calibrate] name, scenario, law, description, method (smc: the posterior by tempered SMC, with
+//               its evidence and modes, infer/smc.hpp; ensemble, or its old name mcmc: the posterior
+//               by the stretch-move sampler; fit: its maximum and the Laplace approximation,
+//               infer/fit.hpp)
 //   [run]       backend (auto|cuda|omp|serial), precision, integrator, steps
 //   [data]      file (relative to the config's folder), observed = [outputs], sigma = {output = sd},
 //               ignore = [columns]
@@ -10,6 +12,8 @@
 //               design/param_text.hpp): free, with that prior
 //   [mcmc]      walkers (even, >= 2 x free; default max(16, 4 x free) rounded up to even), steps,
 //               burn (default steps / 4), seed, a (the stretch scale, 2)
+//   [smc]       particles ("auto": 2048 on the CPU, 32768 on a GPU; a multiple of runs), runs (16),
+//               ess_target (0.5), seed, max_stages (500), moves (Metropolis steps per stage at most, 64)
 //   [fit]       starts (points drawn from the prior, each optimised; default 8), seed, algorithm
 //               (bobyqa|neldermead|sbplx|cobyla), xtol, ftol, max_evals (per start), laplace
 //   [output]    dir (default out/NAME), plots (default true: corner.png, predictive.png)
@@ -23,6 +27,7 @@
 
 #include "calibrate/data.hpp"
 #include "infer/fit.hpp"
+#include "infer/smc.hpp"
 #include "design/design.hpp"
 #include "engine/options.hpp"
 #include "io/config_tree.hpp"
@@ -45,7 +50,8 @@ struct CalibrateConfig {
   std::size_t walkers = 0;
   std::uint64_t mcmc_steps = 2000, burn = 0, seed = 1;
   double a = 2.0;
-  std::string method = "mcmc";  // mcmc | fit
+  std::string method = "ensemble";  // smc | ensemble (or its old name mcmc) | fit
+  infer::SmcOptions smc;             // smc.particles 0: "auto", sized to the backend (smc_particles)
   FitOptions fit;
   std::size_t fit_starts = 8;
   std::uint64_t fit_seed = 1;
@@ -70,6 +76,10 @@ struct CalibrateRequest {
 // The request's config, read, overridden and resolved. Throws io::ConfigError as above (a file that
 // cannot be read, a bad override, a bad backend word: each located).
 CalibrateConfig load_calibrate_config(const CalibrateRequest& q);
+
+// The particles of an SMC run on `backend` ("auto": 2048 on the CPU, 32768 on a GPU, rounded to the
+// runs).
+std::size_t smc_particles(const CalibrateConfig& c, engine::Backend backend);
 
 // The resolved config, every key explicit (metadata.json).
 nlohmann::ordered_json to_json(const CalibrateConfig& c);

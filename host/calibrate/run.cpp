@@ -13,6 +13,8 @@
 #include "infer/ensemble.hpp"
 #include "calibrate/fit_report.hpp"
 #include "calibrate/model.hpp"
+#include "calibrate/samples_file.hpp"
+#include "calibrate/smc_report.hpp"
 #include "design/design.hpp"
 #include "engine/backend_pick.hpp"
 #include "engine/registry.hpp"
@@ -58,10 +60,11 @@ void check_memory(const CalibrateConfig& c, const Model& m, double budget) {
   const double D = static_cast<double>(m.dim());
   const double piece = static_cast<double>(m.piece_rows_limit(budget)) * m.row_bytes();
   const double per_point = (4 * D + 6) * sizeof(double);
-  const bool fit = c.method == "fit";
-  const double points = static_cast<double>(fit ? c.fit_starts : c.walkers);
-  const double chain = fit ? 0.0
-                           : static_cast<double>(c.mcmc_steps) * static_cast<double>(c.walkers) * (D + 1) * sizeof(double);
+  const bool fit = c.method == "fit", smc = c.method == "smc";
+  const double points = static_cast<double>(fit ? c.fit_starts : smc ? smc_particles(c, m.backend()) : c.walkers);
+  // the chain kept whole (the ensemble); SMC keeps its particles and their proposals (in the batch)
+  const double chain = fit || smc ? 0.0
+                                  : static_cast<double>(c.mcmc_steps) * static_cast<double>(c.walkers) * (D + 1) * sizeof(double);
   const double batch = points * per_point + piece;
   const double predictive = kPredictiveDraws * per_point + piece;
   if (chain + std::max(batch, predictive) <= budget) return;
@@ -72,13 +75,13 @@ void check_memory(const CalibrateConfig& c, const Model& m, double budget) {
                                 std::to_string(c.mcmc_steps) + " steps needs " + io::gib(chain) +
                                 (batch > 0.01 * budget ? " besides the batches' " + io::gib(batch) : std::string()) +
                                 limit + ": fewer steps or walkers");
-  const std::string key = fit ? "fit.starts" : "mcmc.walkers";
-  throw std::invalid_argument(key + ": a batch of " + std::to_string(fit ? c.fit_starts : c.walkers) + " points needs " +
+  const std::string key = fit ? "fit.starts" : smc ? "smc.particles" : "mcmc.walkers";
+  throw std::invalid_argument(key + ": a batch of " + std::to_string(static_cast<std::uint64_t>(points)) + " points needs " +
                               io::gib(batch) + " (their coordinates and log densities, and pieces of " +
                               std::to_string(m.piece_rows_limit(budget)) + " rows of the " +
                               std::to_string(m.data().n) + " experiments)" +
                               (chain > 0 ? " besides the chain's " + io::gib(chain) : std::string()) + limit +
-                              ": fewer " + (fit ? "starts" : "walkers"));
+                              ": fewer " + (fit ? "starts" : smc ? "particles" : "walkers"));
 }
 
 namespace {
@@ -112,32 +115,13 @@ std::string summary_table(const std::vector<std::string>& names, const std::vect
 }
 
 void write_samples(const std::string& dir, const EnsembleChain& ch, std::uint64_t burn, const std::vector<std::string>& names) {
-  io::OutFile csv(dir + "/samples.csv"), npy(dir + "/samples.npy");
-  std::string head = "step,walker";
-  std::vector<io::NpyField> fields = {{"step", "<u8"}, {"walker", "<u8"}};
-  for (const std::string& n : names) head += "," + n, fields.emplace_back(n, "<f8");
-  csv.put(head + ",logp\n");
-  fields.emplace_back("logp", "<f8");
-  io::write_npy_header(npy, fields, (ch.steps - burn) * ch.walkers);
-  std::string line, rec;
-  for (std::uint64_t s = burn; s < ch.steps; ++s)
-    for (std::size_t w = 0; w < ch.walkers; ++w) {
-      line = std::to_string(s) + "," + std::to_string(w);
-      rec.clear();
-      const std::uint64_t sw[2] = {s, w};
-      rec.append(reinterpret_cast<const char*>(sw), sizeof sw);  // x86-64: little-endian
-      for (std::size_t k = 0; k <= ch.dim; ++k) {
-        const double v = k < ch.dim ? ch.at(s, w, k) : ch.logp[s * ch.walkers + w];
-        line += ',';
-        io::append_number(line, v);
-        rec.append(reinterpret_cast<const char*>(&v), sizeof v);
-      }
-      line += '\n';
-      csv.put(line);
-      npy.put(rec);
-    }
-  csv.commit();
-  npy.commit();
+  write_samples_files(dir, {"step", "walker"}, names, (ch.steps - burn) * ch.walkers,
+                      [&](std::size_t i, std::uint64_t* ids, double* v) {
+                        const std::uint64_t s = burn + i / ch.walkers, w = i % ch.walkers;
+                        ids[0] = s, ids[1] = w;
+                        for (std::size_t k = 0; k < ch.dim; ++k) v[k] = ch.at(s, w, k);
+                        v[ch.dim] = ch.logp[s * ch.walkers + w];
+                      });
 }
 
 // The posterior predictive of the model's outputs (predictive.csv): the model evaluated at up to
@@ -388,7 +372,8 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, re
   if (named) return named;
   if (shared) cuda = group->all(cuda);  // the same candidates on every process: cuda where all have it
   // the batch the method evaluates: half the walkers (mcmc), one point (fit)
-  const std::size_t half = c.method == "fit" ? 1 : c.walkers / 2, batch = half * data.n;
+  const std::size_t half = c.method == "fit" ? 1 : c.method == "smc" ? smc_particles(c, engine::Backend::omp) : c.walkers / 2;
+  const std::size_t batch = half * data.n;
   // auto: a trial. The rate models cannot say what a batch of the sampler costs: the rows of a
   // calibration are not random contact (stronge on the Cornell rows ran at 2e6 rows/s on one thread
   // of the 2-core development VM, where the model says 1.7e4/s), and a small batch's time on the GPU is its latency, the slowest instance's integration on
@@ -482,6 +467,21 @@ std::string run_line(const CalibrateConfig& c, const CalibrationOutcome& o, std:
          engine::backend_name(o.backend) + o.backend_why + "\n\n";
 }
 
+// The tail every method shares: the model's counters of the inference (rows and law time, before
+// the predictive adds its own), the posterior predictive at `draws` (every process computes it: its
+// batches are collectives; the writer's file is returned uncommitted, to be committed with the
+// method's other files) and the run's time.
+io::OutFile predict_and_count(const CalibrateConfig& c, Model& m, const std::vector<double>& draws, bool writer,
+                              std::chrono::steady_clock::time_point t0, CalibrationOutcome& o) {
+  o.rows = m.rows_evaluated();
+  o.law_seconds = m.law_seconds();
+  io::OutFile predictive;
+  if (writer) predictive.open(c.out_dir + "/predictive.csv");
+  predictive_text(m, draws, [&](const std::string& t) { if (writer) predictive.put(t); });
+  o.seconds = io::seconds_since(t0);
+  return predictive;
+}
+
 CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* progress, Model& m, CalibrationOutcome o,
                             std::chrono::steady_clock::time_point t0, resume::ProcessGroup* group) {
   const bool writer = !group || group->rank() == 0;
@@ -507,13 +507,8 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   o.stranded = stranded_walkers(ch, c.burn);
   o.acceptance = ch.acceptance_fraction();
   o.failed_proposals = ch.failed_proposals;
-  o.rows = m.rows_evaluated();
-  o.law_seconds = m.law_seconds();
   o.table = summary_table(o.names, o.params);
-  io::OutFile predictive;  // the writer's; every process computes it (collectives)
-  if (writer) predictive.open(c.out_dir + "/predictive.csv");
-  predictive_text(m, chain_draws(ch, c.burn), [&](const std::string& t) { if (writer) predictive.put(t); });
-  o.seconds = io::seconds_since(t0);
+  io::OutFile predictive = predict_and_count(c, m, chain_draws(ch, c.burn), writer, t0, o);
   if (!writer) return o;
   write_samples(c.out_dir, ch, c.burn, o.names);
   predictive.commit();
@@ -527,6 +522,65 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   if (!o.stranded.empty()) md += "\nwarning: " + stranded_note(o.stranded, ch.walkers) + "\n";
   io::write_file(c.out_dir + "/summary.md", md);
   io::write_file(c.out_dir + "/metadata.json", metadata(c, o, ch, experiments).dump(2) + "\n");
+  finish(c, claim, progress, o);
+  return o;
+}
+
+CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FILE* progress, Model& m,
+                                  CalibrationOutcome o, std::chrono::steady_clock::time_point t0,
+                                  resume::ProcessGroup* group) {
+  const bool writer = !group || group->rank() == 0;
+  const std::size_t experiments = m.data().n, D = m.dim();
+  infer::SmcOptions so = c.smc;
+  so.particles = smc_particles(c, m.backend());
+  start_from_prior(m, 1, so.seed, "particles");  // before the folder: a model that holds nowhere writes nothing
+  const resume::FolderClaim claim = claim_output(c, force, group);
+  infer::SmcTarget t;
+  t.dim = D;
+  t.log_prior = [&](const double* x) { return m.log_prior(x); };
+  t.from_uniforms = [&](const double* u, double* x) {
+    for (std::size_t k = 0; k < D; ++k) x[k] = m.free()[k].quantile(u[k]);
+  };
+  t.log_likelihood = [&](const double* x, std::size_t n, double* out) { m.log_likelihood(x, n, out); };
+  io::Progress bar(progress, 1000, "calibrate " + c.name + " (beta x 1000)");
+  const infer::SmcResult r = infer::run_smc(t, so, [&](double beta) {
+    io::check_cancelled();  // Python's Ctrl-C (a no-op in the CLI)
+    bar.update(static_cast<std::uint64_t>(beta * 1000));
+  });
+  bar.finish();
+  std::vector<std::uint32_t> mode;
+  o.modes = infer::find_modes(r.x, D, r.log_like, mode);
+  o.params = smc_summary(r, summary_probs());
+  o.converged = r.finished;
+  o.log_z = r.log_z;
+  o.log_z_se = r.log_z_se;
+  o.failed_proposals = r.failed;
+  o.table = smc_table(o.names, o.params);
+  io::OutFile predictive = predict_and_count(c, m, smc_draws(r, kPredictiveDraws), writer, t0, o);
+  if (!writer) return o;
+  write_smc_samples(c.out_dir, r, mode, o.names);
+  predictive.commit();
+  char how[160];
+  std::snprintf(how, sizeof how, "SMC, %zu particles in %zu runs (ESS target %.3g, seed %llu)", r.particles, r.runs,
+                so.ess_target, static_cast<unsigned long long>(so.seed));
+  std::string md = run_line(c, o, experiments, how) + o.table + "\n" + smc_evidence_line(r) + "\n## Modes\n\n" +
+                   smc_modes_table(o.names, o.modes) + "\n## Stages\n\n" + smc_stages_table(r);
+  io::write_file(c.out_dir + "/summary.md", md);
+  json j = run_json(o, experiments);
+  j["seed"] = so.seed;
+  j["ess_target"] = so.ess_target;
+  smc_json(j, o.names, r, o.modes);
+  json ps = json::object();
+  for (std::size_t k = 0; k < o.params.size(); ++k) {
+    const ParamSummary& p = o.params[k];
+    json q = json::object();
+    for (std::size_t i = 0; i < summary_probs().size(); ++i) q[num(summary_probs()[i])] = p.quantiles[i];
+    ps[o.names[k]] = {{"mean", p.mean}, {"sd", p.sd}, {"quantiles", q}};
+  }
+  j["posterior"] = ps;
+  j["files"] = kFiles;
+  j["config"] = to_json(c);
+  io::write_file(c.out_dir + "/metadata.json", j.dump(2) + "\n");
   finish(c, claim, progress, o);
   return o;
 }
@@ -549,14 +603,8 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
   bar.finish();
   const FitResult& r = o.fit;
   o.converged = r.cov.size() == D * D && r.agree >= std::min<std::size_t>(2, r.starts.size());
-  o.rows = m.rows_evaluated();
-  o.law_seconds = m.law_seconds();
   o.table = fit_table(o.names, r);
-  io::OutFile predictive;  // the writer's; every process computes it (collectives)
-  if (writer) predictive.open(c.out_dir + "/predictive.csv");
-  predictive_text(m, laplace_draws(r, lo, hi, c.fit_seed, kPredictiveDraws),
-                  [&](const std::string& t) { if (writer) predictive.put(t); });
-  o.seconds = io::seconds_since(t0);
+  io::OutFile predictive = predict_and_count(c, m, laplace_draws(r, lo, hi, c.fit_seed, kPredictiveDraws), writer, t0, o);
   if (!writer) return o;
   write_fit_files(c.out_dir, o.names, r);
   predictive.commit();
@@ -581,8 +629,9 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   check_memory(c, *model, design::memory_budget_bytes());  // before any batch: the model's own set-up is the data's size
   o.backend = model->backend();
   for (const design::ParamSpec& p : c.free) o.names.push_back(p.name);
-  return c.method == "fit" ? run_fit(c, force, progress, *model, std::move(o), t0, group)
-                           : run_mcmc(c, force, progress, *model, std::move(o), t0, group);
+  if (c.method == "fit") return run_fit(c, force, progress, *model, std::move(o), t0, group);
+  if (c.method == "smc") return run_smc_method(c, force, progress, *model, std::move(o), t0, group);
+  return run_mcmc(c, force, progress, *model, std::move(o), t0, group);
 }
 
 }  // namespace impact::calibrate

@@ -17,12 +17,14 @@
 #pragma once
 #include <cstdio>
 #include <memory>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "calibrate/config.hpp"
 #include "infer/fit.hpp"
 #include "calibrate/model.hpp"
+#include "infer/smc.hpp"
 #include "infer/summary.hpp"
 
 namespace impact::calibrate {
@@ -40,13 +42,15 @@ using infer::stranded_walkers;
 using infer::summarize;
 
 struct CalibrationOutcome {
-  std::string method;                // mcmc | fit
+  std::string method;                // smc | ensemble | fit
   FitResult fit;                     // fit: the starts, the estimate, the Laplace approximation
   std::vector<ParamSummary> params;  // in the config's free order
   std::vector<std::string> names;
   bool converged = false;            // mcmc: every parameter's ParamSummary::converged; fit: the Laplace
                                      // approximation holds and two starts (or the only one) agree
   std::vector<std::size_t> stranded;  // walkers stranded away from the bulk (stranded_walkers)
+  double log_z = std::nan(""), log_z_se = std::nan("");  // smc: the log evidence and its error
+  std::vector<infer::SmcMode> modes;  // smc: the posterior's modes (infer::find_modes)
   double acceptance = 0;
   std::uint64_t failed_proposals = 0, rows = 0;
   double seconds = 0, law_seconds = 0;

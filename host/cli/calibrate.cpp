@@ -52,18 +52,30 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
     const std::string procs = o.processes > 1 ? " x " + std::to_string(o.processes) + " processes" : "";
     std::fprintf(out, "calibration %s (%s): %s on %s, backend %s%s%s\n%s\n", c.name.c_str(), c.method.c_str(), c.law.c_str(),
                  c.scenario.c_str(), engine::backend_name(o.backend), procs.c_str(), o.backend_why.c_str(), o.table.c_str());
-    if (c.method == "fit")
+    if (c.method == "fit") {
       std::fprintf(out, "%s", calibrate::fit_note(o.fit).c_str());
-    else
+    } else if (c.method == "smc") {
+      std::fprintf(out, "log evidence %.4f +- %.4f; %zu mode(s):", o.log_z, o.log_z_se, o.modes.size());
+      for (std::size_t k = 0; k < o.modes.size(); ++k) {
+        std::fprintf(out, "%s mass %.3f at (", k ? ";" : "", o.modes[k].mass);
+        for (std::size_t p = 0; p < o.modes[k].mean.size(); ++p)
+          std::fprintf(out, "%s%s %.5g", p ? ", " : "", o.names[p].c_str(), o.modes[k].mean[p]);
+        std::fprintf(out, ")");
+      }
+      std::fprintf(out, "\n");
+    } else {
       std::fprintf(out, "acceptance %.3f, %llu failed proposals\n", o.acceptance,
                    static_cast<unsigned long long>(o.failed_proposals));
+    }
     std::fprintf(out, "%.3g rows/s (%.2f s)\nresults: %s/ (%s)\n", rate, o.seconds, c.out_dir.c_str(), files.c_str());
     if (!o.plot_note.empty()) std::fprintf(out, "%s\n", o.plot_note.c_str());
     if (!o.stranded.empty())
       std::fprintf(out, "warning: %s\n", calibrate::stranded_note(o.stranded, c.walkers).c_str());
-    if (!o.converged && c.method != "fit")
+    if (!o.converged && c.method == "ensemble")
       std::fprintf(out, "warning: some parameter's chain is shorter than 50 autocorrelation times after the burn-in: "
                         "run more steps (mcmc.steps)\n");
+    if (!o.converged && c.method == "smc")
+      std::fprintf(out, "warning: some run did not reach beta = 1 within smc.max_stages: not the posterior\n");
   }
   return 0;
 }

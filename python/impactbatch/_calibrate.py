@@ -24,11 +24,14 @@ from . import _core, _integer, _python_names, _request, _table
 
 
 class CalibrationResult:
-    """The outputs of calibrate(). For calibrate.method = "mcmc": `samples` (samples.npy after the
-    burn-in: step, walker, the free parameters, logp; a pandas DataFrame, or a NumPy structured array
-    without pandas), `summary` (one row per free parameter: mean, sd, the 5/16/50/84/95% quantiles
-    q05..q95, tau, ess, converged), `acceptance`, `stranded` (walkers left in a mode far below the
-    bulk: docs/calibration.md). For "fit": `summary` (one row per free parameter: estimate, sd, q05,
+    """The outputs of calibrate(). For calibrate.method = "smc": `samples` (samples.npy, the
+    equal-weight draws: particle, run, mode, the free parameters, logp; a pandas DataFrame, or a NumPy
+    structured array without pandas), `summary` (one row per free parameter: mean, sd, the
+    5/16/50/84/95% quantiles q05..q95), `log_evidence` and `log_evidence_se`, `modes` (a list of dicts:
+    mass, and per parameter mean, sd, q05, q50, q95; heaviest first). For "ensemble" (or its old name
+    "mcmc"): `samples` (samples.npy after the burn-in: step, walker, the free parameters, logp),
+    `summary` (as smc's, with tau, ess, converged), `acceptance`, `stranded` (walkers left in a mode
+    far below the bulk: docs/calibration.md). For "fit": `summary` (one row per free parameter: estimate, sd, q05,
     q95 of the Laplace normal), `estimate` (the MAP as a dict), `covariance` (dim x dim, None where the
     Laplace approximation does not hold), `starts` (starts.csv: where each start began and ended) and
     `samples` None. Both: `method`, `metadata` (metadata.json as a dict), `names`, `converged`,
@@ -47,14 +50,20 @@ class CalibrationResult:
         self.plot_note: str = info["plot_note"]
         with open(os.path.join(self.out_dir, "metadata.json")) as f:
             self.metadata: Dict[str, Any] = json.load(f)
+        self.log_evidence = self.log_evidence_se = None
+        self.modes: List[Dict[str, Any]] = []
         if self.method == "fit":
             self._load_fit()
         else:
             self._load_mcmc()
+        if self.method == "smc":
+            ev = self.metadata["log_evidence"]
+            self.log_evidence, self.log_evidence_se = float(ev["value"]), float(ev["se"])
+            self.modes = [dict(mass=m["mass"], **{n: m["params"][n] for n in self.names}) for m in self.metadata["modes"]]
 
     def _load_mcmc(self) -> None:
         self.samples = _table(np.load(os.path.join(self.out_dir, "samples.npy")))
-        self.stranded: List[int] = list(self.metadata["stranded_walkers"])
+        self.stranded: List[int] = list(self.metadata.get("stranded_walkers", []))
         self.estimate = None
         self.covariance = None
         self.starts = None
@@ -64,7 +73,8 @@ class CalibrationResult:
             row = {"mean": p["mean"], "sd": p["sd"]}
             for q, v in p["quantiles"].items():
                 row["q%02d" % round(100 * float(q))] = v
-            row.update(tau=p["tau"], ess=p["ess"], converged=p["converged"])
+            if "tau" in p:  # the ensemble's chain
+                row.update(tau=p["tau"], ess=p["ess"], converged=p["converged"])
             rows.append(row)
         self.summary = _frame(rows, self.names)
 
@@ -82,8 +92,12 @@ class CalibrationResult:
         self.starts = _table(np.atleast_1d(starts))
 
     def __repr__(self) -> str:
-        state = ("converged" if self.converged else "not converged") if self.method == "mcmc" else (
-            "fit" if self.converged else "fit, no Laplace approximation or one start only")
+        if self.method == "smc":
+            state = f"log Z {self.log_evidence:.3f} +- {self.log_evidence_se:.3f}, {len(self.modes)} mode(s)"
+        elif self.method == "fit":
+            state = "fit" if self.converged else "fit, no Laplace approximation or one start only"
+        else:
+            state = "converged" if self.converged else "not converged"
         return f"<impactbatch.CalibrationResult {self.name}: {', '.join(self.names)} ({state}) in {self.out_dir}>"
 
 

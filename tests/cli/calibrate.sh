@@ -226,4 +226,34 @@ sys.exit(0 if ok else 1)
 PYEOF
 check "fit, Cornell jia: the better eta0 mode (2.57), the lab's mu and e" '[ $rc -eq 0 ] && [ $rc2 -eq 0 ] || cat "$T/fjout" >&2'
 check "fit, Cornell jia: the other mode (eta0 1.14) said" 'grep -q "^- start [0-9]*: log p 67.9[0-9]* at (0.093[0-9]*, 0.97[0-9]*, 1.13" "$T/fjout" || { cat "$T/fjout" >&2; false; }'
+# 6. smc (calibrate.method = smc): the truth inside the 90 % intervals, one mode, the log evidence
+#    with its error; the same bits on serial and omp at 1, 2 and 3 threads; its keys checked
+SMC=(--set 'calibrate.method="smc"' --set smc.particles=1024)
+"$IMPACT" calibrate "$EX" --out "$T/s1" --backend serial --no-plots "${SMC[@]}" > "$T/sout" 2> "$T/err"; rc=$?
+"$PY" - "$T/s1/metadata.json" "$T/s1/samples.npy" <<'PYEOF'; rc2=$?
+import json, sys, numpy as np
+m = json.load(open(sys.argv[1])); s = np.load(sys.argv[2])
+ok = m["method"] == "smc" and len(s) == 1024 and list(s.dtype.names[:3]) == ["particle", "run", "mode"]
+for k, truth in (("mu", 0.3), ("e", 0.6)):
+    q = m["posterior"][k]["quantiles"]
+    ok &= q["0.05"] <= truth <= q["0.95"]
+ev = m["log_evidence"]
+ok &= len(m["modes"]) == 1 and abs(m["modes"][0]["mass"] - 1) < 1e-12 and 0 < ev["se"] < 0.2 and len(ev["runs"]) == 16
+ok &= m["finished"] and all(st[-1]["beta"] == 1 for st in m["stages"])
+print(m["posterior"], ev, file=sys.stderr) if not ok else None
+sys.exit(0 if ok else 1)
+PYEOF
+check "smc: exit 0, truth inside the 90% intervals, one mode, log Z with its error, every run at beta 1" '[ $rc -eq 0 ] && [ $rc2 -eq 0 ] || cat "$T/err" >&2'
+check "smc: the evidence and the modes said on stdout, summary.md's tables" \
+  'grep -q "^log evidence [0-9.-]* +- [0-9.]*; 1 mode(s): mass 1.000 at (mu 0.30" "$T/sout" && grep -q "^## Modes" "$T/s1/summary.md" && grep -q "^## Stages" "$T/s1/summary.md"'
+for th in 1 2 3; do
+  OMP_NUM_THREADS=$th "$IMPACT" calibrate "$EX" --out "$T/s_omp$th" --backend omp -q --no-plots "${SMC[@]}"; rc=$?
+  check "smc: the same bits on omp with $th thread(s) as on serial" \
+    '[ $rc -eq 0 ] && cmp -s "$T/s1/samples.npy" "$T/s_omp$th/samples.npy" && cmp -s "$T/s1/samples.csv" "$T/s_omp$th/samples.csv" && cmp -s "$T/s1/predictive.csv" "$T/s_omp$th/predictive.csv"'
+done
+bad "smc: particles not a multiple of the runs" "smc.particles: expected a multiple of smc.runs (16)" "${SMC[@]}" --set smc.particles=1000
+bad "smc: an ESS target outside (0, 1)" "smc.ess_target: expected a fraction in (0, 1)" "${SMC[@]}" --set smc.ess_target=1.5
+bad "smc: an unknown key" "smc.temperature: unknown key (known in smc:" "${SMC[@]}" --set smc.temperature=2
+"$IMPACT" calibrate "$EX" --dry-run --set 'calibrate.method="mcmc"' > "$T/dry" 2> "$T/err"; rc=$?
+check "method mcmc is the ensemble's old name" '[ $rc -eq 0 ] && grep -q "\"method\": \"ensemble\"" "$T/dry"'
 finish
