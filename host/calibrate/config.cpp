@@ -73,7 +73,7 @@ void resolve_smc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
 void resolve_fit(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (!root.contains("fit")) return;
   const json& f = r.table(root.at("fit"), "fit");
-  r.expect_keys(f, "fit", {"algorithm", "starts", "seed", "xtol", "ftol", "max_evals", "laplace"});
+  r.expect_keys(f, "fit", {"algorithm", "starts", "seed", "global", "xtol", "ftol", "max_evals", "laplace"});
   if (f.contains("algorithm")) {
     c.fit.algorithm = r.str(f.at("algorithm"), "fit.algorithm");
     const std::vector<std::string>& known = fit_algorithms();
@@ -82,6 +82,15 @@ void resolve_fit(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   }
   if (f.contains("starts")) c.fit_starts = r.integer(f.at("starts"), "fit.starts", 1, 100000);
   if (f.contains("seed")) c.fit_seed = r.integer(f.at("seed"), "fit.seed", 0, UINT64_MAX);
+  if (f.contains("global")) {  // "auto", or the design's points (0: none)
+    const json& g = f.at("global");
+    c.fit_global_auto = g.is_string() && g.get<std::string>() == "auto";
+    if (!c.fit_global_auto) {
+      if (g.is_string()) r.fail("fit.global", "expected \"auto\" or a number of points (0: no global stage)");
+      c.fit_global = r.integer(g, "fit.global", 0, kMaxFitDesign);
+      if (c.fit_global > 0 && c.fit_global < 16) r.fail("fit.global", "expected 0 (no global stage) or at least 16 points");
+    }
+  }
   for (const char* k : {"xtol", "ftol"})
     if (f.contains(k)) {
       const std::string key = std::string("fit.") + k;
@@ -241,6 +250,19 @@ std::size_t smc_particles(const CalibrateConfig& c, engine::Backend backend) {
   return per * c.smc.runs;
 }
 
+std::size_t fit_design_points(const CalibrateConfig& c, engine::Backend backend, std::size_t experiments) {
+  if (!c.fit_global_auto) return c.fit_global;
+  // About a second of the law: 2e9 flops per second on a CPU (the 2-core development VM's rate on
+  // jia and stronge batches, omp), 1e11 on a GPU (an H200's on jia batches of 5e4 rows); the cost
+  // model's flops per row are within a factor of two of the measured rates of every law.
+  const double budget = backend == engine::Backend::cuda ? 1e11 : 2e9;
+  const double per_point =
+      std::max(1.0, engine::law_named(c.law).flops_per_instance(c.steps) * static_cast<double>(experiments));
+  std::size_t m = 256;
+  while (m < 65536 && 2.0 * static_cast<double>(m) * per_point <= budget) m *= 2;
+  return m;
+}
+
 json to_json(const CalibrateConfig& c) {
   json j;
   j["calibrate"] = {{"name", c.name}, {"description", c.description}, {"scenario", c.scenario}, {"law", c.law},
@@ -261,7 +283,8 @@ json to_json(const CalibrateConfig& c) {
               {"ess_target", c.smc.ess_target}, {"seed", c.smc.seed}, {"max_stages", c.smc.max_stages},
               {"moves", c.smc.max_moves}};
   j["mcmc"] = {{"walkers", c.walkers}, {"steps", c.mcmc_steps}, {"burn", c.burn}, {"seed", c.seed}, {"a", c.a}};
-  j["fit"] = {{"starts", c.fit_starts}, {"seed", c.fit_seed}, {"algorithm", c.fit.algorithm}, {"xtol", c.fit.xtol},
+  j["fit"] = {{"starts", c.fit_starts}, {"seed", c.fit_seed},
+              {"global", c.fit_global_auto ? json("auto") : json(c.fit_global)}, {"algorithm", c.fit.algorithm}, {"xtol", c.fit.xtol},
               {"ftol", c.fit.ftol}, {"max_evals", c.fit.max_evals}, {"laplace", c.fit.laplace}};
   j["output"] = {{"dir", c.out_dir}, {"plots", c.plots}};
   return j;

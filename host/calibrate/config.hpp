@@ -53,8 +53,12 @@ struct CalibrateConfig {
   std::string method = "ensemble";  // smc | ensemble (or its old name mcmc) | fit
   infer::SmcOptions smc;             // smc.particles 0: "auto", sized to the backend (smc_particles)
   FitOptions fit;
-  std::size_t fit_starts = 8;
+  std::size_t fit_starts = 8;       // the most starts of the local optimiser
   std::uint64_t fit_seed = 1;
+  // The global stage's scrambled Sobol' design over the prior: its points (0: no global stage, the
+  // starts drawn from the prior), "auto" (fit_global_auto) sized by fit_design_points.
+  std::size_t fit_global = 0;
+  bool fit_global_auto = true;
   std::string out_dir;
   bool plots = true;  // corner.png and predictive.png (scripts/plot_calibration.py)
 };
@@ -80,6 +84,15 @@ CalibrateConfig load_calibrate_config(const CalibrateRequest& q);
 // The particles of an SMC run on `backend` ("auto": 2048 on the CPU, 32768 on a GPU, rounded to the
 // runs).
 std::size_t smc_particles(const CalibrateConfig& c, engine::Backend backend);
+
+// The most points of the fit's global design (fit.global).
+constexpr std::size_t kMaxFitDesign = std::size_t{1} << 22;
+
+// The points of the fit's global stage: fit.global, or for "auto" a power of two sized to about a
+// second of the law on `backend`'s kind (CPU or GPU) for `experiments` rows per point, from the law's
+// cost model (engine::LawInfo: flops per row), between 256 and 65536. A cost model and not a
+// timing, so that a seed gives the same design on every CPU path, thread count and machine.
+std::size_t fit_design_points(const CalibrateConfig& c, engine::Backend backend, std::size_t experiments);
 
 // The resolved config, every key explicit (metadata.json).
 nlohmann::ordered_json to_json(const CalibrateConfig& c);

@@ -76,7 +76,7 @@ std::string fit_table(const std::vector<std::string>& names, const FitResult& r)
   return t;
 }
 
-std::string fit_note(const FitResult& r) {
+std::string fit_note(const FitResult& r, bool from_basins) {
   char b[200];
   std::snprintf(b, sizeof b, "log posterior at the estimate %.6g; %zu of %zu starts reached it (within %g); %llu evaluations",
                 r.logp, r.agree, r.starts.size(), kAgreeLogp, static_cast<unsigned long long>(r.evaluations));
@@ -92,7 +92,9 @@ std::string fit_note(const FitResult& r) {
   double last = HUGE_VAL;
   for (std::size_t s : other) {
     if (std::fabs(r.starts[s].logp - last) <= kAgreeLogp) continue;
-    if (shown++ == 0) t += "\nother optima the starts ended in (a local method finds the maximum near its start):\n";
+    if (shown++ == 0)
+      t += from_basins ? "\nother maxima, climbed from the best points of other basins of the global design:\n"
+                       : "\nother optima the starts ended in (a local method finds the maximum near its start):\n";
     if (shown > 5) {
       t += "- ...\n";
       break;
@@ -100,11 +102,11 @@ std::string fit_note(const FitResult& r) {
     last = r.starts[s].logp;
     char b2[48];
     std::snprintf(b2, sizeof b2, "%.6g", last);
-    t += "- start " + std::to_string(s + 1) + ": log p " + b2 + " at (";
+    t += std::string(from_basins ? "- basin " : "- start ") + std::to_string(s + 1) + ": log p " + b2 + " at (";
     for (std::size_t k = 0; k < r.dim; ++k) std::snprintf(b2, sizeof b2, "%s%.6g", k ? ", " : "", r.starts[s].to[k]), t += b2;
     t += ")\n";
   }
-  if (r.agree < 2 && r.starts.size() > 1)
+  if (r.agree < 2 && r.starts.size() > 1 && !from_basins)
     t += "\nwarning: only one start reached the best value: more starts (fit.starts) may find a better one.\n";
   if (!r.laplace_note.empty()) t += "\nwarning: no Laplace approximation: " + r.laplace_note + " (sd is NaN).\n";
   return t;

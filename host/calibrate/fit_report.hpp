@@ -34,8 +34,10 @@ void write_fit_files(const std::string& dir, const std::vector<std::string>& nam
 
 // summary.md's table (the same columns as estimate.csv) and the notes under it: how many starts
 // agree, the other optima they found, and why the Laplace approximation does not hold where not.
+// Starts `from_basins` (the global stage's) began in distinct basins by construction: their other
+// maxima are named by basin, and their disagreement is no warning.
 std::string fit_table(const std::vector<std::string>& names, const FitResult& r);
-std::string fit_note(const FitResult& r);
+std::string fit_note(const FitResult& r, bool from_basins);
 
 // metadata.json's "estimate": per parameter estimate, sd, q05, q95; the covariance; log p; the
 // starts' agreement; the evaluations.

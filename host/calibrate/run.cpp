@@ -11,11 +11,13 @@
 
 #include "calibrate/data.hpp"
 #include "infer/ensemble.hpp"
+#include "calibrate/fit_global.hpp"
 #include "calibrate/fit_report.hpp"
 #include "calibrate/model.hpp"
 #include "calibrate/samples_file.hpp"
 #include "calibrate/smc_report.hpp"
 #include "design/design.hpp"
+#include "design/scrambled_sobol.hpp"
 #include "engine/backend_pick.hpp"
 #include "engine/registry.hpp"
 #include "impact/rng.hpp"
@@ -54,6 +56,10 @@ const std::vector<std::string> kFitFiles = {"estimate.csv", "starts.csv", "predi
 //   * the posterior predictive: kPredictiveDraws draws over blocks of experiments of one piece.
 constexpr std::size_t kPredictiveDraws = 200;
 
+std::string limit_text(double budget) {
+  return ", more than the " + io::gib(budget) + " a run may hold here (half of the available memory, or of ulimit -v)";
+}
+
 }  // namespace
 
 void check_memory(const CalibrateConfig& c, const Model& m, double budget) {
@@ -66,10 +72,15 @@ void check_memory(const CalibrateConfig& c, const Model& m, double budget) {
   const double chain = fit || smc ? 0.0
                                   : static_cast<double>(c.mcmc_steps) * static_cast<double>(c.walkers) * (D + 1) * sizeof(double);
   const double batch = points * per_point + piece;
+  // the fit's global design: its unit points, parameters and log densities, kept whole
+  const double design = fit ? static_cast<double>(fit_design_points(c, m.backend(), m.data().n)) * (2 * D + 1) * sizeof(double) : 0.0;
   const double predictive = kPredictiveDraws * per_point + piece;
-  if (chain + std::max(batch, predictive) <= budget) return;
-  const std::string limit = ", more than the " + io::gib(budget) + " a run may hold here (half of the available memory, "
-                            "or of ulimit -v)";
+  if (design + chain + std::max(batch, predictive) <= budget) return;
+  // the message names the largest part's key
+  if (design >= batch)
+    throw std::invalid_argument("fit.global: a design of " + std::to_string(fit_design_points(c, m.backend(), m.data().n)) +
+                                " points needs " + io::gib(design) + limit_text(budget) + ": fewer points");
+  const std::string limit = limit_text(budget);
   if (chain >= batch)
     throw std::invalid_argument("mcmc.steps: the chain of " + std::to_string(c.walkers) + " walkers x " +
                                 std::to_string(c.mcmc_steps) + " steps needs " + io::gib(chain) +
@@ -232,10 +243,11 @@ json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Ensem
   return j;
 }
 
-json fit_metadata(const CalibrateConfig& c, const CalibrationOutcome& o, std::size_t experiments) {
+json fit_metadata(const CalibrateConfig& c, const CalibrationOutcome& o, std::size_t experiments, const json& global) {
   json j = run_json(o, experiments);
   j["seed"] = c.fit_seed;
   j["estimate"] = fit_json(o.names, o.fit);
+  j["global"] = global;
   j["files"] = kFitFiles;
   j["config"] = to_json(c);
   return j;
@@ -589,11 +601,35 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
                            std::chrono::steady_clock::time_point t0, resume::ProcessGroup* group) {
   const bool writer = !group || group->rank() == 0;
   const std::size_t experiments = m.data().n, D = m.dim();
-  const std::vector<double> start = start_from_prior(m, c.fit_starts, c.fit_seed, "starts");
+  const std::size_t points = fit_design_points(c, m.backend(), experiments);
+  // without a global stage the starts are prior draws, checked before the folder is claimed (a
+  // model that holds nowhere writes nothing); with one, a design without a value says so there
+  std::vector<double> start = points ? std::vector<double>{} : start_from_prior(m, c.fit_starts, c.fit_seed, "starts");
   const resume::FolderClaim claim = claim_output(c, force, group);
+  GlobalStage g;
+  if (points) {
+    io::Progress design_bar(progress, points, "fit " + c.name + ": global design");
+    // batches of about 2^20 rows: progress and Ctrl-C between them (the model pieces each batch)
+    const std::size_t batch = std::max<std::size_t>(16, (std::size_t{1} << 20) / std::max<std::size_t>(experiments, 1));
+    g = global_stage(m, points, c.fit_seed, batch, [&](std::size_t done) {
+      io::check_cancelled();
+      design_bar.update(done);
+    });
+    design_bar.finish();
+    if (g.basins.empty()) {
+      const std::vector<double> u = design::scrambled_sobol(D, 1, c.fit_seed);
+      std::vector<double> first(D);
+      for (std::size_t k = 0; k < D; ++k) first[k] = m.free()[k].quantile(u[k]);
+      throw std::invalid_argument("fit.global: none of the " + std::to_string(points) +
+                                  " points of the global design has a finite log posterior (does the model hold "
+                                  "anywhere in the prior?); at the first point, " + m.why_not_finite(first.data()));
+    }
+    start = basin_starts(g, D, c.fit_starts);
+    o.fit_design = points, o.fit_basins = g.basins.size();
+  }
   std::vector<double> lo(D), hi(D), scale(D);
   for (std::size_t k = 0; k < D; ++k) prior_box(m.free()[k], lo[k], hi[k], scale[k]);
-  io::Progress bar(progress, c.fit_starts, "fit " + c.name);
+  io::Progress bar(progress, start.size() / D, "fit " + c.name);
   std::size_t done = 0;
   const LogDensity f = [&](const double* x, std::size_t n, double* out) {
     io::check_cancelled();
@@ -602,17 +638,26 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
   o.fit = fit_map(f, D, start, lo, hi, scale, c.fit, [&] { bar.update(++done); });
   bar.finish();
   const FitResult& r = o.fit;
-  o.converged = r.cov.size() == D * D && r.agree >= std::min<std::size_t>(2, r.starts.size());
+  // prior draws: two starts agreeing on the best; the global stage's starts are distinct basins
+  o.converged = r.cov.size() == D * D && (points || r.agree >= std::min<std::size_t>(2, r.starts.size()));
   o.table = fit_table(o.names, r);
   io::OutFile predictive = predict_and_count(c, m, laplace_draws(r, lo, hi, c.fit_seed, kPredictiveDraws), writer, t0, o);
   if (!writer) return o;
   write_fit_files(c.out_dir, o.names, r);
   predictive.commit();
-  std::string md = run_line(c, o, experiments, "fit (" + c.fit.algorithm + ", " + std::to_string(c.fit_starts) +
-                                                   " starts from the prior)") +
-                   o.table + "\n" + fit_note(r) + "\n";
+  const std::string how =
+      points ? "fit (" + c.fit.algorithm + ", a global design of " + std::to_string(points) + " points, " +
+                   std::to_string(g.basins.size()) + " basins, the best " + std::to_string(r.starts.size()) + " climbed)"
+             : "fit (" + c.fit.algorithm + ", " + std::to_string(c.fit_starts) + " starts from the prior)";
+  std::string md = run_line(c, o, experiments, how) + o.table + "\n" + fit_note(r, points > 0) + "\n";
+  if (points)
+    md += "\n## Basins of the global design\n\nThe best point of each basin found among the design's best points "
+          "(nearest-better clustering in prior CDF space, then the hill-valley test: no two basins without a "
+          "valley between them), and where the local optimiser climbed from it:\n\n" +
+          basins_table(o.names, g, r);
   io::write_file(c.out_dir + "/summary.md", md);
-  io::write_file(c.out_dir + "/metadata.json", fit_metadata(c, o, experiments).dump(2) + "\n");
+  io::write_file(c.out_dir + "/metadata.json",
+                 fit_metadata(c, o, experiments, points ? basins_json(o.names, g, r) : json()).dump(2) + "\n");
   finish(c, claim, progress, o);
   return o;
 }

@@ -47,8 +47,10 @@ struct CalibrationOutcome {
   std::vector<ParamSummary> params;  // in the config's free order
   std::vector<std::string> names;
   bool converged = false;            // mcmc: every parameter's ParamSummary::converged; fit: the Laplace
-                                     // approximation holds and two starts (or the only one) agree
+                                     // approximation holds and (starts from the prior) two starts, or
+                                     // the only one, agree
   std::vector<std::size_t> stranded;  // walkers stranded away from the bulk (stranded_walkers)
+  std::size_t fit_design = 0, fit_basins = 0;  // fit: the global design's points and the basins it showed
   double log_z = std::nan(""), log_z_se = std::nan("");  // smc: the log evidence and its error
   std::vector<infer::SmcMode> modes;  // smc: the posterior's modes (infer::find_modes)
   double acceptance = 0;

@@ -53,7 +53,10 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
     std::fprintf(out, "calibration %s (%s): %s on %s, backend %s%s%s\n%s\n", c.name.c_str(), c.method.c_str(), c.law.c_str(),
                  c.scenario.c_str(), engine::backend_name(o.backend), procs.c_str(), o.backend_why.c_str(), o.table.c_str());
     if (c.method == "fit") {
-      std::fprintf(out, "%s", calibrate::fit_note(o.fit).c_str());
+      if (o.fit_design)
+        std::fprintf(out, "global design: %zu points, %zu basin(s), the best %zu climbed (summary.md lists them)\n",
+                     o.fit_design, o.fit_basins, o.fit.starts.size());
+      std::fprintf(out, "%s", calibrate::fit_note(o.fit, o.fit_design > 0).c_str());
     } else if (c.method == "smc") {
       std::fprintf(out, "log evidence %.4f +- %.4f; %zu mode(s):", o.log_z, o.log_z_se, o.modes.size());
       for (std::size_t k = 0; k < o.modes.size(); ++k) {

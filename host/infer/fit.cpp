@@ -95,8 +95,10 @@ FitStart run_start(const LogDensity& f, std::size_t D, const double* from, const
   nlopt_set_ftol_abs(opt, o.ftol);
   nlopt_set_maxeval(opt, static_cast<int>(std::min<std::uint64_t>(evals, 1u << 30)));
   std::vector<double> x = s.from;
-  double fx = HUGE_VAL;
-  const nlopt_result r = nlopt_optimize(opt, x.data(), &fx);
+  // the start itself first: an end is never below its start (BOBYQA moves a start that lies within
+  // its first step of a bound onto the bound before it evaluates anything)
+  double fx = objective(static_cast<unsigned>(D), x.data(), nullptr, &obj);
+  const nlopt_result r = obj.error ? NLOPT_FORCED_STOP : nlopt_optimize(opt, x.data(), &fx);
   nlopt_destroy(opt);
   if (obj.error) std::rethrow_exception(obj.error);
   s.result = result_name(r);

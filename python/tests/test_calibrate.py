@@ -56,11 +56,12 @@ def test_calibrate_from_a_dict(tmp_path):
 
 def test_fit_returns_the_estimate_the_cli_writes(tmp_path):
     """calibrate.method = "fit": the estimate, sds and starts of the CLI's files (same bytes), the
-    covariance symmetric with the sds on its diagonal, no samples; the Laplace sd near the sampler's."""
+    covariance symmetric with the sds on its diagonal, no samples; the Laplace sd near the sampler's;
+    with the global stage, one start from the design's one basin, at the same estimate."""
     cli, py = tmp_path / "cli", tmp_path / "py"
     subprocess.run([IMPACT, "calibrate", CONFIG, "--backend", "serial", "--out", str(cli), "-q", "--no-plots",
-                    "--set", 'calibrate.method="fit"', "--set", "fit.starts=4"], check=True)
-    r = ib.calibrate(CONFIG, out=str(py), backend="serial", calibrate__method="fit", fit__starts=4)
+                    "--set", 'calibrate.method="fit"', "--set", "fit.starts=4", "--set", "fit.global=0"], check=True)
+    r = ib.calibrate(CONFIG, out=str(py), backend="serial", calibrate__method="fit", fit__starts=4, fit__global=0)
     assert (cli / "estimate.csv").read_bytes() == (py / "estimate.csv").read_bytes()
     assert (cli / "starts.csv").read_bytes() == (py / "starts.csv").read_bytes()
     assert r.method == "fit" and r.samples is None and r.converged
@@ -71,6 +72,9 @@ def test_fit_returns_the_estimate_the_cli_writes(tmp_path):
     assert list(r.summary.columns) == ["estimate", "sd", "q05", "q95"] and len(r.starts) == 4
     assert r.summary.loc["mu", "sd"] == pytest.approx(0.0015, rel=0.15)  # the sampler's sd: 0.00150
     assert "fit" in repr(r) and "estimate.csv" in r.files
+    # the global stage (fit.global "auto"): one basin in this exact model, one start, the same estimate
+    g = ib.calibrate(CONFIG, out=str(tmp_path / "g"), backend="serial", calibrate__method="fit")
+    assert len(g.starts) == 1 and g.estimate["mu"] == pytest.approx(r.estimate["mu"], abs=1e-5)
 
 
 def test_calibrate_errors(tmp_path):

@@ -408,6 +408,9 @@ TEST(CalibrateModel, MemoryIsCheckedBeforeTheChainNamingTheKey) {
   EXPECT_NE(walkers.find("fewer walkers"), std::string::npos) << walkers;
   const std::string starts = refusal({"calibrate.method=\"fit\"", "fit.starts=100000"}, 1e7);
   EXPECT_EQ(starts.rfind("fit.starts: a batch of 100000 points needs", 0), 0u) << starts;
+  const std::string design = refusal({"calibrate.method=\"fit\"", "fit.global=4194304"}, 1e8);  // 235 MB of design
+  EXPECT_EQ(design.rfind("fit.global: a design of 4194304 points needs", 0), 0u) << design;
+  EXPECT_EQ(refusal({"calibrate.method=\"fit\"", "fit.global=4194304"}, 1e9), "");
   // the piece: half the budget at most, whatever the batch
   EXPECT_LE(static_cast<double>(m->piece_rows_limit(1e7)) * m->row_bytes(), 0.5e7);
   EXPECT_EQ(m->piece_rows_limit(1e12), kMaxPieceRows);
