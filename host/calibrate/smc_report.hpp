@@ -16,15 +16,15 @@ namespace impact::calibrate {
 using infer::SmcMode;
 using infer::SmcResult;
 
-// The pooled posterior of the draws: per parameter mean, sd and the quantiles `probs` (tau and ESS
-// NaN: an SMC run has no chain of steps).
+// The pooled posterior of the draws: per parameter mean, sd, the quantiles `probs` and the ESS from
+// the spread of the independent runs' means (tau NaN: an SMC run has no chain of steps).
 std::vector<infer::ParamSummary> smc_summary(const SmcResult& r, const std::vector<double>& probs);
 
 // samples.csv and samples.npy (particle, run, mode <u8; the parameters, logp <f8), each written whole.
 void write_smc_samples(const std::string& dir, const SmcResult& r, const std::vector<std::uint32_t>& mode,
                        const std::vector<std::string>& names);
 
-// summary.md's parts: the pooled table (mean, sd, quantiles), the evidence line, the modes' table
+// summary.md's parts: the pooled table (mean, sd, quantiles, ESS), the evidence line, the modes' table
 // (mass, and per parameter mean +- sd) and the stages' (per stage index: the runs' beta, ESS,
 // acceptance and steps, their mean over the runs that reached it).
 std::string smc_table(const std::vector<std::string>& names, const std::vector<infer::ParamSummary>& ps);

@@ -16,7 +16,13 @@ namespace {
 
 constexpr double kNoMass = -std::numeric_limits<double>::infinity();
 // Philox streams of the sampler (the ensemble's and the start's are 1-10)
-constexpr std::uint32_t kStreamPrior = 11, kStreamStep = 12, kStreamAccept = 13, kStreamResample = 14;
+constexpr std::uint32_t kStreamPrior = 11, kStreamStep = 12, kStreamAccept = 13, kStreamResample = 14, kStreamPair = 15;
+// Every kJumpEvery-th step of a stage proposes the whole difference (gamma = 1): a particle then lands
+// where another mode's particle sits relative to its own, so particles move between modes.
+constexpr std::size_t kJumpEvery = 10;
+// The proposal's small Gaussian part, against the difference: keeps the chain irreducible where two
+// particles coincide.
+constexpr double kJitter = 1e-2;
 constexpr std::uint32_t kMovesPerStage = 4096;  // the counter's room for a stage's steps
 
 double finite_or_no_mass(double v) { return std::isfinite(v) ? v : kNoMass; }
@@ -88,7 +94,8 @@ struct Run {
   double beta = 0, log_z = 0, scale = 1;
   std::size_t stage = 0;
   bool done = false;             // beta reached 1 and its last stage's steps are taken
-  std::vector<double> chol;      // this stage's proposal factor
+  std::vector<double> chol;      // this stage's weighted covariance's factor (the jitter's)
+  std::vector<double> snap, cum; // the particles and their cumulative weights before the resampling
   std::size_t steps = 0, proposed = 0, accepted = 0;
   bool moving = false;
   std::vector<SmcStage> stages;
@@ -213,9 +220,12 @@ class Smc {
           cov[a * d_ + b] += W[i] * (x_[(r.first + i) * d_ + a] - mean[a]) * (x_[(r.first + i) * d_ + b] - mean[b]);
     for (std::size_t a = 0; a < d_; ++a)
       for (std::size_t b = 0; b < a; ++b) cov[b * d_ + a] = cov[a * d_ + b];
-    const double c = r.scale * 2.38 / std::sqrt(static_cast<double>(d_));
-    for (double& v : cov) v *= c * c;
+    for (double& v : cov) v *= kJitter * kJitter;
     r.chol = cholesky(cov, d_);
+    r.snap.assign(&x_[r.first * d_], &x_[r.first * d_] + r.n * d_);
+    r.cum.resize(r.n);
+    double total = 0;
+    for (std::size_t i = 0; i < r.n; ++i) r.cum[i] = total += W[i];
     std::vector<std::size_t> from(r.n);
     const double u0 = uniform(r.first, kStreamResample, static_cast<std::uint32_t>(r.stage), 0) / static_cast<double>(r.n);
     double cum = 0;
@@ -247,11 +257,14 @@ class Smc {
       for (Run& r : runs_) {
         if (!r.moving) continue;
         const std::uint32_t block = static_cast<std::uint32_t>(r.stage * kMovesPerStage + r.steps);
+        const double gamma = (r.steps + 1) % kJumpEvery == 0 ? 1.0 : r.scale * 2.38 / std::sqrt(2.0 * static_cast<double>(d_));
         for (std::size_t i = r.first; i < r.first + r.n; ++i) {
           for (std::size_t k = 0; k < d_; ++k)
             z[k] = rmath::normal_quantile(uniform(i * 64 + k / 2, kStreamStep, block, static_cast<int>(k % 2)));
+          std::size_t pa, pb;
+          pair(r, i, block, pa, pb);
           for (std::size_t a = 0; a < d_; ++a) {
-            double s = x_[i * d_ + a];
+            double s = x_[i * d_ + a] + gamma * (r.snap[pa * d_ + a] - r.snap[pb * d_ + a]);
             for (std::size_t b = 0; b <= a; ++b) s += r.chol[a * d_ + b] * z[b];
             y[a] = s;
           }
@@ -293,6 +306,21 @@ class Smc {
         if (r.steps >= o_.max_moves || (r.steps >= 2 && static_cast<double>(r.steps) >= need)) finish_stage(r, acc);
       }
     }
+  }
+
+  // Two particles of the run's snapshot, each drawn by its weight, the second redrawn (up to 8 times)
+  // while it is the first: P(a, b) = P(b, a), so the difference's law is symmetric and the proposal
+  // a random walk (the snapshot is fixed during the stage: the kernel is the Metropolis kernel of
+  // a fixed symmetric step).
+  void pair(const Run& r, std::size_t i, std::uint32_t block, std::size_t& a, std::size_t& b) const {
+    const auto pick = [&](double u) {
+      const double at = u * r.cum.back();
+      const std::size_t k = static_cast<std::size_t>(std::upper_bound(r.cum.begin(), r.cum.end(), at) - r.cum.begin());
+      return std::min(k, r.n - 1);
+    };
+    a = pick(uniform(i * 8, kStreamPair, block, 0));
+    b = a;
+    for (std::uint64_t t = 0; t < 8 && b == a; ++t) b = pick(uniform(i * 8 + t / 2 + 1, kStreamPair, block, static_cast<int>(t % 2)));
   }
 
   void finish_stage(Run& r, double acc) {
@@ -438,9 +466,20 @@ std::vector<SmcMode> find_modes(const std::vector<double>& x, std::size_t dim, c
   std::vector<double> lengths;
   for (const auto& e : edges) lengths.push_back(e.first);
   const double typical = lengths.empty() ? 0.0 : quantile_of(lengths, 0.5);
-  Sets sets(m);
+  // an edge is a gap between modes when it is long against the tree's median edge AND against the
+  // edges next to it: along a sparse tail the edges grow gradually, so none is long against its
+  // neighbours, while the edge across a valley is long against the edges of both its ends
+  std::vector<double> longest(m, 0.0), second(m, 0.0);  // per point: its two longest incident edges
   for (const auto& e : edges)
-    if (!(e.first > gap * typical)) sets.join(e.second.first, e.second.second);
+    for (std::size_t p : {e.second.first, e.second.second})
+      if (e.first > longest[p]) second[p] = longest[p], longest[p] = e.first;
+      else if (e.first > second[p]) second[p] = e.first;
+  const auto other = [&](std::size_t p, double len) { return len >= longest[p] ? second[p] : longest[p]; };
+  Sets sets(m);
+  for (const auto& e : edges) {
+    const double near = std::max({typical, other(e.second.first, e.first), other(e.second.second, e.first)});
+    if (!(e.first > gap * near)) sets.join(e.second.first, e.second.second);
+  }
   // every draw to the cluster of its nearest point of the tree
   std::vector<std::size_t> of(n);
   for (std::size_t i = 0; i < n; ++i) {

@@ -5,12 +5,19 @@
 //     L^(beta' - beta) is ess_target x the run's particles (or beta' = 1 where that is above it);
 //   * adds log mean(incremental weight) to the run's log evidence;
 //   * resamples the particles (systematic);
-//   * moves them with random-walk Metropolis steps at beta', proposed from N(0, c^2 S), S the
-//     weighted covariance of the particles before resampling and c = f 2.38 / sqrt(dim), f adapted
-//     from the stage's acceptance toward 0.234 (f <- f exp(2 (acc - 0.234)), within [1/16, 4]);
-//     the number of steps is adapted in the stage from its running acceptance: steps until a particle
-//     has moved with probability moved_probability, (1 - acc)^steps <= 1 - moved_probability
-//     (PyMC's rule), at least 2 and at most max_moves.
+//   * moves them with random-walk Metropolis steps at beta', each proposing y = x + gamma (s_a - s_b)
+//     + e: s_a and s_b two particles of the run before the resampling, drawn by their weights (the
+//     differential-evolution step of ter Braak 2006 from a snapshot fixed during the stage, so that
+//     the step's law is symmetric and fixed: a Metropolis kernel of the tempered target), e a small
+//     Gaussian (1e-2 of the weighted covariance) that keeps the chain irreducible.
+//     gamma = f 2.38 / sqrt(2 dim), f adapted from the stage's acceptance toward 0.234
+//     (f <- f exp(2 (acc - 0.234)), within [1/16, 4]), and gamma = 1 every 10th step: a difference
+//     between a particle of one mode and one of another carries a particle across. A difference
+//     follows the local shape of the particles' cloud: within a mode it is the mode's own scale,
+//     where a Gaussian of the pooled covariance spans the gaps between modes and is refused there.
+//     The number of steps is adapted in the stage from its running acceptance: steps until a
+//     particle has moved with probability moved_probability, (1 - acc)^steps <= 1 -
+//     moved_probability (PyMC's rule), at least 2 and at most max_moves.
 // The stage after beta reaches 1 is the last: its particles, after the resampling and the moves, are
 // equal-weight draws of the posterior.
 //
@@ -20,8 +27,9 @@
 // the runs' unbiased estimates Z_r, log Z = log mean_r Z_r, and its standard error is that of the
 // mean in log space, sd_r(log Z_r) / sqrt(runs) (the runs are independent: the error is measured,
 // not modelled). 16 runs by default: over 60 seeds of a 2-D Gaussian and of a two-mode mixture
-// (4096 particles), (log Z - exact) / se had an rms of 0.87 and 1.15 and no |value| above 3; with 8
-// runs the mixture's was 1.58 (six above 3: so few runs underrate a multimodal run's spread). The
+// (4096 particles), (log Z - exact) / se had an rms of 1.03 and 1.08 and no |value| above 3; with 8
+// runs an earlier kernel's mixture had 1.58 (six above 3: so few runs underrate a multimodal run's
+// spread). The
 // posterior draws are every run's, pooled.
 //
 // Reproducible: every random number is Philox's for (seed, particle, stage and step, stream), the
@@ -42,7 +50,7 @@ struct SmcOptions {
   std::uint64_t seed = 1;
   std::size_t max_stages = 500;
   std::size_t max_moves = 64;        // Metropolis steps per stage at most
-  double moved_probability = 0.99;   // steps until a particle has moved with this probability
+  double moved_probability = 0.95;   // steps until a particle has moved with this probability
 };
 
 // The target: the prior (its log density, -inf outside its support, and a draw from it by
@@ -95,7 +103,9 @@ struct SmcMode {
 
 // The modes of equal-weight draws (n x dim): the draws scaled per parameter by their pooled sd,
 // their minimum spanning tree over distinct draws (at most 3000, every other draw joins the cluster
-// of its nearest), cut at every edge longer than `gap` times the median edge; a cluster of less than
+// of its nearest), cut at every edge longer than `gap` times both the median edge and the longest
+// other edge at either of its ends (a sparse tail grows its edges gradually; a valley between modes
+// is one long edge between short ones); a cluster of less than
 // `min_mass` of the draws joins the cluster of its nearest draw. `label` receives each draw's mode,
 // modes in decreasing mass. A unimodal posterior is one mode.
 std::vector<SmcMode> find_modes(const std::vector<double>& x, std::size_t dim, const std::vector<double>& log_like,
