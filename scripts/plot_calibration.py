@@ -2,6 +2,7 @@
 """Plots of an `impact calibrate` run (docs/calibration.md), from the files in its folder:
 
     python3 scripts/plot_calibration.py RUN_DIR [--compare OTHER_RUN_DIR] [--x CONDITION]
+    python3 scripts/plot_calibration.py COMPARISON_DIR --comparison
 
 - RUN_DIR/corner.png (calibrate.method = mcmc): the posterior of the free parameters (samples.npy after the burn-in): each
   parameter's histogram on the diagonal, each pair's 2-D histogram below it, the posterior mean as a
@@ -11,6 +12,10 @@
   over the posterior draws, along the condition --x (default: the first condition; `experiment`
   for the experiments' order; for a fit, over draws of its Laplace normal). With --compare, a second run on the same data (another law) is drawn
   in the same panels, so that the laws can be told apart where the data decide between them.
+
+- COMPARISON_DIR/comparison.png (`impact calibrate --laws`, comparison.json): per law its log
+  evidence with its 2-se error bar, the best law's marked, and beside it the posterior predictive's
+  rms residual per observed output in sigmas (1: the law explains the data to their noise).
 
 NumPy and matplotlib (Agg) only; writes each PNG whole (a temporary .NAME.tmp-PID-0 renamed into
 place).
@@ -128,12 +133,63 @@ def predictive(d, meta, cols, other, x):
     save(fig, os.path.join(d, "predictive.png"))
 
 
+def comparison(d):
+    # ln BF against the best law on a symmetric-log axis (a hopeless law thousands of nats behind
+    # does not squeeze the others into a point), over Kass & Raftery's bands; the fit in sigmas on a
+    # log axis
+    with open(os.path.join(d, "comparison.json")) as f:
+        k = json.load(f)
+    laws = list(k["laws"])
+    lbf = np.array([k["laws"][n]["log_bayes_factor_vs_best"] for n in laws])
+    se = np.array([k["laws"][n]["log_bayes_factor_se"] for n in laws])
+    obs = k["observed"]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 0.6 * len(laws) + 2.4), sharey=True,
+                               gridspec_kw={"width_ratios": [3, 2]})
+    y = np.arange(len(laws))[::-1]
+    lo = min(-10.0, 1.5 * float(np.min(lbf - 2 * se)))
+    for (x0, x1, words, grey) in ((-1, 0, "0-1: bare mention", "#f2f2f2"), (-3, -1, "1-3: positive", "#e0e0e0"),
+                                  (-5, -3, "3-5: strong", "#cccccc"), (lo, -5, "> 5: very strong", "#b8b8b8")):
+        a.axvspan(x0, x1, color=grey, zorder=0, label=words)
+    a.legend(loc="upper left", fontsize=7, title="the best law's support", title_fontsize=7, framealpha=0.9)
+    a.errorbar(lbf, y, xerr=2 * se, fmt="o", color="black", capsize=4, zorder=3)
+    for yi, n, v in zip(y, laws, lbf):
+        z = k["laws"][n]["log_evidence"]
+        a.annotate(f"log Z {z:.2f}" + (" (best)" if n == k["best"] else ""), (v, yi), textcoords="offset points",
+                   xytext=(0, -14), ha="center", fontsize=8)
+    a.set_xscale("symlog", linthresh=5)
+    a.set_xlim(lo, 2)
+    ticks = [t for t in (-1e5, -1e4, -1e3, -100, -20, -10, -5, -3, -1, 0) if t >= lo]
+    a.set_xticks(ticks)
+    a.set_xticklabels([f"{t:g}" for t in ticks], fontsize=8)
+    a.set_ylim(-0.6, y.max() + 0.9)
+    a.set_yticks(y)
+    a.set_yticklabels(laws)
+    a.set_xlabel("ln Bayes factor against the best law (nats; bars: 2 se)")
+    a.set_title("Evidence (Kass & Raftery's bands)")
+    h = 0.8 / max(1, len(obs))
+    for j, o in enumerate(obs):
+        v = [k["laws"][n]["predictive_rms_sigmas"][o] for n in laws]
+        b.barh(y - 0.4 + h * (j + 0.5), v, height=h, color=MODE_COLOURS[j % len(MODE_COLOURS)], label=o)
+    b.axvline(1.0, color="black", lw=0.8, ls="--")
+    b.set_xscale("log")
+    b.set_xlabel("predictive rms residual (sigmas; 1: the noise)")
+    b.set_title("Fit to the data")
+    b.legend(fontsize=8)
+    fig.suptitle(f"{k['name']}: which law explains the data")
+    fig.tight_layout()
+    save(fig, os.path.join(d, "comparison.png"))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run")
     ap.add_argument("--compare", default=None, help="a second run on the same data, drawn in the same panels")
     ap.add_argument("--x", default=None, help="the condition along the x axis (default: the first; 'experiment')")
+    ap.add_argument("--comparison", action="store_true", help="RUN is a comparison of laws: draw comparison.png")
     a = ap.parse_args(argv)
+    if a.comparison:
+        comparison(a.run)
+        return 0
     meta, cols = load_run(a.run)
     other = load_run(a.compare) if a.compare else None
     conds = [k for k in cols if k not in ("experiment", "ok") and not any(

@@ -4,6 +4,7 @@
 
 #include "design/param_text.hpp"
 #include "engine/registry.hpp"
+#include "impact/columns.hpp"
 #include "study/columns.hpp"
 #include "study/config.hpp"
 #include "systems/scenarios.hpp"
@@ -25,15 +26,25 @@ std::vector<std::string> strings(const ConfigReader& r, const json& v, const std
 void resolve_head(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (!root.contains("calibrate")) r.fail("calibrate", "missing (the [calibrate] table: scenario and law)");
   const json& s = r.table(root.at("calibrate"), "calibrate");
-  r.expect_keys(s, "calibrate", {"name", "description", "scenario", "law", "method"});
+  r.expect_keys(s, "calibrate", {"name", "description", "scenario", "law", "laws", "method"});
   if (s.contains("name")) c.name = r.str(s.at("name"), "calibrate.name");
   if (s.contains("description")) c.description = r.str(s.at("description"), "calibrate.description");
   if (!s.contains("scenario")) r.fail("calibrate.scenario", "missing (known: " + systems::scenario_list() + ")");
   c.scenario = r.str(s.at("scenario"), "calibrate.scenario");
   if (!systems::find_scenario(c.scenario))
     r.fail("calibrate.scenario", "unknown scenario '" + c.scenario + "' (known: " + systems::scenario_list() + ")");
-  if (!s.contains("law")) r.fail("calibrate.law", "missing (known: " + engine::law_names() + ")");
-  c.law = r.str(s.at("law"), "calibrate.law");
+  if (s.contains("laws")) {
+    c.laws = strings(r, s.at("laws"), "calibrate.laws");
+    for (std::size_t i = 0; i < c.laws.size(); ++i) {
+      const std::string key = "calibrate.laws[" + std::to_string(i) + "]";
+      if (!engine::find_law(c.laws[i])) r.fail(key, "unknown law '" + c.laws[i] + "' (known: " + engine::law_names() + ")");
+      if (std::find(c.laws.begin(), c.laws.begin() + static_cast<std::ptrdiff_t>(i), c.laws[i]) != c.laws.begin() + static_cast<std::ptrdiff_t>(i))
+        r.fail(key, "'" + c.laws[i] + "' twice");
+    }
+    if (c.laws.size() == 1) r.fail("calibrate.laws", "expected two laws or more to compare (or calibrate.law for one)");
+  }
+  if (!s.contains("law") && c.laws.empty()) r.fail("calibrate.law", "missing (known: " + engine::law_names() + ")");
+  c.law = s.contains("law") ? r.str(s.at("law"), "calibrate.law") : c.laws.front();
   if (!engine::find_law(c.law)) r.fail("calibrate.law", "unknown law '" + c.law + "' (known: " + engine::law_names() + ")");
   if (s.contains("method")) {
     c.method = r.str(s.at("method"), "calibrate.method");
@@ -43,6 +54,9 @@ void resolve_head(const ConfigReader& r, const json& root, CalibrateConfig& c) {
                                  "Monte Carlo, with its evidence and modes; ensemble (or mcmc), the posterior by the "
                                  "stretch-move sampler; fit, its maximum and the Laplace approximation)");
   }
+  if (!c.laws.empty() && c.method != "smc")
+    r.fail("calibrate.method", "calibrate.laws compares the laws' evidence, which only smc computes: the method must be "
+                               "\"smc\" (it is \"" + c.method + "\")");
 }
 
 // [smc]: read whatever the method, as [fit] and [mcmc]
@@ -160,7 +174,21 @@ void resolve_params(const ConfigReader& r, const json& root, const systems::Scen
     else c.free.push_back(p);
     c.data.not_conditions.push_back(p.name);
   }
-  if (c.free.empty()) r.fail("params", "no free parameter (give one a distribution: its prior)");
+  // a law's parameter that this law does not read is set aside (CalibrateConfig::ignored)
+  const engine::LawInfo& law = engine::law_named(c.law);
+  std::vector<design::ParamSpec> read;
+  for (const design::ParamSpec& p : c.free) {
+    bool unread = false;
+    for (int k = in_mu; k <= in_eta0; ++k) unread = unread || (p.name == kInputNames[k] && !law.reads(k));
+    (unread ? c.ignored : read).push_back(p);
+  }
+  c.free = std::move(read);
+  if (c.free.empty()) {
+    std::string unread;
+    for (const design::ParamSpec& p : c.ignored) unread += (unread.empty() ? "" : ", ") + p.name;
+    r.fail("params", unread.empty() ? "no free parameter (give one a distribution: its prior)"
+                                    : "no free parameter that law " + c.law + " reads (it does not read " + unread + ")");
+  }
 }
 
 // Every observed output is a real output column of the law in the scenario.
@@ -266,7 +294,7 @@ std::size_t fit_design_points(const CalibrateConfig& c, engine::Backend backend,
 json to_json(const CalibrateConfig& c) {
   json j;
   j["calibrate"] = {{"name", c.name}, {"description", c.description}, {"scenario", c.scenario}, {"law", c.law},
-                    {"method", c.method}};
+                    {"laws", c.laws}, {"method", c.method}};
   j["run"] = {{"backend", c.backend}, {"precision", engine::precision_name(c.precision)},
               {"integrator", engine::integrator_name(c.integrator)}, {"steps", c.steps}};
   json sigma = json::object();
@@ -278,6 +306,7 @@ json to_json(const CalibrateConfig& c) {
   for (const auto& [k, v] : c.fixed) ps[k] = v;
   for (const design::ParamSpec& p : c.free)
     if (noise_output(p.name).empty()) ps[p.name] = design::param_text(p);  // noise parameters: in data.sigma
+  for (const design::ParamSpec& p : c.ignored) ps[p.name] = design::param_text(p);  // set aside again when read
   j["params"] = ps;
   j["smc"] = {{"particles", c.smc.particles ? json(c.smc.particles) : json("auto")}, {"runs", c.smc.runs},
               {"ess_target", c.smc.ess_target}, {"seed", c.smc.seed}, {"max_stages", c.smc.max_stages},

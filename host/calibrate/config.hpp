@@ -1,7 +1,7 @@
 // The config of `impact calibrate` (TOML or JSON, read as a study's: io/config_tree.hpp, every
 // error located and naming its key; docs/calibration.md):
 //
-//   [calibrate] name, scenario, law, description, method (smc: the posterior by tempered SMC, with
+//   [calibrate] name, scenario, law, laws (which law explains the data: compare.hpp), description, method (smc: the posterior by tempered SMC, with
 //               its evidence and modes, infer/smc.hpp; ensemble, or its old name mcmc: the posterior
 //               by the stretch-move sampler; fit: its maximum and the Laplace approximation,
 //               infer/fit.hpp)
@@ -9,7 +9,8 @@
 //   [data]      file (relative to the config's folder), observed = [outputs], sigma = {output = sd},
 //               ignore = [columns]
 //   [params]    a number: fixed for every experiment; a distribution (the study's grammar,
-//               design/param_text.hpp): free, with that prior
+//               design/param_text.hpp): free, with that prior (a law's parameter that the law does
+//               not read is ignored: `ignored`)
 //   [mcmc]      walkers (even, >= 2 x free; default max(16, 4 x free) rounded up to even), steps,
 //               burn (default steps / 4), seed, a (the stretch scale, 2)
 //   [smc]       particles ("auto": 2048 on the CPU, 32768 on a GPU; a multiple of runs), runs (16),
@@ -40,6 +41,9 @@ using infer::FitOptions;
 
 struct CalibrateConfig {
   std::string name = "calibration", description, scenario, law;
+  // calibrate.laws: the laws whose evidence is compared (calibrate/compare.hpp), each run by SMC into
+  // output.dir/LAW; empty: one run of `law` (the first of them when law is not given)
+  std::vector<std::string> laws;
   std::string backend = "auto";
   engine::Precision precision = engine::Precision::f64;
   Integrator integrator = Integrator::rk4;
@@ -47,10 +51,14 @@ struct CalibrateConfig {
   DataSpec data;
   std::vector<std::pair<std::string, double>> fixed;
   std::vector<design::ParamSpec> free;
+  // Free parameters of a law (mu, e, e_t, eta0) that calibrate.law does not read (stronge: eta0):
+  // not sampled, so that one config serves every law (their prior integrates to one: the evidence
+  // is the same as with them sampled).
+  std::vector<design::ParamSpec> ignored;
   std::size_t walkers = 0;
   std::uint64_t mcmc_steps = 2000, burn = 0, seed = 1;
   double a = 2.0;
-  std::string method = "ensemble";  // smc | ensemble (or its old name mcmc) | fit
+  std::string method = "smc";  // smc (the default) | ensemble (or its old name mcmc) | fit
   infer::SmcOptions smc;             // smc.particles 0: "auto", sized to the backend (smc_particles)
   FitOptions fit;
   std::size_t fit_starts = 8;       // the most starts of the local optimiser

@@ -157,7 +157,10 @@ std::vector<double> chain_draws(const EnsembleChain& ch, std::uint64_t burn) {
 // blocks of experiments, each block one batch of the model (K draws x the block), so that its
 // memory is bounded by the block's, not the data's size. The model's batches are collectives over
 // processes: every process computes the text, the writer's `put` writes it.
-void predictive_text(Model& m, const std::vector<double>& theta, const std::function<void(const std::string&)>& put) {
+// `o` receives per observed output the root mean square over the experiments of the data's
+// residual from the predictive median, in the output's units and in its sigmas.
+void predictive_text(Model& m, const std::vector<double>& theta, const std::function<void(const std::string&)>& put,
+                     CalibrationOutcome& o) {
   const std::size_t D = m.dim(), K = theta.size() / D;
   const Experiments& d = m.data();
   const std::size_t E = d.n, O = d.observed.size();
@@ -177,6 +180,7 @@ void predictive_text(Model& m, const std::vector<double>& theta, const std::func
     }
   const auto quantile = [&v](double p) { return v.empty() ? std::nan("") : sorted_quantile(v, p); };
   const std::size_t block = std::max<std::size_t>(1, kMaxPieceRows / std::max<std::size_t>(1, K));
+  std::vector<double> sq(O, 0.0), sq_z(O, 0.0), counted(O, 0.0);
   std::vector<double> out;
   std::vector<std::uint8_t> status;
   for (std::size_t e0 = 0; e0 < E; e0 += block) {
@@ -196,6 +200,8 @@ void predictive_text(Model& m, const std::vector<double>& theta, const std::func
         const double sd = m.noise_param(j) >= 0 ? noise_sd[j] : d.sigma[i * O + j];
         for (double x : {d.obs[i * O + j], sd, quantile(0.05), quantile(0.5), quantile(0.95), mean})
           text += ",", io::append_number(text, x);
+        if (const double r = d.obs[i * O + j] - quantile(0.5); std::isfinite(r))
+          sq[j] += r * r, sq_z[j] += (r / sd) * (r / sd), counted[j] += 1;
       }
       std::size_t ok = 0;  // the draws whose row the law evaluated (one status per row, whatever the output)
       for (std::size_t q = 0; q < K; ++q) ok += status[q * B + i - e0] == 0;
@@ -203,13 +209,21 @@ void predictive_text(Model& m, const std::vector<double>& theta, const std::func
     }
     put(text);
   }
+  o.predictive_rms.assign(O, std::nan(""));
+  o.predictive_rms_sigmas.assign(O, std::nan(""));
+  for (std::size_t j = 0; j < O; ++j)
+    if (counted[j] > 0)
+      o.predictive_rms[j] = std::sqrt(sq[j] / counted[j]), o.predictive_rms_sigmas[j] = std::sqrt(sq_z[j] / counted[j]);
 }
 
-// What metadata.json says of every run: the machine, the method, the processes, the backend and why,
+// What metadata.json says of every run: the machine, the method, the parameters not sampled
+// (ignored_params), the processes, the backend and why,
 // the experiments, the rows and the timings.
-json run_json(const CalibrationOutcome& o, std::size_t experiments) {
+json run_json(const CalibrateConfig& c, const CalibrationOutcome& o, std::size_t experiments) {
   json j = io::provenance_json();
   j["method"] = o.method;
+  j["ignored_params"] = json::array();
+  for (const design::ParamSpec& p : c.ignored) j["ignored_params"].push_back(p.name);
   j["processes"] = o.processes;
   j["backend"] = engine::backend_name(o.backend);
   j["backend_why"] = o.backend_why;
@@ -221,7 +235,7 @@ json run_json(const CalibrationOutcome& o, std::size_t experiments) {
 }
 
 json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const EnsembleChain& ch, std::size_t experiments) {
-  json j = run_json(o, experiments);
+  json j = run_json(c, o, experiments);
   j["walkers"] = ch.walkers;
   j["steps"] = ch.steps;
   j["burn"] = c.burn;
@@ -244,7 +258,7 @@ json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Ensem
 }
 
 json fit_metadata(const CalibrateConfig& c, const CalibrationOutcome& o, std::size_t experiments, const json& global) {
-  json j = run_json(o, experiments);
+  json j = run_json(c, o, experiments);
   j["seed"] = c.fit_seed;
   j["estimate"] = fit_json(o.names, o.fit);
   j["global"] = global;
@@ -329,13 +343,7 @@ std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_
   return start;
 }
 
-namespace {
-
-// Runs f, which may fail on one process only (its copy of the data file, its device), and then
-// every process learns whether all succeeded, before any collective: a failure anywhere is thrown
-// on every process (the failing one's own exception; elsewhere std::invalid_argument naming the
-// first failing process and its message), so that none waits for a process that has left.
-template <class F> void on_every_process(resume::ProcessGroup* group, F&& f) {
+void on_every_process(resume::ProcessGroup* group, const std::function<void()>& f) {
   if (!group || group->size() < 2) return f();
   std::string err;
   std::exception_ptr mine;
@@ -351,8 +359,6 @@ template <class F> void on_every_process(resume::ProcessGroup* group, F&& f) {
   for (std::size_t p = 0; p < all.size(); ++p)
     if (!all[p].empty()) throw std::invalid_argument("process " + std::to_string(p) + ": " + all[p]);
 }
-
-}  // namespace
 
 std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, resume::ProcessGroup* group) {
   const bool shared = group && group->size() > 1;
@@ -474,9 +480,12 @@ void finish(const CalibrateConfig& c, const resume::FolderClaim& claim, std::FIL
 }
 
 std::string run_line(const CalibrateConfig& c, const CalibrationOutcome& o, std::size_t experiments, const std::string& how) {
+  std::string unread;
+  for (const design::ParamSpec& p : c.ignored) unread += (unread.empty() ? "" : ", ") + p.name;
   return "# " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") + "law " + c.law + ", scenario " +
          c.scenario + ", " + std::to_string(experiments) + " experiments, " + how + ", backend " +
-         engine::backend_name(o.backend) + o.backend_why + "\n\n";
+         engine::backend_name(o.backend) + o.backend_why + "\n\n" +
+         (unread.empty() ? "" : "Not sampled: " + unread + " (free in the config; " + c.law + " does not read it).\n\n");
 }
 
 // The tail every method shares: the model's counters of the inference (rows and law time, before
@@ -489,7 +498,7 @@ io::OutFile predict_and_count(const CalibrateConfig& c, Model& m, const std::vec
   o.law_seconds = m.law_seconds();
   io::OutFile predictive;
   if (writer) predictive.open(c.out_dir + "/predictive.csv");
-  predictive_text(m, draws, [&](const std::string& t) { if (writer) predictive.put(t); });
+  predictive_text(m, draws, [&](const std::string& t) { if (writer) predictive.put(t); }, o);
   o.seconds = io::seconds_since(t0);
   return predictive;
 }
@@ -517,6 +526,8 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   o.converged = true;
   for (const ParamSummary& p : o.params) o.converged = o.converged && p.converged;
   o.stranded = stranded_walkers(ch, c.burn);
+  for (std::size_t i = c.burn * ch.walkers; i < ch.logp.size(); ++i)
+    if (std::isfinite(ch.logp[i]) && !(ch.logp[i] <= o.max_log_posterior)) o.max_log_posterior = ch.logp[i];
   o.acceptance = ch.acceptance_fraction();
   o.failed_proposals = ch.failed_proposals;
   o.table = summary_table(o.names, o.params);
@@ -566,6 +577,9 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
   o.converged = r.finished;
   o.log_z = r.log_z;
   o.log_z_se = r.log_z_se;
+  for (std::size_t i = 0; i < r.log_like.size(); ++i)
+    if (const double lp = r.log_prior[i] + r.log_like[i]; std::isfinite(lp) && !(lp <= o.max_log_posterior))
+      o.max_log_posterior = lp;
   o.failed_proposals = r.failed;
   o.table = smc_table(o.names, o.params);
   io::OutFile predictive = predict_and_count(c, m, smc_draws(r, kPredictiveDraws), writer, t0, o);
@@ -578,7 +592,7 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
   std::string md = run_line(c, o, experiments, how) + o.table + "\n" + smc_evidence_line(r) + "\n## Modes\n\n" +
                    smc_modes_table(o.names, o.modes) + "\n## Stages\n\n" + smc_stages_table(r);
   io::write_file(c.out_dir + "/summary.md", md);
-  json j = run_json(o, experiments);
+  json j = run_json(c, o, experiments);
   j["seed"] = so.seed;
   j["ess_target"] = so.ess_target;
   smc_json(j, o.names, r, o.modes);
@@ -636,6 +650,7 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
     m.log_posterior(x, n, out);
   };
   o.fit = fit_map(f, D, start, lo, hi, scale, c.fit, [&] { bar.update(++done); });
+  o.max_log_posterior = o.fit.logp;
   bar.finish();
   const FitResult& r = o.fit;
   // prior draws: two starts agreeing on the best; the global stage's starts are distinct basins

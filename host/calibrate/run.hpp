@@ -16,6 +16,7 @@
 // (io::OutFile); a run that fails before the end writes no file.
 #pragma once
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <cmath>
 #include <string>
@@ -53,6 +54,10 @@ struct CalibrationOutcome {
   std::size_t fit_design = 0, fit_basins = 0;  // fit: the global design's points and the basins it showed
   double log_z = std::nan(""), log_z_se = std::nan("");  // smc: the log evidence and its error
   std::vector<infer::SmcMode> modes;  // smc: the posterior's modes (infer::find_modes)
+  double max_log_posterior = std::nan("");  // the best of the draws (fit: the estimate's)
+  // per observed output, the root mean square over the experiments of the data's residual from the
+  // posterior predictive median: in the output's units, and in its sigmas
+  std::vector<double> predictive_rms, predictive_rms_sigmas;
   double acceptance = 0;
   std::uint64_t failed_proposals = 0, rows = 0;
   double seconds = 0, law_seconds = 0;
@@ -95,6 +100,12 @@ std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_
 // piece). Throws std::invalid_argument naming the key to lower (mcmc.steps, mcmc.walkers, fit.starts)
 // when they exceed `budget` bytes.
 void check_memory(const CalibrateConfig& c, const Model& m, double budget);
+
+// Runs f, which may fail on one process only (its copy of the data file, its device), and then
+// every process learns whether all succeeded, before any collective: a failure anywhere is thrown
+// on every process (the failing one's own exception; elsewhere std::invalid_argument naming the
+// first failing process and its message), so that none waits for a process that has left.
+void on_every_process(resume::ProcessGroup* group, const std::function<void()>& f);
 
 // The warning about stranded walkers (summary.md, the CLI).
 std::string stranded_note(const std::vector<std::size_t>& walkers, std::size_t total);

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "calibrate/compare.hpp"
 #include "calibrate/config.hpp"
 #include "calibrate/fit_report.hpp"
 #include "calibrate/run.hpp"
@@ -16,15 +17,49 @@ CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& a) {
   CLI::App* c = app.add_subcommand(
       "calibrate", "Sample the posterior of a law's parameters given measured impacts, or fit its maximum (docs/calibration.md)");
   add_config_run_options(c, a, {"Calibration config (.toml or .json)", "mcmc.steps=4000", "auto|cuda|omp|serial"});
+  c->add_option("--laws", a.laws,
+                "Compare these laws' evidence on the data (calibrate.laws): each run by SMC into OUT/LAW, "
+                "then OUT/comparison.md, .json and .png")
+      ->delimiter(',');
   return c;
 }
+
+namespace {
+
+// calibrate.laws: every law's run, then the comparison's table on `out`.
+int run_comparison(const CalibrateArgs& args, const calibrate::CalibrateRequest& q, const calibrate::CalibrateConfig& c,
+                   std::FILE* out, std::FILE* log) {
+  calibrate::Comparison k;
+  try {
+    k = calibrate::run_comparison(q, c, args.force, args.quiet ? nullptr : log, args.group);
+  } catch (const io::InputError& e) {
+    if (log) std::fprintf(log, "impact calibrate: error: %s\n", e.what());
+    return 1;
+  } catch (const std::invalid_argument& e) {
+    if (log) std::fprintf(log, "impact calibrate: error: %s\n", e.what());
+    return 1;
+  }
+  if (args.quiet || !out) return 0;
+  std::string files;
+  for (const std::string& f : k.files) files += (files.empty() ? "" : ", ") + f;
+  std::fprintf(out, "comparison %s: %zu laws by SMC\n%s\nbest: %s\n%.2f s\nresults: %s/ (%s; each law's run in LAW/)\n",
+               c.name.c_str(), k.laws.size(), k.table.c_str(), k.laws[k.best].law.c_str(), k.seconds, c.out_dir.c_str(),
+               files.c_str());
+  if (!k.plot_note.empty()) std::fprintf(out, "%s\n", k.plot_note.c_str());
+  for (const calibrate::LawRun& l : k.laws)
+    if (!l.o.converged) std::fprintf(out, "warning: %s: some run did not reach beta = 1 within smc.max_stages\n", l.law.c_str());
+  return 0;
+}
+
+}  // namespace
 
 int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
   if (args.config.empty()) throw UsageError("calibrate", "a config is required (impact calibrate CONFIG)");
   calibrate::CalibrateConfig c;
+  calibrate::CalibrateRequest q;
   try {
-    calibrate::CalibrateRequest q;
     q.config = args.config, q.sets = args.sets, q.out = args.out, q.backend = args.backend;
+    if (!args.laws.empty()) q.sets.push_back("calibrate.laws=" + nlohmann::json(args.laws).dump());
     c = calibrate::load_calibrate_config(q);
     if (args.no_plots) c.plots = false;
   } catch (const io::ConfigError& e) {
@@ -35,6 +70,7 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
     if (out) std::fprintf(out, "%s\n", calibrate::to_json(c).dump(2).c_str());
     return 0;
   }
+  if (!c.laws.empty()) return run_comparison(args, q, c, out, log);
   calibrate::CalibrationOutcome o;
   try {
     o = calibrate::run_calibration(c, args.force, args.quiet ? nullptr : log, args.group);

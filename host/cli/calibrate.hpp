@@ -15,6 +15,7 @@ class App;
 namespace impact::cli {
 
 struct CalibrateArgs : ConfigRunArgs {
+  std::vector<std::string> laws;  // --laws a,b: calibrate.laws (which law explains the data)
   resume::ProcessGroup* group = nullptr;  // mpirun: the processes that share every batch (dist::MpiGroup)
 };
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "calibrate/compare.hpp"
 #include "calibrate/config.hpp"
 #include "calibrate/model.hpp"
 #include "calibrate/run.hpp"
@@ -37,17 +38,8 @@ CalibrateConfig load(const CalibrateRequest& q) {
   }
 }
 
-// `impact calibrate`: returns what the package needs to load the outputs.
-py::dict run(const CalibrateRequest& q, bool force, bool quiet) {
-  const CalibrateConfig c = load(q);
-  calibrate::CalibrationOutcome o;
-  run_interruptible([&] {
-    try {
-      o = calibrate::run_calibration(c, force, quiet ? nullptr : stderr);
-    } catch (const io::InputError& e) {
-      throw std::invalid_argument(e.what());
-    }
-  });
+// What the package needs to load a run's outputs.
+py::dict outcome_dict(const CalibrateConfig& c, const calibrate::CalibrationOutcome& o) {
   py::dict d;
   d["out_dir"] = c.out_dir;
   d["name"] = c.name;
@@ -63,6 +55,47 @@ py::dict run(const CalibrateRequest& q, bool force, bool quiet) {
   d["seconds"] = o.seconds;
   d["table"] = o.table;
   d["plot_note"] = o.plot_note;
+  return d;
+}
+
+// `impact calibrate`: returns what the package needs to load the outputs.
+py::dict run(const CalibrateRequest& q, bool force, bool quiet) {
+  const CalibrateConfig c = load(q);
+  calibrate::CalibrationOutcome o;
+  run_interruptible([&] {
+    try {
+      o = calibrate::run_calibration(c, force, quiet ? nullptr : stderr);
+    } catch (const io::InputError& e) {
+      throw std::invalid_argument(e.what());
+    }
+  });
+  return outcome_dict(c, o);
+}
+
+// `impact calibrate --laws`: the comparison's folder and best law, and every law's run as run()'s.
+py::dict compare(const CalibrateRequest& q, bool force, bool quiet) {
+  const CalibrateConfig c = load(q);
+  if (c.laws.empty()) throw py::value_error("laws: expected two laws or more to compare");
+  calibrate::Comparison k;
+  run_interruptible([&] {
+    try {
+      k = calibrate::run_comparison(q, c, force, quiet ? nullptr : stderr);
+    } catch (const io::InputError& e) {
+      throw std::invalid_argument(e.what());
+    }
+  });
+  py::dict d, runs;
+  d["out_dir"] = k.out_dir;
+  d["best"] = k.laws[k.best].law;
+  d["files"] = k.files;
+  d["table"] = k.table;
+  d["plot_note"] = k.plot_note;
+  for (const calibrate::LawRun& l : k.laws) {
+    CalibrateConfig one = c;
+    one.out_dir = l.dir, one.name = c.name, one.method = "smc";
+    runs[py::str(l.law)] = outcome_dict(one, l.o);
+  }
+  d["runs"] = runs;
   return d;
 }
 
@@ -186,6 +219,8 @@ void bind_calibrate(py::module_& m) {
       .def_readwrite("backend", &CalibrateRequest::backend);
   m.def("calibrate", &run, py::arg("request"), py::arg("force"), py::arg("quiet"),
         "Runs a calibration (impact calibrate) and writes its files; returns where they are");
+  m.def("compare_laws", &compare, py::arg("request"), py::arg("force"), py::arg("quiet"),
+        "Runs a comparison of laws (impact calibrate --laws) and writes its files; returns where they are");
   py::class_<PyModel>(m, "CalibrationModel")
       .def(py::init<const CalibrateRequest&>())
       .def_property_readonly("names", &PyModel::names)

@@ -809,6 +809,8 @@ def compare(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_t
 
 
 # ---- calibration (impact calibrate, issue 25) ------------------------------------------------------
-from ._calibrate import CalibrationModel, CalibrationResult, calibrate, log_likelihood, log_posterior  # noqa: E402
+from ._calibrate import (CalibrationModel, CalibrationResult, LawComparison, calibrate, compare_laws,  # noqa: E402
+                         log_likelihood, log_posterior)
 
-__all__ += ["calibrate", "CalibrationResult", "CalibrationModel", "log_likelihood", "log_posterior"]
+__all__ += ["calibrate", "CalibrationResult", "CalibrationModel", "compare_laws", "LawComparison", "log_likelihood",
+            "log_posterior"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -133,6 +133,63 @@ def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] 
     with _python_names(("--set: ", "")):
         info = _core.calibrate(q, force, bool(quiet))
     return CalibrationResult(info)
+
+
+class LawComparison:
+    """The outputs of compare_laws() (docs/calibration.md, "Comparing laws"): `best` (the law of the
+    largest log evidence), `table` (one row per law: log_evidence, se, log_bayes_factor_vs_best,
+    log_bayes_factor_se, bayes_factor_vs_best, support_for_best (Kass & Raftery's words),
+    map_log_posterior, and per observed output rms_OUTPUT and rms_OUTPUT_sigmas, the posterior
+    predictive's rms residual; a pandas DataFrame, or a dict without pandas), `results` (per law its
+    CalibrationResult: samples, summary, modes, log_evidence), `comparison` (comparison.json as a
+    dict), `out_dir` and `files`."""
+
+    def __init__(self, info: Dict[str, Any]):
+        self.out_dir: str = info["out_dir"]
+        self.best: str = info["best"]
+        self.files: List[str] = list(info["files"])
+        self.plot_note: str = info["plot_note"]
+        self.results: Dict[str, CalibrationResult] = {law: CalibrationResult(r) for law, r in info["runs"].items()}
+        with open(os.path.join(self.out_dir, "comparison.json")) as f:
+            self.comparison: Dict[str, Any] = json.load(f)
+        laws = list(self.comparison["laws"])
+        rows = []
+        for law in laws:
+            c = self.comparison["laws"][law]
+            row = {k: c[k] for k in ("log_evidence", "se", "log_bayes_factor_vs_best", "log_bayes_factor_se",
+                                     "bayes_factor_vs_best", "support_for_best", "map_log_posterior")}
+            for o in self.comparison["observed"]:
+                row["rms_" + o] = c["predictive_rms"][o]
+                row["rms_" + o + "_sigmas"] = c["predictive_rms_sigmas"][o]
+            rows.append(row)
+        self.table = _frame(rows, laws)
+        if hasattr(self.table, "index"):
+            self.table.index.name = "law"
+
+    def __repr__(self) -> str:
+        return f"<impactbatch.LawComparison of {', '.join(self.results)}: best {self.best}, in {self.out_dir}>"
+
+
+def compare_laws(config: Any, laws: Sequence[str], out: Optional[str] = None, *, backend: Optional[str] = None,
+                 plots: bool = False, quiet: bool = True, set: Optional[Dict[str, Any]] = None, force: bool = False,
+                 **overrides: Any) -> LawComparison:
+    """Which law explains the data: runs the calibration of `config` by SMC once per law of `laws`
+    (two or more), on the same data and priors, each into OUT/LAW/, and compares their evidence, as
+    `impact calibrate CONFIG --laws a,b` does (OUT/comparison.md, comparison.json and, with plots,
+    comparison.png). A law's parameter that a law does not read (stronge: eta0) is not sampled for
+    it. Arguments as calibrate()'s; calibrate.method must be "smc" (the default). Returns a
+    LawComparison."""
+    if isinstance(laws, str) or len(list(laws)) < 2:
+        raise ValueError("laws: expected a list of two laws or more")
+    if not isinstance(plots, bool):
+        raise TypeError(f"plots: expected True or False, got {type(plots).__name__}")
+    overrides = {**overrides, "output__plots": plots, "calibrate__laws": [str(x) for x in laws]}
+    q = _request(_core.CalibrateRequest(), config, out, backend, set, overrides, "smc.particles")
+    if not isinstance(force, bool):
+        raise TypeError(f"force: expected True or False, got {type(force).__name__}")
+    with _python_names(("--set: ", "")):
+        info = _core.compare_laws(q, force, bool(quiet))
+    return LawComparison(info)
 
 
 class CalibrationModel:

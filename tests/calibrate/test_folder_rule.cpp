@@ -45,7 +45,9 @@ std::string study_toml(fr::Choices& c) {
 
 std::string calibrate_toml(fr::Choices& c, const std::string& data, const std::string& out) {
   std::string t = "[calibrate]\nname = \"prop\"\nscenario = \"ball\"\nlaw = \"chatterjee-ruina\"\n";
-  if (c.coin(3)) t += "method = \"fit\"\n[fit]\nstarts = 2\n";
+  if (c.coin(3)) t += "method = \"fit\"\n[fit]\nstarts = 2\nglobal = 16\n";
+  else if (c.coin(2)) t += "method = \"ensemble\"\n";
+  else t += "[smc]\nparticles = 32\nruns = 2\nmax_stages = 4\n";  // the default method
   return t + "[data]\nfile = \"" + data + "\"\nobserved = [\"Vx\", \"Vz\"]\nsigma = { Vx = 0.02, Vz = 0.02 }\n"
              "ignore = [\"shot\"]\n[params]\nV0z = -3.0\nmu = \"uniform:0:1\"\ne = \"uniform:0:1\"\n"
              "[mcmc]\nwalkers = 8\nsteps = 12\nburn = 4\n[output]\nplots = false\ndir = \"" + out + "\"\n";

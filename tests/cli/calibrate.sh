@@ -5,15 +5,19 @@
 # a folder of foreign files is refused; usage errors exit 2. The fit method (calibrate.method = fit)
 # finds the posterior's maximum and a Laplace sd within 10 % of the sampler's, writes its own files and
 # removes the sampler's from a folder it takes over, repeats bit for bit on one thread and on two, and
-# on the Cornell data finds both of jia's eta0 modes.
+# on the Cornell data finds both of jia's eta0 modes. smc (the default method) recovers the truth with
+# its evidence, the same bits on every thread count; --laws runs it per law and compares.
 set -u
 source "$(dirname "$0")/common.bash"
 SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 EX="$SRC/examples/calibration/ball-synthetic.toml"
 PY=$(bash "$SRC/scripts/find_python.sh" numpy) || exit 1
 
+# the ensemble sampler's checks name it (the default method is smc: section 6)
+ENS=(--set 'calibrate.method="ensemble"')
+
 # 1. the example: truth inside the 90% intervals, four files, a table on stdout
-"$IMPACT" calibrate "$EX" --out "$T/c1" --backend serial > "$T/out" 2> "$T/err"; rc=$?
+"$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/c1" --backend serial > "$T/out" 2> "$T/err"; rc=$?
 check "example exits 0" '[ $rc -eq 0 ] || { cat "$T/err" >&2; false; }'
 check "five files and two plots" '[ "$(cd "$T/c1" && ls | tr "\n" " ")" = "corner.png metadata.json predictive.csv predictive.png samples.csv samples.npy summary.md " ] && [ $(stat -c %s "$T/c1/corner.png") -gt 20000 ] && [ $(stat -c %s "$T/c1/predictive.png") -gt 20000 ]'
 check "the plots named on stdout" 'grep -q "^plots: .*corner.png, .*predictive.png" "$T/out"'
@@ -52,20 +56,20 @@ check "samples.npy holds samples.csv's draws, bit for bit" '[ $rc -eq 0 ]'
 
 # 2. the same seed, the same samples on 1 and 2 threads and with the omp backend (the CPU paths:
 #    a GPU's laws contract a*b+c and are held to tolerances instead, tests/kernels)
-OMP_NUM_THREADS=1 "$IMPACT" calibrate "$EX" --out "$T/c2" --backend serial -q --no-plots; rc1=$?
-OMP_NUM_THREADS=2 "$IMPACT" calibrate "$EX" --out "$T/c3" --backend omp -q; rc2=$?
+OMP_NUM_THREADS=1 "$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/c2" --backend serial -q --no-plots; rc1=$?
+OMP_NUM_THREADS=2 "$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/c3" --backend omp -q; rc2=$?
 check "same samples, 1 thread serial and 2 threads omp" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && cmp -s "$T/c1/samples.npy" "$T/c2/samples.npy" && cmp -s "$T/c1/samples.npy" "$T/c3/samples.npy"'
 check "--no-plots: no PNG" '[ ! -e "$T/c2/corner.png" ] && [ ! -e "$T/c2/predictive.png" ]'
-cp -r "$T/c1" "$T/c5" && "$IMPACT" calibrate "$EX" --out "$T/c5" --backend serial -q --no-plots
+cp -r "$T/c1" "$T/c5" && "$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/c5" --backend serial -q --no-plots
 check "an earlier run's plots go when a run draws none" '[ ! -e "$T/c5/corner.png" ] && [ ! -e "$T/c5/predictive.png" ] && [ -s "$T/c5/metadata.json" ]'
 check "same posterior predictive on both" 'cmp -s "$T/c1/predictive.csv" "$T/c2/predictive.csv" && cmp -s "$T/c1/predictive.csv" "$T/c3/predictive.csv"'
-"$IMPACT" calibrate "$EX" --out "$T/c4" --backend serial --set mcmc.seed=2 -q
+"$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/c4" --backend serial --set mcmc.seed=2 -q
 check "another seed, other samples" '! cmp -s "$T/c1/samples.npy" "$T/c4/samples.npy"'
 
 # 3. bad configs and data: exit 1, the place named, no output folder
 bad() {  # bad NAME EXPECTED [--set ...]: runs with the overrides into $T/b, checks the message
   local name=$1 want=$2; shift 2
-  "$IMPACT" calibrate "$EX" --out "$T/b" -q "$@" > /dev/null 2> "$T/err"; rc=$?
+  "$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/b" -q "$@" > /dev/null 2> "$T/err"; rc=$?
   check "$name" '[ $rc -eq 1 ] && grep -qF -e "$want" "$T/err" && [ ! -e "$T/b" ] || { cat "$T/err" >&2; false; }'
 }
 bad "unknown law" "calibrate.law: unknown law 'jiaa'" --set calibrate.law=jiaa
@@ -86,7 +90,7 @@ bad "a data column that names nothing" "extra.csv:1:20: column 'colour' names no
 printf 'shot,V0x,w0y,Vx,Vz\n1,0,0,nan,1.8\n' > "$T/nan.csv"
 bad "a non-finite observation" "nan.csv:2:7: expected a finite number in column 'Vx', got 'nan'" --set "data.file=\"$T/nan.csv\""
 bad "a model that holds nowhere" "found no start with a finite posterior" --set params.e=uniform:1.5:2
-"$IMPACT" calibrate "$EX" --out "$T/b" -q --set mcmc.burn=5000 2> "$T/err"; rc=$?
+"$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/b" -q --set mcmc.burn=5000 2> "$T/err"; rc=$?
 check "burn-in beyond the chain" '[ $rc -eq 1 ] && grep -q "mcmc.burn: expected an integer <= 1998" "$T/err"'
 bad "an ignored name that is no column (a typo)" "data.ignore: 'shoot' is no column of the header" --set 'data.ignore=["shot","shoot"]'
 bad "an output observed twice" "data.observed: 'Vx' twice" --set 'data.observed=["Vx","Vx"]' --set 'data.sigma={Vx=0.02}'
@@ -98,7 +102,7 @@ printf 'shot,V0x,w0y,Vx,Vz
 2,-6,-1,-4.70622,1.79706
 ' > "$T/far.csv"
 for b in auto serial; do  # the config's 16 walkers under auto too, and the datum at fault
-  "$IMPACT" calibrate "$EX" --out "$T/b" -q --backend $b --set "data.file=\"$T/far.csv\"" --set mcmc.steps=60 2> "$T/err"; rc=$?
+  "$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/b" -q --backend $b --set "data.file=\"$T/far.csv\"" --set mcmc.steps=60 2> "$T/err"; rc=$?
   check "far data ($b): the run's 16 walkers, experiment 1's Vx named" \
     '[ $rc -eq 1 ] && grep -q "16 of 16 walkers found no start" "$T/err" && grep -q "experiment 1.s Vx = 1e+308 lies" "$T/err" && [ ! -e "$T/b" ]'
 done
@@ -107,20 +111,20 @@ check "--out \"\": a usage error, nothing written" '[ $rc -eq 2 ] && grep -q "an
 # the predictive and the batches in pieces: 100,000 experiments under a 2 GB address space (the chain
 # checked first; before, the predictive's one batch died of bad_alloc after the whole chain)
 { echo "shot,V0x,w0y,Vx,Vz"; yes "1,-6,-4,-5.41125,1.81608" | head -100000; } > "$T/many.csv"
-(ulimit -v 2000000; "$IMPACT" calibrate "$EX" --out "$T/many" -q --no-plots --backend serial --set "data.file=\"$T/many.csv\"" \
+(ulimit -v 2000000; "$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/many" -q --no-plots --backend serial --set "data.file=\"$T/many.csv\"" \
   --set mcmc.steps=2 --set mcmc.burn=0 --set mcmc.walkers=4 2> "$T/err"); rc=$?
 check "100,000 experiments in 2 GB: exit 0, every experiment in the predictive" \
   '[ $rc -eq 0 ] && [ $(wc -l < "$T/many/predictive.csv") -eq 100001 ] || { cat "$T/err" >&2; false; }'
 # a calibration does not take a study's folder, nor a study a calibration's (kinds of manifest)
 "$IMPACT" study "$SRC/examples/studies/jia-fig15c.toml" --out "$T/st" --no-plots -q
-"$IMPACT" calibrate "$EX" --out "$T/st" -q --no-plots --set mcmc.steps=60 2> "$T/err"; rc=$?
+"$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/st" -q --no-plots --set mcmc.steps=60 2> "$T/err"; rc=$?
 check "a study's folder: refused, its tables kept" '[ $rc -eq 1 ] && grep -q "holds a study.s outputs" "$T/err" && [ -s "$T/st/jia.csv" ] && [ ! -e "$T/st/samples.csv" ]'
-"$IMPACT" calibrate "$EX" --out "$T/cal" -q --no-plots --set mcmc.steps=60
+"$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/cal" -q --no-plots --set mcmc.steps=60
 "$IMPACT" study "$SRC/examples/studies/jia-fig15c.toml" --out "$T/cal" --no-plots -q 2> "$T/err"; rc=$?
 check "a calibration's folder: refused by a study, its samples kept" '[ $rc -eq 1 ] && grep -q "holds a calibration.s outputs" "$T/err" && [ -s "$T/cal/samples.csv" ]'
 # a prior as wide as the doubles: mean and sd finite, tau and ESS known or said unknown, never the
 # full count for an unknown tau
-"$IMPACT" calibrate "$EX" --out "$T/wide" -q --no-plots --set mcmc.steps=60 --set 'params.mu="uniform:0:1e308"' 2> /dev/null
+"$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/wide" -q --no-plots --set mcmc.steps=60 --set 'params.mu="uniform:0:1e308"' 2> /dev/null
 "$PY" - "$T/wide/metadata.json" <<'PYEOF'; rc=$?
 import json, math, sys
 p = json.load(open(sys.argv[1]))["posterior"]["mu"]
@@ -142,7 +146,7 @@ check "--dry-run prints the resolved config" '[ $rc -eq 0 ] && grep -q "\"walker
 
 # 5. a noise parameter: the synthetic data's sd (0.02) inferred; walkers stranded in the mode where
 #    a large noise explains a wrong friction are named (metadata.json and a warning)
-"$IMPACT" calibrate "$EX" --out "$T/noise" --backend serial --no-plots --set 'data.sigma={Vx = "lognormal:-4:1", Vz = "lognormal:-4:1"}' > "$T/nout" 2>&1; rc=$?
+"$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/noise" --backend serial --no-plots --set 'data.sigma={Vx = "lognormal:-4:1", Vz = "lognormal:-4:1"}' > "$T/nout" 2>&1; rc=$?
 "$PY" - "$T/noise/metadata.json" "$T/noise/samples.npy" <<'PYEOF'; rc2=$?
 import json, sys, numpy as np
 m = json.load(open(sys.argv[1]))
@@ -160,7 +164,7 @@ check "stranded walkers, if any, are said" 'grep -q "stranded_walkers\": \[\]" "
 
 # 6. measured data: rigid Stronge on the Cornell glass collisions finds the lab's mu = 0.092 +- 0.006
 #    and e = 0.97 +- 0.01 (docs/calibration.md), and auto says the trial that chose its backend
-"$IMPACT" calibrate "$SRC/examples/calibration/cornell-stronge.toml" --out "$T/cs" --set mcmc.steps=1500 -q --no-plots; rc=$?
+"$IMPACT" calibrate "$SRC/examples/calibration/cornell-stronge.toml" "${ENS[@]}" --out "$T/cs" --set mcmc.steps=1500 -q --no-plots; rc=$?
 "$PY" - "$T/cs/metadata.json" <<'PYEOF'; rc2=$?
 import json, sys
 m = json.load(open(sys.argv[1]))
@@ -258,6 +262,14 @@ done
 bad "smc: particles not a multiple of the runs" "smc.particles: expected a multiple of smc.runs (16)" "${SMC[@]}" --set smc.particles=1000
 bad "smc: an ESS target outside (0, 1)" "smc.ess_target: expected a fraction in (0, 1)" "${SMC[@]}" --set smc.ess_target=1.5
 bad "smc: an unknown key" "smc.temperature: unknown key (known in smc:" "${SMC[@]}" --set smc.temperature=2
+# 8. --laws: which law explains the data (each law's run in OUT/LAW, the comparison in OUT)
+"$IMPACT" calibrate "$EX" --out "$T/laws" --no-plots --backend serial --laws chatterjee-ruina,newton --set smc.particles=64 --set smc.runs=4 > "$T/lout" 2> "$T/err"; rc=$?
+check "--laws: the table, the best law, the comparison's files and each law's run" '[ $rc -eq 0 ] && grep -q "^best: chatterjee-ruina" "$T/lout" && grep -q "^| newton | " "$T/lout" && [ "$(cd "$T/laws" && ls | tr "\n" " ")" = "chatterjee-ruina comparison.json comparison.md newton " ] && [ -f "$T/laws/newton/samples.npy" ] && grep -q "Not sampled: mu" "$T/laws/newton/summary.md"'
+bad "--laws with one law" "calibrate.laws: expected two laws or more to compare" --laws newton
+bad "--laws with another method" "calibrate.laws compares the laws' evidence, which only smc computes" --laws newton,stronge
+bad "--laws with an unknown law" "calibrate.laws[1]: unknown law 'jiaa'" --laws newton,jiaa
 "$IMPACT" calibrate "$EX" --dry-run --set 'calibrate.method="mcmc"' > "$T/dry" 2> "$T/err"; rc=$?
+"$IMPACT" calibrate "$EX" --dry-run > "$T/dry0" 2> "$T/err"; rc0=$?
+check "the default method is smc" '[ $rc0 -eq 0 ] && grep -q "\"method\": \"smc\"" "$T/dry0"'
 check "method mcmc is the ensemble's old name" '[ $rc -eq 0 ] && grep -q "\"method\": \"ensemble\"" "$T/dry"'
 finish
