@@ -15,10 +15,23 @@
 
 namespace impact::omp {
 
+// A batch whose work by the law's cost model (Law::cost, flops per instance at opt.steps) is below
+// this runs on the calling thread: waking a team and meeting at its barrier costs more than a
+// fraction of a millisecond of work gains, and on a loaded machine the barrier waits for a thread
+// the scheduler has put aside, for many times the batch's own work. The rows are independent, so
+// the result is the same bits either way.
+constexpr double kTeamFlops = 1e6;
+
 template <class Law, class T>
 void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt) {
+  const EvalFunctor<Law, T> f{in, out, opt};
+  const double flops = double(in.count) * (Law::cost.flops_instance + Law::cost.flops_step * double(opt.steps));
+  if (flops < kTeamFlops) {
+    for (std::size_t i = 0; i < in.count; ++i) f(i);
+    return;
+  }
   thrust::for_each(thrust::omp::par, thrust::counting_iterator<std::size_t>(0),
-                   thrust::counting_iterator<std::size_t>(in.count), EvalFunctor<Law, T>{in, out, opt});
+                   thrust::counting_iterator<std::size_t>(in.count), f);
 }
 
 // Summary of a batch on all cores: per-row results are summarised and merged, never stored.

@@ -262,6 +262,15 @@ done
 bad "smc: particles not a multiple of the runs" "smc.particles: expected a multiple of smc.runs (16)" "${SMC[@]}" --set smc.particles=1000
 bad "smc: an ESS target outside (0, 1)" "smc.ess_target: expected a fraction in (0, 1)" "${SMC[@]}" --set smc.ess_target=1.5
 bad "smc: an unknown key" "smc.temperature: unknown key (known in smc:" "${SMC[@]}" --set smc.temperature=2
+# 9. a small batch on a loaded machine: omp runs it on the calling thread (kernels/omp/omp.hpp,
+#    kTeamFlops), not slower than serial, where a team's barrier waited for a thread put aside
+#    (18 times serial's time on a busy 2-core machine); the same bits
+busy=(); for _ in $(seq "$(nproc)"); do (while :; do :; done) & busy+=($!); done
+t0=$(date +%s.%N); "$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/ls" -q --no-plots --backend serial --set mcmc.steps=600; t1=$(date +%s.%N)
+"$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/lo" -q --no-plots --backend omp --set mcmc.steps=600; t2=$(date +%s.%N)
+kill "${busy[@]}" 2> /dev/null; wait "${busy[@]}" 2> /dev/null
+check "small batches on a loaded machine: omp within 3 times serial's time, the same bits" '"$PY" -c "import sys; s, o = $t1 - $t0, $t2 - $t1; print(\"serial %.2f s, omp %.2f s\" % (s, o)); sys.exit(0 if o < 3 * s + 0.5 else 1)" && cmp -s "$T/ls/samples.npy" "$T/lo/samples.npy"'
+
 # 8. --laws: which law explains the data (each law's run in OUT/LAW, the comparison in OUT)
 "$IMPACT" calibrate "$EX" --out "$T/laws" --no-plots --backend serial --laws chatterjee-ruina,newton --set smc.particles=64 --set smc.runs=4 > "$T/lout" 2> "$T/err"; rc=$?
 check "--laws: the table, the best law, the comparison's files and each law's run" '[ $rc -eq 0 ] && grep -q "^best: chatterjee-ruina" "$T/lout" && grep -q "^| newton | " "$T/lout" && [ "$(cd "$T/laws" && ls | tr "\n" " ")" = "chatterjee-ruina comparison.json comparison.md newton " ] && [ -f "$T/laws/newton/samples.npy" ] && grep -q "Not sampled: mu" "$T/laws/newton/summary.md"'
