@@ -65,7 +65,8 @@ def main(argv=None):
     # 1. the built-in sampler
     t0 = time.perf_counter()
     res = ib.calibrate(a.config, out=out, backend=a.backend,
-                       set={"mcmc.walkers": a.walkers, "mcmc.steps": a.steps, "mcmc.burn": burn, "mcmc.seed": a.seed})
+                       set={"calibrate.method": "ensemble", "mcmc.walkers": a.walkers, "mcmc.steps": a.steps,
+                            "mcmc.burn": burn, "mcmc.seed": a.seed})
     t_ours = time.perf_counter() - t0
     names = res.names
     s = res.samples

@@ -16,7 +16,7 @@ SRC = os.environ.get("IMPACT_SOURCE_DIR", os.path.join(os.path.dirname(__file__)
 IMPACT = os.environ.get("IMPACT_BINARY", "impact")
 CONFIG = os.path.join(SRC, "examples", "calibration", "ball-synthetic.toml")
 DATA = os.path.join(SRC, "examples", "calibration", "ball-synthetic.csv")
-SHORT = {"mcmc.steps": 300, "mcmc.walkers": 16, "mcmc.seed": 5}
+SHORT = {"calibrate.method": "ensemble", "mcmc.steps": 300, "mcmc.walkers": 16, "mcmc.seed": 5}
 
 
 def test_calibrate_equals_the_cli(tmp_path):
