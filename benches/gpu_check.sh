@@ -27,8 +27,8 @@
 #   law's sampled_reduce_kernel, 5 throughput of `impact reduce` against the 573a81e baseline and the
 #   goals, 6 the SIMT model (CPU prediction), 7 the `impact bench` matrix, 8 ptxas registers/spills
 #   (scripts/kernel_resources.py), 9 Python on device arrays (pytest test_device.py, python_bench.py
-#   --device against the JAX peer), 10 `impact calibrate` on cuda against omp (the sampler's
-#   evaluation rate beside `reduce`'s).
+#   --device against the JAX peer), 10 `impact calibrate` on cuda against omp (the ensemble's and
+#   SMC's evaluation rates beside `reduce`'s).
 # Every step runs under `timeout`, its exit status and seconds recorded; a failing step does not stop
 # the others. Exit status: 0 when every check passed, 1 when a check failed (measurements that fail
 # are reported but do not change it), 2 usage error, 77 no usable GPU here (nvidia-smi fails or
@@ -771,22 +771,32 @@ fi
 
 # ---- 10. calibrate ---------------------------------------------------------------------------------
 if want 10; then
-  add "## 10. \`impact calibrate\`: the sampler's evaluation rate on cuda and omp (issue 25)"
+  add "## 10. \`impact calibrate\`: the methods' evaluation rate on cuda and omp"
   add
-  add "examples/calibration/ball-synthetic.toml (24 experiments) with the law and the ensemble set as below; rows/s ="
-  add "\`timings.rows_per_s\` of metadata.json (impacts evaluated per second of the whole run, sampler included)."
-  add "Each step of the stretch move evaluates half the walkers x 24 experiments as one batch."
+  add "The ensemble: examples/calibration/ball-synthetic.toml (24 experiments) with the law and the walkers x steps"
+  add "below (each step of the stretch move evaluates half the walkers x 24 experiments as one batch). SMC:"
+  add "examples/calibration/cornell-jia.toml (24 experiments), the particles below on both backends (each stage's"
+  add "moves evaluate every particle x 24 experiments as one batch). rows/s = \`timings.rows_per_s\` of"
+  add "metadata.json (impacts evaluated per second of the whole run, the method included)."
   add
-  add "| law, walkers x steps, backend | rows | seconds | rows/s | law share |"
+  add "| case, backend | rows | seconds | rows/s | law share |"
   add "| --- | ---: | ---: | ---: | ---: |"
-  cal_cases=("chatterjee-ruina 64 2000 cuda" "chatterjee-ruina 64 2000 omp" "jia 64 300 cuda" "jia 64 300 omp"
-             "jia 4096 50 cuda" "jia 4096 50 omp")
+  cal_cases=("ensemble chatterjee-ruina 64 2000 cuda" "ensemble chatterjee-ruina 64 2000 omp" "ensemble jia 64 300 cuda"
+             "ensemble jia 64 300 omp" "ensemble jia 4096 50 cuda" "ensemble jia 4096 50 omp"
+             "smc jia 32768 0 cuda" "smc jia 32768 0 omp")
   for c in "${cal_cases[@]}"; do
-    read -r law walkers steps be <<< "$c"
-    tag=calibrate_${law}_${walkers}x${steps}_$be
+    read -r method law walkers steps be <<< "$c"
+    tag=calibrate_${method}_${law}_${walkers}x${steps}_$be
     [ $DRY = 1 ] || rm -rf "${LOGDIR:?}/$tag"  # no metadata.json of an earlier check in its place
-    step "$tag" measure 600 -- "$IMPACT" calibrate "$ROOT/examples/calibration/ball-synthetic.toml" --set "calibrate.law=$law" \
-      --set "mcmc.walkers=$walkers" --set "mcmc.steps=$steps" --backend "$be" -q --force --out "$LOGDIR/$tag"
+    if [ "$method" = smc ]; then
+      what=(--set "smc.particles=$walkers")
+      config=cornell-jia.toml
+    else
+      what=(--set 'calibrate.method="ensemble"' --set "calibrate.law=$law" --set "mcmc.walkers=$walkers" --set "mcmc.steps=$steps")
+      config=ball-synthetic.toml
+    fi
+    step "$tag" measure 600 -- "$IMPACT" calibrate "$ROOT/examples/calibration/$config" "${what[@]}" \
+      --backend "$be" -q --force --no-plots --out "$LOGDIR/$tag"
     if [ $DRY = 0 ]; then
       row=$($PY - "$LOGDIR/$tag/metadata.json" << 'PYCAL' 2>> "$LOGDIR/$tag.log"
 import json, sys
@@ -796,7 +806,8 @@ rows = t["rows_per_s"] * t["total_s"]
 print("%.4g | %.3f | %.3g | %.0f%%" % (rows, t["total_s"], t["rows_per_s"], 100 * t["law_s"] / t["total_s"] if t["total_s"] else 0))
 PYCAL
 )
-      add "| $law, $walkers x $steps, $be | ${row:-(failed: see $(basename "$LOGDIR")/$tag.log) | | |} |"
+      if [ "$method" = smc ]; then label="smc, $law on Cornell, $walkers particles"; else label="ensemble, $law, $walkers x $steps"; fi
+      add "| $label, $be | ${row:-(failed: see $(basename "$LOGDIR")/$tag.log) | | |} |"
     fi
   done
   add

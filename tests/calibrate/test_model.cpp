@@ -462,3 +462,33 @@ TEST(CalibrateModel, SmcEvidenceOfNewtonAgainstItsClosedForm) {
   std::printf("SMC newton: log Z %.4f +- %.4f, closed form %.4f; e mean %.5f, e^ %.5f\n", r.log_z, r.log_z_se, exact,
               mean, eh);
 }
+
+// SMC through the cuda backend (the particles' batch on the GPU): the same config as on omp gives
+// the posterior and the evidence within their errors (cuda is held to tolerances, not bits: its
+// rows differ from the CPU's in their last bits, and a particle's accept/reject may follow).
+TEST(CudaCalibrate, SmcAgreesWithTheCpu) {  // a Cuda* suite: gpu_check's step 2 runs it
+  if (!engine::cuda_usable()) GTEST_SKIP() << "no usable CUDA device here: SMC on cuda is checked on a GPU machine";
+  const std::string dir = ::testing::TempDir() + "smc-cuda";
+  CalibrationOutcome o[2];
+  const char* backends[2] = {"omp", "cuda"};
+  for (int k = 0; k < 2; ++k) {
+    CalibrateRequest q;
+    q.config = std::string(IMPACT_SOURCE_ROOT) + "/examples/calibration/cornell-jia.toml";
+    q.backend = backends[k];
+    q.out = dir + backends[k];
+    q.sets = {"smc.particles=2048", "output.plots=false"};
+    o[k] = run_calibration(load_calibrate_config(q), true, nullptr);
+    EXPECT_EQ(engine::backend_name(o[k].backend), std::string(backends[k]));
+  }
+  const double se = std::hypot(o[0].log_z_se, o[1].log_z_se);
+  EXPECT_LT(std::fabs(o[0].log_z - o[1].log_z), 4 * se) << o[0].log_z << " vs " << o[1].log_z;
+  ASSERT_FALSE(o[0].modes.empty() || o[1].modes.empty());
+  EXPECT_NEAR(o[0].modes[0].mass, o[1].modes[0].mass, 0.05);
+  for (std::size_t p = 0; p < o[0].params.size(); ++p) {
+    // the mean's Monte Carlo error from each run's ESS
+    const double e0 = o[0].params[p].sd / std::sqrt(o[0].params[p].ess), e1 = o[1].params[p].sd / std::sqrt(o[1].params[p].ess);
+    EXPECT_LT(std::fabs(o[0].params[p].mean - o[1].params[p].mean), 4 * std::hypot(e0, e1)) << o[0].names[p];
+  }
+  std::printf("SMC on cuda: log Z %.4f +- %.4f (omp %.4f +- %.4f), %.1f s (omp %.1f s)\n", o[1].log_z, o[1].log_z_se,
+              o[0].log_z, o[0].log_z_se, o[1].seconds, o[0].seconds);
+}
