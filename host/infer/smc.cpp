@@ -308,19 +308,23 @@ class Smc {
     }
   }
 
-  // Two particles of the run's snapshot, each drawn by its weight, the second redrawn (up to 8 times)
-  // while it is the first: P(a, b) = P(b, a), so the difference's law is symmetric and the proposal
-  // a random walk (the snapshot is fixed during the stage: the kernel is the Metropolis kernel of
-  // a fixed symmetric step).
+  // Two particles of the run's snapshot, each drawn by its weight, the pair drawn again (up to 8
+  // times) while they are one particle, and left as one (a zero difference) after that: each try
+  // gives (a, b) with probability w_a w_b, so P(a, b) = P(b, a), the difference's law is symmetric
+  // and the proposal a random walk (the snapshot is fixed during the stage: the kernel is the
+  // Metropolis kernel of a fixed symmetric step). Redrawing only the second would weigh a pair by
+  // its first particle's weight too, and break the symmetry.
   void pair(const Run& r, std::size_t i, std::uint32_t block, std::size_t& a, std::size_t& b) const {
     const auto pick = [&](double u) {
       const double at = u * r.cum.back();
       const std::size_t k = static_cast<std::size_t>(std::upper_bound(r.cum.begin(), r.cum.end(), at) - r.cum.begin());
       return std::min(k, r.n - 1);
     };
-    a = pick(uniform(i * 8, kStreamPair, block, 0));
-    b = a;
-    for (std::uint64_t t = 0; t < 8 && b == a; ++t) b = pick(uniform(i * 8 + t / 2 + 1, kStreamPair, block, static_cast<int>(t % 2)));
+    for (std::uint64_t t = 0; t < 8; ++t) {
+      a = pick(uniform(i * 8 + t, kStreamPair, block, 0));
+      b = pick(uniform(i * 8 + t, kStreamPair, block, 1));
+      if (a != b) return;
+    }
   }
 
   void finish_stage(Run& r, double acc) {

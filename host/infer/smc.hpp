@@ -27,10 +27,9 @@
 // the runs' unbiased estimates Z_r, log Z = log mean_r Z_r, and its standard error is that of the
 // mean in log space, sd_r(log Z_r) / sqrt(runs) (the runs are independent: the error is measured,
 // not modelled). 16 runs by default: over 60 seeds of a 2-D Gaussian and of a two-mode mixture
-// (4096 particles), (log Z - exact) / se had an rms of 1.03 and 1.08 and no |value| above 3; with 8
-// runs an earlier kernel's mixture had 1.58 (six above 3: so few runs underrate a multimodal run's
-// spread). The
-// posterior draws are every run's, pooled.
+// (4096 particles), (log Z - exact) / se had an rms of 1.03 and 1.08 and no |value| above 3; fewer
+// runs underrate a multimodal run's spread (a run's Z is skewed there: its rare large values are
+// what few runs miss). The posterior draws are every run's, pooled.
 //
 // Reproducible: every random number is Philox's for (seed, particle, stage and step, stream), the
 // arithmetic is sequential and rmath's: the same bits on every machine, for any thread or process
