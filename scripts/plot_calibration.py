@@ -82,10 +82,10 @@ def corner(d, meta):
                     if mode is None:
                         ax.axvspan(p["quantiles"]["0.05"], p["quantiles"]["0.95"], color="#aaaaaa", alpha=0.3)
                     ax.axvline(p["mean"], color=colour if mode else "k", lw=1)
-                    titles.append((f"{mode['mass']:.2f}: " if mode and len(groups) > 1 else "") +
-                                  f"{p['mean']:.4g} ± {p['sd']:.2g}")
+                    titles.append(f"{a} = {p['mean']:.4g} ± {p['sd']:.2g}" +
+                                  (f" (mass {mode['mass']:.2f})" if mode and len(groups) > 1 else ""))
                 shown = titles[:3] + (["..."] if len(titles) > 3 else [])
-                ax.set_title(f"{a} = " + "\n".join(shown), fontsize=8 if len(shown) > 1 else 9)
+                ax.set_title("\n".join(shown), fontsize=8 if len(shown) > 1 else 9)
                 ax.set_yticks([])
             else:
                 if len(groups) == 1:
@@ -101,7 +101,7 @@ def corner(d, meta):
     if meta.get("method") == "smc":
         ev = meta["log_evidence"]
         how = (f"SMC, {meta['particles']} particles, log Z = {ev['value']:.3f} ± {ev['se']:.3f}, "
-               f"{len(modes)} mode{'s' if len(modes) != 1 else ''} (title: mass: mean ± sd per mode)")
+               f"{len(modes)} mode{'s' if len(modes) != 1 else ''} (a title line per mode: mean ± sd, its mass)")
     else:
         how = f"{meta['walkers']} walkers x {meta['steps']} steps, burn-in {meta['burn']}"
     fig.suptitle(f"{cal['name']}: posterior ({cal['law']}, {how})", fontsize=10)

@@ -72,7 +72,7 @@ JIA = os.path.join(EXAMPLES, "cornell-jia.toml")
 OBLIQUE = os.path.join(EXAMPLES, "ball-oblique-misspecified.toml")
 SYNTH = os.path.join(EXAMPLES, "ball-synthetic.toml")
 E_FIXED = 0.9745  # cornell-jia's posterior median of e
-# the global modes named in the brief of this bench (fit's best, docs/calibration.md)
+# the global modes: the best fit over every seed (docs/calibration.md, "The fit method")
 GLOBAL_LOGP = {"cornell-jia": 70.9126, "ball-oblique-misspecified": 34.53}
 
 

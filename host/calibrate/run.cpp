@@ -166,8 +166,9 @@ void predictive_text(Model& m, const std::vector<double>& theta, const std::func
   const std::size_t E = d.n, O = d.observed.size();
   std::string text = "experiment";
   for (const std::string& c : d.conditions) text += "," + c;
-  for (const std::string& o : d.observed)
-    text += "," + o + "," + noise_name(o) + "," + o + "_q05," + o + "_q50," + o + "_q95," + o + "_mean";
+  for (const std::string& out_name : d.observed)
+    text += "," + out_name + "," + noise_name(out_name) + "," + out_name + "_q05," + out_name + "_q50," + out_name + "_q95," +
+            out_name + "_mean";
   text += ",ok\n";
   put(text);
   std::vector<double> v, noise_sd(O, std::nan(""));  // a noise parameter's sd: its median over the draws
@@ -601,7 +602,8 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
     const ParamSummary& p = o.params[k];
     json q = json::object();
     for (std::size_t i = 0; i < summary_probs().size(); ++i) q[num(summary_probs()[i])] = p.quantiles[i];
-    ps[o.names[k]] = {{"mean", p.mean}, {"sd", p.sd}, {"quantiles", q}};
+    ps[o.names[k]] = {{"mean", p.mean}, {"sd", p.sd}, {"quantiles", q},
+                      {"ess", std::isfinite(p.ess) ? json(p.ess) : json()}};
   }
   j["posterior"] = ps;
   j["files"] = kFiles;

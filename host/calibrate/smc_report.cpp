@@ -32,7 +32,8 @@ double runs_ess(const SmcResult& r, std::size_t k, double sd) {
   double m = 0, s = 0;
   infer::mean_sd(mean, m, s);
   const double ess = static_cast<double>(mean.size()) * sd * sd / (s * s);
-  return std::isfinite(ess) ? std::min(ess, static_cast<double>(n)) : static_cast<double>(n);
+  if (std::isnan(ess)) return ess;  // unknown (a non-finite draw): said as unknown, never the count
+  return std::min(ess, static_cast<double>(n));  // runs' means that agree exactly: every draw counts
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The affine-invariant ensemble sampler of Goodman and Weare (2010), the "stretch move", in the
 // parallel form of Foreman-Mackey et al. (2013, emcee): the walkers are split into two halves, and
 // every walker of a half moves against a walker of the other half, so that a half's proposals are
-// one batch of log-density calls (on the GPU: one batch of impacts, issue 25).
+// one batch of log-density calls (on the GPU: one batch of impacts).
 //
 // Move of walker k (a half's walkers all at once):
 //   j   uniform among the other half's walkers

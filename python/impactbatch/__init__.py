@@ -808,7 +808,7 @@ def compare(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_t
     return Comparison(law, info, out)
 
 
-# ---- calibration (impact calibrate, issue 25) ------------------------------------------------------
+# ---- calibration (impact calibrate) ---------------------------------------------------------------
 from ._calibrate import (CalibrationModel, CalibrationResult, LawComparison, calibrate, compare_laws,  # noqa: E402
                          log_likelihood, log_posterior)
 

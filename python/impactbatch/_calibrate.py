@@ -1,4 +1,4 @@
-"""Calibration from Python (issue 25, docs/calibration.md): `impact calibrate`'s run, and its model's
+"""Calibration from Python (docs/calibration.md): `impact calibrate`'s run, and its model's
 log densities on points a Python sampler proposes.
 
     >>> import impactbatch as ib
@@ -27,7 +27,8 @@ class CalibrationResult:
     """The outputs of calibrate(). For calibrate.method = "smc": `samples` (samples.npy, the
     equal-weight draws: particle, run, mode, the free parameters, logp; a pandas DataFrame, or a NumPy
     structured array without pandas), `summary` (one row per free parameter: mean, sd, the
-    5/16/50/84/95% quantiles q05..q95), `log_evidence` and `log_evidence_se`, `modes` (a list of dicts:
+    5/16/50/84/95% quantiles q05..q95, ess from the spread of its runs' means), `log_evidence` and
+    `log_evidence_se`, `modes` (a list of dicts:
     mass, and per parameter mean, sd, q05, q50, q95; heaviest first). For "ensemble" (or its old name
     "mcmc"): `samples` (samples.npy after the burn-in: step, walker, the free parameters, logp),
     `summary` (as smc's, with tau, ess, converged), `acceptance`, `stranded` (walkers left in a mode
@@ -75,6 +76,8 @@ class CalibrationResult:
                 row["q%02d" % round(100 * float(q))] = v
             if "tau" in p:  # the ensemble's chain
                 row.update(tau=p["tau"], ess=p["ess"], converged=p["converged"])
+            elif "ess" in p:  # SMC's, from the spread of its runs' means
+                row.update(ess=p["ess"] if p["ess"] is not None else float("nan"))
             rows.append(row)
         self.summary = _frame(rows, self.names)
 

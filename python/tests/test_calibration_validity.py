@@ -91,13 +91,13 @@ def test_synthetic_dataset_matches_the_example_layout(tmp_path):
 
 
 def test_coverage_of_the_90_percent_interval(tmp_path):
-    """50 data sets from the prior, SMC with 512 particles on each (0.6 s a data set on the serial
-    backend of a 2-core VM, 1.6 s while another build shared it): the central 90% interval
+    """50 data sets from the prior, SMC with 512 particles on each (about 0.6 s a data set on one
+    core): the central 90% interval
     (metadata.json's quantiles 0.05 and 0.95) holds the truth for a fraction of the data sets
     within 0.9 +- 2 sqrt(0.9 x 0.1 / 50) = [0.815, 0.985] for each parameter (41 to 49 of 50), and
     for the 100 intervals together within 0.9 +- 2 sqrt(0.09 / 100) = [0.84, 0.96]. Intervals too
     narrow by a fifth (a sampler that under-disperses) cover about 81%; a posterior that misses the
-    likelihood's normalisation or a sigma covers far from 90%. Measured (2026-11-29): mu 48/50,
+    likelihood's normalisation or a sigma covers far from 90%. Measured: mu 48/50,
     e 44/50, 92/100 together (benches/calibration/validate.py (c): the same data sets and seeds)."""
     model = ib.CalibrationModel(SYNTH, backend="serial")
     pri = uniform_priors(model)

@@ -7,11 +7,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "infer/ensemble.hpp"
 #include "infer/fit.hpp"
@@ -468,7 +471,7 @@ TEST(CalibrateModel, SmcEvidenceOfNewtonAgainstItsClosedForm) {
 // rows differ from the CPU's in their last bits, and a particle's accept/reject may follow).
 TEST(CudaCalibrate, SmcAgreesWithTheCpu) {  // a Cuda* suite: gpu_check's step 2 runs it
   if (!engine::cuda_usable()) GTEST_SKIP() << "no usable CUDA device here: SMC on cuda is checked on a GPU machine";
-  const std::string dir = ::testing::TempDir() + "smc-cuda";
+  const std::string dir = ::testing::TempDir() + "smc-cuda-" + std::to_string(::getpid()) + "-";
   CalibrationOutcome o[2];
   const char* backends[2] = {"omp", "cuda"};
   for (int k = 0; k < 2; ++k) {
@@ -491,4 +494,5 @@ TEST(CudaCalibrate, SmcAgreesWithTheCpu) {  // a Cuda* suite: gpu_check's step 2
   }
   std::printf("SMC on cuda: log Z %.4f +- %.4f (omp %.4f +- %.4f), %.1f s (omp %.1f s)\n", o[1].log_z, o[1].log_z_se,
               o[0].log_z, o[0].log_z_se, o[1].seconds, o[0].seconds);
+  for (const char* b : backends) std::filesystem::remove_all(dir + b);
 }

@@ -234,7 +234,7 @@ sys.exit(0 if ok else 1)
 PYEOF
 check "fit, Cornell jia: the better eta0 mode (2.57), the lab's mu and e" '[ $rc -eq 0 ] && [ $rc2 -eq 0 ] || cat "$T/fjout" >&2'
 check "fit, Cornell jia: the other mode (eta0 1.14) said, climbed from a basin of the design" 'grep -q "^- basin [0-9]*: log p 67.9[0-9]* at (0.093[0-9]*, 0.97[0-9]*, 1.1[34]" "$T/fjout" || { cat "$T/fjout" >&2; false; }'
-# 6. smc (calibrate.method = smc): the truth inside the 90 % intervals, one mode, the log evidence
+# 8. smc (calibrate.method = smc): the truth inside the 90 % intervals, one mode, the log evidence
 #    with its error; the same bits on serial and omp at 1, 2 and 3 threads; its keys checked
 SMC=(--set 'calibrate.method="smc"' --set smc.particles=1024)
 "$IMPACT" calibrate "$EX" --out "$T/s1" --backend serial --no-plots "${SMC[@]}" > "$T/sout" 2> "$T/err"; rc=$?
@@ -271,7 +271,7 @@ t0=$(date +%s.%N); "$IMPACT" calibrate "$EX" "${ENS[@]}" --out "$T/ls" -q --no-p
 kill "${busy[@]}" 2> /dev/null; wait "${busy[@]}" 2> /dev/null
 check "small batches on a loaded machine: omp within 3 times serial's time, the same bits" '"$PY" -c "import sys; s, o = $t1 - $t0, $t2 - $t1; print(\"serial %.2f s, omp %.2f s\" % (s, o)); sys.exit(0 if o < 3 * s + 0.5 else 1)" && cmp -s "$T/ls/samples.npy" "$T/lo/samples.npy"'
 
-# 8. --laws: which law explains the data (each law's run in OUT/LAW, the comparison in OUT)
+# 10. --laws: which law explains the data (each law's run in OUT/LAW, the comparison in OUT)
 "$IMPACT" calibrate "$EX" --out "$T/laws" --no-plots --backend serial --laws chatterjee-ruina,newton --set smc.particles=64 --set smc.runs=4 > "$T/lout" 2> "$T/err"; rc=$?
 check "--laws: the table, the best law, the comparison's files and each law's run" '[ $rc -eq 0 ] && grep -q "^best: chatterjee-ruina" "$T/lout" && grep -q "^| newton | " "$T/lout" && [ "$(cd "$T/laws" && ls | tr "\n" " ")" = "chatterjee-ruina comparison.json comparison.md newton " ] && [ -f "$T/laws/newton/samples.npy" ] && grep -q "Not sampled: mu" "$T/laws/newton/summary.md"'
 bad "--laws with one law" "calibrate.laws: expected two laws or more to compare" --laws newton

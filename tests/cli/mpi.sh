@@ -184,20 +184,22 @@ timeout 60 "${MPIRUN[@]}" 2 "$IMPACT" reduce --law jia --n 1000 --range "Pn=3:1"
 check "a usage error under mpirun ends the job (no hang)" '[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "finite LO < HI" "$T/err"'
 # ---- impact calibrate over K processes: every batch shared, the chain the single process's ---------
 CAL="$SRC/examples/calibration/ball-synthetic.toml"
-"$IMPACT" calibrate "$CAL" --backend omp --out "$T/cal1" -q --no-plots --set mcmc.steps=400; rc1=$?
-"$IMPACT" calibrate "$CAL" --backend omp --out "$T/fit1" -q --no-plots --set 'calibrate.method="fit"'; rc2=$?
+ENS=(--set 'calibrate.method="ensemble"' --set mcmc.steps=400)
+"$IMPACT" calibrate "$CAL" --backend omp --out "$T/cal0" -q --no-plots "${ENS[@]}"; rc1=$?
+"$IMPACT" calibrate "$CAL" --backend omp --out "$T/fit0" -q --no-plots --set 'calibrate.method="fit"'; rc2=$?
 SMC=(--set 'calibrate.method="smc"' --set smc.particles=512)
-"$IMPACT" calibrate "$CAL" --backend omp --out "$T/smc1" -q --no-plots "${SMC[@]}"; rc3=$?
+"$IMPACT" calibrate "$CAL" --backend omp --out "$T/smc0" -q --no-plots "${SMC[@]}"; rc3=$?
 check "calibrate, one process: exit 0" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ]'
-for K in 2 3; do
-  "${MPIRUN[@]}" $K "$IMPACT" calibrate "$CAL" --backend omp --out "$T/cal$K" --no-plots --set mcmc.steps=400 > "$T/out" 2> "$T/err"; rc=$?
-  check "mpirun -n $K calibrate: exit 0, rank 0 speaks once" '[ $rc -eq 0 ] && [ $(grep -c "^calibration ball-synthetic (ensemble): .* x '$K' processes" "$T/out") -eq 1 ] || cat "$T/err" >&2'
-  check "mpirun -n $K calibrate: the single process's samples, predictive and summary, byte for byte" 'cmp -s "$T/cal1/samples.npy" "$T/cal$K/samples.npy" && cmp -s "$T/cal1/samples.csv" "$T/cal$K/samples.csv" && cmp -s "$T/cal1/predictive.csv" "$T/cal$K/predictive.csv" && diff -q <(sed 1,4d "$T/cal1/summary.md") <(sed 1,4d "$T/cal$K/summary.md") > /dev/null && grep -q "\"processes\": '$K'" "$T/cal$K/metadata.json"'
+for K in 1 2 3; do  # the single process's runs above are without mpirun: -n 1 is a run of its own
+  procs=""; [ $K -gt 1 ] && procs=" x $K processes"
+  "${MPIRUN[@]}" $K "$IMPACT" calibrate "$CAL" --backend omp --out "$T/cal$K" --no-plots "${ENS[@]}" > "$T/out" 2> "$T/err"; rc=$?
+  check "mpirun -n $K calibrate: exit 0, rank 0 speaks once" '[ $rc -eq 0 ] && [ $(grep -c "^calibration ball-synthetic (ensemble): .*'"$procs"'" "$T/out") -eq 1 ] || cat "$T/err" >&2'
+  check "mpirun -n $K calibrate: the single process's samples, predictive and summary, byte for byte" 'cmp -s "$T/cal0/samples.npy" "$T/cal$K/samples.npy" && cmp -s "$T/cal0/samples.csv" "$T/cal$K/samples.csv" && cmp -s "$T/cal0/predictive.csv" "$T/cal$K/predictive.csv" && diff -q <(sed 1,4d "$T/cal0/summary.md") <(sed 1,4d "$T/cal$K/summary.md") > /dev/null && grep -q "\"processes\": '$K'" "$T/cal$K/metadata.json"'
   "${MPIRUN[@]}" $K "$IMPACT" calibrate "$CAL" --backend omp --out "$T/fit$K" -q --no-plots --set 'calibrate.method="fit"'; rc=$?
-  check "mpirun -n $K calibrate, fit: the single process's estimate, starts and predictive, byte for byte" '[ $rc -eq 0 ] && cmp -s "$T/fit1/estimate.csv" "$T/fit$K/estimate.csv" && cmp -s "$T/fit1/starts.csv" "$T/fit$K/starts.csv" && cmp -s "$T/fit1/predictive.csv" "$T/fit$K/predictive.csv"'
+  check "mpirun -n $K calibrate, fit: the single process's estimate, starts and predictive, byte for byte" '[ $rc -eq 0 ] && cmp -s "$T/fit0/estimate.csv" "$T/fit$K/estimate.csv" && cmp -s "$T/fit0/starts.csv" "$T/fit$K/starts.csv" && cmp -s "$T/fit0/predictive.csv" "$T/fit$K/predictive.csv"'
   "${MPIRUN[@]}" $K "$IMPACT" calibrate "$CAL" --backend omp --out "$T/smc$K" -q --no-plots "${SMC[@]}"; rc=$?
   check "mpirun -n $K calibrate, smc: the single process's draws, predictive and evidence, byte for byte" \
-    '[ $rc -eq 0 ] && cmp -s "$T/smc1/samples.npy" "$T/smc$K/samples.npy" && cmp -s "$T/smc1/predictive.csv" "$T/smc$K/predictive.csv" && diff -q <(grep -A3 log_evidence "$T/smc1/metadata.json") <(grep -A3 log_evidence "$T/smc$K/metadata.json") > /dev/null'
+    '[ $rc -eq 0 ] && cmp -s "$T/smc0/samples.npy" "$T/smc$K/samples.npy" && cmp -s "$T/smc0/predictive.csv" "$T/smc$K/predictive.csv" && diff -q <(grep -A3 log_evidence "$T/smc0/metadata.json") <(grep -A3 log_evidence "$T/smc$K/metadata.json") > /dev/null'
 done
 mkdir -p "$T/theirs" && echo precious > "$T/theirs/notes.txt"
 "${MPIRUN[@]}" 2 "$IMPACT" calibrate "$CAL" --backend omp --out "$T/theirs" -q --no-plots --set mcmc.steps=100 > "$T/out" 2> "$T/err"; rc=$?
