@@ -51,3 +51,14 @@ if ! "$PY" -c "import SALib" 2> /dev/null && ! [ -f .deps/python/SALib/__init__.
   fi
   rm -f .deps-pip.log
 fi
+# dynesty (nested sampling: the cross-check of SMC's evidence, python/tests/test_calibration_validity.py)
+# likewise: pure Python on NumPy, SciPy and matplotlib (Debian's), into .deps/python.
+if ! "$PY" -c "import dynesty" 2> /dev/null && ! [ -f .deps/python/dynesty/__init__.py ]; then
+  if "$PY" -m pip install -q --disable-pip-version-check --no-deps --target .deps/python "dynesty==3.1.0" \
+       > .deps-pip.log 2>&1; then
+    echo "bootstrap: dynesty 3.1.0 in .deps/python" >&2
+  else
+    echo "bootstrap: dynesty not installed ($(tail -n 1 .deps-pip.log)); the evidence cross-check will skip" >&2
+  fi
+  rm -f .deps-pip.log
+fi
