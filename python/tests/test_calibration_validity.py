@@ -147,7 +147,7 @@ def test_evidence_and_means_agree_with_a_grid(tmp_path):
     prior box (mu in [0, 0.5], e in [0.7, 1]) finds the mass; a fine trapezoid grid of 241 x 241 nodes
     over the box of coarse cells within 30 log units of the best (widened by two cells) integrates it,
     the grid's own error shown by the same sum on every other node. SMC's log Z (the grid's within
-    3 x its se; measured: -6.0021 +- 0.076 against the grid's -6.0064) and its mu and e means (within
+    3 x its se; measured: -6.0583 +- 0.026 against the grid's -6.0064) and its mu and e means (within
     3 x the sd of the 16 runs' means / 4) agree with it."""
     model = ib.CalibrationModel(STRONGE, backend="serial")
     pri = uniform_priors(model)
@@ -171,8 +171,11 @@ def test_evidence_and_means_agree_with_a_grid(tmp_path):
     assert np.exp(lp_c[outside].max() - lp.max()) < 1e-10
     grid_mean = {"mu": float((W * Mf).sum() / W.sum()), "e": float((W * Ef).sum() / W.sum())}
 
-    r = ib.calibrate(STRONGE, out=str(tmp_path / "smc"), backend="serial",
-                     set={"calibrate.method": "smc", "smc.seed": 1})
+    # 8192 particles (512 a run): SMC's estimates carry a bias of order 1 / (particles a run), here
+    # 0.02 posterior sd of e at the default 128 a run (over seeds 1-12 the mean z of e was +0.9; at
+    # 512 a run -0.07), which a check at 3 of the runs' Monte Carlo errors would see
+    r = ib.calibrate(STRONGE, out=str(tmp_path / "smc"), backend="omp",
+                     set={"calibrate.method": "smc", "smc.seed": 1, "smc.particles": 8192})
     assert r.log_evidence_se > 0
     assert abs(r.log_evidence - log_z) <= 3 * r.log_evidence_se, (r.log_evidence, r.log_evidence_se, log_z)
     smp = np.load(os.path.join(r.out_dir, "samples.npy"))

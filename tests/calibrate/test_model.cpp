@@ -259,13 +259,14 @@ TEST(CalibrateModel, LaplaceIntervalsOfTheFitCoverTheTruth) {
   std::printf("coverage of the fit's 90%% Laplace intervals: mu %d/50, e %d/50\n", covered[0], covered[1]);
 }
 
-// `auto`: the sampler's own batch timed on omp, serial (under kParallelRows rows) and (with a usable
-// GPU) cuda decides; the reason gives every time and the model runs on the fastest.
+// `auto`: the method's own batch (the ensemble's: half its 16 walkers x 24 experiments) timed on
+// omp, serial (under kParallelRows rows) and (with a usable GPU) cuda decides; the reason gives
+// every time and the model runs on the fastest.
 TEST(CalibrateModel, AutoTimesATrialBatch) {
   CalibrateRequest q;
   q.config = std::string(IMPACT_SOURCE_ROOT) + "/examples/calibration/ball-synthetic.toml";
   for (const char* law : {"chatterjee-ruina", "jia"}) {
-    q.sets = {std::string("calibrate.law=\"") + law + "\""};
+    q.sets = {std::string("calibrate.law=\"") + law + "\"", "calibrate.method=\"ensemble\""};
     const CalibrateConfig c = load_calibrate_config(q);
     std::string why;
     const std::unique_ptr<Model> m = make_model(c, &why);
@@ -404,11 +405,15 @@ TEST(CalibrateModel, MemoryIsCheckedBeforeTheChainNamingTheKey) {
     return std::string();
   };
   EXPECT_EQ(refusal({}, 1e9), "");
-  const std::string chain = refusal({"mcmc.steps=1000000", "mcmc.walkers=64"}, 1e9);  // 1.5 GB of chain
+  const std::string ens = "calibrate.method=\"ensemble\"";
+  const std::string chain = refusal({ens, "mcmc.steps=1000000", "mcmc.walkers=64"}, 1e9);  // 1.5 GB of chain
   EXPECT_EQ(chain.rfind("mcmc.steps: the chain of 64 walkers x 1000000 steps needs", 0), 0u) << chain;
-  const std::string walkers = refusal({"mcmc.steps=2", "mcmc.walkers=1048576"}, 1.2e8);  // 117 MB of points
+  const std::string walkers = refusal({ens, "mcmc.steps=2", "mcmc.walkers=1048576"}, 1.2e8);  // 117 MB of points
   EXPECT_EQ(walkers.rfind("mcmc.walkers: a batch of 1048576 points needs", 0), 0u) << walkers;
   EXPECT_NE(walkers.find("fewer walkers"), std::string::npos) << walkers;
+  const std::string particles = refusal({"smc.particles=1048576"}, 1.2e8);  // the default method's batch
+  EXPECT_EQ(particles.rfind("smc.particles: a batch of 1048576 points needs", 0), 0u) << particles;
+  EXPECT_NE(particles.find("fewer particles"), std::string::npos) << particles;
   const std::string starts = refusal({"calibrate.method=\"fit\"", "fit.starts=100000"}, 1e7);
   EXPECT_EQ(starts.rfind("fit.starts: a batch of 100000 points needs", 0), 0u) << starts;
   const std::string design = refusal({"calibrate.method=\"fit\"", "fit.global=4194304"}, 1e8);  // 235 MB of design
