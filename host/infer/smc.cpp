@@ -412,7 +412,7 @@ double quantile_of(std::vector<double> v, double p) {
 }  // namespace
 
 std::vector<SmcMode> find_modes(const std::vector<double>& x, std::size_t dim, const std::vector<double>& log_like,
-                                std::vector<std::uint32_t>& label, double gap, double min_mass) {
+                                std::vector<std::uint32_t>& label, double gap, double min_mass, double jump) {
   const std::size_t n = dim ? x.size() / dim : 0;
   label.assign(n, 0);
   if (n == 0) return {};
@@ -481,8 +481,8 @@ std::vector<SmcMode> find_modes(const std::vector<double>& x, std::size_t dim, c
   const auto other = [&](std::size_t p, double len) { return len >= longest[p] ? second[p] : longest[p]; };
   Sets sets(m);
   for (const auto& e : edges) {
-    const double near = std::max({typical, other(e.second.first, e.first), other(e.second.second, e.first)});
-    if (!(e.first > gap * near)) sets.join(e.second.first, e.second.second);
+    const double beside = std::max(other(e.second.first, e.first), other(e.second.second, e.first));
+    if (!(e.first > gap * typical && e.first > jump * beside)) sets.join(e.second.first, e.second.second);
   }
   // every draw to the cluster of its nearest point of the tree
   std::vector<std::size_t> of(n);

@@ -102,12 +102,13 @@ struct SmcMode {
 
 // The modes of equal-weight draws (n x dim): the draws scaled per parameter by their pooled sd,
 // their minimum spanning tree over distinct draws (at most 3000, every other draw joins the cluster
-// of its nearest), cut at every edge longer than `gap` times both the median edge and the longest
-// other edge at either of its ends (a sparse tail grows its edges gradually; a valley between modes
-// is one long edge between short ones); a cluster of less than
-// `min_mass` of the draws joins the cluster of its nearest draw. `label` receives each draw's mode,
+// of its nearest), cut at every edge longer than `gap` times the median edge and `jump` times the
+// longest other edge at either of its ends (a sparse tail grows its edges gradually; a valley
+// between modes is one long edge between short ones, even where a light mode's few draws are
+// sparse); a cluster of less than `min_mass` of the draws joins the cluster of its nearest draw. `label` receives each draw's mode,
 // modes in decreasing mass. A unimodal posterior is one mode.
 std::vector<SmcMode> find_modes(const std::vector<double>& x, std::size_t dim, const std::vector<double>& log_like,
-                                std::vector<std::uint32_t>& label, double gap = 8.0, double min_mass = 0.01);
+                                std::vector<std::uint32_t>& label, double gap = 8.0, double min_mass = 0.01,
+                                double jump = 4.0);
 
 }  // namespace impact::infer
