@@ -26,19 +26,25 @@ CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& a) {
 
 namespace {
 
+// Runs f; the data's faults and a model or folder that cannot run are said on `log`: false.
+template <class F> bool said_ok(std::FILE* log, F&& f) {
+  try {
+    f();
+    return true;
+  } catch (const io::InputError& e) {
+    if (log) std::fprintf(log, "impact calibrate: error: %s\n", e.what());
+  } catch (const std::invalid_argument& e) {
+    if (log) std::fprintf(log, "impact calibrate: error: %s\n", e.what());
+  }
+  return false;
+}
+
 // calibrate.laws: every law's run, then the comparison's table on `out`.
 int run_comparison(const CalibrateArgs& args, const calibrate::CalibrateRequest& q, const calibrate::CalibrateConfig& c,
                    std::FILE* out, std::FILE* log) {
   calibrate::Comparison k;
-  try {
-    k = calibrate::run_comparison(q, c, args.force, args.quiet ? nullptr : log, args.group);
-  } catch (const io::InputError& e) {
-    if (log) std::fprintf(log, "impact calibrate: error: %s\n", e.what());
+  if (!said_ok(log, [&] { k = calibrate::run_comparison(q, c, args.force, args.quiet ? nullptr : log, args.group); }))
     return 1;
-  } catch (const std::invalid_argument& e) {
-    if (log) std::fprintf(log, "impact calibrate: error: %s\n", e.what());
-    return 1;
-  }
   if (args.quiet || !out) return 0;
   std::string files;
   for (const std::string& f : k.files) files += (files.empty() ? "" : ", ") + f;
@@ -72,15 +78,8 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
   }
   if (!c.laws.empty()) return run_comparison(args, q, c, out, log);
   calibrate::CalibrationOutcome o;
-  try {
-    o = calibrate::run_calibration(c, args.force, args.quiet ? nullptr : log, args.group);
-  } catch (const io::InputError& e) {
-    if (log) std::fprintf(log, "impact calibrate: error: %s\n", e.what());
+  if (!said_ok(log, [&] { o = calibrate::run_calibration(c, args.force, args.quiet ? nullptr : log, args.group); }))
     return 1;
-  } catch (const std::invalid_argument& e) {
-    if (log) std::fprintf(log, "impact calibrate: error: %s\n", e.what());
-    return 1;
-  }
   if (!args.quiet && out) {
     const double rate = o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0;
     std::string files;
