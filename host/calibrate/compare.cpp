@@ -48,19 +48,14 @@ CalibrateConfig law_config(const CalibrateRequest& q, const CalibrateConfig& c, 
 }
 
 resume::FolderClaim claim_comparison(const CalibrateConfig& c, bool force, resume::ProcessGroup* group) {
-  resume::FolderClaim claim;
-  on_every_process(group, [&] {
-    if (group && group->rank() != 0) return;
-    resume::FolderRequest r;
-    r.dir = c.out_dir;
-    r.kind = kComparisonKind;
-    r.files = {"comparison.md", "comparison.json"};
-    r.removed_first = {"comparison.json"};  // it marks a complete comparison
-    if (c.plots) r.files.push_back("comparison.png"), r.removed_first.push_back("comparison.png");
-    r.force = force;
-    claim = resume::claim_folder(r);
-  });
-  return claim;
+  resume::FolderRequest r;
+  r.dir = c.out_dir;
+  r.kind = kComparisonKind;
+  r.files = {"comparison.md", "comparison.json"};
+  r.removed_first = {"comparison.json"};  // it marks a complete comparison
+  if (c.plots) r.files.push_back("comparison.png"), r.removed_first.push_back("comparison.png");
+  r.force = force;
+  return claim_on_rank0(r, group);
 }
 
 std::string table(const Comparison& k) {

@@ -361,6 +361,14 @@ void on_every_process(resume::ProcessGroup* group, const std::function<void()>& 
     if (!all[p].empty()) throw std::invalid_argument("process " + std::to_string(p) + ": " + all[p]);
 }
 
+resume::FolderClaim claim_on_rank0(const resume::FolderRequest& r, resume::ProcessGroup* group) {
+  resume::FolderClaim claim;
+  on_every_process(group, [&] {
+    if (!group || group->rank() == 0) claim = resume::claim_folder(r);
+  });
+  return claim;
+}
+
 std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, resume::ProcessGroup* group) {
   const bool shared = group && group->size() > 1;
   const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
@@ -449,23 +457,18 @@ std::vector<std::string> method_plots(const CalibrateConfig& c) {
 // leaves none of an earlier run. Over processes rank 0 claims, and every process learns whether it
 // could before any goes on (on_every_process: a refusal ends every process, rank 0 saying why).
 resume::FolderClaim claim_output(const CalibrateConfig& c, bool force, resume::ProcessGroup* group) {
-  resume::FolderClaim claim;
-  on_every_process(group, [&] {
-    if (group && group->rank() != 0) return;
-    resume::FolderRequest r;
-    r.dir = c.out_dir;
-    r.kind = kCalibrationKind;
-    r.files = method_files(c);
-    r.removed_first = {"metadata.json"};
-    if (c.plots) {
-      const std::vector<std::string> plots = method_plots(c);
-      r.files.insert(r.files.end(), plots.begin(), plots.end());
-      r.removed_first.insert(r.removed_first.end(), plots.begin(), plots.end());
-    }
-    r.force = force;
-    claim = resume::claim_folder(r);
-  });
-  return claim;
+  resume::FolderRequest r;
+  r.dir = c.out_dir;
+  r.kind = kCalibrationKind;
+  r.files = method_files(c);
+  r.removed_first = {"metadata.json"};
+  if (c.plots) {
+    const std::vector<std::string> plots = method_plots(c);
+    r.files.insert(r.files.end(), plots.begin(), plots.end());
+    r.removed_first.insert(r.removed_first.end(), plots.begin(), plots.end());
+  }
+  r.force = force;
+  return claim_on_rank0(r, group);
 }
 
 // The plots and the file list, after the files.

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "calibrate/config.hpp"
+#include "resume/owned_folder.hpp"
 #include "infer/fit.hpp"
 #include "calibrate/model.hpp"
 #include "infer/smc.hpp"
@@ -106,6 +107,10 @@ void check_memory(const CalibrateConfig& c, const Model& m, double budget);
 // on every process (the failing one's own exception; elsewhere std::invalid_argument naming the
 // first failing process and its message), so that none waits for a process that has left.
 void on_every_process(resume::ProcessGroup* group, const std::function<void()>& f);
+
+// The folder's claim (resume::claim_folder) made by rank 0 alone, every process learning whether
+// it could (on_every_process: a refusal ends every process, rank 0 saying why).
+resume::FolderClaim claim_on_rank0(const resume::FolderRequest& r, resume::ProcessGroup* group);
 
 // The warning about stranded walkers (summary.md, the CLI).
 std::string stranded_note(const std::vector<std::size_t>& walkers, std::size_t total);
