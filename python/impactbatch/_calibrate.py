@@ -127,15 +127,21 @@ def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] 
     run is written and the folder holds no metadata.json (no completed run).
     Config and data errors raise ValueError with their location (FILE:LINE:COL, or the data file's
     line and column)."""
+    return CalibrationResult(_run(_core.calibrate, config, out, backend, plots, quiet, set, force, overrides,
+                                  "mcmc.steps"))
+
+
+def _run(run: Any, config: Any, out: Optional[str], backend: Optional[str], plots: bool, quiet: bool,
+         set: Optional[Dict[str, Any]], force: bool, overrides: Dict[str, Any], example_key: str) -> Dict[str, Any]:
+    """calibrate()'s and compare_laws()' request, its flags checked, run by `run` (_core's)."""
     if not isinstance(plots, bool):
         raise TypeError(f"plots: expected True or False, got {type(plots).__name__}")
-    overrides = {**overrides, "output__plots": plots}
-    q = _request(_core.CalibrateRequest(), config, out, backend, set, overrides, "mcmc.steps")
+    q = _request(_core.CalibrateRequest(), config, out, backend, set, {**overrides, "output__plots": plots},
+                 example_key)
     if not isinstance(force, bool):
         raise TypeError(f"force: expected True or False, got {type(force).__name__}")
     with _python_names(("--set: ", "")):
-        info = _core.calibrate(q, force, bool(quiet))
-    return CalibrationResult(info)
+        return run(q, force, bool(quiet))
 
 
 class LawComparison:
@@ -184,15 +190,9 @@ def compare_laws(config: Any, laws: Sequence[str], out: Optional[str] = None, *,
     LawComparison."""
     if isinstance(laws, str) or len(list(laws)) < 2:
         raise ValueError("laws: expected a list of two laws or more")
-    if not isinstance(plots, bool):
-        raise TypeError(f"plots: expected True or False, got {type(plots).__name__}")
-    overrides = {**overrides, "output__plots": plots, "calibrate__laws": [str(x) for x in laws]}
-    q = _request(_core.CalibrateRequest(), config, out, backend, set, overrides, "smc.particles")
-    if not isinstance(force, bool):
-        raise TypeError(f"force: expected True or False, got {type(force).__name__}")
-    with _python_names(("--set: ", "")):
-        info = _core.compare_laws(q, force, bool(quiet))
-    return LawComparison(info)
+    overrides = {**overrides, "calibrate__laws": [str(x) for x in laws]}
+    return LawComparison(_run(_core.compare_laws, config, out, backend, plots, quiet, set, force, overrides,
+                              "smc.particles"))
 
 
 class CalibrationModel:
