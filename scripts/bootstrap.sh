@@ -36,29 +36,25 @@ else
   echo "bootstrap: all packages present" >&2
 fi
 
-# SALib (examples/python/sobol_ball.py and its test) is not packaged by Debian: from PyPI, the
-# version that runs on Debian's NumPy and pandas (1.5 and later want NumPy 2), without its
-# dependencies (Debian's, above), into .deps/python of the checkout (ignored by git). Without a
-# network the test that needs it skips and says why.
+# Python modules Debian does not package, from PyPI without their dependencies (Debian's, above),
+# into .deps/python of the checkout (ignored by git); without a network the tests that need them
+# skip and say why. pypi_dep MODULE PACKAGE VERSION WHAT-SKIPS
 cd "$(dirname "$0")/.."
 PY=$(bash scripts/find_python.sh numpy scipy 2> /dev/null || echo /usr/bin/python3)
-if ! "$PY" -c "import SALib" 2> /dev/null && ! [ -f .deps/python/SALib/__init__.py ]; then
-  if "$PY" -m pip install -q --disable-pip-version-check --no-deps --target .deps/python "SALib==1.4.7" \
-       > .deps-pip.log 2>&1; then
-    echo "bootstrap: SALib 1.4.7 in .deps/python" >&2
-  else
-    echo "bootstrap: SALib not installed ($(tail -n 1 .deps-pip.log)); the SALib example's test will skip" >&2
+pypi_dep() {
+  if ! "$PY" -c "import $1" 2> /dev/null && ! [ -f ".deps/python/$1/__init__.py" ]; then
+    if "$PY" -m pip install -q --disable-pip-version-check --no-deps --target .deps/python "$2==$3" \
+         > .deps-pip.log 2>&1; then
+      echo "bootstrap: $2 $3 in .deps/python" >&2
+    else
+      echo "bootstrap: $2 not installed ($(tail -n 1 .deps-pip.log)); $4 will skip" >&2
+    fi
+    rm -f .deps-pip.log
   fi
-  rm -f .deps-pip.log
-fi
-# dynesty (nested sampling: the cross-check of SMC's evidence, python/tests/test_calibration_validity.py)
-# likewise: pure Python on NumPy, SciPy and matplotlib (Debian's), into .deps/python.
-if ! "$PY" -c "import dynesty" 2> /dev/null && ! [ -f .deps/python/dynesty/__init__.py ]; then
-  if "$PY" -m pip install -q --disable-pip-version-check --no-deps --target .deps/python "dynesty==3.1.0" \
-       > .deps-pip.log 2>&1; then
-    echo "bootstrap: dynesty 3.1.0 in .deps/python" >&2
-  else
-    echo "bootstrap: dynesty not installed ($(tail -n 1 .deps-pip.log)); the evidence cross-check will skip" >&2
-  fi
-  rm -f .deps-pip.log
-fi
+}
+# SALib (examples/python/sobol_ball.py and its test): the version that runs on Debian's NumPy and
+# pandas (1.5 and later want NumPy 2)
+pypi_dep SALib SALib 1.4.7 "the SALib example's test"
+# dynesty (nested sampling: the cross-check of SMC's evidence, python/tests/test_calibration_validity.py):
+# pure Python on NumPy, SciPy and matplotlib
+pypi_dep dynesty dynesty 3.1.0 "the evidence cross-check"
