@@ -18,35 +18,13 @@
 #include "infer/ensemble.hpp"
 #include "infer/summary.hpp"
 #include "errors.hpp"
+#include "gaussian.hpp"
 
 using namespace impact::infer;
+using impact::test::Gaussian;
 
 namespace {
 
-// log N(x; m, S) up to a constant, by the Cholesky factor L of S (lower, row-major).
-struct Gaussian {
-  std::size_t d;
-  std::vector<double> mean, L;
-  Gaussian(std::vector<double> m, const std::vector<double>& S) : d(m.size()), mean(std::move(m)), L(d * d, 0.0) {
-    for (std::size_t i = 0; i < d; ++i)
-      for (std::size_t j = 0; j <= i; ++j) {
-        double s = S[i * d + j];
-        for (std::size_t k = 0; k < j; ++k) s -= L[i * d + k] * L[j * d + k];
-        L[i * d + j] = i == j ? std::sqrt(s) : s / L[j * d + j];
-      }
-  }
-  double operator()(const double* x) const {
-    std::vector<double> r(d);
-    double q = 0;
-    for (std::size_t i = 0; i < d; ++i) {  // L r = x - m
-      double s = x[i] - mean[i];
-      for (std::size_t k = 0; k < i; ++k) s -= L[i * d + k] * r[k];
-      r[i] = s / L[i * d + i];
-      q += r[i] * r[i];
-    }
-    return -0.5 * q;
-  }
-};
 
 LogDensity batch(std::function<double(const double*)> f, std::size_t dim) {
   return [f, dim](const double* x, std::size_t n, double* out) {

@@ -12,13 +12,15 @@
 #include <vector>
 
 #include "infer/smc.hpp"
+#include "gaussian.hpp"
 #include "impact/rmath.hpp"
 
 using namespace impact::infer;
+using impact::test::Gaussian;
 
 namespace {
 
-constexpr double kLog2Pi = 1.8378770664093454836;
+using impact::test::kLog2Pi;
 
 // A uniform prior on [-h, h]^d and the log likelihood f (a normalised density in theta: then
 // Z = (2h)^-d times the mass of f inside the box, 1 up to 1e-10 here).
@@ -39,32 +41,6 @@ SmcTarget box_target(std::size_t d, double h, std::function<double(const double*
   return t;
 }
 
-// log N(x; m, S) by the Cholesky factor L of S.
-struct Gaussian {
-  std::size_t d;
-  std::vector<double> mean, L;
-  double log_det = 0;
-  Gaussian(std::vector<double> m, const std::vector<double>& S) : d(m.size()), mean(std::move(m)), L(d * d, 0.0) {
-    for (std::size_t i = 0; i < d; ++i)
-      for (std::size_t j = 0; j <= i; ++j) {
-        double s = S[i * d + j];
-        for (std::size_t k = 0; k < j; ++k) s -= L[i * d + k] * L[j * d + k];
-        L[i * d + j] = i == j ? std::sqrt(s) : s / L[j * d + j];
-      }
-    for (std::size_t i = 0; i < d; ++i) log_det += 2 * std::log(L[i * d + i]);
-  }
-  double operator()(const double* x) const {
-    std::vector<double> z(d);
-    double q = 0;
-    for (std::size_t i = 0; i < d; ++i) {
-      double s = x[i] - mean[i];
-      for (std::size_t k = 0; k < i; ++k) s -= L[i * d + k] * z[k];
-      z[i] = s / L[i * d + i];
-      q += z[i] * z[i];
-    }
-    return -0.5 * (q + log_det + static_cast<double>(d) * kLog2Pi);
-  }
-};
 
 // The mean over runs of a statistic of each run's particles, and its standard error.
 struct Estimate {
