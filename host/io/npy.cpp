@@ -4,25 +4,45 @@
 
 namespace impact::io {
 
+namespace {
+
+// A Python string literal of printable ASCII text (NumPy reads the header with ast.literal_eval).
+std::string py_literal(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c < 0x20 || c > 0x7e) throw std::invalid_argument("an .npy field title must be printable ASCII: " + s);
+    if (c == '\\' || c == '\'') q += '\\';
+    q += c;
+  }
+  return q + "'";
+}
+
+}  // namespace
+
 void write_npy_header(OutFile& f, const std::vector<NpyField>& fields, std::uint64_t rows) {
   std::string descr = "[";
-  for (std::size_t i = 0; i < fields.size(); ++i)
-    descr += (i ? ", " : "") + std::string("('") + fields[i].first + "', '" + fields[i].second + "')";
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const NpyField& x = fields[i];
+    const std::string name = x.title.empty() ? py_literal(x.name) : "(" + py_literal(x.title) + ", " + py_literal(x.name) + ")";
+    descr += (i ? ", (" : "(") + name + ", '" + x.type + "')";
+  }
   write_npy_header(f, descr + "]", rows);
 }
 
 void write_npy_header(OutFile& f, const std::string& descr, std::uint64_t rows) {
   std::string d = "{'descr': " + descr + ", 'fortran_order': False, 'shape': (" + std::to_string(rows) + ",), }";
-  const std::size_t pre = 10;  // magic(6) + version(2) + header length(2)
+  const bool v2 = d.size() + 64 > 65535;
+  const std::size_t pre = v2 ? 12 : 10;  // magic(6) + version(2) + header length(2, or 4 in 2.0)
   const std::size_t total = pre + d.size() + 1;
   const std::size_t pad = (64 - total % 64) % 64;
   d.append(pad, ' ');
   d += '\n';
-  const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<unsigned char>(v2 ? 2 : 1), 0};
   f.put(magic, 8);
-  const std::uint16_t len = static_cast<std::uint16_t>(d.size());
-  const unsigned char l2[2] = {static_cast<unsigned char>(len & 0xff), static_cast<unsigned char>(len >> 8)};
-  f.put(l2, 2);
+  const std::uint32_t len = static_cast<std::uint32_t>(d.size());
+  const unsigned char l4[4] = {static_cast<unsigned char>(len & 0xff), static_cast<unsigned char>((len >> 8) & 0xff),
+                               static_cast<unsigned char>((len >> 16) & 0xff), static_cast<unsigned char>(len >> 24)};
+  f.put(l4, v2 ? 4 : 2);
   f.put(d);
 }
 

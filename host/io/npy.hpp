@@ -12,11 +12,18 @@
 
 namespace impact::io {
 
-// (field name, NumPy type string such as "<f8", "<i4", "<u4", "|u1", "<u8")
-using NpyField = std::pair<std::string, const char*>;
+// A field: its name, its NumPy type string ("<f8", "<i4", "<u4", "|u1", "<u8") and an optional
+// title, NumPy's description of a field (dtype.fields[name][2]; printable ASCII, unique in the file).
+struct NpyField {
+  std::string name;
+  const char* type;
+  std::string title;
+  NpyField(std::string n, const char* t, std::string ti = {}) : name(std::move(n)), type(t), title(std::move(ti)) {}
+};
 
 // Writes the magic, the version and the header dict of `rows` records with these fields (padded
-// so that the data start on a 64-byte boundary).
+// so that the data start on a 64-byte boundary): format 1.0, or 2.0 when the dict outgrows 1.0's
+// 65,535 bytes.
 void write_npy_header(OutFile& f, const std::vector<NpyField>& fields, std::uint64_t rows);
 // The same with the dict's descr given as text ("[('a', '<f8'), ...]" or "'<f8'").
 void write_npy_header(OutFile& f, const std::string& descr, std::uint64_t rows);

@@ -67,6 +67,8 @@ py::list law_list() {
     for (const ExtraColumn& x : l.extras) {
       py::dict e;
       e["name"] = x.name;
+      e["unit"] = x.unit;
+      e["symbol"] = x.symbol;
       e["meaning"] = x.meaning;
       e["source"] = x.what == Extra::Modes   ? std::string("modes")
                     : x.what == Extra::Steps ? std::string("steps")
@@ -363,11 +365,20 @@ py::list scenario_list() {
       py::dict e;
       e["name"] = p.name;
       e["default"] = p.value;
+      e["unit"] = p.unit;
+      e["symbol"] = p.symbol;
       e["help"] = p.help;
       params.append(e);
     }
     d["params"] = params;
-    d["body_outputs"] = s.body_outputs;
+    py::list names, outputs;
+    for (const engine::ColumnInfo& o : s.body_outputs) {
+      names.append(o.name);
+      outputs.append(py::dict(py::arg("name") = o.name, py::arg("unit") = o.unit, py::arg("symbol") = o.symbol,
+                              py::arg("meaning") = o.meaning));
+    }
+    d["body_outputs"] = names;
+    d["outputs"] = outputs;
     out.append(d);
   }
   return out;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/column_info.hpp"
 #include "engine/registry.hpp"
 #include "systems/scenarios.hpp"
 
@@ -45,9 +46,26 @@ inline std::vector<StudyColumn> law_output_columns(const engine::LawInfo& law, c
     out.push_back({x.name, kind, ColSource::extra});
   }
   out.push_back({"status", ColKind::status, ColSource::status});
-  for (const std::string& b : sc.body_outputs) out.push_back({b, ColKind::real, ColSource::body});
+  for (const engine::ColumnInfo& b : sc.body_outputs) out.push_back({b.name, ColKind::real, ColSource::body});
   return out;
 }
+
+// The unit, symbol and meaning of one of a law's output columns in a scenario (every column has
+// one: a test holds each law and scenario to it).
+inline engine::ColumnInfo column_info(const StudyColumn& col, const engine::LawInfo& law,
+                                      const systems::ScenarioInfo& sc) {
+  if (col.source == ColSource::extra)
+    for (const ExtraColumn& x : law.extras)
+      if (col.name == x.name) return engine::column_info(x);
+  if (col.source == ColSource::body)
+    for (const engine::ColumnInfo& o : sc.body_outputs)
+      if (o.name == col.name) return o;
+  if (const engine::ColumnInfo* c = engine::contact_column(col.name)) return *c;
+  return {col.name, "", "", ""};
+}
+
+// The .npy field title of a column: "NAME: meaning [unit]".
+inline std::string npy_title(const engine::ColumnInfo& c) { return c.name + ": " + engine::described(c); }
 
 // One law's columns in a study: its output columns, and where each of the study's kept columns
 // (the SALib Y files, the summary table and the Sobol indices use them) is among them.

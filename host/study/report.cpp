@@ -153,14 +153,18 @@ std::string status_lines(const RunResult& run) {
 
 // ---- metadata.json and summary.md -----------------------------------------------------------------
 
-// Per law: every column of its table (sample_id, the scenario's parameters, its outputs) and its kind.
+// Per law: every column of its table (sample_id, the scenario's parameters, its outputs): its kind,
+// unit, plot symbol and meaning.
 json columns_json(const systems::ScenarioInfo& sc, const RunResult& run) {
   json meta = json::object();
   for (const LawColumns& lc : run.laws) {
     json l = json::array();
-    l.push_back({{"name", "sample_id"}, {"kind", "integer"}});
-    for (const systems::ScenarioParam& p : sc.params) l.push_back({{"name", p.name}, {"kind", "input"}, {"help", p.help}});
-    for (const StudyColumn& col : lc.cols) l.push_back({{"name", col.name}, {"kind", kind_name(col.kind)}});
+    const auto entry = [](const engine::ColumnInfo& c, const char* kind) {
+      return json{{"name", c.name}, {"kind", kind}, {"unit", c.unit}, {"symbol", c.symbol}, {"meaning", c.meaning}};
+    };
+    l.push_back(entry(*engine::contact_column("sample_id"), "integer"));
+    for (const systems::ScenarioParam& p : sc.params) l.push_back(entry(systems::column_info(p), "input"));
+    for (const StudyColumn& col : lc.cols) l.push_back(entry(column_info(col, *lc.law, sc), kind_name(col.kind)));
     meta[lc.law->name] = l;
   }
   return meta;

@@ -37,7 +37,7 @@ std::vector<std::string> kept_columns(const StudyConfig& c, const systems::Scena
   std::vector<std::string> kept = c.columns;
   if (kept.empty()) {
     for (const char* n : {"P_n", "P_t", "vf_n", "dE"}) kept.push_back(n);
-    for (const std::string& b : sc.body_outputs) kept.push_back(b);
+    for (const engine::ColumnInfo& b : sc.body_outputs) kept.push_back(b.name);
   }
   for (const std::string& s : c.sens_outputs)
     if (!contains(kept, s)) kept.push_back(s);

@@ -140,9 +140,11 @@ void StudyFiles::open_tables(const std::string& dir, const LawColumns& lc, LawFi
   if (formats_.npy) {
     f.npy.open(path(dir, lc.law->name + ".npy"));
     std::vector<io::NpyField> fields;
-    fields.emplace_back("sample_id", "<u8");
-    for (const systems::ScenarioParam& p : sc_.params) fields.emplace_back(p.name, "<f8");
-    for (const StudyColumn& col : lc.cols) fields.emplace_back(col.name, npy_type(col.kind));
+    fields.emplace_back("sample_id", "<u8", npy_title(*engine::contact_column("sample_id")));
+    for (const systems::ScenarioParam& p : sc_.params)
+      fields.emplace_back(p.name, "<f8", npy_title(systems::column_info(p)));
+    for (const StudyColumn& col : lc.cols)
+      fields.emplace_back(col.name, npy_type(col.kind), npy_title(column_info(col, *lc.law, sc_)));
     io::write_npy_header(f.npy, fields, rows);
   }
 }

@@ -46,7 +46,7 @@ engine::TableStats evaluate_scenario_table(io::CsvReader& in, io::OutFile& out, 
   const std::size_t ncols = col_param.size(), np = sc.params.size(), nb = sc.body_outputs.size();
   std::string buf = in.raw();
   for (const std::string& o : engine::output_names(law)) buf += "," + o;
-  for (const std::string& b : sc.body_outputs) buf += "," + b;
+  for (const engine::ColumnInfo& b : sc.body_outputs) buf += "," + b.name;
   buf += '\n';
 
   std::vector<double> base(np);

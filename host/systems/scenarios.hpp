@@ -18,14 +18,18 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/column_info.hpp"
 #include "impact/problem.hpp"
 
 namespace impact::systems {
 
+// Units and symbols as engine/column_info.hpp states them.
 struct ScenarioParam {
   const char* name;     // key in a study config, e.g. "V0x"
   double value;         // default
-  const char* help;     // meaning and unit
+  const char* unit;     // SI unit ("1": a pure number or a code)
+  const char* symbol;   // mathtext, for plot labels
+  const char* help;     // meaning and the range it must lie in
 };
 
 // One scenario. `params` fixes the order of the value arrays passed to build() and body().
@@ -33,7 +37,7 @@ struct ScenarioInfo {
   std::string name;
   std::string summary;
   std::vector<ScenarioParam> params;
-  std::vector<std::string> body_outputs;   // names of the columns body() writes, e.g. "Vx", "wy"
+  std::vector<engine::ColumnInfo> body_outputs;  // the columns body() writes, e.g. Vx, wy
 
   // Builds the contact-space instance of one sample from params.size() values (in `params`
   // order). Returns Status::ok, or the status of a sample that cannot be built:
@@ -52,6 +56,8 @@ struct ScenarioInfo {
 };
 
 const std::vector<ScenarioInfo>& all_scenarios();
+// A parameter as a column: its name, unit, symbol and help.
+inline engine::ColumnInfo column_info(const ScenarioParam& p) { return {p.name, p.unit, p.symbol, p.help}; }
 // The instance standing in for a sample the scenario cannot build: one every law accepts (the row
 // keeps its build status; the law's results for it are not used).
 ContactProblem<double> placeholder_instance();

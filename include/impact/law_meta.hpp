@@ -28,10 +28,14 @@ struct ParamUse {
 // packed mode sequence or the step count.
 enum class Extra : unsigned char { In_c, Aux0, Aux1, Aux2, Aux3, Aux4, Modes, Steps };
 
+// Units are SI for SI inputs (any consistent unit set scales alike): "1" for a pure number, ""
+// for a non-numeric column (modes). The symbol is matplotlib mathtext, without the dollars.
 struct ExtraColumn {
   const char* name;     // the column name in tables
   Extra what;           // its source in the Result
-  const char* meaning;  // one line for `impact laws` and the docs
+  const char* unit;     // SI unit
+  const char* symbol;   // for plot labels
+  const char* meaning;  // one line for `impact laws`, metadata.json and the plots
 };
 
 // A law's extra output columns, in table order (a fixed-capacity list, usable in constexpr).

@@ -22,6 +22,10 @@
 #include "files.hpp"
 #include "text_study.hpp"
 #include "study/session.hpp"
+#include "study/columns.hpp"
+#include "engine/column_info.hpp"
+#include "engine/registry.hpp"
+#include "impact/columns.hpp"
 
 using namespace impact;
 using namespace impact::study;
@@ -143,4 +147,31 @@ TEST(StudyReport, SaysWhatTheTablesHold) {
   EXPECT_EQ(found.erase(".impactbatch-outputs.json"), 1u);  // the folder's claim (study/output_folder.hpp)
   EXPECT_EQ(listed, found);
   EXPECT_EQ(std::set<std::string>(o.report.files.begin(), o.report.files.end()), found);
+}
+
+// Every column a table can hold states its unit, symbol and meaning once (engine/column_info.hpp,
+// the laws' extras, the scenarios' tables): listings, metadata.json, the .npy titles and the plots
+// read them, so a column without them would be an unlabelled axis.
+TEST(StudyColumns, EveryColumnStatesItsUnitSymbolAndMeaning) {
+  for (int k = 0; k < impact::kNumInputs; ++k) {
+    const impact::engine::ColumnInfo* c = impact::engine::contact_column(impact::kInputNames[k]);
+    ASSERT_NE(c, nullptr) << impact::kInputNames[k];
+    EXPECT_FALSE(c->unit.empty()) << c->name;
+  }
+  for (const impact::engine::LawInfo& law : impact::engine::all_laws())
+    for (const impact::systems::ScenarioInfo& sc : impact::systems::all_scenarios())
+      for (const impact::study::StudyColumn& col : impact::study::law_output_columns(law, sc)) {
+        const impact::engine::ColumnInfo c = impact::study::column_info(col, law, sc);
+        SCOPED_TRACE(law.name + " " + sc.name + " " + col.name);
+        EXPECT_EQ(c.name, col.name);
+        EXPECT_FALSE(c.meaning.empty());
+        EXPECT_FALSE(c.symbol.empty());
+        // a quantity has a unit ("1" for a pure number); only text columns have none
+        const bool text = col.kind == impact::study::ColKind::status || col.kind == impact::study::ColKind::modes;
+        EXPECT_EQ(c.unit.empty(), text);
+        // the .npy title: printable ASCII that names the column
+        const std::string t = impact::study::npy_title(c);
+        EXPECT_EQ(t.rfind(col.name + ": ", 0), 0u);
+        for (char ch : t) EXPECT_TRUE(ch >= 0x20 && ch <= 0x7e) << t;
+      }
 }

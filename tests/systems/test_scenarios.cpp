@@ -368,8 +368,10 @@ TEST(Scenarios, RegistryNamesParamsAndLookup) {
     ASSERT_NE(s.body, nullptr);
     for (std::size_t i = 0; i < s.params.size(); ++i) {
       EXPECT_EQ(s.index_of(s.params[i].name), static_cast<int>(i)) << s.params[i].name;  // unique names
-      const std::string help = s.params[i].help;
-      EXPECT_NE(help.find('('), std::string::npos) << s.params[i].name << ": the help names no unit";
+      // every parameter states its unit and symbol apart from its meaning
+      EXPECT_FALSE(std::string(s.params[i].unit).empty()) << s.params[i].name;
+      EXPECT_FALSE(std::string(s.params[i].symbol).empty()) << s.params[i].name;
+      EXPECT_FALSE(std::string(s.params[i].help).empty()) << s.params[i].name;
     }
     EXPECT_EQ(s.index_of("nope"), -1);
     for (const char* k : {"mu", "e", "e_t", "eta0"}) EXPECT_GE(s.index_of(k), 0) << k;
@@ -380,8 +382,19 @@ TEST(Scenarios, RegistryNamesParamsAndLookup) {
     EXPECT_EQ(get(d, s, "mu"), s.name == "pencil" ? 0.8 : 0.4);  // Jia (90) for the pencil
   }
   EXPECT_TRUE(scn("contact").body_outputs.empty());
-  EXPECT_EQ(scn("ball").body_outputs, (std::vector<std::string>{"Vx", "Vy", "Vz", "wx", "wy", "wz"}));
-  EXPECT_EQ(scn("ball-oblique").body_outputs, scn("ball").body_outputs);
+  const auto names = [](const std::vector<engine::ColumnInfo>& cols) {
+    std::vector<std::string> n;
+    for (const engine::ColumnInfo& c : cols) n.push_back(c.name);
+    return n;
+  };
+  EXPECT_EQ(names(scn("ball").body_outputs), (std::vector<std::string>{"Vx", "Vy", "Vz", "wx", "wy", "wz"}));
+  EXPECT_EQ(names(scn("ball-oblique").body_outputs), names(scn("ball").body_outputs));
+  for (const systems::ScenarioInfo& s : all_scenarios())
+    for (const engine::ColumnInfo& o : s.body_outputs) {
+      EXPECT_FALSE(o.unit.empty()) << s.name << " " << o.name;
+      EXPECT_FALSE(o.symbol.empty()) << s.name << " " << o.name;
+      EXPECT_FALSE(o.meaning.empty()) << s.name << " " << o.name;
+    }
   EXPECT_EQ(scn("double-pendulum-2d").body_outputs.size(), 2u);
   EXPECT_EQ(scn("double-pendulum-3d").body_outputs.size(), 6u);
   EXPECT_EQ(scn("two-bodies").body_outputs.size(), 12u);
@@ -611,7 +624,7 @@ TEST(ScenarioPencil, PostImpactVelocitiesOfEq92) {
   EXPECT_EQ(build(s, v), Status::param_out_of_range);
   const std::vector<double> out = body(s, v, v3(I));
   const double want[6] = {-0.467507, 0.668974, 2.865, 0.101238, -1.59079, -0.5};
-  for (int k = 0; k < 6; ++k) EXPECT_NEAR(out[k], want[k], 2e-5) << s.body_outputs[k];
+  for (int k = 0; k < 6; ++k) EXPECT_NEAR(out[k], want[k], 2e-5) << s.body_outputs[k].name;
   // Not reproduced: the kinetic energies "12.65 -> 4.71624" of the paper correspond to an inertia
   // 0.2 * identity (neither eq. 85 nor the exact one): 1/2 |V|^2 + 0.1 |omega|^2.
   const double K0 = 0.5 * 25 + 0.1 * (1 + 0.25 + 0.25), K1 = 0.5 * (0.467507 * 0.467507 + 0.668974 * 0.668974 + 2.865 * 2.865) +
@@ -942,7 +955,7 @@ TEST(Scenarios, ColumnNamesAreUnique) {
   for (const systems::ScenarioInfo& s : all_scenarios()) {
     std::vector<std::string> names = contact;
     for (const systems::ScenarioParam& p : s.params) names.push_back(p.name);
-    for (const std::string& o : s.body_outputs) names.push_back(o);
+    for (const engine::ColumnInfo& o : s.body_outputs) names.push_back(o.name);
     std::sort(names.begin(), names.end());
     const auto dup = std::adjacent_find(names.begin(), names.end());
     EXPECT_EQ(dup, names.end()) << s.name << ": column '" << *dup << "' twice";

@@ -18,8 +18,8 @@ struct ChatterjeeRuinaLaw {
   static constexpr const char* name = "chatterjee-ruina";
   static constexpr const char* summary = "algebraic (e, e_t, mu) law, Chatterjee & Ruina 1998";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, true, false}; }  // mu, e, e_t, eta0
-  static constexpr ExtraColumns extras = {{{"kappa", Extra::Aux0, "tangential impulse factor kappa of eq. (11): 1 + e_t when sticking, eq. (13) when slipping"},
-                                              {"modes", Extra::Modes, "stick (candidate impulse inside the cone) or slip (projected onto it)"}},
+  static constexpr ExtraColumns extras = {{{"kappa", Extra::Aux0, "1", "\\kappa", "tangential impulse factor kappa of eq. (11): 1 + e_t when sticking, eq. (13) when slipping"},
+                                              {"modes", Extra::Modes, "", "\\mathrm{modes}", "stick (candidate impulse inside the cone) or slip (projected onto it)"}},
                                              2};
   static constexpr Cost cost = {192, 0};  // docs/bench.md
 

@@ -76,9 +76,9 @@ struct JiaLaw {
   static constexpr const char* name = "jia";
   static constexpr const char* summary = "3D tangential compliance, energetic restitution, Jia 2013 (fixed-step integration)";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, false, true}; }  // mu, e, e_t, eta0
-  static constexpr ExtraColumns extras = {{{"In_c", Extra::In_c, "normal impulse at the end of compression"},
-                                              {"modes", Extra::Modes, "contact-mode sequence, e.g. slip>stick>slip"},
-                                              {"steps", Extra::Steps, "integration steps"}},
+  static constexpr ExtraColumns extras = {{{"In_c", Extra::In_c, "N s", "I_{n,c}", "normal impulse at the end of compression"},
+                                              {"modes", Extra::Modes, "", "\\mathrm{modes}", "contact-mode sequence, e.g. slip>stick>slip"},
+                                              {"steps", Extra::Steps, "1", "\\mathrm{steps}", "integration steps"}},
                                              3};
   static constexpr Cost cost = {0, 363};  // docs/bench.md
   static constexpr int kMaxSwitch = 24;

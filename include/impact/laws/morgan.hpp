@@ -26,9 +26,9 @@ struct MorganLaw {
   static constexpr const char* name = "morgan";
   static constexpr const char* summary = "planar closed form, energetic restitution, Morgan 2011";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, false, false}; }  // mu, e, e_t, eta0
-  static constexpr ExtraColumns extras = {{{"In_c", Extra::In_c, "normal impulse at the end of compression"},
-                                              {"modes", Extra::Modes, "contact-mode sequence, e.g. slip>stick"},
-                                              {"steps", Extra::Steps, "closed-form segments"}},
+  static constexpr ExtraColumns extras = {{{"In_c", Extra::In_c, "N s", "I_{n,c}", "normal impulse at the end of compression"},
+                                              {"modes", Extra::Modes, "", "\\mathrm{modes}", "contact-mode sequence, e.g. slip>stick"},
+                                              {"steps", Extra::Steps, "1", "\\mathrm{steps}", "closed-form segments"}},
                                              3};
   static constexpr Cost cost = {295, 0};  // docs/bench.md
   static constexpr int kMaxSegments = 8;

@@ -258,9 +258,9 @@ struct StrongeLaw {
   static constexpr const char* name = "stronge";
   static constexpr const char* summary = "3D rigid, Coulomb slip/stick, Stronge's energetic restitution (fixed-step)";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, false, false}; }  // mu, e, e_t, eta0
-  static constexpr ExtraColumns extras = {{{"In_c", Extra::In_c, "normal impulse at the end of compression"},
-                                              {"modes", Extra::Modes, "contact-mode sequence, e.g. slip>stick"},
-                                              {"steps", Extra::Steps, "integration steps plus closed-form segments"}},
+  static constexpr ExtraColumns extras = {{{"In_c", Extra::In_c, "N s", "I_{n,c}", "normal impulse at the end of compression"},
+                                              {"modes", Extra::Modes, "", "\\mathrm{modes}", "contact-mode sequence, e.g. slip>stick"},
+                                              {"steps", Extra::Steps, "1", "\\mathrm{steps}", "integration steps plus closed-form segments"}},
                                              3};
   static constexpr Cost cost = {0, 192};  // docs/bench.md
 
