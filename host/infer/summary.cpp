@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "infer/autocorr.hpp"
+#include "infer/rank_diagnostics.hpp"
 
 namespace impact::infer {
 
@@ -43,11 +44,15 @@ std::vector<ParamSummary> summarize(const EnsembleChain& c, std::uint64_t burn, 
   const std::vector<AutocorrTime> taus = autocorr_time(c, burn);
   const std::uint64_t n = c.steps - burn;
   std::vector<ParamSummary> out(c.dim);
-  std::vector<double> v(n * c.walkers);
+  std::vector<double> v(n * c.walkers), chains(n * c.walkers);
   for (std::size_t k = 0; k < c.dim; ++k) {
     for (std::uint64_t s = 0; s < n; ++s)
-      for (std::size_t w = 0; w < c.walkers; ++w) v[s * c.walkers + w] = c.at(burn + s, w, k);
+      for (std::size_t w = 0; w < c.walkers; ++w) v[s * c.walkers + w] = chains[w * n + s] = c.at(burn + s, w, k);
     ParamSummary& ps = out[k];
+    const RankDiagnostics rd = rank_diagnostics(chains.data(), c.walkers, n);
+    ps.r_hat = rd.r_hat;
+    ps.ess_bulk = rd.ess_bulk;
+    ps.ess_tail = rd.ess_tail;
     mean_sd(v, ps.mean, ps.sd);
     std::sort(v.begin(), v.end());
     for (double p : probs) ps.quantiles.push_back(sorted_quantile(v, p));

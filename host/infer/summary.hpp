@@ -1,7 +1,9 @@
 // What a chain says of each free parameter: the posterior mean, sd and quantiles of the draws after
 // the burn-in (every walker's), the integrated autocorrelation time and the effective sample size
-// (infer/autocorr.hpp), and whether the chain is long enough to trust them (emcee's rule: at
-// least 50 tau steps after the burn-in, and a closed autocorrelation window).
+// (infer/autocorr.hpp), whether the chain is long enough to trust them (emcee's rule: at least 50
+// tau steps after the burn-in, and a closed autocorrelation window), and R-hat with the bulk and
+// tail ESS of each walker taken as a chain (infer/rank_diagnostics.hpp; ArviZ's r_hat, ess_bulk
+// and ess_tail of the same draws).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -17,6 +19,8 @@ struct ParamSummary {
   double tau = 0;                 // steps (NaN: unknown)
   double ess = 0;                 // draws (walkers x steps / tau; NaN when tau is unknown)
   bool converged = false;         // the window closed and steps >= 50 tau
+  // the walkers as chains: rank-normalised split R-hat, bulk and tail ESS (infer/rank_diagnostics.hpp)
+  double r_hat = 0, ess_bulk = 0, ess_tail = 0;
 };
 
 // A power of two within a factor 2 of the largest finite |x| (1 when there is none): values divided
