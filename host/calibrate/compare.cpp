@@ -1,5 +1,7 @@
 #include "calibrate/compare.hpp"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -41,6 +43,15 @@ CalibrateConfig law_config(const CalibrateRequest& q, const CalibrateConfig& c, 
   try {
     CalibrateConfig one = load_calibrate_config(r);
     one.plots = c.plots;
+    // each law keeps its checkpoint in DIR/LAW; on --resume a law without one starts afresh (it had
+    // not begun, or it finished and removed it: running it again gives its bits again)
+    one.checkpoint = c.checkpoint;
+    if (!c.checkpoint.dir.empty()) {
+      one.checkpoint.dir = c.checkpoint.dir + "/" + law;
+      struct stat st {};
+      if (c.checkpoint.resume && ::lstat((one.checkpoint.dir + "/" + kCheckpointFile).c_str(), &st) != 0)
+        one.checkpoint.resume = false;
+    }
     return one;
   } catch (const io::ConfigError& e) {
     throw std::invalid_argument("calibrate.laws: for law " + law + ": " + e.what());

@@ -268,7 +268,9 @@ CalibrateConfig load_calibrate_config(const CalibrateRequest& q) {
   for (const std::string& s : q.sets) io::apply_override(t, s);
   if (!q.out.empty()) io::apply_override(t, "output.dir=" + json(q.out).dump());  // checked as the config's
   if (!q.backend.empty()) io::apply_override(t, "run.backend=" + json(q.backend).dump());
-  return resolve_calibrate_config(t);
+  CalibrateConfig c = resolve_calibrate_config(t);
+  c.checkpoint = q.checkpoint;
+  return c;
 }
 
 std::size_t smc_particles(const CalibrateConfig& c, engine::Backend backend) {

@@ -105,6 +105,7 @@ class Model {
   void set_reuse_instances(bool on) { reuse_ = on && law_only_; }
   double law_seconds() const { return law_s_; }
   void reset_counters() { rows_ = 0, law_s_ = 0; }  // rows_evaluated and law_seconds from zero
+  void restore_rows(std::uint64_t rows) { rows_ = rows; }  // a checkpoint's count, where a run goes on
   engine::Backend backend() const { return backend_; }
   // Shares every batch among the processes of g (null or one process: all rows here). Every process
   // must then make the same calls in the same order (they are collectives).

@@ -7,8 +7,10 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 
+#include "calibrate/checkpoint.hpp"
 #include "calibrate/data.hpp"
 #include "infer/ensemble.hpp"
 #include "calibrate/fit_global.hpp"
@@ -22,6 +24,7 @@
 #include "engine/registry.hpp"
 #include "impact/rng.hpp"
 #include "io/cancel.hpp"
+#include "io/checksum.hpp"
 #include "io/csv.hpp"
 #include "io/machine.hpp"
 #include "io/npy.hpp"
@@ -29,6 +32,7 @@
 #include "resume/owned_folder.hpp"
 #include "io/progress.hpp"
 #include "study/report.hpp"
+#include "study/columns.hpp"
 #include "study/rows.hpp"
 #include "systems/scenarios.hpp"
 
@@ -97,6 +101,9 @@ void check_memory(const CalibrateConfig& c, const Model& m, double budget) {
 
 namespace {
 
+// Vehtari et al. (2021): draws are trusted when the rank-normalised split R-hat is below 1.01.
+constexpr double kRhatLimit = 1.01;
+
 std::string num(double v) {
   std::string s;
   io::append_number(s, v);
@@ -104,8 +111,9 @@ std::string num(double v) {
 }
 
 std::string summary_table(const std::vector<std::string>& names, const std::vector<ParamSummary>& ps) {
-  std::string t = "| parameter | mean | sd | 5% | 16% | 50% | 84% | 95% | tau (steps) | ESS | converged |\n"
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  std::string t =
+      "| parameter | mean | sd | 5% | 16% | 50% | 84% | 95% | tau (steps) | ESS | converged | R-hat | ESS bulk | ESS tail |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n";
   char b[64];
   for (std::size_t k = 0; k < ps.size(); ++k) {
     t += "| " + names[k];
@@ -120,7 +128,17 @@ std::string summary_table(const std::vector<std::string>& names, const std::vect
       std::snprintf(b, sizeof b, fmt, v);
       t += b;
     }
-    t += std::string(" | ") + (ps[k].converged ? "yes" : "no") + " |\n";
+    t += std::string(" | ") + (ps[k].converged ? "yes" : "no");
+    for (const auto& [v, fmt] : {std::pair<double, const char*>{ps[k].r_hat, " | %.4f"}, {ps[k].ess_bulk, " | %.0f"},
+                                 {ps[k].ess_tail, " | %.0f"}}) {
+      if (!std::isfinite(v)) {
+        t += " | unknown";
+        continue;
+      }
+      std::snprintf(b, sizeof b, fmt, v);
+      t += b;
+    }
+    t += " |\n";
   }
   return t;
 }
@@ -220,7 +238,39 @@ void predictive_text(Model& m, const std::vector<double>& theta, const std::func
 // What metadata.json says of every run: the machine, the method, the parameters not sampled
 // (ignored_params), the processes, the backend and why,
 // the experiments, the rows and the timings.
-json run_json(const CalibrateConfig& c, const CalibrationOutcome& o, std::size_t experiments) {
+// The unit, symbol and meaning of every column of the data and of every free parameter: a
+// condition is a scenario parameter, an observed output a law's or the scenario's column, and
+// sigma_<output> has its output's unit.
+json columns_json(const CalibrateConfig& c, const Experiments& d, const std::vector<std::string>& free) {
+  const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
+  const engine::LawInfo& law = engine::law_named(c.law);
+  std::vector<study::StudyColumn> outs = study::law_output_columns(law, sc);
+  const auto info = [&](const std::string& name) -> engine::ColumnInfo {
+    const int p = sc.index_of(name);
+    if (p >= 0) return systems::column_info(sc.params[static_cast<std::size_t>(p)]);
+    for (const study::StudyColumn& col : outs)
+      if (col.name == name) return study::column_info(col, law, sc);
+    return {name, "", "", ""};
+  };
+  json cols = json::array();
+  const auto add = [&](const engine::ColumnInfo& i, const char* role) {
+    cols.push_back({{"name", i.name}, {"role", role}, {"unit", i.unit}, {"symbol", i.symbol}, {"meaning", i.meaning}});
+  };
+  for (const std::string& n : d.conditions) add(info(n), "condition");
+  for (const std::string& n : d.observed) add(info(n), "observed");
+  for (const std::string& n : free) {
+    if (n.rfind("sigma_", 0) == 0) {
+      const engine::ColumnInfo o = info(n.substr(6));
+      add({n, o.unit, "\\sigma_{" + o.symbol + "}", "noise standard deviation of " + o.name}, "parameter");
+    } else {
+      add(info(n), "parameter");
+    }
+  }
+  return cols;
+}
+
+json run_json(const CalibrateConfig& c, const CalibrationOutcome& o, const Experiments& d) {
+  const std::size_t experiments = d.n;
   json j = io::provenance_json();
   j["method"] = o.method;
   j["ignored_params"] = json::array();
@@ -232,11 +282,12 @@ json run_json(const CalibrateConfig& c, const CalibrationOutcome& o, std::size_t
   j["rows_evaluated"] = o.rows;
   j["timings"] = {{"total_s", o.seconds}, {"law_s", o.law_seconds},
                   {"rows_per_s", o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0}};
+  j["columns"] = columns_json(c, d, o.names);
   return j;
 }
 
-json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const EnsembleChain& ch, std::size_t experiments) {
-  json j = run_json(c, o, experiments);
+json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const EnsembleChain& ch, const Experiments& d) {
+  json j = run_json(c, o, d);
   j["walkers"] = ch.walkers;
   j["steps"] = ch.steps;
   j["burn"] = c.burn;
@@ -249,8 +300,9 @@ json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Ensem
     const ParamSummary& p = o.params[k];
     json q = json::object();
     for (std::size_t i = 0; i < summary_probs().size(); ++i) q[num(summary_probs()[i])] = p.quantiles[i];
-    ps[o.names[k]] = {{"mean", p.mean}, {"sd", p.sd}, {"quantiles", q}, {"tau", p.tau}, {"ess", p.ess},
-                      {"converged", p.converged}};
+    ps[o.names[k]] = {{"mean", p.mean},   {"sd", p.sd},        {"quantiles", q},         {"tau", p.tau},
+                      {"ess", p.ess},     {"converged", p.converged}, {"r_hat", p.r_hat}, {"ess_bulk", p.ess_bulk},
+                      {"ess_tail", p.ess_tail}};
   }
   j["posterior"] = ps;
   j["files"] = kFiles;
@@ -258,8 +310,8 @@ json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Ensem
   return j;
 }
 
-json fit_metadata(const CalibrateConfig& c, const CalibrationOutcome& o, std::size_t experiments, const json& global) {
-  json j = run_json(c, o, experiments);
+json fit_metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Experiments& d, const json& global) {
+  json j = run_json(c, o, d);
   j["seed"] = c.fit_seed;
   j["estimate"] = fit_json(o.names, o.fit);
   j["global"] = global;
@@ -456,6 +508,38 @@ std::vector<std::string> method_plots(const CalibrateConfig& c) {
 // that this one does not write go; the plots go before the script runs, so that a failed drawing
 // leaves none of an earlier run. Over processes rank 0 claims, and every process learns whether it
 // could before any goes on (on_every_process: a refusal ends every process, rank 0 saying why).
+// The fingerprint a checkpoint must match to be this run's (calibrate/checkpoint.hpp): the method,
+// the resolved config less what does not change the bits (the output keys; the backend within
+// the CPU's, which give the same bits), the data file's bytes, the device kind and the sampler's
+// sizes.
+nlohmann::ordered_json run_fingerprint(const CalibrateConfig& c, const Model& m, const nlohmann::ordered_json& sizes) {
+  nlohmann::ordered_json cfg = to_json(c);
+  cfg.erase("output");
+  if (cfg.contains("run")) cfg["run"].erase("backend");
+  const io::FileSum d = io::file_sum(c.data.file);
+  nlohmann::ordered_json f;
+  f["method"] = c.method == "mcmc" ? "ensemble" : c.method;
+  f["config"] = cfg;
+  f["data"] = {{"bytes", d.bytes}, {"crc32", d.crc32}};
+  f["device"] = m.backend() == engine::Backend::cuda ? "gpu" : "cpu";
+  f["sizes"] = sizes;
+  return f;
+}
+
+// The run's checkpoint (null without --checkpoint): its folder claimed and, when resuming, its state
+// read and the model's row count restored. Before the output folder is claimed, so that a resume
+// that cannot go on leaves the output folder as it was.
+std::unique_ptr<Checkpoint> open_checkpoint(const CalibrateConfig& c, Model& m, const nlohmann::ordered_json& sizes,
+                                            resume::ProcessGroup* group) {
+  if (c.checkpoint.dir.empty()) return nullptr;
+  const bool writer = !group || group->rank() == 0;
+  if (writer) io::make_dirs(c.checkpoint.dir, "--checkpoint");
+  claim_on_rank0(checkpoint_request(c.checkpoint), group);
+  auto ck = std::make_unique<Checkpoint>(c.checkpoint, run_fingerprint(c, m, sizes), writer);
+  if (ck->resuming()) m.restore_rows(ck->counters().rows);
+  return ck;
+}
+
 resume::FolderClaim claim_output(const CalibrateConfig& c, bool force, resume::ProcessGroup* group) {
   resume::FolderRequest r;
   r.dir = c.out_dir;
@@ -512,6 +596,8 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   const bool writer = !group || group->rank() == 0;
   const std::size_t experiments = m.data().n;
   const std::vector<double> start = start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
+  const std::unique_ptr<Checkpoint> ck =
+      open_checkpoint(c, m, {{"walkers", c.walkers}, {"steps", c.mcmc_steps}}, group);
   const resume::FolderClaim claim = claim_output(c, force, group);
   EnsembleOptions eo;
   eo.walkers = c.walkers;
@@ -524,6 +610,10 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
       [&](std::uint64_t s) {
         io::check_cancelled();  // Python's Ctrl-C (a no-op in the CLI)
         bar.update(s);
+      },
+      ck && ck->resuming() ? &ck->ensemble() : nullptr,
+      [&](const EnsembleChain& so_far, std::uint64_t done) {
+        if (ck) ck->save(so_far, done, {m.rows_evaluated()});
       });
   bar.finish();
   o.params = summarize(ch, c.burn, summary_probs());
@@ -547,8 +637,15 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
     md += "\nwarning: the chain is shorter than 50 autocorrelation times after the burn-in for some parameter "
           "(converged: no); run more steps before trusting the quantiles.\n";
   if (!o.stranded.empty()) md += "\nwarning: " + stranded_note(o.stranded, ch.walkers) + "\n";
+  std::string high;
+  for (std::size_t k = 0; k < o.params.size(); ++k)
+    if (!(o.params[k].r_hat <= kRhatLimit)) high += (high.empty() ? "" : ", ") + o.names[k];
+  if (!high.empty())
+    md += "\nwarning: R-hat above " + num(kRhatLimit) + " (or unknown) for " + high +
+          ": the walkers disagree (Vehtari et al. 2021); run more steps or look for modes.\n";
   io::write_file(c.out_dir + "/summary.md", md);
-  io::write_file(c.out_dir + "/metadata.json", metadata(c, o, ch, experiments).dump(2) + "\n");
+  io::write_file(c.out_dir + "/metadata.json", metadata(c, o, ch, m.data()).dump(2) + "\n");
+  if (ck) ck->finish();
   finish(c, claim, progress, o);
   return o;
 }
@@ -561,6 +658,8 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
   infer::SmcOptions so = c.smc;
   so.particles = smc_particles(c, m.backend());
   start_from_prior(m, 1, so.seed, "particles");  // before the folder: a model that holds nowhere writes nothing
+  const std::unique_ptr<Checkpoint> ck =
+      open_checkpoint(c, m, {{"particles", so.particles}, {"runs", so.runs}}, group);
   const resume::FolderClaim claim = claim_output(c, force, group);
   infer::SmcTarget t;
   t.dim = D;
@@ -570,10 +669,16 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
   };
   t.log_likelihood = [&](const double* x, std::size_t n, double* out) { m.log_likelihood(x, n, out); };
   io::Progress bar(progress, 1000, "calibrate " + c.name + " (beta x 1000)");
-  const infer::SmcResult r = infer::run_smc(t, so, [&](double beta) {
-    io::check_cancelled();  // Python's Ctrl-C (a no-op in the CLI)
-    bar.update(static_cast<std::uint64_t>(beta * 1000));
-  });
+  const infer::SmcResult r = infer::run_smc(
+      t, so,
+      [&](double beta) {
+        io::check_cancelled();  // Python's Ctrl-C (a no-op in the CLI)
+        bar.update(static_cast<std::uint64_t>(beta * 1000));
+      },
+      ck && ck->resuming() ? &ck->smc() : nullptr,
+      [&](const infer::SmcState& st) {
+        if (ck) ck->save(st, {m.rows_evaluated()});
+      });
   bar.finish();
   std::vector<std::uint32_t> mode;
   o.modes = infer::find_modes(r.x, D, r.log_like, mode);
@@ -596,7 +701,7 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
   std::string md = run_line(c, o, experiments, how) + o.table + "\n" + smc_evidence_line(r) + "\n## Modes\n\n" +
                    smc_modes_table(o.names, o.modes) + "\n## Stages\n\n" + smc_stages_table(r);
   io::write_file(c.out_dir + "/summary.md", md);
-  json j = run_json(c, o, experiments);
+  json j = run_json(c, o, m.data());
   j["seed"] = so.seed;
   j["ess_target"] = so.ess_target;
   smc_json(j, o.names, r, o.modes);
@@ -612,6 +717,7 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
   j["files"] = kFiles;
   j["config"] = to_json(c);
   io::write_file(c.out_dir + "/metadata.json", j.dump(2) + "\n");
+  if (ck) ck->finish();
   finish(c, claim, progress, o);
   return o;
 }
@@ -677,7 +783,7 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
           basins_table(o.names, g, r);
   io::write_file(c.out_dir + "/summary.md", md);
   io::write_file(c.out_dir + "/metadata.json",
-                 fit_metadata(c, o, experiments, points ? basins_json(o.names, g, r) : json()).dump(2) + "\n");
+                 fit_metadata(c, o, m.data(), points ? basins_json(o.names, g, r) : json()).dump(2) + "\n");
   finish(c, claim, progress, o);
   return o;
 }
@@ -694,7 +800,12 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   check_memory(c, *model, design::memory_budget_bytes());  // before any batch: the model's own set-up is the data's size
   o.backend = model->backend();
   for (const design::ParamSpec& p : c.free) o.names.push_back(p.name);
-  if (c.method == "fit") return run_fit(c, force, progress, *model, std::move(o), t0, group);
+  if (c.method == "fit") {
+    if (!c.checkpoint.dir.empty())
+      throw std::invalid_argument("--checkpoint: the fit keeps no checkpoint (its global design is one batch and its "
+                                  "starts are short climbs); checkpoints are SMC's and the ensemble's");
+    return run_fit(c, force, progress, *model, std::move(o), t0, group);
+  }
   if (c.method == "smc") return run_smc_method(c, force, progress, *model, std::move(o), t0, group);
   return run_mcmc(c, force, progress, *model, std::move(o), t0, group);
 }

@@ -21,6 +21,16 @@ CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& a) {
                 "Compare these laws' evidence on the data (calibrate.laws): each run by SMC into OUT/LAW, "
                 "then OUT/comparison.md, .json and .png")
       ->delimiter(',');
+  c->add_option("--checkpoint", a.checkpoint,
+                "Keep the sampler's state in DIR (checkpoint.bin, after a step of the ensemble or a stage of SMC; "
+                "with --laws, DIR/LAW per law), so that --resume after an interruption (a wall-time limit, kill -9) "
+                "goes on from it and writes the uninterrupted run's files")
+      ->type_name("DIR");
+  c->add_flag("--resume", a.resume, "With --checkpoint: go on from DIR's checkpoint (the same config and data)");
+  c->add_option("--checkpoint-every", a.checkpoint_every,
+                "With --checkpoint: the least seconds between two checkpoints (default 60; 0: after every step or stage)")
+      ->type_name("SECONDS")
+      ->check(CLI::NonNegativeNumber);
   return c;
 }
 
@@ -61,11 +71,13 @@ int run_comparison(const CalibrateArgs& args, const calibrate::CalibrateRequest&
 
 int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
   if (args.config.empty()) throw UsageError("calibrate", "a config is required (impact calibrate CONFIG)");
+  if (args.resume && args.checkpoint.empty()) throw UsageError("calibrate", "--resume needs --checkpoint DIR");
   calibrate::CalibrateConfig c;
   calibrate::CalibrateRequest q;
   try {
     q.config = args.config, q.sets = args.sets, q.out = args.out, q.backend = args.backend;
     if (!args.laws.empty()) q.sets.push_back("calibrate.laws=" + nlohmann::json(args.laws).dump());
+    q.checkpoint = {args.checkpoint, args.resume, args.checkpoint_every};
     c = calibrate::load_calibrate_config(q);
     if (args.no_plots) c.plots = false;
   } catch (const io::ConfigError& e) {

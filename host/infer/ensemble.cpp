@@ -54,6 +54,13 @@ void check_start(const std::vector<double>& lp) {
 
 EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f,
                            const EnsembleOptions& o, const std::function<void(std::uint64_t)>& progress) {
+  return run_ensemble(start, dim, f, o, progress, nullptr, {});
+}
+
+EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f,
+                           const EnsembleOptions& o, const std::function<void(std::uint64_t)>& progress,
+                           const EnsembleState* from,
+                           const std::function<void(const EnsembleChain&, std::uint64_t)>& after_step) {
   check(start, dim, o);
   const std::size_t W = o.walkers, half = W / 2;
   EnsembleChain c;
@@ -64,13 +71,30 @@ EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, co
   c.logp.resize(o.steps * W);
   c.accepted.assign(W, 0);
   std::vector<double> pos = start, lp(W);
-  f(pos.data(), W, lp.data());
-  c.evaluations += W;
-  check_start(lp);
+  std::uint64_t s0 = 0;
+  if (from) {
+    const EnsembleChain& p = from->chain;
+    if (p.walkers != W || p.dim != dim || p.steps == 0 || p.steps > o.steps || p.x.size() != p.steps * W * dim ||
+        p.logp.size() != p.steps * W || p.accepted.size() != W)
+      throw std::invalid_argument("ensemble: the state to go on from is not of this chain's walkers, dimension and steps");
+    std::copy(p.x.begin(), p.x.end(), c.x.begin());
+    std::copy(p.logp.begin(), p.logp.end(), c.logp.begin());
+    c.accepted = p.accepted;
+    c.evaluations = p.evaluations;
+    c.failed_proposals = p.failed_proposals;
+    s0 = p.steps;
+    pos.assign(p.x.end() - static_cast<std::ptrdiff_t>(W * dim), p.x.end());
+    lp.assign(p.logp.end() - static_cast<std::ptrdiff_t>(W), p.logp.end());
+    if (progress) progress(s0);
+  } else {
+    f(pos.data(), W, lp.data());
+    c.evaluations += W;
+    check_start(lp);
+  }
 
   const Philox rng{o.seed};
   std::vector<double> prop(half * dim), lq(half), z(half), lu(half);
-  for (std::uint64_t s = 0; s < o.steps; ++s) {
+  for (std::uint64_t s = s0; s < o.steps; ++s) {
     for (std::size_t h = 0; h < 2; ++h) {
       const std::size_t first = h * half, other = (1 - h) * half;
       for (std::size_t i = 0; i < half; ++i) {
@@ -108,6 +132,7 @@ EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, co
     std::copy(pos.begin(), pos.end(), c.x.begin() + static_cast<std::ptrdiff_t>(s * W * dim));
     std::copy(lp.begin(), lp.end(), c.logp.begin() + static_cast<std::ptrdiff_t>(s * W));
     if (progress) progress(s + 1);
+    if (after_step) after_step(c, s + 1);
   }
   return c;
 }

@@ -54,4 +54,19 @@ struct EnsembleChain {
 EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f,
                            const EnsembleOptions& o, const std::function<void(std::uint64_t)>& progress = {});
 
+// Where a chain stopped: its first `steps` steps as run_ensemble wrote them (x, logp for those
+// steps only), with the counters. A checkpoint holds it; the sampler goes on from it with the bits
+// of the uninterrupted chain (every random number is a Philox draw of the step and the walker).
+struct EnsembleState {
+  EnsembleChain chain;  // chain.steps: the steps done
+};
+
+// The same, going on from `from` (null: from `start`), and calling `after_step` (when given) after
+// every step with the chain so far (its x and logp hold `steps_done` steps; the rest is not yet
+// written).
+EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f,
+                           const EnsembleOptions& o, const std::function<void(std::uint64_t)>& progress,
+                           const EnsembleState* from,
+                           const std::function<void(const EnsembleChain& c, std::uint64_t steps_done)>& after_step);
+
 }  // namespace impact::infer

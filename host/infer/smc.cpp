@@ -112,8 +112,12 @@ class Smc {
     for (std::size_t r = 0; r < o.runs; ++r) runs_[r].first = r * n, runs_[r].n = n;
   }
 
-  SmcResult go(const std::function<void(double)>& progress) {
-    draw_prior();
+  SmcResult go(const std::function<void(double)>& progress, const SmcState* from,
+               const std::function<void(const SmcState&)>& after_stage) {
+    if (from)
+      restore(*from);
+    else
+      draw_prior();
     while (true) {
       bool any = false;
       for (Run& r : runs_)
@@ -128,8 +132,29 @@ class Smc {
         for (const Run& r : runs_) least = std::min(least, r.beta);
         progress(least);
       }
+      if (after_stage) after_stage(state());
     }
     return result();
+  }
+
+  // Between stages a run is all its state says: the proposal's factor, snapshot and weights are
+  // rebuilt by the next stage's reweighing, and its step counters start from zero there.
+  SmcState state() const {
+    SmcState st{x_, lp_, ll_, eval_, failed_, {}};
+    for (const Run& r : runs_) st.runs.push_back({r.beta, r.log_z, r.scale, r.stage, r.done, r.stages});
+    return st;
+  }
+
+  void restore(const SmcState& st) {
+    if (st.x.size() != N_ * d_ || st.log_prior.size() != N_ || st.log_like.size() != N_ || st.runs.size() != runs_.size())
+      throw std::invalid_argument("smc: the state to go on from is not of this run's particles, runs and dimension");
+    x_ = st.x, lp_ = st.log_prior, ll_ = st.log_like, eval_ = st.evaluations, failed_ = st.failed;
+    for (std::size_t k = 0; k < runs_.size(); ++k) {
+      Run& r = runs_[k];
+      const SmcRunState& q = st.runs[k];
+      r.beta = q.beta, r.log_z = q.log_z, r.scale = q.scale, r.stage = static_cast<std::size_t>(q.stage), r.done = q.done;
+      r.stages = q.stages;
+    }
   }
 
  private:
@@ -557,8 +582,13 @@ std::size_t SmcResult::stage_count() const {
 }
 
 SmcResult run_smc(const SmcTarget& t, const SmcOptions& o, const std::function<void(double)>& progress) {
+  return run_smc(t, o, progress, nullptr, {});
+}
+
+SmcResult run_smc(const SmcTarget& t, const SmcOptions& o, const std::function<void(double)>& progress,
+                  const SmcState* from, const std::function<void(const SmcState&)>& after_stage) {
   check(t, o);
-  return Smc(t, o).go(progress);
+  return Smc(t, o).go(progress, from, after_stage);
 }
 
 }  // namespace impact::infer

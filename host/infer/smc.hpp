@@ -92,6 +92,26 @@ struct SmcResult {
 // callback, when given, is called after every stage with the least beta over the runs.
 SmcResult run_smc(const SmcTarget& t, const SmcOptions& o, const std::function<void(double)>& progress = {});
 
+// The sampler between two stages: every particle with its log prior and likelihood, and each run's
+// schedule so far. A checkpoint holds it; run_smc goes on from it with the bits of the uninterrupted
+// run (every random number is a Philox draw of the particle, the stage and the step).
+struct SmcRunState {
+  double beta = 0, log_z = 0, scale = 1;
+  std::uint64_t stage = 0;
+  bool done = false;
+  std::vector<SmcStage> stages;
+};
+struct SmcState {
+  std::vector<double> x, log_prior, log_like;  // particles x dim, particles, particles
+  std::uint64_t evaluations = 0, failed = 0;
+  std::vector<SmcRunState> runs;
+};
+
+// The same, going on from `from` (null: from the prior), and calling `after_stage` (when given)
+// after every stage of every run with the state reached.
+SmcResult run_smc(const SmcTarget& t, const SmcOptions& o, const std::function<void(double)>& progress,
+                  const SmcState* from, const std::function<void(const SmcState&)>& after_stage);
+
 // A mode of the posterior: a cluster of the final particles (find_modes).
 struct SmcMode {
   double mass = 0;                    // the fraction of particles in it

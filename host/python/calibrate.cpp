@@ -216,7 +216,16 @@ void bind_calibrate(py::module_& m) {
       .def_readwrite("toml", &CalibrateRequest::toml)
       .def_readwrite("sets", &CalibrateRequest::sets)
       .def_readwrite("out", &CalibrateRequest::out)
-      .def_readwrite("backend", &CalibrateRequest::backend);
+      .def_readwrite("backend", &CalibrateRequest::backend)
+      .def_property(
+          "checkpoint", [](const CalibrateRequest& q) { return q.checkpoint.dir; },
+          [](CalibrateRequest& q, const std::string& d) { q.checkpoint.dir = d; })
+      .def_property(
+          "resume", [](const CalibrateRequest& q) { return q.checkpoint.resume; },
+          [](CalibrateRequest& q, bool r) { q.checkpoint.resume = r; })
+      .def_property(
+          "checkpoint_every", [](const CalibrateRequest& q) { return q.checkpoint.every_s; },
+          [](CalibrateRequest& q, double s) { q.checkpoint.every_s = s; });
   m.def("calibrate", &run, py::arg("request"), py::arg("force"), py::arg("quiet"),
         "Runs a calibration (impact calibrate) and writes its files; returns where they are");
   m.def("compare_laws", &compare, py::arg("request"), py::arg("force"), py::arg("quiet"),
