@@ -13,6 +13,7 @@ PKGS=(cmake g++ make git pkg-config
       python3-dev pybind11-dev libdlpack-dev python3-pytest python3-pandas  # the Python package (python/), its tests
       python3-scipy python3-multiprocess python3-pip  # SALib's dependencies (the Sobol example, below)
       python3-emcee  # examples/calibration/emcee_compare.py and its test (issue 25)
+      python3-xarray python3-h5netcdf python3-typing-extensions  # ArviZ's dependencies (below)
       libnlopt-cxx-dev  # impact calibrate's fit method (host/infer/fit.hpp)
       openmpi-bin libopenmpi-dev  # runs over several processes (host/dist, docs/distributed.md)
       strace)  # fault injection in tests/cli/integrity.sh (EIO on read)
@@ -58,3 +59,8 @@ pypi_dep SALib SALib 1.4.7 "the SALib example's test"
 # dynesty (nested sampling: the cross-check of SMC's evidence, python/tests/test_calibration_validity.py):
 # pure Python on NumPy, SciPy and matplotlib
 pypi_dep dynesty dynesty 3.1.0 "the evidence cross-check"
+# ArviZ (CalibrationResult.to_inference_data, python/tests/test_arviz.py): 0.17.1 wants NumPy < 2 and
+# runs on Debian's xarray, h5netcdf, pandas, SciPy and matplotlib; xarray-einstats first (arviz imports
+# it), 0.7.0 the release of its time, which takes Debian's xarray 2023.01
+pypi_dep xarray_einstats xarray-einstats 0.7.0 "the ArviZ tests"
+pypi_dep arviz arviz 0.17.1 "the ArviZ tests"

@@ -628,7 +628,7 @@ def part_d(backend, quick, work, log):
         lo = np.array([pri[k][0] for k in model.names])
         width = np.array([pri[k][1] - pri[k][0] for k in model.names])
         t0 = time.perf_counter()
-        sampler = dynesty.NestedSampler(lambda x: float(model.log_likelihood(x)[0]), lambda u: lo + u * width,
+        sampler = dynesty.NestedSampler(lambda x: float(model.log_likelihood(x)), lambda u: lo + u * width,
                                         model.dim, nlive=1000, bound="multi", sample="unif",
                                         rstate=np.random.default_rng(1))
         sampler.run_nested(dlogz=0.01, print_progress=False)

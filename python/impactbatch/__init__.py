@@ -28,6 +28,10 @@ import numpy as np
 from . import _core, _device
 from ._device import DeviceResult
 
+# the package's version: pyproject.toml's [project] version, kept equal to it (python/tests/test_arviz.py
+# compares them); version() is the compiled library's, with its git revision
+__version__ = "0.1.0"
+
 __all__ = ["Status", "Result", "DeviceResult", "evaluate", "laws", "law", "status_name", "version", "cuda_usable", "Body", "Contact",
            "two_bodies", "after_impact", "reduce", "scenarios", "scenario", "Instances", "study", "StudyResult",
            "eta0_from_elastic", "compare", "Comparison"]

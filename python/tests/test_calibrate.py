@@ -117,7 +117,7 @@ def test_model_vectorised_equals_pointwise_and_prior_support(model):
     pts = np.array([[0.3, 0.6], [1.5, 0.6], [0.2, 0.7], [0.3, -0.1]])
     post = model.log_posterior(pts)
     assert post[1] == -np.inf and post[3] == -np.inf  # outside uniform:0:1: not evaluated
-    one = np.array([model.log_posterior(p)[0] for p in pts])
+    one = np.array([model.log_posterior(p) for p in pts])  # one point: one float64
     assert np.array_equal(post, one)
     like = model.log_likelihood(pts)
     assert np.isfinite(like[1])  # mu = 1.5 is a valid friction: the likelihood has a value there

@@ -204,13 +204,13 @@ def test_evidence_agrees_with_dynesty(tmp_path, monkeypatch):
     lo = np.array([pri[n][0] for n in model.names])
     width = np.array([pri[n][1] - pri[n][0] for n in model.names])
     # the model's prior is the normalised uniform that dynesty's unit cube maps onto
-    assert model.log_prior(lo + 0.5 * width)[0] == pytest.approx(-np.sum(np.log(width)), rel=1e-12)
+    assert model.log_prior(lo + 0.5 * width) == pytest.approx(-np.sum(np.log(width)), rel=1e-12)
 
     def prior_transform(u):
         return lo + u * width
 
     def loglike(x):
-        v = float(model.log_likelihood(x)[0])
+        v = float(model.log_likelihood(x))  # x: one point, (dim,)
         return v if np.isfinite(v) else -1e300  # a row outside the law's domain: no likelihood
 
     sampler = dynesty.NestedSampler(loglike, prior_transform, model.dim, nlive=1000, bound="multi", sample="unif",
