@@ -462,17 +462,18 @@ class SobolDesign final : public Design {
   SobolPoints points_;
 };
 
-// SALib's calc_second_order = False layout: per base row j, A_j, AB_j^(1..d), B_j.
+// SALib's layouts: per base row j, A_j, AB_j^(1..d), B_j (calc_second_order = False), or A_j,
+// AB_j^(1..d), BA_j^(1..d), B_j (True).
 class SaltelliDesign final : public Design {
  public:
-  SaltelliDesign(std::vector<ParamSpec> specs, std::size_t n, bool skip_first)
-      : specs_(std::move(specs)), n_(n), skip_(skip_first ? 1 : 0), points_(2 * specs_.size()) {
+  SaltelliDesign(std::vector<ParamSpec> specs, std::size_t n, bool skip_first, bool second_order)
+      : specs_(std::move(specs)), n_(n), skip_(skip_first ? 1 : 0), second_(second_order), points_(2 * specs_.size()) {
     for (const auto& p : specs_) names_.push_back(p.name);
   }
-  std::size_t rows() const override { return n_ * (specs_.size() + 2); }
+  std::size_t rows() const override { return n_ * saltelli_group(specs_.size(), second_); }
   void fill(std::size_t begin, std::size_t end, double* out) const override {
     if (end <= begin) return;
-    const std::size_t d = specs_.size(), per = d + 2;
+    const std::size_t d = specs_.size(), per = saltelli_group(d, second_);
     const std::size_t j0 = begin / per, j1 = (end - 1) / per + 1;  // base rows touched
     std::vector<double> a(d), b(d);
     points_.each(j0 + skip_, j1 - j0, [&](std::uint64_t i, const std::vector<double>& u) {
@@ -487,9 +488,12 @@ class SaltelliDesign final : public Design {
         double* row = out + (r - begin) * d;
         if (t + 1 == per) {
           std::copy(b.begin(), b.end(), row);
-        } else {
+        } else if (t <= d) {  // A, AB_t
           std::copy(a.begin(), a.end(), row);
           if (t > 0) row[t - 1] = b[t - 1];
+        } else {  // BA_(t - d)
+          std::copy(b.begin(), b.end(), row);
+          row[t - d - 1] = a[t - d - 1];
         }
       }
     });
@@ -499,6 +503,7 @@ class SaltelliDesign final : public Design {
   std::vector<ParamSpec> specs_;
   std::size_t n_;
   std::uint64_t skip_;
+  bool second_;
   SobolPoints points_;
 };
 
@@ -612,22 +617,30 @@ std::vector<std::string> header_names(const std::vector<std::string>& declared, 
   return names;
 }
 
-// The rows of a Saltelli matrix come in groups of d + 2 (A, AB_1..AB_d, B): AB_i is A with B's
-// value in column i. Checked on the parsed values (SALib writes AB_i by copying, so a file written
-// with full precision repeats the bits).
+// The rows of a Saltelli matrix come in groups of d + 2 (A, AB_1..AB_d, B), or 2 d + 2 (A,
+// AB_1..AB_d, BA_1..BA_d, B): AB_i is A with B's value in column i, BA_i B with A's. Checked on the
+// parsed values (SALib writes them by copying, so a file written with full precision repeats the
+// bits).
 template <class Err>
-void check_saltelli_group(const double* g, std::size_t d, const std::vector<std::size_t>& lines, const Err& err) {
+void check_saltelli_group(const double* g, std::size_t d, bool second_order, const std::vector<std::size_t>& lines,
+                          const Err& err) {
+  const std::size_t per = saltelli_group(d, second_order);
   const double* a = g;
-  const double* b = g + (d + 1) * d;
-  for (std::size_t i = 0; i < d; ++i) {
-    const double* ab = g + (i + 1) * d;
+  const double* b = g + (per - 1) * d;
+  for (std::size_t t = 1; t + 1 < per; ++t) {
+    const bool ab = t <= d;
+    const std::size_t i = ab ? t - 1 : t - d - 1;
+    const double* row = g + t * d;
     for (std::size_t k = 0; k < d; ++k) {
-      const double want = k == i ? b[k] : a[k];
-      if (ab[k] != want)
-        throw err(lines[i + 1], 1,
-                  "expected a Saltelli matrix (rows A, AB_1..AB_" + std::to_string(d) + ", B per base row, AB_i = A with B's column i; "
-                  "SALib's calc_second_order = False): row " + std::to_string(i + 2) + " of the group starting at line " +
-                      std::to_string(lines[0]) + " differs in column " + std::to_string(k + 1));
+      const double want = ab ? (k == i ? b[k] : a[k]) : (k == i ? a[k] : b[k]);
+      if (row[k] != want)
+        throw err(lines[t], 1,
+                  "expected a Saltelli matrix (rows A, AB_1..AB_" + std::to_string(d) +
+                      (second_order ? ", BA_1..BA_" + std::to_string(d) : std::string()) +
+                      ", B per base row, AB_i = A with B's column i" + (second_order ? ", BA_i = B with A's" : "") +
+                      "; SALib's calc_second_order = " + (second_order ? "True" : "False") + "): row " +
+                      std::to_string(t + 1) + " of the group starting at line " + std::to_string(lines[0]) +
+                      " differs in column " + std::to_string(k + 1));
     }
   }
 }
@@ -638,7 +651,7 @@ void check_saltelli_group(const double* g, std::size_t d, const std::vector<std:
 // The reader's own errors (io::InputError) pass through; read_imported() says them as design.file's.
 std::unique_ptr<Design> read_rows(io::CsvReader& in, const std::vector<std::string>& declared,
                                   const std::vector<std::string>& fixed, const std::vector<std::string>& known,
-                                  bool saltelli, double memory_limit) {
+                                  bool saltelli, bool second_order, double memory_limit) {
   // "design.file: FILE:LINE:COLUMN: what was expected"
   auto err = [&](std::size_t line, std::size_t col, const std::string& what) {
     return std::invalid_argument("design.file: " + in.path() + ":" + std::to_string(line) + ":" +
@@ -731,17 +744,19 @@ std::unique_ptr<Design> read_rows(io::CsvReader& in, const std::vector<std::stri
       throw err(lineno, line.size() + 1, "expected " + std::to_string(d) + " values per row, found " + std::to_string(tok.size()));
     if (saltelli) {
       group_lines.push_back(lineno);
-      if (group_lines.size() == d + 2) {
-        check_saltelli_group(&values[values.size() - (d + 2) * d], d, group_lines, err);
+      if (group_lines.size() == saltelli_group(d, second_order)) {
+        check_saltelli_group(&values[values.size() - saltelli_group(d, second_order) * d], d, second_order, group_lines, err);
         group_lines.clear();
       }
     }
   }
   if (values.empty()) throw err(lineno + 1, 1, "expected at least one row of values, found none");
   if (saltelli && !group_lines.empty())
-    throw err(lineno + 1, 1, "expected N (d + 2) rows for a Saltelli matrix of d = " + std::to_string(d) +
-                                 " columns, found " + std::to_string(values.size() / d) + " (the last group has " +
-                                 std::to_string(group_lines.size()) + " of its " + std::to_string(d + 2) + " rows)");
+    throw err(lineno + 1, 1, std::string("expected N ") + (second_order ? "(2d + 2)" : "(d + 2)") +
+                                 " rows for a Saltelli matrix of d = " + std::to_string(d) + " columns, found " +
+                                 std::to_string(values.size() / d) + " (the last group has " +
+                                 std::to_string(group_lines.size()) + " of its " +
+                                 std::to_string(saltelli_group(d, second_order)) + " rows)");
   auto design = std::make_unique<ImportedDesign>(names, std::move(values));
   design->set_source_sum("crc32=" + io::crc_hex(in.checksum()) + " bytes=" + std::to_string(in.offset()));
   return design;
@@ -753,11 +768,11 @@ std::unique_ptr<Design> read_rows(io::CsvReader& in, const std::vector<std::stri
 // blanks. The reader's errors become design.file's: "design.file: FILE:LINE[:COL]: ...".
 std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, const std::vector<std::string>& fixed,
                                       const std::vector<std::string>& known, const std::string& file, bool saltelli,
-                                      double memory_limit) {
+                                      bool second_order, double memory_limit) {
   try {
     io::CsvReader in(file, "a sample matrix");
     in.keep_checksum();
-    return read_rows(in, declared, fixed, known, saltelli, memory_limit);
+    return read_rows(in, declared, fixed, known, saltelli, second_order, memory_limit);
   } catch (const io::InputError& e) {
     throw std::invalid_argument("design.file: " + std::string(e.what()));
   }
@@ -810,10 +825,13 @@ std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const D
   if (memory_limit <= 0) memory_limit = memory_budget_bytes();
   if (uses_n && spec.n > kMaxDesignRows)
     fail("design.n", "at most " + std::to_string(kMaxDesignRows) + " rows (got " + std::to_string(spec.n) + ")");
-  if (spec.kind == DesignKind::saltelli && double(spec.n) * double(varied.size() + 2) > double(kMaxDesignRows))
-    fail("design.n", "a saltelli design has N (d + 2) = " + std::to_string(spec.n) + " x " +
-                         std::to_string(varied.size() + 2) + " rows, more than the " + std::to_string(kMaxDesignRows) +
-                         " a design may have");
+  const std::size_t group = saltelli_group(varied.size(), spec.second_order);
+  if (spec.second_order && spec.kind != DesignKind::saltelli)
+    fail("design.second_order", "second-order indices need design.kind = \"saltelli\"");
+  if (spec.kind == DesignKind::saltelli && double(spec.n) * double(group) > double(kMaxDesignRows))
+    fail("design.n", std::string("a saltelli design has N ") + (spec.second_order ? "(2d + 2)" : "(d + 2)") + " = " +
+                         std::to_string(spec.n) + " x " + std::to_string(group) + " rows, more than the " +
+                         std::to_string(kMaxDesignRows) + " a design may have");
   const double need = design_memory_bytes(specs, spec);
   if (need > memory_limit)
     fail("design.n", "an lhs design of " + std::to_string(spec.n) + " rows needs " + gib(need) +
@@ -838,15 +856,16 @@ std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const D
         fail("design.n", "too many Sobol points (got " + std::to_string(spec.n) + ")");
       return std::make_unique<SobolDesign>(std::move(varied), spec.n, spec.skip_first);
     case DesignKind::saltelli: {
-      if (!spec.file.empty()) return read_imported(vnames, fixed, known, spec.file, true, memory_limit);
+      if (!spec.file.empty())
+        return read_imported(vnames, fixed, known, spec.file, true, spec.second_order, memory_limit);
       check_sobol_dim(2 * varied.size(), "design.kind = saltelli", varied.size());
-      if (spec.n > std::numeric_limits<std::size_t>::max() / (varied.size() + 2))
-        fail("design.n", "saltelli rows N (d + 2) overflow (got N = " + std::to_string(spec.n) + ")");
-      return std::make_unique<SaltelliDesign>(std::move(varied), spec.n, spec.skip_first);
+      if (spec.n > std::numeric_limits<std::size_t>::max() / group)
+        fail("design.n", "saltelli rows overflow (got N = " + std::to_string(spec.n) + ")");
+      return std::make_unique<SaltelliDesign>(std::move(varied), spec.n, spec.skip_first, spec.second_order);
     }
     case DesignKind::imported:
       if (spec.file.empty()) fail("design.file", "required with design.kind = imported (a file of sample rows)");
-      return read_imported(vnames, fixed, known, spec.file, false, memory_limit);
+      return read_imported(vnames, fixed, known, spec.file, false, false, memory_limit);
   }
   fail("design.kind", "unknown design kind");
 }

@@ -10,7 +10,8 @@
 //             optionally skipping the first point (the origin)
 //   saltelli  the Saltelli (2010) matrix for first-order and total Sobol indices, SALib order:
 //             for each base row j: A_j, AB_j^(1), ..., AB_j^(d), B_j  (N (d + 2) rows), from a
-//             2d-dimensional Sobol sequence
+//             2d-dimensional Sobol sequence; with second_order, BA_j^(1..d) before B_j (N (2d + 2)
+//             rows: Saltelli's 2002 second-order indices)
 //             (with a file: SALib's Saltelli matrix imported, its group structure checked)
 //   imported  a sample matrix from a file (SALib/Chaospy: whitespace- or comma-separated
 //             numbers, optional header naming the parameters), rows kept in file order
@@ -71,7 +72,12 @@ struct DesignSpec {
                               // marginals stay finite)
   std::string file;           // imported; saltelli: the matrix from a file (SALib's X) instead of
                               // generated (N = rows / (d + 2); n, seed, skip_first unused)
+  bool second_order = false;  // saltelli: SALib's calc_second_order = True layout, 2d + 2 rows per
+                              // base row (A, AB_1..AB_d, BA_1..BA_d, B; BA_i = B with A's column i)
 };
+
+// The rows of one base row of a Saltelli design: d + 2, or 2 d + 2 with second-order rows.
+inline std::size_t saltelli_group(std::size_t d, bool second_order) { return second_order ? 2 * d + 2 : d + 2; }
 
 // A design over the VARIED parameters (every spec whose kind is not fixed; fixed ones are
 // constants the study fills in itself).

@@ -24,7 +24,7 @@ namespace {
 
 struct Base {
   std::size_t n = 0, d = 0;
-  std::vector<double> fA, fB, fAB;  // fAB[j * d + i]
+  std::vector<double> fA, fB, fAB, fBA;  // fAB[j * d + i], fBA likewise (second order only)
 };
 
 // Indices for the base rows idx[0..m) (a bootstrap resample, or every row).
@@ -55,15 +55,38 @@ void estimate(const Base& b, double c, const std::vector<std::size_t>& idx, std:
   }
 }
 
+// Second-order indices for the base rows idx (i < j; NaN elsewhere), every output centred on c as
+// SALib normalises its Y: V_ij = mean(fBA_i fAB_j - fA fB) / V, S2_ij = V_ij - S_i - S_j.
+void estimate2(const Base& b, double c, const std::vector<std::size_t>& idx, const std::vector<double>& S1,
+               std::vector<double>& S2) {
+  const std::size_t m = idx.size(), d = b.d;
+  double sum = 0, sum2 = 0;
+  for (std::size_t j : idx) sum += b.fA[j] + b.fB[j];
+  const double mean = sum / (2.0 * static_cast<double>(m));
+  for (std::size_t j : idx) {
+    const double x = b.fA[j] - mean, y = b.fB[j] - mean;
+    sum2 += x * x + y * y;
+  }
+  const double var = sum2 / (2.0 * static_cast<double>(m));
+  S2.assign(d * d, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t p = 0; p < d; ++p)
+    for (std::size_t q = p + 1; q < d; ++q) {
+      double v = 0;
+      for (std::size_t j : idx)
+        v += (b.fBA[j * d + p] - c) * (b.fAB[j * d + q] - c) - (b.fA[j] - c) * (b.fB[j] - c);
+      S2[p * d + q] = var > 0 ? v / static_cast<double>(m) / var - S1[p] - S1[q] : std::numeric_limits<double>::quiet_NaN();
+    }
+}
+
 }  // namespace
 
 SobolIndices sobol_indices(const std::vector<double>& y, std::size_t d, std::size_t bootstrap, double conf,
-                           std::uint64_t seed) {
+                           std::uint64_t seed, bool second_order) {
   if (d == 0) throw std::invalid_argument("sobol_indices: needs at least one parameter (d = 0)");
-  const std::size_t per = d + 2;
+  const std::size_t per = second_order ? 2 * d + 2 : d + 2;
   if (y.empty() || y.size() % per != 0)
-    throw std::invalid_argument("sobol_indices: " + std::to_string(y.size()) + " outputs are not N (d + 2) with d = " +
-                                std::to_string(d));
+    throw std::invalid_argument("sobol_indices: " + std::to_string(y.size()) + " outputs are not N " +
+                                (second_order ? "(2d + 2)" : "(d + 2)") + " with d = " + std::to_string(d));
   if (bootstrap < 10) throw std::invalid_argument("sobol_indices: bootstrap must be at least 10 (got " + std::to_string(bootstrap) + ")");
   if (!(conf > 0 && conf < 1)) throw std::invalid_argument("sobol_indices: conf must be in (0, 1)");
 
@@ -78,6 +101,8 @@ SobolIndices sobol_indices(const std::vector<double>& y, std::size_t d, std::siz
     b.fA.push_back(r[0]);
     b.fB.push_back(r[per - 1]);
     for (std::size_t i = 0; i < d; ++i) b.fAB.push_back(r[1 + i]);
+    if (second_order)
+      for (std::size_t i = 0; i < d; ++i) b.fBA.push_back(r[1 + d + i]);
   }
   b.n = b.fA.size();
   if (b.n < 2)
@@ -92,17 +117,29 @@ SobolIndices sobol_indices(const std::vector<double>& y, std::size_t d, std::siz
   for (std::size_t j = 0; j < b.n; ++j) {
     c += b.fA[j] + b.fB[j];
     for (std::size_t i = 0; i < d; ++i) c += b.fAB[j * d + i];
+    if (second_order)
+      for (std::size_t i = 0; i < d; ++i) c += b.fBA[j * d + i];
   }
   c /= static_cast<double>(b.n * per);
   estimate(b, c, idx, out.S1, out.ST);
+  if (second_order) estimate2(b, c, idx, out.S1, out.S2);
 
   // bootstrap: resample base rows with replacement
   std::mt19937_64 gen(seed);
   std::uniform_int_distribution<std::size_t> pick(0, b.n - 1);
-  std::vector<double> s1, st, m1(d, 0.0), m2(d, 0.0), q1(d, 0.0), q2(d, 0.0);
+  std::vector<double> s1, st, s2, m1(d, 0.0), m2(d, 0.0), q1(d, 0.0), q2(d, 0.0), m3(d * d, 0.0), q3(d * d, 0.0);
   for (std::size_t rep = 0; rep < bootstrap; ++rep) {
     for (auto& j : idx) j = pick(gen);
     estimate(b, c, idx, s1, st);
+    if (second_order) {
+      estimate2(b, c, idx, s1, s2);
+      const double k = static_cast<double>(rep + 1);
+      for (std::size_t t = 0; t < d * d; ++t) {
+        const double dl = s2[t] - m3[t];
+        m3[t] += dl / k;
+        q3[t] += dl * (s2[t] - m3[t]);
+      }
+    }
     // Welford's running mean and sum of squared deviations
     const double k = static_cast<double>(rep + 1);
     for (std::size_t i = 0; i < d; ++i) {
@@ -121,6 +158,11 @@ SobolIndices sobol_indices(const std::vector<double>& y, std::size_t d, std::siz
   for (std::size_t i = 0; i < d; ++i) {
     out.S1_conf[i] = z * std::sqrt(q1[i] / dof);
     out.ST_conf[i] = z * std::sqrt(q2[i] / dof);
+  }
+  if (second_order) {
+    out.S2_conf.assign(d * d, std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t p = 0; p < d; ++p)
+      for (std::size_t q = p + 1; q < d; ++q) out.S2_conf[p * d + q] = z * std::sqrt(q3[p * d + q] / dof);
   }
   return out;
 }

@@ -185,7 +185,7 @@ void resolve_run(const ConfigReader& r, const json& root, StudyConfig& c) {
 // [design]: kind, n, seed, skip_first, file (relative to the config file's folder).
 void resolve_design(const ConfigReader& r, const json& d, StudyConfig& c) {
   const ConfigTree& t = r.t;
-  r.expect_keys(d, "design", {"kind", "n", "seed", "skip_first", "file"});
+  r.expect_keys(d, "design", {"kind", "n", "seed", "skip_first", "file", "second_order"});
   if (d.contains("kind")) {
     const std::string k = r.str(d.at("kind"), "design.kind");
     try {
@@ -199,6 +199,9 @@ void resolve_design(const ConfigReader& r, const json& d, StudyConfig& c) {
     c.design.seed = r.integer(d.at("seed"), "design.seed", 0, std::numeric_limits<std::uint64_t>::max());
   if (d.contains("skip_first")) c.design.skip_first = r.boolean(d.at("skip_first"), "design.skip_first");
   if (d.contains("file")) c.design.file = r.str(d.at("file"), "design.file");
+  if (d.contains("second_order")) c.design.second_order = r.boolean(d.at("second_order"), "design.second_order");
+  if (c.design.second_order && c.design.kind != design::DesignKind::saltelli)
+    r.fail("design.second_order", "second-order Sobol indices need design.kind = \"saltelli\"");
   if (c.design.kind == design::DesignKind::imported && c.design.file.empty())
     r.fail("design.file", "design.kind = imported needs a file");
   if (c.design.kind != design::DesignKind::imported && c.design.kind != design::DesignKind::saltelli && !c.design.file.empty())
@@ -209,11 +212,91 @@ void resolve_design(const ConfigReader& r, const json& d, StudyConfig& c) {
   c.design.file = t.path_beside("design.file", c.design.file);
 }
 
-// [params]: every parameter the study sets, each one the scenario has.
+// A SALib problem file (params.from_salib): {"num_vars", "names", "bounds", "dists"} as SALib's
+// ProblemSpec holds it, each parameter as a ParamSpec: unif [lo, hi] (also without dists), norm
+// [mean, sd], lognorm [mean, sd] of the log, truncnorm [lo, hi, mean, sd]. Groups and the other
+// distributions have no counterpart here: refused with their place in the file.
+std::vector<design::ParamSpec> read_salib_problem(const std::string& path) {
+  const ConfigTree p = io::load_config_file(path);
+  const ConfigReader r{p};
+  const json& root = p.root;
+  if (!root.is_object()) throw ConfigError(path + ": a SALib problem is a JSON object (num_vars, names, bounds, dists)");
+  r.expect_keys(root, "", {"num_vars", "names", "bounds", "dists", "groups", "outputs"});
+  if (!root.contains("names") || !root.contains("bounds"))
+    throw ConfigError(path + ": a SALib problem needs names and bounds");
+  if (root.contains("groups") && !root.at("groups").is_null())
+    r.fail("groups", "groups are not supported (each name is one scenario parameter)");
+  const std::vector<std::string> names = r.strings(root.at("names"), "names");
+  const json& bounds = root.at("bounds");
+  if (!bounds.is_array() || bounds.size() != names.size())
+    r.fail("bounds", "expected one [lo, hi] per name (" + std::to_string(names.size()) + "), got " + show_value(bounds));
+  std::vector<std::string> dists(names.size(), "unif");
+  if (root.contains("dists") && !root.at("dists").is_null()) {
+    dists = r.strings(root.at("dists"), "dists");
+    if (dists.size() != names.size()) r.fail("dists", "expected one distribution per name (" + std::to_string(names.size()) + ")");
+  }
+  if (root.contains("num_vars") &&
+      r.integer(root.at("num_vars"), "num_vars", 0, std::numeric_limits<std::uint64_t>::max()) != names.size())
+    r.fail("num_vars", "expected the number of names, " + std::to_string(names.size()));
+  std::vector<design::ParamSpec> out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string key = "bounds[" + std::to_string(i) + "]";
+    const json& b = bounds[i];
+    const std::string& d = dists[i];
+    const std::size_t want = d == "truncnorm" ? 4 : 2;
+    if (d != "unif" && d != "norm" && d != "lognorm" && d != "truncnorm")
+      r.fail("dists[" + std::to_string(i) + "]", "'" + d + "' has no counterpart in a study (unif, norm, lognorm, truncnorm)");
+    if (!b.is_array() || b.size() != want)
+      r.fail(key, "expected " + std::to_string(want) + " numbers for " + d + ", got " + show_value(b));
+    std::vector<double> v;
+    for (std::size_t k = 0; k < want; ++k) v.push_back(r.num(b[k], key + "[" + std::to_string(k) + "]"));
+    design::ParamSpec ps;
+    ps.name = names[i];
+    if (d == "unif") ps.kind = design::ParamKind::uniform, ps.a = v[0], ps.b = v[1];
+    if (d == "norm") ps.kind = design::ParamKind::normal, ps.a = v[0], ps.b = v[1];
+    if (d == "lognorm") ps.kind = design::ParamKind::lognormal, ps.a = v[0], ps.b = v[1];
+    if (d == "truncnorm") ps.kind = design::ParamKind::truncnormal, ps.lo = v[0], ps.hi = v[1], ps.a = v[2], ps.b = v[3];
+    try {
+      ps.validate(key);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(p.at(key) + e.what());
+    }
+    out.push_back(ps);
+  }
+  return out;
+}
+
+// [params]: every parameter the study sets, each one the scenario has; from_salib = "FILE" adds a
+// SALib problem's (read_salib_problem; relative to the config file's folder).
 void resolve_params(const ConfigReader& r, const json& root, const systems::ScenarioInfo& sc, StudyConfig& c) {
   const json& ps = r.table(root.at("params"), "params");
+  const auto unknown = [&](const std::string& key, const std::string& name) {
+    std::string known;
+    for (const systems::ScenarioParam& p : sc.params) known += (known.empty() ? "" : ", ") + std::string(p.name);
+    r.fail(key, "scenario " + c.scenario + " has no parameter '" + name + "' (known: " + known + ")");
+  };
+  const auto twice = [&](const std::string& key, const std::string& name) {
+    for (const design::ParamSpec& p : c.params)
+      if (p.name == name) r.fail(key, "'" + name + "' is set twice (here and in params.from_salib's problem)");
+  };
+  if (ps.contains("from_salib")) {
+    const std::string file = r.t.path_beside("params.from_salib", r.str(ps.at("from_salib"), "params.from_salib"));
+    std::vector<design::ParamSpec> got;
+    try {
+      got = read_salib_problem(file);
+    } catch (const ConfigError& e) {
+      throw ConfigError(r.t.at("params.from_salib") + "params.from_salib: " + e.what());
+    }
+    for (const design::ParamSpec& p : got) {
+      if (sc.index_of(p.name) < 0) unknown("params.from_salib", p.name);
+      twice("params.from_salib", p.name);
+      c.params.push_back(p);
+    }
+  }
   for (auto it = ps.begin(); it != ps.end(); ++it) {
     const std::string key = "params." + it.key();
+    if (it.key() == "from_salib") continue;
+    twice(key, it.key());
     if (sc.index_of(it.key()) < 0) {
       std::string known;
       for (const systems::ScenarioParam& p : sc.params) known += (known.empty() ? "" : ", ") + std::string(p.name);
@@ -355,6 +438,7 @@ json to_json(const StudyConfig& c) {
   d["seed"] = c.design.seed;
   d["skip_first"] = c.design.skip_first;
   if (!c.design.file.empty()) d["file"] = c.design.file;
+  if (c.design.kind == design::DesignKind::saltelli) d["second_order"] = c.design.second_order;
   j["design"] = d;
   json ps = json::object();
   const auto num = [](double x) -> json {
@@ -404,6 +488,7 @@ bool same_study(const StudyConfig& a, const StudyConfig& b) {
          a.backend == b.backend && a.precision == b.precision && a.integrator == b.integrator && a.steps == b.steps &&
          a.chunk == b.chunk && a.design.kind == b.design.kind && a.design.n == b.design.n &&
          a.design.seed == b.design.seed && a.design.skip_first == b.design.skip_first && a.design.file == b.design.file &&
+         a.design.second_order == b.design.second_order &&
          a.params == b.params && a.out_dir == b.out_dir && a.formats == b.formats && a.columns == b.columns &&
          a.csv_max_rows == b.csv_max_rows &&
          a.sens_outputs == b.sens_outputs && a.bootstrap == b.bootstrap && a.confidence == b.confidence;

@@ -35,12 +35,34 @@ const char* kind_name(ColKind k) {
   return k == ColKind::real ? "real" : k == ColKind::integer ? "integer" : k == ColKind::modes ? "modes" : "status";
 }
 
+// The SALib problem of a study's varied parameters (salib/problem.json): every distribution in
+// SALib's form; a linspace as unif over its end points (the range SALib's analyses assume).
+json salib_problem(const std::vector<design::ParamSpec>& params) {
+  json names = json::array(), bounds = json::array(), dists = json::array();
+  for (const design::ParamSpec& p : params) {
+    if (p.kind == design::ParamKind::fixed) continue;
+    names.push_back(p.name);
+    switch (p.kind) {
+      case design::ParamKind::uniform:
+      case design::ParamKind::linspace: bounds.push_back({p.a, p.b}), dists.push_back("unif"); break;
+      case design::ParamKind::normal: bounds.push_back({p.a, p.b}), dists.push_back("norm"); break;
+      case design::ParamKind::lognormal: bounds.push_back({p.a, p.b}), dists.push_back("lognorm"); break;
+      case design::ParamKind::truncnormal: bounds.push_back({p.lo, p.hi, p.a, p.b}), dists.push_back("truncnorm"); break;
+      case design::ParamKind::fixed: break;
+    }
+  }
+  return {{"num_vars", names.size()}, {"names", names}, {"bounds", bounds}, {"dists", dists}};
+}
+
 // ---- Sobol indices --------------------------------------------------------------------------------
 
 struct Sensitivity {
   json entries = json::array();  // metadata's "sensitivity"
   std::string csv = "law,output,parameter,S1,S1_conf,ST,ST_conf,base_rows_used\n";
   std::string table = "\n| law | output | parameter | S1 | ± | ST | ± |\n|---|---|---|---:|---:|---:|---:|\n";
+  // second order (design.second_order): sensitivity2.csv and its table
+  std::string csv2 = "law,output,parameter_i,parameter_j,S2,S2_conf,base_rows_used\n";
+  std::string table2 = "\n| law | output | parameters | S2 | ± |\n|---|---|---|---:|---:|\n";
 };
 
 // The Sobol indices of output `o` of one law (y: its every row) into s; a warning on `log` where they
@@ -50,7 +72,7 @@ void add_sobol(Sensitivity& s, const StudyConfig& c, const design::Design& desig
   const std::size_t nvar = design.names().size();
   design::SobolIndices si;
   try {
-    si = design::sobol_indices(y, nvar, c.bootstrap, c.confidence, c.design.seed);
+    si = design::sobol_indices(y, nvar, c.bootstrap, c.confidence, c.design.seed, c.design.second_order);
   } catch (const std::invalid_argument& e) {
     std::fprintf(log, "impact study: warning: no Sobol indices for %s %s: %s\n", law.c_str(), o.c_str(), e.what());
     return;
@@ -72,7 +94,24 @@ void add_sobol(Sensitivity& s, const StudyConfig& c, const design::Design& desig
     s.table += "| " + law + " | " + o + " | " + pn + " | " + fmt(si.S1[j]) + " | " + fmt(si.S1_conf[j]) + " | " +
                fmt(si.ST[j]) + " | " + fmt(si.ST_conf[j]) + " |\n";
   }
-  s.entries.push_back({{"law", law}, {"output", o}, {"base_rows_used", si.used}, {"indices", params}});
+  json entry = {{"law", law}, {"output", o}, {"base_rows_used", si.used}, {"indices", params}};
+  if (c.design.second_order) {
+    json pairs = json::array();
+    for (std::size_t i = 0; i < nvar; ++i)
+      for (std::size_t j = i + 1; j < nvar; ++j) {
+        const std::string &pi = design.names()[i], &pj = design.names()[j];
+        const double v = si.S2[i * nvar + j], h = si.S2_conf[i * nvar + j];
+        pairs.push_back({{"i", pi}, {"j", pj}, {"S2", v}, {"S2_conf", h}});
+        s.csv2 += law + "," + o + "," + pi + "," + pj + ",";
+        io::append_number(s.csv2, v);
+        s.csv2 += ',';
+        io::append_number(s.csv2, h);
+        s.csv2 += "," + std::to_string(si.used) + "\n";
+        s.table2 += "| " + law + " | " + o + " | " + pi + " x " + pj + " | " + fmt(v) + " | " + fmt(h) + " |\n";
+      }
+    entry["second_order"] = pairs;
+  }
+  s.entries.push_back(entry);
 }
 
 // Every law's sensitivity outputs (those it has).
@@ -278,6 +317,17 @@ StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, 
     f.commit();
     rep.files.push_back("sensitivity.csv");
     rep.sens_table = sens.table;
+    if (c.design.second_order) {
+      io::write_file(dir + "/sensitivity2.csv", sens.csv2);
+      rep.files.push_back("sensitivity2.csv");
+      rep.sens_table += sens.table2;
+    }
+  }
+  // the varied parameters as a SALib problem: SALib's samplers and analyses read the study's design
+  if (const json problem = salib_problem(c.params); !problem.at("names").empty()) {
+    io::make_dirs(dir + "/salib", "output.dir");
+    io::write_file(dir + "/salib/problem.json", problem.dump(2) + "\n");
+    rep.files.push_back("salib/problem.json");
   }
   const Statistics stats = statistics(run, design.rows());
   rep.table = stats.table;

@@ -713,3 +713,53 @@ TEST(ParamSpec, LogPdfIsTheCdfsDerivative) {
   EXPECT_TRUE(std::isnan(N("x", 0, 1).log_pdf(kNaN)));
   EXPECT_THROW(P("x", ParamKind::fixed, 1).log_pdf(1), std::invalid_argument);
 }
+
+// Second order (Saltelli 2002): the Ishigami function's only interaction is x1 x3, S13 = V13 / V =
+// 8 b^2 pi^8 / 225 / V = 0.2437; S12 = S23 = 0. The layout is SALib's calc_second_order = True: per
+// base row A, AB_1..AB_d, BA_1..BA_d, B, BA_i = B with A's column i.
+TEST(Sensitivity, IshigamiSecondOrderWithinConfidence) {
+  const double a = 7, b = 0.1, pi4 = std::pow(kPi, 4), pi8 = std::pow(kPi, 8);
+  const double V = a * a / 8 + b * pi4 / 5 + b * b * pi8 / 18 + 0.5, S13 = b * b * pi8 * (1.0 / 18 - 1.0 / 50) / V;
+  EXPECT_NEAR(S13, 0.2437, 1e-4);
+  DesignSpec spec = DS(DesignKind::saltelli, std::size_t{1} << 13);
+  spec.second_order = true;
+  const auto des = make_design({U("x1", -kPi, kPi), U("x2", -kPi, kPi), U("x3", -kPi, kPi)}, spec);
+  ASSERT_EQ(des->rows(), (std::size_t{1} << 13) * 8);
+  const auto m = all_rows(*des);
+  for (std::size_t j = 0; j < 64; ++j) {  // the layout, row by row
+    const double* g = &m[j * 8 * 3];
+    const double *A = g, *B = g + 7 * 3;
+    for (std::size_t t = 1; t <= 6; ++t)
+      for (std::size_t k = 0; k < 3; ++k) {
+        const std::size_t i = t <= 3 ? t - 1 : t - 4;
+        const double want = t <= 3 ? (k == i ? B[k] : A[k]) : (k == i ? A[k] : B[k]);
+        ASSERT_EQ(g[t * 3 + k], want) << "base row " << j << " row " << t << " column " << k;
+      }
+  }
+  const auto y = evaluate(*des, ishigami);
+  const SobolIndices si = sobol_indices(y, 3, 1000, 0.95, 12345, true);
+  const double exact[3][3] = {{0, 0, S13}, {0, 0, 0}, {0, 0, 0}};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      const double v = si.S2[i * 3 + j], h = si.S2_conf[i * 3 + j];
+      if (j <= i) {
+        EXPECT_TRUE(std::isnan(v) && std::isnan(h)) << i << j;
+        continue;
+      }
+      std::printf("  ishigami S2 x%d x%d = %.4f +- %.4f (exact %.4f)\n", i + 1, j + 1, v, h, exact[i][j]);
+      EXPECT_LE(std::abs(v - exact[i][j]), h) << "S2 of x" << i + 1 << " x" << j + 1;
+      EXPECT_LT(h, 0.1);
+    }
+  // the first-order and total indices are the first-order layout's estimators on the same A, AB, B
+  std::vector<double> first;
+  for (std::size_t j = 0; j < y.size() / 8; ++j) {
+    for (std::size_t t = 0; t <= 3; ++t) first.push_back(y[j * 8 + t]);
+    first.push_back(y[j * 8 + 7]);
+  }
+  // (c, the mean all outputs are centred on, includes the BA rows: equal to rounding, not bits)
+  const SobolIndices f = sobol_indices(first, 3, 1000, 0.95, 12345);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(si.S1[i], f.S1[i], 0.02);
+    EXPECT_DOUBLE_EQ(si.ST[i], f.ST[i]);
+  }
+}
