@@ -1,5 +1,7 @@
 #include "calibrate/config.hpp"
 
+#include "calibrate/config_keys.hpp"
+
 #include <algorithm>
 
 #include "design/param_text.hpp"
@@ -26,7 +28,7 @@ std::vector<std::string> strings(const ConfigReader& r, const json& v, const std
 void resolve_head(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (!root.contains("calibrate")) r.fail("calibrate", "missing (the [calibrate] table: scenario and law)");
   const json& s = r.table(root.at("calibrate"), "calibrate");
-  r.expect_keys(s, "calibrate", {"name", "description", "scenario", "law", "laws", "method"});
+  r.expect_keys(s, "calibrate", io::keys_under(calibrate_key_docs(), "calibrate"));
   if (s.contains("name")) c.name = r.str(s.at("name"), "calibrate.name");
   if (s.contains("description")) c.description = r.str(s.at("description"), "calibrate.description");
   if (!s.contains("scenario")) r.fail("calibrate.scenario", "missing (known: " + systems::scenario_list() + ")");
@@ -64,7 +66,7 @@ void resolve_smc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   c.smc.particles = 0;
   if (!root.contains("smc")) return;
   const json& m = r.table(root.at("smc"), "smc");
-  r.expect_keys(m, "smc", {"particles", "runs", "ess_target", "seed", "max_stages", "moves"});
+  r.expect_keys(m, "smc", io::keys_under(calibrate_key_docs(), "smc"));
   if (m.contains("runs")) c.smc.runs = r.integer(m.at("runs"), "smc.runs", 2, 1024);
   if (m.contains("particles") && !(m.at("particles").is_string() && m.at("particles").get<std::string>() == "auto")) {
     c.smc.particles = r.integer(m.at("particles"), "smc.particles", 2, std::size_t(1) << 24);
@@ -87,7 +89,7 @@ void resolve_smc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
 void resolve_fit(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (!root.contains("fit")) return;
   const json& f = r.table(root.at("fit"), "fit");
-  r.expect_keys(f, "fit", {"algorithm", "starts", "seed", "global", "xtol", "ftol", "max_evals", "laplace"});
+  r.expect_keys(f, "fit", io::keys_under(calibrate_key_docs(), "fit"));
   if (f.contains("algorithm")) {
     c.fit.algorithm = r.str(f.at("algorithm"), "fit.algorithm");
     const std::vector<std::string>& known = fit_algorithms();
@@ -122,7 +124,7 @@ void resolve_fit(const ConfigReader& r, const json& root, CalibrateConfig& c) {
 void resolve_data(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (!root.contains("data")) r.fail("data", "missing (the [data] table: file and observed)");
   const json& d = r.table(root.at("data"), "data");
-  r.expect_keys(d, "data", {"file", "observed", "sigma", "ignore"});
+  r.expect_keys(d, "data", io::keys_under(calibrate_key_docs(), "data"));
   if (!d.contains("file")) r.fail("data.file", "missing (a CSV of the experiments)");
   c.data.file = r.t.path_beside("data.file", r.str(d.at("file"), "data.file"));  // relative to the config
   if (!d.contains("observed")) r.fail("data.observed", "missing (the outputs measured, e.g. [\"Vx\", \"Vz\"])");
@@ -215,7 +217,7 @@ void resolve_mcmc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   bool burn_set = false;
   if (root.contains("mcmc")) {
     const json& m = r.table(root.at("mcmc"), "mcmc");
-    r.expect_keys(m, "mcmc", {"walkers", "steps", "burn", "seed", "a"});
+    r.expect_keys(m, "mcmc", io::keys_under(calibrate_key_docs(), "mcmc"));
     if (m.contains("walkers")) {
       c.walkers = r.integer(m.at("walkers"), "mcmc.walkers", 2 * d, 1u << 20);
       if (c.walkers % 2) r.fail("mcmc.walkers", "expected an even number (the walkers move in two halves)");
@@ -240,7 +242,7 @@ void resolve_mcmc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
 CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   const ConfigReader r{t};
   const json& root = t.root;
-  r.expect_keys(root, "", {"calibrate", "run", "data", "params", "smc", "mcmc", "fit", "output"});
+  r.expect_keys(root, "", io::keys_under(calibrate_key_docs(), ""));
   CalibrateConfig c;
   resolve_head(r, root, c);
   // [run]: as a study's, without the reference backend and run.chunk
@@ -256,7 +258,7 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   c.out_dir = "out/" + c.name;
   if (root.contains("output")) {
     const json& o = r.table(root.at("output"), "output");
-    r.expect_keys(o, "output", {"dir", "plots"});
+    r.expect_keys(o, "output", io::keys_under(calibrate_key_docs(), "output"));
     if (o.contains("dir")) c.out_dir = r.folder(o.at("dir"), "output.dir");
     if (o.contains("plots")) c.plots = r.boolean(o.at("plots"), "output.plots");
   }

@@ -188,7 +188,7 @@ std::string unverified_statuses(const CompareReport& rep) {
   return s;
 }
 
-// The JSON report (ref::report_json; docs/reference.md).
+// The JSON report (ref::report_json; docs/cpu-reference.md).
 void write_json(const std::string& path, const CompareArgs& args, const CompareSpec& spec, const CompareRows& rows,
                 const CompareReport& rep) {
   io::write_file(path, ref::report_json(spec, rows, rep, args.sample, args.seed), io::Links::follow);

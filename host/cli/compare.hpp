@@ -45,7 +45,7 @@ CLI::App* add_compare_subcommand(CLI::App& app, CompareArgs& args);
 
 // Runs the comparison and prints the report to `out`; returns the exit code (0 pass, 3 a row beyond
 // tolerance, 4 nothing compared, 5 unverified: rows ok in the fast path that the reference left
-// unresolved; docs/reference.md); throws io::InputError / std::invalid_argument / std::runtime_error.
+// unresolved; docs/cpu-reference.md); throws io::InputError / std::invalid_argument / std::runtime_error.
 int run_compare(const CompareArgs& args, std::FILE* out);
 
 }  // namespace impact::cli

@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
   CLI::App* laws = app.add_subcommand("laws", "List the impact laws and the columns they read and write");
   CLI::App* scenarios =
       app.add_subcommand("scenarios", "List the study scenarios, their parameters (defaults) and body-level outputs");
+  CLI::App* keys = app.add_subcommand(
+      "keys", "Print every config key of study, calibrate and reduce with type, default, unit and meaning (docs/reference.md)");
   ReduceArgs ra;
   CLI::App* reduce = add_reduce_subcommand(app, ra);
   CompareArgs ca;
@@ -144,6 +146,7 @@ int main(int argc, char** argv) {
     if (*compare) rc = run_compare(ca, stdout);
     if (*reduce) run_reduce(ra, stdout, stderr);
     if (*scenarios) print_scenarios(stdout);
+    if (*keys) print_config_keys(stdout);
     if (*laws) print_laws(stdout);
   } catch (const UsageError& e) {  // every rank's alike (cli/usage.hpp): said once, no abort
     if (!quiet_rank) std::fprintf(stderr, "impact %s: error: %s\n", e.command().c_str(), e.what());

@@ -315,7 +315,7 @@ CompareReport compare(const CompareSpec& spec, const CompareRows& rows, std::FIL
 namespace {
 
 // A statistic for the JSON report: JSON has no inf or NaN, so a non-finite value is null
-// (docs/reference.md).
+// (docs/cpu-reference.md).
 nlohmann::ordered_json number(double x) {
   return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
 }

@@ -1,5 +1,7 @@
 #include "study/config.hpp"
 
+#include "study/config_keys.hpp"
+
 #include <climits>
 #include <cstdlib>
 #include <algorithm>
@@ -37,9 +39,7 @@ void resolve_run_keys(const ConfigReader& r, const json& root, const RunKeys& k)
   std::string precision = precision_name(k.precision), integrator = integrator_name(k.integrator);
   if (root.contains("run")) {
     const json& rn = r.table(root.at("run"), "run");
-    std::set<std::string> known = {"backend", "precision", "integrator", "steps"};
-    if (k.chunk) known.insert("chunk");
-    r.expect_keys(rn, "run", known);
+    r.expect_keys(rn, "run", io::keys_under(run_key_docs(k.chunk != nullptr, k.allow_reference), "run"));
     if (rn.contains("backend")) k.backend = r.str(rn.at("backend"), "run.backend");
     if (rn.contains("precision")) precision = r.str(rn.at("precision"), "run.precision");
     if (rn.contains("integrator")) integrator = r.str(rn.at("integrator"), "run.integrator");
@@ -157,7 +157,7 @@ namespace {
 const systems::ScenarioInfo& resolve_study(const ConfigReader& r, const json& root, StudyConfig& c) {
   if (!root.contains("study")) throw ConfigError(r.t.file + ":1:1: study: missing table [study] (scenario and law(s))");
   const json& st = r.table(root.at("study"), "study");
-  r.expect_keys(st, "study", {"name", "description", "scenario", "law", "laws"});
+  r.expect_keys(st, "study", io::keys_under(study_key_docs(), "study"));
   if (st.contains("name")) c.name = r.str(st.at("name"), "study.name");
   if (st.contains("description")) c.description = r.str(st.at("description"), "study.description");
   if (!st.contains("scenario")) r.fail("study.scenario", "missing (known: " + systems::scenario_list() + ")");
@@ -185,7 +185,7 @@ void resolve_run(const ConfigReader& r, const json& root, StudyConfig& c) {
 // [design]: kind, n, seed, skip_first, file (relative to the config file's folder).
 void resolve_design(const ConfigReader& r, const json& d, StudyConfig& c) {
   const ConfigTree& t = r.t;
-  r.expect_keys(d, "design", {"kind", "n", "seed", "skip_first", "file", "second_order"});
+  r.expect_keys(d, "design", io::keys_under(study_key_docs(), "design"));
   if (d.contains("kind")) {
     const std::string k = r.str(d.at("kind"), "design.kind");
     try {
@@ -310,7 +310,7 @@ void resolve_params(const ConfigReader& r, const json& root, const systems::Scen
 void resolve_output(const ConfigReader& r, const json& root, StudyConfig& c) {
   if (root.contains("output")) {
     const json& o = r.table(root.at("output"), "output");
-    r.expect_keys(o, "output", {"dir", "formats", "columns", "csv_max_rows"});
+    r.expect_keys(o, "output", io::keys_under(study_key_docs(), "output"));
     c.out_dir = o.contains("dir") ? r.folder(o.at("dir"), "output.dir") : "out/" + c.name;
     if (o.contains("formats")) c.formats = r.strings(o.at("formats"), "output.formats");
     if (o.contains("columns")) c.columns = r.strings(o.at("columns"), "output.columns");
@@ -343,7 +343,7 @@ struct ColumnCheck {
 // [sensitivity]: outputs, bootstrap, confidence (a Saltelli design).
 void resolve_sensitivity(const ConfigReader& r, const json& sens, const ColumnCheck& check, StudyConfig& c) {
   const json& s = r.table(sens, "sensitivity");
-  r.expect_keys(s, "sensitivity", {"outputs", "bootstrap", "confidence"});
+  r.expect_keys(s, "sensitivity", io::keys_under(study_key_docs(), "sensitivity"));
   if (s.contains("outputs")) c.sens_outputs = r.strings(s.at("outputs"), "sensitivity.outputs");
   if (s.contains("bootstrap"))
     c.bootstrap = r.integer(s.at("bootstrap"), "sensitivity.bootstrap", 10, kMaxBootstrap);
@@ -363,7 +363,7 @@ PlotSpec resolve_plot(const ConfigReader& r, const json& plot, std::size_t i, co
                       const ColumnCheck& check, const StudyConfig& c) {
   const std::string key = "plots[" + std::to_string(i) + "]";
   const json& p = r.table(plot, key);
-  r.expect_keys(p, key, {"kind", "x", "y", "file", "title", "law", "bins"});
+  r.expect_keys(p, key, io::keys_under(study_key_docs(), "plots[]"));
   PlotSpec ps;
   if (!p.contains("kind")) r.fail(key + ".kind", "missing (sweep, hist or scatter)");
   ps.kind = r.str(p.at("kind"), key + ".kind");
@@ -410,7 +410,7 @@ StudyConfig resolve_config(const ConfigTree& t) {
   const ConfigReader r{t};
   StudyConfig c;
   const json& root = t.root;
-  r.expect_keys(root, "", {"study", "run", "design", "params", "output", "sensitivity", "plots"});
+  r.expect_keys(root, "", io::keys_under(study_key_docs(), ""));
   const systems::ScenarioInfo& sc = resolve_study(r, root, c);
   resolve_run(r, root, c);
   if (root.contains("design")) resolve_design(r, r.table(root.at("design"), "design"), c);

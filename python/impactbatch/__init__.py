@@ -796,7 +796,7 @@ def compare(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_t
             backend: str = "auto", precision: str = "double", steps: int = 250, integrator: str = "rk4",
             tol: Optional[float] = None) -> Comparison:
     """`impact compare` on arrays: the fast path (backend, precision) against the CPU reference on the
-    same instances (docs/reference.md), every output column compared relative to the instance's own
+    same instances (docs/cpu-reference.md), every output column compared relative to the instance's own
     scale; tol: a finite number > 0, by default (None) 1e-5 in double, 1e-2 in float. Arguments as
     evaluate()'s."""
     steps = _options(law, backend, precision, steps, integrator)
