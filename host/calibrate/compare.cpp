@@ -49,7 +49,7 @@ CalibrateConfig law_config(const CalibrateRequest& q, const CalibrateConfig& c, 
     if (!c.checkpoint.dir.empty()) {
       one.checkpoint.dir = c.checkpoint.dir + "/" + law;
       struct stat st {};
-      if (c.checkpoint.resume && ::lstat((one.checkpoint.dir + "/" + kCheckpointFile).c_str(), &st) != 0)
+      if (c.checkpoint.resume && ::lstat((one.checkpoint.dir + "/" + resume::kCheckpointFile).c_str(), &st) != 0)
         one.checkpoint.resume = false;
     }
     return one;

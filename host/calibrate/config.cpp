@@ -246,7 +246,7 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   CalibrateConfig c;
   resolve_head(r, root, c);
   // [run]: as a study's, without the reference backend and run.chunk
-  study::resolve_run_keys(r, root, study::RunKeys{c.backend, c.precision, c.integrator, c.steps, nullptr, false, 1000000});
+  engine::resolve_run_keys(r, root, engine::RunKeys{c.backend, c.precision, c.integrator, c.steps, nullptr, false, 1000000, 0});
   resolve_data(r, root, c);
   resolve_params(r, root, *systems::find_scenario(c.scenario), c);
   // the noise parameters (data.sigma's distributions) after the scenario's

@@ -28,7 +28,7 @@
 
 #include "calibrate/data.hpp"
 #include "infer/fit.hpp"
-#include "calibrate/checkpoint.hpp"
+#include "resume/sampler_checkpoint.hpp"
 #include "infer/smc.hpp"
 #include "design/design.hpp"
 #include "engine/options.hpp"
@@ -72,7 +72,7 @@ struct CalibrateConfig {
   bool plots = true;  // corner.png and predictive.png (scripts/plot_calibration.py)
   // --checkpoint DIR, --resume, --checkpoint-every: how the run is kept, not what it computes (not
   // in to_json: a resumed run's metadata is the uninterrupted run's)
-  CheckpointOptions checkpoint;
+  resume::CheckpointOptions checkpoint;
 };
 
 // Throws io::ConfigError "LOCATION: KEY: ..." for every fault of the config itself.
@@ -87,7 +87,7 @@ struct CalibrateRequest {
   std::vector<std::string> sets;  // KEY=VALUE, KEY a dotted path ("mcmc.steps", "params.mu")
   std::string out;                // the output folder, taken as given (not relative to the config)
   std::string backend;            // overrides run.backend
-  CheckpointOptions checkpoint;   // --checkpoint DIR, --resume, --checkpoint-every
+  resume::CheckpointOptions checkpoint;   // --checkpoint DIR, --resume, --checkpoint-every
 };
 
 // The request's config, read, overridden and resolved. Throws io::ConfigError as above (a file that

@@ -1,6 +1,6 @@
 #include "calibrate/config_keys.hpp"
 
-#include "study/config_keys.hpp"
+#include "engine/run_keys.hpp"
 
 namespace impact::calibrate {
 
@@ -16,7 +16,7 @@ const std::vector<io::KeyDoc>& calibrate_key_docs() {
         {"calibrate.method", "string", "smc", "",
          "smc (the posterior, its evidence and modes), ensemble (or mcmc: the stretch-move sampler) or fit (the "
          "maximum and the Laplace approximation)"}};
-    for (io::KeyDoc& d : study::run_key_docs(false, false)) k.push_back(d);
+    for (io::KeyDoc& d : engine::run_key_docs(false, false, 0)) k.push_back(d);
     const std::vector<io::KeyDoc> rest = {
         {"data.file", "string", "", "", "the experiments' CSV (required; relative to the config's folder)"},
         {"data.observed", "array of strings", "", "", "the outputs measured (required: body outputs or contact columns)"},

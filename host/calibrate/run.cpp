@@ -10,13 +10,13 @@
 #include <memory>
 #include <stdexcept>
 
-#include "calibrate/checkpoint.hpp"
+#include "resume/sampler_checkpoint.hpp"
 #include "calibrate/data.hpp"
 #include "infer/ensemble.hpp"
 #include "calibrate/fit_global.hpp"
 #include "calibrate/fit_report.hpp"
 #include "calibrate/model.hpp"
-#include "calibrate/samples_file.hpp"
+#include "io/samples_file.hpp"
 #include "calibrate/smc_report.hpp"
 #include "design/design.hpp"
 #include "design/scrambled_sobol.hpp"
@@ -144,7 +144,7 @@ std::string summary_table(const std::vector<std::string>& names, const std::vect
 }
 
 void write_samples(const std::string& dir, const EnsembleChain& ch, std::uint64_t burn, const std::vector<std::string>& names) {
-  write_samples_files(dir, {"step", "walker"}, names, (ch.steps - burn) * ch.walkers,
+  io::write_samples_files(dir, {"step", "walker"}, names, (ch.steps - burn) * ch.walkers,
                       [&](std::size_t i, std::uint64_t* ids, double* v) {
                         const std::uint64_t s = burn + i / ch.walkers, w = i % ch.walkers;
                         ids[0] = s, ids[1] = w;
@@ -508,7 +508,7 @@ std::vector<std::string> method_plots(const CalibrateConfig& c) {
 // that this one does not write go; the plots go before the script runs, so that a failed drawing
 // leaves none of an earlier run. Over processes rank 0 claims, and every process learns whether it
 // could before any goes on (on_every_process: a refusal ends every process, rank 0 saying why).
-// The fingerprint a checkpoint must match to be this run's (calibrate/checkpoint.hpp): the method,
+// The fingerprint a checkpoint must match to be this run's (resume/sampler_checkpoint.hpp): the method,
 // the resolved config less what does not change the bits (the output keys; the backend within
 // the CPU's, which give the same bits), the data file's bytes, the device kind and the sampler's
 // sizes.
@@ -529,13 +529,13 @@ nlohmann::ordered_json run_fingerprint(const CalibrateConfig& c, const Model& m,
 // The run's checkpoint (null without --checkpoint): its folder claimed and, when resuming, its state
 // read and the model's row count restored. Before the output folder is claimed, so that a resume
 // that cannot go on leaves the output folder as it was.
-std::unique_ptr<Checkpoint> open_checkpoint(const CalibrateConfig& c, Model& m, const nlohmann::ordered_json& sizes,
+std::unique_ptr<resume::Checkpoint> open_checkpoint(const CalibrateConfig& c, Model& m, const nlohmann::ordered_json& sizes,
                                             resume::ProcessGroup* group) {
   if (c.checkpoint.dir.empty()) return nullptr;
   const bool writer = !group || group->rank() == 0;
   if (writer) io::make_dirs(c.checkpoint.dir, "--checkpoint");
-  claim_on_rank0(checkpoint_request(c.checkpoint), group);
-  auto ck = std::make_unique<Checkpoint>(c.checkpoint, run_fingerprint(c, m, sizes), writer);
+  claim_on_rank0(resume::checkpoint_request(c.checkpoint), group);
+  auto ck = std::make_unique<resume::Checkpoint>(c.checkpoint, run_fingerprint(c, m, sizes), writer);
   if (ck->resuming()) m.restore_rows(ck->counters().rows);
   return ck;
 }
@@ -596,7 +596,7 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   const bool writer = !group || group->rank() == 0;
   const std::size_t experiments = m.data().n;
   const std::vector<double> start = start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
-  const std::unique_ptr<Checkpoint> ck =
+  const std::unique_ptr<resume::Checkpoint> ck =
       open_checkpoint(c, m, {{"walkers", c.walkers}, {"steps", c.mcmc_steps}}, group);
   const resume::FolderClaim claim = claim_output(c, force, group);
   EnsembleOptions eo;
@@ -658,7 +658,7 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
   infer::SmcOptions so = c.smc;
   so.particles = smc_particles(c, m.backend());
   start_from_prior(m, 1, so.seed, "particles");  // before the folder: a model that holds nowhere writes nothing
-  const std::unique_ptr<Checkpoint> ck =
+  const std::unique_ptr<resume::Checkpoint> ck =
       open_checkpoint(c, m, {{"particles", so.particles}, {"runs", so.runs}}, group);
   const resume::FolderClaim claim = claim_output(c, force, group);
   infer::SmcTarget t;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "calibrate/samples_file.hpp"
+#include "io/samples_file.hpp"
 
 namespace impact::calibrate {
 
@@ -57,7 +57,7 @@ std::vector<infer::ParamSummary> smc_summary(const SmcResult& r, const std::vect
 
 void write_smc_samples(const std::string& dir, const SmcResult& r, const std::vector<std::uint32_t>& mode,
                        const std::vector<std::string>& names) {
-  write_samples_files(dir, {"particle", "run", "mode"}, names, r.dim ? r.x.size() / r.dim : 0,
+  io::write_samples_files(dir, {"particle", "run", "mode"}, names, r.dim ? r.x.size() / r.dim : 0,
                       [&](std::size_t i, std::uint64_t* ids, double* v) {
                         ids[0] = i, ids[1] = r.run[i], ids[2] = mode[i];
                         for (std::size_t k = 0; k < r.dim; ++k) v[k] = r.x[i * r.dim + k];

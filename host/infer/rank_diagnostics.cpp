@@ -128,7 +128,7 @@ double ess(const Chains& s) {
   for (long k = 0; k <= max_t; ++k) tau += 2 * r[static_cast<std::size_t>(k)];
   if (static_cast<std::size_t>(max_t + 1) < n) tau += r[static_cast<std::size_t>(max_t + 1)];
   const double draws = static_cast<double>(m * n);
-  tau = std::max(tau, 1 / std::log10(draws));
+  tau = std::max(tau, rmath::log(10.0) / rmath::log(draws));  // 1 / log10(draws)
   return draws / tau;
 }
 

@@ -1,6 +1,7 @@
 #include "study/config.hpp"
 
 #include "study/config_keys.hpp"
+#include "design/salib_problem.hpp"
 
 #include <climits>
 #include <cstdlib>
@@ -35,35 +36,6 @@ using io::show_value;
 using io::split;
 
 
-void resolve_run_keys(const ConfigReader& r, const json& root, const RunKeys& k) {
-  std::string precision = precision_name(k.precision), integrator = integrator_name(k.integrator);
-  if (root.contains("run")) {
-    const json& rn = r.table(root.at("run"), "run");
-    r.expect_keys(rn, "run", io::keys_under(run_key_docs(k.chunk != nullptr, k.allow_reference), "run"));
-    if (rn.contains("backend")) k.backend = r.str(rn.at("backend"), "run.backend");
-    if (rn.contains("precision")) precision = r.str(rn.at("precision"), "run.precision");
-    if (rn.contains("integrator")) integrator = r.str(rn.at("integrator"), "run.integrator");
-    if (rn.contains("steps")) k.steps = static_cast<int>(r.integer(rn.at("steps"), "run.steps", 1, k.max_steps));
-    if (k.chunk && rn.contains("chunk")) *k.chunk = r.integer(rn.at("chunk"), "run.chunk", 1, kMaxChunk);
-  }
-  if (k.backend != "auto" && k.backend != "cuda" && k.backend != "omp" && k.backend != "serial" &&
-      !(k.allow_reference && k.backend == "reference"))
-    r.fail("run.backend", std::string(k.allow_reference ? "expected auto, cuda, omp, serial or reference, got '"
-                                                        : "expected auto, cuda, omp or serial, got '") +
-                              k.backend + "'");
-  try {
-    k.precision = parse_precision(precision);
-  } catch (const std::invalid_argument&) {
-    r.fail("run.precision", "expected double or float, got '" + precision + "'");
-  }
-  try {
-    k.integrator = parse_integrator(integrator);
-  } catch (const std::invalid_argument&) {
-    r.fail("run.integrator", "expected rk4 or euler, got '" + integrator + "'");
-  }
-  if (k.backend == "reference" && k.precision != Precision::f64)
-    r.fail("run.backend", "the reference backend is double only");
-}
 
 // ---- parameters ---------------------------------------------------------------------------------
 
@@ -179,7 +151,7 @@ const systems::ScenarioInfo& resolve_study(const ConfigReader& r, const json& ro
 
 // [run]: backend, precision and integrator (to their enums here), steps, chunk.
 void resolve_run(const ConfigReader& r, const json& root, StudyConfig& c) {
-  resolve_run_keys(r, root, RunKeys{c.backend, c.precision, c.integrator, c.steps, &c.chunk, true, kMaxSteps});
+  engine::resolve_run_keys(r, root, engine::RunKeys{c.backend, c.precision, c.integrator, c.steps, &c.chunk, true, kMaxSteps, kMaxChunk});
 }
 
 // [design]: kind, n, seed, skip_first, file (relative to the config file's folder).
@@ -212,60 +184,6 @@ void resolve_design(const ConfigReader& r, const json& d, StudyConfig& c) {
   c.design.file = t.path_beside("design.file", c.design.file);
 }
 
-// A SALib problem file (params.from_salib): {"num_vars", "names", "bounds", "dists"} as SALib's
-// ProblemSpec holds it, each parameter as a ParamSpec: unif [lo, hi] (also without dists), norm
-// [mean, sd], lognorm [mean, sd] of the log, truncnorm [lo, hi, mean, sd]. Groups and the other
-// distributions have no counterpart here: refused with their place in the file.
-std::vector<design::ParamSpec> read_salib_problem(const std::string& path) {
-  const ConfigTree p = io::load_config_file(path);
-  const ConfigReader r{p};
-  const json& root = p.root;
-  if (!root.is_object()) throw ConfigError(path + ": a SALib problem is a JSON object (num_vars, names, bounds, dists)");
-  r.expect_keys(root, "", {"num_vars", "names", "bounds", "dists", "groups", "outputs"});
-  if (!root.contains("names") || !root.contains("bounds"))
-    throw ConfigError(path + ": a SALib problem needs names and bounds");
-  if (root.contains("groups") && !root.at("groups").is_null())
-    r.fail("groups", "groups are not supported (each name is one scenario parameter)");
-  const std::vector<std::string> names = r.strings(root.at("names"), "names");
-  const json& bounds = root.at("bounds");
-  if (!bounds.is_array() || bounds.size() != names.size())
-    r.fail("bounds", "expected one [lo, hi] per name (" + std::to_string(names.size()) + "), got " + show_value(bounds));
-  std::vector<std::string> dists(names.size(), "unif");
-  if (root.contains("dists") && !root.at("dists").is_null()) {
-    dists = r.strings(root.at("dists"), "dists");
-    if (dists.size() != names.size()) r.fail("dists", "expected one distribution per name (" + std::to_string(names.size()) + ")");
-  }
-  if (root.contains("num_vars") &&
-      r.integer(root.at("num_vars"), "num_vars", 0, std::numeric_limits<std::uint64_t>::max()) != names.size())
-    r.fail("num_vars", "expected the number of names, " + std::to_string(names.size()));
-  std::vector<design::ParamSpec> out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const std::string key = "bounds[" + std::to_string(i) + "]";
-    const json& b = bounds[i];
-    const std::string& d = dists[i];
-    const std::size_t want = d == "truncnorm" ? 4 : 2;
-    if (d != "unif" && d != "norm" && d != "lognorm" && d != "truncnorm")
-      r.fail("dists[" + std::to_string(i) + "]", "'" + d + "' has no counterpart in a study (unif, norm, lognorm, truncnorm)");
-    if (!b.is_array() || b.size() != want)
-      r.fail(key, "expected " + std::to_string(want) + " numbers for " + d + ", got " + show_value(b));
-    std::vector<double> v;
-    for (std::size_t k = 0; k < want; ++k) v.push_back(r.num(b[k], key + "[" + std::to_string(k) + "]"));
-    design::ParamSpec ps;
-    ps.name = names[i];
-    if (d == "unif") ps.kind = design::ParamKind::uniform, ps.a = v[0], ps.b = v[1];
-    if (d == "norm") ps.kind = design::ParamKind::normal, ps.a = v[0], ps.b = v[1];
-    if (d == "lognorm") ps.kind = design::ParamKind::lognormal, ps.a = v[0], ps.b = v[1];
-    if (d == "truncnorm") ps.kind = design::ParamKind::truncnormal, ps.lo = v[0], ps.hi = v[1], ps.a = v[2], ps.b = v[3];
-    try {
-      ps.validate(key);
-    } catch (const std::invalid_argument& e) {
-      throw ConfigError(p.at(key) + e.what());
-    }
-    out.push_back(ps);
-  }
-  return out;
-}
-
 // [params]: every parameter the study sets, each one the scenario has; from_salib = "FILE" adds a
 // SALib problem's (read_salib_problem; relative to the config file's folder).
 void resolve_params(const ConfigReader& r, const json& root, const systems::ScenarioInfo& sc, StudyConfig& c) {
@@ -283,7 +201,7 @@ void resolve_params(const ConfigReader& r, const json& root, const systems::Scen
     const std::string file = r.t.path_beside("params.from_salib", r.str(ps.at("from_salib"), "params.from_salib"));
     std::vector<design::ParamSpec> got;
     try {
-      got = read_salib_problem(file);
+      got = design::read_salib_problem(file);
     } catch (const ConfigError& e) {
       throw ConfigError(r.t.at("params.from_salib") + "params.from_salib: " + e.what());
     }

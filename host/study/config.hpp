@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/options.hpp"
+#include "engine/run_keys.hpp"
 #include "io/config_tree.hpp"
 #include "impact/problem.hpp"
 #include "design/design.hpp"
@@ -66,24 +67,19 @@ struct StudyConfig {
   std::vector<PlotSpec> plots;
 };
 
-// The [run] table of a command's config (a study's, a calibration's): backend, precision,
-// integrator, steps and, where `chunk` is given, chunk; each key checked with its location, into
-// the references. `allow_reference`: the reference backend is a choice; `max_steps`: run.steps'
-// bound.
-struct RunKeys {
-  std::string& backend;
-  engine::Precision& precision;
-  Integrator& integrator;
-  int& steps;
-  std::uint64_t* chunk;  // null: the command has no run.chunk
-  bool allow_reference;
-  std::uint64_t max_steps;
-};
-void resolve_run_keys(const io::ConfigReader& r, const nlohmann::ordered_json& root, const RunKeys& keys);
-
 // Checks every key and builds the study. Unknown keys, wrong types, impossible distributions,
 // parameters the scenario does not have, unknown laws/outputs: ConfigError naming the key.
 StudyConfig resolve_config(const io::ConfigTree& tree);
+
+// Whether the study writes salib/problem.json: its varied parameters as a SALib problem, with the
+// salib format (the folder of SALib's files; a study that leaves the format out writes no salib/).
+inline bool writes_salib_problem(const StudyConfig& c) {
+  bool varied = false;
+  for (const design::ParamSpec& p : c.params) varied = varied || p.kind != design::ParamKind::fixed;
+  for (const std::string& f : c.formats)
+    if (f == "salib") return varied;
+  return false;
+}
 
 // The canonical JSON form of a study (every key explicit); resolve_config(parse of it) == it.
 nlohmann::ordered_json to_json(const StudyConfig& c);

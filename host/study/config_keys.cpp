@@ -2,23 +2,11 @@
 
 #include <string>
 
+#include "engine/run_keys.hpp"
 #include "study/config.hpp"
 
 namespace impact::study {
 
-std::vector<io::KeyDoc> run_key_docs(bool chunk, bool reference) {
-  std::vector<io::KeyDoc> k = {
-      {"run.backend", "string", "auto", "",
-       std::string("auto (the GPU when usable, else every CPU core), cuda, omp, serial") +
-           (reference ? ", reference (the independent CPU reference, docs/cpu-reference.md)" : "")},
-      {"run.precision", "string", "double", "", "double or float (the laws' arithmetic; float where it pays)"},
-      {"run.integrator", "string", "rk4", "", "rk4 or euler: the integrators' fixed-step method"},
-      {"run.steps", "integer", "250", "", "steps per instance of the integrators (jia, stronge)"}};
-  if (chunk)
-    k.push_back({"run.chunk", "integer", "65536", "", "rows built, evaluated and written at a time (at most " +
-                                                          std::to_string(kMaxChunk) + ")"});
-  return k;
-}
 
 const std::vector<io::KeyDoc>& study_key_docs() {
   static const std::vector<io::KeyDoc> docs = [] {
@@ -28,7 +16,7 @@ const std::vector<io::KeyDoc>& study_key_docs() {
         {"study.scenario", "string", "contact", "", "the physical system (impact scenarios)"},
         {"study.law", "string", "", "", "one law (the same as laws = [law])"},
         {"study.laws", "array of strings", "[\"jia\"]", "", "the laws evaluated on the same samples (impact laws)"}};
-    for (io::KeyDoc& d : run_key_docs(true, true)) k.push_back(d);
+    for (io::KeyDoc& d : engine::run_key_docs(true, true, kMaxChunk)) k.push_back(d);
     const std::vector<io::KeyDoc> rest = {
         {"design.kind", "string", "mc", "", "grid, mc, lhs, sobol, saltelli or imported (docs/study.md, Designs)"},
         {"design.n", "integer", "1000", "",

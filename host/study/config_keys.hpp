@@ -7,10 +7,6 @@
 
 namespace impact::study {
 
-// [run]: backend, precision, integrator, steps, and chunk where the command has one; the reference
-// backend where it may run.
-std::vector<io::KeyDoc> run_key_docs(bool chunk, bool reference);
-
 const std::vector<io::KeyDoc>& study_key_docs();
 
 }  // namespace impact::study

@@ -15,11 +15,7 @@ std::vector<std::string> study_output_files(const StudyConfig& c, const std::vec
   std::vector<std::string> v = tables;
   if (!c.sens_outputs.empty()) v.push_back("sensitivity.csv");
   if (!c.sens_outputs.empty() && c.design.second_order) v.push_back("sensitivity2.csv");
-  for (const design::ParamSpec& p : c.params)
-    if (p.kind != design::ParamKind::fixed) {
-      v.push_back("salib/problem.json");
-      break;
-    }
+  if (writes_salib_problem(c)) v.push_back("salib/problem.json");
   v.push_back("summary.md");
   v.push_back("metadata.json");
   for (const PlotSpec& p : c.plots) v.push_back(p.file);

@@ -13,6 +13,7 @@
 #include "io/out_file.hpp"
 #include "io/python.hpp"
 #include "io/version.hpp"
+#include "design/salib_problem.hpp"
 #include "design/sensitivity.hpp"
 
 namespace impact::study {
@@ -33,25 +34,6 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
 
 const char* kind_name(ColKind k) {
   return k == ColKind::real ? "real" : k == ColKind::integer ? "integer" : k == ColKind::modes ? "modes" : "status";
-}
-
-// The SALib problem of a study's varied parameters (salib/problem.json): every distribution in
-// SALib's form; a linspace as unif over its end points (the range SALib's analyses assume).
-json salib_problem(const std::vector<design::ParamSpec>& params) {
-  json names = json::array(), bounds = json::array(), dists = json::array();
-  for (const design::ParamSpec& p : params) {
-    if (p.kind == design::ParamKind::fixed) continue;
-    names.push_back(p.name);
-    switch (p.kind) {
-      case design::ParamKind::uniform:
-      case design::ParamKind::linspace: bounds.push_back({p.a, p.b}), dists.push_back("unif"); break;
-      case design::ParamKind::normal: bounds.push_back({p.a, p.b}), dists.push_back("norm"); break;
-      case design::ParamKind::lognormal: bounds.push_back({p.a, p.b}), dists.push_back("lognorm"); break;
-      case design::ParamKind::truncnormal: bounds.push_back({p.lo, p.hi, p.a, p.b}), dists.push_back("truncnorm"); break;
-      case design::ParamKind::fixed: break;
-    }
-  }
-  return {{"num_vars", names.size()}, {"names", names}, {"bounds", bounds}, {"dists", dists}};
 }
 
 // ---- Sobol indices --------------------------------------------------------------------------------
@@ -324,7 +306,8 @@ StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, 
     }
   }
   // the varied parameters as a SALib problem: SALib's samplers and analyses read the study's design
-  if (const json problem = salib_problem(c.params); !problem.at("names").empty()) {
+  if (writes_salib_problem(c)) {
+    const json problem = design::salib_problem(c.params);
     io::make_dirs(dir + "/salib", "output.dir");
     io::write_file(dir + "/salib/problem.json", problem.dump(2) + "\n");
     rep.files.push_back("salib/problem.json");

@@ -1,4 +1,4 @@
-#include "calibrate/checkpoint.hpp"
+#include "resume/sampler_checkpoint.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include "io/folder_names.hpp"
 #include "io/out_file.hpp"
 
-namespace impact::calibrate {
+namespace impact::resume {
 
 namespace {
 
@@ -137,8 +137,8 @@ std::string differences(const nlohmann::ordered_json& a, const nlohmann::ordered
 
 }  // namespace
 
-resume::FolderRequest checkpoint_request(const CheckpointOptions& o) {
-  resume::FolderRequest r;
+FolderRequest checkpoint_request(const CheckpointOptions& o) {
+  FolderRequest r;
   r.dir = o.dir;
   r.kind = kCheckpointKind;
   r.files = {kCheckpointFile};
@@ -267,4 +267,4 @@ void Checkpoint::finish() {
   io::remove_if_exists(o_.dir + "/" + io::kFolderManifest);
 }
 
-}  // namespace impact::calibrate
+}  // namespace impact::resume

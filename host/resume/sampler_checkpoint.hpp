@@ -24,7 +24,7 @@
 #include "infer/ensemble.hpp"
 #include "infer/smc.hpp"
 
-namespace impact::calibrate {
+namespace impact::resume {
 
 struct CheckpointOptions {
   std::string dir;        // empty: no checkpoint
@@ -72,10 +72,10 @@ class Checkpoint {
 };
 
 // The claim of DIR for a run that checkpoints there (resume::claim_folder's request).
-resume::FolderRequest checkpoint_request(const CheckpointOptions& o);
+FolderRequest checkpoint_request(const CheckpointOptions& o);
 
 // The file's name in DIR, and the folder's kind under the folder rule.
 constexpr const char* kCheckpointFile = "checkpoint.bin";
 constexpr const char* kCheckpointKind = "calibration-checkpoint";
 
-}  // namespace impact::calibrate
+}  // namespace impact::resume

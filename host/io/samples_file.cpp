@@ -1,21 +1,21 @@
-#include "calibrate/samples_file.hpp"
+#include "io/samples_file.hpp"
 
 #include "io/csv.hpp"
 #include "io/npy.hpp"
 #include "io/out_file.hpp"
 
-namespace impact::calibrate {
+namespace impact::io {
 
 void write_samples_files(const std::string& dir, const std::vector<std::string>& id_names,
                          const std::vector<std::string>& names, std::size_t rows, const SampleRow& row) {
-  io::OutFile csv(dir + "/samples.csv"), npy(dir + "/samples.npy");
+  OutFile csv(dir + "/samples.csv"), npy(dir + "/samples.npy");
   std::string head;
-  std::vector<io::NpyField> fields;
+  std::vector<NpyField> fields;
   for (const std::string& n : id_names) head += (head.empty() ? "" : ",") + n, fields.emplace_back(n, "<u8");
   for (const std::string& n : names) head += "," + n, fields.emplace_back(n, "<f8");
   csv.put(head + ",logp\n");
   fields.emplace_back("logp", "<f8");
-  io::write_npy_header(npy, fields, rows);
+  write_npy_header(npy, fields, rows);
   std::vector<std::uint64_t> ids(id_names.size());
   std::vector<double> values(names.size() + 1);
   std::string line, rec;
@@ -28,7 +28,7 @@ void write_samples_files(const std::string& dir, const std::vector<std::string>&
     rec.append(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(std::uint64_t));
     for (double v : values) {
       line += ',';
-      io::append_number(line, v);
+      append_number(line, v);
     }
     rec.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
     line += '\n';
@@ -39,4 +39,4 @@ void write_samples_files(const std::string& dir, const std::vector<std::string>&
   npy.commit();
 }
 
-}  // namespace impact::calibrate
+}  // namespace impact::io

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace impact::calibrate {
+namespace impact::io {
 
 // `row(i, ids, values)` fills draw i's ids (ids.size() == id_names.size()) and values (the
 // parameters then logp: names.size() + 1).
@@ -17,4 +17,4 @@ using SampleRow = std::function<void(std::size_t i, std::uint64_t* ids, double* 
 void write_samples_files(const std::string& dir, const std::vector<std::string>& id_names,
                          const std::vector<std::string>& names, std::size_t rows, const SampleRow& row);
 
-}  // namespace impact::calibrate
+}  // namespace impact::io
