@@ -64,3 +64,6 @@ pypi_dep dynesty dynesty 3.1.0 "the evidence cross-check"
 # it), 0.7.0 the release of its time, which takes Debian's xarray 2023.01
 pypi_dep xarray_einstats xarray-einstats 0.7.0 "the ArviZ tests"
 pypi_dep arviz arviz 0.17.1 "the ArviZ tests"
+# pybind11 2.12 or later for the extension impactbatch._core (python/CMakeLists.txt looks in
+# .deps/python first): Debian 12's 2.10 reads NumPy 2's arrays wrongly; headers and CMake files only
+pypi_dep pybind11 pybind11 2.13.6 "python.numpy2"
