@@ -529,13 +529,13 @@ nlohmann::ordered_json run_fingerprint(const CalibrateConfig& c, const Model& m,
 // The run's checkpoint (null without --checkpoint): its folder claimed and, when resuming, its state
 // read and the model's row count restored. Before the output folder is claimed, so that a resume
 // that cannot go on leaves the output folder as it was.
-std::unique_ptr<resume::Checkpoint> open_checkpoint(const CalibrateConfig& c, Model& m, const nlohmann::ordered_json& sizes,
+std::unique_ptr<resume::SamplerCheckpoint> open_checkpoint(const CalibrateConfig& c, Model& m, const nlohmann::ordered_json& sizes,
                                             resume::ProcessGroup* group) {
   if (c.checkpoint.dir.empty()) return nullptr;
   const bool writer = !group || group->rank() == 0;
   if (writer) io::make_dirs(c.checkpoint.dir, "--checkpoint");
   claim_on_rank0(resume::checkpoint_request(c.checkpoint), group);
-  auto ck = std::make_unique<resume::Checkpoint>(c.checkpoint, run_fingerprint(c, m, sizes), writer);
+  auto ck = std::make_unique<resume::SamplerCheckpoint>(c.checkpoint, run_fingerprint(c, m, sizes), writer);
   if (ck->resuming()) m.restore_rows(ck->counters().rows);
   return ck;
 }
@@ -596,7 +596,7 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   const bool writer = !group || group->rank() == 0;
   const std::size_t experiments = m.data().n;
   const std::vector<double> start = start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
-  const std::unique_ptr<resume::Checkpoint> ck =
+  const std::unique_ptr<resume::SamplerCheckpoint> ck =
       open_checkpoint(c, m, {{"walkers", c.walkers}, {"steps", c.mcmc_steps}}, group);
   const resume::FolderClaim claim = claim_output(c, force, group);
   EnsembleOptions eo;
@@ -658,7 +658,7 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
   infer::SmcOptions so = c.smc;
   so.particles = smc_particles(c, m.backend());
   start_from_prior(m, 1, so.seed, "particles");  // before the folder: a model that holds nowhere writes nothing
-  const std::unique_ptr<resume::Checkpoint> ck =
+  const std::unique_ptr<resume::SamplerCheckpoint> ck =
       open_checkpoint(c, m, {{"particles", so.particles}, {"runs", so.runs}}, group);
   const resume::FolderClaim claim = claim_output(c, force, group);
   infer::SmcTarget t;

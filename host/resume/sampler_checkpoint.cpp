@@ -146,7 +146,7 @@ FolderRequest checkpoint_request(const CheckpointOptions& o) {
   return r;
 }
 
-Checkpoint::Checkpoint(const CheckpointOptions& o, const nlohmann::ordered_json& fingerprint, bool writer)
+SamplerCheckpoint::SamplerCheckpoint(const CheckpointOptions& o, const nlohmann::ordered_json& fingerprint, bool writer)
     : o_(o), fingerprint_(fingerprint.dump()), writer_(writer), last_(now_s()) {
   const std::string path = o_.dir + "/" + kCheckpointFile;
   std::string bytes;
@@ -210,7 +210,7 @@ Checkpoint::Checkpoint(const CheckpointOptions& o, const nlohmann::ordered_json&
   resuming_ = true;
 }
 
-bool Checkpoint::due() {
+bool SamplerCheckpoint::due() {
   if (!writer_ || o_.dir.empty()) return false;
   const double t = now_s();
   if (o_.every_s > 0 && t - last_ < o_.every_s) return false;
@@ -218,7 +218,7 @@ bool Checkpoint::due() {
   return true;
 }
 
-void Checkpoint::write(const std::string& body) {
+void SamplerCheckpoint::write(const std::string& body) {
   Writer w;
   w.bytes() = kMagic;
   w.u64(fingerprint_.size());
@@ -233,7 +233,7 @@ void Checkpoint::write(const std::string& body) {
   f.commit();
 }
 
-void Checkpoint::save(const infer::EnsembleChain& c, std::uint64_t steps_done, const CheckpointCounters& k) {
+void SamplerCheckpoint::save(const infer::EnsembleChain& c, std::uint64_t steps_done, const CheckpointCounters& k) {
   if (!due()) return;
   Writer w;
   w.u64(k.rows);
@@ -245,7 +245,7 @@ void Checkpoint::save(const infer::EnsembleChain& c, std::uint64_t steps_done, c
   write(w.bytes());
 }
 
-void Checkpoint::save(const infer::SmcState& s, const CheckpointCounters& k) {
+void SamplerCheckpoint::save(const infer::SmcState& s, const CheckpointCounters& k) {
   if (!due()) return;
   Writer w;
   w.u64(k.rows);
@@ -261,7 +261,7 @@ void Checkpoint::save(const infer::SmcState& s, const CheckpointCounters& k) {
   write(w.bytes());
 }
 
-void Checkpoint::finish() {
+void SamplerCheckpoint::finish() {
   if (!writer_ || o_.dir.empty()) return;
   io::remove_if_exists(o_.dir + "/" + kCheckpointFile);
   io::remove_if_exists(o_.dir + "/" + io::kFolderManifest);

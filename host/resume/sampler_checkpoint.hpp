@@ -37,13 +37,13 @@ struct CheckpointCounters {
   std::uint64_t rows = 0;
 };
 
-class Checkpoint {
+class SamplerCheckpoint {
  public:
   // When resuming, reads DIR/checkpoint.bin (std::invalid_argument when there is none, for another
   // run's, or a damaged file); else refuses a DIR that holds one. `fingerprint`: the run's, above.
   // Only the `writer` (rank 0 of a group) saves and removes; every process reads. The folder is
   // claimed by the caller (checkpoint_request), before the first save.
-  Checkpoint(const CheckpointOptions& o, const nlohmann::ordered_json& fingerprint, bool writer);
+  SamplerCheckpoint(const CheckpointOptions& o, const nlohmann::ordered_json& fingerprint, bool writer);
 
   bool resuming() const { return resuming_; }
   const infer::EnsembleState& ensemble() const { return ens_; }
