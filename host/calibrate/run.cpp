@@ -530,13 +530,18 @@ nlohmann::ordered_json run_fingerprint(const CalibrateConfig& c, const Model& m,
 // read and the model's row count restored. Before the output folder is claimed, so that a resume
 // that cannot go on leaves the output folder as it was.
 std::unique_ptr<resume::SamplerCheckpoint> open_checkpoint(const CalibrateConfig& c, Model& m, const nlohmann::ordered_json& sizes,
-                                            resume::ProcessGroup* group) {
+                                            resume::ProcessGroup* group, std::FILE* progress) {
   if (c.checkpoint.dir.empty()) return nullptr;
   const bool writer = !group || group->rank() == 0;
   if (writer) io::make_dirs(c.checkpoint.dir, "--checkpoint");
   claim_on_rank0(resume::checkpoint_request(c.checkpoint), group);
   auto ck = std::make_unique<resume::SamplerCheckpoint>(c.checkpoint, run_fingerprint(c, m, sizes), writer);
-  if (ck->resuming()) m.restore_rows(ck->counters().rows);
+  if (ck->resuming()) {
+    m.restore_rows(ck->counters().rows);
+    if (progress)
+      std::fprintf(progress, "calibrate %s: going on from %s/%s at %s\n", c.name.c_str(), c.checkpoint.dir.c_str(),
+                   resume::kCheckpointFile, ck->where().c_str());
+  }
   return ck;
 }
 
@@ -597,7 +602,7 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   const std::size_t experiments = m.data().n;
   const std::vector<double> start = start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
   const std::unique_ptr<resume::SamplerCheckpoint> ck =
-      open_checkpoint(c, m, {{"walkers", c.walkers}, {"steps", c.mcmc_steps}}, group);
+      open_checkpoint(c, m, {{"walkers", c.walkers}, {"steps", c.mcmc_steps}}, group, progress);
   const resume::FolderClaim claim = claim_output(c, force, group);
   EnsembleOptions eo;
   eo.walkers = c.walkers;
@@ -659,7 +664,7 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
   so.particles = smc_particles(c, m.backend());
   start_from_prior(m, 1, so.seed, "particles");  // before the folder: a model that holds nowhere writes nothing
   const std::unique_ptr<resume::SamplerCheckpoint> ck =
-      open_checkpoint(c, m, {{"particles", so.particles}, {"runs", so.runs}}, group);
+      open_checkpoint(c, m, {{"particles", so.particles}, {"runs", so.runs}}, group, progress);
   const resume::FolderClaim claim = claim_output(c, force, group);
   infer::SmcTarget t;
   t.dim = D;

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -208,6 +210,16 @@ SamplerCheckpoint::SamplerCheckpoint(const CheckpointOptions& o, const nlohmann:
   }
   s.end();
   resuming_ = true;
+}
+
+std::string SamplerCheckpoint::where() const {
+  if (smc_.runs.empty()) return "step " + std::to_string(ens_.chain.steps) + " of the ensemble";
+  std::uint64_t stage = 0;
+  double beta = 1;
+  for (const infer::SmcRunState& r : smc_.runs) stage = std::max(stage, r.stage), beta = std::min(beta, r.beta);
+  char b[96];
+  std::snprintf(b, sizeof b, "stage %llu of SMC (the least beta %.4g)", static_cast<unsigned long long>(stage), beta);
+  return b;
 }
 
 bool SamplerCheckpoint::due() {

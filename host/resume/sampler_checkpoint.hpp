@@ -49,6 +49,9 @@ class SamplerCheckpoint {
   const infer::EnsembleState& ensemble() const { return ens_; }
   const infer::SmcState& smc() const { return smc_; }
   const CheckpointCounters& counters() const { return counters_; }
+  // Where the run goes on from, for its progress line: "step K of the ensemble" or "stage K of SMC
+  // (the least beta B)".
+  std::string where() const;
 
   // Saves the state when every_s has passed since the last save (always when it is 0).
   void save(const infer::EnsembleChain& c, std::uint64_t steps_done, const CheckpointCounters& k);

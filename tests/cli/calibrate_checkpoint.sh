@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `impact calibrate --checkpoint DIR [--resume]`: a calibration killed (SIGKILL) in the middle of its
 # chain (ensemble) or its stages (SMC) goes on from its last checkpoint and writes the uninterrupted
-# run's files byte for byte (metadata.json but for its date and timings); a finished run removes its
+# run's files byte for byte (metadata.json but for its date and timings), and says the step or stage it
+# went on from (not the start: the files alone cannot tell); a finished run removes its
 # checkpoint; --resume refuses another run's checkpoint (naming what differs), a damaged one, a link
 # and a folder without one; a run without --resume refuses a folder that holds one; --laws keeps one
 # checkpoint per law.
@@ -45,8 +46,12 @@ killed_then_resumed() {  # METHOD, then the run's arguments
   "$IMPACT" calibrate "$CFG" --out "$T/run-$m" "$@" -q --no-plots --checkpoint "$T/ck-$m" 2> "$T/err"; rc=$?
   check "$m: without --resume a folder holding a checkpoint is refused" \
     '[ $rc -ne 0 ] && grep -q "holds a checkpoint of a run that did not finish: go on from it with --resume" "$T/err"'
-  "$IMPACT" calibrate "$CFG" --out "$T/run-$m" "$@" -q --no-plots --checkpoint "$T/ck-$m" --resume; rc=$?
+  "$IMPACT" calibrate "$CFG" --out "$T/run-$m" "$@" --no-plots --checkpoint "$T/ck-$m" --resume > /dev/null 2> "$T/log"
+  rc=$?
   check "$m: resumed, exit 0" '[ $rc -eq 0 ]'
+  # it went on from where the killed run was, not from the start (the same files either way)
+  check "$m: it said where it went on from: a step or stage past the first" \
+    'grep -Eq "going on from .*/checkpoint.bin at (step|stage) [1-9][0-9]* of" "$T/log" || { cat "$T/log"; false; }'
   check "$m: the uninterrupted run's files, byte for byte" 'same_tree "$T/full-$m" "$T/run-$m"'
   check "$m: metadata.json the same but for date and timings" 'same_meta "$T/full-$m/metadata.json" "$T/run-$m/metadata.json"'
   check "$m: the finished run removed its checkpoint and manifest" '[ -z "$(ls -A "$T/ck-$m")" ]'

@@ -290,3 +290,39 @@ TEST(Ensemble, SummaryHoldsAtAnyMagnitude) {
   EXPECT_TRUE(std::isnan(n.ess)) << "ESS " << n.ess << " claimed with tau " << n.tau;
   EXPECT_FALSE(n.converged);
 }
+
+// A chain that goes on from its state after step k (a checkpoint's) is the uninterrupted chain, bit
+// for bit, and asks the density only for the steps it has left.
+TEST(Ensemble, GoingOnFromAStateIsTheUninterruptedChain) {
+  const Gaussian g({1.0, 2.0, 3.0}, {1, 0.3, 0, 0.3, 2, 0.5, 0, 0.5, 3});
+  EnsembleOptions o;
+  o.walkers = 24;
+  o.steps = 300;
+  o.seed = 41;
+  const std::vector<double> x0 = start_near(24, 3, {1, 2, 3}, 0.3, 5);
+  const EnsembleChain whole = run_ensemble(x0, 3, batch(g, 3), o);
+  for (std::uint64_t k : {std::uint64_t{1}, std::uint64_t{137}, std::uint64_t{299}}) {
+    EnsembleState at;
+    run_ensemble(x0, 3, batch(g, 3), o, {}, nullptr, [&](const EnsembleChain& c, std::uint64_t done) {
+      if (done != k) return;
+      at.chain = c;
+      at.chain.steps = done;
+      at.chain.x.resize(done * c.walkers * c.dim);
+      at.chain.logp.resize(done * c.walkers);
+    });
+    std::uint64_t asked = 0;
+    const LogDensity counted = [&](const double* x, std::size_t n, double* out) {
+      asked += n;
+      batch(g, 3)(x, n, out);
+    };
+    const EnsembleChain rest = run_ensemble(x0, 3, counted, o, {}, &at, {});
+    EXPECT_EQ(rest.x, whole.x) << k;
+    EXPECT_EQ(rest.logp, whole.logp) << k;
+    EXPECT_EQ(rest.accepted, whole.accepted) << k;
+    EXPECT_EQ(rest.evaluations, whole.evaluations) << k;
+    EXPECT_EQ(asked, (o.steps - k) * o.walkers) << k;  // no step again, no start
+  }
+  EnsembleState wrong;
+  wrong.chain.walkers = 24, wrong.chain.dim = 2, wrong.chain.steps = 5;
+  EXPECT_THROW(run_ensemble(x0, 3, batch(g, 3), o, {}, &wrong, {}), std::invalid_argument);
+}

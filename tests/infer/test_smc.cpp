@@ -218,3 +218,38 @@ TEST(Smc, ALightSparseModeIsAModeOfItsOwn) {
   EXPECT_NEAR(modes[1].mean[2], 1.14, 0.02);
   EXPECT_EQ(find_modes(x, 3, ll, label, 8.0, 0.01, 8.0).size(), 1u);  // the rule without the jump
 }
+
+// SMC going on from its state after a stage (a checkpoint's) is the uninterrupted run, bit for bit:
+// the same particles, evidence and stages; it evaluates only the stages it has left.
+TEST(Smc, GoingOnFromAStateIsTheUninterruptedRun) {
+  const Gaussian g({0.3, -0.2}, {1, 0.5, 0.5, 2});
+  SmcOptions o;
+  o.particles = 512;
+  o.seed = 11;
+  const SmcTarget t = box_target(2, 5, [&](const double* x) { return g(x); });
+  const SmcResult whole = run_smc(t, o);
+  ASSERT_GE(whole.stage_count(), 3u);
+  for (std::size_t k : {std::size_t{1}, std::size_t{2}}) {
+    SmcState at;
+    std::size_t seen = 0;
+    run_smc(t, o, {}, nullptr, [&](const SmcState& s) {
+      if (++seen == k) at = s;
+    });
+    SmcTarget counted = t;
+    std::uint64_t asked = 0;
+    counted.log_likelihood = [&](const double* x, std::size_t n, double* out) {
+      asked += n;
+      t.log_likelihood(x, n, out);
+    };
+    const SmcResult rest = run_smc(counted, o, {}, &at, {});
+    EXPECT_EQ(std::memcmp(rest.x.data(), whole.x.data(), whole.x.size() * sizeof(double)), 0) << k;
+    EXPECT_EQ(std::memcmp(&rest.log_z, &whole.log_z, sizeof(double)), 0) << k;
+    EXPECT_EQ(rest.run_log_z, whole.run_log_z) << k;
+    EXPECT_EQ(rest.evaluations, whole.evaluations) << k;
+    EXPECT_EQ(rest.stage_count(), whole.stage_count()) << k;
+    EXPECT_EQ(asked, whole.evaluations - at.evaluations) << k;
+  }
+  SmcState wrong;
+  wrong.x.assign(10, 0.0);
+  EXPECT_THROW(run_smc(t, o, {}, &wrong, {}), std::invalid_argument);
+}
