@@ -89,3 +89,24 @@ def test_device_arrays_example():
         pytest.skip(p.stderr.strip())
     assert p.returncode == 0, p.stderr
     assert "200000 ball impacts with jia" in p.stdout and "ok 100.00%" in p.stdout
+
+
+def test_walkthrough(tmp_path):
+    """ArviZ summary and trace plot of a calibration, emcee with a process pool, a SALib round trip
+    with second-order indices: each step checks itself (R-hat as ArviZ's, the pooled chain the
+    serial one, S2 as SALib's)."""
+    import importlib.util
+
+    import pytest
+
+    env = _salib_env()
+    deps = os.path.join(SRC, ".deps", "python")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), deps) if p)
+    for m in ("arviz", "emcee"):
+        if importlib.util.find_spec(m) is None and not os.path.isdir(os.path.join(deps, m)):
+            pytest.skip(f"{m} is not installed (scripts/bootstrap.sh installs it)")
+    p = subprocess.run([sys.executable, "-W", "ignore::FutureWarning", os.path.join(SRC, "examples", "python", "walkthrough.py"),
+                        str(tmp_path / "w")], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "chains identical" in p.stdout and "problem.json read back equal" in p.stdout
+    assert (tmp_path / "w" / "trace.png").stat().st_size > 10000
