@@ -71,7 +71,7 @@ def main():
                "dists": ["unif", "unif", "norm", "truncnorm"]}
     os.makedirs(OUT, exist_ok=True)
     json.dump(problem, open(OUT + "/problem.json", "w"))
-    st = ib.study({"study": {"name": "salib", "scenario": "ball", "laws": ["jia"]},
+    ib.study({"study": {"name": "salib", "scenario": "ball", "laws": ["jia"]},
                    "design": {"kind": "saltelli", "n": 512, "second_order": True},
                    "params": {"from_salib": OUT + "/problem.json", "V0z": -3.0},
                    "output": {"formats": ["npy", "salib"], "columns": ["Vx", "wy", "Vz"]},
