@@ -143,8 +143,9 @@ std::string summary_table(const std::vector<std::string>& names, const std::vect
   return t;
 }
 
-void write_samples(const std::string& dir, const EnsembleChain& ch, std::uint64_t burn, const std::vector<std::string>& names) {
-  io::write_samples_files(dir, {"step", "walker"}, names, (ch.steps - burn) * ch.walkers,
+void write_samples(const std::string& dir, const EnsembleChain& ch, std::uint64_t burn, const std::vector<std::string>& names,
+                   const std::vector<std::string>& titles) {
+  io::write_samples_files(dir, {"step", "walker"}, names, titles, (ch.steps - burn) * ch.walkers,
                       [&](std::size_t i, std::uint64_t* ids, double* v) {
                         const std::uint64_t s = burn + i / ch.walkers, w = i % ch.walkers;
                         ids[0] = s, ids[1] = w;
@@ -238,35 +239,41 @@ void predictive_text(Model& m, const std::vector<double>& theta, const std::func
 // What metadata.json says of every run: the machine, the method, the parameters not sampled
 // (ignored_params), the processes, the backend and why,
 // the experiments, the rows and the timings.
-// The unit, symbol and meaning of every column of the data and of every free parameter: a
-// condition is a scenario parameter, an observed output a law's or the scenario's column, and
-// sigma_<output> has its output's unit.
-json columns_json(const CalibrateConfig& c, const Experiments& d, const std::vector<std::string>& free) {
+// The unit, symbol and meaning of a calibration's column (metadata.json's columns, samples.npy's
+// titles): a condition is a scenario parameter, an observed output a law's or the scenario's
+// column, and sigma_<output> has its output's unit.
+engine::ColumnInfo calibration_column(const CalibrateConfig& c, const std::string& name) {
   const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
   const engine::LawInfo& law = engine::law_named(c.law);
-  std::vector<study::StudyColumn> outs = study::law_output_columns(law, sc);
-  const auto info = [&](const std::string& name) -> engine::ColumnInfo {
-    const int p = sc.index_of(name);
-    if (p >= 0) return systems::column_info(sc.params[static_cast<std::size_t>(p)]);
-    for (const study::StudyColumn& col : outs)
-      if (col.name == name) return study::column_info(col, law, sc);
-    return {name, "", "", ""};
-  };
+  if (name.rfind("sigma_", 0) == 0) {
+    const engine::ColumnInfo o = calibration_column(c, name.substr(6));
+    return {name, o.unit, "\\sigma_{" + o.symbol + "}", "noise standard deviation of " + o.name};
+  }
+  const int p = sc.index_of(name);
+  if (p >= 0) return systems::column_info(sc.params[static_cast<std::size_t>(p)]);
+  for (const study::StudyColumn& col : study::law_output_columns(law, sc))
+    if (col.name == name) return study::column_info(col, law, sc);
+  return {name, "", "", ""};
+}
+
+json columns_json(const CalibrateConfig& c, const Experiments& d, const std::vector<std::string>& free) {
   json cols = json::array();
-  const auto add = [&](const engine::ColumnInfo& i, const char* role) {
+  const auto add = [&](const std::string& name, const char* role) {
+    const engine::ColumnInfo i = calibration_column(c, name);
     cols.push_back({{"name", i.name}, {"role", role}, {"unit", i.unit}, {"symbol", i.symbol}, {"meaning", i.meaning}});
   };
-  for (const std::string& n : d.conditions) add(info(n), "condition");
-  for (const std::string& n : d.observed) add(info(n), "observed");
-  for (const std::string& n : free) {
-    if (n.rfind("sigma_", 0) == 0) {
-      const engine::ColumnInfo o = info(n.substr(6));
-      add({n, o.unit, "\\sigma_{" + o.symbol + "}", "noise standard deviation of " + o.name}, "parameter");
-    } else {
-      add(info(n), "parameter");
-    }
-  }
+  for (const std::string& n : d.conditions) add(n, "condition");
+  for (const std::string& n : d.observed) add(n, "observed");
+  for (const std::string& n : free) add(n, "parameter");
   return cols;
+}
+
+// samples.npy's field titles: each free parameter's "NAME: meaning [unit]", and logp's.
+std::vector<std::string> sample_titles(const CalibrateConfig& c, const std::vector<std::string>& free) {
+  std::vector<std::string> t;
+  for (const std::string& n : free) t.push_back(study::npy_title(calibration_column(c, n)));
+  t.push_back("logp: log posterior density, up to the evidence");
+  return t;
 }
 
 json run_json(const CalibrateConfig& c, const CalibrationOutcome& o, const Experiments& d) {
@@ -632,7 +639,7 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   o.table = summary_table(o.names, o.params);
   io::OutFile predictive = predict_and_count(c, m, chain_draws(ch, c.burn), writer, t0, o);
   if (!writer) return o;
-  write_samples(c.out_dir, ch, c.burn, o.names);
+  write_samples(c.out_dir, ch, c.burn, o.names, sample_titles(c, o.names));
   predictive.commit();
   std::string md = run_line(c, o, experiments, std::to_string(c.walkers) + " walkers x " + std::to_string(c.mcmc_steps) +
                                                    " steps (burn-in " + std::to_string(c.burn) + ")") +
@@ -698,7 +705,7 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
   o.table = smc_table(o.names, o.params);
   io::OutFile predictive = predict_and_count(c, m, smc_draws(r, kPredictiveDraws), writer, t0, o);
   if (!writer) return o;
-  write_smc_samples(c.out_dir, r, mode, o.names);
+  write_smc_samples(c.out_dir, r, mode, o.names, sample_titles(c, o.names));
   predictive.commit();
   char how[160];
   std::snprintf(how, sizeof how, "SMC, %zu particles in %zu runs (ESS target %.3g, seed %llu)", r.particles, r.runs,

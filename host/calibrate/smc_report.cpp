@@ -56,8 +56,8 @@ std::vector<infer::ParamSummary> smc_summary(const SmcResult& r, const std::vect
 }
 
 void write_smc_samples(const std::string& dir, const SmcResult& r, const std::vector<std::uint32_t>& mode,
-                       const std::vector<std::string>& names) {
-  io::write_samples_files(dir, {"particle", "run", "mode"}, names, r.dim ? r.x.size() / r.dim : 0,
+                       const std::vector<std::string>& names, const std::vector<std::string>& titles) {
+  io::write_samples_files(dir, {"particle", "run", "mode"}, names, titles, r.dim ? r.x.size() / r.dim : 0,
                       [&](std::size_t i, std::uint64_t* ids, double* v) {
                         ids[0] = i, ids[1] = r.run[i], ids[2] = mode[i];
                         for (std::size_t k = 0; k < r.dim; ++k) v[k] = r.x[i * r.dim + k];

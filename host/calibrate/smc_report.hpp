@@ -20,9 +20,10 @@ using infer::SmcResult;
 // the spread of the independent runs' means (tau NaN: an SMC run has no chain of steps).
 std::vector<infer::ParamSummary> smc_summary(const SmcResult& r, const std::vector<double>& probs);
 
-// samples.csv and samples.npy (particle, run, mode <u8; the parameters, logp <f8), each written whole.
+// samples.csv and samples.npy (particle, run, mode <u8; the parameters, logp <f8, titled by
+// `titles`), each written whole.
 void write_smc_samples(const std::string& dir, const SmcResult& r, const std::vector<std::uint32_t>& mode,
-                       const std::vector<std::string>& names);
+                       const std::vector<std::string>& names, const std::vector<std::string>& titles);
 
 // summary.md's parts: the pooled table (mean, sd, quantiles, ESS), the evidence line, the modes' table
 // (mass, and per parameter mean +- sd) and the stages' (per stage index: the runs' beta, ESS,

@@ -7,14 +7,16 @@
 namespace impact::io {
 
 void write_samples_files(const std::string& dir, const std::vector<std::string>& id_names,
-                         const std::vector<std::string>& names, std::size_t rows, const SampleRow& row) {
+                         const std::vector<std::string>& names, const std::vector<std::string>& titles,
+                         std::size_t rows, const SampleRow& row) {
   OutFile csv(dir + "/samples.csv"), npy(dir + "/samples.npy");
   std::string head;
   std::vector<NpyField> fields;
+  const auto title = [&](std::size_t k) { return titles.size() == names.size() + 1 ? titles[k] : std::string(); };
   for (const std::string& n : id_names) head += (head.empty() ? "" : ",") + n, fields.emplace_back(n, "<u8");
-  for (const std::string& n : names) head += "," + n, fields.emplace_back(n, "<f8");
+  for (std::size_t k = 0; k < names.size(); ++k) head += "," + names[k], fields.emplace_back(names[k], "<f8", title(k));
   csv.put(head + ",logp\n");
-  fields.emplace_back("logp", "<f8");
+  fields.emplace_back("logp", "<f8", title(names.size()));
   write_npy_header(npy, fields, rows);
   std::vector<std::uint64_t> ids(id_names.size());
   std::vector<double> values(names.size() + 1);
