@@ -32,13 +32,15 @@ def _salib_env():
     import pytest
 
     env = dict(os.environ)
-    if importlib.util.find_spec("SALib") is not None:
-        return env
     deps = os.path.join(SRC, ".deps", "python")
-    if not os.path.isfile(os.path.join(deps, "SALib", "__init__.py")):
+    # .deps on the child's path whenever it holds SALib: this process may see SALib only through a
+    # path another test put on its own sys.path, which the child does not inherit
+    if os.path.isfile(os.path.join(deps, "SALib", "__init__.py")):
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), deps) if p)
+        return env
+    if importlib.util.find_spec("SALib") is None:
         pytest.skip("SALib is not installed and not in .deps/python (scripts/bootstrap.sh installs it from PyPI; "
                     "without a network it cannot)")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), deps) if p)
     return env
 
 

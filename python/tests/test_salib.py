@@ -22,10 +22,15 @@ PROBLEM = {"num_vars": 4, "names": ["mu", "e", "V0x", "w0y"],
 @pytest.fixture(scope="module")
 def sobol():
     deps = os.path.join(SRC, ".deps", "python")
-    if os.path.isdir(deps) and deps not in sys.path:
+    added = os.path.isdir(deps) and deps not in sys.path
+    if added:  # for this import only: the other tests see the path they were given
         sys.path.append(deps)
-    return pytest.importorskip("SALib.analyze.sobol", reason="SALib is not installed and not in .deps/python "
-                               "(scripts/bootstrap.sh installs it from PyPI; without a network it cannot)")
+    try:
+        return pytest.importorskip("SALib.analyze.sobol", reason="SALib is not installed and not in .deps/python "
+                                   "(scripts/bootstrap.sh installs it from PyPI; without a network it cannot)")
+    finally:
+        if added:
+            sys.path.remove(deps)
 
 
 def study(tmp_path, params, extra=""):
