@@ -9,7 +9,7 @@
 #include "impact/laws/chatterjee_ruina.hpp"
 #include "impact/laws/morgan.hpp"
 #include "impact/laws/newton.hpp"
-#include "impact/permissible.hpp"
+#include "permissible.hpp"
 #include "random_instances.hpp"
 
 using namespace impact;

@@ -20,7 +20,7 @@
 #include "impact/laws/morgan.hpp"
 #include "impact/laws/newton.hpp"
 #include "impact/laws/stronge.hpp"
-#include "impact/permissible.hpp"
+#include "permissible.hpp"
 #include "impact/problem.hpp"
 #include "planar_ode_reference.hpp"
 #include "eigen_problem.hpp"

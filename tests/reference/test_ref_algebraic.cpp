@@ -34,7 +34,7 @@
 #include "impact/laws/aghili.hpp"
 #include "impact/laws/chatterjee_ruina.hpp"
 #include "impact/laws/newton.hpp"
-#include "impact/permissible.hpp"
+#include "permissible.hpp"
 #include "random_instances.hpp"
 #include "reference/reference.hpp"
 

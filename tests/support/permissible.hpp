@@ -1,5 +1,6 @@
 // The permissible region in impulse space of Chatterjee & Ruina (1998), section 3.2, for any
-// law's outcome P:
+// law's outcome P (a test's check, tests/support: the product's own rule of an admissible outcome is
+// impact/admissible.hpp):
 //   1. energy:            (P - P_II)^T W^-1 (P - P_II) <= v0^T W^-1 v0   (eq. 6), i.e. dE <= 0
 //   2. non-penetration:   vf . n >= 0
 //   3. compressive:       P . n >= 0
