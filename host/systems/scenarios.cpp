@@ -151,6 +151,25 @@ void fill_nan(double* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = std::numeric_limits<double>::quiet_NaN();
 }
 
+// A build never throws (a batch keeps every row): what the geometry and inertia code throws
+// (Eigen's checks, a singular matrix) becomes the status `on_throw`.
+template <class F> Status built(Status on_throw, F&& f) {
+  try {
+    return f();
+  } catch (const std::exception&) {
+    return on_throw;
+  }
+}
+
+// The n body outputs f writes, or n NaN where it throws.
+template <class F> void body_or_nan(double* out, std::size_t n, F&& f) {
+  try {
+    f();
+  } catch (const std::exception&) {
+    fill_nan(out, n);
+  }
+}
+
 // The law parameters every scenario carries, last (mu's default differs per scenario); the indices
 // are P##MU, P##E, P##ET, P##ETA.
 #define LAW_PARAMS(X, P, mu_default)                                                    \
@@ -227,21 +246,18 @@ TwoBodyContact ball_contact(const double* v) {
 Status ball_build(const double* v, ContactProblem<double>* p) {
   if (!all_finite(v, bN)) return Status::non_finite;
   if (!positive(v[bM]) || !positive(v[bR])) return Status::param_out_of_range;
-  try {
+  // only reachable through overflow of valid-looking values
+  return built(Status::non_finite, [&] {
     return finish(contact_space(ball_contact(v)), v + bMU, p);
-  } catch (const std::exception&) {
-    return Status::non_finite;  // only reachable through overflow of valid-looking values
-  }
+  });
 }
 
 void ball_body(const double* v, const double P[3], double* out) {
-  try {
+  body_or_nan(out, 6, [&] {
     const TwoBodyVelocities a = apply_impulse(ball_contact(v), vec3(P));
     put3(a.V1, out);
     put3(a.w1, out + 3);
-  } catch (const std::exception&) {
-    fill_nan(out, 6);
-  }
+  });
 }
 
 // ---- ball at a speed and an incidence angle ------------------------------------------------------
@@ -342,22 +358,18 @@ Status pencil_build(const double* v, ContactProblem<double>* p) {
     return Status::param_out_of_range;
   // The vertex is the lowest point iff the axis is steeper than the cone's half-angle.
   if (!(v[pTH] > rmath::atan2(v[pR], v[pH2]) && v[pTH] <= 0.5 * kPi)) return Status::param_out_of_range;
-  try {
+  return built(Status::non_finite, [&] {
     return finish(contact_space(pencil_contact(v)), v + pMU, p);
-  } catch (const std::exception&) {
-    return Status::non_finite;
-  }
+  });
 }
 
 void pencil_body(const double* v, const double P[3], double* out) {
-  try {
+  body_or_nan(out, 6, [&] {
     const TwoBodyContact c = pencil_contact(v);
     const TwoBodyVelocities a = apply_impulse(c, vec3(P));
     put3(a.V1, out);
     put3(pencil_R(v[pTH]).transpose() * a.w1, out + 3);
-  } catch (const std::exception&) {
-    fill_nan(out, 6);
-  }
+  });
 }
 
 // ---- double-pendulum-2d -----------------------------------------------------------------------
@@ -382,23 +394,20 @@ Status pend2_build(const double* v, ContactProblem<double>* p) {
   if (!scale_ok(v[dM] * v[dR] * v[dR])) return Status::non_finite;
   const double s12 = rmath::sin(v[dQ1] + v[dQ2]);
   if (!(s12 < 0.0 && rmath::sin(v[dQ1]) + s12 < 0.0)) return Status::param_out_of_range;
-  try {
+  // J rank-deficient: the arm straight or folded (q2 = 0 or pi)
+  return built(Status::W_not_spd, [&] {
     const Mechanism mech = morgan_double_pendulum(v[dQ1], v[dQ2], v[dU1], v[dU2], v[dM], v[dR]);
     return finish(contact_space(mech, Eigen::Vector3d::UnitY()), v + dMU, p);
-  } catch (const std::exception&) {
-    return Status::W_not_spd;  // J rank-deficient: the arm straight or folded (q2 = 0 or pi)
-  }
+  });
 }
 
 void pend2_body(const double* v, const double P[3], double* out) {
-  try {
+  body_or_nan(out, 2, [&] {
     const Mechanism mech = morgan_double_pendulum(v[dQ1], v[dQ2], v[dU1], v[dU2], v[dM], v[dR]);
     const Eigen::VectorXd u = apply_impulse(mech, vec3(P));
     out[0] = u(0);
     out[1] = u(1);
-  } catch (const std::exception&) {
-    fill_nan(out, 2);
-  }
+  });
 }
 
 // ---- double-pendulum-3d -----------------------------------------------------------------------
@@ -483,23 +492,20 @@ Status pend3_build(const double* v, ContactProblem<double>* p) {
     if (!in_closed(v[k], -kPi, kPi)) return Status::param_out_of_range;
   for (int k : {sQ2, sQ5})
     if (!(std::abs(v[k]) < 0.5 * kPi)) return Status::param_out_of_range;
-  try {
+  // J rank-deficient (bodies aligned) or M singular
+  return built(Status::W_not_spd, [&] {
     const SpatialPendulum s = spatial_pendulum(v);
     // the tip is the lowest point: below the joint (d2.z < 0) and below the pivot (z = 0)
     if (!(s.d2.z() < 0.0 && s.d1.z() + s.d2.z() < 0.0)) return Status::param_out_of_range;
     return finish(contact_space(spatial_mechanism(v), Eigen::Vector3d::UnitZ()), v + sMU, p);
-  } catch (const std::exception&) {
-    return Status::W_not_spd;  // J rank-deficient (bodies aligned) or M singular
-  }
+  });
 }
 
 void pend3_body(const double* v, const double P[3], double* out) {
-  try {
+  body_or_nan(out, 6, [&] {
     const Eigen::VectorXd u = apply_impulse(spatial_mechanism(v), vec3(P));
     for (int i = 0; i < 6; ++i) out[i] = u(i);
-  } catch (const std::exception&) {
-    fill_nan(out, 6);
-  }
+  });
 }
 
 // ---- two-bodies -------------------------------------------------------------------------------
@@ -575,23 +581,19 @@ Status two_build(const double* v, ContactProblem<double>* p) {
   if (!is_code01(v[tS1]) || !is_code01(v[tS2])) return Status::param_out_of_range;
   for (int k : {tM1, tM2, tA1, tB1, tC1, tA2, tB2, tC2})
     if (!positive(v[k])) return Status::param_out_of_range;
-  try {
+  return built(Status::non_finite, [&] {
     return finish(contact_space(two_contact(v)), v + tMU, p);
-  } catch (const std::exception&) {
-    return Status::non_finite;
-  }
+  });
 }
 
 void two_body_out(const double* v, const double P[3], double* out) {
-  try {
+  body_or_nan(out, 12, [&] {
     const TwoBodyVelocities a = apply_impulse(two_contact(v), vec3(P));
     put3(a.V1, out);
     put3(a.w1, out + 3);
     put3(a.V2, out + 6);
     put3(a.w2, out + 9);
-  } catch (const std::exception&) {
-    fill_nan(out, 12);
-  }
+  });
 }
 
 // ---- registry ---------------------------------------------------------------------------------
