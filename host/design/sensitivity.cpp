@@ -27,18 +27,23 @@ struct Base {
   std::vector<double> fA, fB, fAB, fBA;  // fAB[j * d + i], fBA likewise (second order only)
 };
 
-// Indices for the base rows idx[0..m) (a bootstrap resample, or every row).
-void estimate(const Base& b, double c, const std::vector<std::size_t>& idx, std::vector<double>& S1,
-              std::vector<double>& ST) {
-  const std::size_t m = idx.size(), d = b.d;
+// V, the population variance of [fA; fB] over the base rows idx (as SALib).
+double pooled_variance(const Base& b, const std::vector<std::size_t>& idx) {
+  const double m = static_cast<double>(idx.size());
   double sum = 0, sum2 = 0;
   for (std::size_t j : idx) sum += b.fA[j] + b.fB[j];
-  const double mean = sum / (2.0 * static_cast<double>(m));
+  const double mean = sum / (2.0 * m);
   for (std::size_t j : idx) {
     const double x = b.fA[j] - mean, y = b.fB[j] - mean;
     sum2 += x * x + y * y;
   }
-  const double var = sum2 / (2.0 * static_cast<double>(m));
+  return sum2 / (2.0 * m);
+}
+
+// Indices for the base rows idx[0..m) (a bootstrap resample, or every row), V their pooled_variance.
+void estimate(const Base& b, double c, const std::vector<std::size_t>& idx, double var, std::vector<double>& S1,
+              std::vector<double>& ST) {
+  const std::size_t m = idx.size(), d = b.d;
   S1.assign(d, 0.0);
   ST.assign(d, 0.0);
   for (std::size_t j : idx) {
@@ -57,17 +62,9 @@ void estimate(const Base& b, double c, const std::vector<std::size_t>& idx, std:
 
 // Second-order indices for the base rows idx (i < j; NaN elsewhere), every output centred on c as
 // SALib normalises its Y: V_ij = mean(fBA_i fAB_j - fA fB) / V, S2_ij = V_ij - S_i - S_j.
-void estimate2(const Base& b, double c, const std::vector<std::size_t>& idx, const std::vector<double>& S1,
+void estimate2(const Base& b, double c, const std::vector<std::size_t>& idx, double var, const std::vector<double>& S1,
                std::vector<double>& S2) {
   const std::size_t m = idx.size(), d = b.d;
-  double sum = 0, sum2 = 0;
-  for (std::size_t j : idx) sum += b.fA[j] + b.fB[j];
-  const double mean = sum / (2.0 * static_cast<double>(m));
-  for (std::size_t j : idx) {
-    const double x = b.fA[j] - mean, y = b.fB[j] - mean;
-    sum2 += x * x + y * y;
-  }
-  const double var = sum2 / (2.0 * static_cast<double>(m));
   S2.assign(d * d, std::numeric_limits<double>::quiet_NaN());
   for (std::size_t p = 0; p < d; ++p)
     for (std::size_t q = p + 1; q < d; ++q) {
@@ -77,6 +74,28 @@ void estimate2(const Base& b, double c, const std::vector<std::size_t>& idx, con
       S2[p * d + q] = var > 0 ? v / static_cast<double>(m) / var - S1[p] - S1[q] : std::numeric_limits<double>::quiet_NaN();
     }
 }
+
+// The bootstrap replicates' spread, element by element: Welford's running mean and sum of squared
+// deviations (a NaN element stays NaN).
+struct Spread {
+  std::vector<double> mean, sq;
+  std::size_t k = 0;
+  void add(const std::vector<double>& x) {
+    if (mean.empty()) mean.assign(x.size(), 0.0), sq.assign(x.size(), 0.0);
+    const double n = static_cast<double>(++k);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double dl = x[i] - mean[i];
+      mean[i] += dl / n;
+      sq[i] += dl * (x[i] - mean[i]);
+    }
+  }
+  // z times the sample sd (k - 1) of each element.
+  std::vector<double> half_width(double z) const {
+    std::vector<double> h(sq.size());
+    for (std::size_t i = 0; i < sq.size(); ++i) h[i] = z * std::sqrt(sq[i] / static_cast<double>(k - 1));
+    return h;
+  }
+};
 
 }  // namespace
 
@@ -121,49 +140,30 @@ SobolIndices sobol_indices(const std::vector<double>& y, std::size_t d, std::siz
       for (std::size_t i = 0; i < d; ++i) c += b.fBA[j * d + i];
   }
   c /= static_cast<double>(b.n * per);
-  estimate(b, c, idx, out.S1, out.ST);
-  if (second_order) estimate2(b, c, idx, out.S1, out.S2);
+  const double var = pooled_variance(b, idx);
+  estimate(b, c, idx, var, out.S1, out.ST);
+  if (second_order) estimate2(b, c, idx, var, out.S1, out.S2);
 
   // bootstrap: resample base rows with replacement
   std::mt19937_64 gen(seed);
   std::uniform_int_distribution<std::size_t> pick(0, b.n - 1);
-  std::vector<double> s1, st, s2, m1(d, 0.0), m2(d, 0.0), q1(d, 0.0), q2(d, 0.0), m3(d * d, 0.0), q3(d * d, 0.0);
+  std::vector<double> s1, st, s2;
+  Spread r1, rt, r2;
   for (std::size_t rep = 0; rep < bootstrap; ++rep) {
     for (auto& j : idx) j = pick(gen);
-    estimate(b, c, idx, s1, st);
+    const double v = pooled_variance(b, idx);
+    estimate(b, c, idx, v, s1, st);
+    r1.add(s1);
+    rt.add(st);
     if (second_order) {
-      estimate2(b, c, idx, s1, s2);
-      const double k = static_cast<double>(rep + 1);
-      for (std::size_t t = 0; t < d * d; ++t) {
-        const double dl = s2[t] - m3[t];
-        m3[t] += dl / k;
-        q3[t] += dl * (s2[t] - m3[t]);
-      }
-    }
-    // Welford's running mean and sum of squared deviations
-    const double k = static_cast<double>(rep + 1);
-    for (std::size_t i = 0; i < d; ++i) {
-      double dl = s1[i] - m1[i];
-      m1[i] += dl / k;
-      q1[i] += dl * (s1[i] - m1[i]);
-      dl = st[i] - m2[i];
-      m2[i] += dl / k;
-      q2[i] += dl * (st[i] - m2[i]);
+      estimate2(b, c, idx, v, s1, s2);
+      r2.add(s2);
     }
   }
   const double z = rmath::normal_quantile(0.5 * (1.0 + conf));
-  const double dof = static_cast<double>(bootstrap - 1);
-  out.S1_conf.resize(d);
-  out.ST_conf.resize(d);
-  for (std::size_t i = 0; i < d; ++i) {
-    out.S1_conf[i] = z * std::sqrt(q1[i] / dof);
-    out.ST_conf[i] = z * std::sqrt(q2[i] / dof);
-  }
-  if (second_order) {
-    out.S2_conf.assign(d * d, std::numeric_limits<double>::quiet_NaN());
-    for (std::size_t p = 0; p < d; ++p)
-      for (std::size_t q = p + 1; q < d; ++q) out.S2_conf[p * d + q] = z * std::sqrt(q3[p * d + q] / dof);
-  }
+  out.S1_conf = r1.half_width(z);
+  out.ST_conf = rt.half_width(z);
+  if (second_order) out.S2_conf = r2.half_width(z);  // NaN on and below the diagonal, as S2
   return out;
 }
 
