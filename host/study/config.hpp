@@ -71,14 +71,19 @@ struct StudyConfig {
 // parameters the scenario does not have, unknown laws/outputs: ConfigError naming the key.
 StudyConfig resolve_config(const io::ConfigTree& tree);
 
+// Whether output.formats names `f` (csv, npy, salib).
+inline bool has_format(const StudyConfig& c, const char* f) {
+  for (const std::string& x : c.formats)
+    if (x == f) return true;
+  return false;
+}
+
 // Whether the study writes salib/problem.json: its varied parameters as a SALib problem, with the
 // salib format (the folder of SALib's files; a study that leaves the format out writes no salib/).
 inline bool writes_salib_problem(const StudyConfig& c) {
   bool varied = false;
   for (const design::ParamSpec& p : c.params) varied = varied || p.kind != design::ParamKind::fixed;
-  for (const std::string& f : c.formats)
-    if (f == "salib") return varied;
-  return false;
+  return varied && has_format(c, "salib");
 }
 
 // The canonical JSON form of a study (every key explicit); resolve_config(parse of it) == it.

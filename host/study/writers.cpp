@@ -13,10 +13,6 @@ namespace impact::study {
 
 namespace {
 
-bool has_format(const StudyConfig& c, const char* f) {
-  return std::find(c.formats.begin(), c.formats.end(), f) != c.formats.end();
-}
-
 const char* npy_type(ColKind k) {
   switch (k) {
     case ColKind::real: return "<f8";
