@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# benches/ab_reduce.py, the interleaved A/B of several builds (a lent GPU's throughput runs): on the
+# perf/ab_reduce.py, the interleaved A/B of several builds (a lent GPU's throughput runs): on the
 # serial backend, two labels of one binary give the same summary bits (--require-same passes); a
 # build that samples other instances (a wrapper adding --seed 2) is reported as differing and fails
 # --require-same; a build that fails is listed and fails the run; a malformed case is a usage error.
@@ -7,7 +7,7 @@ set -u
 source "$(dirname "$0")/common.bash"
 SRC=$2
 PY=$(bash "$SRC/scripts/find_python.sh" 2> /dev/null || echo python3)
-AB=("$PY" "$SRC/benches/ab_reduce.py")
+AB=("$PY" "$SRC/perf/ab_reduce.py")
 printf '#!/bin/sh\nexec "%s" "$@" --seed 2\n' "$IMPACT" > "$T/other"
 printf '#!/bin/sh\necho "broken build" >&2\nexit 3\n' > "$T/broken"
 chmod +x "$T/other" "$T/broken"

@@ -115,7 +115,7 @@ for r in rows:
 check "simt markdown table" 'grep -q "| jia | double | 20 | 128 |" "$T/simt.md"'
 check "simt markdown: where the issue goes, with code" 'grep -q "| step rate | \`rate\` |" "$T/simt.md"'
 
-# 6. scripts/simt_beside_hotspots.py: the model's blocks grouped by the functions they name, beside a
+# 6. perf/sass/simt_beside_hotspots.py: the model's blocks grouped by the functions they name, beside a
 #    per-line profile summed per function (a synthetic one here: known shares and active threads)
 cat > "$T/hot.csv" << 'EOF'
 file,line,stall_samples,warp_insts,thread_insts,function,inlined_at
@@ -137,7 +137,7 @@ rk, st = inside("include/impact/rk4.hpp", "rk_step"), inside("include/impact/law
 print(f'include/impact/rk4.hpp,16,0,100,3200,"axpy<stronge_detail::State<double>, double>",'
       f'include/impact/rk4.hpp:{rk} <- include/impact/laws/stronge.hpp:{st} <- kernels/cuda/sampled.cu:73')
 PY
-python3 "$SRC/scripts/simt_beside_hotspots.py" --simt "$T/simt.json" --hotspots "$T/hot.csv" --law stronge \
+python3 "$SRC/perf/sass/simt_beside_hotspots.py" --simt "$T/simt.json" --hotspots "$T/hot.csv" --law stronge \
   --steps 20 --root "$SRC" > "$T/beside.md" 2> "$T/beside.err"; rc=$?
 check "beside exits 0" '[ $rc -eq 0 ]'
 check "beside: rate's lines, a third of the warp insts at 16 active" 'grep -E "^\| rate \|.*\| 33.3% \| 16.0 \| 10.0% \|$" "$T/beside.md"'
@@ -145,7 +145,7 @@ check "beside: slip_control at 8 active" 'grep -E "^\| slip_control \|.*\| 16.7%
 check "beside: the inlined helper with its caller rk_step" 'grep -E "^\| [a-z_, ]*rk_step[a-z_, ]* \|.*\| 33.3% \| 32.0 \| 0.0% \|$" "$T/beside.md"'
 check "beside: unnamed functions in other" 'grep -E "^\| other: mystery.*\| 13.3% \| 32.0 \| 65.0% \|$" "$T/beside.md"'
 printf 'file,line,stall_samples,warp_insts,thread_insts,function\nx.hpp,1,5\nx.hpp,2,,1,1,f\n' > "$T/short.csv"
-python3 "$SRC/scripts/simt_beside_hotspots.py" --simt "$T/simt.json" --hotspots "$T/short.csv" --law stronge \
+python3 "$SRC/perf/sass/simt_beside_hotspots.py" --simt "$T/simt.json" --hotspots "$T/short.csv" --law stronge \
   --steps 20 > /dev/null 2> "$T/short.err"; rc=$?
 check "beside: damaged rows are an error, not a crash" '[ $rc -ne 0 ] && grep -q "no rows with numbers" "$T/short.err" && ! grep -q Traceback "$T/short.err"'
 check "beside: the model shares add up to 100%" 'python3 - "$T/beside.md" << "PY"
@@ -154,7 +154,7 @@ rows = [l for l in open(sys.argv[1]) if l.startswith("| ") and not l.startswith(
 tot = sum(float(re.split(r"\s*\|\s*", l)[3].rstrip("%")) for l in rows)
 assert abs(tot - 100) < 0.5, tot
 PY'
-python3 "$SRC/scripts/simt_beside_hotspots.py" --simt "$T/simt.json" --hotspots "$T/hot.csv" --law stronge \
+python3 "$SRC/perf/sass/simt_beside_hotspots.py" --simt "$T/simt.json" --hotspots "$T/hot.csv" --law stronge \
   --steps 999 > /dev/null 2> "$T/beside.err"; rc=$?
 check "beside: no model row is an error" '[ $rc -ne 0 ] && grep -q "no model row for stronge double 999 steps" "$T/beside.err"'
 bad "simt on an algebraic law" "law .newton. has no path probes" --simt --laws newton

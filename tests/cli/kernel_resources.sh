@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Register budget of the integrators on the GPU: ptxas's resource report of the CUDA build
-# (build/ptxas/, scripts/kernel_resources.py) shows no spill stores or loads in any jia or
+# (build/ptxas/, perf/ptxas/kernel_resources.py) shows no spill stores or loads in any jia or
 # stronge kernel or device function, but the sampled reduction and eval kernels, whose launch
 # bounds (kernels/cuda/sampled.cu reduce_min_blocks, evaluate.cu kEvalMinBlocks = 4) cap them at 128
 # registers for 25% occupancy and trade spills for it on purpose (measured faster on an H200):
@@ -20,12 +20,12 @@
 # skipped (77).
 set -u
 BUILD=$(dirname "$(readlink -f "$1")")
-python3 "$2/scripts/kernel_resources.py" "$BUILD" --check Jia,Stronge --budget sampled_reduce_kernel=128:4096 \
+python3 "$2/perf/ptxas/kernel_resources.py" "$BUILD" --check Jia,Stronge --budget sampled_reduce_kernel=128:4096 \
   --budget sampled_reduce_kernel@Jia/float=96:1024:448 --budget sampled_reduce_kernel@Stronge/float=96:1024 \
   --budget sampled_reduce_kernel@Jia/double=168:1024:640 \
   --budget eval_kernel=128:4096 --budget eval_ordered_kernel=128:4096 \
   --budget eval_kernel@Jia/double=128:4096:800 --budget eval_ordered_kernel@Jia/double=128:4096:800 \
   --budget eval_kernel@Jia/float=128:4096:320 --budget eval_ordered_kernel@Jia/float=128:4096:320 || exit $?
-python3 "$2/scripts/kernel_resources.py" "$BUILD" --check Newton,ChatterjeeRuina,Morgan,Aghili \
+python3 "$2/perf/ptxas/kernel_resources.py" "$BUILD" --check Newton,ChatterjeeRuina,Morgan,Aghili \
   --budget sampled_reduce_kernel=96:96 --budget sampled_reduce_kernel@Aghili/double=96:4096 \
   --budget eval_kernel@Aghili/double=128:4096

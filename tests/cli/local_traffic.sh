@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/local_traffic.py and `impact bench --simt --local-traffic` (docs/bench.md, "Local memory in
+# perf/sass/local_traffic.py and `impact bench --simt --local-traffic` (docs/bench.md, "Local memory in
 # the model"). A saved disassembly written for the test (CI has no nvdisasm): a kernel loop over
 # instances holding a law loop, with local loads and stores at known lines of laws/stronge.hpp
 # inside and outside the law loop, and line counts given as a file; then the same line counts taken
@@ -36,7 +36,7 @@ cat > "$T/counts.json" << 'EOF'
 {"law": "stronge", "precision": "double", "steps": 20, "instances": 100,
  "lines": {"600": 100, "700": 400, "701": 200, "702": 100}}
 EOF
-python3 "$SRC/scripts/local_traffic.py" --law stronge --precision double --steps 20 --root "$SRC" \
+python3 "$SRC/perf/sass/local_traffic.py" --law stronge --precision double --steps 20 --root "$SRC" \
   --counts "$T/counts.json" --json "$T/lt.json" --about "test" "$T/fake.sass:4:as built" "$T/fake.sass:3:three" \
   > "$T/lt.md"; rc=$?
 check "local_traffic exits 0" '[ $rc -eq 0 ]'
@@ -52,7 +52,7 @@ assert [(c["label"], c["blocks"], c["loads"], c["stores"], c["steps"]) for c in 
     [("as built", 4, 4.0, 4.0, 20), ("three", 3, 4.0, 4.0, 20)], r
 PY'
 check "markdown row" 'grep -q "| as built | 4 | 6 | 2 / 2 | 4 / 4 |" "$T/lt.md"'
-python3 "$SRC/scripts/local_traffic.py" --law stronge --counts "$T/counts.json" "$T/fake.sass:0" > /dev/null 2>&1
+python3 "$SRC/perf/sass/local_traffic.py" --law stronge --counts "$T/counts.json" "$T/fake.sass:0" > /dev/null 2>&1
 check "blocks 0 refused" '[ $? -eq 2 ]'
 
 # the model's table from the JSON
@@ -82,7 +82,7 @@ check "--local-traffic without --simt refused" '[ $rc -eq 2 ] && grep -q "needs 
 # gcov's line counts from the host driver (20 instances sampled by impact reduce): the law's
 # per-instance lines ran once per instance, the step's lines more often
 if command -v g++ > /dev/null && command -v gcov > /dev/null; then
-  PATH="$(dirname "$(readlink -f "$IMPACT")"):$PATH" python3 "$SRC/scripts/local_traffic.py" --law stronge \
+  PATH="$(dirname "$(readlink -f "$IMPACT")"):$PATH" python3 "$SRC/perf/sass/local_traffic.py" --law stronge \
     --precision double --steps 20 --root "$SRC" --instances 20 --counts-out "$T/gcov.json" "$T/fake.sass:4" \
     > /dev/null; rc=$?
   check "gcov counts exit 0" '[ $rc -eq 0 ]'

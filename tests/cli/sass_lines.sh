@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/sass_lines.py: SASS and local-memory (spill) instructions per source function from a
+# perf/sass/sass_lines.py: SASS and local-memory (spill) instructions per source function from a
 # kernel's line table, weighted by the SIMT model's runs per instance (docs/bench.md, "Spills on
 # the step path"). Here on a saved disassembly written for the test (CI has no nvdisasm): known
 # instructions at known lines of rk_step, IllinoisBracket::update and StrongeLaw::Run::step, with
@@ -48,7 +48,7 @@ lines = [F("include/impact/rk4.hpp", rk, ("include/impact/laws/stronge.hpp", st)
          "        /*0070*/                   RET.REL.NODEC R20 `(.L_x_0) ;"]
 open(out, "w").write("\n".join(lines) + "\n")
 PY
-python3 "$SRC/scripts/sass_lines.py" --sass "$T/fake.sass" --root "$SRC" --simt "$T/simt.json" --law stronge \
+python3 "$SRC/perf/sass/sass_lines.py" --sass "$T/fake.sass" --root "$SRC" --simt "$T/simt.json" --law stronge \
   --steps 20 --path rk_step --json "$T/out.json" > "$T/out.md"; rc=$?
 check "sass_lines exits 0" '[ $rc -eq 0 ]'
 check "counts, path and runs" 'python3 - "$T/out.json" "$T/simt.json" << "PY"
@@ -69,7 +69,7 @@ PY'
 check "markdown table" 'grep -q "| include/impact/illinois.hpp | update | 2 | 0 | 2 |" "$T/out.md"'
 # --lines: per line of the kernel's own file (the innermost frame there): the kernel's line took the
 # step's, the bracket's and its own instructions; axpy's chain and the slow path have no frame there
-python3 "$SRC/scripts/sass_lines.py" --sass "$T/fake.sass" --root "$SRC" --lines kernels/cuda/sampled.cu \
+python3 "$SRC/perf/sass/sass_lines.py" --sass "$T/fake.sass" --root "$SRC" --lines kernels/cuda/sampled.cu \
   --json "$T/lines.json" > "$T/lines.md"; rc=$?
 check "--lines exits 0" '[ $rc -eq 0 ]'
 KLINE=$(cat "$T/fake.sass.kline")
@@ -93,7 +93,7 @@ cat > "$T/loops.sass" << 'SASS'
 .L_x_3:
         /*0160*/                   EXIT ;
 SASS
-python3 "$SRC/scripts/sass_lines.py" --sass "$T/loops.sass" --root "$SRC" --loops 1 --json "$T/loops.json" \
+python3 "$SRC/perf/sass/sass_lines.py" --sass "$T/loops.sass" --root "$SRC" --loops 1 --json "$T/loops.json" \
   > "$T/loops.md"; rc=$?
 check "--loops exits 0" '[ $rc -eq 0 ]'
 check "--loops: both loops, nested, counted" 'python3 - "$T/loops.json" << "PY"
@@ -102,9 +102,9 @@ l = [(x["first"], x["last"], x["sass"], x["ldl"], x["stl"], x["rcp"]) for x in j
 assert l == [(0x100, 0x140, 5, 1, 1, 1), (0x110, 0x130, 3, 0, 1, 1)], l
 PY'
 check "--loops table" 'grep -q "| 100-140 | 5 | 1 | 1 | 1 |" "$T/loops.md"'
-python3 "$SRC/scripts/sass_lines.py" --sass "$T/loops.sass" --root "$SRC" --loops 4 --json "$T/loops4.json" \
+python3 "$SRC/perf/sass/sass_lines.py" --sass "$T/loops.sass" --root "$SRC" --loops 4 --json "$T/loops4.json" \
   > /dev/null; rc=$?
 check "--loops MIN drops the inner loop" '[ $rc -eq 0 ] && python3 -c "import json,sys; l=json.load(open(sys.argv[1]))[\"loops\"]; assert [x[\"sass\"] for x in l] == [5], l" "$T/loops4.json"'
-python3 "$SRC/scripts/sass_lines.py" --root "$SRC" > /dev/null 2> "$T/err"; rc=$?
+python3 "$SRC/perf/sass/sass_lines.py" --root "$SRC" > /dev/null 2> "$T/err"; rc=$?
 check "no input is an error" '[ $rc -ne 0 ] && grep -q "give a cubin and --kernel, or --sass" "$T/err"'
 finish

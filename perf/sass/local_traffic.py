@@ -4,7 +4,7 @@ weighted by how often the host runs each line, without a GPU.
 
 ptxas gives a kernel's spill bytes in total; what a GPU pays is how often its local instructions
 run. This script charges each SASS instruction of the sampled reduction's law loop (the largest loop
-nested in the kernel's loop over instances, as `scripts/sass_lines.py --loops` lists them) to the
+nested in the kernel's loop over instances, as `perf/sass/sass_lines.py --loops` lists them) to the
 innermost line of the law's header in its inlining chain. The weight of an instruction is the number
 of times that line ran per instance on the host, by gcov, over the instances `impact reduce
 --cases-out` samples (the contact scenario, seed 1). The sum over the loop's LDL and STL is an
@@ -17,7 +17,7 @@ or a saved disassembly (`nvdisasm -gi -c -fun INDEX`), with the blocks per SM it
 for and a label. The JSON it writes (--json) feeds `impact bench --simt --local-traffic FILE`,
 whose model predicts each configuration's time (docs/bench.md, "Local memory in the model").
 
-    python3 scripts/local_traffic.py --law stronge --precision double --root . --impact build/impact \\
+    python3 perf/sass/local_traffic.py --law stronge --precision double --root . --impact build/impact \\
         --json local.json a.cubin:4:'as built' b.cubin:3:'3 blocks'
     build/impact bench --simt --laws stronge --precisions double --steps 250 --local-traffic local.json
 

@@ -8,7 +8,7 @@ module load, the pilot, the first chunk's allocations), for several rounds; each
 status counts and the quantities' moments and histograms) is compared bit for bit with the first
 build's. Standard library only (it runs on a bare device image).
 
-  python3 benches/ab_reduce.py --build new=build/impact --build base=/tmp/b3680/impact \\
+  python3 perf/ab_reduce.py --build new=build/impact --build base=/tmp/b3680/impact \\
       --case "jia double" --case "stronge float" --n 4000000,40000000 --rounds 2 --backend cuda \\
       --out-dir /tmp/ab --markdown /tmp/ab/ab.md
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CUDA compiler launcher (CMake CUDA_COMPILER_LAUNCHER): runs the compile command given after LOGDIR
 # and keeps ptxas's resource report (-Xptxas=-v: registers, stack, spill stores/loads per function)
-# in LOGDIR/<object>.ptxas.log for scripts/kernel_resources.py; the build output keeps everything
+# in LOGDIR/<object>.ptxas.log for perf/ptxas/kernel_resources.py; the build output keeps everything
 # but the per-function "ptxas info" lines.
 set -u
 logdir=$1

@@ -21,7 +21,7 @@ The profile must be of the same build as the model's trace (the function names m
 model covers the sorted schedule the kernels run (`sorted_blocks`) unless --schedule grid_stride.
 
     impact bench --simt --laws stronge --precisions double --steps 250 --json simt.json -q
-    python3 scripts/simt_beside_hotspots.py --simt simt.json --hotspots hotspots_stronge.csv \
+    python3 perf/sass/simt_beside_hotspots.py --simt simt.json --hotspots hotspots_stronge.csv \
         --law stronge --precision double --steps 250
 """
 import argparse

@@ -2,7 +2,7 @@
 """Registers, stack and spills of every CUDA kernel, from ptxas's own resource report.
 
 The CUDA build keeps ptxas's -v output per object in BUILD/ptxas/*.ptxas.log (CMake compiler
-launcher scripts/nvcc_resources.sh). This script reads those logs and prints, per kernel (and per
+launcher perf/ptxas/nvcc_resources.sh). This script reads those logs and prints, per kernel (and per
 non-inlined device function it calls), the registers per thread, the stack frame and the spill
 stores/loads, as a markdown table.
 

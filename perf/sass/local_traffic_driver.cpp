@@ -1,4 +1,4 @@
-// Line counts of one integrator on the host, for scripts/local_traffic.py (docs/bench.md, "Local
+// Line counts of one integrator on the host, for perf/sass/local_traffic.py (docs/bench.md, "Local
 // memory in the model"). The script builds this file with g++ --coverage against a source tree's
 // headers and runs it on the instances `impact reduce --cases-out` wrote; gcov then says how often
 // each line of the law's header ran, which weighs the SASS instructions a GPU line table charges

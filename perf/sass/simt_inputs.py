@@ -1,11 +1,12 @@
 """What the scripts set beside the SIMT model read, written once: a row of `impact bench --simt
 --json`, and the function of a source tree whose body holds a line (as scripts/check_layout.py
-finds functions). Used by scripts/sass_lines.py and scripts/simt_beside_hotspots.py."""
+finds functions). Used by perf/sass/sass_lines.py and perf/sass/simt_beside_hotspots.py."""
 import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# check_layout.py stays in scripts/: the layout rule and these tools read functions alike
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 from check_layout import functions  # noqa: E402
 
 

@@ -2,7 +2,7 @@
 """Where a kernel's SASS and its local-memory (spill) instructions sit, per source function, without
 a GPU.
 
-ptxas reports a kernel's spill bytes in total (scripts/kernel_resources.py); what a GPU pays is
+ptxas reports a kernel's spill bytes in total (perf/ptxas/kernel_resources.py); what a GPU pays is
 where they sit: a spill inside the integrator's step runs every iteration, one in its set-up once.
 This script reads the line table of a cubin built with -lineinfo (nvdisasm -gi, the PyPI wheels
 nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm when the toolkit lacks them), charges each SASS
@@ -19,7 +19,7 @@ does (they may sit in a branch), and an instruction goes to the innermost functi
 chain that a block names.
 
     nvcc ... -lineinfo -cubin kernels/cuda/sampled.cu -o sampled.cubin    # the compile_commands.json flags
-    python3 scripts/sass_lines.py sampled.cubin --kernel 'sampled_reduce_kernelINS_6JiaLawEdEE' \
+    python3 perf/sass/sass_lines.py sampled.cubin --kernel 'sampled_reduce_kernelINS_6JiaLawEdEE' \
         --root . [--simt simt.json --law jia --precision double --steps 250] [--json out.json]
 """
 import argparse

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One command that checks and measures the GPU path on a machine with an NVIDIA GPU and writes one
-# markdown report (docs/bench.md, "GPU check: benches/gpu_check.sh").
+# markdown report (docs/bench.md, "GPU check").
 #
-# Usage: bash benches/gpu_check.sh [--build DIR] [--out REPORT.md] [--quick] [--dry-run]
+# Usage: bash perf/gpu_check.sh [--build DIR] [--out REPORT.md] [--quick] [--dry-run]
 #                                  [--only 1,2,...] [--skip 4,7] [--baseline DIR] [--no-ctest]
 #                                  [--ncu-laws jia,stronge] [--python DIR]
 #   --build DIR    the CUDA build (default: build). When DIR/impact is missing it is configured and
@@ -26,7 +26,7 @@
 #   3 compute-sanitizer (memcheck on eval and reduce, racecheck on reduce), 4 Nsight Compute on every
 #   law's sampled_reduce_kernel, 5 throughput of `impact reduce` against the 573a81e baseline and the
 #   goals, 6 the SIMT model (CPU prediction), 7 the `impact bench` matrix, 8 ptxas registers/spills
-#   (scripts/kernel_resources.py), 9 Python on device arrays (pytest test_device.py, python_bench.py
+#   (perf/ptxas/kernel_resources.py), 9 Python on device arrays (pytest test_device.py, python_bench.py
 #   --device against the JAX peer), 10 `impact calibrate` on cuda against omp (the ensemble's and
 #   SMC's evaluation rates beside `reduce`'s).
 # Every step runs under `timeout`, its exit status and seconds recorded; a failing step does not stop
@@ -36,7 +36,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CMDLINE="bash benches/gpu_check.sh"
+CMDLINE="bash perf/gpu_check.sh"
 for a in "$@"; do CMDLINE+=" $(printf '%q' "$a")"; done
 
 BUILD=build
@@ -225,158 +225,8 @@ write_report() {
   } > "$tmp" && mv "$tmp" "$REPORT"
 }
 
-# ---- python helpers (JSON, ncu CSV) -------------------------------------------------------------
-PYHELP=$LOGDIR/.gpu_check_helper.py
-write_helper() {
-  cat > "$PYHELP" << 'PYEOF'
-import csv, json, math, re, sys
-
-
-def num(s):
-    if s is None:
-        return None
-    s = str(s).strip().replace(",", "")
-    try:
-        v = float(s)
-    except ValueError:
-        return None
-    return v if math.isfinite(v) else None
-
-
-def rate(path):
-    d = json.load(open(path))
-    v = d.get("instances_per_second")
-    print("%.6g" % v if isinstance(v, (int, float)) else "")
-
-
-def ncu_csv(path):
-    """{metric: value} of the first kernel row of `ncu --page raw --csv --print-units base`."""
-    try:
-        lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
-    except OSError:
-        return {}
-    start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
-    if start is None:
-        return {}
-    rows = list(csv.reader(lines[start:]))
-    head = rows[0]
-    for r in rows[1:]:
-        if r and r[0].strip().isdigit():
-            return dict(zip(head, r))
-    return {}
-
-
-def ncu_text(path):
-    try:
-        t = open(path, encoding="utf-8", errors="replace").read()
-    except OSError:
-        return {}, ""
-    vals = {}
-    for key in ("Registers Per Thread", "Theoretical Occupancy", "Achieved Occupancy", "Avg. Active Threads Per Warp",
-                "Executed Ipc Active", "Local Memory Spilling Requests", "Warp Cycles Per Issued Instruction"):
-        m = re.search(r"^\s*" + re.escape(key) + r"\s+(?:\S+\s+)??([-\d.,]+)\s*$", t, re.M)
-        if m:
-            vals[key] = num(m.group(1))
-    flat = re.sub(r"\s+", " ", t)
-    best = None
-    for m in re.finditer(r"spends ([\d.]+) cycles being stalled ([^.]+)\..*?This stall type represents about ([\d.]+)% of "
-                         r"the total average of ([\d.]+) cycles", flat):
-        if best is None or float(m.group(3)) > best[2]:
-            best = (m.group(2), float(m.group(1)), float(m.group(3)), float(m.group(4)))
-    stall = ""
-    if best:
-        stall = "%s: %.1f of %.1f cycles (%.0f%%) [text]" % (best[0][:100], best[1], best[3], best[2])
-    return vals, stall
-
-
-STALL_NOTES = {"no_instruction": "i-fetch / i-cache", "long_scoreboard": "L1TEX/local/global dependency",
-               "short_scoreboard": "MIO/shared dependency", "wait": "fixed-latency dependency",
-               "math_pipe_throttle": "math pipe busy", "branch_resolving": "branch resolution",
-               "barrier": "__syncthreads", "lg_throttle": "local/global queue", "mio_throttle": "MIO queue",
-               "not_selected": "eligible, not selected", "dispatch_stall": "dispatch", "membar": "memory barrier"}
-
-
-def top_stall(m):
-    for pat in (r"^smsp__average_warps_issue_stalled_(.+)_per_issue_active\.ratio$",
-                r"^smsp__average_warp_latency_issue_stalled_(.+)\.ratio$",
-                r"^smsp__pcsamp_warps_issue_stalled_(.+)$"):
-        st = {}
-        for k, v in m.items():
-            g = re.match(pat, k)
-            if not g or g.group(1).endswith("not_issued") or g.group(1) == "selected":
-                continue
-            x = num(v)
-            if x is not None:
-                st[g.group(1)] = x
-        if st:
-            total = num(m.get("smsp__average_warp_latency_per_inst_issued.ratio")) or \
-                    num(m.get("smsp__average_warps_issue_stalled_selected_per_issue_active.ratio") or 0) + sum(st.values())
-            r = max(st, key=st.get)
-            note = STALL_NOTES.get(r, "")
-            share = 100 * st[r] / total if total else float("nan")
-            if "pcsamp" in pat:
-                return "%s%s: %.0f%% of samples" % (r, " (" + note + ")" if note else "", share)
-            return "%s%s: %.1f of %.1f cycles (%.0f%%)" % (r, " (" + note + ")" if note else "", st[r], total, share)
-    return ""
-
-
-def ncu_row(label, csv_path, txt_path):
-    m = ncu_csv(csv_path)
-    tv, tstall = ncu_text(txt_path)
-
-    def pick(metric, text_key):
-        v = num(m.get(metric))
-        return v if v is not None else tv.get(text_key)
-
-    regs = pick("launch__registers_per_thread", "Registers Per Thread")
-    th = pick("sm__maximum_warps_per_active_cycle_pct", "Theoretical Occupancy")
-    ach = pick("sm__warps_active.avg.pct_of_peak_sustained_active", "Achieved Occupancy")
-    thr = pick("smsp__thread_inst_executed_per_inst_executed.ratio", "Avg. Active Threads Per Warp")
-    ipc = pick("sm__inst_executed.avg.per_cycle_active", "Executed Ipc Active")
-    ld = num(m.get("l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum"))
-    st = num(m.get("l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"))
-    spill_req = tv.get("Local Memory Spilling Requests")
-    stall = top_stall(m) or tstall or "-"
-
-    def f(v, fmt):
-        return "-" if v is None else fmt % v
-
-    local = "%s / %s" % (f(ld, "%.4g"), f(st, "%.4g")) if (ld is not None or st is not None) else "-"
-    if spill_req is not None:
-        local += " (spilling requests %.4g)" % spill_req
-    print("| %s | %s | %s / %s | %s | %s | %s | %s |" % (
-        label, f(regs, "%.0f"), f(th, "%.1f%%"), f(ach, "%.1f%%"), f(thr, "%.2f"), f(ipc, "%.2f"), local, stall))
-    return 0 if m or tv else 1
-
-
-def throughput_row(label, path, base, goal):
-    try:
-        d = json.load(open(path))
-        v = d.get("instances_per_second")
-        n = d.get("n")
-    except (OSError, ValueError):
-        v, n = None, None
-    base = num(base)
-    goal = num(goal)
-    ratio = "%.2f" % (v / base) if v and base else "-"
-    g = "-"
-    if goal:
-        g = "%.3g: %s (%.2f of it)" % (goal, "met" if v and v >= goal else "not met", (v or 0) / goal)
-    print("| %s | %s | %s | %s | %s | %s |" % (label, "%.3g" % n if n else "-", "%.3g" % v if v else "-",
-                                               "%.3g" % base if base else "-", ratio, g))
-    return 0 if v else 1
-
-
-if __name__ == "__main__":
-    cmd = sys.argv[1]
-    if cmd == "rate":
-        rate(sys.argv[2])
-    elif cmd == "ncu-row":
-        sys.exit(ncu_row(*sys.argv[2:5]))
-    elif cmd == "throughput-row":
-        sys.exit(throughput_row(*sys.argv[2:6]))
-PYEOF
-}
+# ---- report rows from the steps' files (JSON, ncu CSV and text): perf/gpu_check_rows.py ----------
+ROWS=$ROOT/perf/gpu_check_rows.py
 
 # ---- 0. preconditions: a GPU, a build with CUDA -------------------------------------------------
 if [ $DRY = 1 ]; then
@@ -390,10 +240,8 @@ if [ $DRY = 0 ]; then
   fi
   [ -d "$LOGDIR" ] && LOGDIR_EXISTED=1 || LOGDIR_EXISTED=0
   mkdir -p "$LOGDIR" || { say "cannot create $LOGDIR"; exit 1; }
-  write_helper
 fi
 early_exit() {  # early_exit STATUS: leave no empty log folder behind
-  rm -f "$PYHELP"
   [ "${LOGDIR_EXISTED:-1}" = 1 ] || rmdir "$LOGDIR" 2> /dev/null
   exit "$1"
 }
@@ -607,7 +455,7 @@ if want 4; then
         step "${tag}_raw" measure 300 --stdout "$rep.csv" -- ncu --import "$rep.ncu-rep" --page raw --csv --print-units base
       fi
       if [ $DRY = 0 ]; then
-        row=$($PY "$PYHELP" ncu-row "$law $prec, $n" "$rep.csv" "$rep.txt" 2>> "$LOGDIR/$tag.log")
+        row=$($PY "$ROWS" ncu-row "$law $prec, $n" "$rep.csv" "$rep.txt" 2>> "$LOGDIR/$tag.log")
         add "${row:-| $law $prec, $n | (ncu failed: see $(basename "$LOGDIR")/$tag.log) | | | | | |}"
         [ -s "$rep.ncu-rep" ] || set_status "$tag" FAIL "no report (see $tag.log)"
       fi
@@ -676,15 +524,15 @@ if want 5; then
       bkey=${law}_${prec}_$be
       if [ -z "${base_rate[$bkey]:-}" ]; then  # the baseline once per law, precision and backend
         step "base_$tag" measure 900 -- env IMPACT_CUDA_LANES="$lanes" "$BASE_IMPACT" "${args[@]}" --out "$LOGDIR/base_$tag.json"
-        [ $DRY = 1 ] || base_rate[$bkey]=$($PY "$PYHELP" rate "$LOGDIR/base_$tag.json" 2> /dev/null)
+        [ $DRY = 1 ] || base_rate[$bkey]=$($PY "$ROWS" rate "$LOGDIR/base_$tag.json" 2> /dev/null)
         [ -n "${base_rate[$bkey]:-}" ] || base_rate[$bkey]=-
       fi
       base=${base_rate[$bkey]}
     fi
     if [ $DRY = 0 ]; then
-      row=$($PY "$PYHELP" throughput-row "$label" "$LOGDIR/$tag.json" "$base" "$goal" 2>> "$LOGDIR/$tag.log")
+      row=$($PY "$ROWS" throughput-row "$label" "$LOGDIR/$tag.json" "$base" "$goal" 2>> "$LOGDIR/$tag.log")
       add "${row:-| $label | $n | (failed: see $(basename "$LOGDIR")/$tag.log) | $base | | |}"
-      r=$($PY "$PYHELP" rate "$LOGDIR/$tag.json" 2> /dev/null)
+      r=$($PY "$ROWS" rate "$LOGDIR/$tag.json" 2> /dev/null)
       [ -z "$r" ] || set_status "$tag" "$(status_of "$tag")" "$r instances/s"
     fi
   done
@@ -729,7 +577,7 @@ fi
 
 # ---- 8. ptxas resources -----------------------------------------------------------------------------
 if want 8; then
-  add "## 8. Registers and spills (ptxas, scripts/kernel_resources.py)"
+  add "## 8. Registers and spills (ptxas, perf/ptxas/kernel_resources.py)"
   add
   # the budgets of the ctest cli.kernel_resources (one list, in tests/cli/kernel_resources.sh)
   step kernel_resources check 300 --stdout "$LOGDIR/kernel_resources.md" -- \
@@ -798,14 +646,7 @@ if want 10; then
     step "$tag" measure 600 -- "$IMPACT" calibrate "$ROOT/examples/calibration/$config" "${what[@]}" \
       --backend "$be" -q --force --no-plots --out "$LOGDIR/$tag"
     if [ $DRY = 0 ]; then
-      row=$($PY - "$LOGDIR/$tag/metadata.json" << 'PYCAL' 2>> "$LOGDIR/$tag.log"
-import json, sys
-d = json.load(open(sys.argv[1]))
-t = d["timings"]
-rows = t["rows_per_s"] * t["total_s"]
-print("%.4g | %.3f | %.3g | %.0f%%" % (rows, t["total_s"], t["rows_per_s"], 100 * t["law_s"] / t["total_s"] if t["total_s"] else 0))
-PYCAL
-)
+      row=$($PY "$ROWS" calibrate-row "$LOGDIR/$tag/metadata.json" 2>> "$LOGDIR/$tag.log")
       if [ "$method" = smc ]; then label="smc, $law on Cornell, $walkers particles"; else label="ensemble, $law, $walkers x $steps"; fi
       add "| $label, $be | ${row:-(failed: see $(basename "$LOGDIR")/$tag.log) | | |} |"
     fi
@@ -827,6 +668,5 @@ EXIT_STATUS=0
 [ $FAILED_CHECKS = 0 ] || EXIT_STATUS=1
 COMPLETE=1
 write_report
-rm -f "$PYHELP"
 say "report: $REPORT (raw logs in $LOGDIR/); checks failed: $FAILED_CHECKS; exit $EXIT_STATUS"
 exit $EXIT_STATUS
