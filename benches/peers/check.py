@@ -72,7 +72,7 @@ def to_float32(x):
         return math.copysign(math.inf, x)
 
 
-def main(argv=None):
+def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("ours")
     ap.add_argument("peer")
@@ -92,207 +92,280 @@ def main(argv=None):
     ap.add_argument("--json", default=None, help="write a JSON summary here")
     ap.add_argument("--label", default="", help="name of the peer in messages")
     ap.add_argument("-q", "--quiet", action="store_true", help="print failures only")
-    a = ap.parse_args(argv)
-    rtol = a.rtol if a.rtol is not None else (1e-9 if a.precision == "double" else 1e-4)
-    label = (a.label + ": ") if a.label else ""
+    return ap.parse_args(argv)
 
-    oh, ob = read_table(a.ours)
-    ph, pb = read_table(a.peer)
-    oc = {h: i for i, h in enumerate(oh)}
-    pcol = {h: i for i, h in enumerate(ph)}
-    failures = []
-    for need in ("status",):
-        for hdr, path in ((oc, a.ours), (pcol, a.peer)):
-            if need not in hdr:
-                print("check: %s: no '%s' column" % (path, need), file=sys.stderr)
-                sys.exit(2)
+
+def usage_error(message):
+    print("check: " + message, file=sys.stderr)
+    sys.exit(2)
+
+
+class Tables:
+    """Our table and the peer's: header -> column index (oc, pcol) and the rows (ob, pb)."""
+
+    def __init__(self, a):
+        self.oh, self.ob = read_table(a.ours)
+        self.ph, self.pb = read_table(a.peer)
+        self.oc = {h: i for i, h in enumerate(self.oh)}
+        self.pcol = {h: i for i, h in enumerate(self.ph)}
+        self.nrows = min(len(self.ob), len(self.pb))
+
+
+def compared_columns(a, t, failures):
+    """The columns compared: --columns, else the defaults (one missing from the peer is a failure)
+    and the optional ones both tables have."""
     if a.columns:
         cols = [c.strip() for c in a.columns.split(",") if c.strip()]
         for c in cols:
-            if c not in oc or c not in pcol:
-                print("check: column '%s' missing from %s" % (c, a.ours if c not in oc else a.peer), file=sys.stderr)
-                sys.exit(2)
-    else:
-        cols = []
-        for c in DEFAULT_COLUMNS:
-            if c not in oc:
-                print("check: %s: no '%s' column (expected a table written by `impact eval`)" % (a.ours, c),
-                      file=sys.stderr)
-                sys.exit(2)
-            if c not in pcol:
-                failures.append("column %s missing from the peer's table" % c)
-            else:
-                cols.append(c)
-        cols += [c for c in OPTIONAL_COLUMNS if c in oc and c in pcol]
-    modes = not a.no_modes and "modes" in oc and "modes" in pcol
+            if c not in t.oc or c not in t.pcol:
+                usage_error("column '%s' missing from %s" % (c, a.ours if c not in t.oc else a.peer))
+        return cols
+    cols = []
+    for c in DEFAULT_COLUMNS:
+        if c not in t.oc:
+            usage_error("%s: no '%s' column (expected a table written by `impact eval`)" % (a.ours, c))
+        if c not in t.pcol:
+            failures.append("column %s missing from the peer's table" % c)
+        else:
+            cols.append(c)
+    return cols + [c for c in OPTIONAL_COLUMNS if c in t.oc and c in t.pcol]
 
-    # rows: count and ids
-    id_col = a.id
-    if id_col is None:
-        id_col = next((c for c in ("index", "row") if c in oc and c in pcol), None)
-    elif id_col not in oc or id_col not in pcol:
-        print("check: id column '%s' missing from %s" % (id_col, a.ours if id_col not in oc else a.peer),
-              file=sys.stderr)
-        sys.exit(2)
+
+def id_column(a, t):
+    """The row id column: --id, else index or row when both tables have it, else None."""
+    if a.id is None:
+        return next((c for c in ("index", "row") if c in t.oc and c in t.pcol), None)
+    if a.id not in t.oc or a.id not in t.pcol:
+        usage_error("id column '%s' missing from %s" % (a.id, a.ours if a.id not in t.oc else a.peer))
+    return a.id
+
+
+def row_failures(t, id_col):
+    """Failures of the rows themselves: their count, and their ids row by row."""
+    ob, pb, nrows = t.ob, t.pb, t.nrows
+    failures = []
     if len(ob) != len(pb):
         failures.append("row count differs: ours %d, peer %d (%s)" % (
             len(ob), len(pb), "rows missing from the peer" if len(pb) < len(ob) else "extra rows in the peer"))
-    nrows = min(len(ob), len(pb))
-
-    def rid(k):
-        return "row %d" % (k + 1) + ((" (%s %s)" % (id_col, ob[k][oc[id_col]])) if id_col else "")
-
-    if id_col:
-        ids_o = [r[oc[id_col]].strip() for r in ob]
-        ids_p = [r[pcol[id_col]].strip() for r in pb]
-        for k in range(nrows):
-            if ids_o[k] != ids_p[k]:
-                so = set(ids_o)
-                sp = set(ids_p)
-                what = ("rows missing from the peer, first: %s %s" % (id_col, next(i for i in ids_o if i not in sp))
-                        if so - sp else "extra rows in the peer, first: %s %s" % (id_col, next(i for i in ids_p if i not in so))
-                        if sp - so else "rows reordered")
-                failures.append("row %d: %s %s in ours, %s in the peer (%s)" % (k + 1, id_col, ids_o[k], ids_p[k], what))
-                break
-        else:
-            if len(ob) != len(pb):
-                longer, who = (ids_o, "missing from the peer") if len(ob) > len(pb) else (ids_p, "extra in the peer")
-                failures.append("row %d (%s %s) onwards: %s" % (nrows + 1, id_col, longer[nrows], who))
-
-    # statuses
-    st_bad = []
+    if not id_col:
+        return failures
+    ids_o = [r[t.oc[id_col]].strip() for r in ob]
+    ids_p = [r[t.pcol[id_col]].strip() for r in pb]
     for k in range(nrows):
-        so = ob[k][oc["status"]].strip()
-        sp = pb[k][pcol["status"]].strip()
+        if ids_o[k] != ids_p[k]:
+            so = set(ids_o)
+            sp = set(ids_p)
+            what = ("rows missing from the peer, first: %s %s" % (id_col, next(i for i in ids_o if i not in sp))
+                    if so - sp else "extra rows in the peer, first: %s %s" % (id_col, next(i for i in ids_p if i not in so))
+                    if sp - so else "rows reordered")
+            failures.append("row %d: %s %s in ours, %s in the peer (%s)" % (k + 1, id_col, ids_o[k], ids_p[k], what))
+            break
+    else:
+        if len(ob) != len(pb):
+            longer, who = (ids_o, "missing from the peer") if len(ob) > len(pb) else (ids_p, "extra in the peer")
+            failures.append("row %d (%s %s) onwards: %s" % (nrows + 1, id_col, longer[nrows], who))
+    return failures
+
+
+def status_differences(t, rid):
+    """'row: status ours=... peer=...' of every row whose status differs."""
+    st_bad = []
+    for k in range(t.nrows):
+        so = t.ob[k][t.oc["status"]].strip()
+        sp = t.pb[k][t.pcol["status"]].strip()
         if so != sp:
             st_bad.append("%s: status ours=%s peer=%s" % (rid(k), so, sp))
-    if st_bad:
-        failures.append("status differs on %d row(s): %s%s" % (len(st_bad), "; ".join(st_bad[:a.max_report]),
-                                                             " ..." if len(st_bad) > a.max_report else ""))
+    return st_bad
 
-    # values
-    def vec(row, hdr, names):
-        v = [num(row[hdr[c]]) if c in hdr else None for c in names]
-        return None if any(x is None for x in v) else v
 
-    def vnorm(v):
-        return math.sqrt(sum(x * x for x in v)) if v else 0.0
+def vec(row, hdr, names):
+    v = [num(row[hdr[c]]) if c in hdr else None for c in names]
+    return None if any(x is None for x in v) else v
 
-    stats = {c: {"max_abs": 0.0, "max_rel": 0.0, "row": None, "n": 0, "over": 0} for c in cols}
-    bad_msgs = {c: [] for c in cols}  # (row, message)
-    modes_bad = []
-    row_rel = {}  # row -> its largest relative error
-    hard_rows = set()  # rows with a difference no tolerance covers (not a number, inf / nan)
-    n_ok = 0
-    for k in range(nrows):
-        ro, rp = ob[k], pb[k]
-        if ro[oc["status"]].strip() != "ok" or rp[pcol["status"]].strip() != "ok":
+
+def vnorm(v):
+    return math.sqrt(sum(x * x for x in v)) if v else 0.0
+
+
+class Comparison:
+    """The values of the rows that are ok in both tables, compared column by column: per column its
+    largest differences (stats) and its rows beyond the tolerance (bad_msgs: (row, message)), the
+    rows whose modes differ, each row's largest relative error, the rows no tolerance covers (not a
+    number, inf / nan) and the count of rows compared."""
+
+    def __init__(self, cols):
+        self.stats = {c: {"max_abs": 0.0, "max_rel": 0.0, "row": None, "n": 0, "over": 0} for c in cols}
+        self.bad_msgs = {c: [] for c in cols}
+        self.modes_bad = []
+        self.row_rel = {}
+        self.hard_rows = set()
+        self.n_ok = 0
+
+
+def row_scales(ro, rp, t):
+    """The sizes the row's values are measured against: |P| (ours or the peer's if larger), |vf|, |v0|."""
+    Po = vec(ro, t.oc, ("P_x", "P_y", "P_z"))
+    Pp = vec(rp, t.pcol, ("P_x", "P_y", "P_z"))
+    vfo = vec(ro, t.oc, ("vf_x", "vf_y", "vf_z"))
+    v0 = vec(ro, t.oc, ("v_x", "v_y", "v_z"))
+    nP = max(vnorm(Po), vnorm(Pp))
+    nvf = vnorm(vfo)
+    nv0 = vnorm(v0) if v0 else nvf
+    return nP, nvf, nv0
+
+
+def compare_value(a, cmp, k, c, so, sp, scales, rtol, rid):
+    """One value of row k, column c (ours so, the peer's sp, as text) into the comparison."""
+    xo, xp_ = num(so), num(sp)
+    if a.precision == "float" and xo is not None and xp_ is not None:
+        xo, xp_ = to_float32(xo), to_float32(xp_)
+    st = cmp.stats[c]
+    if xo is None or xp_ is None:
+        st["over"] += 1
+        cmp.bad_msgs[c].append((k, "%s: %s ours=%r peer=%r (not a number)" % (rid(k), c, so, sp)))
+        cmp.hard_rows.add(k)
+        return
+    st["n"] += 1
+    if math.isnan(xo) or math.isnan(xp_) or math.isinf(xo) or math.isinf(xp_):
+        if not (xo == xp_ or (math.isnan(xo) and math.isnan(xp_))):
+            st["over"] += 1
+            cmp.bad_msgs[c].append((k, "%s: %s ours=%s peer=%s" % (rid(k), c, so, sp)))
+            cmp.hard_rows.add(k)
+        return
+    d = abs(xp_ - xo)
+    if c == "steps":
+        if d > a.steps_tol:
+            st["over"] += 1
+            cmp.bad_msgs[c].append((k, "%s: steps ours=%s peer=%s" % (rid(k), so, sp)))
+        st["max_abs"] = max(st["max_abs"], d)
+        return
+    nP, nvf, nv0 = scales
+    if c.startswith("P_") or c == "In_c":
+        sc = nP
+    elif c.startswith("vf_"):
+        sc = max(nvf, nv0)
+    elif c == "dE":
+        sc = 0.5 * (nv0 + nvf) * nP
+    else:
+        sc = max(abs(xo), abs(xp_), 1.0)
+    rel = d / sc if sc > 0 else (0.0 if d == 0 else math.inf)
+    if d > st["max_abs"]:
+        st["max_abs"] = d
+    if rel > st["max_rel"]:
+        st["max_rel"] = rel
+        st["row"] = k + 1
+    cmp.row_rel[k] = max(cmp.row_rel.get(k, 0.0), rel)
+    if rel > rtol:
+        st["over"] += 1
+        cmp.bad_msgs[c].append((k, "%s: %s ours=%s peer=%s rel err %.3g > %.3g" % (rid(k), c, so, sp, rel, rtol)))
+
+
+def compare_values(a, t, cols, modes, rtol, rid):
+    """Every value of the rows that are ok in both tables, and their modes."""
+    cmp = Comparison(cols)
+    for k in range(t.nrows):
+        ro, rp = t.ob[k], t.pb[k]
+        if ro[t.oc["status"]].strip() != "ok" or rp[t.pcol["status"]].strip() != "ok":
             continue
-        n_ok += 1
-        Po = vec(ro, oc, ("P_x", "P_y", "P_z"))
-        Pp = vec(rp, pcol, ("P_x", "P_y", "P_z"))
-        vfo = vec(ro, oc, ("vf_x", "vf_y", "vf_z"))
-        v0 = vec(ro, oc, ("v_x", "v_y", "v_z"))
-        nP = max(vnorm(Po), vnorm(Pp))
-        nvf = vnorm(vfo)
-        nv0 = vnorm(v0) if v0 else nvf
+        cmp.n_ok += 1
+        scales = row_scales(ro, rp, t)
         for c in cols:
-            so, sp = ro[oc[c]].strip(), rp[pcol[c]].strip()
-            xo, xp_ = num(so), num(sp)
-            if a.precision == "float" and xo is not None and xp_ is not None:
-                xo, xp_ = to_float32(xo), to_float32(xp_)
-            if xo is None or xp_ is None:
-                msg = "%s: %s ours=%r peer=%r (not a number)" % (rid(k), c, so, sp)
-                stats[c]["over"] += 1
-                bad_msgs[c].append((k, msg))
-                hard_rows.add(k)
-                continue
-            st = stats[c]
-            st["n"] += 1
-            if math.isnan(xo) or math.isnan(xp_) or math.isinf(xo) or math.isinf(xp_):
-                if not (xo == xp_ or (math.isnan(xo) and math.isnan(xp_))):
-                    st["over"] += 1
-                    bad_msgs[c].append((k, "%s: %s ours=%s peer=%s" % (rid(k), c, so, sp)))
-                    hard_rows.add(k)
-                continue
-            d = abs(xp_ - xo)
-            if c == "steps":
-                if d > a.steps_tol:
-                    st["over"] += 1
-                    bad_msgs[c].append((k, "%s: steps ours=%s peer=%s" % (rid(k), so, sp)))
-                st["max_abs"] = max(st["max_abs"], d)
-                continue
-            if c.startswith("P_") or c == "In_c":
-                sc = nP
-            elif c.startswith("vf_"):
-                sc = max(nvf, nv0)
-            elif c == "dE":
-                sc = 0.5 * (nv0 + nvf) * nP
-            else:
-                sc = max(abs(xo), abs(xp_), 1.0)
-            rel = d / sc if sc > 0 else (0.0 if d == 0 else math.inf)
-            if d > st["max_abs"]:
-                st["max_abs"] = d
-            if rel > st["max_rel"]:
-                st["max_rel"] = rel
-                st["row"] = k + 1
-            row_rel[k] = max(row_rel.get(k, 0.0), rel)
-            if rel > rtol:
-                st["over"] += 1
-                bad_msgs[c].append((k, "%s: %s ours=%s peer=%s rel err %.3g > %.3g" % (rid(k), c, so, sp, rel, rtol)))
+            compare_value(a, cmp, k, c, ro[t.oc[c]].strip(), rp[t.pcol[c]].strip(), scales, rtol, rid)
         if modes:
-            mo, mp = ro[oc["modes"]].strip(), rp[pcol["modes"]].strip()
+            mo, mp = ro[t.oc["modes"]].strip(), rp[t.pcol["modes"]].strip()
             if mo != mp:
-                modes_bad.append((k, "%s: modes ours=%s peer=%s" % (rid(k), mo, mp)))
+                cmp.modes_bad.append((k, "%s: modes ours=%s peer=%s" % (rid(k), mo, mp)))
+    return cmp
 
-    # rows beyond tolerance: tolerated only with --outliers, few enough and each within --outlier-rtol
-    viol = set(k for c in cols for k, _ in bad_msgs[c]) | set(k for k, _ in modes_bad)
+
+def value_failures(a, cmp, cols, rtol):
+    """The rows beyond tolerance, tolerated only with --outliers, few enough and each within
+    --outlier-rtol: (the failures of the others, the tolerated rows)."""
+    viol = set(k for c in cols for k, _ in cmp.bad_msgs[c]) | set(k for k, _ in cmp.modes_bad)
     tolerated = set()
-    if a.outliers > 0 and viol and not (viol & hard_rows) and len(viol) <= int(a.outliers * n_ok) \
-            and all(row_rel.get(k, 0.0) <= a.outlier_rtol for k in viol):
+    if a.outliers > 0 and viol and not (viol & cmp.hard_rows) and len(viol) <= int(a.outliers * cmp.n_ok) \
+            and all(cmp.row_rel.get(k, 0.0) <= a.outlier_rtol for k in viol):
         tolerated = viol
+    failures = []
     for c in cols:
-        msgs = [m for k, m in bad_msgs[c] if k not in tolerated]
+        msgs = [m for k, m in cmp.bad_msgs[c] if k not in tolerated]
         if msgs:
             failures.append("column %s: %d value(s) beyond tolerance: %s%s" % (
                 c, len(msgs), "; ".join(msgs[:a.max_report]), " ..." if len(msgs) > a.max_report else ""))
-    msgs = [m for k, m in modes_bad if k not in tolerated]
+    msgs = [m for k, m in cmp.modes_bad if k not in tolerated]
     if msgs:
         failures.append("column modes: %d row(s) differ: %s%s" % (len(msgs), "; ".join(msgs[:a.max_report]),
                                                                " ..." if len(msgs) > a.max_report else ""))
     if a.outliers > 0 and viol and not tolerated:
         failures.append("%d row(s) beyond rel %.3g: more than --outliers %.3g of %d rows allow, or beyond "
-                        "--outlier-rtol %.3g, or not numbers" % (len(viol), rtol, a.outliers, n_ok, a.outlier_rtol))
+                        "--outlier-rtol %.3g, or not numbers" % (len(viol), rtol, a.outliers, cmp.n_ok, a.outlier_rtol))
+    return failures, tolerated
 
-    max_rel = max([stats[c]["max_rel"] for c in cols if c != "steps"] or [0.0])
-    max_rel_rest = max([r for k, r in row_rel.items() if k not in tolerated] or [0.0])
+
+def print_summary(a, t, cols, modes, cmp, st_bad, tolerated, rtol, max_rel_rest):
+    """The table of the largest differences per column (without -q)."""
+    label = (a.label + ": ") if a.label else ""
+    print("%scompared %d rows (%s vs %s), tolerance rel %.3g" % (label, t.nrows, a.peer, a.ours, rtol))
+    print("  %-8s %12s %12s %8s" % ("column", "max abs", "max rel", "row"))
+    for c in cols:
+        s = cmp.stats[c]
+        print("  %-8s %12.3g %12s %8s" % (c, s["max_abs"], "exact" if c == "steps" else "%.3g" % s["max_rel"],
+                                           s["row"] if s["row"] else "-"))
+    if modes:
+        print("  modes    %d row(s) differ" % len(cmp.modes_bad))
+    print("  status   %d row(s) differ" % len(st_bad))
+    if tolerated:
+        print("  %d outlier row(s) beyond rel %.3g tolerated (--outliers %.3g, each <= %.3g); "
+              "max rel err of the other rows %.3g" % (len(tolerated), rtol, a.outliers, a.outlier_rtol,
+                                                       max_rel_rest))
+
+
+def write_json(a, t, cmp, st_bad, tolerated, rtol, max_rel, max_rel_rest, failures):
+    with open(a.json, "w") as f:
+        json.dump({"passed": not failures, "rows_ours": len(t.ob), "rows_peer": len(t.pb), "rtol": rtol,
+                   "max_rel_err": max_rel, "status_mismatches": len(st_bad), "modes_mismatches": len(cmp.modes_bad),
+                   "outliers_tolerated": len(tolerated), "max_rel_err_without_outliers": max_rel_rest,
+                   "columns": cmp.stats, "failures": failures}, f, indent=1)
+        f.write("\n")
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    rtol = a.rtol if a.rtol is not None else (1e-9 if a.precision == "double" else 1e-4)
+    label = (a.label + ": ") if a.label else ""
+    t = Tables(a)
+    failures = []
+    for hdr, path in ((t.oc, a.ours), (t.pcol, a.peer)):
+        if "status" not in hdr:
+            usage_error("%s: no '%s' column" % (path, "status"))
+    cols = compared_columns(a, t, failures)
+    modes = not a.no_modes and "modes" in t.oc and "modes" in t.pcol
+    id_col = id_column(a, t)
+
+    def rid(k):
+        return "row %d" % (k + 1) + ((" (%s %s)" % (id_col, t.ob[k][t.oc[id_col]])) if id_col else "")
+
+    failures += row_failures(t, id_col)
+    st_bad = status_differences(t, rid)
+    if st_bad:
+        failures.append("status differs on %d row(s): %s%s" % (len(st_bad), "; ".join(st_bad[:a.max_report]),
+                                                             " ..." if len(st_bad) > a.max_report else ""))
+    cmp = compare_values(a, t, cols, modes, rtol, rid)
+    more, tolerated = value_failures(a, cmp, cols, rtol)
+    failures += more
+
+    max_rel = max([cmp.stats[c]["max_rel"] for c in cols if c != "steps"] or [0.0])
+    max_rel_rest = max([r for k, r in cmp.row_rel.items() if k not in tolerated] or [0.0])
     passed = not failures
     if not a.quiet:
-        print("%scompared %d rows (%s vs %s), tolerance rel %.3g" % (label, nrows, a.peer, a.ours, rtol))
-        print("  %-8s %12s %12s %8s" % ("column", "max abs", "max rel", "row"))
-        for c in cols:
-            s = stats[c]
-            print("  %-8s %12.3g %12s %8s" % (c, s["max_abs"], "exact" if c == "steps" else "%.3g" % s["max_rel"],
-                                               s["row"] if s["row"] else "-"))
-        if modes:
-            print("  modes    %d row(s) differ" % len(modes_bad))
-        print("  status   %d row(s) differ" % len(st_bad))
-        if tolerated:
-            print("  %d outlier row(s) beyond rel %.3g tolerated (--outliers %.3g, each <= %.3g); "
-                  "max rel err of the other rows %.3g" % (len(tolerated), rtol, a.outliers, a.outlier_rtol,
-                                                           max_rel_rest))
+        print_summary(a, t, cols, modes, cmp, st_bad, tolerated, rtol, max_rel_rest)
     for f_ in failures:
         print("%sFAIL: %s" % (label, f_), file=sys.stderr)
     if not a.quiet or not passed:
         print("%s%s (max rel err %.3g)" % (label, "PASSED" if passed else "FAILED: wrong results", max_rel),
               file=sys.stdout if passed else sys.stderr)
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"passed": passed, "rows_ours": len(ob), "rows_peer": len(pb), "rtol": rtol,
-                       "max_rel_err": max_rel, "status_mismatches": len(st_bad), "modes_mismatches": len(modes_bad),
-                       "outliers_tolerated": len(tolerated), "max_rel_err_without_outliers": max_rel_rest,
-                       "columns": stats, "failures": failures}, f, indent=1)
-            f.write("\n")
+        write_json(a, t, cmp, st_bad, tolerated, rtol, max_rel, max_rel_rest, failures)
     return 0 if passed else 1
 
 
