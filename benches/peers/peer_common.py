@@ -20,6 +20,7 @@ import argparse
 import csv
 import json
 import sys
+from types import SimpleNamespace
 
 import numpy as _np
 
@@ -712,197 +713,259 @@ def _any(xp, m):
     return bool(m.any()) if xp is _np else True
 
 
+# the entries of the loop's state (jia_init_state), in the order jia_iterate returns them
+JIA_STATE_KEYS = ("y", "stick", "comp", "sig", "sigma", "js", "nsteps", "nswitch", "modes", "In_c", "done", "status",
+                  "loc", "hs", "stiff", "y1", "slot", "a", "b", "ga", "gb", "side", "it", "ev", "yb", "theta", "evb",
+                  "ybest")
+
+
 def jia_iterate(xp, T, C, st, advance):
     """One iteration of the loop for every row (rows with st['done'] are returned unchanged).
 
-    advance(S, y, h, stick, comp, stiff, sig) -> y is JiaLaw::advance for all rows."""
-    S, h, rho0, planar, mu_pos = C["S"], C["h"], C["rho0"], C["planar"], C["mu_pos"]
-    y, stick, comp, sig, sigma, js = st["y"], st["stick"], st["comp"], st["sig"], st["sigma"], st["js"]
-    nsteps, nswitch, modes, In_c = st["nsteps"], st["nswitch"], st["modes"], st["In_c"]
-    loc, hs, stiff, y1, slot = st["loc"], st["hs"], st["stiff"], st["y1"], st["slot"]
-    a, b, ga, gb, side, it, ev, yb = st["a"], st["b"], st["ga"], st["gb"], st["side"], st["it"], st["ev"], st["yb"]
-    theta, evb, ybest = st["theta"], st["evb"], st["ybest"]
+    advance(S, y, h, stick, comp, stiff, sig) -> y is JiaLaw::advance for all rows. The iteration is
+    a sequence of phases, one function each, on one working state w: st's entries, replaced as the
+    phases go, and the iteration's own masks (new: rows starting a step; lim, close: rows that end
+    there; stepping: rows whose step was taken; slot_done: rows whose location converged; ...)."""
     act = ~st["done"]
-    new = act & ~loc
-    zero = 0.0 * h
-    false = loc != loc
-    lim = close = false
-    yc = y
-
-    # ---- start of a step: bounds, step size, stiff slip, sigma head / tail (3D slip only)
-    if _any(xp, new):
-        lim = new & ((nsteps >= C["max_steps"]) | (nswitch > JIA_MAX_SWITCH))
-        m3 = new & ~stick & ~planar & mu_pos
-        hs = xp.where(new, h, hs)
-        stiff = xp.where(new, false, stiff)
-        if _any(xp, m3):
-            vn, vu, vw = jia_velocity(S, y)
-            eph, eta = jia_phase(xp, S, comp)
-            s = y[3]
-            vp = xp.sqrt(vu * vu + vw * vw)
-            G = xp.sqrt(y[4] * y[4] + y[5] * y[5])
-            stiff_n = m3 & (eph * vp * h > G)
-            pe = xp.where(vn > 0, eph * vp / (S.mu * eta * S.eta0 * vn), zero)
-            enter = m3 & ~sig & ~stiff_n & ~comp & (vn > 0) & (2.0 * s < rho0 * vn) & (pe * h < 0.5 * rho0)
-            sig = sig | enter
-            sigma = xp.where(enter, zero, sigma)
-            head = m3 & sig & comp
-            sr = 0.5 * rho0 * xp.where(vn < 0, -vn, zero)
-            leave = head & (~(vn < 0) | ~(s < sr))
-            headrun = head & ~leave
-            sig = sig & ~leave
-            tail = m3 & sig & ~comp
-            if _any(xp, headrun):
-                hh = (h / rho0) * xp.exp(0.4 * xp.log(sr / s))
-                pcr = vp / (S.mu * eta * S.eta0 * (-vn))
-                hmax = 0.5 / xp.where(pcr > 1, pcr, zero + 1.0)
-                hh = xp.where(hh > hmax, hmax, hh)
-                hs = xp.where(headrun, hh, hs)
-            if _any(xp, tail):
-                ht = (h / rho0) * xp.exp(0.4 * sigma)
-                hmax = 0.5 / xp.where(pe > 1, pe, zero + 1.0)
-                ht = xp.where(ht > hmax, hmax, ht)
-                hs = xp.where(tail, ht, hs)
-                close = tail & ((sigma > 20) | ~(vn > 0)) & ~lim
-                if _any(xp, close):
-                    du, dw = jia_slip_dir(xp, y, vu, vw)
-                    dIn = xp.where(vn > 0, s * s / vn, zero)
-                    yc = (y[0] + dIn, y[1] - S.mu * du * dIn, y[2] - S.mu * dw * dIn, zero, y[4], y[5])
-            stiff = xp.where(new, stiff_n & ~headrun & ~tail, stiff)
-
-    # ---- the one advance: the step, or a probe of the bracket
-    locating = _any(xp, loc)
-    if locating:
-        c = (ga * b - gb * a) / (ga - gb)
-        c = xp.where((c > a) & (c < b), c, 0.5 * (a + b))
-        z = advance(S, y, xp.where(loc, c * hs, hs), stick, comp, stiff, sig)
-    else:
-        z = advance(S, y, hs, stick, comp, stiff, sig)
-    stepping = new & ~lim & ~close
-    y1 = _selt(xp, stepping, z, y1) if locating or not _all(xp, stepping) else z
-    nsteps = nsteps + stepping
-
-    # ---- a probe: update the bracket (Illinois false position)
-    slot_done = false
-    if locating:
-        gc = jia_event(xp, S, z, ev, comp)
-        pos = gc > 0
-        lp = loc & pos
-        ln = loc & ~pos
-        ga_p = xp.where(side == 1, ga * 0.5, ga)
-        gb_n = xp.where(side == -1, gb * 0.5, gb)
-        b = xp.where(lp, c, b)
-        gb = xp.where(lp, gc, xp.where(ln, gb_n, gb))
-        a = xp.where(ln, c, a)
-        ga = xp.where(ln, gc, xp.where(lp, ga_p, ga))
-        side = xp.where(lp, 1, xp.where(ln, -1, side))
-        yb = _selt(xp, lp, z, yb)
-        it = it + loc
-        slot_done = loc & ((b - a <= T(4) * teps(T)) | (it >= JIA_ROOT_ITER))
-        better = slot_done & (b < theta)
-        theta = xp.where(better, b, theta)
-        evb = xp.where(better, ev, evb)
-        ybest = _selt(xp, better, yb, ybest)
-
-    # ---- slot 0 (end of the phase) for a new step
-    now0 = loc0 = false
-    if _any(xp, stepping):
-        theta = xp.where(stepping, zero + 2.0, theta)
-        evb = xp.where(stepping, -1, evb)
-        ev0 = xp.where(comp, 0, 1) + 0 * ev
-        g1 = jia_event(xp, S, y1, ev0, comp)
-        g0 = jia_event(xp, S, y, ev0, comp)
-        cand = stepping & (g1 > 0)
-        now0 = cand & (g0 > 0) & (ev0 != js)
-        loc0 = cand & ~(g0 > 0)
-        theta = xp.where(now0, zero, theta)
-        evb = xp.where(now0, ev0, evb)
-    # ---- slot 1 (mode switch) after slot 0 found nothing to locate or was located
-    chk1 = (stepping & ~now0 & ~loc0) | (slot_done & (slot == 0))
-    loc1 = false
-    if _any(xp, chk1 & mu_pos):
-        ev1 = xp.where(stick, 2, 3) + 0 * ev
-        g1b = jia_event(xp, S, y1, ev1, comp)
-        g0b = jia_event(xp, S, y, ev1, comp)
-        cand = chk1 & mu_pos & (g1b > 0)
-        now1 = cand & (g0b > 0) & (ev1 != js)
-        loc1 = cand & ~(g0b > 0)
-        theta = xp.where(now1, zero, theta)
-        evb = xp.where(now1, ev1, evb)
-    # ---- start a location
-    start = loc0 | loc1
-    if _any(xp, start):
-        a = xp.where(start, zero, a)
-        b = xp.where(start, zero + 1.0, b)
-        if _any(xp, loc0):
-            ga = xp.where(loc0, g0, ga)
-            gb = xp.where(loc0, g1, gb)
-            ev = xp.where(loc0, ev0, ev)
-        if _any(xp, loc1):
-            ga = xp.where(loc1, g0b, ga)
-            gb = xp.where(loc1, g1b, gb)
-            ev = xp.where(loc1, ev1, ev)
-        side = xp.where(start, 0, side)
-        it = xp.where(start, 0, it)
-        slot = xp.where(loc0, 0, xp.where(loc1, 1, slot))
-        yb = _selt(xp, start, y1, yb)
-    loc_n = (loc & ~slot_done) | start
-    res = now0 | (chk1 & ~loc1) | (slot_done & (slot == 1) & ~start)
-
-    # ---- resolve the step
-    done = st["done"] | lim | close
-    status = xp.where(lim, STEP_LIMIT, st["status"])
-    if _any(xp, close):
-        y = _selt(xp, close, yc, y)
-    if _any(xp, res):
-        bad = res & ~(xp.isfinite(y1[0]) & xp.isfinite(y1[1]) & xp.isfinite(y1[2]) & xp.isfinite(y1[3])
-                      & xp.isfinite(y1[4]) & xp.isfinite(y1[5]))
-        ok = res & ~bad
-        noev = ok & (evb < 0)
-        evr = ok & ~noev
-        yn = _selt(xp, noev, y1, _selt(xp, theta > 0, ybest, y)) if _any(xp, evr) else y1
-        sigma = xp.where(noev & sig, sigma + hs, sigma)
-        proj = ok & ~stick & mu_pos
-        if _any(xp, proj):
-            yp = jia_project_slip(xp, S, yn, comp)
-            yn = yn[:4] + (xp.where(proj, yp[4], yn[4]), xp.where(proj, yp[5], yn[5]))
-        if _any(xp, evr):
-            e0 = evr & (evb == 0)
-            e1 = evr & (evb == 1)
-            e2 = evr & (evb == 2)
-            e3 = evr & (evb == 3)
-            In_c = xp.where(e0, yn[0], In_c)
-            end0 = e0 & (S.e == 0)
-            rest = e0 & ~end0
-            s_n = xp.where(rest, yn[3] * S.e, yn[3])
-            s_n = xp.where(e1, zero, s_n)
-            yn = yn[:3] + (s_n,) + yn[4:]
-            if _any(xp, e2):
-                yp = jia_project_slip(xp, S, yn, comp)
-                yn = yn[:4] + (xp.where(e2, yp[4], yn[4]), xp.where(e2, yp[5], yn[5]))
-                modes = mode_push(xp, modes, MODE_SLIP, e2)
-            if _any(xp, e3):
-                modes = mode_push(xp, modes, MODE_STICK, e3)
-            stick = (stick & ~e2) | e3
-            comp = comp & ~rest
-            sig = sig & ~rest & ~e3
-            nswitch = nswitch + (e2 | e3)
-            js = xp.where(ok, xp.where(e2, 3, xp.where(e3, 2, -1)), js)
-            done = done | end0 | e1
-        else:
-            js = xp.where(ok, -1, js)
-        y = _selt(xp, ok, yn, y)
-        done = done | bad
-        status = xp.where(bad, NON_FINITE, status)
-    out = {"y": y, "stick": stick, "comp": comp, "sig": sig, "sigma": sigma, "js": js, "nsteps": nsteps,
-           "nswitch": nswitch, "modes": modes, "In_c": In_c, "done": done, "status": status,
-           "loc": loc_n & ~res, "hs": hs, "stiff": stiff, "y1": y1, "slot": slot, "a": a, "b": b, "ga": ga, "gb": gb,
-           "side": side, "it": it, "ev": ev, "yb": yb, "theta": theta, "evb": evb, "ybest": ybest}
+    w = SimpleNamespace(**st)
+    w.new = act & ~st["loc"]
+    w.zero = 0.0 * C["h"]
+    w.false = st["loc"] != st["loc"]
+    w.lim = w.close = w.false
+    w.yc = st["y"]
+    _jia_start_step(xp, C, w)
+    _jia_advance(xp, C, w, advance)
+    _jia_probe(xp, T, C, w)
+    _jia_slot0(xp, C, w)
+    _jia_slot1(xp, C, w)
+    _jia_start_location(xp, w)
+    _jia_resolve(xp, C, w, st)
+    out = {k: getattr(w, k) for k in JIA_STATE_KEYS}
     if _all(xp, act):
         return out
     # rows that were done keep their state
     return {k: (_selt(xp, act, v, st[k]) if isinstance(v, tuple) else xp.where(act, v, st[k]))
             for k, v in out.items()}
+
+
+def _jia_start_step(xp, C, w):
+    """The start of a step for the rows in w.new: the step and switch bounds (w.lim), the step size
+    w.hs, the stiff-slip flag w.stiff, and in 3D slip sigma's head and tail (_jia_slip_start)."""
+    new = w.new
+    if not _any(xp, new):
+        return
+    w.lim = new & ((w.nsteps >= C["max_steps"]) | (w.nswitch > JIA_MAX_SWITCH))
+    m3 = new & ~w.stick & ~C["planar"] & C["mu_pos"]
+    w.hs = xp.where(new, C["h"], w.hs)
+    w.stiff = xp.where(new, w.false, w.stiff)
+    if _any(xp, m3):
+        _jia_slip_start(xp, C, w, m3)
+
+
+def _jia_slip_start(xp, C, w, m3):
+    """The start of a step of the rows m3 in 3D slip: stiff slip, sigma entering, its head (compression)
+    and tail (restitution) with their step sizes, and the tail's end, which closes the phase (w.close,
+    with the closed state w.yc)."""
+    S, h, rho0, zero = C["S"], C["h"], C["rho0"], w.zero
+    y, comp, sig, sigma, hs = w.y, w.comp, w.sig, w.sigma, w.hs
+    vn, vu, vw = jia_velocity(S, y)
+    eph, eta = jia_phase(xp, S, comp)
+    s = y[3]
+    vp = xp.sqrt(vu * vu + vw * vw)
+    G = xp.sqrt(y[4] * y[4] + y[5] * y[5])
+    stiff_n = m3 & (eph * vp * h > G)
+    pe = xp.where(vn > 0, eph * vp / (S.mu * eta * S.eta0 * vn), zero)
+    enter = m3 & ~sig & ~stiff_n & ~comp & (vn > 0) & (2.0 * s < rho0 * vn) & (pe * h < 0.5 * rho0)
+    sig = sig | enter
+    sigma = xp.where(enter, zero, sigma)
+    head = m3 & sig & comp
+    sr = 0.5 * rho0 * xp.where(vn < 0, -vn, zero)
+    leave = head & (~(vn < 0) | ~(s < sr))
+    headrun = head & ~leave
+    sig = sig & ~leave
+    tail = m3 & sig & ~comp
+    if _any(xp, headrun):
+        hh = (h / rho0) * xp.exp(0.4 * xp.log(sr / s))
+        pcr = vp / (S.mu * eta * S.eta0 * (-vn))
+        hmax = 0.5 / xp.where(pcr > 1, pcr, zero + 1.0)
+        hh = xp.where(hh > hmax, hmax, hh)
+        hs = xp.where(headrun, hh, hs)
+    if _any(xp, tail):
+        ht = (h / rho0) * xp.exp(0.4 * sigma)
+        hmax = 0.5 / xp.where(pe > 1, pe, zero + 1.0)
+        ht = xp.where(ht > hmax, hmax, ht)
+        hs = xp.where(tail, ht, hs)
+        w.close = close = tail & ((sigma > 20) | ~(vn > 0)) & ~w.lim
+        if _any(xp, close):
+            du, dw = jia_slip_dir(xp, y, vu, vw)
+            dIn = xp.where(vn > 0, s * s / vn, zero)
+            w.yc = (y[0] + dIn, y[1] - S.mu * du * dIn, y[2] - S.mu * dw * dIn, zero, y[4], y[5])
+    w.stiff = xp.where(w.new, stiff_n & ~headrun & ~tail, w.stiff)
+    w.sig, w.sigma, w.hs = sig, sigma, hs
+
+
+def _jia_advance(xp, C, w, advance):
+    """The one advance per row: a probe of the bracket at w.c for the rows locating an event
+    (w.loc), else the step of size w.hs (w.z); a step taken (w.stepping) is kept as w.y1."""
+    S = C["S"]
+    w.locating = _any(xp, w.loc)
+    if w.locating:
+        c = (w.ga * w.b - w.gb * w.a) / (w.ga - w.gb)
+        w.c = xp.where((c > w.a) & (c < w.b), c, 0.5 * (w.a + w.b))
+        w.z = advance(S, w.y, xp.where(w.loc, w.c * w.hs, w.hs), w.stick, w.comp, w.stiff, w.sig)
+    else:
+        w.z = advance(S, w.y, w.hs, w.stick, w.comp, w.stiff, w.sig)
+    w.stepping = w.new & ~w.lim & ~w.close
+    w.y1 = _selt(xp, w.stepping, w.z, w.y1) if w.locating or not _all(xp, w.stepping) else w.z
+    w.nsteps = w.nsteps + w.stepping
+
+
+def _jia_probe(xp, T, C, w):
+    """A probe of the rows locating an event: the bracket updated (Illinois false position), the slot
+    done when it is narrow enough or out of iterations (w.slot_done), the earliest event kept."""
+    w.slot_done = w.false
+    if not w.locating:
+        return
+    loc, c, side = w.loc, w.c, w.side
+    gc = jia_event(xp, C["S"], w.z, w.ev, w.comp)
+    pos = gc > 0
+    lp = loc & pos
+    ln = loc & ~pos
+    ga_p = xp.where(side == 1, w.ga * 0.5, w.ga)
+    gb_n = xp.where(side == -1, w.gb * 0.5, w.gb)
+    w.b = xp.where(lp, c, w.b)
+    w.gb = xp.where(lp, gc, xp.where(ln, gb_n, w.gb))
+    w.a = xp.where(ln, c, w.a)
+    w.ga = xp.where(ln, gc, xp.where(lp, ga_p, w.ga))
+    w.side = xp.where(lp, 1, xp.where(ln, -1, side))
+    w.yb = _selt(xp, lp, w.z, w.yb)
+    w.it = w.it + loc
+    w.slot_done = loc & ((w.b - w.a <= T(4) * teps(T)) | (w.it >= JIA_ROOT_ITER))
+    better = w.slot_done & (w.b < w.theta)
+    w.theta = xp.where(better, w.b, w.theta)
+    w.evb = xp.where(better, w.ev, w.evb)
+    w.ybest = _selt(xp, better, w.yb, w.ybest)
+
+
+def _jia_slot0(xp, C, w):
+    """Slot 0 (the end of the phase) of a new step: an event now (w.now0) or one to locate (w.loc0)."""
+    w.now0 = w.loc0 = w.false
+    stepping = w.stepping
+    if not _any(xp, stepping):
+        return
+    S = C["S"]
+    w.theta = xp.where(stepping, w.zero + 2.0, w.theta)
+    w.evb = xp.where(stepping, -1, w.evb)
+    w.ev0 = xp.where(w.comp, 0, 1) + 0 * w.ev
+    w.g1 = jia_event(xp, S, w.y1, w.ev0, w.comp)
+    w.g0 = jia_event(xp, S, w.y, w.ev0, w.comp)
+    cand = stepping & (w.g1 > 0)
+    w.now0 = cand & (w.g0 > 0) & (w.ev0 != w.js)
+    w.loc0 = cand & ~(w.g0 > 0)
+    w.theta = xp.where(w.now0, w.zero, w.theta)
+    w.evb = xp.where(w.now0, w.ev0, w.evb)
+
+
+def _jia_slot1(xp, C, w):
+    """Slot 1 (the mode switch), after slot 0 found nothing to locate or was located (w.chk1): an
+    event now, or one to locate (w.loc1)."""
+    w.chk1 = (w.stepping & ~w.now0 & ~w.loc0) | (w.slot_done & (w.slot == 0))
+    w.loc1 = w.false
+    mu_pos = C["mu_pos"]
+    if not _any(xp, w.chk1 & mu_pos):
+        return
+    S = C["S"]
+    w.ev1 = xp.where(w.stick, 2, 3) + 0 * w.ev
+    w.g1b = jia_event(xp, S, w.y1, w.ev1, w.comp)
+    w.g0b = jia_event(xp, S, w.y, w.ev1, w.comp)
+    cand = w.chk1 & mu_pos & (w.g1b > 0)
+    now1 = cand & (w.g0b > 0) & (w.ev1 != w.js)
+    w.loc1 = cand & ~(w.g0b > 0)
+    w.theta = xp.where(now1, w.zero, w.theta)
+    w.evb = xp.where(now1, w.ev1, w.evb)
+
+
+def _jia_start_location(xp, w):
+    """A location started for the rows of w.loc0 or w.loc1 (the bracket [0, 1] of the step); the rows
+    still locating afterwards (w.loc_n) and the rows whose step is resolved now (w.res)."""
+    start = w.loc0 | w.loc1
+    if _any(xp, start):
+        w.a = xp.where(start, w.zero, w.a)
+        w.b = xp.where(start, w.zero + 1.0, w.b)
+        if _any(xp, w.loc0):
+            w.ga = xp.where(w.loc0, w.g0, w.ga)
+            w.gb = xp.where(w.loc0, w.g1, w.gb)
+            w.ev = xp.where(w.loc0, w.ev0, w.ev)
+        if _any(xp, w.loc1):
+            w.ga = xp.where(w.loc1, w.g0b, w.ga)
+            w.gb = xp.where(w.loc1, w.g1b, w.gb)
+            w.ev = xp.where(w.loc1, w.ev1, w.ev)
+        w.side = xp.where(start, 0, w.side)
+        w.it = xp.where(start, 0, w.it)
+        w.slot = xp.where(w.loc0, 0, xp.where(w.loc1, 1, w.slot))
+        w.yb = _selt(xp, start, w.y1, w.yb)
+    w.loc_n = (w.loc & ~w.slot_done) | start
+    w.res = w.now0 | (w.chk1 & ~w.loc1) | (w.slot_done & (w.slot == 1) & ~start)
+
+
+def _jia_resolve(xp, C, w, st):
+    """The rows that end (bounds, a closed phase) and the steps resolved (w.res): the state at the
+    earliest event or the step's end, slip projected, the event applied (_jia_apply_event)."""
+    w.done = st["done"] | w.lim | w.close
+    w.status = xp.where(w.lim, STEP_LIMIT, st["status"])
+    if _any(xp, w.close):
+        w.y = _selt(xp, w.close, w.yc, w.y)
+    res, y1 = w.res, w.y1
+    if _any(xp, res):
+        bad = res & ~(xp.isfinite(y1[0]) & xp.isfinite(y1[1]) & xp.isfinite(y1[2]) & xp.isfinite(y1[3])
+                      & xp.isfinite(y1[4]) & xp.isfinite(y1[5]))
+        ok = res & ~bad
+        noev = ok & (w.evb < 0)
+        evr = ok & ~noev
+        yn = _selt(xp, noev, y1, _selt(xp, w.theta > 0, w.ybest, w.y)) if _any(xp, evr) else y1
+        w.sigma = xp.where(noev & w.sig, w.sigma + w.hs, w.sigma)
+        proj = ok & ~w.stick & C["mu_pos"]
+        if _any(xp, proj):
+            yp = jia_project_slip(xp, C["S"], yn, w.comp)
+            yn = yn[:4] + (xp.where(proj, yp[4], yn[4]), xp.where(proj, yp[5], yn[5]))
+        if _any(xp, evr):
+            yn = _jia_apply_event(xp, C, w, evr, ok, yn)
+        else:
+            w.js = xp.where(ok, -1, w.js)
+        w.y = _selt(xp, ok, yn, w.y)
+        w.done = w.done | bad
+        w.status = xp.where(bad, NON_FINITE, w.status)
+    w.loc = w.loc_n & ~res
+
+
+def _jia_apply_event(xp, C, w, evr, ok, yn):
+    """The event w.evb of the rows evr applied to their new state yn (returned): 0 the end of
+    compression (restitution, or the end at e = 0), 1 the end of restitution, 2 stick to slip, 3 slip
+    to stick."""
+    S, evb = C["S"], w.evb
+    e0 = evr & (evb == 0)
+    e1 = evr & (evb == 1)
+    e2 = evr & (evb == 2)
+    e3 = evr & (evb == 3)
+    w.In_c = xp.where(e0, yn[0], w.In_c)
+    end0 = e0 & (S.e == 0)
+    rest = e0 & ~end0
+    s_n = xp.where(rest, yn[3] * S.e, yn[3])
+    s_n = xp.where(e1, w.zero, s_n)
+    yn = yn[:3] + (s_n,) + yn[4:]
+    if _any(xp, e2):
+        yp = jia_project_slip(xp, S, yn, w.comp)
+        yn = yn[:4] + (xp.where(e2, yp[4], yn[4]), xp.where(e2, yp[5], yn[5]))
+        w.modes = mode_push(xp, w.modes, MODE_SLIP, e2)
+    if _any(xp, e3):
+        w.modes = mode_push(xp, w.modes, MODE_STICK, e3)
+    w.stick = (w.stick & ~e2) | e3
+    w.comp = w.comp & ~rest
+    w.sig = w.sig & ~rest & ~e3
+    w.nswitch = w.nswitch + (e2 | e3)
+    w.js = xp.where(ok, xp.where(e2, 3, xp.where(e3, 2, -1)), w.js)
+    w.done = w.done | end0 | e1
+    return yn
 
 
 def _all(xp, m):
