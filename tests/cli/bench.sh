@@ -15,39 +15,8 @@ quick=(--min-time 0.02 --reps 2 --warmup 1)
 check "quick run exits 0" '[ $rc -eq 0 ]'
 check "progress lines on stderr" 'grep -q "impact bench: \[1/12\] newton serial double" "$T/err"'
 check "table on stdout equals --markdown" 'cmp -s "$T/out" "$T/b.md"'
-cat > "$T/check.py" << 'EOF'
-import json, sys
-j = json.load(open(sys.argv[1]))
-res = j["results"]
-want = {(l, b, p, s) for b in ("serial", "omp") for p in ("double", "float")
-        for (l, s) in (("newton", None), ("stronge", 20), ("stronge", 40))}
-got = {(r["law"], r["backend"], r["precision"], r["steps"]) for r in res}
-assert got == want, (sorted(got ^ want, key=str))
-assert len(res) == len(want)
-for r in res:
-    q = r["instances_per_second"]
-    assert q["min"] > 0 and q["min"] <= q["median"] <= q["max"], r
-    assert q["q1"] <= q["median"] <= q["q3"], r
-    assert len(r["seconds"]) == 2 and all(s > 0 for s in r["seconds"]) and r["n"] >= 1, r
-    assert r["ok_fraction"] > 0.9, r
-    assert r["flops_per_instance"] > 0 and r["bytes_per_instance"] > 0, r
-    if r["law"] == "stronge":
-        assert r["mean_steps"] > 0 and r["integrator"] == "rk4", r
-        s = r["instance_steps_per_second"]
-        assert s["min"] <= s["median"] <= s["max"] and s["median"] > q["median"], r
-    else:
-        assert "mean_steps" not in r, r
-m = j["machine"]
-for k in ("cpu", "cores", "omp_threads", "compiler", "build", "version", "git_rev", "date", "cuda"):
-    assert k in m, k
-assert m["cores"] >= 1 and m["omp_threads"] >= 1
-kinds = {(x["ratio"], x["law"], x["steps"]) for x in j["ratios"]}
-for l, s in (("newton", None), ("stronge", 20), ("stronge", 40)):
-    assert ("omp/serial", l, s) in kinds and ("float/double", l, s) in kinds, (l, s)
-assert j["settings"]["reps"] == 2 and j["settings"]["steps"] == [20, 40]
-EOF
 check "json: every combination, positive rates, median in [min, max], machine, ratios" \
-  'python3 "$T/check.py" "$T/b.json"'
+  'python3 "$SRC/tests/cli/helpers/bench_json.py" "$T/b.json"'
 for row in "newton | - | double" "newton | - | float" "stronge | 20 | double" "stronge | 20 | float" \
   "stronge | 40 | double" "stronge | 40 | float"; do
   check "markdown row: $row" 'grep -q "^| $row | [0-9.]* [kMG ]*±" "$T/b.md"'
