@@ -17,9 +17,15 @@
    the laws reach CUDA's on the device (include/impact/math.hpp): on the host every one is rmath's
    (include/impact/rmath.hpp), the same bits on every machine (issue 21); MATH_ALLOWED lists the
    exceptions and why
+5. the scripts' size: in python/, scripts/, benches/, perf/, tests/ and examples/ no Python function
+   (ast: def line to last line, decorators not counted) and no bash function (`name() {` to the `}`
+   at its indentation) longer than --max-lines lines, and no program of more than 20 lines in a
+   bash heredoc (one an interpreter reads, or written to a script file): a module, which can be
+   parsed, linted and imported, instead
 
 Usage: check_layout.py [ROOT] [--max-lines N] [--max-folder-lines N] [--report]   (exit 1 on a violation)
---report also prints the longest functions per layer and the lines of every host folder.
+--report also prints the longest functions per layer and the lines of every host folder, the
+longest function per language (C++, Python, bash) and how many script files and functions it read.
 """
 import argparse
 import os
@@ -180,6 +186,205 @@ def source_files(root, top):
                 yield os.path.join(d, f)
 
 
+# ---- the length rule for the scripts: Python and bash ---------------------------------------------
+# A script is code as much as a header: a 200-line main() or a Python program pasted into a bash
+# heredoc is as hard to read, test and review as a 200-line C++ function, so the same bound holds.
+SCRIPT_TOPS = ("python", "scripts", "benches", "perf", "tests", "examples")
+# a heredoc over this many lines that holds a program (an interpreter reads it, or it is written to a
+# script file) is a module waiting to be made: it gets no syntax check, no linter, no import
+HEREDOC_MAX_LINES = 20
+# an interpreter reading its program from stdin (`python3 - ARGS`, `"$PY" -`, `bash`), or a script file written
+INTERPRETER = r"(?:(?<![\w$-])(?:python[\d.]*|perl|ruby|node|bash|sh|zsh|Rscript)|\$\{?\w*PY(?:THON)?\}?(?!\w))"
+PROGRAM_COMMAND = re.compile(INTERPRETER + r"\"?(?:\s+-[A-Za-z]\w*)*(?:\s+-(?=\s|$)|\s*$)"
+                             r"|>\s*\"?[^\s\"<>]*\.(?:py|sh|bash|pl|rb|js)\"?")
+PROGRAM_BODY = re.compile(r"^\s*(?:#!|import\s+\w|from\s+[\w.]+\s+import\b|def\s+\w+\s*\(|class\s+\w+[(:])")
+HEREDOC = re.compile(r"(?<!<)<<(-?)[ \t]*(['\"]?)([A-Za-z_]\w*)\2")
+BASH_FUNCTION = re.compile(r"^(\s*)(?:function\s+([\w:.-]+)\s*(?:\(\s*\))?|([\w:.-]+)\s*\(\s*\))\s*(\{.*)?$")
+
+
+def script_kind(path):
+    """'python', 'bash' or None: by the name's ending, else by a #! line."""
+    if path.endswith(".py"):
+        return "python"
+    if path.endswith((".sh", ".bash")):
+        return "bash"
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(200)
+    except OSError:
+        return None
+    if first.startswith(b"#!"):
+        if re.search(rb"python", first):
+            return "python"
+        if re.search(rb"\b(ba)?sh\b", first):
+            return "bash"
+    return None
+
+
+def script_files(root):
+    """(relative path, kind) of every Python and bash file under SCRIPT_TOPS, sorted."""
+    found = []
+    for top in SCRIPT_TOPS:
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            dirs[:] = [x for x in dirs if not x.startswith(".") and x != "__pycache__"]
+            for f in files:
+                path = os.path.join(d, f)
+                kind = script_kind(path)
+                if kind:
+                    found.append((os.path.relpath(path, root), kind))
+    return sorted(found)
+
+
+def python_functions(text):
+    """(qualified name, def line, last line) of every function and method, nested ones too; the
+    decorators are not counted (a def's lineno is its own line)."""
+    import ast
+    found = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append((prefix + child.name, child.lineno, child.end_lineno))
+                visit(child, prefix + child.name + ".")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, prefix + child.name + ".")
+            else:
+                visit(child, prefix)
+
+    visit(ast.parse(text), "")
+    return found
+
+
+def heredocs(lines):
+    """(command line index, first body index, terminator index, tag, command) of every heredoc of a
+    bash text as lines; a body without its terminator runs to the end. A terminator may close a
+    single-quoted string too (a heredoc inside a `check NAME '...'` condition)."""
+    found = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = None if line.lstrip().startswith("#") else HEREDOC.search(line)
+        if not m:
+            i += 1
+            continue
+        dash, tag = m.group(1), m.group(3)
+        j = i + 1
+        while j < len(lines):
+            body = lines[j].lstrip("\t") if dash else lines[j]
+            if body.rstrip() in (tag, tag + "'") or body.startswith(tag + ")"):
+                break
+            j += 1
+        found.append((i, i + 1, j, tag, line[: m.start()]))
+        i = j + 1
+    return found
+
+
+def heredoc_is_program(command, body):
+    """Does a heredoc hold a program: an interpreter reads it, it is written to a script file, or its
+    text opens as one (#!, import, def, class)?"""
+    first = next((b for b in body if b.strip()), "")
+    return bool(PROGRAM_COMMAND.search(command) or PROGRAM_BODY.match(first))
+
+
+def bash_code(line):
+    """A bash line without its quoted text and its comment, for counting braces."""
+    out, i, n = [], 0, len(line)
+    while i < n:
+        c = line[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c in "'\"":
+            j = i + 1
+            while j < n and line[j] != c:
+                j += 2 if c == '"' and line[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "#" and (i == 0 or line[i - 1] in " \t;"):
+            break
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def bash_functions(text):
+    """(name, first line, last line) of every bash function `name() {` or `function name {` ...
+    the `}` at the indentation of its opening line (a one-line body: one line). Heredoc bodies are
+    not read as code."""
+    lines = text.split("\n")
+    in_heredoc = [False] * len(lines)
+    for _, first, end, _, _ in heredocs(lines):
+        for k in range(first, min(end + 1, len(lines))):
+            in_heredoc[k] = True
+    found = []
+    for i, line in enumerate(lines):
+        m = None if in_heredoc[i] else BASH_FUNCTION.match(line)
+        if not m or line.lstrip().startswith("#"):
+            continue
+        indent, name, rest = m.group(1), m.group(2) or m.group(3), m.group(4)
+        if rest is None:  # the brace on the next line
+            if i + 1 < len(lines) and lines[i + 1].strip().startswith("{"):
+                rest = lines[i + 1].strip()
+            else:
+                continue
+        tail = bash_code(rest[1:])
+        if tail.count("}") > tail.count("{"):
+            found.append((name, i + 1, i + 1))
+            continue
+        closing = re.compile(re.escape(indent) + r"\}")
+        end = next((k for k in range(i + 1, len(lines)) if not in_heredoc[k] and closing.match(lines[k])),
+                   len(lines) - 1)
+        found.append((name, i + 1, end + 1))
+    return found
+
+
+def script_length_errors(root, max_lines, longest):
+    """The length rule's violations in the Python and bash files under SCRIPT_TOPS: a function over
+    max_lines lines, a heredoc program over HEREDOC_MAX_LINES lines. Fills longest[language] with
+    (length, "path:line name") of the longest function. Returns (errors, {language: (files, functions)})."""
+    errors, counts = [], {"Python": [0, 0], "bash": [0, 0]}
+    for rel, kind in script_files(root):
+        try:
+            text = open(os.path.join(root, rel), encoding="utf-8").read()
+        except (OSError, UnicodeDecodeError) as e:
+            errors.append(f"{rel}: not read ({e})")
+            continue
+        language = "Python" if kind == "python" else "bash"
+        if kind == "python":
+            try:
+                funcs = python_functions(text)
+            except SyntaxError as e:
+                errors.append(f"{rel}:{e.lineno}: not parsed as Python ({e.msg}): its functions are not measured")
+                continue
+        else:
+            funcs = bash_functions(text)
+            lines = text.split("\n")
+            for at, first, end, tag, command in heredocs(lines):
+                body = lines[first:end]
+                if len(body) > HEREDOC_MAX_LINES and heredoc_is_program(command, body):
+                    errors.append(f"{rel}:{at + 1}: a {len(body)}-line program in a heredoc (<<{tag}; at most "
+                                  f"{HEREDOC_MAX_LINES}): make it a module")
+        counts[language][0] += 1
+        counts[language][1] += len(funcs)
+        for name, first, last in funcs:
+            length = last - first + 1
+            if language not in longest or length > longest[language][0]:
+                longest[language] = (length, f"{rel}:{first} {name}")
+            if length > max_lines:
+                errors.append(f"{rel}:{first}: {language} function {name} is {length} lines (at most {max_lines})")
+    return errors, counts
+
+
+def report_longest_by_language(longest, counts):
+    """--report's lines on the length rule across languages: the longest function of each, and how
+    many script files and functions were measured."""
+    for language in ("C++", "Python", "bash"):
+        if longest.get(language):
+            print(f"longest {language} function: {longest[language][0]} lines, {longest[language][1]}")
+    for language, (nfiles, nfuncs) in counts.items():
+        print(f"{language}: {nfiles} files, {nfuncs} functions")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("root", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -242,6 +447,9 @@ def main():
                     longest[layer] = (length, f"{rel}:{first} {name}")
                 if length > a.max_lines and name.split("::")[-1] not in LONG_ALLOWED.get(rel, ()):
                     errors.append(f"{rel}:{first}: function {name} is {length} lines (at most {a.max_lines})")
+    longest_by_language = {"C++": max(longest.values(), default=None)}
+    script_errors, script_counts = script_length_errors(root, a.max_lines, longest_by_language)
+    errors += script_errors
     for layer, n in sorted(folder_lines.items()):
         if n > a.max_folder_lines:
             errors.append(f"host/{layer}: {n} lines (at most {a.max_folder_lines}): split it by role")
@@ -252,6 +460,7 @@ def main():
         for layer in LAYERS:
             if layer in folder_lines:
                 print(f"host/{layer}: {folder_lines[layer]} lines")
+        report_longest_by_language(longest_by_language, script_counts)
     for e in errors:
         print("check_layout: " + e, file=sys.stderr)
     print(f"check_layout: {nfiles} files, {nfuncs} functions, {len(errors)} violation(s)")

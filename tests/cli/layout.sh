@@ -2,8 +2,9 @@
 # The architecture of the tree (docs/architecture.md): no file includes a header of a layer above
 # its own, CLI11 only in the command layer, no Eigen in device code, no function in host/, include/
 # or kernels/ over 150 lines (no exception: the integrators' solvers too), no libm
-# transcendental or Boost.Math distribution outside rmath, no host folder over 3000 lines
-# (scripts/check_layout.py).
+# transcendental or Boost.Math distribution outside rmath, no host folder over 3000 lines, no Python
+# or bash function over 150 lines and no program of more than 20 lines in a heredoc in the scripts'
+# folders (scripts/check_layout.py).
 set -u
 SRC=$2
 source "$(dirname "$0")/common.bash"
@@ -48,4 +49,28 @@ check "systems may not include study, nor study sampled" \
   'grep -q "the systems layer includes study/run.hpp" "$T/out5" && grep -q "the study layer includes sampled/reduce.hpp" "$T/out5"'
 "$PY" "$SRC/scripts/check_layout.py" "$T/big" --max-folder-lines 4000 > "$T/out6" 2>&1
 check "and 3041 lines pass a bound of 4000" '! grep -q "host/study: 3041" "$T/out6"'
+# the scripts (python/, scripts/, benches/, perf/, tests/, examples/): no Python or bash function over
+# 150 lines, no program of more than 20 lines in a heredoc (a module instead); a data heredoc, a
+# 20-line program and a one-line function with a brace in a string pass
+check "the report names the longest function per language" \
+  'grep -q "^longest C++ function: [0-9]* lines, " "$T/out" && grep -q "^longest Python function: [0-9]* lines, " "$T/out" && grep -q "^longest bash function: [0-9]* lines, " "$T/out"'
+mkdir -p "$T/sc/scripts" "$T/sc/perf" "$T/sc/tests/cli" "$T/sc/host/engine"
+{ echo '@property'; echo 'def long_py(x):'; for i in $(seq 1 150); do echo "    x += $i"; done; echo '    return x'
+  echo 'class K:'; echo '    def short(self):'; echo '        return 1'; } > "$T/sc/scripts/long.py"
+printf 'def broken(:\n' > "$T/sc/scripts/broken.py"
+{ echo 'long_sh() {'; for i in $(seq 1 150); do echo "  echo $i"; done; echo '}'; echo "brace() { echo '{'; }"; } > "$T/sc/perf/long.sh"
+{ echo 'python3 - "$1" << '"'PY'"; for i in $(seq 1 21); do echo "x$i = $i"; done; echo 'PY'
+  echo 'cat > "$T/data.csv" << EOF'; for i in $(seq 1 30); do echo "$i,$i"; done; echo 'EOF'
+  echo 'cat > "$T/ok.py" << EOF'; for i in $(seq 1 20); do echo "y$i = $i"; done; echo 'EOF'; } > "$T/sc/tests/cli/here.sh"
+"$PY" "$SRC/scripts/check_layout.py" "$T/sc" --report > "$T/out7" 2>&1; rc=$?
+check "a 152-line Python function (its decorator not counted) is a violation" \
+  '[ $rc -eq 1 ] && grep -q "scripts/long.py:2: Python function long_py is 152 lines (at most 150)" "$T/out7"'
+check "a 152-line bash function is a violation" 'grep -q "perf/long.sh:1: bash function long_sh is 152 lines (at most 150)" "$T/out7"'
+check "a 21-line Python program in a heredoc is a violation" \
+  'grep -q "tests/cli/here.sh:1: a 21-line program in a heredoc (<<PY; at most 20): make it a module" "$T/out7"'
+check "a data heredoc, a 20-line program and short functions are not" \
+  '[ $(grep -c "check_layout: .*here.sh" "$T/out7") -eq 1 ] && ! grep -q "brace\|short" "$T/out7"'
+check "a Python file that does not parse is a violation" 'grep -q "scripts/broken.py:1: not parsed as Python" "$T/out7"'
+check "the report: the longest Python and bash functions" \
+  'grep -q "^longest Python function: 152 lines, scripts/long.py:2 long_py" "$T/out7" && grep -q "^longest bash function: 152 lines, perf/long.sh:1 long_sh" "$T/out7"'
 finish
