@@ -203,9 +203,8 @@ Comparison run_comparison(const CalibrateRequest& q, const CalibrateConfig& c, b
   io::write_file(c.out_dir + "/comparison.json", comparison_json(k).dump(2) + "\n");
   k.files = {"comparison.md", "comparison.json"};
   if (c.plots) {
-    k.plot_note = study::run_plot_script(std::string(IMPACT_SOURCE_ROOT) + "/scripts/plot_calibration.py", c.out_dir,
-                                         {"comparison.png"}, progress == nullptr, progress ? progress : stderr,
-                                         "impact calibrate", {"--comparison"});
+    k.plot_note = study::run_plot_script("plot_calibration.py", c.out_dir, {"comparison.png"}, progress == nullptr,
+                                         progress ? progress : stderr, "impact calibrate", {"--comparison"});
     if (k.plot_note.find("not drawn") == std::string::npos) k.files.push_back("comparison.png");
   }
   return k;

@@ -573,8 +573,8 @@ void finish(const CalibrateConfig& c, const resume::FolderClaim& claim, std::FIL
   o.files = method_files(c);
   if (c.plots) {
     const std::vector<std::string> plots = method_plots(c);
-    o.plot_note = study::run_plot_script(std::string(IMPACT_SOURCE_ROOT) + "/scripts/plot_calibration.py", c.out_dir,
-                                         plots, progress == nullptr, progress ? progress : stderr, "impact calibrate");
+    o.plot_note = study::run_plot_script("plot_calibration.py", c.out_dir, plots, progress == nullptr,
+                                         progress ? progress : stderr, "impact calibrate");
     if (o.plot_note.find("not drawn") == std::string::npos) o.files.insert(o.files.end(), plots.begin(), plots.end());
   }
 }

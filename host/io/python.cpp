@@ -1,9 +1,12 @@
 #include "io/python.hpp"
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdlib>
-#include <sys/wait.h>
 
 namespace impact::io {
 
@@ -21,7 +24,70 @@ bool imports(const std::string& py, const std::string& mods) {
   return rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0;
 }
 
+std::string real_path(const std::string& p) {
+  char buf[PATH_MAX];
+  return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
+}
+
+std::string folder_of(const std::string& p) {
+  const std::size_t k = p.rfind('/');
+  return k == std::string::npos ? std::string(".") : k == 0 ? std::string("/") : p.substr(0, k);
+}
+
+std::string in(const std::string& folder, const std::string& name) {
+  return folder == "/" ? "/" + name : folder + "/" + name;
+}
+
+// The shared module this code is linked into (the Python package's _core), or "" in an executable:
+// dladdr names the object holding an address of this file, and for the executable itself it gives
+// argv[0], no path to rely on, which /proc/self/exe is.
+const char kHere = 0;
+std::string own_module() {
+  Dl_info info{};
+  if (dladdr(&kHere, &info) == 0 || !info.dli_fname) return "";
+  const std::string f = real_path(info.dli_fname);
+  return f.size() > 3 && f.compare(f.size() - 3, 3, ".so") == 0 ? f : std::string();
+}
+
+// The build tree's fallback: the program or module lies inside the build tree it was built in.
+bool in_build_tree(const std::string& file) {
+#ifdef IMPACT_BUILD_ROOT
+  const std::string build = real_path(IMPACT_BUILD_ROOT);
+  return !build.empty() && file.size() > build.size() && file.compare(0, build.size(), build) == 0 &&
+         file[build.size()] == '/';
+#else
+  (void)file;
+  return false;
+#endif
+}
+
 }  // namespace
+
+PlotScriptFound find_plot_script(const std::string& name) {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("IMPACT_PLOT_DIR"); env && *env) {
+    dirs.push_back(env);
+  } else {
+    const std::string exe = real_path("/proc/self/exe"), module = own_module();
+    if (!exe.empty()) dirs.push_back(in(folder_of(folder_of(exe)), "share/impactbatch/plot"));
+    std::string up = module.empty() ? std::string("/") : folder_of(module);
+    for (int k = 0; k < 4 && up != "/"; ++k) {
+      up = folder_of(up);
+      dirs.push_back(in(up, "share/impactbatch/plot"));
+    }
+    if (in_build_tree(module.empty() ? exe : module)) dirs.push_back(std::string(IMPACT_SOURCE_ROOT) + "/scripts");
+  }
+  PlotScriptFound f;
+  for (const std::string& d : dirs) {
+    f.tried += (f.tried.empty() ? "" : " ") + d;
+    struct stat st;
+    if (::stat(in(d, name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      f.path = in(d, name);
+      break;
+    }
+  }
+  return f;
+}
 
 PythonFound find_python(const std::vector<std::string>& modules) {
   std::string mods;

@@ -243,11 +243,6 @@ std::string summary_md(const StudyConfig& c, const design::Design& design, const
 // ---- plots ----------------------------------------------------------------------------------------
 
 
-std::string plot_script() {
-  if (const char* p = std::getenv("IMPACT_PLOT_SCRIPT")) return p;
-  return std::string(IMPACT_SOURCE_ROOT) + "/scripts/plot_study.py";
-}
-
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
   for (char ch : s) {
@@ -261,6 +256,14 @@ std::string shell_quote(const std::string& s) {
 
 std::string run_plot_script(const std::string& script, const std::string& dir, const std::vector<std::string>& pngs,
                             bool quiet, std::FILE* log, const char* program, const std::vector<std::string>& names) {
+  const io::PlotScriptFound found = io::find_plot_script(script);
+  if (found.path.empty()) {
+    std::fprintf(log,
+                 "%s: warning: the plots were not drawn: no %s in %s (`cmake --install` puts it in "
+                 "PREFIX/share/impactbatch/plot beside PREFIX/bin/impact; or set IMPACT_PLOT_DIR); the tables are written\n",
+                 program, script.c_str(), found.tried.c_str());
+    return "plots: not drawn (see the warning above)";
+  }
   const io::PythonFound py = io::find_python({"numpy", "matplotlib"});
   if (py.path.empty()) {
     std::fprintf(log,
@@ -269,7 +272,7 @@ std::string run_plot_script(const std::string& script, const std::string& dir, c
                  program, py.tried.c_str());
     return "plots: not drawn (see the warning above)";
   }
-  std::string cmd = shell_quote(py.path) + " " + shell_quote(script) + " " + shell_quote(dir);
+  std::string cmd = shell_quote(py.path) + " " + shell_quote(found.path) + " " + shell_quote(dir);
   for (const std::string& n : names) cmd += " " + shell_quote(n);
   const int rc = std::system((cmd + (quiet ? " >/dev/null" : " >&2")).c_str());
   if (rc != 0) {
@@ -283,7 +286,7 @@ std::string run_plot_script(const std::string& script, const std::string& dir, c
 }
 
 std::string draw_plots(const std::string& dir, const std::vector<std::string>& pngs, bool quiet, std::FILE* log) {
-  return run_plot_script(plot_script(), dir, pngs, quiet, log, "impact study", pngs);
+  return run_plot_script("plot_study.py", dir, pngs, quiet, log, "impact study", pngs);
 }
 
 StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const RunResult& run,

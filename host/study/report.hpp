@@ -41,10 +41,11 @@ struct ReportOptions {
 // draws only those, each written whole and never through a link. A failed script is a warning on
 // `log`.
 std::string draw_plots(const std::string& dir, const std::vector<std::string>& pngs, bool quiet, std::FILE* log);
-// The same for any plotting script taking the folder as its first argument (`program` names the
-// caller in the warnings; `names`: arguments after the folder): a Python with numpy and matplotlib
-// runs it (io::find_python); a failed script or none found is a warning on `log` and the returned
-// note says so.
+// The same for any plotting script taking the folder as its first argument, named by its file
+// (plot_study.py, plot_calibration.py) and found beside the program or in the source tree
+// (io::find_plot_script): a Python with numpy and matplotlib runs it (io::find_python); `program`
+// names the caller in the warnings; `names`: arguments after the folder. A failed script, or no
+// script or Python found, is a warning on `log` and the returned note says so.
 std::string run_plot_script(const std::string& script, const std::string& dir, const std::vector<std::string>& pngs,
                             bool quiet, std::FILE* log, const char* program,
                             const std::vector<std::string>& names = {});
