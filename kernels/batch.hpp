@@ -10,6 +10,7 @@
 #include "impact/columns.hpp"
 #include "impact/problem.hpp"
 #include "impact/stats.hpp"
+#include "kernels/launch_traits.hpp"
 
 namespace impact {
 
@@ -103,11 +104,6 @@ struct EvalFunctor {
   }
 };
 
-// Laws with a regime key (Law::regime_key: the integrators) are evaluated in key order on the GPU,
-// so that a warp's lanes take similar code paths (kernels/cuda, docs/bench.md "SIMT model").
-template <class Law, class = void> struct HasRegimeKey : std::false_type {};
-template <class Law>
-struct HasRegimeKey<Law, std::void_t<decltype(&Law::template regime_key<double>)>> : std::true_type {};
 // Bits of a regime key (impact/probe.hpp: slip_ratio_key and stop_fraction_key, a 3D flag over 10
 // bits).
 constexpr int kRegimeKeyBits = 11;
@@ -116,7 +112,7 @@ constexpr int kRegimeKeyBits = 11;
 template <class Law, class T>
 struct KeyFunctor {
   BatchIn<T> in;
-  IMPACT_HDI std::uint32_t operator()(std::size_t i) const { return Law::regime_key(load_instance(in, i)); }
+  IMPACT_HDI std::uint32_t operator()(std::size_t i) const { return LaunchTraits<Law>::regime_key(load_instance(in, i)); }
 };
 
 // Regime sorting only where it can pay (issue 23): a batch whose keys are all one value (a sweep of
@@ -139,7 +135,7 @@ template <class KeyOf> bool keys_look_uniform(std::size_t n, const KeyOf& key_of
 // sampled instances in kernels/sampled.hpp).
 template <class Law, class InstanceOf> bool keys_vary(std::size_t n, const InstanceOf& instance_of) {
   if constexpr (HasRegimeKey<Law>::value)
-    return !keys_look_uniform(n, [&](std::size_t i) { return Law::regime_key(instance_of(i)); });
+    return !keys_look_uniform(n, [&](std::size_t i) { return LaunchTraits<Law>::regime_key(instance_of(i)); });
   else
     return false;
 }

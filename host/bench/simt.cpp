@@ -4,10 +4,12 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "bench/simt_costs.hpp"
 #include "impact/laws/all.hpp"
 #include "impact/probe.hpp"
 #include "impact/search_vote.hpp"
 #include "kernels/cuda/cuda.hpp"
+#include "kernels/launch_traits.hpp"
 
 namespace impact::bench {
 
@@ -42,14 +44,14 @@ struct Recorder {
 };
 
 template <class Law, class = void> struct HasProbe : std::false_type {};
-template <class Law> struct HasProbe<Law, std::void_t<decltype(Law::kSegments)>> : std::true_type {};
+template <class Law> struct HasProbe<Law, std::void_t<decltype(SimtCosts<Law>::kSegments)>> : std::true_type {};
 template <class Law, class = void> struct HasSearchBlock : std::false_type {};
-template <class Law> struct HasSearchBlock<Law, std::void_t<decltype(Law::seg_search)>> : std::true_type {};
+template <class Law> struct HasSearchBlock<Law, std::void_t<decltype(SimtCosts<Law>::search)>> : std::true_type {};
 
 template <class Law, class T>
 void trace_law(PathTrace& out, const SampleSpec& spec, std::uint64_t seed, const LawOptions& opt,
                const SimtGeometry& geom) {
-  const int sample_block = Law::kSegments, reduce_block = Law::kSegments + 1;
+  const int sample_block = SimtCosts<Law>::kSegments, reduce_block = SimtCosts<Law>::kSegments + 1;
   for (int w = 0; w < geom.warps; ++w)
     for (int r = 0; r < geom.rounds; ++r)
       for (int l = 0; l < kWarp; ++l) {
@@ -57,7 +59,7 @@ void trace_law(PathTrace& out, const SampleSpec& spec, std::uint64_t seed, const
         rec.seg(sample_block);
         const ContactProblem<T> p = make_instance<T>(spec, seed, simt_instance(geom, w, r, l));
         const Result<T> res = Law::template eval<T>(p, opt, rec);
-        out.key.push_back(Law::regime_key(p));
+        out.key.push_back(LaunchTraits<Law>::regime_key(p));
         rec.finish_instance(res.status == Status::ok, reduce_block);
       }
 }
@@ -315,24 +317,25 @@ std::uint64_t simt_instance(const SimtGeometry& geom, int warp, int round, int l
 }
 
 // GpuTiming's law latency is jia's fit, the one a law without its own would take: one number.
-static_assert(GpuTiming{}.law_latency == JiaLaw::simt_latency, "GpuTiming::law_latency is JiaLaw::simt_latency");
+static_assert(GpuTiming{}.law_latency == SimtCosts<JiaLaw>::latency, "GpuTiming::law_latency is jia's SimtCosts latency");
 
 bool simt_supported(const std::string& law) {
   return with_probed_law(law, [](auto) {});
 }
 
 namespace {
-SimtBlocks law_blocks(const std::string& law, bool as_measured) {
+SimtBlocks law_blocks(const std::string& law) {
   SimtBlocks b;
   if (!with_probed_law(law, [&](auto tag) {
         using Law = typename decltype(tag)::type;
-        b.law_blocks = Law::kSegments;
-        b.law_latency = Law::simt_latency;
-        if constexpr (HasSearchBlock<Law>::value) b.search_block = Law::seg_search;
-        for (int s = 0; s < Law::kSegments; ++s) {
-          b.name.push_back(Law::seg_name[s]);
-          b.code.push_back(Law::seg_code[s]);
-          b.cost.push_back(as_measured ? Law::seg_cost_as_measured[s] : Law::seg_cost[s]);
+        using C = SimtCosts<Law>;
+        b.law_blocks = C::kSegments;
+        b.law_latency = C::latency;
+        if constexpr (HasSearchBlock<Law>::value) b.search_block = C::search;
+        for (int s = 0; s < C::kSegments; ++s) {
+          b.name.push_back(C::name[s]);
+          b.code.push_back(C::code[s]);
+          b.cost.push_back(C::cost[s]);
         }
         b.name.push_back("kernel: sample instance");
         b.code.push_back("make_instance_double");
@@ -346,8 +349,7 @@ SimtBlocks law_blocks(const std::string& law, bool as_measured) {
 }
 }  // namespace
 
-SimtBlocks simt_blocks(const std::string& law) { return law_blocks(law, false); }
-SimtBlocks simt_blocks_as_measured(const std::string& law) { return law_blocks(law, true); }
+SimtBlocks simt_blocks(const std::string& law) { return law_blocks(law); }
 
 PathTrace trace_paths(const std::string& law, engine::Precision precision, const SampleSpec& spec, std::uint64_t seed,
                       const LawOptions& opt, const SimtGeometry& geom) {

@@ -12,7 +12,7 @@
 // Schedules: grid_stride (a round's lanes start together, align by loop iteration, and the round
 // ends when its slowest lane does), refill (a lane that finishes an instance takes the warp's next
 // one at once: its set-up and finish fall into the iterations of the other lanes) and sorted (the
-// kernels with regime sorting: the instances ordered by Law::regime_key, stable, then dealt out
+// kernels with regime sorting: the instances ordered by LaunchTraits<Law>::regime_key, stable, then dealt out
 // as grid_stride deals them, 32 consecutive ones per warp and round).
 #pragma once
 #include <cstddef>
@@ -34,22 +34,22 @@ struct PathTrace {
   std::vector<std::uint8_t> sub;    // per unit: a sub-step of the iteration before (probe.sub())
   std::vector<std::uint32_t> unit_begin{0};
   std::vector<std::uint8_t> ok;     // status ok (the kernel reduces only those)
-  std::vector<std::uint32_t> key;   // Law::regime_key of each instance
+  std::vector<std::uint32_t> key;   // LaunchTraits<Law>::regime_key of each instance
   std::size_t instances() const { return unit_begin.size() - 1; }
   std::uint32_t unit_start(std::uint32_t u) const { return u ? unit_end[u - 1] : 0; }  // seg index of unit u
 };
 
-// The blocks of a law's kernel: the law's own (from its header: Law::seg_name, Law::seg_cost),
+// The blocks of a law's kernel: the law's own (SimtCosts<Law>: name, cost),
 // then the reduction kernel's per-instance work: sampling the instance (Philox draws, Box-Muller,
 // the rotation: ~2000 instructions) and merging an ok row into the thread's moments and the
 // block's histograms (~850).
 struct SimtBlocks {
   std::vector<std::string> name;
-  std::vector<std::string> code;  // the functions its instructions come from (Law::seg_code)
+  std::vector<std::string> code;  // the functions its instructions come from (SimtCosts<Law>::code)
   std::vector<int> cost;
   int law_blocks = 0;  // ids 0..law_blocks-1 are the law's; then sample, reduce
-  double law_latency = 0;  // Law::simt_latency: cycles between a warp's issues in the law's blocks
-  int search_block = -1;   // Law::seg_search: the block that opens an event search inside a step
+  double law_latency = 0;  // SimtCosts<Law>::latency: cycles between a warp's issues in the law's blocks
+  int search_block = -1;   // SimtCosts<Law>::search: the block that opens an event search inside a step
   int count() const { return static_cast<int>(cost.size()); }
   int sample() const { return law_blocks; }
   int reduce() const { return law_blocks + 1; }
@@ -70,7 +70,7 @@ struct SimtGeometry {
 // last (dearest keys) first, by whichever warp is free first (kernels/cuda/sampled.cu's persistent
 // lanes) instead of by round: the same batches, so the same active threads, but the warps of a
 // block finish together.
-// deferred: persistent, with the event searches of a law that defers them (Law::seg_search) held
+// deferred: persistent, with the event searches of a law that defers them (SimtCosts<Law>::search) held
 // back and run together as the CUDA kernels' warp vote lets them (impact/search_vote.hpp); for a
 // law without, persistent.
 enum class Schedule { grid_stride, refill, sorted, nested_search, persistent, deferred };
@@ -111,9 +111,9 @@ struct GpuTiming {
   int schedulers_per_sm = 4;     // sm_90
   int max_warps_per_sm = 64;     // sm_90
   int registers_per_sm = 65536;  // sm_90
-  double law_latency = 12.5;     // cycles between a warp's issues in a law's blocks: jia's fit (JiaLaw::
-                                 // simt_latency, static_assert in simt.cpp); a law with probes states
-                                 // its own, Law::simt_latency, which the model uses
+  double law_latency = 12.5;     // cycles between a warp's issues in a law's blocks: jia's fit
+                                 // (SimtCosts<JiaLaw>::latency, static_assert in simt.cpp); a law with
+                                 // probes states its own, SimtCosts<Law>::latency, which the model uses
   double kernel_latency = 23.0;  // the same in the sampling and reduction blocks (fitted)
   // Cycles a warp waits after a local-memory load (LDL) and store (STL): spills, and a struct the
   // compiler keeps in memory. Fitted (docs/bench.md, "Local memory in the model") to the ratios
@@ -144,7 +144,7 @@ double predicted_seconds(double law_issue, double kernel_issue, double block_fac
 double predicted_seconds(double law_issue, double kernel_issue, double local_loads, double local_stores,
                          double block_factor, double instances, double occupancy, const GpuTiming& g);
 // The same from a model run: SimtResult's warp, kernel and block issue, and for a law with probes its
-// own latency (SimtResult::law_latency, Law::simt_latency), which replaces g.law_latency.
+// own latency (SimtResult::law_latency, SimtCosts<Law>::latency), which replaces g.law_latency.
 double predicted_seconds(const SimtResult& r, double instances, double occupancy, const GpuTiming& g = GpuTiming{});
 // The same with the kernel's local traffic (per lane; a warp's at the model's active threads).
 double predicted_seconds(const SimtResult& r, const LocalTraffic& local, double instances, double occupancy,
@@ -154,10 +154,8 @@ double occupancy_of_blocks(int blocks, int block_threads, const GpuTiming& g = G
 
 // True for the laws whose headers carry path probes (the integrators jia and stronge).
 bool simt_supported(const std::string& law);
+// The law's blocks (SimtCosts<Law>, bench/simt_costs.hpp) and the kernel's sample and reduce blocks.
 SimtBlocks simt_blocks(const std::string& law);
-// The same blocks with the costs of the build the H200 measured (Law::seg_cost_as_measured), for the
-// model's calibration against that build's times.
-SimtBlocks simt_blocks_as_measured(const std::string& law);
 
 // Instances of `spec` that the kernel's first geom.warps warps process in geom.rounds rounds, in
 // order (warp, round, lane), run through the law with a recording probe.

@@ -98,8 +98,9 @@ constexpr double kStiff = 16.0;
 constexpr double kRayTol = 16.0;
 // Friction beyond kMuUnbounded is unbounded: the outcome converges like 1/mu (the slip that mu
 // ends takes a normal impulse ~ |v_t| / (mu |D|)), so at 1e30 it is the mu -> inf limit far below
-// rtol, and R = |b| + mu |D| stays finite up to |D| ~ 1e278 (at mu >= 5e307 it overflowed: every
-// such row was non_finite; issue 21). The fast law has its own bound (StrongeLaw::kMuUnbounded).
+// rtol, and R = |b| + mu |D| stays finite up to |D| ~ 1e278 (at mu >= 5e307 taken as it is, it
+// overflows: every such row would be non_finite). The fast law has its own bound
+// (detail::Stronge::kMuUnbounded).
 constexpr double kMuUnbounded = 1e30;
 
 // Outgoing slip direction at v_t = 0 when sticking is impossible (|tau| > mu > 0): the unit s in

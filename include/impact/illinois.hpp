@@ -3,7 +3,7 @@
 // counts a zero as the event). Each trial point is re-integrated from the step's start by the
 // caller: jia runs one trial per iteration of its main loop, so that a lane searching for an event
 // runs the same step body as the lanes of its warp that step on (docs/bench.md, "SIMT model");
-// stronge runs a search's trials in a loop inside its step (StrongeLaw::Run::locate), which the
+// stronge runs a search's trials in a loop inside its step (detail::Stronge::Run::locate), which the
 // lanes of a warp on the device run together after a vote (impact/search_vote.hpp).
 //
 //   IllinoisBracket<T> b;  b.start(lo, hi, flo, fhi);

@@ -35,37 +35,19 @@ __global__ void sampled_key_kernel(__grid_constant__ const SampleSpec spec, std:
                                    std::uint32_t* key, std::uint32_t* index) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  key[i] = Law::regime_key(make_instance<T>(spec, seed, begin + i));
+  key[i] = LaunchTraits<Law>::regime_key(make_instance<T>(spec, seed, begin + i));
   index[i] = static_cast<std::uint32_t>(i);
 }
 
 // One block's summary of the instances begin + o(j), j = blockIdx.x * kBlock + threadIdx.x + r * stride
 // < end - begin, with o(j) = order[j] (the instances sorted by regime key), or j without an order.
-// Blocks of kBlock threads that ptxas must fit on one SM: 4 caps the kernel at 128 registers (65536
-// per SM / 512 threads), 25% occupancy, 4 warps per scheduler instead of 2 to hide the FP64
-// dependency chains the integrators stall on. The law's state then partly spills (ptxas: jia double
-// 730 B stored / 2700 B loaded, stronge 1080 / 2752), to L1-resident local memory, and still every
-// law gained on an H200, same call, same summaries bit for bit (2026-11-26, against no bound, i.e.
-// 240 and 254 registers): jia double 1.25x, float 1.14x; stronge double 1.41x, float 1.22x;
-// chatterjee-ruina 1.17x, newton 1.22x, aghili 1.20x, morgan 1.21x. 3 (168 registers) gained less,
-// 5 (96) and 6 (80) lost on the integrators in double (jia 1.06x and 0.96x). (That was against no
-// bound; against 4, on the code of 2026-11-27 with fewer spills, jia double gained 10% at 3: below.)
-// The register cap and a spill budget are checked by cli.kernel_resources.
-// The algebraic laws (no integration steps) fit 5 blocks: 96 registers, 31% occupancy (issue 23).
-// ptxas, sm_90, with the instance's normal and K0 taken before the law (below): newton and
-// chatterjee-ruina in both precisions, morgan and aghili in float, without a spill; morgan double
-// spills 40 / 40 B (stores / loads), aghili double 1192 / 2068 B (684 / 1164 at 128 registers),
-// which the H200 measured at 96 as fast as at 128 even so (docs/bench.md, B = 5 against B = 4).
-// The integrators in float fit 5 as well (96 registers; ptxas, sm_90: jia 162 / 410 B of spills
-// stored / loaded, stronge 156 / 300): on an H200 (2026-11-27, one call, n = 4e7, two rounds, the
-// summaries the same bits) jia float 3.96e7 -> 4.08e7/s (+3%), stronge float 1.26e8 -> 1.28e8/s
-// (+1%); 6 (80 registers) gave stronge float +3% but jia float -7% (since jia's state left local
-// memory, 2026-11-28, jia float spills 212 / 556 B). In double each integrator
-// carries its own (Law::cuda_reduce_blocks_double, measured the same way): stronge 4, jia 3 (168
-// registers: its spills at 128 cost more than the fourth block gains).
+// Blocks of kBlock threads that ptxas must fit on one SM (LaunchTraits<Law>::reduce_blocks_double,
+// kernels/launch_traits.hpp): the register cap trades occupancy, which hides the FP64 dependency
+// chains the integrators stall on, against spills to L1-resident local memory. Float and the
+// algebraic laws take kReduceBlocksDefault. cli.kernel_resources checks the cap and a spill budget.
 template <class Law, class T> constexpr int reduce_min_blocks() {
-  if constexpr (Law::cost.flops_step == 0 || std::is_same_v<T, float>) return 5;
-  else return Law::cuda_reduce_blocks_double;
+  if constexpr (std::is_same_v<T, float>) return kReduceBlocksDefault;
+  else return LaunchTraits<Law>::reduce_blocks_double;
 }
 
 // A thread's partial sums, added in place over the block (impact/exact_sums.hpp: exact for up to 2^24

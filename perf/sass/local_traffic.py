@@ -43,7 +43,7 @@ PRECISION_CODE = {"double": "Ed", "float": "Ef"}
 
 
 def line_counts(a):
-    """{line: executions} of include/impact/laws/LAW.hpp over a.instances instances, and the count."""
+    """{line: executions} of include/impact/laws/detail/LAW.hpp (the integrator) over a.instances instances, and the count."""
     if a.counts:
         c = json.load(open(a.counts))
         return {int(k): v for k, v in c["lines"].items()}, c["instances"]
@@ -67,17 +67,17 @@ def line_counts(a):
             if not f.endswith(".gcov.json.gz"):
                 continue
             for entry in json.load(gzip.open(os.path.join(tmp, f)))["files"]:
-                if entry["file"].endswith(f"laws/{a.law}.hpp"):
+                if entry["file"].endswith(f"laws/detail/{a.law}.hpp"):
                     for ln in entry["lines"]:
                         counts[ln["line_number"]] = counts.get(ln["line_number"], 0) + ln["count"]
     if not counts:
-        sys.exit(f"local_traffic: gcov counted no line of laws/{a.law}.hpp")
+        sys.exit(f"local_traffic: gcov counted no line of laws/detail/{a.law}.hpp")
     return counts, a.instances
 
 
 def instructions(sass, header):
     """[(address, opcode, law line)] of a listing: the law line is the innermost frame of the
-    instruction's inlining chain in `header` (e.g. laws/jia.hpp), or None."""
+    instruction's inlining chain in `header` (e.g. laws/detail/jia.hpp), or None."""
     return [(addr, op, next((l for p, l in chain if p.endswith(header)), None))
             for addr, op, chain in chained_instructions(sass)]
 
@@ -96,7 +96,7 @@ def law_loop(sass):
 def measure(text, law, counts, n):
     loop = law_loop(text)
     acc = {"sass": 0, "ldl": 0, "stl": 0, "loads": 0.0, "stores": 0.0, "issued": 0.0}
-    for addr, op, line in instructions(text, f"laws/{law}.hpp"):
+    for addr, op, line in instructions(text, f"laws/detail/{law}.hpp"):
         if not loop["first"] <= addr <= loop["last"]:
             continue
         w = counts.get(line, 0) / n if line else 0.0

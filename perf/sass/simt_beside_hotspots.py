@@ -3,7 +3,7 @@
 
 The model (`impact bench --simt --json FILE`) gives, per code block of an integrator, its share of
 the warp issue and its active threads per warp; each block names the functions its instructions
-come from (Law::seg_code). A per-line profile (the hotspots CSV that
+come from (SimtCosts<Law>::code, host/bench/simt_costs.hpp). A per-line profile (the hotspots CSV that
 ../shared/measurements/*/hotspots_from_ncu.py writes from an Nsight Compute source export) gives,
 per source line, the function the line table charges it to, the warp instructions, the thread
 instructions and the stall samples.
@@ -35,7 +35,7 @@ from simt_inputs import SourceFunctions, model_row  # noqa: E402
 
 
 def method_name(function):
-    """The unqualified function of a demangled name: JiaLaw::Run<double>::control<NoProbe> -> control;
+    """The unqualified function of a demangled name: detail::Jia::Run<double>::control<NoProbe> -> control;
     a lambda's or operator's enclosing function; '' for none."""
     f = function.replace("(…)", "").replace("(...)", "")
     prev = None

@@ -22,6 +22,7 @@
 #include "kernels/cuda/cuda.hpp"
 #include "systems/sample_spec.hpp"
 #include "bench/simt.hpp"
+#include "bench/simt_costs.hpp"
 
 using namespace impact;
 using namespace impact::bench;
@@ -162,7 +163,7 @@ template <class Law> void probes_do_not_change_results() {
     void sub() {}
     void seg(int id) {
       ASSERT_GE(id, 0);
-      ASSERT_LT(id, Law::kSegments);
+      ASSERT_LT(id, SimtCosts<Law>::kSegments);
       ++segs;
     }
     void done() { ++dones; }
@@ -191,7 +192,20 @@ TEST(Simt, StrongeProbesDoNotChangeResults) { probes_do_not_change_results<Stron
 
 namespace {
 
-// as_measured: the block costs of the build the device measured (simt_blocks_as_measured), for the
+// The block costs of the build whose times the calibration points measured: its rate stages and slip
+// tests took two divisions, and a square root and a division, where the device now takes one rsqrt,
+// and its sigma step length took powf. The model predicts that build's times with them.
+bench::SimtBlocks measured_build_blocks(const std::string& law) {
+  static const int jia[] = {300, 60, 40, 85, 150, 60, 30, 126, 120, 360, 180, 3800, 40, 30, 90, 20, 100};
+  static const int stronge[] = {350, 1800, 15, 70, 15, 90, 25, 100, 77, 336, 77, 336, 55, 30, 20, 100};
+  bench::SimtBlocks b = simt_blocks(law);
+  const bool is_jia = law == "jia";
+  EXPECT_EQ(b.law_blocks, is_jia ? SimtCosts<JiaLaw>::kSegments : SimtCosts<StrongeLaw>::kSegments);
+  for (int s = 0; s < b.law_blocks; ++s) b.cost[static_cast<std::size_t>(s)] = is_jia ? jia[s] : stronge[s];
+  return b;
+}
+
+// as_measured: the block costs of the build the device measured (measured_build_blocks), for the
 // calibration points; else today's.
 bench::SimtResult model(const char* law, Scenario sc, const std::vector<std::string>& sets, bench::Schedule schedule,
                         bool as_measured = false) {
@@ -201,7 +215,7 @@ bench::SimtResult model(const char* law, Scenario sc, const std::vector<std::str
   opt.steps = 250;
   const bench::SimtGeometry g;  // 64 warps x 8 rounds
   const bench::PathTrace t = trace_paths(law, engine::Precision::f64, spec, 1, opt, g);
-  const bench::SimtResult r = simt_model(t, as_measured ? simt_blocks_as_measured(law) : simt_blocks(law), g, schedule);
+  const bench::SimtResult r = simt_model(t, as_measured ? measured_build_blocks(law) : simt_blocks(law), g, schedule);
   std::printf("[ simt    ] %s: predicted %.2f active threads per warp, warp issue %.4g per instance\n", law,
               r.active_threads, r.warp_issue);
   return r;
@@ -238,7 +252,7 @@ TEST(SimtCalibration, JiaFlatLoopAndSortingRaiseCoherence) {
 }
 
 // stronge's regime key (where the slip stops or the impact ends, and the tau-steps of a stopping
-// 3D slip's descent to v_t = 0: StrongeLaw::regime_key) groups lanes whose paths end together:
+// 3D slip's descent to v_t = 0: LaunchTraits<StrongeLaw>::regime_key) groups lanes whose paths end together:
 // sorted by it the model runs 19.7 active threads per warp against 12.3 unsorted (without the
 // descent term 17.1; the slip-ratio key before that: 14.0).
 TEST(SimtCalibration, StrongeSortingRaisesCoherence) {
@@ -332,12 +346,12 @@ TEST(SimtSchedule, DeferredSearchesRaiseStrongeCoherence) {
   EXPECT_DOUBLE_EQ(jia_d.active_threads, jia_p.active_threads);
 }
 
-// Every block names the functions its instructions come from (Law::seg_code), and each of them is
+// Every block names the functions its instructions come from (SimtCosts<Law>::code), and each of them is
 // a function defined in the law's header, in the RK or Illinois helpers, or in the sampling kernel,
 // so that the model's issue per function can be set beside a per-line profile.
 TEST(SimtBlocks, CodeNamesDefinedFunctions) {
   std::string src;
-  for (const char* f : {"include/impact/laws/jia.hpp", "include/impact/laws/stronge.hpp", "include/impact/rk4.hpp",
+  for (const char* f : {"include/impact/laws/detail/jia.hpp", "include/impact/laws/detail/stronge.hpp", "include/impact/rk4.hpp",
                         "include/impact/illinois.hpp", "include/impact/sampling.hpp", "kernels/cuda/sampled.cu"}) {
     std::ifstream in(std::string(IMPACT_SOURCE_DIR) + "/" + f);
     ASSERT_TRUE(in.good()) << f;
@@ -430,7 +444,7 @@ bench::SimtResult one_round(const char* law, Scenario sc, const std::vector<std:
   g.warps = 256;
   g.rounds = 1;
   const bench::PathTrace t = trace_paths(law, engine::Precision::f64, spec, 1, opt, g);
-  return simt_model(t, simt_blocks_as_measured(law), g, schedule);  // the measured build's costs
+  return simt_model(t, measured_build_blocks(law), g, schedule);  // the measured build's costs
 }
 bench::SimtResult sorted_one_round(const char* law, Scenario sc, const std::vector<std::string>& sets) {
   return one_round(law, sc, sets, bench::Schedule::sorted);
@@ -446,15 +460,15 @@ TEST(SimtOccupancy, CalibrationJiaRandomContact) {
 
 // stronge double, random contact, n = 2e5, 254 registers (12.5%): 14.5 ms at 12.77 active threads
 // (3680a0a, whose slip-ratio key ordered stronge hardly at all: the unsorted schedule of today's
-// code replays it at 12.79). The law's own latency (StrongeLaw::simt_latency, 7 cycles) is fitted
+// code replays it at 12.79). The law's own latency (SimtCosts<StrongeLaw>::latency, 7 cycles) is fitted
 // to this point; with jia's 12.5 the model said 25.8 ms.
 TEST(SimtOccupancy, CalibrationStrongeRandomContact) {
   const bench::SimtResult r = one_round("stronge", Scenario::contact, {}, bench::Schedule::grid_stride);
   EXPECT_NEAR(r.active_threads, 12.77, 0.05 * 12.77);
-  EXPECT_DOUBLE_EQ(r.law_latency, StrongeLaw::simt_latency);
+  EXPECT_DOUBLE_EQ(r.law_latency, SimtCosts<StrongeLaw>::latency);
   expect_time("stronge random contact, 12.5%", predicted_seconds(r, 2e5, 0.125), 14.5e-3);
   bench::GpuTiming jia_latency;
-  jia_latency.law_latency = JiaLaw::simt_latency;
+  jia_latency.law_latency = SimtCosts<JiaLaw>::latency;
   bench::SimtResult same = r;
   same.law_latency = 0;  // GpuTiming's
   EXPECT_GT(predicted_seconds(same, 2e5, 0.125, jia_latency), 1.5 * 14.5e-3);

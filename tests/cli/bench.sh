@@ -88,23 +88,23 @@ check "simt markdown: where the issue goes, with code" 'grep -q "| step rate | \
 #    per-line profile summed per function (a synthetic one here: known shares and active threads)
 cat > "$T/hot.csv" << 'EOF'
 file,line,stall_samples,warp_insts,thread_insts,function,inlined_at
-include/impact/laws/stronge.hpp,130,10,100,1600,stronge_detail::System<double>::rate
-include/impact/laws/stronge.hpp,131,0,0,0,stronge_detail::System<double>::rate
-include/impact/laws/stronge.hpp,480,5,50,400,StrongeLaw::Run<double>::slip_control<impact::NoProbe>
+include/impact/laws/detail/stronge.hpp,130,10,100,1600,detail::stronge::System<double>::rate
+include/impact/laws/detail/stronge.hpp,131,0,0,0,detail::stronge::System<double>::rate
+include/impact/laws/detail/stronge.hpp,480,5,50,400,detail::Stronge::Run<double>::slip_control<impact::NoProbe>
 kernels/cuda/sampled.cu,74,20,10,320,"cuda::{anon}::sampled_reduce_kernel<StrongeLaw, double>"
 include/impact/other.hpp,1,65,40,1280,mystery<double>(…)::{lambda()#1}::operator()
 EOF
 # a helper inlined into the law: its lines go to the first call site (inlined_at, innermost first)
-# whose function, in the source tree, a block names (rk_step, inside StrongeLaw::Run::step)
+# whose function, in the source tree, a block names (rk_step, inside detail::Stronge::Run::step)
 python3 - "$SRC" >> "$T/hot.csv" << 'PY'
 import sys
 sys.path.insert(0, sys.argv[1] + "/scripts")
 from check_layout import functions
 def inside(rel, name):
     return next(a + 1 for n, a, b in functions(open(f"{sys.argv[1]}/{rel}").read()) if n.split("::")[-1] == name and b > a + 1)
-rk, st = inside("include/impact/rk4.hpp", "rk_step"), inside("include/impact/laws/stronge.hpp", "step")
-print(f'include/impact/rk4.hpp,16,0,100,3200,"axpy<stronge_detail::State<double>, double>",'
-      f'include/impact/rk4.hpp:{rk} <- include/impact/laws/stronge.hpp:{st} <- kernels/cuda/sampled.cu:73')
+rk, st = inside("include/impact/rk4.hpp", "rk_step"), inside("include/impact/laws/detail/stronge.hpp", "step")
+print(f'include/impact/rk4.hpp,16,0,100,3200,"axpy<detail::stronge::State<double>, double>",'
+      f'include/impact/rk4.hpp:{rk} <- include/impact/laws/detail/stronge.hpp:{st} <- kernels/cuda/sampled.cu:73')
 PY
 python3 "$SRC/perf/sass/simt_beside_hotspots.py" --simt "$T/simt.json" --hotspots "$T/hot.csv" --law stronge \
   --steps 20 --root "$SRC" > "$T/beside.md" 2> "$T/beside.err"; rc=$?

@@ -5,17 +5,18 @@
 # bounds (kernels/cuda/sampled.cu reduce_min_blocks, evaluate.cu kEvalMinBlocks = 4) cap them at 128
 # registers for 25% occupancy and trade spills for it on purpose (measured faster on an H200):
 # at most 128 registers and 4096 bytes of spill traffic per law and precision there; their float
-# reductions fit 5 blocks (96 registers, 2026-11-28: jia 212 + 556 bytes, stronge 156 + 300), at
+# reductions fit 5 blocks (96 registers; sm_90: jia 212 + 556 bytes, stronge 156 + 300), at
 # most 1024 bytes, and jia's double one 3 blocks (168 registers, JiaLaw::cuda_reduce_blocks_double:
 # 260 + 292 bytes), at most 1024. Jia's stack frames are capped too (the third figure), about 30%
-# above today's (2026-11-28): sampled reduction 456 / 304 bytes (double / float), eval kernels 608 /
-# 184. An out-of-line call that takes the address of jia's state would keep the whole state in local
+# above the frames of sm_90's build: sampled reduction 456 / 304 bytes (double / float), eval kernels
+# 608 / 184. An out-of-line call that takes the address of jia's state would keep the whole state in local
 # memory and grow the frame by 300-500 bytes (docs/bench.md, "The integrators' state out of local
-# memory"); stronge keeps its state there on purpose (StrongeLaw::eval_unit). The algebraic
-# laws' reduction kernels fit 96 registers (5 blocks per SM, 31% occupancy; issue 23;
+# memory"); stronge keeps its state there on purpose (detail::Stronge::eval_unit). The algebraic
+# laws' reduction kernels fit 96 registers (5 blocks per SM, 31% occupancy;
 # kernels/cuda/sampled.cu reduce_min_blocks) with at most 96 bytes of spills (morgan double: 44 +
-# 44; 40 + 40 until the contact scenario's rotation vector rx, ry, rz became keys of `impact
-# reduce`, issue 24, which costs it 8 bytes however it is written), but aghili double, the one heavy algebraic law (3069 flops), with at most 4096; no other
+# 44, 8 bytes of them the contact scenario's rotation vector rx, ry, rz as keys of `impact reduce`,
+# however it is written), but aghili double, the one heavy algebraic law (3069 flops), with at most
+# 4096; no other
 # kernel of theirs spills but aghili double's eval kernel. A build without CUDA has no report:
 # skipped (77).
 set -u

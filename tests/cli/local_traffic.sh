@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # perf/sass/local_traffic.py and `impact bench --simt --local-traffic` (docs/bench.md, "Local memory in
 # the model"). A saved disassembly written for the test (CI has no nvdisasm): a kernel loop over
-# instances holding a law loop, with local loads and stores at known lines of laws/stronge.hpp
+# instances holding a law loop, with local loads and stores at known lines of laws/detail/stronge.hpp
 # inside and outside the law loop, and line counts given as a file; then the same line counts taken
 # by gcov from the host driver (g++ --coverage), and the model's table from the script's JSON.
 set -u
 source "$(dirname "$0")/common.bash"
 SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
-H="$SRC/include/impact/laws/stronge.hpp"
+H="$SRC/include/impact/laws/detail/stronge.hpp"
 K="$SRC/kernels/cuda/sampled.cu"
 cat > "$T/fake.sass" << EOF
 	//## File "$K", line 150

@@ -2,7 +2,7 @@
 # perf/sass/sass_lines.py: SASS and local-memory (spill) instructions per source function from a
 # kernel's line table, weighted by the SIMT model's runs per instance (docs/bench.md, "Spills on
 # the step path"). Here on a saved disassembly written for the test (CI has no nvdisasm): known
-# instructions at known lines of rk_step, IllinoisBracket::update and StrongeLaw::Run::step, with
+# instructions at known lines of rk_step, IllinoisBracket::update and detail::Stronge::Run::step, with
 # their inlining chains, so that the counts, the attribution to the innermost named function, the
 # step path and the model's runs can be checked exactly.
 set -u

@@ -48,7 +48,7 @@ ContactProblem<double> sphere_hit(double vt, double vz, double mu, double eta0, 
 TEST(RegimeKey, OrdersBySlipRatioAfterPlanarity) {
   // jia: kappa = |v0_t| / (mu eta0^2 |v0_n|); below 1 the contact starts in stick (Proposition 1)
   const auto key = [](double vt, double mu, bool planar) {
-    return JiaLaw::regime_key(sphere_hit(vt, 1.0, mu, 1.0, planar));
+    return LaunchTraits<JiaLaw>::regime_key(sphere_hit(vt, 1.0, mu, 1.0, planar));
   };
   EXPECT_LT(key(0.5, 1.0, true), 1024u);   // planar, kappa 1/2
   EXPECT_GE(key(0.5, 1.0, false), 1024u);  // 3D after every planar key
@@ -59,31 +59,31 @@ TEST(RegimeKey, OrdersBySlipRatioAfterPlanarity) {
   EXPECT_EQ(key(1.0, 0.0, false), 1024u + 1023u);  // mu = 0: the top
   EXPECT_EQ(key(0.0, 1.0, false) & 1023u, 0u);      // normal incidence: the bottom
   // stronge: eta0 plays no part
-  EXPECT_EQ(StrongeLaw::regime_key(sphere_hit(0.5, 1.0, 1.0, 1.0, false)),
-            StrongeLaw::regime_key(sphere_hit(0.5, 1.0, 1.0, 3.0, false)));
+  EXPECT_EQ(LaunchTraits<StrongeLaw>::regime_key(sphere_hit(0.5, 1.0, 1.0, 1.0, false)),
+            LaunchTraits<StrongeLaw>::regime_key(sphere_hit(0.5, 1.0, 1.0, 3.0, false)));
 }
 
-// The descent term of stronge's key (StrongeLaw::descent_steps): 1.5 (R / |g*|)^(1/2), g* the decay
+// The descent term of stronge's key (LaunchTraits<StrongeLaw>::descent_steps): 1.5 (R / |g*|)^(1/2), g* the decay
 // rate d|v_t|/dp on the ray the slip direction turns to from t1. With D = I and mu = 1, F(u) = b - u:
 // for b = 0 every direction is a ray (g* = -1, R = |D|_F = sqrt 2); for b = (0.3, 0.4) the direction
 // turns (k(0) = b2 > 0) to u = b / |b|, where g* = |b| - 1 = -0.5 and R = |b| + sqrt 2; with b = 0
 // and mu = 0 nothing decays.
 TEST(RegimeKey, StrongeDescentTermFollowsTheApproachedRay) {
-  using S = stronge_detail::System<double>;
-  EXPECT_NEAR(StrongeLaw::descent_steps(S{1, 0, 0, 1, 0, 1, 1}), 1.5 * std::pow(2.0, 0.25), 1e-12);
-  EXPECT_NEAR(StrongeLaw::descent_steps(S{1, 0.3, 0.4, 1, 0, 1, 1}), 1.5 * std::sqrt((0.5 + std::sqrt(2.0)) / 0.5),
+  using S = detail::stronge::System<double>;
+  EXPECT_NEAR(LaunchTraits<StrongeLaw>::descent_steps(S{1, 0, 0, 1, 0, 1, 1}), 1.5 * std::pow(2.0, 0.25), 1e-12);
+  EXPECT_NEAR(LaunchTraits<StrongeLaw>::descent_steps(S{1, 0.3, 0.4, 1, 0, 1, 1}), 1.5 * std::sqrt((0.5 + std::sqrt(2.0)) / 0.5),
               1e-3);
   // the mirror image turns the other way to the mirrored ray: the same term
-  EXPECT_NEAR(StrongeLaw::descent_steps(S{1, 0.3, -0.4, 1, 0, 1, 1}),
-              StrongeLaw::descent_steps(S{1, 0.3, 0.4, 1, 0, 1, 1}), 1e-12);
-  EXPECT_EQ(StrongeLaw::descent_steps(S{1, 0, 0, 1, 0, 1, 0}), 0.0);
+  EXPECT_NEAR(LaunchTraits<StrongeLaw>::descent_steps(S{1, 0.3, -0.4, 1, 0, 1, 1}),
+              LaunchTraits<StrongeLaw>::descent_steps(S{1, 0.3, 0.4, 1, 0, 1, 1}), 1e-12);
+  EXPECT_EQ(LaunchTraits<StrongeLaw>::descent_steps(S{1, 0, 0, 1, 0, 1, 0}), 0.0);
   // a faster descent (a larger mu d / R) is a shorter one
-  EXPECT_LT(StrongeLaw::descent_steps(S{1, 0.1, 0.1, 1, 0, 1, 2}), StrongeLaw::descent_steps(S{1, 0.1, 0.1, 1, 0, 1, 0.3}));
+  EXPECT_LT(LaunchTraits<StrongeLaw>::descent_steps(S{1, 0.1, 0.1, 1, 0, 1, 2}), LaunchTraits<StrongeLaw>::descent_steps(S{1, 0.1, 0.1, 1, 0, 1, 0.3}));
 }
 
 TEST(RegimeKey, StrongeOrdersByWhereTheSlipStopsOrTheImpactEnds) {
   const auto key = [](double vt, double mu, bool planar) {
-    return StrongeLaw::regime_key(sphere_hit(vt, 1.0, mu, 1.0, planar));
+    return LaunchTraits<StrongeLaw>::regime_key(sphere_hit(vt, 1.0, mu, 1.0, planar));
   };
   // planar sphere (W = I: a = d11 = 1, b = 0), |v0_n| = 1, e = 1/2: the slip decelerates at mu and
   // stops at vt / mu; a straight slip would end at (1 + e) = 1.5 p_c
@@ -123,11 +123,11 @@ TEST(RegimeKey, StrongeOrdersByWhereTheSlipStopsOrTheImpactEnds) {
     ps.push_back(p);
   }
   for (const ContactProblem<double>& p : ps) {
-    EXPECT_LT(JiaLaw::regime_key(p), 1u << kRegimeKeyBits);
-    EXPECT_LT(StrongeLaw::regime_key(p), 1u << kRegimeKeyBits);
-    EXPECT_LT(JiaLaw::regime_key(problem_cast<float>(p)), 1u << kRegimeKeyBits);
-    EXPECT_LT(StrongeLaw::regime_key(problem_cast<float>(p)), 1u << kRegimeKeyBits);
-    EXPECT_EQ(JiaLaw::regime_key(p), JiaLaw::regime_key(p));
+    EXPECT_LT(LaunchTraits<JiaLaw>::regime_key(p), 1u << kRegimeKeyBits);
+    EXPECT_LT(LaunchTraits<StrongeLaw>::regime_key(p), 1u << kRegimeKeyBits);
+    EXPECT_LT(LaunchTraits<JiaLaw>::regime_key(problem_cast<float>(p)), 1u << kRegimeKeyBits);
+    EXPECT_LT(LaunchTraits<StrongeLaw>::regime_key(problem_cast<float>(p)), 1u << kRegimeKeyBits);
+    EXPECT_EQ(LaunchTraits<JiaLaw>::regime_key(p), LaunchTraits<JiaLaw>::regime_key(p));
   }
 }
 
@@ -149,7 +149,7 @@ TEST(RegimeKey, SortOnlyWhereTheKeysVary) {
   // the probes: the first and the last row, and kKeyProbes - 2 between, spread evenly
   std::vector<ContactProblem<double>> last = same;
   last.back() = mixed[1];
-  ASSERT_NE(JiaLaw::regime_key(last.back()), JiaLaw::regime_key(last.front()));
+  ASSERT_NE(LaunchTraits<JiaLaw>::regime_key(last.back()), LaunchTraits<JiaLaw>::regime_key(last.front()));
   EXPECT_TRUE((batch_keys_vary<JiaLaw, double>(Buffers<double>(last).bin, 0, last.size())));
   std::vector<ContactProblem<double>> between = same;
   between[1] = mixed[1];  // row 1 of 1000 is not probed (probes at 0, 15, 31, ...)

@@ -43,8 +43,8 @@ double K0(const ContactProblem<double>& p) {
 }  // namespace
 
 TEST(JiaBall, Section81EventsAndModes) {
-  JiaTrace<double> tr;
-  const Result<double> r = JiaLaw::solve(ball(0.5), steps(2000), &tr);
+  detail::JiaTrace<double> tr;
+  const Result<double> r = detail::Jia::solve(ball(0.5), steps(2000), JiaLaw::use(), &tr);
   ASSERT_EQ(r.status, Status::ok);
   // initial slip with u_dot(0) = mu eta0^2 v0n = -2.42857
   EXPECT_NEAR(tr.rdot_u0, 0.4 * 17.0 / 14.0 * -5.0, 1e-12);

@@ -1,9 +1,9 @@
-// StrongeLaw at friction coefficients up to the top of the type's range (issue 21,
-// reliability-3680a0a/stronge-mu-near-dblmax): mu >= 5e307 overflowed R = |b| + mu |D| to inf in
-// double (tau_cap = 0: two steps and an "ok" impulse 17% off the answer of mu <= 1e307). Friction
-// beyond StrongeLaw::kMuUnbounded (2^64) is unbounded: the law evaluates 2^64, the mu -> inf limit
+// StrongeLaw at friction coefficients up to the top of the type's range: mu >= 5e307 overflows
+// R = |b| + mu |D| to inf in double (tau_cap = 0 would give two steps and an "ok" impulse 17% off
+// the answer of mu <= 1e307). Friction
+// beyond detail::Stronge::kMuUnbounded (2^64) is unbounded: the law evaluates 2^64, the mu -> inf limit
 // to the type's precision, so mu = 1e20, 1e300 and DBL_MAX give the same answer, in double and in
-// float (where mu = 1e38 overflowed likewise).
+// float (where mu = 1e38 overflows likewise).
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -87,7 +87,7 @@ TEST(StrongeHugeMu, ReproducerRowHasOneAnswerUpToDblMax) {
 
 // Beyond 2^64 the law evaluates 2^64: the same bits, whatever the integrator and the steps.
 TEST(StrongeHugeMu, BeyondTwoTo64IsTheLimitBitForBit) {
-  const double cap = StrongeLaw::kMuUnbounded;
+  const double cap = impact::detail::Stronge::kMuUnbounded;
   EXPECT_EQ(cap, std::ldexp(1.0, 64));
   for (const LawOptions& o : {opts(250), opts(8), opts(1000), opts(250, Integrator::euler)}) {
     const Result<double> at = StrongeLaw::eval(edge163(cap), o);

@@ -12,23 +12,23 @@ def inside(rel, name):
             return a + 1
     raise SystemExit(f"no {name} in {rel}")
 rk, up = inside("include/impact/rk4.hpp", "rk_step"), inside("include/impact/illinois.hpp", "update")
-st = inside("include/impact/laws/stronge.hpp", "step")
+st = inside("include/impact/laws/detail/stronge.hpp", "step")
 ax = inside("include/impact/rk4.hpp", "axpy")
 F = lambda rel, l, at=None: f'\t//## File "{root}/{rel}", line {l}' + (f' inlined at "{root}/{at[0]}", line {at[1]}' if at else "")
 k = ("kernels/cuda/sampled.cu", inside("kernels/cuda/sampled.cu", "sampled_reduce_kernel") + 1)
 open(out + ".kline", "w").write(str(k[1]))
-lines = [F("include/impact/rk4.hpp", rk, ("include/impact/laws/stronge.hpp", st)),
-         F("include/impact/laws/stronge.hpp", st, k), F(*k),
+lines = [F("include/impact/rk4.hpp", rk, ("include/impact/laws/detail/stronge.hpp", st)),
+         F("include/impact/laws/detail/stronge.hpp", st, k), F(*k),
          "        /*0000*/                   LDL.64 R6, [R1+0x488] ;",
          "        /*0010*/                   DFMA R2, R4, R6, R2 ;",
-         F("include/impact/illinois.hpp", up, ("include/impact/laws/stronge.hpp", st)),
-         F("include/impact/laws/stronge.hpp", st, k), F(*k),
+         F("include/impact/illinois.hpp", up, ("include/impact/laws/detail/stronge.hpp", st)),
+         F("include/impact/laws/detail/stronge.hpp", st, k), F(*k),
          "        /*0020*/                   STL.64 [R1+0x108], R14 ;",
          "        /*0030*/              @!P0 STL [R1+0x8], R3 ;",
          F(*k),
          "        /*0040*/                   EXIT ;",
          # one comment whose "inlined at" names the next frame out: axpy (no block) inside step
-         F("include/impact/rk4.hpp", ax, ("include/impact/laws/stronge.hpp", st)),
+         F("include/impact/rk4.hpp", ax, ("include/impact/laws/detail/stronge.hpp", st)),
          "        /*0050*/                   DADD R2, R4, R6 ;",
          # CUDA's out-of-line division slow path: no line info, whatever came before
          "$__internal_12_$__cuda_sm20_div_rn_f64_full:",
