@@ -115,7 +115,7 @@ struct KeyFunctor {
   IMPACT_HDI std::uint32_t operator()(std::size_t i) const { return LaunchTraits<Law>::regime_key(load_instance(in, i)); }
 };
 
-// Regime sorting only where it can pay (issue 23): a batch whose keys are all one value (a sweep of
+// Regime sorting only where it can pay: a batch whose keys are all one value (a sweep of
 // identical or near-identical instances: the identical-ball runs) gains nothing from the key pass
 // and the sort, which cost jia 40% there on an H200 (4.31e7 -> 2.57e7/s). The host looks at the keys
 // of kKeyProbes rows spread evenly over the range (the first and the last among them); if they are

@@ -133,7 +133,7 @@ std::size_t index_of(const SimtGeometry& g, int w, int r, int l) {
 
 // One warp's batch of kWarp instances, trace indices first .. first + kWarp - 1, run the grid-stride
 // way: set-up, iterations aligned by index, finish. nested: an iteration takes the sub-steps after
-// it along (at their own code site), as the 573a81e kernels ran them.
+// it along (at their own code site), as the calibration's kernels ran them.
 void run_batch(const PathTrace& t, std::size_t first, Issue& is, bool nested) {
   std::vector<std::uint32_t> group[kWarp];  // per lane: first unit of each aligned iteration, then the finish
   std::size_t most = 0;
@@ -378,9 +378,9 @@ SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeomet
     std::stable_sort(perm.begin(), perm.end(), [&](std::size_t x, std::size_t y) { return t0.key[x] < t0.key[y]; });
     if (schedule == Schedule::sorted) {
       // grid-stride deals sorted batch r W + w to warp w in round r (W warps): trace position
-      // (w, r) (index_of) gets that batch. (Until 2026-11-26 it got batch w rounds + r, consecutive
-      // batches to one warp: the same batches, so the same active threads and issue, but another
-      // block wait: jia 1.133 there, 1.071 as the kernel deals.)
+      // (w, r) (index_of) gets that batch. Dealing consecutive batches to one warp instead gives the
+      // same active threads and issue but another block wait (jia 1.133 against 1.071): the model
+      // deals as the kernel does.
       std::vector<std::size_t> dealt(n);
       for (int w = 0; w < g.warps; ++w)
         for (int r = 0; r < g.rounds; ++r)

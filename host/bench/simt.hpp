@@ -65,7 +65,7 @@ struct SimtGeometry {
   std::uint64_t begin = 0;   // first instance index
 };
 // nested_search: grid_stride with the sub-steps run inside their step's iteration, as separate
-// code (the structure of the jia kernel of build 573a81e, which the calibration figures measured).
+// code: the structure of the kernels the calibration figures were measured on (docs/perf-log.md).
 // persistent: sorted, with the batches of kWarp consecutive instances taken from a work counter, the
 // last (dearest keys) first, by whichever warp is free first (kernels/cuda/sampled.cu's persistent
 // lanes) instead of by round: the same batches, so the same active threads, but the warps of a
@@ -103,7 +103,7 @@ struct SimtResult {
 // blocks (Philox sampling, shared-memory histogram atomics, global stores), which wait longer. A
 // block keeps its warps' slots until its slowest warp is done: the time counts the block issue.
 // The two latencies are the fitted constants (tests/bench/test_simt.cpp holds the model to the
-// H200 figures of ../shared/measurements/h200-3680a0a within +-30%).
+// H200 figures within +-30%; docs/perf-log.md).
 constexpr int kSimtBlockWarps = 4;  // the kernels' 128-thread blocks
 struct GpuTiming {
   int sms = 132;                 // H200

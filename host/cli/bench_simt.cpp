@@ -110,7 +110,7 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
   geom.warps = a.simt_warps;
   geom.rounds = a.simt_rounds;
   std::string md =
-      "| law | precision | steps | instances | iterations | 573a81e loop: active | 573a81e loop: time | "
+      "| law | precision | steps | instances | iterations | nested search: active | nested search: time | "
       "active threads/warp | warp issue/instance | "
       "refill: active | refill: time | sorted: active | sorted: time | sorted: ms per 1e6 at 12.5% / 25% occupancy | "
       "block wait, sorted / persistent | persistent: ms per 1e6 at 25% | deferred searches: active | "
@@ -199,7 +199,7 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
   md = "SIMT model (docs/bench.md): scenario " + spec.scenario_name + ", seed " + std::to_string(spec.seed) + ", " +
        std::to_string(geom.warps) + " warps x " + std::to_string(geom.rounds) +
        " grid-stride rounds of the reduction kernel. Times relative to the grid-stride schedule of today's loop; "
-       "573a81e loop: event searches nested in their step as in that build; refill: lanes take the next instance "
+       "nested search: event searches nested in their step, as the kernels the calibration measured ran them; refill: lanes take the next instance "
        "when done; sorted: instances ordered by regime key; persistent: the sorted batches taken from a work counter by "
        "whichever warp is free (block wait: a block's time over its warps' mean, the barrier after the loop); "
        "deferred searches: persistent, with the event searches the lanes of a warp run together after a vote "

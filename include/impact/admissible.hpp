@@ -1,4 +1,4 @@
-// The last line of defence of every law (issue 14): an outcome is reported `ok` only when it is
+// The last line of defence of every law: an outcome is reported `ok` only when it is
 // physically admissible. Checked once per instance, in double, on the instance rescaled by its
 // own scales (max|v0| and max|W|, so that magnitudes of 1e+-300 neither overflow nor underflow):
 //   - the normal impulse is compressive:           P_n >= -tol max|P_i|
@@ -9,7 +9,8 @@
 //     admissible region (41), Kane's paradox, which is its physics).
 // tol: kAdmissTol<T> (1e-6 in double, 2e-3 in float), far above round-off and the integrators'
 // discretization error (dissipative at every step count: docs/laws.md), far below the failures it
-// catches (energy gains of +33% to 1e306, cones broken 7x to 1e9x: ../shared/reliability-573a81e).
+// catches (energy gains of +33% to 1e306, cones broken 7x to 1e9x, in the adversarial cases of
+// tests/kernels/test_adversarial.cpp).
 // A violation turns `ok` into Status::inadmissible; every other status is left as it is.
 #pragma once
 #include "impact/derived.hpp"

@@ -67,7 +67,7 @@ template <class T> IMPACT_HDI T inv_sqrt(T x) {
 // sqrt(cbrt(x)) and x^p = exp(p log(x)) for x > 0 (+inf gives +inf), and exp(a). The logarithm is
 // __log2f (MUFU.LG2 with its subnormal scaling, at most 2^-22 absolute in [0.5, 2] and 2 ulp
 // elsewhere), not log2f, whose polynomial adds about 24 instructions: stronge's tau step length and
-// jia's sigma step length 24 SASS shorter each (sm_90, 2026-11-28); exp2f is MUFU.EX2 already.
+// jia's sigma step length 24 SASS shorter each (sm_90); exp2f is MUFU.EX2 already.
 template <class T> IMPACT_HDI T step_sixth_root(T x) {
 #if defined(__CUDA_ARCH__)
   return static_cast<T>(exp2f(__log2f(static_cast<float>(x)) * (1.0f / 6.0f)));

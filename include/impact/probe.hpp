@@ -10,8 +10,8 @@
 //                      run twice in one iteration (a nested loop) is reported twice;
 //   probe.sub()        right after iter() when the iteration is a sub-step of the one before (an
 //                      Illinois trial point of an event search, the landing on the event): the
-//                      573a81e kernels ran those in a loop nested inside the step, which the model
-//                      replays for its calibration against the measurements of that build;
+//                      kernels the calibration was measured on ran those in a loop nested inside
+//                      the step, which the model replays (Schedule::nested_search);
 //   probe.done()       after the loop (what follows is the post-loop code, where the lanes that
 //                      left the loop early wait for the others).
 // NoProbe does nothing and compiles away: the kernels and the CPU backends run with it.

@@ -28,7 +28,7 @@ IMPACT_HDI Y rk4_last_stage(const Y& y, T h, const Y& k1, const Y& k2, const Y& 
   const Y k4 = f(axpy(y, h, k3), h);
   // h / 6: on the device h times the constant 1/6, one product where the correctly rounded division
   // is a reciprocal with its Newton steps and a branch to a slow path (3.9% of stronge's issued
-  // instructions on an H200, 2026-11-27); within an ulp of h / 6, the host's bits unchanged
+  // instructions on an H200); within an ulp of h / 6, the host's bits unchanged
 #if defined(__CUDA_ARCH__)
   const T h6 = h * (T(1) / T(6));
 #else
@@ -56,7 +56,7 @@ IMPACT_HDI Y rk_step(const Y& y, T h, Integrator integ, const F& f) {
 // The same step, the same operations in the same order (the same bits), with stages 1 to 3 run
 // through one call of f in a loop the device does not unroll and stage 4 through a second: two
 // copies of the right-hand side in a GPU kernel instead of four. For a law whose kernel is bound by
-// instruction fetch: on an H200 (2026-11-27, same call) jia's sampled reduction ran 1.07x faster in
+// instruction fetch: on an H200 (same call) jia's sampled reduction ran 1.07x faster in
 // double and 1.12x in float, its cycles per issued instruction 11.98 -> 9.98; stronge, bound by its
 // dependency chains, lost 3 % (double) and 12 % (float) to the loop's longer-lived stage values
 // (spills), and keeps rk_step. Stage 1 takes y itself (not y + 0 k1: the same bits even where k is

@@ -1,4 +1,4 @@
-// Scale covariance (issue 14): every law evaluates its instance in its own units. Before the law
+// Scale covariance: every law evaluates its instance in its own units. Before the law
 // runs, W, v0 and n are divided by powers of two near their magnitudes (max|W| to [1, 4) with an
 // even exponent, max|v0| and max|n| to [1, 2)), and the outcome is multiplied back: an impulse by
 // 2^(kv - kw), a velocity by 2^kv, an energy by 2^(2 kv - kw). Powers of two are exact in binary

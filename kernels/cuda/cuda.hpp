@@ -140,7 +140,7 @@ int select_device(int local_rank);
 constexpr unsigned kCudaReduceBlocks = 2048;
 // The default schedule (ReduceSchedule): persistent lanes. The SIMT model predicted them to cut the
 // blocks' wait for their slowest warp by 4-6% of the time (docs/bench.md, "Persistent lanes"); an
-// H200 measured more (benches/gpu_check.sh, 2026-11-27, same call, same summaries bit for bit,
+// H200 measured more (perf/gpu_check.sh, same call, same summaries bit for bit,
 // instances/s against grid-stride): jia double 1.13e7 -> 1.30e7 (1.15x), float 2.08e7 -> 2.19e7
 // (1.05x), stronge double 2.74e7 -> 2.91e7 (1.06x), chatterjee-ruina 1.41e9 -> 1.93e9 (1.37x: its
 // short instances leave the grid-stride tail idle). IMPACT_CUDA_LANES=grid-stride keeps the other.
@@ -150,11 +150,11 @@ constexpr unsigned kCudaReduceBlock = 128;  // threads per block of the reductio
 // How the reduction deals the instances to the lanes; the summary is the same bits for every choice.
 struct ReduceSchedule {
   bool sort = true;          // by regime key, where the law has one and the probed keys differ
-  // persistent lanes (issue 22): a grid of the blocks the SMs hold at once, whose warps take batches
+  // persistent lanes: a grid of the blocks the SMs hold at once, whose warps take batches
   // of 32 instances from a work counter (kernels/cuda/sampled.cu for_each_instance); else grid-stride
   // over kCudaReduceBlocks blocks
   bool persistent = kCudaPersistentLanes;
-  // deferred event searches (issue 22): the lanes of a warp vote on when to search, and search
+  // deferred event searches: the lanes of a warp vote on when to search, and search
   // together (impact/search_vote.hpp; LawOptions::defer_searches); else each searches at once
   bool defer_searches = true;
 };

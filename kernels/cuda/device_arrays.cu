@@ -67,7 +67,7 @@ __global__ void scatter_kernel(const BatchOut<T> src, std::size_t first, std::si
 }
 
 // The gather/result/flag buffers of this host thread on one device, kept across calls: a repeated
-// call of the same shape allocates nothing (issue 23; device_allocations() counts).
+// call of the same shape allocates nothing (device_allocations() counts).
 struct ArrayScratch {
   DeviceBuffer cols, res, flag;
 };

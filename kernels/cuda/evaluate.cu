@@ -309,7 +309,7 @@ void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& op
 
 namespace {
 // The regime sort's buffers of this host thread on the current device, kept across calls (a repeated
-// call of the same size allocates nothing: issue 23).
+// call of the same size allocates nothing).
 KeyOrder& cached_key_order() {
   int dev = 0;
   check(cudaGetDevice(&dev), "cudaGetDevice");

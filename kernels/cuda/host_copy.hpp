@@ -1,7 +1,7 @@
 // Host-side copies of the CUDA eval path (compiled by g++ with OpenMP in kernels/cuda/host_copy.cpp):
 // packing a chunk's input columns into pinned staging memory and unpacking its outputs are
 // memcpy's of tens of MB per chunk, which one host thread moves at about a fifth of what PCIe
-// carries (the 573a81e measurements: chatterjee-ruina through CUDA at 5 GB/s). The spans are cut
+// carries (on an H100 host: chatterjee-ruina through CUDA at 5 GB/s). The spans are cut
 // into pieces and copied by the host's OpenMP threads.
 #pragma once
 #include <cstddef>

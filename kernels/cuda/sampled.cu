@@ -57,10 +57,10 @@ constexpr std::uint64_t kLaunchMost = std::uint64_t(1) << 24;
 
 // body(j) for the j < n this lane takes, in warp batches of kWarp consecutive j (batch k: lane l takes
 // k kWarp + l). Without a counter, grid-stride: global warp w takes batch w + r (stride / kWarp) in
-// round r. With one, persistent lanes (issue 22; the grid sized to the SMs' resident blocks): a warp
+// round r. With one, persistent lanes (the grid sized to the SMs' resident blocks): a warp
 // takes the next batch from the counter whenever its lanes have finished their last one, so that a
 // warp whose batch was quick takes another instead of waiting at the block's barrier for the
-// slowest warp (12% of jia's stall samples at 3680a0a). The counter deals the batches from the last
+// slowest warp (12% of jia's stall samples on an H200). The counter deals the batches from the last
 // one down: sorted by regime key, the dearest first and the cheapest last, which evens the warps'
 // totals out (the SIMT model: a block's time over its warps' mean 1.07 -> 1.02 for jia, 1.10 ->
 // 1.03 for stronge, Schedule::persistent; the default since an H200 timed it: kCudaPersistentLanes).

@@ -131,7 +131,7 @@ class KeyOrder {
 inline unsigned blocks_for(std::size_t n, int block) { return static_cast<unsigned>((n + block - 1) / block); }
 
 // One T per host thread and device, kept across calls: the scratch buffers a repeated call of the
-// same shape reuses instead of allocating (issue 23; device_allocations() counts what is allocated).
+// same shape reuses instead of allocating (device_allocations() counts what is allocated).
 // A host thread's calls are sequential, so its T is never shared; each device has its own.
 template <class T>
 T& per_thread_device(int device) {

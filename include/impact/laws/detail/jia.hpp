@@ -194,7 +194,7 @@ struct Jia {
   // S and y by value: out of line on the device, a reference would hand it the address of the Run's
   // members, and a struct whose address escapes stays in local memory as a whole (LLVM splits no
   // escaped alloca into registers), so that every write of the state, the step's end or the search
-  // was a store: 122 STL in jia double's law loop, 37 without (sm_90, 2026-11-28; docs/bench.md).
+  // was a store: 122 STL in jia double's law loop, 37 without (sm_90; docs/perf-log.md).
   template <class T>
   IMPACT_HD_RARE static void slaved_dir(Sys<T> S, JiaY<T> y, Phase phase, T t, T D0free, T kappa0,
                                     T& du, T& dw) {
@@ -392,7 +392,7 @@ struct Jia {
       const JiaY<T> ya = advance(m.S, m.y, hh, m.stick, m.phase, opt.integrator, m.stiff, m.sig);
       const Next next = m.advanced(ya, probe);
       if (next == Next::stop) return m.r;
-      if (next == Next::settle) m.settle(probe);  // the one place (code size: issue 22)
+      if (next == Next::settle) m.settle(probe);  // the one call site: one copy in the kernel's code
     }
     probe.done();
     probe.seg(kSegFinish);
@@ -527,7 +527,7 @@ struct Jia::Run {
     const T omega = sqrt(T(0.5) * S.wnn);
     tau_c = T(1.5707963267948966) / omega;
     h = T(2) * tau_c / T(N);
-    // Stiff tangential springs (issue 14: eta0 << 1 gave ok rows with dE/K0 up to 2e10). In stick
+    // Stiff tangential springs (eta0 << 1 would give ok rows with dE/K0 up to 2e10). In stick
     // the deflection oscillates, d2G/dtau2 = -e_ph W_tt G / (2 eta eta0), fastest in compression at
     // omega_t = sqrt(lambda_max(W_tt) / 2) / eta0, i.e. omega_t / omega = sqrt(lambda_t / W_nn) / eta0
     // times faster than the normal motion. The fixed step resolves it (omega_t h <= kStickStep) at
@@ -623,7 +623,7 @@ struct Jia::Run {
 
   // Examines events q, q+1, ... at the end of the step; true when an Illinois search starts. The
   // event function is written once (its value at the step's end y1, then where that is positive at
-  // its start y), so that the kernel holds one copy of it here (code size: issue 22).
+  // its start y), so that the kernel holds one copy of it here (code size).
   template <class Probe> IMPACT_HDI bool scan(Probe& probe) {
     for (; q < nev; ++q) {
       const Event ev = event_q(q);
@@ -726,7 +726,7 @@ struct Jia::Run {
   // y is a step's end (ev_best none) or the event ev_best reached: the slip projection (in slip, and
   // on entering it; before the switch, which may change the phase it reads: a projection changes
   // only G, which the trace does not read), then the event's trace and the new mode or phase. One
-  // copy of each in the kernel (code size: issue 22).
+  // copy of each in the kernel (code size).
   template <class Probe> IMPACT_HDI void settle(Probe& probe) {
     if ((!stick && S.mu > T(0)) || ev_best == Event::stick_to_slip) {
       probe.seg(kSegProject);

@@ -276,7 +276,7 @@ struct Stronge {
   // the mu -> inf limit to the precision of either type, while every product with mu (R, rho_sw,
   // Kscale, the rates, mu^2 in outgoing()) stays far inside float's range. (Unclamped, mu >= 5e307
   // overflowed R to inf in double: tau_cap = 0, two steps and an "ok" impulse 17% off the limit;
-  // issue 21, reliability-3680a0a/stronge-mu-near-dblmax.)
+  // tests/physics/test_stronge_huge_mu.cpp.)
   static constexpr double kMuUnbounded = 18446744073709551616.0;
 
   // Code blocks for path probes (impact/probe.hpp): a step, or one trial point of an event search
@@ -306,7 +306,7 @@ struct Stronge {
     // a whole, each write of it a store. Split into registers, at 128 registers in double, the loop
     // reloaded its spilled counters at every branch instead: 12.9k local loads per instance against
     // 5.0k (and 2.3k stores against 5.9k), 0.73x the rate by the SIMT model's local-memory term;
-    // float gained 2% (docs/bench.md, "Local memory in the model", 2026-11-28).
+    // float gained 2% (docs/bench.md, "Local memory in the model").
     Run<T> m;
     if (!m.start(p, t1, t2, opt, probe)) return m.r;
     std::uint32_t polls = 0;  // a front end's stop, on the host (stop_requested)
@@ -377,7 +377,7 @@ struct Stronge::Run {
     // velocity scale of v_t's round-off: |v_t| grows at most at |b| (mu D only contracts it, D
     // SPD), so mu need not enter at all; it enters up to mu = kMuRound, which keeps the bits of
     // every ordinary row (with R unbounded, mu = 1e14 made rho_zero ~ |v0| and the law stuck at
-    // once with v_t != 0: dE = +33% of K0, reliability-573a81e/stronge_huge_mu.csv)
+    // once with v_t != 0: dE = +33% of K0; tests/data/physics_repro/stronge_huge_mu.csv)
     const T V = vabs + (bnorm + tmin(p.mu, T(kMuRound)) * normD) * pc;
     rho_zero = T(64) * eps * V;
     // Ray test |k| <= kRayTol eps K: the round-off of k = u_perp.F(u) is about eps K with
