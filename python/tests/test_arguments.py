@@ -1,7 +1,7 @@
-"""The Python API keeps the CLI's promises on its arguments (issue 21, reliability-3680a0a/
-python-arg-validation): a bad argument is a clear exception naming the Python argument (never a
-command-line flag such as --steps, never pybind11's list of overloads), nothing is truncated or
-ignored silently, NumPy scalars and arrays are taken where Python numbers and lists are."""
+"""The Python API keeps the CLI's promises on its arguments: a bad argument is a clear exception
+naming the Python argument (never a command-line flag such as --steps, never pybind11's list of
+overloads), nothing is truncated or ignored silently, NumPy scalars and arrays are taken where
+Python numbers and lists are."""
 import math
 import re
 

@@ -1,6 +1,6 @@
-"""impactbatch.calibrate and CalibrationModel (issue 25): the CLI's run and bits, the model's log
-densities against the Gaussian likelihood computed here from its own predictions, the errors, and
-emcee on the same model finding the built-in sampler's posterior."""
+"""impactbatch.calibrate and CalibrationModel (docs/calibration.md): the CLI's run and bits, the
+model's log densities against the Gaussian likelihood computed here from its own predictions, the
+errors, and emcee on the same model finding the built-in sampler's posterior."""
 import json
 import math
 import os

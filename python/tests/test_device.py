@@ -168,8 +168,9 @@ def test_device_arrays_in_device_arrays_out(fw, law, precision):
 
 @pytest.mark.parametrize("law", ["chatterjee-ruina", "jia"])
 def test_repeated_call_of_the_same_shape_allocates_no_scratch(law):
-    """The gather, result and sort buffers are kept per thread and device (issue 23): the second
-    call of a shape allocates none (counted by the core), and its results are the first's."""
+    """The gather, result and sort buffers are kept per thread and device, so that a repeated call
+    pays no allocation: the second call of a shape allocates none (counted by the core), and its
+    results are the first's."""
     fw = next((f for f in _frameworks() if f in ("cupy", "torch")), None)
     _gpu_or_skip(fw or "cupy")
     from impactbatch import _core
@@ -183,7 +184,7 @@ def test_repeated_call_of_the_same_shape_allocates_no_scratch(law):
     np.testing.assert_array_equal(_to_host(again.P), _to_host(first.P))
     # The count is no constant: another host thread starts without scratch, so its first call
     # allocates. (A larger shape in this thread need not: the tests before this one may have grown
-    # this thread's buffers beyond it, as the H200 run of 2026-11-27 found with 6000 rows.)
+    # this thread's buffers beyond it, as they did beyond 6000 rows on an H200.)
     import threading
 
     got = []

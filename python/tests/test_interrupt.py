@@ -4,8 +4,8 @@ leaves no table, metadata or temporary in its folder.
 
 Each case runs in a child Python that sizes its batch from a pilot so that the whole batch would take
 about WHOLE seconds, starts it, and gets SIGINT LEAD seconds later; the child reports when it caught
-KeyboardInterrupt (or that the call finished: the failure before issue 21), and the parent measures
-from the signal."""
+KeyboardInterrupt (or that the call finished: the failure, a signal honoured only when the batch
+ends), and the parent measures from the signal."""
 import json
 import os
 import signal

@@ -55,7 +55,7 @@ check "float passes its default tolerance" '[ $rc -eq 0 ] && grep -q "tolerance 
 check "reference as fast path is a usage error" '[ $rc -eq 2 ] && grep -q "unknown backend .reference." "$T/out"'
 "$IMPACT" compare --law jia --in "$T/cases.csv" --given > "$T/out" 2>&1; rc=$?
 check "--given without results is an input error" '[ $rc -eq 1 ] && grep -q "cases.csv:1: missing result column(s) P_x" "$T/out"'
-# --tol: a finite number >= 0 (issue 21: NaN was taken, and would pass every row)
+# --tol: a finite number >= 0 (NaN compares false against every difference: it would pass every row)
 for tol in nan -nan inf -1 -1e-9; do
   "$IMPACT" compare --law newton --in "$T/cases.csv" --tol "$tol" --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
   check "--tol $tol is a usage error" '[ $rc -eq 2 ] && grep -q "tol must be a finite number >= 0" "$T/out" && [ ! -e "$T/f.csv" ]'
@@ -63,9 +63,10 @@ done
 "$IMPACT" compare --law newton --in "$T/cases.csv" --tol 0 > "$T/out" 2>&1; rc=$?
 check "--tol 0 is the default" '[ $rc -eq 0 ] && grep -q "PASS: every row within tolerance 1e-05" "$T/out"'
 
-# 8. stronge at mu = 1e10 ... 1e100 (reliability-573a81e/stronge_huge_mu.csv): the law and the
-# reference both reach the stick limit on every row (573a81e: both stuck with v_t != 0 from
-# mu = 1e14 on and gained 33% of K0, and compare passed)
+# 8. stronge at mu = 1e10 ... 1e100 (tests/data/physics_repro/stronge_huge_mu.csv): the law and the
+# reference both reach the stick limit on every row, and every row is ok in both (a law and a
+# reference that both stuck with v_t != 0 from mu = 1e14 on would gain 33% of K0 and still agree:
+# agreement alone is no proof)
 "$IMPACT" compare --law stronge --in "$SRC/tests/data/physics_repro/stronge_huge_mu.csv" > "$T/out" 2>&1; rc=$?
 check "stronge huge mu: 14 rows ok in both, PASS" '[ $rc -eq 0 ] && grep -q "rows: 14 ok in both, 0 status differs" "$T/out"'
 

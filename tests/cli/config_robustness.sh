@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Robustness of `impact study` configs, `impact compare` and the reference, on the reproducers
-# found against 573a81e (tests/data/reliability/): deep nesting, numbers beyond a double and
+# Robustness of `impact study` configs, `impact compare` and the reference, on the reproducer
+# inputs of tests/data/reliability/: deep nesting, numbers beyond a double and
 # duplicate keys are errors at FILE:LINE:COL (no SIGSEGV, no unlocated message); integer keys are
 # range-checked, not wrapped; a design's memory is estimated and refused before it is allocated and
 # an imported file is read within limits (both under `ulimit -v`, in a subshell); compare never

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `--backend cuda` where no CUDA device is usable says what is true and what `--backend auto` would
-# run on instead (issue 21: a machine without an NVIDIA driver was told "CUDA driver version is
-# insufficient for CUDA runtime version", cudart's words for cudaErrorInsufficientDriver, which it
-# returns when there is no driver at all). The cause is checked against the machine: no CUDA in
+# run on instead: cudart's own words for cudaErrorInsufficientDriver ("CUDA driver version is
+# insufficient for CUDA runtime version") are what it returns when there is no driver at all, and
+# would send a user without one to update it. The cause is checked against the machine: no CUDA in
 # this build (no libimpact_cuda.a beside the binary), no driver (libcuda.so.1 not loadable, or the
 # toolkit's stub library), or a driver without a device / too old. Skipped (77) where a device is
 # usable. (LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs-like folders holding a libcuda.so.1 link

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nothing lost, nothing partial (issue 14, ../shared/reliability-573a81e): every output appears whole
+# Nothing lost, nothing partial: every output appears whole
 # or not at all, an input is never overwritten by its own output, read errors are errors, writes
 # to a full device fail with exit 2, a killed run leaves no file behind, usage errors exit 2.
 set -u
@@ -124,8 +124,9 @@ printf 'W_xx,W_xy,W_xz,W_yy,W_yz,W_zz,n_x,n_y,n_z,v_x,v_y,v_z,mu,e,e_t,eta0\n3,5
 check "decimal commas: exit 1, located, explained" '[ $rc -eq 1 ] && grep -q "locale.csv:2:35: expected 16 fields as in the header, found 22 (decimal commas" "$T/err"'
 
 # 8. a number beyond double's range is refused at its cell like any text outside the number grammar
-# (docs/INTERFACE.md "Numbers in text"; issue 21: it read as inf, and the imported design refused
-# it); 'inf' marks its row non_finite; a number below the subnormals reads as zero
+# (docs/INTERFACE.md "Numbers in text": one grammar for every reader, so that a text the imported
+# design refuses is not read here as inf); 'inf' marks its row non_finite; a number below the
+# subnormals reads as zero
 printf 'W_xx,W_xy,W_xz,W_yy,W_yz,W_zz,n_x,n_y,n_z,v_x,v_y,v_z,mu,e,e_t,eta0\n3.5,0,0,3.5,0,1,0,0,1,-3,0,-5,0.4,0.5,0.3,1.1\n3.5,0,0,3.5,0,1,0,0,1,-3,0,-1e999,0.4,0.5,0.3,1.1\n' > "$T/range.csv"
 "$IMPACT" eval --law newton --in "$T/range.csv" --out "$T/o.csv" -q 2> "$T/err"; rc=$?
 check "1e999: exit 1 at its cell, no output" '[ $rc -eq 1 ] && grep -q "range.csv:3:28: expected a number in column .v_z., got .-1e999. (beyond the range of double" "$T/err" && [ ! -e "$T/o.csv" ]'

@@ -9,16 +9,15 @@
 # most 1024 bytes, and jia's double one 3 blocks (168 registers, JiaLaw::cuda_reduce_blocks_double:
 # 260 + 292 bytes), at most 1024. Jia's stack frames are capped too (the third figure), about 30%
 # above the frames of sm_90's build: sampled reduction 456 / 304 bytes (double / float), eval kernels
-# 608 / 184. An out-of-line call that takes the address of jia's state would keep the whole state in local
-# memory and grow the frame by 300-500 bytes (docs/bench.md, "The integrators' state out of local
-# memory"); stronge keeps its state there on purpose (detail::Stronge::eval_unit). The algebraic
+# 608 / 184. An out-of-line call that takes the address of jia's state would keep the whole state in
+# local memory and grow the frame by 300-500 bytes (docs/bench.md, "The integrators' state out of
+# local memory"); stronge keeps its state there on purpose (detail::Stronge::eval_unit). The algebraic
 # laws' reduction kernels fit 96 registers (5 blocks per SM, 31% occupancy;
 # kernels/cuda/sampled.cu reduce_min_blocks) with at most 96 bytes of spills (morgan double: 44 +
 # 44, 8 bytes of them the contact scenario's rotation vector rx, ry, rz as keys of `impact reduce`,
 # however it is written), but aghili double, the one heavy algebraic law (3069 flops), with at most
-# 4096; no other
-# kernel of theirs spills but aghili double's eval kernel. A build without CUDA has no report:
-# skipped (77).
+# 4096; no other kernel of theirs spills but aghili double's eval kernel. A build without CUDA has
+# no report: skipped (77).
 set -u
 BUILD=$(dirname "$(readlink -f "$1")")
 python3 "$2/perf/ptxas/kernel_resources.py" "$BUILD" --check Jia,Stronge --budget sampled_reduce_kernel=128:4096 \

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # One number grammar for every number read from text (docs/INTERFACE.md "Numbers in text",
-# host/io/number.hpp; issue 21, reliability-3680a0a/design-number-parsing): the imported design of
-# `impact study` took 0x10 as 16 and refused the subnormal 4.9e-324 as "not finite", while the CSV
-# of `impact eval` did the opposite. Now both read the same texts as the same numbers (the same
-# results, bit for bit), refuse the same texts at their line and column, and the numbers inside
-# config strings and --set values follow the same grammar.
+# host/io/number.hpp): two readers with grammars of their own disagree at the edges (one taking
+# 0x10 as 16 and refusing the subnormal 4.9e-324 as "not finite", the other the opposite), so the
+# imported design of `impact study` and the CSV of `impact eval` read the same texts as the same
+# numbers (the same results, bit for bit), refuse the same texts at their line and column, and the
+# numbers inside config strings and --set values follow the same grammar.
 set -u
 source "$(dirname "$0")/common.bash"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nothing mixed, nothing stale (issue 21; the reproducers of ../shared/reliability-3680a0a, with
+# Nothing mixed, nothing stale (stale, foreign and swapped parts, killed runs' leftovers, and their
 # variants): a study owns its output folder (an earlier study's files go, a folder that is not a
 # study's is refused without --force), a part or checkpoint piece is tied to its run and position by
 # the CRC-32 of its bytes (foreign or swapped parts of the same size are recomputed on --resume and

@@ -84,7 +84,7 @@ assert a["quantities"] == b["quantities"] and a["status"] == b["status"]
 PY'
 
 
-# one statement of each scenario (issue 24): `impact reduce` takes the study's contact parameters
+# one statement of each scenario: `impact reduce` takes the study's contact parameters
 # rx, ry, rz, and the same values give the same impulse in `impact reduce` and `impact study`
 sets="w1=1.3 w2=0.7 w3=2.1 rx=0.3 ry=-0.2 rz=1.1 vn=1.2 vt=0.8 phi=0.4 mu=0.3 e=0.6 e_t=0.2 eta0=1.5"
 args=(); for s in $sets; do args+=(--set "$s"); done

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# stronge at friction coefficients up to the top of the type's range (issue 21,
-# reliability-3680a0a/stronge-mu-near-dblmax): one contact row with mu from 1e300 to DBL_MAX gave
-# one answer for mu <= 1e307 and another, still "ok", for mu >= 5e307 (steps 28 -> 2, P_y -17%);
-# the reference said non_finite there and `impact compare` said PASS. Now friction beyond 2^64
-# (the law) or 1e30 (the reference) is unbounded: every such row has the answer of mu = 1e300, in
-# double and in float, and compare passes on 12 rows ok in both. And compare never passes rows
-# that the reference left unresolved while the fast path (or a given table) says ok: UNVERIFIED,
-# exit 5, the rows listed.
+# stronge at friction coefficients up to the top of the type's range: R = |b| + mu |D| overflows to
+# inf for mu >= 5e307, and taken as it is such a mu gives a contact row a second answer, still "ok"
+# (steps 28 -> 2, P_y -17%), where the reference says non_finite. So friction beyond 2^64 (the law)
+# or 1e30 (the reference) is unbounded: every such row has the answer of mu = 1e300, in double and
+# in float, and compare passes on 12 rows ok in both. And compare never passes rows that the
+# reference left unresolved while the fast path (or a given table) says ok: UNVERIFIED, exit 5, the
+# rows listed.
 set -u
 source "$(dirname "$0")/common.bash"
 

@@ -23,7 +23,7 @@ EOF
 }
 
 # 1. Fig. 15(c): e in [0, 1]; Jia's e = 0 and e = 1 outcomes (reproduced by the equations as
-#    written, see ../shared/NOTES.md): V = (0.554553, 0, 0), w = (0, -1.88638, 0) and
+#    written, see docs/study.md and docs/laws.md): V = (0.554553, 0, 0), w = (0, -1.88638, 0) and
 #    V = (-0.089745, 0, 5), w = (0, -0.275637, 0).
 "$IMPACT" study "$EX/jia-fig15c.toml" --out "$T/f15c" > "$T/out" 2> "$T/err"; rc=$?
 check "fig15c exits 0" '[ $rc -eq 0 ]'

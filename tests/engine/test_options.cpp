@@ -80,8 +80,9 @@ TEST(EngineOptions, AutoSaysWhyItChose) {
   }
 }
 
-// The rate model behind `auto` reproduces the 573a81e decisions it was calibrated on (16 OMP
-// threads against the H100, FP64 peak 33.5 TFLOP/s, batch in host memory): the integrators and
+// The rate model behind `auto` reproduces the decisions it was calibrated on (the nested-search
+// build on an H100 80GB HBM3, FP64 peak 33.5 TFLOP/s, against 16 OMP threads of its Xeon host,
+// batch in host memory; docs/perf-log.md): the integrators and
 // aghili are faster on the GPU, the cheap algebraic laws (chatterjee-ruina, newton, morgan) on the
 // CPU, and the modelled rates are within a factor 2 (CPU) and 3 (GPU: one share of the FP peak for
 // both integrators, which reached 0.6% and 2.6%) of the measured ones.
@@ -89,7 +90,7 @@ TEST(EngineOptions, AutoRateModelMatchesMeasuredChoices) {
   const double h100_fp64 = 2.0 * 64 * 132 * 1.98e9;
   struct Case {
     const char* law;
-    double omp, cuda;  // measured instances/s (../shared/measurements/h100-573a81e/bench.md)
+    double omp, cuda;  // measured instances/s on that H100 and its 16-core host (docs/perf-log.md)
   };
   for (const Case& c : {Case{"jia", 1.45e5, 1.41e6}, Case{"stronge", 3.13e5, 1.12e7}, Case{"aghili", 5.45e6, 1.33e7},
                         Case{"chatterjee-ruina", 5.13e7, 2.18e7}, Case{"newton", 8.22e7, 5.46e7},

@@ -93,8 +93,8 @@ template <class T> std::string broken(const ContactProblem<T>& p, const Result<T
   // admissibility() judges a validated instance (unit normal): n normalised in T as the law did,
   // on n scaled to max|n| in [1, 2) by a power of two first (impact/scale.hpp), so the same bits.
   // On the raw n, the cone test of an instance with mu * eps >> tol (mu ~1e15 in double, ~1e8 in
-  // float) flips with the last bit of n; and |n| beyond ~1e154 (1.8e19 in float) overflowed n.n,
-  // validate() left n = 0 and admissibility() passed every outcome (found in review, 2026-11-27).
+  // float) flips with the last bit of n; and |n| beyond ~1e154 (1.8e19 in float) overflows n.n,
+  // where validate() would leave n = 0 and admissibility() pass every outcome.
   ContactProblem<T> q = p;
   q.n = pow2_scale(q.n, -exponent_of(max_abs3(q.n)));
   if (validate(q, Law::use()) == Status::non_finite) return "status ok on a non-finite input";

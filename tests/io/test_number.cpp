@@ -1,7 +1,7 @@
 // The one grammar of numbers in text (io/number.hpp, docs/INTERFACE.md "Numbers in text"), and the
 // readers that use it: a CSV cell (io::parse_number) reads what the grammar reads, the same double,
-// and refuses what it refuses, with the place (issue 21: the imported-design reader took 0x10 as 16
-// and refused 4.9e-324, the CSV reader the opposite).
+// and refuses what it refuses, with the place (two readers with grammars of their own disagree at
+// the edges: one taking 0x10 as 16 and refusing 4.9e-324, the other the opposite).
 #include <gtest/gtest.h>
 
 #include <cmath>

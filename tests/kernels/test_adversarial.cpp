@@ -1,4 +1,4 @@
-// Issue 14: the adversarial campaign. Instances drawn over extreme but finite ranges (mu 0 and
+// The adversarial campaign. Instances drawn over extreme but finite ranges (mu 0 and
 // 1e-6..1e6, e in {0, 1} or uniform, e_t in [-1, 1], eta0 1e-6..1e6, cond(W) up to 1e16, magnitudes of
 // W, n and v0 from 1e-300 to 1e300), evaluated by every law on the serial and OMP backends in double
 // and float:
@@ -6,7 +6,7 @@
 //   - every row written (no sentinel left), serial and OMP byte-identical;
 //   - bounded work: the integrators' steps within their documented bound, every law's batch in
 //     bounded time.
-// Sizes: the issue's campaign, 10^6 rows per algebraic law and 10^5 per integrator and precision
+// Sizes: the campaign's, 10^6 rows per algebraic law and 10^5 per integrator and precision
 // (about a minute on 2 cores); IMPACT_ADVERSARIAL_SCALE=K multiplies them. The table of statuses
 // per law is printed.
 #include <gtest/gtest.h>

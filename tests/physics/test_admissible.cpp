@@ -1,13 +1,13 @@
-// Issue 14: `ok` means physically admissible, and every law is covariant under the scales of its
+// `ok` means physically admissible, and every law is covariant under the scales of its
 // instance.
 //  - impact/admissible.hpp flags each violation (tensile impulse, friction cone, no separation,
 //    energy gain) on hand-made outcomes, in the instance's own units (magnitudes 1e+-300);
 //  - impact/scale.hpp: W, v0 and n multiplied by 10^a, 10^b, 10^c change P by 10^(b-a), vf by 10^b
 //    and dE by 10^(2b-a), with the same status and modes, for every law in double and float, as
 //    far as the results stay inside the range of the type; powers of two give the same bits;
-//  - the reproducers of ../shared/reliability-573a81e (tests/data/physics_repro/): no ok row that
-//    gains energy or leaves the cone, NaN nowhere in an ok row, and the scale reproducers equal
-//    their unit-scale twins.
+//  - the reproducers of tests/data/physics_repro/ (rows that a law can report ok wrongly: energy
+//    gains, broken cones, NaN, scale-dependent answers): no ok row that gains energy or leaves the
+//    cone, NaN nowhere in an ok row, and the scale reproducers equal their unit-scale twins.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -123,11 +123,12 @@ TEST(Admissibility, JudgesAnImpulseFarBelowItsInstance) {
 // A grazing row whose normal approach is 2^-975 .. 2^-1070 of its tangential speed, at |v0| ~
 // 1e150: in the law's own units (|v0| ~ 1) v0.n and the impulse lie below the floor of 2^-970 or
 // in the subnormals, with a few bits, whatever they scale back to (~1e-144 .. 1e-172). No law
-// reports such a row ok (de6fb6f reported 60 to 180 of the 180 ok per law: chatterjee-ruina slid
-// onto a cone of mu = 0.01 with kappa ~ 1e-321 and left it by 5e-4; found by hand while chasing a
-// CI fuzz finding it does not explain, tests/fuzz/findings/README.md); the same row at |v0| ~ 1,
-// whose impulse stays that small, was already non_finite. A row is non_finite (the floor) or inadmissible (where the own-scale
-// cone or tensile test, which runs first, fails: 0 (newton) to 8 of the 180 per law).
+// reports such a row ok (judged only in the law's own scale, where P_t.P_t and the cone's square
+// underflow to 0, 60 to 180 of the 180 per law pass: chatterjee-ruina slides onto a cone of
+// mu = 0.01 with kappa ~ 1e-321 and leaves it by 5e-4; tests/fuzz/findings/README.md); the same
+// row at |v0| ~ 1, whose impulse stays that small, is non_finite too. A row is non_finite (the
+// floor) or inadmissible (where the own-scale cone or tensile test, which runs first, fails: 0
+// (newton) to 8 of the 180 per law).
 TEST(ScaleCovariance, NoOkRowFromAnImpulseBelowTheFloorInItsOwnUnits) {
   int rows = 0;
   for (int k = 975; k <= 1070; k += 5)
@@ -294,7 +295,7 @@ void no_wrong_ok(const std::string& file, int* ok_rows = nullptr) {
 
 // Every reproducer of a wrong `ok` row: no law reports ok on a row that gains energy, leaves the
 // cone or keeps approaching; no NaN in an ok row.
-TEST(Reproducers573a81e, NoWrongOkRows) {
+TEST(PhysicsReproducers, NoWrongOkRows) {
   for (const char* f : {"jia_spurious_Pt.csv", "jia_small_eta0_gain.csv", "jia_grazing_highmu_gain.csv",
                         "jia_energy_gain_rows.csv"})
     no_wrong_ok<JiaLaw>(f);
@@ -321,9 +322,9 @@ TEST(Reproducers573a81e, NoWrongOkRows) {
 
 // Stronge at mu -> infinity (stronge_huge_mu.csv, mu = 1e10 ... 1e100): the slip ends at once and
 // the contact sticks: every row ok, slip>stick, v_t = 0 at the end, and all equal to one another
-// (the limit) to 1e-12; the reference agrees (tests/reference). 573a81e stuck from the start with
-// v_t != 0 for mu >= 1e14 (the round-off scale of v_t grew with mu) and gained 33% of K0.
-TEST(Reproducers573a81e, StrongeHugeMuIsTheStickLimit) {
+// (the limit) to 1e-12; the reference agrees (tests/reference). A law that sticks from the start
+// with v_t != 0 (for mu >= 1e14 the round-off scale of v_t grows with mu) gains 33% of K0 here.
+TEST(PhysicsReproducers, StrongeHugeMuIsTheStickLimit) {
   const std::vector<Row> rows = read_repro("stronge_huge_mu.csv");
   ASSERT_GE(rows.size(), 10u);
   const Result<double> lim = StrongeLaw::eval(rows.back().p);
@@ -344,7 +345,7 @@ TEST(Reproducers573a81e, StrongeHugeMuIsTheStickLimit) {
 
 // The scale reproducers equal their unit-scale twins: W x 1e200 (chatterjee-ruina stuck and broke the
 // cone 7x), |n| = 1e-160 (morgan: ok with dE = +1.2e8), n = (0, 0, 1e+-200) (bad_normal / no_approach).
-TEST(Reproducers573a81e, ScaleTwinsAgree) {
+TEST(PhysicsReproducers, ScaleTwinsAgree) {
   const std::vector<Row> cr = read_repro("cr_scale_covariance.csv");
   ASSERT_EQ(cr.size(), 2u);
   const std::vector<Row> tn = read_repro("tiny_normal.csv");

@@ -1,8 +1,8 @@
-// impact/rk4.hpp: rk_step and rk_step_one_site are one arithmetic in two codings (issue 22: the
-// second holds one copy of the right-hand side for stages 1-3 in a GPU kernel). The same bits for
-// RK4 and Euler, on a nonlinear right-hand side that reads the stage offset, and where a slope is
-// not finite (stage 1 takes y itself, not y + 0 k); and the step is RK4: its error on y' = y falls
-// as h^5 per step.
+// impact/rk4.hpp: rk_step and rk_step_one_site are one arithmetic in two codings (the second holds
+// one copy of the right-hand side for stages 1-3 in a GPU kernel, for its code size). The same
+// bits for RK4 and Euler, on a nonlinear right-hand side that reads the stage offset, and where a
+// slope is not finite (stage 1 takes y itself, not y + 0 k); and the step is RK4: its error on
+// y' = y falls as h^5 per step.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -252,7 +252,7 @@ struct NormalPin {
   std::uint64_t bits;
 };
 
-// Written by this implementation on 2026-11-26 (Intel Xeon); each is within 1.2 ulp of the true
+// Written by this implementation on an Intel Xeon; each is within 1.2 ulp of the true
 // value (mpmath, 60 digits). Any machine must give these bits.
 const NormalPin kNormalPins[] = {
     {"quantile(5e-324)", Fn::quantile, 0x0.0000000000001p-1022, 0xc0433bd3f27fcd03ull},

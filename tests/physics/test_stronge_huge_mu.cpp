@@ -1,9 +1,8 @@
 // StrongeLaw at friction coefficients up to the top of the type's range: mu >= 5e307 overflows
 // R = |b| + mu |D| to inf in double (tau_cap = 0 would give two steps and an "ok" impulse 17% off
-// the answer of mu <= 1e307). Friction
-// beyond detail::Stronge::kMuUnbounded (2^64) is unbounded: the law evaluates 2^64, the mu -> inf limit
-// to the type's precision, so mu = 1e20, 1e300 and DBL_MAX give the same answer, in double and in
-// float (where mu = 1e38 overflows likewise).
+// the answer of mu <= 1e307). Friction beyond detail::Stronge::kMuUnbounded (2^64) is unbounded:
+// the law evaluates 2^64, the mu -> inf limit to the type's precision, so mu = 1e20, 1e300 and
+// DBL_MAX give the same answer, in double and in float (where mu = 1e38 overflows likewise).
 #include <gtest/gtest.h>
 
 #include <cfloat>

@@ -1,7 +1,7 @@
 // Friction near the top of double's range in the CPU reference, and what `impact compare` makes of
-// rows the reference cannot resolve (issue 21, reliability-3680a0a/stronge-mu-near-dblmax: the
-// reference's R = |b| + mu |D| overflowed at mu >= 5e307 and every such row was non_finite, while
-// the fast path said ok with a wrong impulse, and compare said PASS).
+// rows the reference cannot resolve: the reference's R = |b| + mu |D| overflows at mu >= 5e307,
+// where a row would be non_finite in the reference and ok with a wrong impulse in the fast path, and
+// a compare that skipped the unresolved rows would say PASS.
 #include <gtest/gtest.h>
 
 #include <cfloat>

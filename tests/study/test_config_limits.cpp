@@ -218,7 +218,7 @@ TEST(ConfigLimits, IntegerKeysAreRangeCheckedNotWrapped) {
 }
 
 TEST(ConfigLimits, ConfigFileSizeIsBounded) {
-  // /dev/zero as a config: read up to the limit, then refused (it used to be read without end)
+  // /dev/zero as a config: read up to the limit, then refused (a file without end is never read whole)
   try {
     io::load_config_file("/dev/zero");
     FAIL() << "/dev/zero was read as a config";

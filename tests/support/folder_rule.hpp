@@ -6,7 +6,8 @@
 //   * every path inside out/ that changed or went is one the run may change: its own names, the
 //     manifest, and where out/ held a well-formed manifest of the run's kind, the names it listed
 //     and the temporaries (.NAME.tmp-PID-N) of those and of the run's names whose process had ended
-//     (the rule: removed only when its process is dead); a name like a part proves nothing;
+//     (a temporary is removed only when its process is dead: a live one may still be writing it);
+//     a name like a part proves nothing;
 //   * a path that appeared in out/ is one of the run's names or the manifest (salib/ for them);
 //   * no link was followed: a link that stayed points where it pointed, and one that changed is now
 //     the run's regular file (a write through a link changes its target, outside or inside: caught above).

@@ -63,7 +63,7 @@ TEST(SampleSpecParse, DistsKeysAndErrors) {
   EXPECT_EQ(systems::describe(ball).size(), systems::spec_keys(Scenario::ball).size());
 }
 
-// ---- one scenario statement for `impact reduce` and `impact study` (issue 24) ------------------
+// ---- one scenario statement for `impact reduce` and `impact study` -----------------------------
 
 namespace {
 
