@@ -1,6 +1,7 @@
-// What the last line of defence costs (issue 14: under 3% on the integrators): per instance, the
-// admissibility check (impact/admissible.hpp) and the scaling into the instance's own units and
-// back (impact/scale.hpp), against the whole law on the same random contact instances, one core.
+// What the last line of defence costs (its budget: under 3% of the integrators' time): per
+// instance, the admissibility check (impact/admissible.hpp) and the scaling into the instance's
+// own units and back (impact/scale.hpp), against the whole law on the same random contact
+// instances, one core.
 //   ./build/bench_admissible
 // Reported per law: ns per instance of the law (check and scaling included), ns of check + scaling
 // alone, and their ratio (counter "overhead_%").

@@ -10,10 +10,10 @@
 #
 # No output depends on the CPU's vendor, its vector extensions or the C library's math: every
 # transcendental function on the host is rmath's (include/impact/rmath.hpp: IEEE + - * / sqrt fma
-# only, no x87, no libm call; until 2026-11-26 the normal quantiles went through Boost.Math's long
-# double, i.e. x87 FYL2X/F2XM1 microcode, and an Intel Xeon wrote another design.txt than an AMD
-# EPYC). So the hashes hold on every x86-64 machine: the `# machine:` line is the architecture only,
-# and `check` on another architecture exits 77 (ctest: skipped) and says why. metadata.json is
+# only, no x87, no libm call: normal quantiles through Boost.Math's long double, i.e. x87
+# FYL2X/F2XM1 microcode, make an Intel Xeon write another design.txt than an AMD EPYC). So the
+# hashes hold on every x86-64 machine: the `# machine:` line is the architecture only, and `check`
+# on another architecture exits 77 (ctest: skipped) and says why. metadata.json is
 # compared without its volatile keys (dates, timings, host, revision, the output folder).
 # The CUDA backend is not part of it: the device contracts a*b+c into FMAs, so its results agree
 # with the serial backend to rounding, not bit for bit (tests/kernels/test_backend_cuda.cpp).

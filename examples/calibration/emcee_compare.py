@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The same posterior from emcee and from impactbatch's own sampler (issue 25).
+"""The same posterior from emcee and from impactbatch's own sampler.
 
     python3 examples/calibration/emcee_compare.py [--config ball-synthetic.toml] [--walkers 32]
             [--steps 1500] [--seed 1] [--out DIR] [--json FILE]

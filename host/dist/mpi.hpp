@@ -1,4 +1,4 @@
-// Runs that span processes (issue 16, docs/distributed.md): MPI (Open MPI) as the engine, built when
+// Runs that span processes (docs/distributed.md): MPI (Open MPI) as the engine, built when
 // CMake finds it (IMPACT_MPI). A process started by mpirun/srun joins the world; one started alone
 // does not initialise MPI at all and runs as before.
 //   World          MPI_Init_thread / MPI_Finalize, rank, size, node-local rank (for one GPU per rank)

@@ -1,7 +1,7 @@
 // `--backend auto`: the backend a run is given, chosen by a modelled rate, and why. The model
 // (docs/architecture.md, "Choosing the backend") compares, per instance, the CPU's time over the
 // OpenMP threads with the GPU's, from the law's cost model (LawInfo::flops_per_instance,
-// bytes_per_instance) and rates measured on the machines of ../shared/measurements:
+// bytes_per_instance) and rates measured on the machines named below (docs/perf-log.md):
 //   CPU:  max(flops / (threads x kCpuFlopsPerThread), bytes / min(threads x kCpuBytesPerThread, kCpuBytesMax))
 //   GPU:  max(flops / (kGpuPeakShare x the device's peak FP rate), bytes / kEvalPathBytes)  + kGpuStartup / rows
 // where the bytes term applies when the batch lives in host memory (eval, compare, study tables) and
@@ -16,14 +16,14 @@
 
 namespace impact::engine {
 
-// 573a81e on a 16-core Xeon (bench.md there): jia 1.26, stronge 1.54, aghili 1.05 GFLOP/s per
-// thread in double; newton moved 17.8 GB/s over 16 threads.
+// The nested-search build on a 16-core Xeon (docs/perf-log.md): jia 1.26, stronge 1.54, aghili
+// 1.05 GFLOP/s per thread in double; newton moved 17.8 GB/s over 16 threads.
 constexpr double kCpuFlopsPerThread = 1.2e9;
 constexpr double kCpuBytesPerThread = 1.1e9;
 constexpr double kCpuBytesMax = 20e9;
-// 573a81e on the H100: the integrators reached 0.6% (jia) to 2.9% (stronge) of the FP64 peak (1%
-// taken: within a factor 3 of both); the eval path moved 5.1 GB/s (chatterjee-ruina, one host
-// thread packing); context start-up ~0.3 s. To be raised from the next H100 measurements.
+// The nested-search build on an H100: the integrators reached 0.6% (jia) to 2.9% (stronge) of the
+// FP64 peak (1% taken: within a factor 3 of both); the eval path moved 5.1 GB/s (chatterjee-ruina,
+// one host thread packing); context start-up ~0.3 s. To be raised when a GPU measures more.
 constexpr double kGpuPeakShare = 0.01;
 constexpr double kGpuPeakFallback = 3e13;  // FP rate when the compute capability is not in the table
 constexpr double kEvalPathBytes = 5e9;

@@ -102,8 +102,8 @@ CompareReport compare(const CompareSpec& spec, const CompareRows& rows, std::FIL
 // The outcome: every compared row within tolerance, a row beyond it, or no row compared at all
 // (no rows, or every row unresolved on a side: no pass, whatever the failures); `unverified`:
 // every compared row within tolerance, but some rows ok in the fast path were left unresolved by
-// the reference (non_finite, step_limit), so their results are checked by nothing (issue 21:
-// stronge at mu >= 5e307 was ok in the law, non_finite in the reference, and compare said PASS).
+// the reference (non_finite, step_limit), so their results are checked by nothing (a pass would
+// vouch for them: stronge at mu >= 5e307 can be ok in the law and non_finite in the reference).
 enum class Verdict { pass, fail, nothing_compared, unverified };
 Verdict verdict(const CompareReport& rep);
 const char* verdict_name(Verdict v);  // pass, fail, nothing_compared, unverified
