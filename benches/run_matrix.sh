@@ -6,8 +6,10 @@
 #      run -> OUT/bench.json, OUT/bench.md;
 #   3. the NumPy/JAX peers when benches/peers/run_peers.sh exists (skipped, with a note, when it is
 #      absent or fails) -> OUT/peers/peers.json;
-#   4. benches/RESULTS.md (write_results.py): machine, device, driver, versions, date, the tables, the
-#      peer table with ours/peer ratios, and on a GPU the GPU/CPU (cuda/omp) ratios for jia and chatterjee-ruina.
+#   4. benches/RESULTS.md (write_results.py): machine, device, driver, versions, the tables, the
+#      peer table with ours/peer ratios, and on a GPU the GPU/CPU (cuda/omp) ratios for jia and
+#      chatterjee-ruina. A measurement record: no date or git revision in it (OUT/bench.json keeps
+#      them, and the run prints them last, for docs/perf-log.md where a run worth keeping is logged).
 #
 # Usage: benches/run_matrix.sh [--quick] [--no-peers] [--no-build] [--out DIR] [--results FILE]
 #                              [-- EXTRA impact bench OPTIONS]
@@ -39,7 +41,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_matrix.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
