@@ -12,7 +12,7 @@ PKGS=(cmake g++ make git pkg-config
       python3-mpmath  # scripts/gen_rmath_tables.py, checked by cli.rmath_tables
       python3-dev pybind11-dev libdlpack-dev python3-pytest python3-pandas  # the Python package (python/), its tests
       python3-scipy python3-multiprocess python3-pip  # SALib's dependencies (the Sobol example, below)
-      python3-emcee  # examples/calibration/emcee_compare.py and its test (issue 25)
+      python3-emcee  # examples/calibration/emcee_compare.py and its test (python/tests/test_calibrate.py)
       python3-xarray python3-h5netcdf python3-typing-extensions  # ArviZ's dependencies (below)
       libnlopt-cxx-dev  # impact calibrate's fit method (host/infer/fit.hpp)
       openmpi-bin libopenmpi-dev  # runs over several processes (host/dist, docs/distributed.md)
