@@ -9,19 +9,38 @@
 2. dependencies where they belong: CLI11 only in host/cli, pybind11 only in host/python, Eigen never in include/ or kernels/
    (device code), Boost.Odeint only in host/reference
 3. size: no function in host/, include/ or kernels/ longer than --max-lines lines (signature to
-   closing brace), with no exception (the integrator solvers were allowed until issue 22 cut them
-   into state machines of short pieces); no host layer folder over --max-folder-lines lines, so
-   that no room grows into a drawer again (host/study held seven roles in 8,100 lines before issue 24)
+   closing brace), with no exception (a long solver is cut into a state machine of short phases
+   like any other function); no host layer folder over --max-folder-lines lines, so that no room
+   grows into a drawer of several roles (a folder past the bound is split by role)
 4. reproducible math: no libm transcendental (std::exp, sin, atan2, pow, ... ) and no Boost.Math in
    host code, include/ or kernels/ but where rmath implements them (include/impact/impl/) and where
    the laws reach CUDA's on the device (include/impact/math.hpp): on the host every one is rmath's
-   (include/impact/rmath.hpp), the same bits on every machine (issue 21); MATH_ALLOWED lists the
+   (include/impact/rmath.hpp), the same bits on every machine; MATH_ALLOWED lists the
    exceptions and why
 5. the scripts' size: in python/, scripts/, benches/, perf/, tests/ and examples/ no Python function
    (ast: def line to last line, decorators not counted) and no bash function (`name() {` to the `}`
    at its indentation) longer than --max-lines lines, and no program of more than 20 lines in a
    bash heredoc (one an interpreter reads, or written to a script file): a module, which can be
    parsed, linted and imported, instead
+6. no history in the code: code and comments state rules and their reasons; when a thing happened
+   and in which build belong to git and to docs/perf-log.md (a measurement cited as a reason names
+   its figure and its machine). In include/, kernels/, host/, python/, scripts/ and tests/, the
+   comments and strings of C++ and Python files, and every line of any other text file (bash,
+   CMake, Markdown, TOML: their words are strings), hold no
+     commit hash  a word (a maximal run of [0-9A-Za-z_]) of 7 to 40 hex digits, either case, with
+                  at least one letter a-f and one digit, that is not a decimal number in scientific
+                  notation (digits, e, digits: the 7976931348623157e308 of 1.7976931348623157e308):
+                  so 0x-constants and names (an x or another letter in the word), longer digests
+                  (sha256: 64 digits), numbers and words of letters alone (deadbeef) are none
+     issue, stop or session number  "issue NN", "issues NN", "issue #NN", "stop NN", "session NN",
+                  NN digits (not a percentage: "the issue" of a warp is its instruction issue)
+     date         YYYY-MM-DD, 1900-2099 (a timestamp's date too)
+   Data is not read: tests/data/ (inputs read as they are), tests/fuzz/corpus/, tests/fuzz/findings/
+   and tests/fuzz/dict/ (fuzz inputs and dictionaries; a README.md there is prose, and read),
+   tests/golden/ (digests), and files that are not UTF-8 text. HISTORY_ALLOWED names the few words
+   that are data where they stand (CRC-32 values, a format's example), each with why. The rule is
+   lexical: it does not ask git whether a word names a commit, so a clean clone and a working tree
+   give the same findings. Every finding is printed, as FILE:LINE.
 
 Usage: check_layout.py [ROOT] [--max-lines N] [--max-folder-lines N] [--report]   (exit 1 on a violation)
 --report also prints the longest functions per layer and the lines of every host folder, the
@@ -43,7 +62,7 @@ ALLOWED["cli"] = ALLOWED["dist"] | {"cli"}
 ALLOWED["python"] = (ALLOWED["dist"] - {"dist"}) | {"python"}
 SOURCE_EXT = (".hpp", ".cpp", ".cu", ".cuh", ".inc", ".h")
 
-# functions over the size limit, allowed until their issue is done: file -> function names
+# functions over the size limit, allowed while they are being cut (none now): file -> function names
 LONG_ALLOWED = {}
 # libm transcendentals: std::NAME( or ::NAME( or a bare NAME( call
 TRANSCENDENTAL = ("exp|exp2|expm1|log|log2|log10|log1p|pow|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|"
@@ -385,6 +404,135 @@ def report_longest_by_language(longest, counts):
         print(f"{language}: {nfiles} files, {nfuncs} functions")
 
 
+# ---- no history in the code -----------------------------------------------------------------------
+# Code and comments state rules and their reasons. When a thing happened and in which build (a commit,
+# an issue, a work session, a date) belongs to git and to docs/perf-log.md, the one file where dates
+# and hashes are kept; a measurement cited as a reason names its figure and its machine instead.
+HISTORY_TOPS = ("include", "kernels", "host", "python", "scripts", "tests")
+# data, not prose: inputs read as they are (a comment line there would be part of what is read),
+# fuzz inputs and dictionaries, the golden digests; the README.md of such a folder is prose, and read
+HISTORY_DATA = tuple(os.path.join(*p.split("/")) + os.sep for p in (
+    "tests/data", "tests/fuzz/corpus", "tests/fuzz/findings", "tests/fuzz/dict", "tests/golden"))
+HISTORY_PROSE = ("README.md",)
+# a commit hash: a word (a maximal run of [0-9A-Za-z_]) of 7 to 40 hex digits with a letter a-f and a
+# digit, so that 0x-constants and identifiers (an x or another letter in the word), longer digests
+# (sha256: 64 digits), numbers (no letter) and words such as "deadbeef" or "facade" (no digit) are
+# none ...
+HEX_WORD = re.compile(r"(?<![0-9A-Za-z_])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9A-Za-z_])", re.I)
+# ... and neither is a decimal number in scientific notation: digits, one e, digits (the word
+# 7976931348623157e308 of 1.7976931348623157e308; 865876450377e of 9.865876450377e-10)
+DECIMAL_WORD = re.compile(r"\d+e\d*", re.I)
+# an issue, stop or session number (not "an issue 9% lower": a warp's instruction issue), a date
+HISTORY_WORDS = re.compile(
+    r"(?i)\b(?:(issue)s?|(stop|session)s?)[ \t]*#?[ \t]*\d+(?![\d%]|\.\d)"
+    r"|(?<!\d)((?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))(?!\d)")
+# the words that are data where they stand, per file: (path, word) -> why (this file names them here)
+HISTORY_ALLOWED = {
+    ("host/io/machine.hpp", "2026-11-24"): "utc_now's format shown by an example timestamp",
+    ("host/io/checksum.hpp", "1a2b3c4d"): "crc_hex's format shown by an example: a CRC-32 as 8 hex digits",
+    ("tests/study/test_parts.cpp", "0123abcd"): "a parts manifest's run: the CRC-32 of a run's key, as written",
+    ("tests/study/test_parts.cpp", "0000abcd"): "a part file's CRC-32 in a hand-written manifest",
+    ("tests/fuzz/fuzz_folder.cpp", "0000abcd"): "a parts manifest's run: the CRC-32 of a run's key, as written",
+}
+
+
+def comments_and_strings(text):
+    """A C++ text with its code blanked: only its comments and its string and character literals
+    are kept, at their places (newlines kept)."""
+    code = strip_comments_and_strings(text)
+    return "".join(t if (c != t or t.isspace()) else " " for c, t in zip(code, text))
+
+
+def python_comments_and_strings(text):
+    """A Python text with its code blanked: only its comments and strings (docstrings, f-strings)
+    are kept, at their places; the whole text when it does not tokenize."""
+    import io
+    import tokenize
+    lines = text.split("\n")
+    keep = [[" "] * len(line) for line in lines]
+    # an f-string is one STRING token before Python 3.12, and FSTRING_START/MIDDLE/END pieces since
+    kinds = {tokenize.COMMENT, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type not in kinds:
+                continue
+            (r0, c0), (r1, c1) = tok.start, tok.end
+            for r in range(r0, r1 + 1):
+                line = lines[r - 1]
+                lo, hi = (c0 if r == r0 else 0), (c1 if r == r1 else len(line))
+                keep[r - 1][lo:hi] = line[lo:hi]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return text
+    return "\n".join("".join(k) for k in keep)
+
+
+def history_text(rel, text):
+    """The part of a file the history rule reads, at its lines: a C++ or Python file's comments and
+    strings (a hex word in code is a constant or a name), any other text file whole (bash, CMake,
+    Markdown, TOML: their words are strings)."""
+    if rel.endswith(SOURCE_EXT):
+        return comments_and_strings(text)
+    if rel.endswith(".py"):
+        return python_comments_and_strings(text)
+    return text
+
+
+def history_files(root):
+    """The relative paths the history rule reads, sorted: every file under HISTORY_TOPS but those of
+    the data folders (HISTORY_DATA) that are not their prose (HISTORY_PROSE)."""
+    found = []
+    for top in HISTORY_TOPS:
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            dirs[:] = [x for x in dirs if not x.startswith(".") and x != "__pycache__"]
+            for f in files:
+                rel = os.path.relpath(os.path.join(d, f), root)
+                if rel.startswith(HISTORY_DATA) and f not in HISTORY_PROSE:
+                    continue
+                found.append(rel)
+    return sorted(found)
+
+
+def history_findings(rel, text):
+    """(line, what, word) of every commit hash, issue, stop or session number and date in the part
+    of a text the rule reads."""
+    found = []
+    key = rel.replace(os.sep, "/")
+    for ln, line in enumerate(history_text(rel, text).split("\n"), 1):
+        for m in HEX_WORD.finditer(line):
+            if not DECIMAL_WORD.fullmatch(m.group(0)) and not history_allowed(key, m.group(0)):
+                found.append((ln, "a commit hash", m.group(0)))
+        for m in HISTORY_WORDS.finditer(line):
+            if not history_allowed(key, m.group(0)):
+                what = "a date" if m.group(3) else "an issue number" if m.group(1) else f"a {m.group(2).lower()} number"
+                found.append((ln, what, m.group(0)))
+    return found
+
+
+def history_allowed(key, word):
+    """Is word data where it stands: an entry of HISTORY_ALLOWED, or one of its words in this file?"""
+    return (key, word) in HISTORY_ALLOWED or (key == "scripts/check_layout.py"
+                                              and any(word == w for _, w in HISTORY_ALLOWED))
+
+
+def history_errors(root):
+    """The history rule's violations, every one: FILE:LINE, what was found, and the line. A file that
+    is not UTF-8 text (a binary, a NUL byte) has no comments to read."""
+    errors = []
+    for rel in history_files(root):
+        try:
+            with open(os.path.join(root, rel), "rb") as fh:
+                text = fh.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "\0" in text:
+            continue
+        lines = text.split("\n")
+        for ln, what, word in history_findings(rel, text):
+            errors.append(f"{rel}:{ln}: {what} ({word}): state the rule and its reason; when and in which build "
+                          f"belong to git and docs/perf-log.md | {lines[ln - 1].strip()[:100]}")
+    return errors
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("root", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -450,6 +598,8 @@ def main():
     longest_by_language = {"C++": max(longest.values(), default=None)}
     script_errors, script_counts = script_length_errors(root, a.max_lines, longest_by_language)
     errors += script_errors
+    history = history_errors(root)
+    errors += history
     for layer, n in sorted(folder_lines.items()):
         if n > a.max_folder_lines:
             errors.append(f"host/{layer}: {n} lines (at most {a.max_folder_lines}): split it by role")
@@ -461,8 +611,12 @@ def main():
             if layer in folder_lines:
                 print(f"host/{layer}: {folder_lines[layer]} lines")
         report_longest_by_language(longest_by_language, script_counts)
+        print(f"history rule: {len(history_files(root))} files read, {len(history)} finding(s)")
     for e in errors:
         print("check_layout: " + e, file=sys.stderr)
+    if history:
+        print(f"check_layout: {len(history)} finding(s) of history in the code (rule 6: commit hashes, "
+              f"issue, stop and session numbers, dates)", file=sys.stderr)
     print(f"check_layout: {nfiles} files, {nfuncs} functions, {len(errors)} violation(s)")
     return 1 if errors else 0
 

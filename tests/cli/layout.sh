@@ -4,7 +4,8 @@
 # or kernels/ over 150 lines (no exception: the integrators' solvers too), no libm
 # transcendental or Boost.Math distribution outside rmath, no host folder over 3000 lines, no Python
 # or bash function over 150 lines and no program of more than 20 lines in a heredoc in the scripts'
-# folders (scripts/check_layout.py).
+# folders, no history (commit hashes, issue, stop and session numbers, dates) in the code
+# (scripts/check_layout.py).
 set -u
 SRC=$2
 source "$(dirname "$0")/common.bash"
@@ -30,13 +31,13 @@ check "std::atan2 and exp in kernels/ are violations, rmath::exp is not" \
   '[ $(grep -c "kernels/libm.hpp:2: libm" "$T/out3") -eq 2 ] && grep -q "libm.s atan2()" "$T/out3" && grep -q "libm.s exp()" "$T/out3"'
 check "Boost.Math's distributions are a violation" 'grep -q "host/engine/boost.cpp:1: Boost.Math" "$T/out3"'
 check "a libm name in a comment or a string is not" '! grep -q "quiet.cpp" "$T/out3"'
-# the integrators' solvers have no exception any more (issue 22)
+# the integrators' solvers have no exception: a long solver is cut into short phases like any function
 mkdir -p "$T/tree/include/impact/laws"
 { echo 'template <class T> T solve(T x) {'; for i in $(seq 1 152); do echo "  x += T($i);"; done; echo '  return x;'; echo '}'; } > "$T/tree/include/impact/laws/jia.hpp"
 "$PY" "$SRC/scripts/check_layout.py" "$T/tree" > "$T/out4" 2>&1
 check "a 155-line JiaLaw-style solve in laws/jia.hpp is a violation" 'grep -q "include/impact/laws/jia.hpp:1: function solve is 155 lines" "$T/out4"'
-# no host folder over 3000 lines (issue 24: host/study had grown to 8,100 lines of seven roles); the
-# layers as folders, each a room: study below sampled, systems below study
+# no host folder over 3000 lines (a folder that grows past it holds several roles: split it by role);
+# the layers as folders, each a room: study below sampled, systems below study
 mkdir -p "$T/big/host/study" "$T/big/host/systems"
 for k in 1 2 3 4; do
   { for i in $(seq 1 760); do echo "int s${k}_$i = $i;"; done; } > "$T/big/host/study/part$k.cpp"
@@ -73,4 +74,32 @@ check "a data heredoc, a 20-line program and short functions are not" \
 check "a Python file that does not parse is a violation" 'grep -q "scripts/broken.py:1: not parsed as Python" "$T/out7"'
 check "the report: the longest Python and bash functions" \
   'grep -q "^longest Python function: 152 lines, scripts/long.py:2 long_py" "$T/out7" && grep -q "^longest bash function: 152 lines, perf/long.sh:1 long_sh" "$T/out7"'
+# no history in the code (rule 6): a commit hash, an issue, stop or session number and a date in a
+# comment or a string are violations at FILE:LINE, every one printed; not data: 0x-constants, a
+# sha256 digest, numbers in scientific notation, words in code, tests/data/ and the fuzz corpora.
+# The words are cut in pieces here ("36""80a0a") so that this file holds none itself.
+H="3680""a0a" D="2026-""11-27" I="iss""ue 21" S="st""op 4" N="sess""ion 7" W="abc""1234"
+mkdir -p "$T/hist/host/engine" "$T/hist/scripts" "$T/hist/tests/data" "$T/hist/tests/fuzz/corpus/law" \
+  "$T/hist/tests/fuzz/findings"
+{ echo '// the rule and its reason'; echo "// as the $H kernels ran it"; echo "const char* s = \"see $I\";"
+  echo "int $W = 0;  // on an H200, $D"; echo '// 0x3680a0a1, 1.7976931348623157e308, 2.4703282292062328e-324'
+  echo "// e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 (sha256)"; } > "$T/hist/host/engine/hist.cpp"
+{ echo "\"\"\"The $S notes.\"\"\""; echo "$W = 1"; echo "x = 2  # $N"; } > "$T/hist/scripts/hist.py"
+echo "row,$H,$D" > "$T/hist/tests/data/rows.csv"
+echo "$H" > "$T/hist/tests/fuzz/corpus/law/seed"
+echo "found by the CI run of $H" > "$T/hist/tests/fuzz/findings/README.md"
+"$PY" "$SRC/scripts/check_layout.py" "$T/hist" > "$T/out8" 2>&1; rc=$?
+check "a commit hash, an issue number and a date in C++ comments and strings are violations at FILE:LINE" \
+  '[ $rc -eq 1 ] && grep -q "host/engine/hist.cpp:2: a commit hash ($H): state the rule and its reason" "$T/out8" &&
+   grep -q "host/engine/hist.cpp:3: an issue number ($I)" "$T/out8" && grep -q "host/engine/hist.cpp:4: a date ($D)" "$T/out8"'
+check "a stop and a session number in a Python docstring and comment are violations" \
+  'grep -q "scripts/hist.py:1: a stop number ($S)" "$T/out8" && grep -q "scripts/hist.py:3: a session number ($N)" "$T/out8"'
+check "a data folder's README.md is read" 'grep -q "tests/fuzz/findings/README.md:1: a commit hash ($H)" "$T/out8"'
+check "0x-constants, digests, numbers, words in code and data files are not; every finding is counted" \
+  '[ $(grep -c "in which build" "$T/out8") -eq 6 ] && ! grep -q "($W)\|tests/data\|corpus\|hist.cpp:[156]:" "$T/out8" &&
+   grep -q "6 finding(s) of history in the code" "$T/out8"'
+rm "$T/hist/host/engine/hist.cpp" "$T/hist/scripts/hist.py" "$T/hist/tests/fuzz/findings/README.md"
+printf '// a CRC-32 check value: 0xcbf43926\nint %s = 0;\n' "$W" > "$T/hist/host/engine/clean.cpp"
+"$PY" "$SRC/scripts/check_layout.py" "$T/hist" > "$T/out9" 2>&1; rc=$?
+check "the same tree without them passes" '[ $rc -eq 0 ] && grep -q "0 violation(s)" "$T/out9"'
 finish
