@@ -169,9 +169,9 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchArgs& a) {
   c->add_option("--simt-rounds", a.simt_rounds, "Grid-stride rounds per warp the SIMT model replays")
       ->capture_default_str();
   c->add_option("--local-traffic", a.local_traffic,
-                "With --simt: a JSON of scripts/local_traffic.py (kernels' local loads and stores per instance and "
-                "their blocks per SM); the model predicts each configuration's time (docs/bench.md, Local memory in "
-                "the model)");
+                "With --simt: a JSON of perf/sass/local_traffic.py (kernels' local loads and stores per instance "
+                "and their blocks per SM); the model predicts each configuration's time (docs/bench.md, Local memory "
+                "in the model)");
   c->add_option("--min-time", a.min_time, "Seconds per repetition (the batch grows to reach it)")
       ->capture_default_str();
   c->add_option("--reps", a.reps, "Timed repetitions per configuration")->capture_default_str();

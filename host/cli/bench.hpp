@@ -38,7 +38,7 @@ struct BenchArgs {
   std::vector<std::string> sets;        // KEY=DIST settings of the scenario
   bool simt = false;                    // the SIMT model instead of timings (docs/bench.md)
   int simt_warps = 64, simt_rounds = 8; // warps and grid-stride rounds the model replays
-  std::string local_traffic;            // a JSON of scripts/local_traffic.py: configurations to predict
+  std::string local_traffic;            // a JSON of perf/sass/local_traffic.py: configurations to predict
 };
 
 CLI::App* add_bench_subcommand(CLI::App& app, BenchArgs& args);
