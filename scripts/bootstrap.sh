@@ -16,6 +16,7 @@ PKGS=(cmake g++ make git pkg-config
       python3-xarray python3-h5netcdf python3-typing-extensions  # ArviZ's dependencies (below)
       libnlopt-cxx-dev  # impact calibrate's fit method (host/infer/fit.hpp)
       openmpi-bin libopenmpi-dev  # runs over several processes (host/dist, docs/distributed.md)
+      clang-tidy  # the lint, ctest lint.clang_tidy (scripts/clang_tidy.sh, .clang-tidy)
       strace)  # fault injection in tests/cli/integrity.sh (EIO on read)
 if [ "${1:-}" = fuzz ]; then
   PKGS+=(clang libclang-rt-dev libomp-dev)  # clang++ -fsanitize=fuzzer,address,undefined; clang's OpenMP
