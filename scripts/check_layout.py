@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Checks the architecture of the source tree (docs/architecture.md):
 
-1. layers: a file includes only headers of its own layer or of the layers below it
-     core (include/impact) <- kernels <- engine <- reference <- design <- systems <- resume <- study
-     <- sampled <- bench <- dist <- cli; bench <- python; io <- engine (io uses nothing of the
-     physics); the two front ends (the command line and the Python package's extension module) do
-     not use each other
+1. layers: the layers form a DAG, written down as the table USES (layer -> the layers its files may
+   include, directly), drawn in docs/architecture.md ("Layers") and linked the same way by
+   CMakeLists.txt's impact_layer(...) lines. A file includes headers of its own layer and of the
+   layers its layer lists, no others: that a listed layer uses a third gives no right to include
+   the third. The table itself has no cycle, no layer lists a front end (the command line and the
+   Python package's extension module do not use each other) and the Python module does not list
+   dist; each impact_layer(...) line links exactly the layer libraries its layer lists. --report
+   prints the graph the includes really draw, and the listed edges no file uses
 2. dependencies where they belong: CLI11 only in host/cli, pybind11 only in host/python, Eigen never in include/ or kernels/
    (device code), Boost.Odeint only in host/reference
 3. size: no function in host/, include/ or kernels/ longer than --max-lines lines (signature to
@@ -51,16 +54,112 @@ import os
 import re
 import sys
 
-# the host layers from the bottom up: each may include its own headers and those of the layers below
-# it (io: only its own; the two front ends, cli and python, do not use each other)
-HOST_ORDER = ["engine", "infer", "reference", "design", "systems", "resume", "study", "sampled", "bench", "calibrate", "dist"]
-LAYERS = ["core", "kernels", "io"] + HOST_ORDER + ["cli", "python"]
-ALLOWED = {"core": {"core"}, "kernels": {"core", "kernels"}, "io": {"io"}}
-for _i, _layer in enumerate(HOST_ORDER):
-    ALLOWED[_layer] = {"core", "kernels", "io", *HOST_ORDER[: _i + 1]}
-ALLOWED["cli"] = ALLOWED["dist"] | {"cli"}
-ALLOWED["python"] = (ALLOWED["dist"] - {"dist"}) | {"python"}
+# the layers, bottom up, and the layers each one's files may include besides their own: the real
+# include graph, a DAG. A layer includes only the layers it lists (direct uses, no closure). The same
+# table is drawn in docs/architecture.md ("Layers"), and CMakeLists.txt links each layer library to
+# exactly the layer libraries listed here (core and kernels have none: impact_core, impact_cuda).
+# A new edge is added in the three places, or the code moves.
+USES = {
+    "core": set(),  # include/impact: header-only physics for host and device
+    "kernels": {"core"},  # kernels/: the backends' per-instance code
+    "io": set(),  # host/io: files, formats, config trees, machine info (no physics)
+    "infer": {"core"},  # inference on a log density, no impacts in it
+    "engine": {"core", "kernels", "io"},
+    "design": {"core", "io"},
+    "reference": {"core", "kernels", "io", "engine"},
+    "systems": {"core", "io", "engine", "design"},
+    "resume": {"core", "io", "infer"},  # infer: the samplers' checkpoints
+    "dist": {"resume"},  # and MPI
+    "study": {"core", "io", "engine", "design", "reference", "systems", "resume"},
+    "sampled": {"core", "kernels", "io", "engine", "systems", "resume"},
+    "bench": {"core", "kernels", "io", "engine", "systems"},
+    "calibrate": {"core", "io", "engine", "infer", "design", "systems", "resume", "study"},
+    "cli": {"core", "io", "engine", "reference", "systems", "resume", "study", "sampled", "bench", "calibrate",
+            "dist"},
+    "python": {"kernels", "io", "engine", "reference", "systems", "study", "sampled", "calibrate"},
+}
+LAYERS = list(USES)
+# the two front ends: no layer lists one, so neither uses the other; the Python module is one process
+FRONT_ENDS = ("cli", "python")
+NOT_IN_PYTHON = ("dist",)
+# CMakeLists.txt's layer libraries: impact_layer(impact_<name> <folder> <what it links...>)
+IMPACT_LAYER = re.compile(r"^[ \t]*impact_layer\(\s*(impact_\w+)\s+(\w+)([^)]*)\)", re.M)
 SOURCE_EXT = (".hpp", ".cpp", ".cu", ".cuh", ".inc", ".h")
+
+
+def table_cycle(uses):
+    """A cycle of a layer table as its path [a, b, ..., a], or None when the table is a DAG."""
+    done, path = set(), []
+
+    def visit(layer):
+        if layer in path:
+            return path[path.index(layer):] + [layer]
+        if layer in done:
+            return None
+        path.append(layer)
+        for other in sorted(uses.get(layer, ())):
+            cycle = visit(other)
+            if cycle:
+                return cycle
+        path.pop()
+        done.add(layer)
+        return None
+
+    for layer in uses:
+        cycle = visit(layer)
+        if cycle:
+            return cycle
+    return None
+
+
+def table_errors(uses):
+    """What is wrong with a layer table: a layer it lists but does not define, a front end listed
+    by a layer, dist listed by the Python module, a cycle (named by its path)."""
+    errors = []
+    for layer, used in uses.items():
+        for other in sorted(used):
+            if other not in uses:
+                errors.append(f"the layer table: {layer} lists {other}, which is no layer")
+            elif other in FRONT_ENDS:
+                errors.append(f"the layer table: {layer} lists the front end {other} (no layer uses a front end)")
+    for other in NOT_IN_PYTHON:
+        if other in uses.get("python", ()):
+            errors.append(f"the layer table: python lists {other} (the Python module is one process)")
+    cycle = table_cycle(uses)
+    if cycle:
+        errors.append(f"the layer table has a cycle, {' -> '.join(cycle)}: the layers must form a DAG")
+    return errors
+
+
+def cmake_link_errors(root):
+    """CMakeLists.txt's impact_layer(...) lines against the table: each layer library links exactly
+    the layer libraries its layer lists (none when the tree has no CMakeLists.txt)."""
+    path = os.path.join(root, "CMakeLists.txt")
+    if not os.path.exists(path):
+        return []
+    text = open(path, encoding="utf-8").read()
+    errors = []
+    for m in IMPACT_LAYER.finditer(text):
+        at = f"CMakeLists.txt:{text.count(chr(10), 0, m.start()) + 1}: {m.group(1)}"
+        layer = m.group(2)
+        if layer not in USES:
+            errors.append(f"{at}: host/{layer} is no layer of the table (USES)")
+            continue
+        links = {w[len("impact_"):] for w in m.group(3).split() if w.startswith("impact_")} & set(USES)
+        extra, missing = sorted(links - USES[layer]), sorted(USES[layer] - links - {"core", "kernels"})
+        if extra or missing:
+            errors.append(f"{at} links other layer libraries than {layer}'s row of the layer table (USES, "
+                          f"docs/architecture.md): not listed {extra}, listed but not linked {missing}")
+    return errors
+
+
+def report_layer_graph(measured):
+    """--report's lines on the layers: what each one's files include, and the listed edges no file uses."""
+    for layer in LAYERS:
+        used = measured.get(layer, set())
+        unused = USES[layer] - used
+        print(f"layer {layer} uses: {', '.join(sorted(used)) or 'nothing'}"
+              + (f" (listed, included by no file: {', '.join(sorted(unused))})" if unused else ""))
 
 # functions over the size limit, allowed while they are being cut (none now): file -> function names
 LONG_ALLOWED = {}
@@ -545,6 +644,8 @@ def main():
     longest = {}
     nfiles = nfuncs = 0
     folder_lines = {}
+    measured = {}  # layer -> the other layers its files include
+    errors += table_errors(USES) + cmake_link_errors(root)
     for top in ("include", "kernels", "host"):
         for path in sorted(source_files(root, top)):
             rel = os.path.relpath(path, root)
@@ -560,8 +661,12 @@ def main():
                 m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
                 if m:
                     target = layer_of_include(m.group(1))
-                    if target is not None and target not in ALLOWED[layer]:
-                        errors.append(f"{rel}:{ln}: the {layer} layer includes {m.group(1)} ({target}, a layer above)")
+                    if target is not None and target != layer:
+                        measured.setdefault(layer, set()).add(target)
+                    if target is not None and target != layer and target not in USES[layer]:
+                        errors.append(f"{rel}:{ln}: the {layer} layer includes {m.group(1)}: the edge {layer} -> "
+                                      f"{target} is not in the layer table (USES in scripts/check_layout.py, drawn in "
+                                      f"docs/architecture.md); a layer includes only the layers it lists")
                 m = re.match(r"\s*#\s*include\s*<([^>]+)>", line)
                 if m:
                     lib = m.group(1)
@@ -611,6 +716,7 @@ def main():
             if layer in folder_lines:
                 print(f"host/{layer}: {folder_lines[layer]} lines")
         report_longest_by_language(longest_by_language, script_counts)
+        report_layer_graph(measured)
         print(f"history rule: {len(history_files(root))} files read, {len(history)} finding(s)")
     for e in errors:
         print("check_layout: " + e, file=sys.stderr)

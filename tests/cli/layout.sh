@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The architecture of the tree (docs/architecture.md): no file includes a header of a layer above
-# its own, CLI11 only in the command layer, no Eigen in device code, no function in host/, include/
+# The architecture of the tree (docs/architecture.md): no file includes a header of a layer that its
+# layer's row of the layer table (a DAG) does not list, CMake links the same graph, CLI11 only in the
+# command layer, no Eigen in device code, no function in host/, include/
 # or kernels/ over 150 lines (no exception: the integrators' solvers too), no libm
 # transcendental or Boost.Math distribution outside rmath, no host folder over 3000 lines, no Python
 # or bash function over 150 lines and no program of more than 20 lines in a heredoc in the scripts'
@@ -50,6 +51,25 @@ check "systems may not include study, nor study sampled" \
   'grep -q "the systems layer includes study/run.hpp" "$T/out5" && grep -q "the study layer includes sampled/reduce.hpp" "$T/out5"'
 "$PY" "$SRC/scripts/check_layout.py" "$T/big" --max-folder-lines 4000 > "$T/out6" 2>&1
 check "and 3041 lines pass a bound of 4000" '! grep -q "host/study: 3041" "$T/out6"'
+# the layers are a DAG, the table USES: an include outside a layer's row is a violation that names the
+# edge and the table (design, once drawn above reference, uses only core and io); one in it is not, and
+# an impact_layer(...) line of CMakeLists.txt links exactly its layer's row
+mkdir -p "$T/dag/host/design" "$T/dag/host/dist"
+printf '#include "reference/compare.hpp"\n#include "io/csv.hpp"\n#include "design/design.hpp"\n' > "$T/dag/host/design/side.hpp"
+printf '#include "resume/process_group.hpp"\n' > "$T/dag/host/dist/ok.hpp"
+printf 'impact_layer(impact_design design impact_io)\nimpact_layer(impact_dist dist impact_calibrate MPI::MPI_CXX)\n' > "$T/dag/CMakeLists.txt"
+"$PY" "$SRC/scripts/check_layout.py" "$T/dag" > "$T/out10" 2>&1; rc=$?
+check "an include outside the layer table is a violation that names the edge and the table" \
+  '[ $rc -eq 1 ] && grep -q "host/design/side.hpp:1: the design layer includes reference/compare.hpp: the edge design -> reference is not in the layer table (USES in scripts/check_layout.py, drawn in docs/architecture.md)" "$T/out10"'
+check "includes in the table are not" '! grep -q "side.hpp:[23]\|ok.hpp" "$T/out10"'
+check "an impact_layer(...) line linking other layers than its row is a violation" \
+  'grep -q "CMakeLists.txt:2: impact_dist links other layer libraries than dist.s row of the layer table (USES, docs/architecture.md): not listed \[.calibrate.\], listed but not linked \[.resume.\]" "$T/out10" && ! grep -q "CMakeLists.txt:1" "$T/out10"'
+"$PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); import check_layout as c; print(c.table_errors(c.USES))
+print(c.table_errors({"a": {"b"}, "b": {"c"}, "c": {"a"}, "cli": {"python"}, "python": {"dist"}, "dist": set()}))' \
+  "$SRC/scripts" > "$T/out11" 2>&1
+check "the layer table is a DAG; a cycle, a front end listed by a layer and dist in python are violations" \
+  '[ "$(head -1 "$T/out11")" = "[]" ] && grep -q "cycle, a -> b -> c -> a" "$T/out11" &&
+   grep -q "cli lists the front end python" "$T/out11" && grep -q "python lists dist" "$T/out11"'
 # the scripts (python/, scripts/, benches/, perf/, tests/, examples/): no Python or bash function over
 # 150 lines, no program of more than 20 lines in a heredoc (a module instead); a data heredoc, a
 # 20-line program and a one-line function with a brace in a string pass
