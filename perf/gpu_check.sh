@@ -479,7 +479,7 @@ if want 5; then
     add "H200 (jia double >= 2.5e7/s, float >= 4e7/s; stronge double >= 1e8/s)."
     base_head=baseline
   else
-    add "Baseline: build 573a81e on an H100 80GB HBM3 (../shared/measurements/h100-573a81e/README.md). Goals: the issue's"
+    add "Baseline: build 573a81e on an H100 80GB HBM3 (docs/perf-log.md, "The first GPU measurements"). Goals: the issue's"
     add "(jia double >= 1.7e7/s, stronge double >= 1.7e8/s on the H100)."
     base_head=573a81e
   fi
@@ -546,10 +546,10 @@ fi
 if want 6; then
   add "## 6. SIMT model (CPU-side prediction of the warp coherence, docs/bench.md)"
   add
-  step simt measure 900 -- "$IMPACT" bench --simt --laws jia,stronge --steps 250 --markdown "$LOGDIR/simt.md" \
+  step simt measure 900 -- "${IMPACT_SIMT:-$(dirname "$IMPACT")/impact-simt}" --laws jia,stronge --steps 250 --markdown "$LOGDIR/simt.md" \
     --json "$LOGDIR/simt.json"
   if [ $DRY = 0 ]; then
-    add "\`impact bench --simt --laws jia,stronge --steps 250\`: compare its predicted active threads per warp with the"
+    add "\`impact-simt --laws jia,stronge --steps 250\`: compare its predicted active threads per warp with the"
     add "Nsight Compute column of step 4 (the model counts issue slots only)."
     add
     addfile "$LOGDIR/simt.md" 200

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "cli/bench_report.hpp"
-#include "cli/bench_simt.hpp"
 #include "engine/device.hpp"
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
@@ -162,16 +161,6 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchArgs& a) {
       ->capture_default_str();
   c->add_option("--seed", a.seed, "Philox seed of the instances")->capture_default_str();
   c->add_option("--set", a.sets, "KEY=DIST: a distribution of the scenario, as for `impact reduce` (repeatable)");
-  c->add_flag("--simt", a.simt,
-              "Predict the warp coherence of the CUDA kernels from CPU traces of the integrators instead of timing "
-              "(docs/bench.md, SIMT model)");
-  c->add_option("--simt-warps", a.simt_warps, "Warps the SIMT model replays")->capture_default_str();
-  c->add_option("--simt-rounds", a.simt_rounds, "Grid-stride rounds per warp the SIMT model replays")
-      ->capture_default_str();
-  c->add_option("--local-traffic", a.local_traffic,
-                "With --simt: a JSON of perf/sass/local_traffic.py (kernels' local loads and stores per instance "
-                "and their blocks per SM); the model predicts each configuration's time (docs/bench.md, Local memory "
-                "in the model)");
   c->add_option("--min-time", a.min_time, "Seconds per repetition (the batch grows to reach it)")
       ->capture_default_str();
   c->add_option("--reps", a.reps, "Timed repetitions per configuration")->capture_default_str();
@@ -185,8 +174,6 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchArgs& a) {
 }
 
 int run_bench(const BenchArgs& a, std::FILE* table, std::FILE* log) {
-  if (a.simt) return run_simt(spec_of(a), a, table, log);
-  if (!a.local_traffic.empty()) throw std::invalid_argument("--local-traffic needs --simt (the SIMT model predicts it)");
   std::FILE* progress = a.quiet ? nullptr : log;
   BenchRun run;
   run.spec = spec_of(a);

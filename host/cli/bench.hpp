@@ -36,9 +36,6 @@ struct BenchArgs {
   std::string markdown;                 // "" none, "-" stdout
   bool quiet = false;                   // no progress lines, no table on stdout (unless --markdown -)
   std::vector<std::string> sets;        // KEY=DIST settings of the scenario
-  bool simt = false;                    // the SIMT model instead of timings (docs/bench.md)
-  int simt_warps = 64, simt_rounds = 8; // warps and grid-stride rounds the model replays
-  std::string local_traffic;            // a JSON of perf/sass/local_traffic.py: configurations to predict
 };
 
 CLI::App* add_bench_subcommand(CLI::App& app, BenchArgs& args);

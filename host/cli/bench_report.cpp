@@ -9,6 +9,7 @@
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
 #include "io/machine.hpp"
+#include "io/number.hpp"
 #include "io/version.hpp"
 
 namespace impact::cli {
@@ -22,23 +23,8 @@ using bench::RateStat;
 using json = nlohmann::ordered_json;
 
 // ---- cells -----------------------------------------------------------------------------------------
-std::string eng(double v) {
-  if (!std::isfinite(v)) return "-";
-  const char* suf = "";
-  double x = v;
-  if (std::fabs(v) >= 1e9) x = v / 1e9, suf = " G";
-  else if (std::fabs(v) >= 1e6) x = v / 1e6, suf = " M";
-  else if (std::fabs(v) >= 1e3) x = v / 1e3, suf = " k";
-  char b[48];
-  std::snprintf(b, sizeof b, "%.3g%s", x, suf);
-  return b;
-}
-std::string fixed(double v, int digits) {
-  if (!std::isfinite(v)) return "-";
-  char b[48];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
+std::string eng(double v) { return io::eng_text(v); }
+std::string fixed(double v, int digits) { return io::fixed_text(v, digits); }
 namespace {
 
 std::string ratio_str(double v) { return std::isfinite(v) ? fixed(v, v < 10 ? 2 : 1) : "-"; }

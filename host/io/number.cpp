@@ -1,6 +1,7 @@
 #include "io/number.hpp"
 
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <system_error>
@@ -137,6 +138,25 @@ std::string_view trim_blanks(std::string_view t, long* col) {
   }
   while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
   return t;
+}
+
+std::string fixed_text(double v, int digits) {
+  if (!std::isfinite(v)) return "-";
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
+}
+
+std::string eng_text(double v) {
+  if (!std::isfinite(v)) return "-";
+  const char* suf = "";
+  double x = v;
+  if (std::fabs(v) >= 1e9) x = v / 1e9, suf = " G";
+  else if (std::fabs(v) >= 1e6) x = v / 1e6, suf = " M";
+  else if (std::fabs(v) >= 1e3) x = v / 1e3, suf = " k";
+  char b[48];
+  std::snprintf(b, sizeof b, "%.3g%s", x, suf);
+  return b;
 }
 
 }  // namespace impact::io

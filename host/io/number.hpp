@@ -55,4 +55,9 @@ bool begins_like_number(std::string_view text);
 // at the start.
 std::string_view trim_blanks(std::string_view text, long* col = nullptr);
 
+// Numbers for tables that people read: `digits` decimals, or three significant digits with a k, M
+// or G suffix (2.5e7 -> "25 M"); "-" for a value that is not finite.
+std::string fixed_text(double v, int digits);
+std::string eng_text(double v);
+
 }  // namespace impact::io

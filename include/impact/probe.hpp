@@ -1,6 +1,6 @@
 // Path probes: an integrator reports which code block each of its loop iterations runs, so that a
 // host-side model can replay the lanes of a GPU warp from CPU runs of the same code (the SIMT
-// model of `impact bench --simt`, host/bench/simt.hpp, docs/bench.md).
+// model of `impact-simt`, perf/simt/simt.hpp, docs/bench.md).
 //
 // A law that supports probes takes a `Probe& probe` and calls
 //   probe.iter()       where a new iteration of its main loop begins: lanes of a warp that run the

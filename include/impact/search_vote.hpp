@@ -4,7 +4,7 @@
 // Why. A lane's events fall at its own iterations (the end of compression at 236-430 iterations in
 // one sorted warp of random contact, 250 steps, and the end of the impact at 458-500), so a search
 // run as soon as its lane finds it runs alone: the SIMT model put stronge's searches at 1.6 active
-// threads per warp and 18% of the double kernel's issue (bench --simt). Run together,
+// threads per warp and 18% of the double kernel's issue (impact-simt). Run together,
 // k pending lanes cost one search (the most trials among them) instead of k.
 //
 // How. A lane whose step finds an event leaves its state as it was before the step and is pending:

@@ -14,12 +14,12 @@ count, which sums every call site, weighs nothing.
 
 Each configuration is a cubin (built with -lineinfo, `nvdisasm` from the toolkit or the PyPI wheel)
 or a saved disassembly (`nvdisasm -gi -c -fun INDEX`), with the blocks per SM its launch bound asks
-for and a label. The JSON it writes (--json) feeds `impact bench --simt --local-traffic FILE`,
+for and a label. The JSON it writes (--json) feeds `impact-simt --local-traffic FILE`,
 whose model predicts each configuration's time (docs/bench.md, "Local memory in the model").
 
     python3 perf/sass/local_traffic.py --law stronge --precision double --root . --impact build/impact \\
         --json local.json a.cubin:4:'as built' b.cubin:3:'3 blocks'
-    build/impact bench --simt --laws stronge --precisions double --steps 250 --local-traffic local.json
+    build/impact-simt --laws stronge --precisions double --steps 250 --local-traffic local.json
 
 --counts FILE reads the line counts (a JSON {"instances": N, "lines": {"LINE": COUNT}}) instead of
 running gcov, and --counts-out FILE writes them (gcov takes a minute; a saved count serves every
@@ -122,7 +122,7 @@ def main(argv=None):
     ap.add_argument("--instances", type=int, default=16384)
     ap.add_argument("--counts", help="line counts saved by --counts-out, instead of running gcov")
     ap.add_argument("--counts-out")
-    ap.add_argument("--json", help="write the configurations for impact bench --simt --local-traffic")
+    ap.add_argument("--json", help="write the configurations for impact-simt --local-traffic")
     ap.add_argument("--about", default="", help="a note kept in the JSON")
     ap.add_argument("--nvdisasm")
     a = ap.parse_args(argv)

@@ -10,7 +10,7 @@ instruction of one kernel to the innermost source line it comes from, and sums p
 outermost function of that file whose body holds the line, as scripts/check_layout.py finds
 functions): SASS instructions, local loads (LDL) and local stores (STL).
 
-With --simt (the JSON of `impact bench --simt`) each function also gets the model's runs per
+With --simt (the JSON of `impact-simt`) each function also gets the model's runs per
 instance: the lane work per instance of the blocks that name it (Law::seg_code) over their cost,
 so that static local instructions x runs estimates the local-memory instructions per instance of
 that function, the dynamic figure Nsight Compute measures on a device (docs/bench.md, "Spills on
@@ -161,7 +161,7 @@ def main(argv=None):
     ap.add_argument("--kernel", help="a substring of the kernel's mangled name")
     ap.add_argument("--sass", help="instead of a cubin: the output of nvdisasm -gi -c -fun INDEX, saved")
     ap.add_argument("--root", default=".", help="the source tree the cubin was built from")
-    ap.add_argument("--simt", help="JSON of impact bench --simt (runs per instance of each function)")
+    ap.add_argument("--simt", help="JSON of impact-simt (runs per instance of each function)")
     ap.add_argument("--law")
     ap.add_argument("--precision", default="double")
     ap.add_argument("--steps", type=int, default=250)

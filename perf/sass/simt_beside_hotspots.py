@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Set the SIMT model's issue per code block beside a per-source-line GPU profile.
 
-The model (`impact bench --simt --json FILE`) gives, per code block of an integrator, its share of
+The model (`impact-simt --json FILE`) gives, per code block of an integrator, its share of
 the warp issue and its active threads per warp; each block names the functions its instructions
-come from (SimtCosts<Law>::code, host/bench/simt_costs.hpp). A per-line profile (the hotspots CSV that
-../shared/measurements/*/hotspots_from_ncu.py writes from an Nsight Compute source export) gives,
+come from (SimtCosts<Law>::code, perf/simt/simt_costs.hpp). A per-line profile (the hotspots CSV that
+a converter of an Nsight Compute source export writes, kept with the measurements) gives,
 per source line, the function the line table charges it to, the warp instructions, the thread
 instructions and the stall samples.
 
@@ -20,7 +20,7 @@ is left is summed in a last row (`other`) with its largest functions.
 The profile must be of the same build as the model's trace (the function names must match); the
 model covers the sorted schedule the kernels run (`sorted_blocks`) unless --schedule grid_stride.
 
-    impact bench --simt --laws stronge --precisions double --steps 250 --json simt.json -q
+    impact-simt --laws stronge --precisions double --steps 250 --json simt.json -q
     python3 perf/sass/simt_beside_hotspots.py --simt simt.json --hotspots hotspots_stronge.csv \
         --law stronge --precision double --steps 250
 """
@@ -64,7 +64,7 @@ def groups_of(blocks):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--simt", required=True, help="JSON of impact bench --simt --json")
+    ap.add_argument("--simt", required=True, help="JSON of impact-simt --json")
     ap.add_argument("--hotspots", required=True, help="per-line profile CSV (hotspots_<law>.csv)")
     ap.add_argument("--law", required=True)
     ap.add_argument("--precision", default="double")

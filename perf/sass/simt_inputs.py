@@ -1,4 +1,4 @@
-"""What the scripts set beside the SIMT model read, written once: a row of `impact bench --simt
+"""What the scripts set beside the SIMT model read, written once: a row of `impact-simt
 --json`, and the function of a source tree whose body holds a line (as scripts/check_layout.py
 finds functions). Used by perf/sass/sass_lines.py and perf/sass/simt_beside_hotspots.py."""
 import json
@@ -18,7 +18,7 @@ def model_row(path, law, precision, steps, blocks="sorted_blocks"):
     if not rows:
         sys.exit(f"{path}: no model row for {law} {precision} {steps} steps")
     if blocks not in rows[0]:
-        sys.exit(f"{path}: no {blocks} (a JSON of an older impact bench --simt)")
+        sys.exit(f"{path}: no {blocks} (a JSON of an older impact-simt)")
     return rows[0]
 
 

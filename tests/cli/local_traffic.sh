@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf/sass/local_traffic.py and `impact bench --simt --local-traffic` (docs/bench.md, "Local memory in
+# perf/sass/local_traffic.py and `impact-simt --local-traffic` (docs/bench.md, "Local memory in
 # the model"). A saved disassembly written for the test (CI has no nvdisasm): a kernel loop over
 # instances holding a law loop, with local loads and stores at known lines of laws/detail/stronge.hpp
 # inside and outside the law loop, and line counts given as a file; then the same line counts taken
@@ -7,6 +7,8 @@
 set -u
 source "$(dirname "$0")/common.bash"
 SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
+SIMT="$(dirname "$IMPACT")/impact-simt"
+[ -x "$SIMT" ] || { echo "skipped: no impact-simt beside $IMPACT (IMPACT_PERF=OFF)"; exit 77; }
 H="$SRC/include/impact/laws/detail/stronge.hpp"
 K="$SRC/kernels/cuda/sampled.cu"
 cat > "$T/fake.sass" << EOF
@@ -56,9 +58,9 @@ python3 "$SRC/perf/sass/local_traffic.py" --law stronge --counts "$T/counts.json
 check "blocks 0 refused" '[ $? -eq 2 ]'
 
 # the model's table from the JSON
-"$IMPACT" bench --simt --laws stronge --precisions double --steps 20 --simt-warps 2 --simt-rounds 2 \
+"$SIMT" --laws stronge --precisions double --steps 20 --warps 2 --rounds 2 \
   --local-traffic "$T/lt.json" --markdown "$T/simt.md" --json "$T/simt.json" -q; rc=$?
-check "bench --simt --local-traffic exits 0" '[ $rc -eq 0 ]'
+check "impact-simt --local-traffic exits 0" '[ $rc -eq 0 ]'
 check "a row per configuration" 'grep -q "| stronge | double | 20 | as built | 4 | 25.00% | 4 / 4 |" "$T/simt.md" &&
   grep -q "| stronge | double | 20 | three | 3 | 18.75% | 4 / 4 |" "$T/simt.md"'
 check "JSON rows, the same traffic slower at fewer blocks" 'python3 - "$T/simt.json" << "PY"
@@ -68,16 +70,16 @@ assert [c["label"] for c in r] == ["as built", "three"], r
 assert r[1]["predicted_ms_per_1e6"] > r[0]["predicted_ms_per_1e6"] > 0, r
 PY'
 # errors: a configuration of a law or steps this run does not trace, a bad value (file:line:col),
-# and --local-traffic without --simt
-"$IMPACT" bench --simt --laws stronge --precisions double --steps 30 --simt-warps 2 --simt-rounds 2 \
+# and --local-traffic given to the product's bench, which has no model
+"$SIMT" --laws stronge --precisions double --steps 30 --warps 2 --rounds 2 \
   --local-traffic "$T/lt.json" -q 2> "$T/err1"; rc=$?
 check "untraced configuration: exit 2, named" '[ $rc -eq 2 ] && grep -q "does not trace" "$T/err1" && grep -q "lt.json:" "$T/err1"'
 printf '{"local_traffic": [\n {"law": "stronge", "precision": "double", "steps": 20,\n  "blocks": 4, "loads": -1, "stores": 0}]}\n' > "$T/bad.json"
-"$IMPACT" bench --simt --laws stronge --precisions double --steps 20 --simt-warps 2 --simt-rounds 2 \
+"$SIMT" --laws stronge --precisions double --steps 20 --warps 2 --rounds 2 \
   --local-traffic "$T/bad.json" -q 2> "$T/err2"; rc=$?
 check "negative loads: exit 2 at its line" '[ $rc -eq 2 ] && grep -q "bad.json:3:.*loads" "$T/err2"'
 "$IMPACT" bench --local-traffic "$T/lt.json" -q 2> "$T/err3"; rc=$?
-check "--local-traffic without --simt refused" '[ $rc -eq 2 ] && grep -q "needs --simt" "$T/err3"'
+check "impact bench has no --local-traffic" '[ $rc -ne 0 ] && grep -q "local-traffic" "$T/err3"'
 
 # gcov's line counts from the host driver (20 instances sampled by impact reduce): the law's
 # per-instance lines ran once per instance, the step's lines more often

@@ -8,8 +8,10 @@
 set -u
 source "$(dirname "$0")/common.bash"
 SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
+SIMT="$(dirname "$IMPACT")/impact-simt"
+[ -x "$SIMT" ] || { echo "skipped: no impact-simt beside $IMPACT (IMPACT_PERF=OFF)"; exit 77; }
 
-"$IMPACT" bench --simt --laws stronge --precisions double --steps 20 --simt-warps 2 --simt-rounds 2 \
+"$SIMT" --laws stronge --precisions double --steps 20 --warps 2 --rounds 2 \
   --json "$T/simt.json" -q; rc=$?
 check "simt exits 0" '[ $rc -eq 0 ]'
 python3 "$SRC/tests/cli/helpers/fake_sass.py" "$SRC" "$T/fake.sass"

@@ -55,8 +55,7 @@
 #include "impact/rk4.hpp"
 #include "impact/scale.hpp"
 
-namespace impact {
-namespace detail {
+namespace impact::detail {
 
 template <class T>
 struct JiaY {
@@ -88,7 +87,7 @@ struct Jia {
   // Code blocks for path probes (impact/probe.hpp): every iteration of the main loop runs one advance
   // (a step, one Illinois iteration of an event search, or the landing on the event), reported as
   // the common RK part plus the branch its mode takes (and the sigma scale), or as a whole slaved
-  // step. Their names and costs for the SIMT model are SimtCosts<JiaLaw> (host/bench/simt_costs.hpp).
+  // step. Their names and costs for the SIMT model are SimtCosts<JiaLaw> (perf/simt/simt_costs.hpp).
   enum Seg : int {
     kSegSetup, kSegHead, kSegCtl, kSegStiffTest, kSegSigCtl, kSegSigClose, kSegRootStep,
     kSegStep, kSegStepStick, kSegStepSlip, kSegStepSig, kSegStepSlaved,
@@ -767,5 +766,4 @@ struct Jia::Run {
   }
 };
 
-}  // namespace detail
-}  // namespace impact
+}  // namespace impact::detail

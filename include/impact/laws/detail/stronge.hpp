@@ -93,8 +93,7 @@
 #include "impact/rk4.hpp"
 #include "impact/search_vote.hpp"
 
-namespace impact {
-namespace detail {
+namespace impact::detail {
 namespace stronge {
 
 // State: normal impulse p, tangential impulse (q1, q2), normal velocity vn, tangential velocity
@@ -281,7 +280,7 @@ struct Stronge {
 
   // Code blocks for path probes (impact/probe.hpp): a step, or one trial point of an event search
   // inside it, is the common RK part plus the rate (the same for p- and tau-steps). Their names and
-  // costs for the SIMT model are SimtCosts<StrongeLaw> (host/bench/simt_costs.hpp).
+  // costs for the SIMT model are SimtCosts<StrongeLaw> (perf/simt/simt_costs.hpp).
   enum Seg : int {
     kSegSetup, kSegOutgoing, kSegCtl, kSegLine, kSegLineEnd, kSegSlipCtl, kSegRay, kSegTauLen,
     kSegStep, kSegRate, kSegRoot, kSegRootRate, kSegRootCtl, kSegLocate, kSegEvent, kSegFinish, kSegments
@@ -660,5 +659,4 @@ struct Stronge::Run {
   }
 };
 
-}  // namespace detail
-}  // namespace impact
+}  // namespace impact::detail

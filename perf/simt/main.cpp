@@ -1,28 +1,91 @@
-#include "cli/bench_simt.hpp"
-
+// impact-simt: the SIMT model (perf/simt/simt.hpp, docs/bench.md "SIMT model") for every
+// integrator law x precision x steps asked for, as a markdown table (and JSON with --json): how
+// coherently the lanes of a warp run each CUDA schedule, predicted from CPU traces of the laws.
+// A tool of the performance room (perf/README.md), not of the product.
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
-#include "cli/bench_report.hpp"
+#include "engine/registry.hpp"
 #include "io/config_tree.hpp"
+#include "io/number.hpp"
 #include "io/out_file.hpp"
+#include "perf/simt/simt.hpp"
 #include "systems/sample_spec.hpp"
-#include "bench/simt.hpp"
 
-namespace impact::cli {
+namespace impact::perf {
 
 namespace {
+
+struct SimtArgs {
+  std::vector<std::string> laws;        // empty: every law with probes
+  std::vector<std::string> precisions;  // empty: double, float
+  std::vector<int> steps;               // empty: 250, 1000
+  std::string scenario = "contact";
+  std::uint64_t seed = 1;
+  std::vector<std::string> sets;        // KEY=DIST settings of the scenario
+  int warps = 64, rounds = 8;           // warps and grid-stride rounds the model replays
+  std::string local_traffic;            // a JSON of perf/sass/local_traffic.py: configurations to predict
+  std::string json, markdown;           // "" none, "-" stdout
+  bool quiet = false;
+};
+
+// The run's laws, precisions, steps and instances, checked (usage errors throw invalid_argument).
+struct SimtSpec {
+  std::vector<const engine::LawInfo*> laws;
+  std::vector<engine::Precision> precisions;
+  std::vector<int> steps;
+  SampleSpec sample;
+  std::string scenario_name;
+  std::uint64_t seed = 1;
+};
+
+SimtSpec spec_of(const SimtArgs& a) {
+  SimtSpec s;
+  if (a.laws.empty())
+    for (const engine::LawInfo& l : engine::all_laws()) s.laws.push_back(&l);
+  for (const std::string& n : a.laws) s.laws.push_back(&engine::law_named(n));
+  for (const std::string& p : a.precisions) {
+    if (p != "double" && p != "float") throw std::invalid_argument("unknown precision '" + p + "' (known: double, float)");
+    s.precisions.push_back(engine::parse_precision(p));
+  }
+  if (s.precisions.empty()) s.precisions = {engine::Precision::f64, engine::Precision::f32};
+  for (int st : a.steps) {
+    if (st < 1) throw std::invalid_argument("--steps must be >= 1, got " + std::to_string(st));
+    s.steps.push_back(st);
+  }
+  if (s.steps.empty()) s.steps = {250, 1000};
+  if (a.warps < 1 || a.rounds < 1) throw std::invalid_argument("--warps and --rounds must be >= 1");
+  if (!a.json.empty() && !a.markdown.empty() && io::same_destination(a.json, a.markdown))
+    throw std::invalid_argument("--json " + a.json + " and --markdown " + a.markdown +
+                                " name one file (standard output counts as one): name another for one of them");
+  s.sample = systems::default_spec(systems::parse_scenario(a.scenario));
+  s.scenario_name = a.scenario;
+  for (const std::string& kv : a.sets) {
+    systems::apply_setting(s.sample, kv);  // errors name the key
+    s.scenario_name += " " + kv;
+  }
+  s.seed = a.seed;
+  return s;
+}
+
+std::string fixed(double v, int digits) { return io::fixed_text(v, digits); }
+std::string eng(double v) { return io::eng_text(v); }
 
 // One kernel configuration of a --local-traffic file: a build's kernel for a law, precision and
 // steps at `blocks` blocks per SM, with its local loads and stores per instance (per lane).
 struct LocalConfig {
   std::string where, law, precision, label;
   int steps = 0, blocks = 0;
-  bench::LocalTraffic local;
+  perf::LocalTraffic local;
 };
 
-// The file scripts/local_traffic.py writes: {"local_traffic": [{"law", "precision", "steps", "label",
+// The file perf/sass/local_traffic.py writes: {"local_traffic": [{"law", "precision", "steps", "label",
 // "blocks", "loads", "stores"}, ...], "about": "..."}. Errors name the file, line and column.
 std::vector<LocalConfig> read_local_traffic(const std::string& path) {
   const io::ConfigTree t = io::load_config_file(path);
@@ -56,10 +119,10 @@ std::vector<LocalConfig> read_local_traffic(const std::string& path) {
 }
 
 // The blocks that cost the most warp issue, with their own coherence: "name 37% (12.1)".
-std::string top_blocks(const bench::SimtResult& r, int count) {
+std::string top_blocks(const perf::SimtResult& r, int count) {
   std::string s;
   for (int i = 0; i < count && i < static_cast<int>(r.blocks.size()); ++i) {
-    const bench::SimtBlockUse& b = r.blocks[i];
+    const perf::SimtBlockUse& b = r.blocks[i];
     s += (i ? ", " : "") + b.name + " " + fixed(100.0 * b.warp_issue / r.warp_issue, 0) + "% (" +
          fixed(b.lane_work / b.warp_issue, 1) + ")";
   }
@@ -67,10 +130,10 @@ std::string top_blocks(const bench::SimtResult& r, int count) {
 }
 
 // One law's blocks under a schedule: share of the warp issue, active threads, code.
-std::string where_table(const std::string& title, const bench::SimtResult& r) {
+std::string where_table(const std::string& title, const perf::SimtResult& r) {
   std::string s = "\n" + title + "\n\n| block | code | share of warp issue | active threads | lane work/instance |\n"
                   "| --- | --- | ---: | ---: | ---: |\n";
-  for (const bench::SimtBlockUse& b : r.blocks)
+  for (const perf::SimtBlockUse& b : r.blocks)
     s += "| " + b.name + " | `" + b.code + "` | " + fixed(100.0 * b.warp_issue / r.warp_issue, 1) + "% | " +
          fixed(b.lane_work / b.warp_issue, 1) + " | " + fixed(b.lane_work, 0) + " |\n";
   return s;
@@ -80,15 +143,15 @@ std::string where_table(const std::string& title, const bench::SimtResult& r) {
 // predicted time from the model run `de` at its blocks per SM with its local traffic, and its rate
 // relative to the first of them.
 std::string local_rows(const std::vector<LocalConfig>& configs, std::vector<bool>& traced, const std::string& law,
-                       const std::string& precision, int steps, const bench::SimtResult& de, nlohmann::ordered_json& out) {
+                       const std::string& precision, int steps, const perf::SimtResult& de, nlohmann::ordered_json& out) {
   std::string md;
   double first_ms = 0;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const LocalConfig& c = configs[i];
     if (c.law != law || c.precision != precision || c.steps != steps) continue;
     traced[i] = true;
-    const double occ = bench::occupancy_of_blocks(c.blocks, bench::kSimtBlockWarps * 32);
-    const double ms = 1e3 * bench::predicted_seconds(de, c.local, 1e6, occ);
+    const double occ = perf::occupancy_of_blocks(c.blocks, perf::kSimtBlockWarps * 32);
+    const double ms = 1e3 * perf::predicted_seconds(de, c.local, 1e6, occ);
     if (first_ms == 0) first_ms = ms;
     md += "| " + law + " | " + precision + " | " + std::to_string(steps) + " | " + c.label + " | " +
           std::to_string(c.blocks) + " | " + fixed(100 * occ, 2) + "% | " + fixed(c.local.loads, 0) + " / " +
@@ -101,14 +164,13 @@ std::string local_rows(const std::vector<LocalConfig>& configs, std::vector<bool
 
 }  // namespace
 
-int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table, std::FILE* log) {
-  if (a.simt_warps < 1 || a.simt_rounds < 1) throw std::invalid_argument("--simt-warps and --simt-rounds must be >= 1");
-  SampleSpec sample = systems::default_spec(spec.scenario);
-  for (const std::string& kv : spec.sets) systems::apply_setting(sample, kv);
+int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
+  const SimtSpec spec = spec_of(a);
+  const SampleSpec& sample = spec.sample;
   const bool all = a.laws.empty();
-  bench::SimtGeometry geom;
-  geom.warps = a.simt_warps;
-  geom.rounds = a.simt_rounds;
+  perf::SimtGeometry geom;
+  geom.warps = a.warps;
+  geom.rounds = a.rounds;
   std::string md =
       "| law | precision | steps | instances | iterations | nested search: active | nested search: time | "
       "active threads/warp | warp issue/instance | "
@@ -123,30 +185,30 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
   std::vector<bool> config_traced(configs.size(), false);
   std::string local_md;  // the configurations' predicted times (--local-traffic)
   for (const engine::LawInfo* law : spec.laws) {
-    if (!bench::simt_supported(law->name)) {
+    if (!perf::simt_supported(law->name)) {
       if (all) continue;
-      throw std::invalid_argument("--simt: law '" + law->name + "' has no path probes (the model covers jia and stronge)");
+      throw std::invalid_argument("law '" + law->name + "' has no path probes (the model covers jia and stronge)");
     }
-    const bench::SimtBlocks blocks = bench::simt_blocks(law->name);
+    const perf::SimtBlocks blocks = perf::simt_blocks(law->name);
     for (int steps : spec.steps)
       for (engine::Precision p : spec.precisions) {
         LawOptions opt;
         opt.steps = steps;
-        if (log && !a.quiet) std::fprintf(log, "impact bench --simt: tracing %s %s %d steps\n", law->name.c_str(),
+        if (log && !a.quiet) std::fprintf(log, "impact-simt: tracing %s %s %d steps\n", law->name.c_str(),
                                           engine::precision_name(p), steps);
-        const bench::PathTrace t = bench::trace_paths(law->name, p, sample, spec.seed, opt, geom);
-        const bench::SimtResult gs = bench::simt_model(t, blocks, geom, bench::Schedule::grid_stride);
-        const bench::SimtResult rf = bench::simt_model(t, blocks, geom, bench::Schedule::refill);
-        const bench::SimtResult so = bench::simt_model(t, blocks, geom, bench::Schedule::sorted);
-        const bench::SimtResult ne = bench::simt_model(t, blocks, geom, bench::Schedule::nested_search);
-        const bench::SimtResult pe = bench::simt_model(t, blocks, geom, bench::Schedule::persistent);
-        const bench::SimtResult de = bench::simt_model(t, blocks, geom, bench::Schedule::deferred);
-        const double ms_125 = 1e3 * bench::predicted_seconds(so, 1e6, 0.125);  // sorted, per 1e6 instances
-        const double ms_25 = 1e3 * bench::predicted_seconds(so, 1e6, 0.25);
-        const double pe_25 = 1e3 * bench::predicted_seconds(pe, 1e6, 0.25);
-        const double de_25 = 1e3 * bench::predicted_seconds(de, 1e6, 0.25);
+        const perf::PathTrace t = perf::trace_paths(law->name, p, sample, spec.seed, opt, geom);
+        const perf::SimtResult gs = perf::simt_model(t, blocks, geom, perf::Schedule::grid_stride);
+        const perf::SimtResult rf = perf::simt_model(t, blocks, geom, perf::Schedule::refill);
+        const perf::SimtResult so = perf::simt_model(t, blocks, geom, perf::Schedule::sorted);
+        const perf::SimtResult ne = perf::simt_model(t, blocks, geom, perf::Schedule::nested_search);
+        const perf::SimtResult pe = perf::simt_model(t, blocks, geom, perf::Schedule::persistent);
+        const perf::SimtResult de = perf::simt_model(t, blocks, geom, perf::Schedule::deferred);
+        const double ms_125 = 1e3 * perf::predicted_seconds(so, 1e6, 0.125);  // sorted, per 1e6 instances
+        const double ms_25 = 1e3 * perf::predicted_seconds(so, 1e6, 0.25);
+        const double pe_25 = 1e3 * perf::predicted_seconds(pe, 1e6, 0.25);
+        const double de_25 = 1e3 * perf::predicted_seconds(de, 1e6, 0.25);
         // the block's wait for its slowest warp: block issue over warp issue
-        auto wait = [](const bench::SimtResult& r) { return r.warp_issue > 0 ? r.block_issue / r.warp_issue : 1.0; };
+        auto wait = [](const perf::SimtResult& r) { return r.warp_issue > 0 ? r.block_issue / r.warp_issue : 1.0; };
         md += "| " + law->name + " | " + engine::precision_name(p) + " | " + std::to_string(steps) + " | " +
               std::to_string(gs.instances) + " | " + fixed(gs.mean_iterations, 1) + " | " +
               fixed(ne.active_threads, 2) + " | " + fixed(ne.warp_issue / gs.warp_issue, 2) + " | " +
@@ -157,9 +219,9 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
               " | " + fixed(pe_25, 1) + " | " + fixed(de.active_threads, 2) + " | " + fixed(de_25, 1) + " | " +
               top_blocks(gs, 4) + " |\n";
         nlohmann::ordered_json blocks_json = nlohmann::ordered_json::array(), sorted_json = blocks_json;
-        for (const bench::SimtBlockUse& b : gs.blocks)
+        for (const perf::SimtBlockUse& b : gs.blocks)
           blocks_json.push_back({{"block", b.name}, {"code", b.code}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
-        for (const bench::SimtBlockUse& b : so.blocks)
+        for (const perf::SimtBlockUse& b : so.blocks)
           sorted_json.push_back({{"block", b.name}, {"code", b.code}, {"cost", b.cost}, {"lane_work", b.lane_work},
                                  {"warp_issue", b.warp_issue}});
         where += where_table(law->name + " " + engine::precision_name(p) + ", " + std::to_string(steps) + " steps", de);
@@ -198,19 +260,19 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
                                   " steps, which this run does not trace (--laws, --precisions, --steps)");
   md = "SIMT model (docs/bench.md): scenario " + spec.scenario_name + ", seed " + std::to_string(spec.seed) + ", " +
        std::to_string(geom.warps) + " warps x " + std::to_string(geom.rounds) +
-       " grid-stride rounds of the reduction kernel. Times relative to the grid-stride schedule of today's loop; "
+       " grid-stride rounds of the reduction kernel. Times relative to the grid-stride schedule of the kernels' loop; "
        "nested search: event searches nested in their step, as the kernels the calibration measured ran them; refill: lanes take the next instance "
        "when done; sorted: instances ordered by regime key; persistent: the sorted batches taken from a work counter by "
        "whichever warp is free (block wait: a block's time over its warps' mean, the barrier after the loop); "
        "deferred searches: persistent, with the event searches the lanes of a warp run together after a vote "
        "(impact/search_vote.hpp; stronge).\n\n" + md +
        "\nWhere the issue goes (persistent lanes with deferred searches, as the kernels run; `code`: the functions whose source lines "
-       "a line table charges the block to; scripts/simt_beside_hotspots.py sets this beside a per-line profile):\n" +
+       "a line table charges the block to; perf/sass/simt_beside_hotspots.py sets this beside a per-line profile):\n" +
        where;
   if (!configs.empty())
     md += "\nLocal memory (docs/bench.md, \"Local memory in the model\"): each configuration's predicted time from the "
           "deferred schedule's issue, its blocks of 128 threads per SM and its local loads and stores per instance "
-          "(per lane, scripts/local_traffic.py); rate relative to the first configuration of its law, precision and "
+          "(per lane, perf/sass/local_traffic.py); rate relative to the first configuration of its law, precision and "
           "steps. The local term is fitted to ratios between launch bounds of one build: compare configurations, not "
           "absolute times.\n\n| law | precision | steps | configuration | blocks per SM | occupancy | local loads / "
           "stores per instance | ms per 1e6 | relative rate |\n| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | "
@@ -226,4 +288,38 @@ int run_simt(const bench::BenchSpec& spec, const BenchArgs& a, std::FILE* table,
   return 0;
 }
 
-}  // namespace impact::cli
+}  // namespace impact::perf
+
+int main(int argc, char** argv) {
+  using impact::perf::SimtArgs;
+  SimtArgs a;
+  CLI::App app{"impact-simt: the SIMT model of the CUDA kernels, predicted from CPU traces of the integrators "
+               "(perf/README.md, docs/bench.md \"SIMT model\")"};
+  app.add_option("--laws", a.laws, "Laws, comma-separated (default: every law with path probes)")->delimiter(',');
+  app.add_option("--precisions", a.precisions, "double,float (default: both)")->delimiter(',');
+  app.add_option("--steps", a.steps, "Steps per instance, comma-separated (default: 250,1000)")->delimiter(',');
+  app.add_option("--scenario", a.scenario, "Sampled instances: contact|ball")->capture_default_str();
+  app.add_option("--seed", a.seed, "Philox seed of the instances")->capture_default_str();
+  app.add_option("--set", a.sets, "KEY=DIST: a distribution of the scenario, as for `impact reduce` (repeatable)");
+  app.add_option("--warps", a.warps, "Warps the model replays")->capture_default_str();
+  app.add_option("--rounds", a.rounds, "Grid-stride rounds per warp the model replays")->capture_default_str();
+  app.add_option("--local-traffic", a.local_traffic,
+                 "A JSON of perf/sass/local_traffic.py (kernels' local loads and stores per instance and their blocks "
+                 "per SM); the model predicts each configuration's time (docs/bench.md, Local memory in the model)");
+  app.add_option("--json", a.json, "Write the results as JSON ('-' for stdout)");
+  app.add_option("--markdown", a.markdown, "Write the markdown table to a file ('-' for stdout)");
+  app.add_flag("--quiet,-q", a.quiet, "No progress lines on stderr and no table on stdout (unless --markdown -)");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return impact::perf::run_simt(a, stdout, stderr);
+  } catch (const std::invalid_argument& e) {  // a usage error
+    std::fprintf(stderr, "impact-simt: %s\n", e.what());
+    return 2;
+  } catch (const impact::io::ConfigError& e) {  // a bad --local-traffic file, at its line and column
+    std::fprintf(stderr, "impact-simt: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "impact-simt: %s\n", e.what());
+    return 1;
+  }
+}

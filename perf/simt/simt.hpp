@@ -1,4 +1,4 @@
-// The SIMT model of `impact bench --simt` (docs/bench.md, "SIMT model"): how coherently the lanes
+// The SIMT model of `impact-simt` (perf/simt/main.cpp) (docs/bench.md, "SIMT model"): how coherently the lanes
 // of a GPU warp run an integrator, predicted on the CPU from per-lane traces of the same code.
 //
 // Each instance runs through the law on the host with a recording probe (impact/probe.hpp): the
@@ -23,7 +23,7 @@
 #include "engine/options.hpp"
 #include "impact/sampling.hpp"
 
-namespace impact::bench {
+namespace impact::perf {
 
 // The code path of a set of instances: for instance i its units are unit_begin[i] ..
 // unit_begin[i+1]-1: the set-up, one per loop iteration, the finish; unit u holds the block ids
@@ -102,7 +102,7 @@ struct SimtResult {
 // law). Two latencies: the law's blocks (FP64 arithmetic chains) and the kernel's own per-instance
 // blocks (Philox sampling, shared-memory histogram atomics, global stores), which wait longer. A
 // block keeps its warps' slots until its slowest warp is done: the time counts the block issue.
-// The two latencies are the fitted constants (tests/bench/test_simt.cpp holds the model to the
+// The two latencies are the fitted constants (perf/simt/test_simt.cpp holds the model to the
 // H200 figures within +-30%; docs/perf-log.md).
 constexpr int kSimtBlockWarps = 4;  // the kernels' 128-thread blocks
 struct GpuTiming {
@@ -118,13 +118,13 @@ struct GpuTiming {
   // Cycles a warp waits after a local-memory load (LDL) and store (STL): spills, and a struct the
   // compiler keeps in memory. Fitted (docs/bench.md, "Local memory in the model") to the ratios
   // between the H200's rates of one build at 3, 4, 5 or 4, 5, 6 blocks per SM (jia and stronge,
-  // double and float; tests/bench/test_simt.cpp, SimtLocalMemory), with each configuration's local
-  // instructions from scripts/local_traffic.py. The law latencies above were fitted without this
+  // double and float; perf/simt/test_simt.cpp, SimtLocalMemory), with each configuration's local
+  // instructions from perf/sass/local_traffic.py. The law latencies above were fitted without this
   // term: it tells how a build's time changes with its local traffic, not an absolute time.
   double local_load_latency = 62.0;
   double local_store_latency = 0.0;  // a store is issued, then nothing waits on it
 };
-// A kernel's local-memory instructions per instance, counted per lane (scripts/local_traffic.py):
+// A kernel's local-memory instructions per instance, counted per lane (perf/sass/local_traffic.py):
 // loads (LDL) and stores (STL). A warp issues each once for its active lanes.
 struct LocalTraffic {
   double loads = 0, stores = 0;
@@ -154,7 +154,7 @@ double occupancy_of_blocks(int blocks, int block_threads, const GpuTiming& g = G
 
 // True for the laws whose headers carry path probes (the integrators jia and stronge).
 bool simt_supported(const std::string& law);
-// The law's blocks (SimtCosts<Law>, bench/simt_costs.hpp) and the kernel's sample and reduce blocks.
+// The law's blocks (SimtCosts<Law>, simt_costs.hpp) and the kernel's sample and reduce blocks.
 SimtBlocks simt_blocks(const std::string& law);
 
 // Instances of `spec` that the kernel's first geom.warps warps process in geom.rounds rounds, in
@@ -168,4 +168,4 @@ SimtResult simt_model(const PathTrace& trace, const SimtBlocks& blocks, const Si
 // The instance a grid-stride kernel gives lane `lane` of global warp `warp` in round `round`.
 std::uint64_t simt_instance(const SimtGeometry& geom, int warp, int round, int lane);
 
-}  // namespace impact::bench
+}  // namespace impact::perf

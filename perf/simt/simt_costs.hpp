@@ -12,14 +12,14 @@
 //                the model can be set beside per-line GPU profiles (perf/simt_beside_hotspots.py);
 //   latency      cycles between a warp's issues in these blocks on sm_90 (the model's latency term,
 //                Little's law), fitted to an H200's time for 2e5 random-contact instances at 12.5%
-//                occupancy (tests/bench/test_simt.cpp, SimtOccupancy; docs/perf-log.md);
+//                occupancy (perf/simt/test_simt.cpp, SimtOccupancy; docs/perf-log.md);
 //   search       (stronge) the block that opens an event search inside a step: what a lane defers
 //                on the device (impact/search_vote.hpp), which Schedule::deferred replays.
 #pragma once
 #include "impact/laws/jia.hpp"
 #include "impact/laws/stronge.hpp"
 
-namespace impact::bench {
+namespace impact::perf {
 
 template <class Law> struct SimtCosts;
 
@@ -60,4 +60,4 @@ template <> struct SimtCosts<StrongeLaw> {
   static constexpr int search = S::kSegLocate;
 };
 
-}  // namespace impact::bench
+}  // namespace impact::perf

@@ -1,17 +1,17 @@
-#include "bench/simt.hpp"
+#include "perf/simt/simt.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <type_traits>
 
-#include "bench/simt_costs.hpp"
+#include "perf/simt/simt_costs.hpp"
 #include "impact/laws/all.hpp"
 #include "impact/probe.hpp"
 #include "impact/search_vote.hpp"
 #include "kernels/cuda/cuda.hpp"
 #include "kernels/launch_traits.hpp"
 
-namespace impact::bench {
+namespace impact::perf {
 
 namespace {
 
@@ -477,4 +477,4 @@ double occupancy_of_blocks(int blocks, int block_threads, const GpuTiming& g) {
   return std::min(1.0, static_cast<double>(warps) / g.max_warps_per_sm);
 }
 
-}  // namespace impact::bench
+}  // namespace impact::perf
