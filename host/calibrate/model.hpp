@@ -1,4 +1,4 @@
-// The statistical model of a calibration (docs: issue 25): experiments, each an impact whose
+// The statistical model of a calibration (docs/calibration.md): experiments, each an impact whose
 // conditions set some of the scenario's parameters and whose outputs were observed; a law with
 // free parameters under priors; a Gaussian measurement error, whose sd s_ij is given per experiment
 // or per output, or is a free noise parameter "sigma_<output>" (the same for every experiment).

@@ -1,4 +1,4 @@
-// Stopping a long run early at a front end's request (issue 21): a front end that can be
+// Stopping a long run early at a front end's request: a front end that can be
 // interrupted without ending the process (the Python package: Ctrl-C raises KeyboardInterrupt)
 // installs a hook; the long loops (a study's chunks and pieces) call check_cancelled() between
 // pieces of work, which throws Cancelled when the hook says stop. The run then unwinds like any

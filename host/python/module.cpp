@@ -1,4 +1,4 @@
-// impactbatch._core: the Python package's binding of the library the CLI calls (issue 15). A front
+// impactbatch._core: the Python package's binding of the library the CLI calls (docs/python.md). A front
 // end beside host/cli, one layer above the study: it converts nothing physical and re-implements
 // nothing; the package (python/impactbatch) shapes and broadcasts the arrays, this module hands
 // contiguous 1-D columns to the same batch entry points `impact eval` uses and returns the output
