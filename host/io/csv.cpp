@@ -140,10 +140,34 @@ bool CsvReader::next(std::vector<CsvField>& fields) {
   return true;
 }
 
+namespace {
+
+void split_blank_or_comma(std::string_view line, std::vector<CsvField>& fields) {
+  const std::size_t n = line.size();
+  auto blank = [&](std::size_t i) { return line[i] == ' ' || line[i] == '\t' || line[i] == '\v' || line[i] == '\f'; };
+  bool after_comma = false;  // a field is due
+  for (std::size_t i = 0;;) {
+    while (i < n && blank(i)) ++i;
+    if (i >= n || line[i] == ',') {  // an empty field ends here when one is due, or before a first ','
+      if (after_comma || (i < n && fields.empty())) fields.push_back({line.substr(n, 0), static_cast<long>(i) + 1});
+      if (i >= n) return;
+      after_comma = true, ++i;
+      continue;
+    }
+    const std::size_t b = i;
+    while (i < n && !blank(i) && line[i] != ',') ++i;
+    fields.push_back({line.substr(b, i - b), static_cast<long>(b) + 1});
+    after_comma = false;
+  }
+}
+
+}  // namespace
+
 void split_csv_line(std::string_view line, const std::string& path, long line_no, std::string& unquoted,
-                    std::vector<CsvField>& fields) {
+                    std::vector<CsvField>& fields, Separators sep) {
   fields.clear();
   unquoted.clear();
+  if (sep == Separators::comma_or_blanks) return split_blank_or_comma(line, fields);
   // a quoted field's content is shorter than its text: with this capacity unquoted never
   // reallocates, so views into it stay valid as the fields are collected
   unquoted.reserve(line.size());

@@ -93,13 +93,20 @@ ByteRange line_share(const std::string& path, std::uint64_t from, int r, int k);
 // The line breaks in [range.begin, range.end) of a file (the lines a share holds, blank ones included).
 std::uint64_t count_line_breaks(const std::string& path, ByteRange range);
 
-// Splits one record (a line without its ending) into fields, as CsvReader::next does: fields end at
-// ',', a field that begins with '"' is quoted ("" inside is one '"') and must end at its closing
-// quote, and a trailing comma makes one more empty field. Quoted fields' content goes to
-// `unquoted` (cleared), which the fields' views may point into, as into `line`. InputError
-// "PATH:LINE:COL: ..." for an unterminated quoted field or text after a closing quote.
+// Where a record's fields end: at ',' (CSV), or at ',' and/or runs of blanks (a sample matrix as
+// SALib, np.savetxt and a study's design.txt write it: design/design_import.cpp).
+enum class Separators { comma, comma_or_blanks };
+
+// Splits one record (a line without its ending) into fields: the one tokenizer of text tables.
+// comma, as CsvReader::next does: fields end at ',', a field that begins with '"' is quoted ("" inside
+// is one '"') and must end at its closing quote, and a trailing comma makes one more empty field.
+// Quoted fields' content goes to `unquoted` (cleared), which the fields' views may point into, as
+// into `line`. InputError "PATH:LINE:COL: ..." for an unterminated quoted field or text after a
+// closing quote. comma_or_blanks: fields end at ',' and/or blanks (' ', '\t', '\v', '\f'), no quoting,
+// no error; an empty field before a first ',', between two or after a last is kept (at its ',' or
+// past the line's end), so that a reader can say where a value is missing.
 void split_csv_line(std::string_view line, const std::string& path, long line_no, std::string& unquoted,
-                    std::vector<CsvField>& fields);
+                    std::vector<CsvField>& fields, Separators sep = Separators::comma);
 
 // Parses a whole field (blanks around it skipped) by the one number grammar (io/number.hpp):
 // "inf", "nan" are values; anything else outside the grammar (hexadecimal, 1e400 beyond double's

@@ -8,6 +8,10 @@
 #include <climits>
 #include <cstdlib>
 
+#ifndef IMPACT_BUILD_ROOT
+#define IMPACT_BUILD_ROOT ""  // no build tree (CMakeLists.txt defines it): no fallback to the source tree
+#endif
+
 namespace impact::io {
 
 namespace {
@@ -29,13 +33,9 @@ std::string real_path(const std::string& p) {
   return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
 }
 
-std::string folder_of(const std::string& p) {
+std::string folder_of(const std::string& p) {  // "" above the root
   const std::size_t k = p.rfind('/');
-  return k == std::string::npos ? std::string(".") : k == 0 ? std::string("/") : p.substr(0, k);
-}
-
-std::string in(const std::string& folder, const std::string& name) {
-  return folder == "/" ? "/" + name : folder + "/" + name;
+  return k == std::string::npos ? std::string() : p.substr(0, k);
 }
 
 // The shared module this code is linked into (the Python package's _core), or "" in an executable:
@@ -44,21 +44,8 @@ std::string in(const std::string& folder, const std::string& name) {
 const char kHere = 0;
 std::string own_module() {
   Dl_info info{};
-  if (dladdr(&kHere, &info) == 0 || !info.dli_fname) return "";
-  const std::string f = real_path(info.dli_fname);
+  const std::string f = dladdr(&kHere, &info) && info.dli_fname ? real_path(info.dli_fname) : std::string();
   return f.size() > 3 && f.compare(f.size() - 3, 3, ".so") == 0 ? f : std::string();
-}
-
-// The build tree's fallback: the program or module lies inside the build tree it was built in.
-bool in_build_tree(const std::string& file) {
-#ifdef IMPACT_BUILD_ROOT
-  const std::string build = real_path(IMPACT_BUILD_ROOT);
-  return !build.empty() && file.size() > build.size() && file.compare(0, build.size(), build) == 0 &&
-         file[build.size()] == '/';
-#else
-  (void)file;
-  return false;
-#endif
 }
 
 }  // namespace
@@ -68,21 +55,20 @@ PlotScriptFound find_plot_script(const std::string& name) {
   if (const char* env = std::getenv("IMPACT_PLOT_DIR"); env && *env) {
     dirs.push_back(env);
   } else {
-    const std::string exe = real_path("/proc/self/exe"), module = own_module();
-    if (!exe.empty()) dirs.push_back(in(folder_of(folder_of(exe)), "share/impactbatch/plot"));
-    std::string up = module.empty() ? std::string("/") : folder_of(module);
-    for (int k = 0; k < 4 && up != "/"; ++k) {
-      up = folder_of(up);
-      dirs.push_back(in(up, "share/impactbatch/plot"));
-    }
-    if (in_build_tree(module.empty() ? exe : module)) dirs.push_back(std::string(IMPACT_SOURCE_ROOT) + "/scripts");
+    const std::string exe = real_path("/proc/self/exe"), module = own_module(), build = real_path(IMPACT_BUILD_ROOT);
+    if (!exe.empty()) dirs.push_back(folder_of(folder_of(exe)) + "/share/impactbatch/plot");
+    std::string up = folder_of(module);
+    for (int k = 0; k < 4 && !up.empty(); ++k) dirs.push_back((up = folder_of(up)) + "/share/impactbatch/plot");
+    const std::string& own = module.empty() ? exe : module;  // in the build tree it was built in
+    if (!build.empty() && own.compare(0, build.size() + 1, build + "/") == 0)
+      dirs.push_back(std::string(IMPACT_SOURCE_ROOT) + "/scripts");
   }
   PlotScriptFound f;
   for (const std::string& d : dirs) {
     f.tried += (f.tried.empty() ? "" : " ") + d;
     struct stat st;
-    if (::stat(in(d, name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      f.path = in(d, name);
+    if (::stat((d + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      f.path = d + "/" + name;
       break;
     }
   }

@@ -15,17 +15,14 @@ struct PythonFound {
 
 PythonFound find_python(const std::vector<std::string>& modules);
 
-// The plotting scripts the product runs (plot_study.py, plot_calibration.py, and plot_common.py,
-// which they import from beside themselves), found relative to the program, so that an installed
-// `impact` needs no source tree: the first folder holding `name` of
-//   $IMPACT_PLOT_DIR                           when set (used alone: a user's own scripts);
-//   <program>/../share/impactbatch/plot        the program from /proc/self/exe: PREFIX/bin/impact;
-//   share/impactbatch/plot in the first four folders above the Python module holding this code
-//                                              PREFIX/lib/python3/dist-packages/impactbatch/_core*.so;
-//   the source tree's scripts/                 only for a program or module inside the build tree
-//                                              it was built in (a build tree has no installed copy).
-// `cmake --install` puts them in PREFIX/share/impactbatch/plot (CMakeLists.txt); `pip install .`
-// in the environment's share/impactbatch/plot. `path` is empty when none holds the script.
+// The plotting scripts the product runs (plot_study.py, plot_calibration.py; plot_common.py beside
+// them), found from the program, so that an installed `impact` needs no source tree: the first folder
+// holding `name` of $IMPACT_PLOT_DIR when set (alone: a user's own scripts); else
+// <program>/../share/impactbatch/plot (/proc/self/exe: PREFIX/bin/impact), share/impactbatch/plot in
+// the four folders above the Python module holding this code (PREFIX/lib/python3/dist-packages/
+// impactbatch/_core*.so), and the source tree's scripts/ for a program or module in the build tree it
+// was built in, which has no installed copy. `cmake --install` and `pip install .` put them in
+// PREFIX/share/impactbatch/plot. `path` is empty when no folder holds the script.
 struct PlotScriptFound {
   std::string path;
   std::string tried;  // the folders looked in, for the warning when none holds it

@@ -7,8 +7,8 @@
 // constants computed once by scripts/gen_rmath_tables.py. Host code compiles with -ffp-contract=off
 // (CMakeLists.txt) so that no a*b+c becomes an fma behind the code's back.
 //
-// Where the results are used: every host-side sampler and quantile (host/design/design.cpp), the
-// laws on the host (through impact/math.hpp), the reference solvers and the scenarios' geometry.
+// Where the results are used: every host-side sampler and quantile (host/design/distributions.cpp),
+// the laws on the host (through impact/math.hpp), the reference solvers and the scenarios' geometry.
 // On the device, the laws use CUDA's math (impact/math.hpp); the on-device sampler
 // (impact/sampling.hpp) uses the IMPACT_HD functions below, bit-identical on both sides.
 //
