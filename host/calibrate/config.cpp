@@ -25,16 +25,12 @@ std::vector<std::string> strings(const ConfigReader& r, const json& v, const std
   return out;
 }
 
-void resolve_head(const ConfigReader& r, const json& root, CalibrateConfig& c) {
-  if (!root.contains("calibrate")) r.fail("calibrate", "missing (the [calibrate] table: scenario and law)");
-  const json& s = r.table(root.at("calibrate"), "calibrate");
-  r.expect_keys(s, "calibrate", io::keys_under(calibrate_key_docs(), "calibrate"));
-  if (s.contains("name")) c.name = r.str(s.at("name"), "calibrate.name");
-  if (s.contains("description")) c.description = r.str(s.at("description"), "calibrate.description");
-  if (!s.contains("scenario")) r.fail("calibrate.scenario", "missing (known: " + systems::scenario_list() + ")");
-  c.scenario = r.str(s.at("scenario"), "calibrate.scenario");
-  if (!systems::find_scenario(c.scenario))
-    r.fail("calibrate.scenario", "unknown scenario '" + c.scenario + "' (known: " + systems::scenario_list() + ")");
+// [calibrate]: its head (study::read_config_head), law(s) and method.
+void resolve_head(const ConfigReader& r, CalibrateConfig& c) {
+  study::ConfigHead head{c.name, c.description, c.scenario};
+  const json& s = study::read_config_head(r, "calibrate", io::keys_under(calibrate_key_docs(), "calibrate"),
+                                          "scenario and law", head);
+  c.name = head.name, c.description = head.description, c.scenario = head.scenario;
   if (s.contains("laws")) {
     c.laws = strings(r, s.at("laws"), "calibrate.laws");
     for (std::size_t i = 0; i < c.laws.size(); ++i) {
@@ -244,7 +240,7 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   const json& root = t.root;
   r.expect_keys(root, "", io::keys_under(calibrate_key_docs(), ""));
   CalibrateConfig c;
-  resolve_head(r, root, c);
+  resolve_head(r, c);
   // [run]: as a study's, without the reference backend and run.chunk
   engine::resolve_run_keys(r, root, engine::RunKeys{c.backend, c.precision, c.integrator, c.steps, nullptr, false, 1000000, 0});
   resolve_data(r, root, c);

@@ -123,19 +123,30 @@ design::ParamSpec parse_param(const std::string& name, const json& v, const std:
 
 // ---- the study ----------------------------------------------------------------------------------
 
+const json& read_config_head(const ConfigReader& r, const std::string& table, const std::set<std::string>& keys,
+                             const std::string& holds, ConfigHead& head) {
+  const json& root = r.t.root;
+  if (!root.contains(table)) throw ConfigError(r.t.file + ":1:1: " + table + ": missing table [" + table + "] (" + holds + ")");
+  const json& t = r.table(root.at(table), table);
+  r.expect_keys(t, table, keys);
+  if (t.contains("name")) head.name = r.str(t.at("name"), table + ".name");
+  if (t.contains("description")) head.description = r.str(t.at("description"), table + ".description");
+  const std::string key = table + ".scenario";
+  if (!t.contains("scenario")) r.fail(key, "missing (known: " + systems::scenario_list() + ")");
+  head.scenario = r.str(t.at("scenario"), key);
+  if (!systems::find_scenario(head.scenario))
+    r.fail(key, "unknown scenario '" + head.scenario + "' (known: " + systems::scenario_list() + ")");
+  return t;
+}
+
 namespace {
 
-// [study]: name, description, scenario, law(s); returns the scenario.
-const systems::ScenarioInfo& resolve_study(const ConfigReader& r, const json& root, StudyConfig& c) {
-  if (!root.contains("study")) throw ConfigError(r.t.file + ":1:1: study: missing table [study] (scenario and law(s))");
-  const json& st = r.table(root.at("study"), "study");
-  r.expect_keys(st, "study", io::keys_under(study_key_docs(), "study"));
-  if (st.contains("name")) c.name = r.str(st.at("name"), "study.name");
-  if (st.contains("description")) c.description = r.str(st.at("description"), "study.description");
-  if (!st.contains("scenario")) r.fail("study.scenario", "missing (known: " + systems::scenario_list() + ")");
-  c.scenario = r.str(st.at("scenario"), "study.scenario");
-  const systems::ScenarioInfo* sc = systems::find_scenario(c.scenario);
-  if (!sc) r.fail("study.scenario", "unknown scenario '" + c.scenario + "' (known: " + systems::scenario_list() + ")");
+// [study]: its head (read_config_head), law(s); returns the scenario.
+const systems::ScenarioInfo& resolve_study(const ConfigReader& r, StudyConfig& c) {
+  ConfigHead head{c.name, c.description, c.scenario};
+  const json& st = read_config_head(r, "study", io::keys_under(study_key_docs(), "study"), "scenario and law(s)", head);
+  c.name = head.name, c.description = head.description, c.scenario = head.scenario;
+  const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
   if (st.contains("law") && st.contains("laws")) r.fail("study.laws", "give either 'law' or 'laws', not both");
   if (st.contains("law")) c.laws = {r.str(st.at("law"), "study.law")};
   if (st.contains("laws")) c.laws = r.strings(st.at("laws"), "study.laws");
@@ -146,7 +157,7 @@ const systems::ScenarioInfo& resolve_study(const ConfigReader& r, const json& ro
     if (!find_law(l)) r.fail(lawkey, "unknown law '" + l + "' (known: " + law_names() + ")");
     if (!seen.insert(l).second) r.fail(lawkey, "law '" + l + "' listed twice");
   }
-  return *sc;
+  return sc;
 }
 
 // [run]: backend, precision and integrator (to their enums here), steps, chunk.
@@ -329,7 +340,7 @@ StudyConfig resolve_config(const ConfigTree& t) {
   StudyConfig c;
   const json& root = t.root;
   r.expect_keys(root, "", io::keys_under(study_key_docs(), ""));
-  const systems::ScenarioInfo& sc = resolve_study(r, root, c);
+  const systems::ScenarioInfo& sc = resolve_study(r, c);
   resolve_run(r, root, c);
   if (root.contains("design")) resolve_design(r, r.table(root.at("design"), "design"), c);
   if (root.contains("params")) resolve_params(r, root, sc, c);

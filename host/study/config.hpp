@@ -6,6 +6,7 @@
 //   "study.toml:12:7: design.n: expected a positive integer, got -3"
 #pragma once
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,18 @@ inline bool writes_salib_problem(const StudyConfig& c) {
 
 // The canonical JSON form of a study (every key explicit); resolve_config(parse of it) == it.
 nlohmann::ordered_json to_json(const StudyConfig& c);
+
+// The head of a run's config table, [study] or [calibrate] (calibrate/config.hpp), read once for
+// both: the table's keys checked against `keys`; name and description, strings, left as they are
+// where absent; and the scenario, one systems knows (systems/scenarios.hpp). ConfigError naming the
+// key; a missing table: "FILE:1:1: TABLE: missing table [TABLE] (HOLDS)". Returns the table, for
+// the keys that are the caller's own.
+struct ConfigHead {
+  std::string name, description, scenario;
+};
+const nlohmann::ordered_json& read_config_head(const io::ConfigReader& r, const std::string& table,
+                                               const std::set<std::string>& keys, const std::string& holds,
+                                               ConfigHead& head);
 
 // The value forms of a parameter: a number (fixed) or a string "uniform:LO:HI",
 // "normal:MEAN:SD", "lognormal:MU:SIGMA", "truncnormal:MEAN:SD:LO:HI", "linspace:A:B:COUNT", or a
