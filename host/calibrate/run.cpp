@@ -278,13 +278,14 @@ std::vector<std::string> sample_titles(const CalibrateConfig& c, const std::vect
 
 json run_json(const CalibrateConfig& c, const CalibrationOutcome& o, const Experiments& d) {
   const std::size_t experiments = d.n;
+  const json out = outcome_json(c, o);
   json j = io::provenance_json();
-  j["method"] = o.method;
+  j["method"] = out.at("method");
   j["ignored_params"] = json::array();
   for (const design::ParamSpec& p : c.ignored) j["ignored_params"].push_back(p.name);
   j["processes"] = o.processes;
-  j["backend"] = engine::backend_name(o.backend);
-  j["backend_why"] = o.backend_why;
+  j["backend"] = out.at("backend");
+  j["backend_why"] = out.at("backend_why");
   j["experiments"] = experiments;
   j["rows_evaluated"] = o.rows;
   j["timings"] = {{"total_s", o.seconds}, {"law_s", o.law_seconds},
@@ -328,6 +329,13 @@ json fit_metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const E
 }
 
 }  // namespace
+
+json outcome_json(const CalibrateConfig& c, const CalibrationOutcome& o) {
+  return {{"out_dir", c.out_dir}, {"name", c.name}, {"method", o.method}, {"names", o.names}, {"files", o.files},
+          {"backend", engine::backend_name(o.backend)}, {"backend_why", o.backend_why}, {"converged", o.converged},
+          {"acceptance", o.acceptance}, {"failed_proposals", o.failed_proposals}, {"rows", o.rows},
+          {"seconds", o.seconds}, {"table", o.table}, {"plot_note", o.plot_note}};
+}
 
 // What summary.md and the CLI say of stranded walkers.
 std::string stranded_note(const std::vector<std::size_t>& w, std::size_t walkers) {

@@ -112,6 +112,10 @@ void on_every_process(resume::ProcessGroup* group, const std::function<void()>& 
 // it could (on_every_process: a refusal ends every process, rank 0 saying why).
 resume::FolderClaim claim_on_rank0(const resume::FolderRequest& r, resume::ProcessGroup* group);
 
+// The one serialisation of a run's outcome (folder, name, method, parameters, files, backend, counts,
+// table, plot note): metadata.json takes its method and backend, the Python package's dict is made of it.
+nlohmann::ordered_json outcome_json(const CalibrateConfig& c, const CalibrationOutcome& o);
+
 // The warning about stranded walkers (summary.md, the CLI).
 std::string stranded_note(const std::vector<std::size_t>& walkers, std::size_t total);
 

@@ -38,24 +38,34 @@ CalibrateConfig load(const CalibrateRequest& q) {
   }
 }
 
-// What the package needs to load a run's outputs.
+// A JSON value as the Python object json.loads makes of its text, but for NaN and the infinities,
+// which stay floats (JSON text has none): None, bool, int, float, str, list, dict (keys in order).
+py::object to_python(const nlohmann::ordered_json& v) {
+  using T = nlohmann::ordered_json::value_t;
+  switch (v.type()) {
+    case T::null: return py::none();
+    case T::boolean: return py::bool_(v.get<bool>());
+    case T::number_integer: return py::int_(v.get<std::int64_t>());
+    case T::number_unsigned: return py::int_(v.get<std::uint64_t>());
+    case T::number_float: return py::float_(v.get<double>());
+    case T::string: return py::str(v.get_ref<const std::string&>());
+    case T::array: {
+      py::list l;
+      for (const nlohmann::ordered_json& x : v) l.append(to_python(x));
+      return l;
+    }
+    case T::object: {
+      py::dict d;
+      for (auto it = v.begin(); it != v.end(); ++it) d[py::str(it.key())] = to_python(it.value());
+      return d;
+    }
+    default: throw std::invalid_argument("a JSON value with no Python counterpart (binary)");
+  }
+}
+
+// What the package needs to load a run's outputs: the run's one serialisation (calibrate::outcome_json).
 py::dict outcome_dict(const CalibrateConfig& c, const calibrate::CalibrationOutcome& o) {
-  py::dict d;
-  d["out_dir"] = c.out_dir;
-  d["name"] = c.name;
-  d["method"] = c.method;
-  d["names"] = o.names;
-  d["files"] = o.files;
-  d["backend"] = engine::backend_name(o.backend);
-  d["backend_why"] = o.backend_why;
-  d["converged"] = o.converged;
-  d["acceptance"] = o.acceptance;
-  d["failed_proposals"] = o.failed_proposals;
-  d["rows"] = o.rows;
-  d["seconds"] = o.seconds;
-  d["table"] = o.table;
-  d["plot_note"] = o.plot_note;
-  return d;
+  return to_python(calibrate::outcome_json(c, o)).cast<py::dict>();
 }
 
 // `impact calibrate`: returns what the package needs to load the outputs.
