@@ -68,3 +68,16 @@ pypi_dep arviz arviz 0.17.1 "the ArviZ tests"
 # pybind11 2.12 or later for the extension impactbatch._core (python/CMakeLists.txt looks in
 # .deps/python first): Debian 12's 2.10 reads NumPy 2's arrays wrongly; headers and CMake files only
 pypi_dep pybind11 pybind11 2.13.6 "python.numpy2"
+# ruff (the Python lint, ctest lint.ruff: scripts/ruff_check.sh), the version pyproject.toml pins
+# (required-version): a static binary from its wheel, no compiler, into .deps/ruff
+RUFF_PIN=$(sed -n 's/^required-version = "==\([0-9.]*\)".*/\1/p' pyproject.toml)
+if [ -n "$RUFF_PIN" ] && [ "$(.deps/ruff/bin/ruff --version 2> /dev/null)" != "ruff $RUFF_PIN" ]; then
+  rm -rf .deps/ruff
+  if "$PY" -m pip install -q --disable-pip-version-check --no-deps --only-binary=:all: --target .deps/ruff \
+       "ruff==$RUFF_PIN" > .deps-pip.log 2>&1; then
+    echo "bootstrap: ruff $RUFF_PIN in .deps/ruff" >&2
+  else
+    echo "bootstrap: ruff not installed ($(tail -n 1 .deps-pip.log)); lint.ruff will skip" >&2
+  fi
+  rm -f .deps-pip.log
+fi
