@@ -9,8 +9,8 @@
    Python package's extension module do not use each other) and the Python module does not list
    dist; each impact_layer(...) line links exactly the layer libraries its layer lists. --report
    prints the graph the includes really draw, and the listed edges no file uses
-2. dependencies where they belong: CLI11 only in host/cli, pybind11 only in host/python, Eigen never in include/ or kernels/
-   (device code), Boost.Odeint only in host/reference
+2. dependencies where they belong: CLI11 only in host/cli, pybind11 only in host/python, Eigen never in
+   include/ or kernels/ (device code), Boost.Odeint only in host/reference
 3. size: no function in host/, include/ or kernels/ longer than --max-lines lines (signature to
    closing brace), with no exception (a long solver is cut into a state machine of short phases
    like any other function); no host layer folder over --max-folder-lines lines, so that no room
@@ -170,7 +170,8 @@ LIBM_CALL = re.compile(r"(?<![\w.>])(?:std::|::)?(" + TRANSCENDENTAL + r")\s*\("
 # where a libm call is the point, or changes no result: file -> why
 MATH_ALLOWED = {
     os.path.join("include", "impact", "math.hpp"): "the device branch: CUDA's math for the laws",
-    os.path.join("include", "impact", "probe.hpp"): "slip_ratio_key's log2 orders the GPU's work (regime keys), never a result",
+    os.path.join("include", "impact", "probe.hpp"):
+        "slip_ratio_key's log2 orders the GPU's work (regime keys), never a result",
     os.path.join("kernels", "cuda", "evaluate.cu"): "device code",
     os.path.join("kernels", "cuda", "sampled.cu"): "device code",
     os.path.join("kernels", "cuda", "device_arrays.cu"): "device code",
@@ -277,11 +278,11 @@ def functions(text):
                 stack.append("other")
             else:
                 header = code[header_start:i]
-                stripped = header.strip()
                 if re.search(r"\b(namespace|class|struct|union)\b", header) and "(" not in header.split("{")[0]:
                     stack.append("scope")
                     header_start = i + 1
-                elif ")" in header and "=" not in re.sub(r"\([^()]*\)", "", header.split("(")[0]) and not re.search(r"\benum\b", header):
+                elif (")" in header and "=" not in re.sub(r"\([^()]*\)", "", header.split("(")[0])
+                      and not re.search(r"\benum\b", header)):
                     # the name before the parameter list (not a __launch_bounds__(...) before it)
                     m = re.search(r"([~\w:]+|operator\S+)\s*\(", without_launch_bounds(header))
                     name = m.group(1) if m else "?"
@@ -685,7 +686,8 @@ def main():
                 for ln, line in enumerate(code.splitlines(), 1):
                     for m in LIBM_CALL.finditer(line):
                         before = line[: m.start()]
-                        if re.search(r"(rmath|math)::$", before) or re.search(r"\b(double|float|T|auto|inline|void)\s+$", before):
+                        if (re.search(r"(rmath|math)::$", before)
+                                or re.search(r"\b(double|float|T|auto|inline|void)\s+$", before)):
                             continue  # rmath's or the laws' wrappers, or a declaration
                         errors.append(f"{rel}:{ln}: libm's {m.group(1)}() (its last bits depend on the CPU and the C "
                                       f"library): use rmath:: (include/impact/rmath.hpp) or math:: in a law")

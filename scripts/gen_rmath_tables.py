@@ -46,7 +46,20 @@ def mills(x):
     return mp.sqrt(mp.pi / 2) * mp.erfc(x / mp.sqrt(2)) * mp.exp(x * x / 2)
 
 
-def fit(f, a, b, max_terms=30, tol=mp.mpf(2) ** -58):
+def mills_about(c):
+    """h -> M(c + h): Mills' ratio about the centre c of a piece."""
+    return lambda h: mills(c + h)
+
+
+def normal_centre(t):
+    """(Phi(z) - 1/2) / z as a function of t = z^2 (its limit 1/sqrt(2 pi) at 0)."""
+    return (mp.ncdf(mp.sqrt(t)) - mp.mpf(1) / 2) / mp.sqrt(t) if t > 0 else 1 / mp.sqrt(2 * mp.pi)
+
+
+FIT_TOL = mp.mpf(2) ** -58  # a fit's relative error before its coefficients are rounded
+
+
+def fit(f, a, b, max_terms=30, tol=FIT_TOL):
     """Fewest Chebyshev-fit coefficients (highest degree first) with relative error < tol on [a, b]."""
     for n in range(4, max_terms):
         poly, err = mp.chebyfit(f, [a, b], n, error=True)
@@ -88,13 +101,12 @@ def header():
     w("// atan(j/16), j = 0..16, as {hi, lo}")
     w("constexpr double kAtanSixteenths[17][2] = {")
     for j in range(17):
-        h, l = dd(mp.atan(mp.mpf(j) / 16))
-        w(f"    {{{hexd(h)}, {hexd(l)}}},")
+        hi, lo = dd(mp.atan(mp.mpf(j) / 16))
+        w(f"    {{{hexd(hi)}, {hexd(lo)}}},")
     w("};")
     w("")
     # ---- centre of the normal CDF
-    g = lambda t: (mp.ncdf(mp.sqrt(t)) - mp.mpf(1) / 2) / mp.sqrt(t) if t > 0 else 1 / mp.sqrt(2 * mp.pi)
-    poly, err, worst = fit(g, mp.mpf(0), mp.mpf("0.5625"))
+    poly, err, worst = fit(normal_centre, mp.mpf(0), mp.mpf("0.5625"))
     w("// (Phi(z) - 1/2) / z = sum_k kNormalCentre[k] w^k, w = z^2 <= 0.75^2")
     w(f"// fit error {mp.nstr(err, 3)} relative; with the coefficients rounded: {mp.nstr(worst, 3)}")
     w(f"constexpr int kNormalCentreTerms = {len(poly)};")
@@ -117,7 +129,7 @@ def header():
         c = (a + b) / 2
         r = (b - a) / 2
         assert float(c) == c and float(r) == r
-        poly, err, worst = fit(lambda h: mills(c + h), -r, r)
+        poly, err, worst = fit(mills_about(c), -r, r)
         coeffs = [hexd(x) for x in reversed(poly)]
         w(f"    // [{a_s}, {b_s}): fit error {mp.nstr(err, 3)}; rounded {mp.nstr(worst, 3)}")
         w(f"    {{{hexd(a)}, {hexd(b)}, {hexd(c)}, {len(poly)},")

@@ -29,9 +29,9 @@ def random_body(rng):
     m = np.exp(rng.uniform(np.log(0.1), np.log(10)))
     a, b, c = rng.uniform(0.05, 2.0, size=3)
     if rng.random() < 0.5:  # box with half extents a, b, c
-        I = m / 3 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
+        I = m / 3 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])  # noqa: E741  the inertia tensor
     else:  # solid ellipsoid
-        I = m / 5 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
+        I = m / 5 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])  # noqa: E741  the inertia tensor
     R = random_rotation(rng)
     return m, R @ I @ R.T, np.array([a, b, c]).max()
 

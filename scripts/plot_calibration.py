@@ -33,19 +33,18 @@ import json
 import os
 import sys
 
+import matplotlib
 import numpy as np
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib import cm, colors, transforms
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 # plot_common.py lies beside this script, which `impact calibrate` runs by its path from any folder
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import plot_common as pc  # noqa: E402
-
-import matplotlib  # noqa: E402
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib import cm, colors, transforms  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
+import plot_common as pc
 
 MODE_COLOURS = pc.LAW_COLOURS
 RUN_COLOURS = ["#4477aa", "#ee6677"]
@@ -223,7 +222,7 @@ def predictive_figure(meta, cols, other=None, x=None):
         return ax.transData + transforms.ScaledTranslation(pts / 72.0, 0.0, fig.dpi_scale_trans)
 
     for ax, o in zip(axes, observed):
-        for (law, c), dx, colour in zip(runs, beside, RUN_COLOURS):
+        for (_law, c), dx, colour in zip(runs, beside, RUN_COLOURS):
             for off in np.unique(offset):
                 idx = np.flatnonzero(offset == off)
                 t = shifted(ax, off + dx)
@@ -350,7 +349,8 @@ def main(argv=None):
     meta, cols = load_run(a.run)
     other = load_run(a.compare) if a.compare else None
     if a.x is not None and a.x not in cols:
-        print(f"plot_calibration: --x {a.x}: no such column in predictive.csv (have: {', '.join(cols)})", file=sys.stderr)
+        print(f"plot_calibration: --x {a.x}: no such column in predictive.csv (have: {', '.join(cols)})",
+              file=sys.stderr)
         return 2
     if other is not None and len(other[1].get("experiment", [])) != len(cols["experiment"]):
         print("plot_calibration: --compare: that run has another number of experiments", file=sys.stderr)

@@ -13,7 +13,7 @@ import re
 import matplotlib
 
 matplotlib.use("Agg")
-from matplotlib import ticker  # noqa: E402
+from matplotlib import ticker
 
 # Paul Tol's "bright" scheme: told apart by people with the common colour-vision deficiencies,
 # and still apart in greyscale by the markers beside them

@@ -26,18 +26,17 @@ import json
 import os
 import sys
 
+import matplotlib
 import numpy as np
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.lines import Line2D
 
 # plot_common.py lies beside this script, which `impact study` runs by its path from any folder
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import plot_common as pc  # noqa: E402
-
-import matplotlib  # noqa: E402
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.colors import LinearSegmentedColormap  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
+import plot_common as pc
 
 # above this many rows a law, a scatter's points hide each other whatever their opacity: density
 HEXBIN_ABOVE = 2000
@@ -232,7 +231,8 @@ def figure(meta, plot, tables):
     fig = plt.figure(figsize=size, layout="constrained")
     KINDS[kind](fig, tables, plot, meta, cols)
     title = pc.mathify(plot.get("title") or f"{cfg.get('study', {}).get('name', 'study')}: {kind}", cols)
-    sub = f"{meta.get('scenario', '')}, {meta.get('rows', '?')} samples, {meta.get('backend', '')} {meta.get('precision', '')}"
+    sub = (f"{meta.get('scenario', '')}, {meta.get('rows', '?')} samples, "
+           f"{meta.get('backend', '')} {meta.get('precision', '')}")
     if meta.get("steps"):
         sub += f", {meta['steps']} steps"
     fig.suptitle(f"{title}\n{sub}", fontsize=10)
@@ -253,7 +253,8 @@ def figures(outdir, only=(), meta=None):
         plots = [p for p in plots if isinstance(p.get("file"), str) and p["file"] in only]
     for plot in plots:
         if not pc.plain_name(plot.get("file")):
-            print(f"plot_study: plot file {plot.get('file')!r} is not a name inside {outdir}: not drawn", file=sys.stderr)
+            print(f"plot_study: plot file {plot.get('file')!r} is not a name inside {outdir}: not drawn",
+                  file=sys.stderr)
     plots = [p for p in plots if pc.plain_name(p.get("file"))]
     cache = {}
     for plot in plots:

@@ -15,7 +15,7 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 LANES = [("input", ("read", "parse")), ("law", ("law",)), ("output", ("format", "write"))]
 COLOURS = {"read": "#9ecae1", "parse": "#3182bd", "law": "#e6550d", "format": "#74c476", "write": "#238b45"}
@@ -29,7 +29,7 @@ def main(argv):
         sys.exit(argv[1] + ": no chunk in the timeline")
     fig, ax = plt.subplots(figsize=(10, 2.8))
     wall = max(float(r["end_s"]) for r in rows)
-    for lane, (name, stages) in enumerate(LANES):
+    for lane, (_name, stages) in enumerate(LANES):
         y = len(LANES) - 1 - lane
         for r in rows:
             if r["stage"] not in stages:

@@ -156,8 +156,8 @@ def seeds_laws():
         put(d, "grazing_1e150.bin", law_seed(grazing + [0.01, 0.5, 0.5, 1.0]))
         for name, r in picked:
             put(d, name + ".bin", law_seed([num(r, c) for c in INPUTS]))
-        for k, (name, l) in enumerate(eig.items()):
-            put(d, name + ".bin", law_seed(l + [0.3, 1.1, 2.0, 0.1, 0.2, 1, 0.5, 0.2, -1, 0.4, 0.6, 0.3, 1.1],
+        for k, (name, row) in enumerate(eig.items()):
+            put(d, name + ".bin", law_seed(row + [0.3, 1.1, 2.0, 0.1, 0.2, 1, 0.5, 0.2, -1, 0.4, 0.6, 0.3, 1.1],
                                            flags=1 | (2 if k % 2 else 0), steps=1 + 97 * k))
 
 

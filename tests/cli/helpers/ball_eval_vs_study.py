@@ -2,7 +2,11 @@
 the same rows (its .npy): the same status and the same bits of every output, and the ball's
 physics (the rebound e |V0z| with e = 0.5; the angular momentum about the contact point kept).
 Usage: ball_eval_vs_study.py EVAL.csv STUDY.npy (exit 0: all hold)."""
-import sys, numpy as np, csv
+import csv
+import sys
+
+import numpy as np
+
 rows = list(csv.DictReader(open(sys.argv[1])))
 s = np.load(sys.argv[2])
 assert len(rows) == 400 == len(s)

@@ -1,11 +1,13 @@
 """tests/cli/bench.sh: the JSON of a quick `impact bench --laws newton,stronge --steps 20,40
 --backends serial,omp --reps 2` holds every combination once, positive rates with the median
 within [min, max] and [q1, q3], the machine and the ratios. Usage: bench_json.py B.json (exit 0: all hold)."""
-import json, sys
+import json
+import sys
+
 j = json.load(open(sys.argv[1]))
 res = j["results"]
-want = {(l, b, p, s) for b in ("serial", "omp") for p in ("double", "float")
-        for (l, s) in (("newton", None), ("stronge", 20), ("stronge", 40))}
+want = {(law, b, p, s) for b in ("serial", "omp") for p in ("double", "float")
+        for (law, s) in (("newton", None), ("stronge", 20), ("stronge", 40))}
 got = {(r["law"], r["backend"], r["precision"], r["steps"]) for r in res}
 assert got == want, (sorted(got ^ want, key=str))
 assert len(res) == len(want)
@@ -27,6 +29,6 @@ for k in ("cpu", "cores", "omp_threads", "compiler", "build", "version", "git_re
     assert k in m, k
 assert m["cores"] >= 1 and m["omp_threads"] >= 1
 kinds = {(x["ratio"], x["law"], x["steps"]) for x in j["ratios"]}
-for l, s in (("newton", None), ("stronge", 20), ("stronge", 40)):
-    assert ("omp/serial", l, s) in kinds and ("float/double", l, s) in kinds, (l, s)
+for law, s in (("newton", None), ("stronge", 20), ("stronge", 40)):
+    assert ("omp/serial", law, s) in kinds and ("float/double", law, s) in kinds, (law, s)
 assert j["settings"]["reps"] == 2 and j["settings"]["steps"] == [20, 40]

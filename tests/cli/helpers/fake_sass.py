@@ -3,8 +3,10 @@ known instructions at known lines of rk_step, IllinoisBracket::update and Strong
 and their inlining chains; the kernel's first body line goes to OUT.kline.
 Usage: fake_sass.py SOURCE_ROOT OUT.sass"""
 import sys
+
 sys.path.insert(0, sys.argv[1] + "/scripts")
 from check_layout import functions
+
 root, out = sys.argv[1], sys.argv[2]
 def inside(rel, name):
     for n, a, b in functions(open(f"{root}/{rel}").read()):
@@ -14,7 +16,13 @@ def inside(rel, name):
 rk, up = inside("include/impact/rk4.hpp", "rk_step"), inside("include/impact/illinois.hpp", "update")
 st = inside("include/impact/laws/detail/stronge.hpp", "step")
 ax = inside("include/impact/rk4.hpp", "axpy")
-F = lambda rel, l, at=None: f'\t//## File "{root}/{rel}", line {l}' + (f' inlined at "{root}/{at[0]}", line {at[1]}' if at else "")
+
+
+def F(rel, line, at=None):
+    inlined = f' inlined at "{root}/{at[0]}", line {at[1]}' if at else ""
+    return f'\t//## File "{root}/{rel}", line {line}' + inlined
+
+
 k = ("kernels/cuda/sampled.cu", inside("kernels/cuda/sampled.cu", "sampled_reduce_kernel") + 1)
 open(out + ".kline", "w").write(str(k[1]))
 lines = [F("include/impact/rk4.hpp", rk, ("include/impact/laws/detail/stronge.hpp", st)),

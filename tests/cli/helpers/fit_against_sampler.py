@@ -2,7 +2,10 @@
 problem: the global design and its basin, the MAP at the sampler's mean, the Laplace sd within 10 %
 of the sampler's sd, the truth inside [q05, q95], and its files (starts.csv, estimate.csv,
 predictive.csv). Usage: fit_against_sampler.py FIT_DIR SAMPLER_METADATA.json (exit 0: all hold)."""
-import csv, json, sys
+import csv
+import json
+import sys
+
 d = sys.argv[1]
 m = json.load(open(d + "/metadata.json"))
 mc = json.load(open(sys.argv[2]))["posterior"]
