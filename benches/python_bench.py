@@ -17,6 +17,7 @@ for chatterjee-ruina and jia by default: instances/s and the ratio.
     PYTHONPATH=build/python python3 benches/python_bench.py --device --n 4000000 --laws chatterjee-ruina,jia
 """
 import argparse
+import functools
 import json
 import os
 import re
@@ -67,7 +68,8 @@ def conversion(d, dtype):
     """The package's input conversion alone: the 16 contiguous columns evaluate() hands over."""
     t0 = time.perf_counter()
     W, n, v = d["W"], d["n"], d["v"]
-    cols = [np.ascontiguousarray(W[..., i, j], dtype=dtype) for i, j in ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))]
+    cols = [np.ascontiguousarray(W[..., i, j], dtype=dtype)
+            for i, j in ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))]
     cols += [np.ascontiguousarray(a[..., k], dtype=dtype) for a in (n, v) for k in range(3)]
     cols += [np.ascontiguousarray(d[p], dtype=dtype) for p in ("mu", "e", "e_t", "eta0")]
     return time.perf_counter() - t0
@@ -85,32 +87,40 @@ def device_bench(a, d):
         print("python_bench: --device needs JAX (the peer and the device arrays)", file=sys.stderr)
         return None
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
-    import jax_peer  # noqa: E402  (its module-level set-up needs the path)
+    import jax_peer
 
     gpu = [x for x in jax.devices() if x.platform == "gpu"]
     if not gpu:
         print("python_bench: --device: JAX has no GPU backend here", file=sys.stderr)
         return None
+
+    def put(x, dtype):
+        return jax.device_put(np.asarray(x, dtype=dtype), gpu[0])
+
+    # the timed calls, bound to one law's arguments with functools.partial
+    def ours_on_device(law, W, n, v, params, precision):
+        r = ib.evaluate(law, W, n, v, **params, precision=precision, steps=a.steps)
+        jax.block_until_ready(r.status)
+
+    def peer_on_device(fn, cols):
+        jax.block_until_ready(fn(*cols))
+
     rows = []
     for precision in a.precisions.split(","):
         if precision == "double":
             jax.config.update("jax_enable_x64", True)
         T = np.float64 if precision == "double" else np.float32
-        put = lambda x: jax.device_put(np.asarray(x, dtype=T), gpu[0])
-        W, n, v = put(d["W"]), put(d["n"]), put(d["v"])
-        prm = {k: put(d[k]) for k in ("mu", "e", "e_t", "eta0")}
+        W, n, v = put(d["W"], T), put(d["n"], T), put(d["v"], T)
+        prm = {k: put(d[k], T) for k in ("mu", "e", "e_t", "eta0")}
         cols = [W[:, 0, 0], W[:, 0, 1], W[:, 0, 2], W[:, 1, 1], W[:, 1, 2], W[:, 2, 2], n[:, 0], n[:, 1], n[:, 2],
                 v[:, 0], v[:, 1], v[:, 2], prm["mu"], prm["e"], prm["e_t"], prm["eta0"]]
         cols = [jax.block_until_ready(c + 0) for c in cols]  # the peer's contiguous columns, made before timing
         for law in a.laws.split(","):
             params = {p: prm[p] for p in ib.law(law)["params"]}
-
-            def ours():
-                r = ib.evaluate(law, W, n, v, **params, precision=precision, steps=a.steps)
-                jax.block_until_ready(r.status)
+            ours = functools.partial(ours_on_device, law, W, n, v, params, precision)
             if law in ("newton", "chatterjee-ruina", "jia"):
                 fn = jax.jit(jax.vmap(jax_peer.make_law(law, T, a.steps, False))).lower(*cols).compile()
-                peer = lambda: jax.block_until_ready(fn(*cols))
+                peer = functools.partial(peer_on_device, fn, cols)
             else:
                 peer = None
             ours()
@@ -161,8 +171,9 @@ def main():
         for law in a.laws.split(","):
             params = {p: d[p] for p in ib.law(law)["params"]}
             law_t, wall_t = min(cli(a.impact, law, path, a.backend, a.steps) for _ in range(a.reps))
-            py_t = min(_timed(lambda: ib.evaluate(law, d["W"], d["n"], d["v"], **params, backend=a.backend,
-                                                  steps=a.steps)) for _ in range(a.reps))
+            evaluate = functools.partial(ib.evaluate, law, d["W"], d["n"], d["v"], **params, backend=a.backend,
+                                         steps=a.steps)
+            py_t = min(_timed(evaluate) for _ in range(a.reps))
             conv_t = min(conversion(d, np.float64) for _ in range(a.reps))
             rows.append(dict(law=law, n=a.n, backend=a.backend, cli_law_s=law_t, cli_wall_s=wall_t, py_wall_s=py_t,
                              py_conversion_s=conv_t))

@@ -10,7 +10,11 @@ Usage (each prints one line; the row commands exit 1 when their input held nothi
   gpu_check_rows.py throughput-row LABEL F.json BASELINE GOAL      (BASELINE, GOAL: a number or -)
   gpu_check_rows.py calibrate-row metadata.json
 """
-import csv, json, math, re, sys
+import csv
+import json
+import math
+import re
+import sys
 
 
 def num(s):
@@ -36,7 +40,7 @@ def ncu_csv(path):
         lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
     except OSError:
         return {}
-    start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
     if start is None:
         return {}
     rows = list(csv.reader(lines[start:]))
@@ -60,8 +64,8 @@ def ncu_text(path):
             vals[key] = num(m.group(1))
     flat = re.sub(r"\s+", " ", t)
     best = None
-    for m in re.finditer(r"spends ([\d.]+) cycles being stalled ([^.]+)\..*?This stall type represents about ([\d.]+)% of "
-                         r"the total average of ([\d.]+) cycles", flat):
+    for m in re.finditer(r"spends ([\d.]+) cycles being stalled ([^.]+)\..*?"
+                         r"This stall type represents about ([\d.]+)% of the total average of ([\d.]+) cycles", flat):
         if best is None or float(m.group(3)) > best[2]:
             best = (m.group(2), float(m.group(1)), float(m.group(3)), float(m.group(4)))
     stall = ""
@@ -90,8 +94,9 @@ def top_stall(m):
             if x is not None:
                 st[g.group(1)] = x
         if st:
-            total = num(m.get("smsp__average_warp_latency_per_inst_issued.ratio")) or \
-                    num(m.get("smsp__average_warps_issue_stalled_selected_per_issue_active.ratio") or 0) + sum(st.values())
+            total = (num(m.get("smsp__average_warp_latency_per_inst_issued.ratio"))
+                     or num(m.get("smsp__average_warps_issue_stalled_selected_per_issue_active.ratio") or 0)
+                     + sum(st.values()))
             r = max(st, key=st.get)
             note = STALL_NOTES.get(r, "")
             share = 100 * st[r] / total if total else float("nan")
@@ -153,7 +158,8 @@ def calibrate_row(path):
     d = json.load(open(path))
     t = d["timings"]
     rows = t["rows_per_s"] * t["total_s"]
-    print("%.4g | %.3f | %.3g | %.0f%%" % (rows, t["total_s"], t["rows_per_s"], 100 * t["law_s"] / t["total_s"] if t["total_s"] else 0))
+    law_share = 100 * t["law_s"] / t["total_s"] if t["total_s"] else 0
+    print("%.4g | %.3f | %.3g | %.0f%%" % (rows, t["total_s"], t["rows_per_s"], law_share))
 
 
 if __name__ == "__main__":

@@ -80,7 +80,8 @@ GLOBAL_LOGP = {"cornell-jia": 70.9126, "ball-oblique-misspecified": 34.53}
 # small helpers
 
 def md_table(headers, rows):
-    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|"]
+    out = ["| " + " | ".join(headers) + " |",
+           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|"]
     for r in rows:
         out.append("| " + " | ".join(str(c) for c in r) + " |")
     return "\n".join(out)
@@ -243,7 +244,7 @@ def grid_reference(backend, quick, log):
     outside_mass = float(P_c[~inside].sum() * dmu_c * deta_c)
 
     fine = []
-    for k, (a_mu, b_mu, a_et, b_et) in enumerate(boxes):
+    for a_mu, b_mu, a_et, b_et in boxes:
         n = 2 * n_half + 1
         mu_f, et_f = np.linspace(a_mu, b_mu, n), np.linspace(a_et, b_et, n)
         M, E = np.meshgrid(mu_f, et_f, indexing="ij")
@@ -268,7 +269,7 @@ def grid_reference(backend, quick, log):
     modes = []
     for label in ("h", "h/2"):
         total = sum(f[label]["integral"] for f in fine) + outside_mass
-        for k, f in enumerate(fine):
+        for f in fine:
             f[label]["mass"] = f[label]["integral"] / total
     for k, f in enumerate(fine):
         best, coarse2 = f["h/2"], f["h"]
@@ -314,7 +315,7 @@ def jackknife_over_runs(samples, cuts, nmodes):
     for m in range(nmodes):
         row = {}
         for q in full[m]:
-            v = np.array([l[m][q] for l in loo])
+            v = np.array([stats[m][q] for stats in loo])
             v = v[np.isfinite(v)]
             row[q] = float(math.sqrt((R - 1) / R * np.sum((v - v.mean()) ** 2))) if len(v) == R else float("nan")
         se.append(row)
@@ -398,7 +399,8 @@ def print_a(a):
     rows = []
     for m in g["modes"]:
         rows.append([m["mode"], f"{m['eta0_range'][0]:.3f}-{m['eta0_range'][1]:.3f}",
-                     f"[{m['box']['mu'][0]:.4f}, {m['box']['mu'][1]:.4f}] x [{m['box']['eta0'][0]:.3f}, {m['box']['eta0'][1]:.3f}]",
+                     f"[{m['box']['mu'][0]:.4f}, {m['box']['mu'][1]:.4f}] x "
+                     f"[{m['box']['eta0'][0]:.3f}, {m['box']['eta0'][1]:.3f}]",
                      f"{m['logp_max']:.4f}", f"{m['edge_logp_below_max']:.1f}"] +
                     [f"{fmt(m[q], 7)} ({m['grid_error'][q]:.1e})" for q in QUANTS])
     print(md_table(["mode", "eta0 segment", "fine box (mu x eta0)", "max log p", "box edge vs max"] +
@@ -420,7 +422,8 @@ def print_a(a):
     print()
     rows = [[s["seed"], s["particles"], s["runs"], s["evaluations"],
              f"{s['log_evidence']:.4f} +- {s['log_evidence_se']:.4f} (z {s['z_log_evidence']:+.2f} vs the grid's)",
-             "; ".join(f"{om['mass']:.4f} at eta0 {om['eta0_mean']:.3f}" for om in s["own_modes"]), f"{s['seconds']:.1f}"]
+             "; ".join(f"{om['mass']:.4f} at eta0 {om['eta0_mean']:.3f}" for om in s["own_modes"]),
+             f"{s['seconds']:.1f}"]
             for s in a["smc"]]
     print(md_table(["SMC seed", "particles", "runs", "evaluations", "log Z", "its own modes (mass)", "seconds"], rows))
     e = a["ensemble"]
@@ -428,7 +431,8 @@ def print_a(a):
           f"{e['walkers_per_mode']}, stranded {len(e['stranded'])}, tau {e['tau']}, converged {e['converged']}, "
           f"{e['seconds']:.1f} s. Grid log Z {g['log_evidence']:.4f}.")
     print(f"\nCheck |z| <= 3: worst |z| per seed {a['worst_abs_z']:.2f}, pooled {a['worst_abs_z_pooled']:.2f}, "
-          f"log Z {a['worst_abs_z_log_evidence']:.2f}, undefined z {a['undefined_z']}: {'PASS' if a['ok'] else 'FAIL'}\n")
+          f"log Z {a['worst_abs_z_log_evidence']:.2f}, undefined z {a['undefined_z']}: "
+          f"{'PASS' if a['ok'] else 'FAIL'}\n")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -466,7 +470,8 @@ def part_b(backend, quick, work, log, smc_seeds_of=None):
                              deviation_in_sd=dev, log_evidence=r.log_evidence, log_evidence_se=r.log_evidence_se,
                              all_modes=[dict(mass=m["mass"], **{n: m[n]["mean"] for n in r.names}) for m in r.modes],
                              ok=ok))
-        out[name] = dict(config=cfg, fit=fits, best_fit=dict(seed=best["seed"], logp=best["logp"], estimate=best["estimate"]),
+        out[name] = dict(config=cfg, fit=fits,
+                         best_fit=dict(seed=best["seed"], logp=best["logp"], estimate=best["estimate"]),
                          expected_global_logp=GLOBAL_LOGP[name], smc=smcs,
                          ok=all(f["ok"] for f in fits) and all(s["ok"] for s in smcs))
     out["ok"] = all(v["ok"] for k, v in out.items() if isinstance(v, dict))
@@ -486,7 +491,8 @@ def print_b(b):
                 [f"{f['estimate'][n]:.5g}" for n in pn] + [f["basins"], f["starts"], f["starts_agreeing"],
                                                         f"{f['seconds']:.1f}", "ok" if f["ok"] else "MISSED"]
                 for f in d["fit"]]
-        print(md_table(["fit seed", "log p", "vs best"] + pn + ["basins", "starts", "agreeing", "seconds", "within 0.01"], rows))
+        headers = ["fit seed", "log p", "vs best"] + pn + ["basins", "starts", "agreeing", "seconds", "within 0.01"]
+        print(md_table(headers, rows))
         print()
         rows = [[s["seed"], s["modes"], f"{s['heaviest_mass']:.4f}"] +
                 [f"{s['heaviest'][n]['mean']:.5g} +- {s['heaviest'][n]['sd']:.2g} ({s['deviation_in_sd'][n]:+.2f} sd)"
@@ -613,10 +619,12 @@ def part_d(backend, quick, work, log):
         em, es = weighted_moments(W, Ef[::step, ::step])
         grid[label] = dict(log_evidence=float(np.log(W.sum()) + ref), mu_mean=mm, mu_sd=ms, e_mean=em, e_sd=es)
     grid.update(box=dict(mu=list(box[:2]), e=list(box[2:])), nodes=n, seconds=time.perf_counter() - t0,
-                log_evidence=grid["h/2"]["log_evidence"], grid_error=abs(grid["h/2"]["log_evidence"] - grid["h"]["log_evidence"]))
+                log_evidence=grid["h/2"]["log_evidence"],
+                grid_error=abs(grid["h/2"]["log_evidence"] - grid["h"]["log_evidence"]))
     smc = []
     for sd in ([1] if quick else [1, 2, 3]):
-        r, dt = calibrate(STRONGE, os.path.join(work, f"d-smc-{sd}"), backend, {"calibrate.method": "smc", "smc.seed": sd}, log)
+        r, dt = calibrate(STRONGE, os.path.join(work, f"d-smc-{sd}"), backend,
+                          {"calibrate.method": "smc", "smc.seed": sd}, log)
         smc.append(dict(seed=sd, log_evidence=r.log_evidence, se=r.log_evidence_se, seconds=dt,
                         z=(r.log_evidence - grid["log_evidence"]) / r.log_evidence_se))
     dyn = None
@@ -647,8 +655,8 @@ def print_d(d):
     print("## (d) Evidence on cornell-stronge: grid, SMC, dynesty\n")
     print(f"Grid: {g['nodes']} x {g['nodes']} nodes over mu [{g['box']['mu'][0]:.4f}, {g['box']['mu'][1]:.4f}] x "
           f"e [{g['box']['e'][0]:.4f}, {g['box']['e'][1]:.4f}], log Z {g['log_evidence']:.5f} (h vs h/2: "
-          f"{g['grid_error']:.1e}), mu {g['h/2']['mu_mean']:.6f} +- {g['h/2']['mu_sd']:.6f}, e {g['h/2']['e_mean']:.6f} "
-          f"+- {g['h/2']['e_sd']:.6f}, {g['seconds']:.1f} s.\n")
+          f"{g['grid_error']:.1e}), mu {g['h/2']['mu_mean']:.6f} +- {g['h/2']['mu_sd']:.6f}, "
+          f"e {g['h/2']['e_mean']:.6f} +- {g['h/2']['e_sd']:.6f}, {g['seconds']:.1f} s.\n")
     rows = [["grid", f"{g['log_evidence']:.4f}", f"{g['grid_error']:.1e}", "-", "-", f"{g['seconds']:.1f}"]]
     for s_ in d["smc"]:
         rows.append([f"SMC seed {s_['seed']}", f"{s_['log_evidence']:.4f}", f"{s_['se']:.4f}", f"{s_['z']:+.2f}",

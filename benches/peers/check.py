@@ -155,9 +155,12 @@ def row_failures(t, id_col):
         if ids_o[k] != ids_p[k]:
             so = set(ids_o)
             sp = set(ids_p)
-            what = ("rows missing from the peer, first: %s %s" % (id_col, next(i for i in ids_o if i not in sp))
-                    if so - sp else "extra rows in the peer, first: %s %s" % (id_col, next(i for i in ids_p if i not in so))
-                    if sp - so else "rows reordered")
+            if so - sp:
+                what = "rows missing from the peer, first: %s %s" % (id_col, next(i for i in ids_o if i not in sp))
+            elif sp - so:
+                what = "extra rows in the peer, first: %s %s" % (id_col, next(i for i in ids_p if i not in so))
+            else:
+                what = "rows reordered"
             failures.append("row %d: %s %s in ours, %s in the peer (%s)" % (k + 1, id_col, ids_o[k], ids_p[k], what))
             break
     else:

@@ -43,7 +43,8 @@ def _no_fma_on_cpu(argv):
     want = (flags + " --xla_cpu_max_isa=AVX").strip()
     try:
         import subprocess
-        ok = subprocess.run([sys.executable, "-c", "import jax; jax.devices('cpu')"], env=dict(os.environ, XLA_FLAGS=want),
+        ok = subprocess.run([sys.executable, "-c", "import jax; jax.devices('cpu')"],
+                            env=dict(os.environ, XLA_FLAGS=want),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120).returncode == 0
     except Exception:
         ok = False
@@ -64,10 +65,10 @@ except Exception as ex:  # ImportError, or a broken jaxlib
     sys.exit(77)
 
 jax.config.update("jax_enable_x64", True)
-import numpy as np  # noqa: E402
+import numpy as np  # noqa: E402  after the check that JAX imports (else exit 77)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import peer_common as pc  # noqa: E402
+import peer_common as pc  # noqa: E402  after the check that JAX imports (else exit 77)
 
 xp = jnp
 

@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import peer_common as pc  # noqa: E402
+import peer_common as pc
 
 xp = np
 
@@ -39,8 +39,8 @@ xp = np
 # ---------------------------------------------------------------------------------------------
 # jia: the integration loop, masked over the rows
 # ---------------------------------------------------------------------------------------------
-def _take(y, I):
-    return tuple(c[I] for c in y)
+def _take(y, rows):
+    return tuple(c[rows] for c in y)
 
 
 def _advance(T, S, y, h, stick, comp, stiff, sig, euler):
@@ -58,10 +58,10 @@ def _advance(T, S, y, h, stick, comp, stiff, sig, euler):
             return fn(S, y, h, stick, comp)
         if out is None:
             out = [np.empty_like(c) for c in y]
-        I = np.nonzero(mask)[0]
-        r = fn(S.take(I), _take(y, I), h[I], stick[I], comp[I])
+        rows = np.nonzero(mask)[0]
+        r = fn(S.take(rows), _take(y, rows), h[rows], stick[rows], comp[rows])
         for k in range(6):
-            out[k][I] = r[k]
+            out[k][rows] = r[k]
     return tuple(out)
 
 
@@ -90,13 +90,13 @@ def jia(T, W, n, v0, mu, e, e_t, eta0, steps=250, euler=False):
         d = st["done"]
         nd = int(np.count_nonzero(d))
         if nd:  # results out, rows compacted: every row of the state is active
-            I = idx[d]
+            rows = idx[d]
             for k in range(6):
-                yF[k][I] = st["y"][k][d]
-            status[I] = st["status"][d]
-            stepsF[I] = st["nsteps"][d]
-            In_cF[I] = st["In_c"][d]
-            modesF[I] = st["modes"][d]
+                yF[k][rows] = st["y"][k][d]
+            status[rows] = st["status"][d]
+            stepsF[rows] = st["nsteps"][d]
+            In_cF[rows] = st["In_c"][d]
+            modesF[rows] = st["modes"][d]
             keep = ~d
             idx = idx[keep]
             C = {k: (v.take(keep) if k == "S" else v[keep]) for k, v in C.items()}

@@ -37,7 +37,8 @@ MODE_NAMES = {1: "slip", 2: "stick", 3: "reverse"}
 INPUT_NAMES = ["W_xx", "W_xy", "W_xz", "W_yy", "W_yz", "W_zz", "n_x", "n_y", "n_z",
                "v_x", "v_y", "v_z", "mu", "e", "e_t", "eta0"]
 
-# Which parameters each law reads: (mu, e, e_t, eta0), as in the law headers' use() (include/impact/laws/, host/engine/registry.cpp).
+# Which parameters each law reads: (mu, e, e_t, eta0), as in the law headers' use() (include/impact/laws/,
+# host/engine/registry.cpp).
 LAW_PARAMS = {
     "newton": (False, True, False, False),
     "chatterjee-ruina": (True, True, True, False),

@@ -72,7 +72,7 @@ def parse(path):
 
 def describe(name):
     """(kind, law, precision) of a demangled function name."""
-    law = next((l for l in LAWS if "impact::" + l in name or l + "," in name or l + ">" in name), "")
+    law = next((w for w in LAWS if "impact::" + w in name or w + "," in name or w + ">" in name), "")
     prec = "float" if re.search(r"\bfloat\b", name) else "double" if re.search(r"\bdouble\b", name) else ""
     kind = name.replace("(anonymous namespace)", "").split("(")[0].split("<")[0].split("::")[-1].split(" ")[-1]
     return kind, law.replace("Law", ""), prec
@@ -106,17 +106,18 @@ def main():
         if not r.get("entry") and not r.get("spill_stores") and not r.get("stack"):
             continue  # inlined helpers without a frame of their own
         print(f"| {r['object']} | {r['kind']}{'' if r.get('entry') else ' (device fn)'} | {r['law'] or '-'} | "
-              f"{r['precision'] or '-'} | {r.get('registers', '-')} | {r.get('stack', 0)} | {r.get('spill_stores', 0)} | "
-              f"{r.get('spill_loads', 0)} |")
+              f"{r['precision'] or '-'} | {r.get('registers', '-')} | {r.get('stack', 0)} | "
+              f"{r.get('spill_stores', 0)} | {r.get('spill_loads', 0)} |")
     if a.json:
         with open(a.json, "w") as fh:
             json.dump(rows, fh, indent=1)
-    checked = [l.strip() for l in a.check.split(",") if l.strip()]
+    checked = [w.strip() for w in a.check.split(",") if w.strip()]
     budgets = {}
     for b in a.budget:
         m = re.fullmatch(r"(\w+)(?:@(\w+)(?:/(float|double))?)?=(\d+):(\d+)(?::(\d+))?", b)
         if not m:
-            print(f"kernel_resources: --budget {b}: expected KIND[@LAW[/PRECISION]]=REGS:BYTES[:STACK]", file=sys.stderr)
+            print(f"kernel_resources: --budget {b}: expected KIND[@LAW[/PRECISION]]=REGS:BYTES[:STACK]",
+                  file=sys.stderr)
             return 2
         budgets[(m.group(1), m.group(2), m.group(3))] = (int(m.group(4)), int(m.group(5)),
                                                           int(m.group(6)) if m.group(6) else None)

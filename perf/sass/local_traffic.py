@@ -36,14 +36,15 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sass_lines import chained_instructions, disassemble, kernel_symbol, loops, tool  # noqa: E402
+from sass_lines import chained_instructions, disassemble, kernel_symbol, loops, tool
 
 KERNEL = {"jia": "sampled_reduce_kernelINS_6JiaLaw", "stronge": "sampled_reduce_kernelINS_10StrongeLaw"}
 PRECISION_CODE = {"double": "Ed", "float": "Ef"}
 
 
 def line_counts(a):
-    """{line: executions} of include/impact/laws/detail/LAW.hpp (the integrator) over a.instances instances, and the count."""
+    """{line: executions} of include/impact/laws/detail/LAW.hpp (the integrator) over a.instances instances,
+    and the count."""
     if a.counts:
         c = json.load(open(a.counts))
         return {int(k): v for k, v in c["lines"].items()}, c["instances"]
@@ -78,7 +79,7 @@ def line_counts(a):
 def instructions(sass, header):
     """[(address, opcode, law line)] of a listing: the law line is the innermost frame of the
     instruction's inlining chain in `header` (e.g. laws/detail/jia.hpp), or None."""
-    return [(addr, op, next((l for p, l in chain if p.endswith(header)), None))
+    return [(addr, op, next((line for p, line in chain if p.endswith(header)), None))
             for addr, op, chain in chained_instructions(sass)]
 
 
@@ -88,9 +89,9 @@ def law_loop(sass):
     ls = loops(sass)
     if not ls:
         sys.exit("local_traffic: the listing has no loop")
-    nested = [l for l in ls if any(o is not l and o["first"] <= l["first"] and l["last"] <= o["last"]
-                                   and o["sass"] > l["sass"] for o in ls)]
-    return max(nested or ls, key=lambda l: l["sass"])
+    nested = [lp for lp in ls if any(o is not lp and o["first"] <= lp["first"] and lp["last"] <= o["last"]
+                                     and o["sass"] > lp["sass"] for o in ls)]
+    return max(nested or ls, key=lambda lp: lp["sass"])
 
 
 def measure(text, law, counts, n):

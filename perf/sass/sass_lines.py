@@ -31,7 +31,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from simt_inputs import SourceFunctions, model_row  # noqa: E402
+from simt_inputs import SourceFunctions, model_row
 
 LINE_RE = re.compile(r'//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?')
 # a function's own label (the kernel, a device function ptxas kept apart, CUDA's out-of-line
@@ -138,7 +138,7 @@ def loops(sass, min_size=1):
                     "ldl": sum(o.startswith("LDL") for _, o, _ in body),
                     "stl": sum(o.startswith("STL") for _, o, _ in body),
                     "rcp": sum(o.startswith("MUFU.RCP") for _, o, _ in body)})
-    out.sort(key=lambda l: l["first"])
+    out.sort(key=lambda lp: lp["first"])
     return out
 
 
@@ -191,13 +191,13 @@ def main(argv=None):
     by_line = {}
     for chain, c in per_chain(text).items():
         if a.lines:
-            mine = [l for p, l in chain if l and p.endswith(a.lines)]
+            mine = [line for p, line in chain if line and p.endswith(a.lines)]
             b = by_line.setdefault(mine[0] if mine else None, [0, 0, 0])
             for j in range(3):
                 b[j] += c[j]
         # the innermost frame in a function the model names (a helper such as dot or axpy goes to the
         # law's function that inlined it), else the innermost frame
-        frames = [src.at(p, l) if l else (p, "") for p, l in chain]
+        frames = [src.at(p, line) if line else (p, "") for p, line in chain]
         key = next((f for f in frames if f[1] in runs), frames[0])
         if path_fns and any(f[1] in path_fns for f in frames):
             for j in range(3):
@@ -224,7 +224,7 @@ def main(argv=None):
         rr = "-" if r["runs_per_instance"] is None else f"{r['runs_per_instance']:.1f}"
         lp = "-" if r["local_per_instance"] is None else f"{r['local_per_instance']:.0f}"
         print(f"| {r['file']} | {r['function'] or '-'} | {r['sass']} | {r['ldl']} | {r['stl']} | {rr} | {lp} |")
-    line_rows = [{"line": l, "sass": n, "ldl": ldl, "stl": stl} for l, (n, ldl, stl) in
+    line_rows = [{"line": line, "sass": n, "ldl": ldl, "stl": stl} for line, (n, ldl, stl) in
                  sorted(by_line.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))]
     if a.lines:
         print(f"\n| {a.lines} line | SASS | LDL | STL |\n| ---: | ---: | ---: | ---: |")
@@ -232,9 +232,9 @@ def main(argv=None):
             print(f"| {'elsewhere' if r['line'] is None else r['line']} | {r['sass']} | {r['ldl']} | {r['stl']} |")
     found = loops(text, a.loops) if a.loops else None
     if found is not None:
-        print(f"\n| loop (addresses) | SASS | LDL | STL | MUFU.RCP |\n| --- | ---: | ---: | ---: | ---: |")
-        for l in found:
-            print(f"| {l['first']:x}-{l['last']:x} | {l['sass']} | {l['ldl']} | {l['stl']} | {l['rcp']} |")
+        print("\n| loop (addresses) | SASS | LDL | STL | MUFU.RCP |\n| --- | ---: | ---: | ---: | ---: |")
+        for lp in found:
+            print(f"| {lp['first']:x}-{lp['last']:x} | {lp['sass']} | {lp['ldl']} | {lp['stl']} | {lp['rcp']} |")
     if a.json:
         json.dump({"kernel": name, "sass": total[0], "ldl": total[1], "stl": total[2], "loops": found,
                    "path": {"functions": sorted(path_fns), "sass": on_path[0], "ldl": on_path[1], "stl": on_path[2]},

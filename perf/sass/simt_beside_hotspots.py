@@ -31,7 +31,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from simt_inputs import SourceFunctions, model_row  # noqa: E402
+from simt_inputs import SourceFunctions, model_row
 
 
 def method_name(function):

@@ -7,7 +7,7 @@ import sys
 
 # check_layout.py stays in scripts/: the layout rule and these tools read functions alike
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from check_layout import functions  # noqa: E402
+from check_layout import functions
 
 
 def model_row(path, law, precision, steps, blocks="sorted_blocks"):
