@@ -112,7 +112,8 @@ def main(argv=None):
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"params": rows, "worst_z": worst, "ok": ok, "seconds_ours": t_ours, "seconds_emcee": t_emcee,
-                       "emcee_impacts_per_s": float(rate), "walkers": a.walkers, "steps": a.steps, "burn": burn}, f, indent=1)
+                       "emcee_impacts_per_s": float(rate), "walkers": a.walkers, "steps": a.steps, "burn": burn},
+                      f, indent=1)
     if tmp is not None:
         tmp.cleanup()
     return 0 if ok else 1

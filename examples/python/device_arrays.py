@@ -33,17 +33,27 @@ def sample(fw, N, dtype, seed=1):
         import cupy as xp
 
         rng = xp.random.default_rng(seed)
-        U = lambda lo, hi: rng.uniform(lo, hi, N).astype(dtype)
-        asarr = lambda a: xp.asarray(a, dtype=dtype)
+
+        def U(lo, hi):
+            return rng.uniform(lo, hi, N).astype(dtype)
+
+        def asarr(a):
+            return xp.asarray(a, dtype=dtype)
         stack = xp.stack
     elif fw == "torch":
         import torch as xp
 
         g = xp.Generator(device="cuda").manual_seed(seed)
         tdt = xp.float64 if dtype == np.float64 else xp.float32
-        U = lambda lo, hi: lo + (hi - lo) * xp.rand(N, generator=g, device="cuda", dtype=tdt)
-        asarr = lambda a: xp.as_tensor(a, device="cuda", dtype=tdt)
-        stack = lambda xs, axis: xp.stack(xs, dim=axis)
+
+        def U(lo, hi):
+            return lo + (hi - lo) * xp.rand(N, generator=g, device="cuda", dtype=tdt)
+
+        def asarr(a):
+            return xp.as_tensor(a, device="cuda", dtype=tdt)
+
+        def stack(xs, axis):
+            return xp.stack(xs, dim=axis)
     else:
         import jax
         import jax.numpy as xp
@@ -51,8 +61,12 @@ def sample(fw, N, dtype, seed=1):
         if dtype == np.float64:
             jax.config.update("jax_enable_x64", True)
         keys = iter(jax.random.split(jax.random.PRNGKey(seed), 8))
-        U = lambda lo, hi: jax.random.uniform(next(keys), (N,), dtype=dtype, minval=lo, maxval=hi)
-        asarr = lambda a: xp.asarray(a, dtype=dtype)
+
+        def U(lo, hi):
+            return jax.random.uniform(next(keys), (N,), dtype=dtype, minval=lo, maxval=hi)
+
+        def asarr(a):
+            return xp.asarray(a, dtype=dtype)
         stack = xp.stack
     V0x, V0z, w0y = U(-3.0, 3.0), U(-6.0, -1.0), U(-4.0, 4.0)
     zero = V0x * 0
@@ -83,7 +97,9 @@ def main():
     ok = r.status == 0
     Pn, Pt = r.P[:, 2], (r.P[:, 0] ** 2 + r.P[:, 1] ** 2) ** 0.5
     share = float(ok.sum()) / a.n if fw != "torch" else float(ok.sum().item()) / a.n
-    mean = lambda x: float((x * ok).sum()) / max(1.0, share * a.n)
+
+    def mean(x):
+        return float((x * ok).sum()) / max(1.0, share * a.n)
     print(f"{a.n} ball impacts with {a.law} on {fw} device arrays ({a.precision}): {dt:.3f} s, "
           f"{a.n / dt:.3g} impacts/s; ok {100 * share:.2f}%")
     print(f"mean normal impulse {mean(Pn):.6g}, mean tangential impulse {mean(Pt):.6g}, "

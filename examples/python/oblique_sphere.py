@@ -24,7 +24,7 @@ def main():
 
     R, rho = 0.0125, 7850.0                        # a 25 mm steel ball
     m = rho * 4.0 / 3.0 * np.pi * R**3
-    I = 0.4 * m * R * R
+    I = 0.4 * m * R * R  # noqa: E741  I: the moment of inertia, the physics' name
     theta = np.radians(np.linspace(2.0, 88.0, a.n))  # from the normal
     V = a.speed * np.stack([np.sin(theta), np.zeros_like(theta), -np.cos(theta)], axis=1)
     ball = ib.Body(mass=m, inertia=[I, I, I], com=[0.0, 0.0, R], V=V)

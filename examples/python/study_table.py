@@ -26,7 +26,8 @@ def main():
         ok = df[df["status"] == "ok"]
         groups = ok.groupby(pd.cut(ok["mu"], 4), observed=True)
         print(f"\n{law}: {len(ok)} of {len(df)} rows ok; post-impact spin w2 by friction coefficient")
-        print(groups["w2"].describe()[["count", "mean", "std", "min", "max"]].to_string(float_format=lambda x: f"{x:.4f}"))
+        spin = groups["w2"].describe()[["count", "mean", "std", "min", "max"]]
+        print(spin.to_string(float_format=lambda x: f"{x:.4f}"))
 
 
 if __name__ == "__main__":

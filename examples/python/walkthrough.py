@@ -16,13 +16,13 @@ import time
 import matplotlib
 
 matplotlib.use("Agg")
-import arviz as az  # noqa: E402
-import emcee  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from SALib.analyze import sobol  # noqa: E402
+import arviz as az
+import emcee
+import matplotlib.pyplot as plt
+import numpy as np
+from SALib.analyze import sobol
 
-import impactbatch as ib  # noqa: E402
+import impactbatch as ib
 
 
 def main():
@@ -44,26 +44,35 @@ def main():
         assert abs(summ.loc[p, "r_hat"] - res.summary.loc[p, "r_hat"]) < 1e-9
         assert abs(summ.loc[p, "ess_bulk"] / res.summary.loc[p, "ess_bulk"] - 1) < 1e-6
     az.plot_trace(idata, var_names=["mu", "e"])
-    plt.tight_layout(); plt.savefig(OUT + "/trace.png", dpi=90)
+    plt.tight_layout()
+    plt.savefig(OUT + "/trace.png", dpi=90)
     print("trace plot:", OUT + "/trace.png")
     smc = ib.calibrate(cfg, out=OUT + "/smc", backend="omp", force=True)
-    print("SMC:", smc, "\n", az.summary(smc.to_inference_data(predictive_draws=50), round_to=4)[["mean", "sd", "ess_bulk"]])
+    smc_summary = az.summary(smc.to_inference_data(predictive_draws=50), round_to=4)
+    print("SMC:", smc, "\n", smc_summary[["mean", "sd", "ess_bulk"]])
 
     # 2. emcee with a pool: the model pickles; the pooled chain is the serial chain
     model = ib.CalibrationModel(cfg, backend="serial")
     p0 = model.start(16, seed=3)
+
     def chain(pool):
         np.random.seed(5)
         s = emcee.EnsembleSampler(16, model.dim, ib.log_posterior, args=(model,), pool=pool)
         s.run_mcmc(p0, 200, progress=False)
         return s
-    t = time.time(); serial = chain(None); ts = time.time() - t
+
+    t = time.time()
+    serial = chain(None)
+    ts = time.time() - t
     with mp.get_context("spawn").Pool(2) as pool:
-        t = time.time(); pooled = chain(pool); tp = time.time() - t
+        t = time.time()
+        pooled = chain(pool)
+        tp = time.time() - t
     assert np.array_equal(serial.get_chain(), pooled.get_chain())
     print(f"emcee 16 walkers x 200 steps: serial {ts:.2f} s, Pool(2) {tp:.2f} s, chains identical; "
           f"acceptance {pooled.acceptance_fraction.mean():.3f}")
-    print(az.summary(az.from_emcee(pooled, var_names=model.names).sel(draw=slice(100, None)), round_to=4)[["mean", "sd", "r_hat"]])
+    pooled_summary = az.summary(az.from_emcee(pooled, var_names=model.names).sel(draw=slice(100, None)), round_to=4)
+    print(pooled_summary[["mean", "sd", "r_hat"]])
 
     # 3. SALib round trip with S2
     problem = {"num_vars": 4, "names": ["mu", "e", "V0x", "w0y"],
@@ -83,11 +92,13 @@ def main():
     for o in ("Vx", "wy", "Vz"):
         Si = sobol.analyze(back, np.loadtxt(OUT + f"/study/salib/jia_{o}.txt"), calc_second_order=True, seed=1)
         for r in rows:
-            if r["output"] != o: continue
+            if r["output"] != o:
+                continue
             i, j = back["names"].index(r["parameter_i"]), back["names"].index(r["parameter_j"])
             worst = max(worst, abs(float(r["S2"]) - Si["S2"][i, j]))
-            if o == "wy": print(f"  S2 {o} {r['parameter_i']} x {r['parameter_j']}: {float(r['S2']):+.4f} +- {float(r['S2_conf']):.4f}"
-                                f" (SALib {Si['S2'][i, j]:+.4f} +- {Si['S2_conf'][i, j]:.4f})")
+            if o == "wy":
+                print(f"  S2 {o} {r['parameter_i']} x {r['parameter_j']}: {float(r['S2']):+.4f} +- "
+                      f"{float(r['S2_conf']):.4f} (SALib {Si['S2'][i, j]:+.4f} +- {Si['S2_conf'][i, j]:.4f})")
     print(f"SALib round trip: problem.json read back equal; S2 worst |impact - SALib| = {worst:.1e}")
 
 

@@ -263,8 +263,8 @@ def mini(**params):
     ({"linspace": np.array([0.1, np.inf, 3])}, "params.mu.linspace[1]"),
 ])
 def test_study_non_finite_numbers_name_the_key(tmp_path, value, key):
-    with pytest.raises(ValueError, match=re.escape(f"{key}: ") + r".*must be finite \(a parameter is a finite number or "
-                                         r"a distribution"):
+    with pytest.raises(ValueError, match=re.escape(f"{key}: ")
+                       + r".*must be finite \(a parameter is a finite number or a distribution"):
         ib.study(mini(mu=value), out=str(tmp_path / "o"))
     assert not (tmp_path / "o").exists()
 
@@ -298,10 +298,11 @@ def test_study_numpy_scalars_and_arrays_are_config_values(tmp_path):
     cfg["design"] = {"kind": "grid"}
     cfg["study"]["laws"] = np.array(["newton"])
     a = ib.study(cfg, out=str(tmp_path / "a"))
-    b = ib.study(mini(mu=0.3, V0x={"linspace": [-2, 2, 5]}, e=0.5) | {"design": {"kind": "grid"}}, out=str(tmp_path / "b"))
+    b = ib.study(mini(mu=0.3, V0x={"linspace": [-2, 2, 5]}, e=0.5) | {"design": {"kind": "grid"}},
+                 out=str(tmp_path / "b"))
     assert len(a.tables["newton"]) == 5 and a.tables["newton"].equals(b.tables["newton"])
-    c = ib.study(mini(mu=0.3) | {"design": {"kind": "mc", "n": np.int64(10), "seed": np.uint8(1)}}, out=str(tmp_path / "c"),
-                 design__n=np.int64(12), set={"params.e": np.float64(0.25)})
+    c = ib.study(mini(mu=0.3) | {"design": {"kind": "mc", "n": np.int64(10), "seed": np.uint8(1)}},
+                 out=str(tmp_path / "c"), design__n=np.int64(12), set={"params.e": np.float64(0.25)})
     assert len(c.tables["newton"]) == 12 and (c.tables["newton"]["e"] == 0.25).all()
 
 

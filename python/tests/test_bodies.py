@@ -10,7 +10,7 @@ def test_ball_on_ground_is_jias_ball():
     # a solid sphere (m, R, I = 2/5 m R^2) resting on the ground at its lowest point:
     # W = diag(1/m + R^2/I, 1/m + R^2/I, 1/m) = diag(3.5, 3.5, 1) / m; v = V + omega x r
     m, R = 2.0, 0.1
-    I = 0.4 * m * R * R
+    I = 0.4 * m * R * R  # noqa: E741  I: the moment of inertia, as in the comment's formulas
     ball = ib.Body(mass=m, inertia=[I, I, I], com=[0, 0, R], V=[1.0, 0.0, -2.0], omega=[0.0, 5.0, 0.0])
     c = ib.two_bodies(ball, None, point=[0, 0, 0], normal=[0, 0, 3])  # any length
     assert np.allclose(c.W[0], np.diag([3.5, 3.5, 1.0]) / m, rtol=1e-14)

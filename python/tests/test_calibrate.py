@@ -48,8 +48,7 @@ def test_calibrate_from_a_dict(tmp_path):
            "params": {"V0z": -3.0, "mu": "uniform:0:1", "e": "uniform:0:1"},
            "mcmc": {"walkers": 16, "steps": 300, "seed": 5}}
     a = ib.calibrate(cfg, out=str(tmp_path / "a"), backend="serial")
-    b = ib.calibrate(CONFIG, out=str(tmp_path / "b"), backend="serial", mcmc__steps=300, mcmc__walkers=16,
-                     mcmc__seed=5)
+    ib.calibrate(CONFIG, out=str(tmp_path / "b"), backend="serial", mcmc__steps=300, mcmc__walkers=16, mcmc__seed=5)
     assert (tmp_path / "a" / "samples.npy").read_bytes() == (tmp_path / "b" / "samples.npy").read_bytes()
     assert a.name == "d"
 

@@ -53,7 +53,8 @@ def args(N=4):
      "W: an array on DLPack device type 4; impactbatch reads host arrays and CUDA device arrays"),
     (lambda: ib.evaluate("nolaw", *args(), mu=0.3), ValueError, "law: unknown law 'nolaw'"),
     (lambda: ib.evaluate("jia", *args(), mu=0.3, e=0.5, eta0=1.1, precision="half"), ValueError, "precision"),
-    (lambda: ib.two_bodies(ib.Body(V=FakeCuda((3,))), None), TypeError, "a device array .cuda.; this function takes host"),
+    (lambda: ib.two_bodies(ib.Body(V=FakeCuda((3,))), None), TypeError,
+     "a device array .cuda.; this function takes host"),
 ])
 def test_device_arguments_checked_before_any_device_work(call, exc, words):
     with pytest.raises(exc, match=words):

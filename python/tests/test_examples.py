@@ -107,8 +107,9 @@ def test_walkthrough(tmp_path):
     for m in ("arviz", "emcee"):
         if importlib.util.find_spec(m) is None and not os.path.isdir(os.path.join(deps, m)):
             pytest.skip(f"{m} is not installed (scripts/bootstrap.sh installs it)")
-    p = subprocess.run([sys.executable, "-W", "ignore::FutureWarning", os.path.join(SRC, "examples", "python", "walkthrough.py"),
-                        str(tmp_path / "w")], capture_output=True, text=True, env=env)
+    walkthrough = os.path.join(SRC, "examples", "python", "walkthrough.py")
+    p = subprocess.run([sys.executable, "-W", "ignore::FutureWarning", walkthrough, str(tmp_path / "w")],
+                       capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "chains identical" in p.stdout and "problem.json read back equal" in p.stdout
     assert (tmp_path / "w" / "trace.png").stat().st_size > 10000

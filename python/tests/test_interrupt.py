@@ -69,7 +69,9 @@ CHILD = BATCH + textwrap.dedent(r'''
         call = lambda: m.log_likelihood(th)
     elif what == "evaluate":
         W, n, v, p = batch(2000)
-        t = time.time(); ib.evaluate("jia", W, n, v, backend=backend, steps=steps, **p); pilot = (time.time() - t) / 2000
+        t = time.time()
+        ib.evaluate("jia", W, n, v, backend=backend, steps=steps, **p)
+        pilot = (time.time() - t) / 2000
         N = int(whole / pilot)
         args = batch(N)
         call = lambda: ib.evaluate("jia", *args[:3], backend=backend, steps=steps, **args[3])
@@ -123,7 +125,8 @@ def test_ctrl_c_interrupts_a_calibration_models_batch(tmp_path, backend):
     # CalibrationModel.log_likelihood of many points: the model's pieces of rows check the stop
     # (calibrate/model.hpp), the call runs interruptibly (python/interrupt.hpp)
     src = os.environ.get("IMPACT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-    start, events, latency = run_interrupted("model", backend, os.path.join(src, "examples/calibration/ball-synthetic.toml"))
+    config = os.path.join(src, "examples/calibration/ball-synthetic.toml")
+    start, events, latency = run_interrupted("model", backend, config)
     assert events[0]["event"] == "interrupt", f"no KeyboardInterrupt: {events} ({latency:.1f} s after SIGINT)"
     assert latency < LATENCY, f"KeyboardInterrupt {latency:.2f} s after SIGINT"
 
@@ -134,7 +137,8 @@ def test_ctrl_c_within_an_instance_of_many_steps(what, backend):
     # jia at 1e6 and 2e6 steps: one instance alone takes about 0.3 s, so no split of the batch is
     # enough; the integrators poll the stop (LawOptions::stop) and the batch is dropped
     src = os.environ.get("IMPACT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-    start, events, latency = run_interrupted(what, backend, os.path.join(src, "examples/calibration/ball-synthetic.toml"))
+    config = os.path.join(src, "examples/calibration/ball-synthetic.toml")
+    start, events, latency = run_interrupted(what, backend, config)
     assert events[0]["event"] == "interrupt", f"no KeyboardInterrupt: {events} ({latency:.1f} s after SIGINT)"
     assert latency < LATENCY, f"KeyboardInterrupt {latency:.2f} s after SIGINT"
 

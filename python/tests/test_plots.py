@@ -21,15 +21,15 @@ import pytest
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402  after importorskip (no matplotlib: a skip)
 
 SRC = os.environ.get("IMPACT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 IMPACT = os.environ.get("IMPACT_BINARY", "impact")
 STUDIES = os.path.join(SRC, "examples", "studies")
 CALIBRATION = os.path.join(SRC, "examples", "calibration")
 sys.path.insert(0, os.path.join(SRC, "scripts"))
-import plot_calibration  # noqa: E402
-import plot_study  # noqa: E402
+import plot_calibration  # noqa: E402  found in SRC/scripts, put on the path above
+import plot_study  # noqa: E402  found in SRC/scripts, put on the path above
 
 # the binary draws its plots with this Python (which imports numpy and matplotlib: the test runs)
 ENV = dict(os.environ, IMPACT_PYTHON=sys.executable)
@@ -413,7 +413,7 @@ def test_folders_without_symbols_are_labelled_by_name(studies, calibrations, tmp
     meta["columns"] = {law: [{"name": c["name"], "kind": c["kind"]} for c in cols]
                        for law, cols in meta["columns"].items()}
     (d / "metadata.json").write_text(json.dumps(meta))
-    for file, fig in plot_study.figures(str(d)):
+    for _file, fig in plot_study.figures(str(d)):
         try:
             fig.canvas.draw()
             labels = {ax.get_xlabel() for ax in fig.axes} | {ax.get_ylabel() for ax in fig.axes}

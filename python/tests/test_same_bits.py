@@ -101,7 +101,8 @@ def study_digest(tmp_path):
     cfg = {"study": {"name": "same-bits", "scenario": "pencil", "laws": ["chatterjee-ruina", "stronge", "jia"]},
            "run": {"steps": 100},
            "design": {"kind": "mc", "n": 200, "seed": 11},
-           "params": {"theta": {"dist": "uniform", "lo": 0.8, "hi": 1.4}, "V0x": {"dist": "normal", "mean": -4, "sd": 0.5},
+           "params": {"theta": {"dist": "uniform", "lo": 0.8, "hi": 1.4},
+                      "V0x": {"dist": "normal", "mean": -4, "sd": 0.5},
                       "mu": {"dist": "uniform", "lo": 0.2, "hi": 0.6}}}
     r = ib.study(cfg, out=str(tmp_path / "study"), backend="serial")
     assert sorted(r.tables) == ["chatterjee-ruina", "jia", "stronge"]

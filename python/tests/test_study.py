@@ -88,10 +88,12 @@ def test_study_equals_impact_study(tmp_path):
 
 def test_study_from_a_dict_and_config_errors(tmp_path):
     cfg = {"study": {"name": "mini", "scenario": "ball", "laws": ["newton", "stronge"]},
-           "design": {"kind": "grid"}, "params": {"V0x": {"linspace": [-2.0, 2.0, 9]}, "V0z": -3.0, "mu": 0.3, "e": 0.5}}
+           "design": {"kind": "grid"},
+           "params": {"V0x": {"linspace": [-2.0, 2.0, 9]}, "V0z": -3.0, "mu": 0.3, "e": 0.5}}
     res = ib.study(cfg, out=str(tmp_path / "m"), backend="serial", set={"params.mu": 0.4})
     assert set(res.tables) == {"newton", "stronge"} and len(res.tables["stronge"]) == 9
-    assert res.metadata["config"]["params"]["mu"] in (0.4, {"fixed": 0.4}) or "0.4" in json.dumps(res.metadata["config"]["params"]["mu"])
+    mu = res.metadata["config"]["params"]["mu"]
+    assert mu in (0.4, {"fixed": 0.4}) or "0.4" in json.dumps(mu)
     with pytest.raises(ValueError, match="design.n"):
         ib.study(cfg, out=str(tmp_path / "m2"), design__n=0)
 
@@ -100,13 +102,15 @@ def test_study_owns_its_folder(tmp_path):
     """An earlier study's files are removed (as `impact study`); a folder with other files is
     refused unless force=True, which keeps them (docs/study.md, "The output folder")."""
     cfg = {"study": {"name": "own", "scenario": "ball", "laws": ["newton", "stronge"]},
-           "design": {"kind": "grid"}, "params": {"V0x": {"linspace": [-2.0, 2.0, 5]}, "V0z": -3.0, "mu": 0.3, "e": 0.5},
+           "design": {"kind": "grid"},
+           "params": {"V0x": {"linspace": [-2.0, 2.0, 5]}, "V0z": -3.0, "mu": 0.3, "e": 0.5},
            "output": {"formats": ["csv", "npy"]}}
     out = tmp_path / "o"
     ib.study(cfg, out=str(out), backend="serial")
     assert (out / "stronge.csv").exists()
     res = ib.study(cfg, out=str(out), backend="serial", set={"study.laws": ["newton"], "output.formats": ["npy"]})
-    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["metadata.json", "newton.npy", "summary.md"]
+    kept = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+    assert kept == ["metadata.json", "newton.npy", "summary.md"]
     assert set(res.tables) == {"newton"}
     other = tmp_path / "data"
     other.mkdir()

@@ -64,8 +64,8 @@ def test_a_calibration_names_the_unit_of_its_columns(tmp_path):
     assert cols["w0y"]["unit"] == "rad/s"
     assert cols["Vx"]["role"] == "observed" and cols["Vx"]["unit"] == "m/s" and cols["Vx"]["symbol"] == "V_x^+"
     assert cols["mu"]["role"] == "parameter" and cols["mu"]["unit"] == "1"
-    s = ib.calibrate(os.path.join(SRC, "examples", "calibration", "ball-synthetic.toml"), out=str(tmp_path / "s"),
-                     backend="omp", smc__particles=512)
+    ib.calibrate(os.path.join(SRC, "examples", "calibration", "ball-synthetic.toml"), out=str(tmp_path / "s"),
+                 backend="omp", smc__particles=512)
     a = np.load(tmp_path / "s" / "samples.npy")  # titled as the study tables are
     assert a.dtype.fields["mu"][2].startswith("mu: Coulomb friction coefficient")
     assert a.dtype.fields["logp"][2].startswith("logp: log posterior")
