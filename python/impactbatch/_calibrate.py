@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Un
 
 import numpy as np
 
-from . import _core, _integer, _python_names, _request, _string, _table
+from . import _core
+from ._args import _integer, _python_names, _string
+from ._study import _request, _table
 
 if TYPE_CHECKING:
     import arviz
