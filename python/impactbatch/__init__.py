@@ -19,6 +19,15 @@ from __future__ import annotations
 # _scenarios, _study, _compare and _calibrate; _args checks the arguments of them all
 from . import _core, _device  # noqa: F401  (ib._core and ib._device: names callers and the tests use)
 from ._bodies import Body, Contact, after_impact, two_bodies
+from ._calibrate import (
+    CalibrationModel,
+    CalibrationResult,
+    LawComparison,
+    calibrate,
+    compare_laws,
+    log_likelihood,
+    log_posterior,
+)
 from ._compare import Comparison, compare
 from ._device import DeviceResult
 from ._evaluate import Result, evaluate
@@ -26,15 +35,13 @@ from ._laws import Status, cuda_usable, eta0_from_elastic, law, laws, status_nam
 from ._reduce import reduce
 from ._scenarios import Instances, scenario, scenarios
 from ._study import StudyResult, study
-from ._calibrate import (CalibrationModel, CalibrationResult, LawComparison, calibrate, compare_laws,
-                         log_likelihood, log_posterior)
 
 # the package's version: pyproject.toml's [project] version, kept equal to it (python/tests/test_arviz.py
 # compares them); version() is the compiled library's, with its git revision
 __version__ = "0.1.0"
 
-__all__ = ["Status", "Result", "DeviceResult", "evaluate", "laws", "law", "status_name", "version", "cuda_usable", "Body", "Contact",
-           "two_bodies", "after_impact", "reduce", "scenarios", "scenario", "Instances", "study", "StudyResult",
-           "eta0_from_elastic", "compare", "Comparison",
+__all__ = ["Status", "Result", "DeviceResult", "evaluate", "laws", "law", "status_name", "version", "cuda_usable",
+           "Body", "Contact", "two_bodies", "after_impact", "reduce", "scenarios", "scenario", "Instances", "study",
+           "StudyResult", "eta0_from_elastic", "compare", "Comparison",
            "calibrate", "CalibrationResult", "CalibrationModel", "compare_laws", "LawComparison", "log_likelihood",
            "log_posterior"]

@@ -12,7 +12,6 @@ import numpy as np
 
 from . import _device
 
-
 _INT_MAX = 2**31 - 1  # steps: a C int, as the CLI's --steps
 _U64_MAX = 2**64 - 1  # n, first, seed, chunk of reduce(): 64-bit unsigned, as the CLI's
 

@@ -72,7 +72,8 @@ class CalibrationResult:
         if self.method == "smc":
             ev = self.metadata["log_evidence"]
             self.log_evidence, self.log_evidence_se = float(ev["value"]), float(ev["se"])
-            self.modes = [dict(mass=m["mass"], **{n: m["params"][n] for n in self.names}) for m in self.metadata["modes"]]
+            self.modes = [dict(mass=m["mass"], **{n: m["params"][n] for n in self.names})
+                          for m in self.metadata["modes"]]
 
     def _load_mcmc(self) -> None:
         self.samples = _table(np.load(os.path.join(self.out_dir, "samples.npy")))
@@ -252,16 +253,16 @@ def _replicate(model: "CalibrationModel", theta: np.ndarray, cond: Dict[str, np.
                          f"(predictive.csv): the data file changed since the run, so its posterior predictive cannot "
                          f"be computed (predictive_draws=0 leaves it out)")
     C, D, _ = theta.shape
-    E, O = d["obs"].shape
-    out = np.empty((C, D, E, O))
-    sigma = np.broadcast_to(d["sigma"], (C, D, E, O)).copy()
+    E, Y = d["obs"].shape  # experiments, observed outputs
+    out = np.empty((C, D, E, Y))
+    sigma = np.broadcast_to(d["sigma"], (C, D, E, Y)).copy()
     for j, name in enumerate(d["observed"]):
         if "sigma_" + name in model.names:  # a noise parameter: the draw's sd for every experiment
             sigma[..., j] = theta[..., model.names.index("sigma_" + name)][..., None]
     for c in range(C):
         for k in range(D):
             out[c, k] = model._m.predict(np.ascontiguousarray(theta[c, k]))[0]  # NaN where a row is not ok
-    noise = np.random.default_rng(seed).standard_normal((C, D, E, O))
+    noise = np.random.default_rng(seed).standard_normal((C, D, E, Y))
     rep = out + sigma * noise
     names = list(d["observed"])
     return {n: rep[..., j] for j, n in enumerate(names)}, {n: out[..., j] for j, n in enumerate(names)}

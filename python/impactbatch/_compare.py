@@ -27,7 +27,7 @@ class Comparison:
         self.failures: List[Dict[str, Any]] = list(out["failures"])
         ref = dict(out["reference"])
         bad = ref["status"] != int(Status.ok)
-        for k, a in ref.items():
+        for a in ref.values():
             if a.dtype.kind == "f":
                 a[bad] = np.nan
         ref["steps"][bad] = -1

@@ -75,7 +75,8 @@ class _View:
             self.strides = tuple(reversed(el))
         else:
             if any(int(s) % item for s in strides):
-                raise ValueError(f"{name}: strides {tuple(strides)} bytes are not a multiple of the {item}-byte element")
+                raise ValueError(f"{name}: strides {tuple(strides)} bytes are not a multiple of the "
+                                 f"{item}-byte element")
             self.strides = tuple(int(s) // item for s in strides)
 
     def core(self, batched: bool, inner: int) -> tuple:
@@ -174,7 +175,8 @@ class DeviceResult:
         return list(self.arrays)
 
     def __repr__(self) -> str:
-        return f"DeviceResult({self.law}, {len(self)} rows on CUDA device {self.raw['status'].device}, {self.framework})"
+        return (f"DeviceResult({self.law}, {len(self)} rows on CUDA device {self.raw['status'].device}, "
+                f"{self.framework})")
 
 
 for _name in ("P", "vf", "dE", "status"):  # r.P, r.vf, r.dE, r.status: device arrays of the inputs' kind

@@ -10,7 +10,6 @@ import numpy as np
 from . import _core
 from ._args import _real_array
 
-
 # module="impactbatch": the enum is the package's (its repr and pickles name impactbatch.Status)
 Status = enum.IntEnum("Status", [(name, code) for code, name in enumerate(_core.status_names())], module="impactbatch")
 Status.__doc__ = "The per-instance status codes, as in the CLI's tables (`impact laws` lists them)."

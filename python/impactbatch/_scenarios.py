@@ -63,7 +63,8 @@ def scenario(name: str, **params: Any) -> Instances:
     names = [p["name"] for p in info[name]["params"]]
     unknown = [k for k in params if k not in names]
     if unknown:
-        raise ValueError(f"scenario {name!r} has no parameter {', '.join(unknown)} (its parameters: {', '.join(names)})")
+        raise ValueError(f"scenario {name!r} has no parameter {', '.join(unknown)} "
+                         f"(its parameters: {', '.join(names)})")
     lengths: Dict[str, int] = {}
     arrays = {}
     for p in info[name]["params"]:
