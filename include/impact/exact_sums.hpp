@@ -45,7 +45,7 @@ IMPACT_HDI int range_exponent(double lo, double hi) {
 
 // The compiler's 128-bit unsigned integer on the host (GCC and Clang on 64-bit targets; __extension__
 // keeps -Wpedantic quiet about it).
-__extension__ typedef unsigned __int128 u128;
+__extension__ using u128 = unsigned __int128;
 
 IMPACT_HDI int leading_zeros(std::uint64_t v) {
 #ifdef __CUDA_ARCH__
@@ -184,7 +184,7 @@ struct DigitSums {
   IMPACT_HDI static DigitSums zero() {
     DigitSums d;
     for (int i = 0; i < 3; ++i) d.pos[i] = d.neg[i] = 0;
-    for (int i = 0; i < 6; ++i) d.sq[i] = 0;
+    for (std::uint64_t& s : d.sq) s = 0;
     return d;
   }
   IMPACT_HDI static void bump(std::uint64_t& c, std::uint64_t v) {
@@ -203,6 +203,7 @@ struct DigitSums {
     Sums<1, 3> one = Sums<1, 3>::zero();
     one.add(f);  // q^2 in three words
     for (int i = 0; i < 3; ++i) {
+      // NOLINTNEXTLINE(bugprone-implicit-widening-of-multiplication-result): i < 3, so 2 i is at most 4
       bump(sq[2 * i], one.s2[i] & kLow);
       bump(sq[2 * i + 1], one.s2[i] >> 32);
     }

@@ -98,7 +98,7 @@ struct Histogram {
     Histogram h{};
     h.lo = lo_;
     h.hi = hi_;
-    for (int i = 0; i < kBins + 2; ++i) h.count[i] = 0;
+    for (std::uint64_t& c : h.count) c = 0;
     return h;
   }
   IMPACT_HDI int bin(double x) const {
@@ -132,7 +132,7 @@ struct SummaryRanges {
 
 IMPACT_HDI BatchSummary summary_identity(const SummaryRanges& r) {
   BatchSummary s{};
-  for (int i = 0; i < static_cast<int>(Status::count_); ++i) s.status[i] = 0;
+  for (std::uint64_t& c : s.status) c = 0;
   for (int k = 0; k < kNumQuantities; ++k) {
     s.q[k] = SumMoments::identity(exact::range_exponent(r.lo[k], r.hi[k]));
     s.h[k] = Histogram::empty(r.lo[k], r.hi[k]);

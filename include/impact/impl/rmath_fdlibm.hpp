@@ -21,10 +21,8 @@
 #include "impact/config.hpp"
 #include "impact/impl/rmath_tables.hpp"
 
-namespace impact {
-
 // ---- reproducible double arithmetic ---------------------------------------------------------------
-namespace rmath {
+namespace impact::rmath {
 
 #if defined(__CUDA_ARCH__)
 IMPACT_HDI double dadd(double a, double b) { return __dadd_rn(a, b); }
@@ -241,7 +239,7 @@ IMPACT_HDI void sincos_turns(double u, double& s, double& c) { sincos_quarter(dm
 // argument 2^-61 quarter turns from a multiple of pi/2). Integer work; the same bits on every host.
 // Host only (the table is host memory; nothing on the device takes radians this large).
 inline std::int64_t reduce_quarter_large(double ax, double& fh, double& fl) {
-  __extension__ typedef unsigned __int128 u128;
+  __extension__ using u128 = unsigned __int128;
   const auto mul_64x64 = [](std::uint64_t a, std::uint64_t b, std::uint64_t& hi, std::uint64_t& lo) {
     hi = static_cast<std::uint64_t>((static_cast<u128>(a) * b) >> 64);
     lo = a * b;
@@ -330,6 +328,4 @@ IMPACT_HD inline void sincos(double x, double& s, double& c) {
   sincos_quadrant(q, xh, xl, s, c);
 }
 
-}  // namespace rmath
-
-}  // namespace impact
+}  // namespace impact::rmath

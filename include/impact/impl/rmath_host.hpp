@@ -28,6 +28,7 @@ inline void two_sum(double a, double b, double& s, double& e) {
 // double-double, so u is within about half an ulp. Below 3/32, u = t (no split: atan(1/16) - 1/32
 // would cancel). atan(u) = u - u^3/3 + ... + u^17/17 (the next term is below 2^-58 |u|).
 inline void atan_unit(double t, bool complement, double& hi, double& lo) {
+  // NOLINTNEXTLINE(bugprone-incorrect-roundings): for t <= 1 the sum never rounds up to the next integer
   const int j = t < 0.09375 ? 0 : static_cast<int>(t * 16.0 + 0.5);
   const double c = j * 0.0625;  // exact
   const double num = t - c;     // exact

@@ -109,8 +109,7 @@ template <class T> IMPACT_HDI bool aghili_admissible(const AghiliBounds<T>& b, T
   return (mu >= b.mu_cr && e <= b.e_star) || (mu < tmin(b.mu_cr, b.mu_star));
 }
 
-namespace detail {
-namespace aghili {
+namespace detail::aghili {
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kScan = 64;        // cells of the sign scan on the circle
@@ -447,7 +446,6 @@ template <class T> IMPACT_HD Result<T> eval_unit(ContactProblem<T> p, ParamUse u
   return r;
 }
 
-}  // namespace aghili
-}  // namespace detail
+}  // namespace detail::aghili
 
 }  // namespace impact
