@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/columns.hpp"
@@ -96,7 +97,7 @@ struct InstancePool {
 // context's start-up; CPU configurations never touch the device.
 class BenchHarness {
  public:
-  explicit BenchHarness(const BenchSpec& spec) : spec_(spec) {}
+  explicit BenchHarness(BenchSpec spec) : spec_(std::move(spec)) {}
   Measurement measure(const BenchConfig& c);
 
  private:

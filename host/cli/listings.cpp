@@ -24,7 +24,7 @@ void column_line(std::FILE* out, const engine::ColumnInfo& c) {
 
 void print_laws(std::FILE* out) {
   std::fprintf(out, "  (every law reads these inputs and writes these outputs; SI units for SI inputs)\n");
-  for (int k = 0; k < kNumInputs; ++k) column_line(out, *engine::contact_column(kInputNames[k]));
+  for (const char* name : kInputNames) column_line(out, *engine::contact_column(name));
   for (const char* name : kCommonOutputNames) column_line(out, *engine::contact_column(name));
   std::fprintf(out, "\n");
   for (const engine::LawInfo& l : engine::all_laws()) {

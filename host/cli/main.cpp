@@ -67,6 +67,9 @@ int check_stdout(int rc) {
 
 }  // namespace
 
+// Outside the try below only building the command line throws (CLI11's set-up: a programming error, or
+// bad_alloc), and std::terminate's report is the end for those.
+// NOLINTNEXTLINE(bugprone-exception-escape): CLI11's set-up, above
 int main(int argc, char** argv) {
   using namespace impact::cli;
 #ifdef IMPACT_WITH_MPI

@@ -35,7 +35,7 @@ std::string sparkline(const Histogram& h) {
   std::string s;
   for (int i = 1; i <= Histogram::kBins; ++i) {
     const std::uint64_t c = h.count[i];
-    int l = c == 0 || mx == 0 ? 0 : 1 + static_cast<int>(8.0 * double(c) / double(mx) + 0.5);
+    int l = c == 0 || mx == 0 ? 0 : 1 + static_cast<int>(std::lround(8.0 * double(c) / double(mx)));
     s += levels[std::min(l, 9)];
   }
   return s;
@@ -44,7 +44,7 @@ std::string sparkline(const Histogram& h) {
 void print_table(std::FILE* t, const sampled::ReduceSpec& a, const sampled::ReduceResult& r, const std::string& choice) {
   const BatchSummary& s = r.summary;
   std::uint64_t total = 0;
-  for (int i = 0; i < static_cast<int>(Status::count_); ++i) total += s.status[i];
+  for (std::uint64_t c : s.status) total += c;
   std::fprintf(t, "impact reduce: law %s, scenario %s, backend %s%s, precision %s, seed %llu\n", a.law->name.c_str(),
                a.scenario.c_str(), backend_name(a.backend), choice.c_str(), precision_name(a.precision),
                static_cast<unsigned long long>(a.seed));
@@ -54,7 +54,7 @@ void print_table(std::FILE* t, const sampled::ReduceSpec& a, const sampled::Redu
   std::fprintf(t,
                "  instances [%llu, %llu): %llu in %.3f s (%.4g instances/s); %.3f s in all with the range pilot, "
                "CPU time %.3f s, peak RSS %.1f MB\n",
-               static_cast<unsigned long long>(a.first), static_cast<unsigned long long>(a.first + a.n),
+               static_cast<unsigned long long>(a.first), static_cast<unsigned long long>(a.first) + a.n,
                static_cast<unsigned long long>(total), r.study_seconds,
                r.study_seconds > 0 ? double(total) / r.study_seconds : 0.0, r.wall_seconds, r.cpu_seconds,
                r.peak_rss_kb / 1024.0);
@@ -144,7 +144,7 @@ sampled::ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FIL
     const int d = bind_device_to_rank(a.local_rank);
     if (d >= 0) why += ", GPU " + std::to_string(d) + " per node-local rank";
   }
-  const sampled::ReduceResult res = sampled::reduce(rs, a.quiet || !writes ? nullptr : log, a.plan);
+  sampled::ReduceResult res = sampled::reduce(rs, a.quiet || !writes ? nullptr : log, a.plan);
   if (!writes) return res;
   if (table && !a.quiet) print_table(table, rs, res, why);
   if (!a.out.empty()) io::write_file(a.out, sampled::reduce_json(rs, res), io::Links::follow);

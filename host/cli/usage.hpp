@@ -5,12 +5,13 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace impact::cli {
 
 struct UsageError : std::invalid_argument {
-  UsageError(const std::string& command, const std::string& what)
-      : std::invalid_argument(what), command_(command) {}
+  UsageError(std::string command, const std::string& what)
+      : std::invalid_argument(what), command_(std::move(command)) {}
   // "study": the message reads "impact study: error: WHAT"
   const std::string& command() const { return command_; }
 

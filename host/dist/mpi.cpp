@@ -87,7 +87,7 @@ std::vector<std::string> World::gather(const std::string& mine, const std::strin
       counts[p] = static_cast<int>(sizes[p]);
       displ[p] = at;
     }
-    all.resize(static_cast<std::size_t>(displ.back() + counts.back()));
+    all.resize(static_cast<std::size_t>(displ.back()) + static_cast<std::size_t>(counts.back()));
   }
   check(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(), displ.data(),
                     MPI_CHAR, 0, MPI_COMM_WORLD),
@@ -104,11 +104,12 @@ std::vector<std::string> World::allgather(const std::string& mine, const std::st
     counts[p] = static_cast<int>(sizes[p]);
     displ[p] = at;
   }
-  std::string all(static_cast<std::size_t>(displ.back() + counts.back()), '\0');
+  std::string all(static_cast<std::size_t>(displ.back()) + static_cast<std::size_t>(counts.back()), '\0');
   check(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(), displ.data(),
                        MPI_CHAR, MPI_COMM_WORLD),
         "MPI_Allgatherv");
   std::vector<std::string> out;
+  out.reserve(static_cast<std::size_t>(size_));
   for (int p = 0; p < size_; ++p) out.push_back(all.substr(displ[p], counts[p]));
   return out;
 }

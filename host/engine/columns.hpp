@@ -16,7 +16,7 @@ namespace impact::engine {
 
 // Input columns in InputColumn order.
 template <class T>
-struct InputColumns {
+struct InputColumns {  // NOLINT(bugprone-reserved-identifier): __i0 is clang's, the implicit operator='s index
   std::vector<T> col[kNumInputs];
 
   void resize(std::size_t n) {
@@ -46,7 +46,7 @@ struct InputColumns {
 
 // Output columns of a batch: the reals in OutputColumn order, modes, steps, status.
 template <class T>
-struct OutputColumns {
+struct OutputColumns {  // NOLINT(bugprone-reserved-identifier): __i0 is clang's, the implicit operator='s index
   std::vector<T> real[kNumRealOutputs];
   std::vector<std::uint32_t> modes;
   std::vector<std::int32_t> steps;

@@ -17,6 +17,7 @@
 namespace impact::engine {
 
 struct RangeStat {
+  // NOLINTNEXTLINE(bugprone-narrowing-conversions): clang-tidy 14 takes an infinite constant for a narrowing
   double min = INFINITY, max = -INFINITY, sum = 0;
   std::size_t n = 0;
   void add(double v) {

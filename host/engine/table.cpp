@@ -48,7 +48,7 @@ InputLayout read_header(CsvReader& reader, const LawInfo& law, bool with_outputs
     lay.needed[k] = law.reads(k);
     lay.col_of[k] = 0;
     if (!lay.needed[k]) continue;
-    needed_names.push_back(kInputNames[k]);
+    needed_names.emplace_back(kInputNames[k]);
     const auto it = index.find(kInputNames[k]);
     if (it != index.end()) lay.col_of[k] = it->second;
   }
@@ -160,7 +160,7 @@ void append_results(std::string& buf, const LawInfo& law, const OutputColumns<T>
 
 std::vector<std::string> output_names(const LawInfo& law) {
   std::vector<std::string> names(std::begin(kCommonOutputNames), std::end(kCommonOutputNames));
-  for (const ExtraColumn& x : law.extras) names.push_back(x.name);
+  for (const ExtraColumn& x : law.extras) names.emplace_back(x.name);
   return names;
 }
 

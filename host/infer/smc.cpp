@@ -25,6 +25,7 @@ constexpr std::size_t kJumpEvery = 10;
 constexpr double kJitter = 1e-2;
 constexpr std::uint32_t kMovesPerStage = 4096;  // the counter's room for a stage's steps
 
+// NOLINTNEXTLINE(bugprone-narrowing-conversions): clang-tidy 14 takes an infinite constant for a narrowing
 double finite_or_no_mass(double v) { return std::isfinite(v) ? v : kNoMass; }
 
 // log sum_i exp(a_i) over the finite a_i (-inf when none).
@@ -493,6 +494,7 @@ std::vector<SmcMode> find_modes(const std::vector<double>& x, std::size_t dim, c
       }
   }
   std::vector<double> lengths;
+  lengths.reserve(edges.size());
   for (const auto& e : edges) lengths.push_back(e.first);
   const double typical = lengths.empty() ? 0.0 : quantile_of(lengths, 0.5);
   // an edge is a gap between modes when it is long against the tree's median edge AND against the
@@ -561,6 +563,7 @@ std::vector<SmcMode> find_modes(const std::vector<double>& x, std::size_t dim, c
       if (i < log_like.size()) md.log_like_max = std::max(md.log_like_max, log_like[i]);
     for (std::size_t p = 0; p < dim; ++p) {
       std::vector<double> v;
+      v.reserve(members.size());
       for (std::size_t i : members) v.push_back(x[i * dim + p]);
       double mean = 0, ss = 0;
       for (double t : v) mean += t / static_cast<double>(v.size());

@@ -128,9 +128,9 @@ CompareRows rows_from_study(const SampleSpec& spec, std::uint64_t study_seed, st
   for (std::size_t i = 0; i < idx.size(); ++i) {
     rows.cols.set(i, make_instance<double>(spec, study_seed, idx[i]));
     std::string raw = std::to_string(idx[i]);
-    for (int k = 0; k < kNumInputs; ++k) {
+    for (const std::vector<double>& c : rows.cols.col) {
       raw += ',';
-      io::append_number(raw, rows.cols.col[k][i]);
+      io::append_number(raw, c[i]);
     }
     rows.raw[i] = std::move(raw);
     rows.line[i] = static_cast<long>(idx[i]);

@@ -109,8 +109,8 @@ bool outgoing_ray(const Vec2& b, const Mat2& D, double mu, Vec2& s) {
   const double bn = b.norm();
   if (!(bn > 0) || !(mu > 0)) return false;
   const Eigen::SelfAdjointEigenSolver<Mat2> es(D);
-  const Vec2 d = es.eigenvalues();
-  const Mat2 Q = es.eigenvectors();
+  const Vec2& d = es.eigenvalues();
+  const Mat2& Q = es.eigenvectors();
   const Vec2 beta = Q.transpose() * b;
   auto phi = [&](double lam) {
     const double x0 = beta(0) / (lam + mu * d(0)), x1 = beta(1) / (lam + mu * d(1));

@@ -148,8 +148,8 @@ FolderRequest checkpoint_request(const CheckpointOptions& o) {
   return r;
 }
 
-SamplerCheckpoint::SamplerCheckpoint(const CheckpointOptions& o, const nlohmann::ordered_json& fingerprint, bool writer)
-    : o_(o), fingerprint_(fingerprint.dump()), writer_(writer), last_(now_s()) {
+SamplerCheckpoint::SamplerCheckpoint(CheckpointOptions o, const nlohmann::ordered_json& fingerprint, bool writer)
+    : o_(std::move(o)), fingerprint_(fingerprint.dump()), writer_(writer), last_(now_s()) {
   const std::string path = o_.dir + "/" + kCheckpointFile;
   std::string bytes;
   const bool found = read_file(path, bytes);

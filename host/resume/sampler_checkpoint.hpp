@@ -43,7 +43,7 @@ class SamplerCheckpoint {
   // run's, or a damaged file); else refuses a DIR that holds one. `fingerprint`: the run's, above.
   // Only the `writer` (rank 0 of a group) saves and removes; every process reads. The folder is
   // claimed by the caller (checkpoint_request), before the first save.
-  SamplerCheckpoint(const CheckpointOptions& o, const nlohmann::ordered_json& fingerprint, bool writer);
+  SamplerCheckpoint(CheckpointOptions o, const nlohmann::ordered_json& fingerprint, bool writer);
 
   bool resuming() const { return resuming_; }
   const infer::EnsembleState& ensemble() const { return ens_; }

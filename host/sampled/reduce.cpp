@@ -321,9 +321,9 @@ void write_cases(const std::string& path, const SampleSpec& spec, std::uint64_t 
     materialize<double>(spec, seed, first + b, m, cols);
     for (std::size_t i = 0; i < m; ++i) {
       buf += std::to_string(first + b + i);
-      for (int k = 0; k < kNumInputs; ++k) {
+      for (const std::vector<double>& c : col) {
         buf += ',';
-        io::append_number(buf, col[k][i]);
+        io::append_number(buf, c[i]);
       }
       buf += '\n';
     }
@@ -370,7 +370,7 @@ ReduceSpec reduce_spec(const ReduceRequest& a, std::string* why) {
 std::string reduce_json(const ReduceSpec& a, const ReduceResult& r) {
   const BatchSummary& s = r.summary;
   std::uint64_t total = 0;
-  for (int i = 0; i < static_cast<int>(Status::count_); ++i) total += s.status[i];
+  for (std::uint64_t c : s.status) total += c;
   std::string j = "{\n";
   j += "  \"law\": " + jstr(a.law->name) + ",\n";
   j += "  \"scenario\": " + jstr(a.scenario) + ",\n";
@@ -383,7 +383,7 @@ std::string reduce_json(const ReduceSpec& a, const ReduceResult& r) {
   j += "  \"n\": " + std::to_string(a.n) + ",\n";
   j += "  \"chunk\": " + std::to_string(r.chunk) + ",\n";
   if (!a.checkpoint.empty())
-    j += "  \"checkpoint\": {\"dir\": " + jstr(a.checkpoint) + ", \"chunks_loaded\": " + std::to_string(r.chunks_loaded) +
+    j += R"(  "checkpoint": {"dir": )" + jstr(a.checkpoint) + ", \"chunks_loaded\": " + std::to_string(r.chunks_loaded) +
          ", \"chunks_corrupt\": " + std::to_string(r.chunks_corrupt) + "},\n";
   if (!r.loads.empty()) {  // a run over several processes: each one's share (docs/distributed.md)
     double mx = 0, sum = 0;
@@ -422,7 +422,7 @@ std::string reduce_json(const ReduceSpec& a, const ReduceResult& r) {
     j += ", \"count\": " + std::to_string(m.count()) + ", \"mean\": " + jnum(m.mean()) +
          ", \"sd\": " + jnum(m.sd()) + ", \"min\": " + jnum(any ? m.min : NAN) +
          ", \"max\": " + jnum(any ? m.max : NAN) + ", \"not_summed\": " + std::to_string(m.far) + ",\n";
-    j += "      \"histogram\": {\"lo\": " + jnum(h.lo) + ", \"hi\": " + jnum(h.hi) +
+    j += R"(      "histogram": {"lo": )" + jnum(h.lo) + ", \"hi\": " + jnum(h.hi) +
          ", \"bins\": " + std::to_string(Histogram::kBins) + ", \"below\": " + std::to_string(h.count[0]) +
          ", \"above\": " + std::to_string(h.count[Histogram::kBins + 1]) + ", \"counts\": [";
     for (int i = 1; i <= Histogram::kBins; ++i) j += (i > 1 ? ", " : "") + std::to_string(h.count[i]);

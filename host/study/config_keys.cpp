@@ -34,7 +34,7 @@ const std::vector<io::KeyDoc>& study_key_docs() {
         {"params.from_salib", "string", "", "",
          "a SALib problem (JSON: names, bounds, dists unif/norm/lognorm/truncnorm) whose parameters the study varies"},
         {"output.dir", "string", "out/NAME", "", "the output folder (a run's own: docs/study.md, The output folder)"},
-        {"output.formats", "array of strings", "[\"csv\", \"npy\", \"salib\"]", "", "the tables written: csv, npy, salib"},
+        {"output.formats", "array of strings", R"(["csv", "npy", "salib"])", "", "the tables written: csv, npy, salib"},
         {"output.columns", "array of strings", "[]", "",
          "the columns of the SALib Y files and of summary.md's table ([]: the scenario's outputs)"},
         {"output.csv_max_rows", "integer", "200000", "", "the CSV tables' rows at most when .npy is written too (0: no limit)"},

@@ -13,13 +13,13 @@ namespace impact::study {
 
 std::vector<std::string> study_output_files(const StudyConfig& c, const std::vector<std::string>& tables) {
   std::vector<std::string> v = tables;
-  if (!c.sens_outputs.empty()) v.push_back("sensitivity.csv");
-  if (!c.sens_outputs.empty() && c.design.second_order) v.push_back("sensitivity2.csv");
-  if (writes_salib_problem(c)) v.push_back("salib/problem.json");
-  v.push_back("summary.md");
-  v.push_back("metadata.json");
+  if (!c.sens_outputs.empty()) v.emplace_back("sensitivity.csv");
+  if (!c.sens_outputs.empty() && c.design.second_order) v.emplace_back("sensitivity2.csv");
+  if (writes_salib_problem(c)) v.emplace_back("salib/problem.json");
+  v.emplace_back("summary.md");
+  v.emplace_back("metadata.json");
   for (const PlotSpec& p : c.plots) v.push_back(p.file);
-  v.push_back("parts.json");
+  v.emplace_back("parts.json");
   return v;
 }
 

@@ -33,6 +33,7 @@ std::vector<std::string> study_output_files(const StudyConfig& c, const std::vec
 FolderClaim claim_output_folder(const std::string& dir, const std::vector<std::string>& files, bool force,
                                 const std::vector<std::string>& tables = {}, std::uint64_t parts = 0);
 
+// NOLINTNEXTLINE(bugprone-exception-escape): its default constructor's nlohmann::json(), NOLINT in the library too
 struct MergeOutcome {
   std::uint64_t bytes = 0;         // written
   std::size_t parts = 0, files = 0;

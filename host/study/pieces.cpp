@@ -112,6 +112,7 @@ std::string part_path(const std::string& dir, const std::string& name, std::uint
 // The size and CRC-32 of each part file piece k wrote, read back from the disk.
 std::vector<io::FileSum> part_sums(const std::string& dir, const std::vector<std::string>& files, std::uint64_t k) {
   std::vector<io::FileSum> sums;
+  sums.reserve(files.size());
   for (const std::string& f : files) sums.push_back(io::file_sum(part_path(dir, f, k)));
   return sums;
 }

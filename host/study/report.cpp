@@ -300,11 +300,11 @@ StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, 
     sens = sensitivity(c, design, run, log);
     f.put(sens.csv);
     f.commit();
-    rep.files.push_back("sensitivity.csv");
+    rep.files.emplace_back("sensitivity.csv");
     rep.sens_table = sens.table;
     if (c.design.second_order) {
       io::write_file(dir + "/sensitivity2.csv", sens.csv2);
-      rep.files.push_back("sensitivity2.csv");
+      rep.files.emplace_back("sensitivity2.csv");
       rep.sens_table += sens.table2;
     }
   }
@@ -313,7 +313,7 @@ StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, 
     const json problem = design::salib_problem(c.params);
     io::make_dirs(dir + "/salib", "output.dir");
     io::write_file(dir + "/salib/problem.json", problem.dump(2) + "\n");
-    rep.files.push_back("salib/problem.json");
+    rep.files.emplace_back("salib/problem.json");
   }
   const Statistics stats = statistics(run, design.rows());
   rep.table = stats.table;

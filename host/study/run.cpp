@@ -36,7 +36,7 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
 std::vector<std::string> kept_columns(const StudyConfig& c, const systems::ScenarioInfo& sc) {
   std::vector<std::string> kept = c.columns;
   if (kept.empty()) {
-    for (const char* n : {"P_n", "P_t", "vf_n", "dE"}) kept.push_back(n);
+    for (const char* n : {"P_n", "P_t", "vf_n", "dE"}) kept.emplace_back(n);
     for (const engine::ColumnInfo& b : sc.body_outputs) kept.push_back(b.name);
   }
   for (const std::string& s : c.sens_outputs)

@@ -229,7 +229,7 @@ std::vector<std::string> table_file_names(const StudyConfig& c, const std::vecto
     if (f.npy) names.push_back(lc.law->name + ".npy");
   }
   if (f.salib) {
-    names.push_back("design.txt");
+    names.emplace_back("design.txt");
     for (const LawColumns& lc : laws)
       for (std::size_t k = 0; k < kept.size(); ++k)
         if (lc.kept_pos[k] >= 0) names.push_back("salib/" + lc.law->name + "_" + kept[k] + ".txt");

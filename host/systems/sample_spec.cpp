@@ -101,7 +101,7 @@ const std::vector<SpecKey>& spec_keys(Scenario s) { return s == Scenario::ball ?
 
 SampleSpec default_spec(Scenario s) {
   SampleSpec spec{};
-  for (int k = 0; k < kMaxSlots; ++k) spec.slot[k] = Dist::fixed(0.0);
+  for (Dist& d : spec.slot) d = Dist::fixed(0.0);
   spec.scenario = s;
   spec.flags = 0;
   if (s == Scenario::ball) {
