@@ -284,7 +284,7 @@ class TomlDepth {
     while (c_.more()) {
       const char ch = c_.peek();
       if (ch == '"' || ch == '\'') {
-        skip_string(c_, ch, ch == '"', c_.starts(ch == '"' ? "\"\"\"" : "'''"));
+        skip_string(c_, ch, ch == '"', c_.starts(ch == '"' ? R"(""")" : "'''"));
         continue;
       }
       if (ch == '#') skip_line();
@@ -366,7 +366,7 @@ json parse_json(const std::string& text, const std::string& name) {
     const std::size_t start = b.byte >= b.last_token.size() ? b.byte - b.last_token.size() : 0;
     const auto lc = line_col(text, start);
     throw ConfigError(location(name, lc.first, lc.second) + "JSON number out of range: " + b.last_token +
-                      " is beyond a double's 1.8e308 (an infinite bound is written \"inf\" or \"-inf\")");
+                      R"( is beyond a double's 1.8e308 (an infinite bound is written "inf" or "-inf"))");
   }
   const auto lc = line_col(text, b.byte == 0 ? 0 : b.byte - 1);
   const std::size_t p = b.what.find("syntax error");

@@ -32,6 +32,7 @@ constexpr std::size_t kMaxConfigBytes = std::size_t(16) << 20;
 constexpr int kMaxConfigDepth = 64;
 
 // Config text as a JSON tree plus where each key came from ("a.b", "plots[1].x" -> line, column).
+// NOLINTNEXTLINE(bugprone-exception-escape): its default constructor's nlohmann::ordered_json(), NOLINT in the library too
 struct ConfigTree {
   nlohmann::ordered_json root;
   std::map<std::string, std::pair<long, long>> where;
@@ -88,7 +89,7 @@ struct ConfigReader {
   }
   // A folder a run writes into (output.dir): a string, neither empty nor blank (io/folder_names.hpp).
   std::string folder(const nlohmann::ordered_json& v, const std::string& key) const {
-    const std::string s = str(v, key);
+    std::string s = str(v, key);
     if (!usable_folder_name(s)) fail(key, kEmptyFolderName);
     return s;
   }
@@ -97,6 +98,7 @@ struct ConfigReader {
     if (v.is_string()) {  // inf / -inf / nan written as strings in JSON
       const std::string s = v.get<std::string>();
       if (s == "inf" || s == "+inf") return INFINITY;
+      // NOLINTNEXTLINE(bugprone-narrowing-conversions): clang-tidy 14 takes an infinite constant for a narrowing
       if (s == "-inf") return -INFINITY;
     }
     fail(key, std::string("expected a number, got ") + json_type_name(v) + " " + show_value(v));

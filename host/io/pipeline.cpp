@@ -49,7 +49,7 @@ class Rings {
   // Records the exception of chunk k in stage s (0, 1, 2).
   void fail(std::size_t k, int s, std::exception_ptr e) {
     std::lock_guard<std::mutex> g(m_);
-    if (!error_ || k < stop_ || (k == stop_ && s < error_stage_)) stop_ = k, error_stage_ = s, error_ = e;
+    if (!error_ || k < stop_ || (k == stop_ && s < error_stage_)) stop_ = k, error_stage_ = s, error_ = std::move(e);
   }
   // Every stage stops at once (a stage thread could not be started): pops return end items.
   void abandon() {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -64,7 +65,7 @@ class Progress {
     if (tty_) {
       constexpr int kWidth = 28;
       char bar[kWidth + 1];
-      const int full = static_cast<int>(frac * kWidth + 0.5);
+      const int full = static_cast<int>(std::lround(frac * kWidth));
       for (int i = 0; i < kWidth; ++i) bar[i] = i < full ? '#' : '.';
       bar[kWidth] = 0;
       std::snprintf(line, sizeof line, "\r%s [%s] %5.1f%% %llu/%llu  %.3g/s  %s %s\x1b[K", what_.c_str(), bar,

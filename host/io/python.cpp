@@ -53,7 +53,7 @@ std::string own_module() {
 PlotScriptFound find_plot_script(const std::string& name) {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("IMPACT_PLOT_DIR"); env && *env) {
-    dirs.push_back(env);
+    dirs.emplace_back(env);
   } else {
     const std::string exe = real_path("/proc/self/exe"), module = own_module(), build = real_path(IMPACT_BUILD_ROOT);
     if (!exe.empty()) dirs.push_back(folder_of(folder_of(exe)) + "/share/impactbatch/plot");
@@ -98,7 +98,7 @@ PythonFound find_python(const std::vector<std::string>& modules) {
       }
     }
   }
-  candidates.push_back("/usr/bin/python3");
+  candidates.emplace_back("/usr/bin/python3");
   std::vector<std::string> seen;
   for (const std::string& py : candidates) {
     if (access(py.c_str(), X_OK) != 0) continue;
