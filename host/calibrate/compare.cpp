@@ -37,7 +37,7 @@ double ln_bf_se(const Comparison& k, std::size_t i) {
 // The law's own config: the request's, for this law alone, into OUT/LAW.
 CalibrateConfig law_config(const CalibrateRequest& q, const CalibrateConfig& c, const std::string& law) {
   CalibrateRequest r = q;
-  r.sets.push_back("calibrate.laws=[]");
+  r.sets.emplace_back("calibrate.laws=[]");
   r.sets.push_back("calibrate.law=" + json(law).dump());
   r.out = c.out_dir + "/" + law;
   try {
@@ -64,7 +64,7 @@ resume::FolderClaim claim_comparison(const CalibrateConfig& c, bool force, resum
   r.kind = kComparisonKind;
   r.files = {"comparison.md", "comparison.json"};
   r.removed_first = {"comparison.json"};  // it marks a complete comparison
-  if (c.plots) r.files.push_back("comparison.png"), r.removed_first.push_back("comparison.png");
+  if (c.plots) r.files.emplace_back("comparison.png"), r.removed_first.emplace_back("comparison.png");
   r.force = force;
   return claim_on_rank0(r, group);
 }
@@ -205,7 +205,7 @@ Comparison run_comparison(const CalibrateRequest& q, const CalibrateConfig& c, b
   if (c.plots) {
     k.plot_note = study::run_plot_script("plot_calibration.py", c.out_dir, {"comparison.png"}, progress == nullptr,
                                          progress ? progress : stderr, "impact calibrate", {"--comparison"});
-    if (k.plot_note.find("not drawn") == std::string::npos) k.files.push_back("comparison.png");
+    if (k.plot_note.find("not drawn") == std::string::npos) k.files.emplace_back("comparison.png");
   }
   return k;
 }

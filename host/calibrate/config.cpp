@@ -123,7 +123,7 @@ void resolve_data(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   r.expect_keys(d, "data", io::keys_under(calibrate_key_docs(), "data"));
   if (!d.contains("file")) r.fail("data.file", "missing (a CSV of the experiments)");
   c.data.file = r.t.path_beside("data.file", r.str(d.at("file"), "data.file"));  // relative to the config
-  if (!d.contains("observed")) r.fail("data.observed", "missing (the outputs measured, e.g. [\"Vx\", \"Vz\"])");
+  if (!d.contains("observed")) r.fail("data.observed", R"(missing (the outputs measured, e.g. ["Vx", "Vz"]))");
   c.data.observed = strings(r, d.at("observed"), "data.observed");
   if (c.data.observed.empty()) r.fail("data.observed", "expected at least one output");
   if (d.contains("ignore")) c.data.ignore = strings(r, d.at("ignore"), "data.ignore");

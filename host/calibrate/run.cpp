@@ -271,8 +271,9 @@ json columns_json(const CalibrateConfig& c, const Experiments& d, const std::vec
 // samples.npy's field titles: each free parameter's "NAME: meaning [unit]", and logp's.
 std::vector<std::string> sample_titles(const CalibrateConfig& c, const std::vector<std::string>& free) {
   std::vector<std::string> t;
+  t.reserve(free.size() + 1);
   for (const std::string& n : free) t.push_back(study::npy_title(calibration_column(c, n)));
-  t.push_back("logp: log posterior density, up to the evidence");
+  t.emplace_back("logp: log posterior density, up to the evidence");
   return t;
 }
 

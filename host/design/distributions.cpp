@@ -238,7 +238,7 @@ double ParamSpec::variance() const {
 }
 
 std::string ParamSpec::describe() const {
-  const std::string k = param_kind_name(kind);
+  std::string k = param_kind_name(kind);
   switch (kind) {
     case ParamKind::fixed: return k + "(" + num(a) + ")";
     case ParamKind::uniform:

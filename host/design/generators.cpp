@@ -309,6 +309,7 @@ std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const D
     varied.push_back(p);
   }
   std::vector<std::string> vnames;
+  vnames.reserve(varied.size());
   for (const auto& p : varied) vnames.push_back(p.name);
 
   const bool uses_n = spec.kind == DesignKind::mc || spec.kind == DesignKind::lhs || spec.kind == DesignKind::sobol ||

@@ -71,7 +71,7 @@ design::ParamSpec parse_param(const std::string& name, const json& v, const std:
     fail(std::string(k) + ": expected a number, got " + json_type_name(x) + " " + show_value(x) + why);
     return 0;
   };
-  const auto only = [&](std::set<std::string> allowed) {
+  const auto only = [&](const std::set<std::string>& allowed) {
     for (auto it = v.begin(); it != v.end(); ++it)
       if (!allowed.count(it.key())) {
         std::string list;
