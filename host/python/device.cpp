@@ -133,6 +133,7 @@ cuda::DeviceView view_of(const py::handle& h, bool* present = nullptr) {
   if (py::isinstance<py::tuple>(h)) {
     const auto t = h.cast<py::tuple>();
     if (t.size() != 5) throw std::invalid_argument("a device view is (ptr, f64, s0, s1, s2)");
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): Python gives the device array's address as an integer
     v.data = reinterpret_cast<const void*>(t[0].cast<std::uintptr_t>());
     v.f64 = t[1].cast<bool>();
     for (int k = 0; k < 3; ++k) v.stride[k] = t[2 + k].cast<std::int64_t>();

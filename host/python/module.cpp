@@ -89,7 +89,7 @@ py::list status_names() {
 
 py::list input_names() {
   py::list out;
-  for (int k = 0; k < kNumInputs; ++k) out.append(kInputNames[k]);
+  for (const char* name : kInputNames) out.append(name);
   return out;
 }
 
@@ -292,8 +292,8 @@ py::tuple two_bodies(const py::tuple& b1, const py::tuple& b2, const Arr& point,
   double *Wd = W.mutable_data(), *nd = nn.mutable_data(), *vd = v.mutable_data();
   for_rows(n, [&](std::size_t i) {
     const systems::ContactSpace cs = systems::contact_space(contact_at(c1, c2, pt, nr, i));
-    for (int r = 0; r < 3; ++r) {
-      for (int c = 0; c < 3; ++c) Wd[9 * i + 3 * r + c] = cs.W(r, c);
+    for (std::size_t r = 0; r < 3; ++r) {
+      for (std::size_t c = 0; c < 3; ++c) Wd[9 * i + 3 * r + c] = cs.W(r, c);
       nd[3 * i + r] = cs.n(r);
       vd[3 * i + r] = cs.v0(r);
     }
@@ -399,9 +399,9 @@ py::tuple scenario_build(const std::string& name, const Arr& values, std::size_t
   py::array_t<std::uint8_t> status(static_cast<py::ssize_t>(n));
   std::vector<py::array_t<double>> cols;
   double* c[kNumInputs];
-  for (int k = 0; k < kNumInputs; ++k) {
+  for (double*& ck : c) {
     cols.emplace_back(static_cast<py::ssize_t>(n));
-    c[k] = cols.back().mutable_data();
+    ck = cols.back().mutable_data();
   }
   for (std::size_t i = 0; i < n; ++i) {
     ContactProblem<double> p{};
@@ -533,6 +533,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "impactbatch's compiled core: the batch entry points of the impact laws (see the impactbatch package)";
   io::set_cancel_hook(&python::stop_requested);  // a study stops when the waiting thread asks (run_interruptible)
   // the library's argument errors (unknown law, backend, precision, bad option values) as ValueError
+  // NOLINTNEXTLINE(performance-unnecessary-value-param): pybind11's translator is void (*)(std::exception_ptr)
   py::register_exception_translator([](std::exception_ptr e) {
     try {
       if (e) std::rethrow_exception(e);
