@@ -101,8 +101,7 @@ std::string smc_modes_table(const std::vector<std::string>& names, const std::ve
 
 std::string smc_stages_table(const SmcResult& r) {
   std::string t = "| stage | runs | beta | ESS / particles | acceptance | steps |\n|---:|---:|---:|---:|---:|---:|\n";
-  // NOLINTNEXTLINE(bugprone-integer-division): particles is a multiple of runs (smc refuses others): exact
-  const double per = static_cast<double>(r.particles / std::max<std::size_t>(1, r.runs));
+  const double per = static_cast<double>(r.particles) / static_cast<double>(std::max<std::size_t>(1, r.runs));
   for (std::size_t s = 0; s < r.stage_count(); ++s) {
     double beta = 0, ess = 0, acc = 0, moves = 0, count = 0;
     for (const auto& run : r.stages)
