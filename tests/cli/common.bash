@@ -9,6 +9,10 @@ pass=0
 check() {  # name, condition
   if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1" >&2; fail=$((fail + 1)); fi
 }
+need_simt() {  # sets SIMT to impact-simt beside $IMPACT (perf/), or skips (77) a build without it
+  SIMT="$(dirname "$IMPACT")/impact-simt"
+  [ -x "$SIMT" ] || { echo "skipped: no impact-simt beside $IMPACT (IMPACT_PERF=OFF)"; exit 77; }
+}
 finish() {
   echo "$pass passed, $fail failed"
   [ $fail -eq 0 ]

@@ -7,8 +7,7 @@
 set -u
 source "$(dirname "$0")/common.bash"
 SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
-SIMT="$(dirname "$IMPACT")/impact-simt"
-[ -x "$SIMT" ] || { echo "skipped: no impact-simt beside $IMPACT (IMPACT_PERF=OFF)"; exit 77; }
+need_simt
 H="$SRC/include/impact/laws/detail/stronge.hpp"
 K="$SRC/kernels/cuda/sampled.cu"
 cat > "$T/fake.sass" << EOF

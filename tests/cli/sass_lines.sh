@@ -8,8 +8,7 @@
 set -u
 source "$(dirname "$0")/common.bash"
 SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
-SIMT="$(dirname "$IMPACT")/impact-simt"
-[ -x "$SIMT" ] || { echo "skipped: no impact-simt beside $IMPACT (IMPACT_PERF=OFF)"; exit 77; }
+need_simt
 
 "$SIMT" --laws stronge --precisions double --steps 20 --warps 2 --rounds 2 \
   --json "$T/simt.json" -q; rc=$?

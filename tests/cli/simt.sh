@@ -5,8 +5,7 @@
 set -u
 source "$(dirname "$0")/common.bash"
 SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
-SIMT="$(dirname "$IMPACT")/impact-simt"
-[ -x "$SIMT" ] || { echo "skipped: no impact-simt beside $IMPACT (IMPACT_PERF=OFF)"; exit 77; }
+need_simt
 bad() {  # name, expected message (grep pattern), options...
   local name=$1 msg=$2
   shift 2
