@@ -74,9 +74,11 @@ USES = {
     "sampled": {"core", "kernels", "io", "engine", "systems", "resume"},
     "bench": {"core", "kernels", "io", "engine", "systems"},
     "calibrate": {"core", "io", "engine", "infer", "design", "systems", "resume", "study"},
+    # which law explains the data: calibrations of several laws compared by their evidence
+    "comparison": {"core", "io", "resume", "study", "calibrate"},
     "cli": {"core", "io", "engine", "reference", "systems", "resume", "study", "sampled", "bench", "calibrate",
-            "dist"},
-    "python": {"kernels", "io", "engine", "reference", "systems", "study", "sampled", "calibrate"},
+            "comparison", "dist"},
+    "python": {"kernels", "io", "engine", "reference", "systems", "study", "sampled", "calibrate", "comparison"},
 }
 LAYERS = list(USES)
 # the two front ends: no layer lists one, so neither uses the other; the Python module is one process

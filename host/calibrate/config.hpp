@@ -1,7 +1,7 @@
 // The config of `impact calibrate` (TOML or JSON, read as a study's: io/config_tree.hpp, every
 // error located and naming its key; docs/calibration.md):
 //
-//   [calibrate] name, scenario, law, laws (which law explains the data: compare.hpp), description, method (smc: the posterior by tempered SMC, with
+//   [calibrate] name, scenario, law, laws (which law explains the data: host/comparison/comparison.hpp), description, method (smc: the posterior by tempered SMC, with
 //               its evidence and modes, infer/smc.hpp; ensemble, or its old name mcmc: the posterior
 //               by the stretch-move sampler; fit: its maximum and the Laplace approximation,
 //               infer/fit.hpp)
@@ -42,7 +42,7 @@ using infer::FitOptions;
 
 struct CalibrateConfig {
   std::string name = "calibration", description, scenario, law;
-  // calibrate.laws: the laws whose evidence is compared (calibrate/compare.hpp), each run by SMC into
+  // calibrate.laws: the laws whose evidence is compared (host/comparison/comparison.hpp), each run by SMC into
   // output.dir/LAW; empty: one run of `law` (the first of them when law is not given)
   std::vector<std::string> laws;
   std::string backend = "auto";
@@ -60,9 +60,9 @@ struct CalibrateConfig {
   std::uint64_t mcmc_steps = 2000, burn = 0, seed = 1;
   double a = 2.0;
   std::string method = "smc";  // smc (the default) | ensemble (or its old name mcmc) | fit
-  infer::SmcOptions smc;             // smc.particles 0: "auto", sized to the backend (smc_particles)
+  infer::SmcOptions smc;       // smc.particles 0: "auto", sized to the backend (smc_particles)
   FitOptions fit;
-  std::size_t fit_starts = 8;       // the most starts of the local optimiser
+  std::size_t fit_starts = 8;  // the most starts of the local optimiser
   std::uint64_t fit_seed = 1;
   // The global stage's scrambled Sobol' design over the prior: its points (0: no global stage, the
   // starts drawn from the prior), "auto" (fit_global_auto) sized by fit_design_points.
@@ -81,13 +81,13 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& tree);
 // What `impact calibrate` and impactbatch.calibrate ask for: the config (a file, or its text),
 // KEY=VALUE overrides, and the output folder and backend that override the config's.
 struct CalibrateRequest {
-  std::string config;             // a .toml / .json file, or the config's name when `text` is given
-  std::string text;               // the config itself (JSON or TOML by `toml`); empty: read `config`
+  std::string config;  // a .toml / .json file, or the config's name when `text` is given
+  std::string text;    // the config itself (JSON or TOML by `toml`); empty: read `config`
   bool toml = false;
-  std::vector<std::string> sets;  // KEY=VALUE, KEY a dotted path ("mcmc.steps", "params.mu")
-  std::string out;                // the output folder, taken as given (not relative to the config)
-  std::string backend;            // overrides run.backend
-  resume::CheckpointOptions checkpoint;   // --checkpoint DIR, --resume, --checkpoint-every
+  std::vector<std::string> sets;         // KEY=VALUE, KEY a dotted path ("mcmc.steps", "params.mu")
+  std::string out;                       // the output folder, taken as given (not relative to the config)
+  std::string backend;                   // overrides run.backend
+  resume::CheckpointOptions checkpoint;  // --checkpoint DIR, --resume, --checkpoint-every
 };
 
 // The request's config, read, overridden and resolved. Throws io::ConfigError as above (a file that

@@ -2,7 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "calibrate/compare.hpp"
+#include "comparison/comparison.hpp"
 #include "calibrate/config.hpp"
 #include "calibrate/fit_report.hpp"
 #include "calibrate/run.hpp"
@@ -37,7 +37,8 @@ CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& a) {
 namespace {
 
 // Runs f; the data's faults and a model or folder that cannot run are said on `log`: false.
-template <class F> bool said_ok(std::FILE* log, F&& f) {
+template <class F>
+bool said_ok(std::FILE* log, F&& f) {
   try {
     f();
     return true;
@@ -52,9 +53,8 @@ template <class F> bool said_ok(std::FILE* log, F&& f) {
 // calibrate.laws: every law's run, then the comparison's table on `out`.
 int run_comparison(const CalibrateArgs& args, const calibrate::CalibrateRequest& q, const calibrate::CalibrateConfig& c,
                    std::FILE* out, std::FILE* log) {
-  calibrate::Comparison k;
-  if (!said_ok(log, [&] { k = calibrate::run_comparison(q, c, args.force, args.quiet ? nullptr : log, args.group); }))
-    return 1;
+  comparison::Comparison k;
+  if (!said_ok(log, [&] { k = comparison::run_comparison(q, c, args.force, args.quiet ? nullptr : log, args.group); })) return 1;
   if (args.quiet || !out) return 0;
   std::string files;
   for (const std::string& f : k.files) files += (files.empty() ? "" : ", ") + f;
@@ -62,7 +62,7 @@ int run_comparison(const CalibrateArgs& args, const calibrate::CalibrateRequest&
                c.name.c_str(), k.laws.size(), k.table.c_str(), k.laws[k.best].law.c_str(), k.seconds, c.out_dir.c_str(),
                files.c_str());
   if (!k.plot_note.empty()) std::fprintf(out, "%s\n", k.plot_note.c_str());
-  for (const calibrate::LawRun& l : k.laws)
+  for (const comparison::LawRun& l : k.laws)
     if (!l.o.converged) std::fprintf(out, "warning: %s: some run did not reach beta = 1 within smc.max_stages\n", l.law.c_str());
   return 0;
 }
@@ -90,8 +90,7 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
   }
   if (!c.laws.empty()) return run_comparison(args, q, c, out, log);
   calibrate::CalibrationOutcome o;
-  if (!said_ok(log, [&] { o = calibrate::run_calibration(c, args.force, args.quiet ? nullptr : log, args.group); }))
-    return 1;
+  if (!said_ok(log, [&] { o = calibrate::run_calibration(c, args.force, args.quiet ? nullptr : log, args.group); })) return 1;
   if (!args.quiet && out) {
     const double rate = o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0;
     std::string files;
@@ -101,8 +100,8 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
                  c.scenario.c_str(), engine::backend_name(o.backend), procs.c_str(), o.backend_why.c_str(), o.table.c_str());
     if (c.method == "fit") {
       if (o.fit_design)
-        std::fprintf(out, "global design: %zu points, %zu basin(s), the best %zu climbed (summary.md lists them)\n",
-                     o.fit_design, o.fit_basins, o.fit.starts.size());
+        std::fprintf(out, "global design: %zu points, %zu basin(s), the best %zu climbed (summary.md lists them)\n", o.fit_design,
+                     o.fit_basins, o.fit.starts.size());
       std::fprintf(out, "%s", calibrate::fit_note(o.fit, o.fit_design > 0).c_str());
     } else if (c.method == "smc") {
       std::fprintf(out, "log evidence %.4f +- %.4f; %zu mode(s):", o.log_z, o.log_z_se, o.modes.size());
@@ -119,11 +118,11 @@ int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
     }
     std::fprintf(out, "%.3g rows/s (%.2f s)\nresults: %s/ (%s)\n", rate, o.seconds, c.out_dir.c_str(), files.c_str());
     if (!o.plot_note.empty()) std::fprintf(out, "%s\n", o.plot_note.c_str());
-    if (!o.stranded.empty())
-      std::fprintf(out, "warning: %s\n", calibrate::stranded_note(o.stranded, c.walkers).c_str());
+    if (!o.stranded.empty()) std::fprintf(out, "warning: %s\n", calibrate::stranded_note(o.stranded, c.walkers).c_str());
     if (!o.converged && c.method == "ensemble")
-      std::fprintf(out, "warning: some parameter's chain is shorter than 50 autocorrelation times after the burn-in: "
-                        "run more steps (mcmc.steps)\n");
+      std::fprintf(out,
+                   "warning: some parameter's chain is shorter than 50 autocorrelation times after the burn-in: "
+                   "run more steps (mcmc.steps)\n");
     if (!o.converged && c.method == "smc")
       std::fprintf(out, "warning: some run did not reach beta = 1 within smc.max_stages: not the posterior\n");
   }

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/compare.hpp"
+#include "comparison/comparison.hpp"
 #include "calibrate/config.hpp"
 #include "calibrate/model.hpp"
 #include "calibrate/run.hpp"
@@ -33,9 +33,7 @@ using calibrate::CalibrateRequest;
 CalibrateConfig load(const CalibrateRequest& q) {
   try {
     return calibrate::load_calibrate_config(q);
-  } catch (const io::ConfigError& e) {
-    throw py::value_error(e.what());
-  }
+  } catch (const io::ConfigError& e) { throw py::value_error(e.what()); }
 }
 
 // A JSON value as the Python object json.loads makes of its text, but for NaN and the infinities,
@@ -75,9 +73,7 @@ py::dict run(const CalibrateRequest& q, bool force, bool quiet) {
   run_interruptible([&] {
     try {
       o = calibrate::run_calibration(c, force, quiet ? nullptr : stderr);
-    } catch (const io::InputError& e) {
-      throw std::invalid_argument(e.what());
-    }
+    } catch (const io::InputError& e) { throw std::invalid_argument(e.what()); }
   });
   return outcome_dict(c, o);
 }
@@ -86,13 +82,11 @@ py::dict run(const CalibrateRequest& q, bool force, bool quiet) {
 py::dict compare(const CalibrateRequest& q, bool force, bool quiet) {
   const CalibrateConfig c = load(q);
   if (c.laws.empty()) throw py::value_error("laws: expected two laws or more to compare");
-  calibrate::Comparison k;
+  comparison::Comparison k;
   run_interruptible([&] {
     try {
-      k = calibrate::run_comparison(q, c, force, quiet ? nullptr : stderr);
-    } catch (const io::InputError& e) {
-      throw std::invalid_argument(e.what());
-    }
+      k = comparison::run_comparison(q, c, force, quiet ? nullptr : stderr);
+    } catch (const io::InputError& e) { throw std::invalid_argument(e.what()); }
   });
   py::dict d, runs;
   d["out_dir"] = k.out_dir;
@@ -100,7 +94,7 @@ py::dict compare(const CalibrateRequest& q, bool force, bool quiet) {
   d["files"] = k.files;
   d["table"] = k.table;
   d["plot_note"] = k.plot_note;
-  for (const calibrate::LawRun& l : k.laws) {
+  for (const comparison::LawRun& l : k.laws) {
     CalibrateConfig one = c;
     one.out_dir = l.dir, one.name = c.name, one.method = "smc";
     runs[py::str(l.law)] = outcome_dict(one, l.o);
@@ -122,9 +116,7 @@ class PyModel {
   explicit PyModel(const CalibrateRequest& q) : config_(load(q)) {
     try {
       run_interruptible([&] { model_ = calibrate::make_model(config_); });
-    } catch (const io::InputError& e) {
-      throw py::value_error(e.what());
-    }
+    } catch (const io::InputError& e) { throw py::value_error(e.what()); }
   }
   std::vector<std::string> names() const {
     std::vector<std::string> v;
@@ -178,7 +170,8 @@ class PyModel {
       const std::lock_guard<std::mutex> lock(mu_);
       model_->predict(x.data(), out, status);
     });
-    const py::ssize_t E = static_cast<py::ssize_t>(model_->data().n), O = static_cast<py::ssize_t>(model_->data().observed.size());
+    const py::ssize_t E = static_cast<py::ssize_t>(model_->data().n),
+                      O = static_cast<py::ssize_t>(model_->data().observed.size());
     py::array_t<double> y({E, O});
     std::copy(out.begin(), out.end(), y.mutable_data());
     return py::make_tuple(y, py::array_t<std::uint8_t>(E, status.data()));

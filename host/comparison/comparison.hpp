@@ -28,7 +28,11 @@
 #include "calibrate/config.hpp"
 #include "calibrate/run.hpp"
 
-namespace impact::calibrate {
+namespace impact::comparison {
+
+using calibrate::CalibrateConfig;
+using calibrate::CalibrateRequest;
+using calibrate::CalibrationOutcome;
 
 struct LawRun {
   std::string law, dir;
@@ -61,4 +65,4 @@ Comparison run_comparison(const CalibrateRequest& q, const CalibrateConfig& c, b
 // comparison.json's object.
 nlohmann::ordered_json comparison_json(const Comparison& k);
 
-}  // namespace impact::calibrate
+}  // namespace impact::comparison

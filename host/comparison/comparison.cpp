@@ -1,4 +1,4 @@
-#include "calibrate/compare.hpp"
+#include "comparison/comparison.hpp"
 
 #include <sys/stat.h>
 
@@ -12,7 +12,7 @@
 #include "resume/owned_folder.hpp"
 #include "study/report.hpp"
 
-namespace impact::calibrate {
+namespace impact::comparison {
 
 using json = nlohmann::ordered_json;
 
@@ -41,7 +41,7 @@ CalibrateConfig law_config(const CalibrateRequest& q, const CalibrateConfig& c, 
   r.sets.push_back("calibrate.law=" + json(law).dump());
   r.out = c.out_dir + "/" + law;
   try {
-    CalibrateConfig one = load_calibrate_config(r);
+    CalibrateConfig one = calibrate::load_calibrate_config(r);
     one.plots = c.plots;
     // each law keeps its checkpoint in DIR/LAW; on --resume a law without one starts afresh (it had
     // not begun, or it finished and removed it: running it again gives its bits again)
@@ -53,9 +53,7 @@ CalibrateConfig law_config(const CalibrateRequest& q, const CalibrateConfig& c, 
         one.checkpoint.resume = false;
     }
     return one;
-  } catch (const io::ConfigError& e) {
-    throw std::invalid_argument("calibrate.laws: for law " + law + ": " + e.what());
-  }
+  } catch (const io::ConfigError& e) { throw std::invalid_argument("calibrate.laws: for law " + law + ": " + e.what()); }
 }
 
 resume::FolderClaim claim_comparison(const CalibrateConfig& c, bool force, resume::ProcessGroup* group) {
@@ -78,7 +76,8 @@ std::string table(const Comparison& k) {
   for (std::size_t i = 0; i < k.laws.size(); ++i) {
     const LawRun& l = k.laws[i];
     t += "| " + l.law + fmt(" | %.3f", l.o.log_z) + fmt(" +- %.3f", l.o.log_z_se);
-    t += i == k.best ? " | 0 | best" : fmt(" | %.3f", ln_bf(k, i)) + fmt(" +- %.3f", ln_bf_se(k, i)) + " | " + kass_raftery(-ln_bf(k, i));
+    t += i == k.best ? " | 0 | best"
+                     : fmt(" | %.3f", ln_bf(k, i)) + fmt(" +- %.3f", ln_bf_se(k, i)) + " | " + kass_raftery(-ln_bf(k, i));
     t += fmt(" | %.4f", l.o.max_log_posterior);
     for (std::size_t j = 0; j < k.observed.size(); ++j)
       t += fmt(" | %.4g", l.o.predictive_rms[j]) + fmt(" (%.3g)", l.o.predictive_rms_sigmas[j]);
@@ -107,27 +106,30 @@ std::string markdown(const Comparison& k, const CalibrateConfig& c) {
   std::string obs;
   for (const std::string& o : k.observed) obs += (obs.empty() ? "" : ", ") + o;
   const LawRun& b = k.laws[k.best];
-  std::string md = "# Which law explains the data: " + c.name + "\n\n" +
-                   (c.description.empty() ? "" : c.description + "\n\n") + "Data: " + c.data.file + " (observed " + obs + "), scenario " + c.scenario +
+  std::string md = "# Which law explains the data: " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") +
+                   "Data: " + c.data.file + " (observed " + obs + "), scenario " + c.scenario +
                    ". Each law calibrated by SMC on the same data and priors; its run in LAW/ (summary.md, "
-                   "samples, predictive).\n\n" + k.table + "\nBest: **" + b.law + "**";
+                   "samples, predictive).\n\n" +
+                   k.table + "\nBest: **" + b.law + "**";
   if (k.laws.size() > 1) {
     std::size_t second = k.best == 0 ? 1 : 0;
     for (std::size_t i = 0; i < k.laws.size(); ++i)
       if (i != k.best && k.laws[i].o.log_z > k.laws[second].o.log_z) second = i;
-    md += " (ln BF " + fmt("%.2f", -ln_bf(k, second)) + " +- " +
-          fmt("%.2f", ln_bf_se(k, second)) + " over " + k.laws[second].law + ": " + kass_raftery(-ln_bf(k, second)) + ")";
+    md += " (ln BF " + fmt("%.2f", -ln_bf(k, second)) + " +- " + fmt("%.2f", ln_bf_se(k, second)) + " over " +
+          k.laws[second].law + ": " + kass_raftery(-ln_bf(k, second)) + ")";
   }
-  md += ".\n\n"
-        "log Z is the log evidence, log p(data | law), with its error from the spread of SMC's independent runs; "
-        "ln BF = log Z(law) - log Z(best), its error the two runs' combined. Kass & Raftery (1995) read the natural "
-        "log of a Bayes factor as: below 1 not worth more than a bare mention, 1 to 3 positive, 3 to 5 strong, "
-        "above 5 very strong evidence for the better law. The evidence integrates the likelihood over the prior, "
-        "so a law pays for parameters its data do not pin down (the Occam factor): a richer law wins only by "
-        "fitting better. A difference within about 2 errors is no difference. The rms columns are the root mean "
-        "square over the experiments of the data's residual from the posterior predictive median, in the "
-        "output's units and (in brackets) in its sigmas: near 1 when the law explains the data to their noise.\n\n"
-        "## Each law's posterior\n\n" + posteriors(k);
+  md +=
+      ".\n\n"
+      "log Z is the log evidence, log p(data | law), with its error from the spread of SMC's independent runs; "
+      "ln BF = log Z(law) - log Z(best), its error the two runs' combined. Kass & Raftery (1995) read the natural "
+      "log of a Bayes factor as: below 1 not worth more than a bare mention, 1 to 3 positive, 3 to 5 strong, "
+      "above 5 very strong evidence for the better law. The evidence integrates the likelihood over the prior, "
+      "so a law pays for parameters its data do not pin down (the Occam factor): a richer law wins only by "
+      "fitting better. A difference within about 2 errors is no difference. The rms columns are the root mean "
+      "square over the experiments of the data's residual from the posterior predictive median, in the "
+      "output's units and (in brackets) in its sigmas: near 1 when the law explains the data to their noise.\n\n"
+      "## Each law's posterior\n\n" +
+      posteriors(k);
   return md;
 }
 
@@ -191,7 +193,7 @@ Comparison run_comparison(const CalibrateRequest& q, const CalibrateConfig& c, b
     l.law = configs[i].law;
     l.dir = configs[i].out_dir;
     for (const design::ParamSpec& p : configs[i].ignored) l.ignored.push_back(p.name);
-    l.o = run_calibration(configs[i], force, progress, group);
+    l.o = calibrate::run_calibration(configs[i], force, progress, group);
     k.laws.push_back(std::move(l));
     if (k.laws.back().o.log_z > k.laws[k.best].o.log_z) k.best = i;
   }
@@ -210,4 +212,4 @@ Comparison run_comparison(const CalibrateRequest& q, const CalibrateConfig& c, b
   return k;
 }
 
-}  // namespace impact::calibrate
+}  // namespace impact::comparison
