@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   }
   std::sort(ts, ts + 3);
   std::sort(to, to + 3);
-  std::printf("%s, %zu rows, double: serial %.3g instances/s, omp (%d threads) %.3g instances/s, ratio %.2f\n",
-              name.c_str(), n, n / ts[1], omp_get_max_threads(), n / to[1], ts[1] / to[1]);
+  std::printf("%s, %zu rows, double: serial %.3g instances/s, omp (%d threads) %.3g instances/s, ratio %.2f\n", name.c_str(), n,
+              n / ts[1], omp_get_max_threads(), n / to[1], ts[1] / to[1]);
   return 0;
 }

@@ -33,13 +33,15 @@ struct BatchOut {
 };
 
 // Bytes of one output row (all columns).
-template <class T> constexpr std::size_t output_row_bytes() {
+template <class T>
+constexpr std::size_t output_row_bytes() {
   return kNumRealOutputs * sizeof(T) + sizeof(std::uint32_t) + sizeof(std::int32_t) + sizeof(std::uint8_t);
 }
 
 // A BatchOut over one packed block of m rows: the real columns, then modes, steps and status, each
 // contiguous (the CUDA staging buffers). `base` holds m * output_row_bytes<T>() bytes.
-template <class T> BatchOut<T> packed_batch_out(void* base, std::size_t m) {
+template <class T>
+BatchOut<T> packed_batch_out(void* base, std::size_t m) {
   BatchOut<T> o;
   T* t = static_cast<T*>(base);
   for (int k = 0; k < kNumRealOutputs; ++k) o.real[k] = t + std::size_t(k) * m;
@@ -50,7 +52,8 @@ template <class T> BatchOut<T> packed_batch_out(void* base, std::size_t m) {
 }
 
 // A BatchIn over input columns in InputColumn order (null parameter columns: not read).
-template <class T> BatchIn<T> batch_in_of(const T* const cols[kNumInputs], std::size_t count) {
+template <class T>
+BatchIn<T> batch_in_of(const T* const cols[kNumInputs], std::size_t count) {
   BatchIn<T> b;
   for (int k = 0; k < kNumInputs; ++k) b.col[k] = cols[k];
   b.count = count;
@@ -58,13 +61,15 @@ template <class T> BatchIn<T> batch_in_of(const T* const cols[kNumInputs], std::
 }
 
 // The same batch shifted by `offset` rows (count rows from there).
-template <class T> BatchIn<T> slice(const BatchIn<T>& in, std::size_t offset, std::size_t count) {
+template <class T>
+BatchIn<T> slice(const BatchIn<T>& in, std::size_t offset, std::size_t count) {
   BatchIn<T> b;
   for (int k = 0; k < kNumInputs; ++k) b.col[k] = in.col[k] ? in.col[k] + offset : nullptr;
   b.count = count;
   return b;
 }
-template <class T> BatchOut<T> slice(const BatchOut<T>& out, std::size_t offset) {
+template <class T>
+BatchOut<T> slice(const BatchOut<T>& out, std::size_t offset) {
   BatchOut<T> b;
   for (int k = 0; k < kNumRealOutputs; ++k) b.real[k] = out.real[k] + offset;
   b.modes = out.modes + offset;
@@ -73,13 +78,15 @@ template <class T> BatchOut<T> slice(const BatchOut<T>& out, std::size_t offset)
   return b;
 }
 
-template <class T> IMPACT_HDI ContactProblem<T> load_instance(const BatchIn<T>& in, std::size_t i) {
+template <class T>
+IMPACT_HDI ContactProblem<T> load_instance(const BatchIn<T>& in, std::size_t i) {
   T v[kNumInputs];
   for (int k = 0; k < kNumInputs; ++k) v[k] = in.col[k] ? in.col[k][i] : input_default<T>(k);
   return from_columns(v);
 }
 
-template <class T> IMPACT_HDI void store_result(const BatchOut<T>& out, std::size_t i, const Result<T>& r) {
+template <class T>
+IMPACT_HDI void store_result(const BatchOut<T>& out, std::size_t i, const Result<T>& r) {
   T v[kNumRealOutputs];
   real_outputs(r, v);
   for (int k = 0; k < kNumRealOutputs; ++k) out.real[k][i] = v[k];
@@ -88,7 +95,8 @@ template <class T> IMPACT_HDI void store_result(const BatchOut<T>& out, std::siz
   out.status[i] = static_cast<std::uint8_t>(r.status);
 }
 
-template <class T> IMPACT_HDI Result<T> load_result(const BatchOut<T>& out, std::size_t i) {
+template <class T>
+IMPACT_HDI Result<T> load_result(const BatchOut<T>& out, std::size_t i) {
   T v[kNumRealOutputs];
   for (int k = 0; k < kNumRealOutputs; ++k) v[k] = out.real[k][i];
   return from_outputs(v, out.modes[i], out.steps[i], out.status[i]);
@@ -99,9 +107,7 @@ struct EvalFunctor {
   BatchIn<T> in;
   BatchOut<T> out;
   LawOptions opt;
-  IMPACT_HDI void operator()(std::size_t i) const {
-    store_result(out, i, Law::template eval<T>(load_instance(in, i), opt));
-  }
+  IMPACT_HDI void operator()(std::size_t i) const { store_result(out, i, Law::template eval<T>(load_instance(in, i), opt)); }
 };
 
 // Bits of a regime key (impact/probe.hpp: slip_ratio_key and stop_fraction_key, a 3D flag over 10
@@ -122,7 +128,8 @@ struct KeyFunctor {
 // all alike, the range runs in its plain order. Only the order of evaluation depends on it, never a
 // result, and the decision depends on the rows alone (not on timing or the machine).
 constexpr std::size_t kKeyProbes = 64;
-template <class KeyOf> bool keys_look_uniform(std::size_t n, const KeyOf& key_of) {
+template <class KeyOf>
+bool keys_look_uniform(std::size_t n, const KeyOf& key_of) {
   if (n < 2) return true;
   const std::size_t probes = n < kKeyProbes ? n : kKeyProbes;
   const std::uint32_t k0 = key_of(std::size_t(0));
@@ -133,14 +140,15 @@ template <class KeyOf> bool keys_look_uniform(std::size_t n, const KeyOf& key_of
 // Whether n rows are worth sorting by regime key: the law has a key and the probed keys of the rows
 // instance_of(0 .. n - 1) differ. The one test both paths use (a batch in host memory below,
 // sampled instances in kernels/sampled.hpp).
-template <class Law, class InstanceOf> bool keys_vary(std::size_t n, const InstanceOf& instance_of) {
+template <class Law, class InstanceOf>
+bool keys_vary(std::size_t n, const InstanceOf& instance_of) {
   if constexpr (HasRegimeKey<Law>::value)
     return !keys_look_uniform(n, [&](std::size_t i) { return LaunchTraits<Law>::regime_key(instance_of(i)); });
-  else
-    return false;
+  else return false;
 }
 // Rows [first, first + n) of a batch in host memory.
-template <class Law, class T> bool batch_keys_vary(const BatchIn<T>& in, std::size_t first, std::size_t n) {
+template <class Law, class T>
+bool batch_keys_vary(const BatchIn<T>& in, std::size_t first, std::size_t n) {
   return keys_vary<Law>(n, [&](std::size_t i) { return load_instance(in, first + i); });
 }
 

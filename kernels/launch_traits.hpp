@@ -25,11 +25,13 @@ namespace impact {
 // blocks did not pay for them on an H200.
 inline constexpr int kReduceBlocksDefault = 5;
 
-template <class Law> struct LaunchTraits {
+template <class Law>
+struct LaunchTraits {
   static constexpr int reduce_blocks_double = kReduceBlocksDefault;
 };
 
-template <> struct LaunchTraits<JiaLaw> {
+template <>
+struct LaunchTraits<JiaLaw> {
   // 3 blocks: 168 registers, 18.75% occupancy. At 4 (128 registers) the integrator's state spills
   // several times more to local memory, which costs more than the fourth block's latency hiding
   // gains; at 5 (96 registers) the spills dominate.
@@ -39,13 +41,15 @@ template <> struct LaunchTraits<JiaLaw> {
   // (kappa < 1: initial stick) in eighths of an octave. kappa orders the paths: how long a slip lasts
   // against the spring, whether it is stiff (|v_perp| h > |G| = 2 mu eta eta0 s) and whether its
   // ends need the sigma head and tail.
-  template <class T> IMPACT_HDI static std::uint32_t regime_key(const ContactProblem<T>& p) {
+  template <class T>
+  IMPACT_HDI static std::uint32_t regime_key(const ContactProblem<T>& p) {
     const PlaneFrame<T> f = plane_frame(p);
     return slip_ratio_key(f.planar, f.vt, p.mu * p.eta0 * p.eta0 * (-dot(p.v0, p.n)));
   }
 };
 
-template <> struct LaunchTraits<StrongeLaw> {
+template <>
+struct LaunchTraits<StrongeLaw> {
   // 4 blocks: 128 registers, 25% occupancy; the law keeps its state in local memory by design
   // (detail::Stronge::eval_unit), so the register cap costs it little, and 3 or 5 blocks ran slower.
   static constexpr int reduce_blocks_double = 4;
@@ -57,7 +61,8 @@ template <> struct LaunchTraits<StrongeLaw> {
   // frame of the law (t1 along v0_t): d|v_t|/dp = b1 - mu d11, dv_n/dp = a - mu b1, so the slip stops
   // at |v0_t| / (mu d11 - b1) and a straight slip ends at (1 + e) |v0_n| / (a - mu b1): that impulse
   // over p_c counts the p-steps. A 3D slip that stops adds its tau-steps (descent_steps).
-  template <class T> IMPACT_HDI static std::uint32_t regime_key(const ContactProblem<T>& p) {
+  template <class T>
+  IMPACT_HDI static std::uint32_t regime_key(const ContactProblem<T>& p) {
     const PlaneFrame<T> f = plane_frame(p);
     const auto sys = detail::stronge::System<T>::in_frame(p.W, p.n, f.t, f.s, p.mu);
     const T vn = -dot(p.v0, p.n);
@@ -77,7 +82,8 @@ template <> struct LaunchTraits<StrongeLaw> {
   // turn with a fixed rotation and interpolating linearly between the two samples around the sign
   // change (a key needs no more). 0 if the direction reaches no such ray or the slip does not decay
   // on it.
-  template <class T> IMPACT_HDI static T descent_steps(const detail::stronge::System<T>& s) {
+  template <class T>
+  IMPACT_HDI static T descent_steps(const detail::stronge::System<T>& s) {
     const T cd = T(0.99518472667219688624), sd = T(0.098017140329560601994);  // cos, sin of 2 pi / 64
     T c = T(1), n = T(0), g, k;
     s.slip_rates(c, n, g, k);
@@ -105,7 +111,8 @@ template <> struct LaunchTraits<StrongeLaw> {
 };
 
 // Whether a law has a regime key (LaunchTraits<Law>::regime_key).
-template <class Law, class = void> struct HasRegimeKey : std::false_type {};
+template <class Law, class = void>
+struct HasRegimeKey : std::false_type {};
 template <class Law>
 struct HasRegimeKey<Law, std::void_t<decltype(&LaunchTraits<Law>::template regime_key<double>)>> : std::true_type {};
 

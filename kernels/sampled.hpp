@@ -75,8 +75,7 @@ IMPACT_HDI void store_instance_columns(T* const* cols, std::size_t i, const Cont
 }
 
 template <class T>
-void materialize(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::size_t count,
-                 T* const cols[kNumInputs]) {
+void materialize(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::size_t count, T* const cols[kNumInputs]) {
   for (std::size_t i = 0; i < count; ++i) store_instance_columns(cols, i, make_instance<T>(spec, seed, begin + i));
 }
 

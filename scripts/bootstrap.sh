@@ -17,6 +17,7 @@ PKGS=(cmake g++ make git pkg-config
       libnlopt-cxx-dev  # impact calibrate's fit method (host/infer/fit.hpp)
       openmpi-bin libopenmpi-dev  # runs over several processes (host/dist, docs/distributed.md)
       clang-tidy  # the lint, ctest lint.clang_tidy (scripts/clang_tidy.sh, .clang-tidy)
+      clang-format  # the C++ layout, ctest lint.format (scripts/format_check.sh, .clang-format)
       strace)  # fault injection in tests/cli/integrity.sh (EIO on read)
 if [ "${1:-}" = fuzz ]; then
   PKGS+=(clang libclang-rt-dev libomp-dev)  # clang++ -fsanitize=fuzzer,address,undefined; clang's OpenMP

@@ -99,8 +99,7 @@ bool reads_steps(const LawInfo& law, const SampleSpec& spec, std::uint64_t seed)
   for (std::size_t i = 0; i < m; ++i) {
     if (a.out.steps[i] != b.out.steps[i] || a.out.status[i] != b.out.status[i]) return true;
     for (int k = out_P_x; k <= out_P_z; ++k)
-      if (!(a.out.real[k][i] == b.out.real[k][i]) && !(std::isnan(a.out.real[k][i]) && std::isnan(b.out.real[k][i])))
-        return true;
+      if (!(a.out.real[k][i] == b.out.real[k][i]) && !(std::isnan(a.out.real[k][i]) && std::isnan(b.out.real[k][i]))) return true;
   }
   return false;
 }
@@ -179,8 +178,7 @@ Measurement BenchHarness::measure_in(const BenchConfig& c, InstancePool<T>& pool
   Measurement m;
   m.cfg = c;
   const BatchFn<T> fn = engine::batch_fn<T>(*c.law, c.backend);
-  if (!fn)
-    throw std::runtime_error(std::string("no ") + engine::backend_name(c.backend) + " entry point for " + c.law->name);
+  if (!fn) throw std::runtime_error(std::string("no ") + engine::backend_name(c.backend) + " entry point for " + c.law->name);
   const LawOptions opt = engine::law_options(c.integrator() ? c.steps : 250, Integrator::rk4);
   auto run = [&](std::size_t n, int calls) {
     pool.ensure(c.spec, spec_.seed, n);

@@ -25,12 +25,12 @@ struct BenchSpec {
   std::vector<int> steps;  // LawOptions::steps of the integrators' configurations
   Scenario scenario = Scenario::contact;
   std::string scenario_name = "contact";  // as given (the variant of every law but morgan)
-  std::vector<std::string> sets;           // KEY=DIST settings of the scenario (`impact reduce --set`)
+  std::vector<std::string> sets;          // KEY=DIST settings of the scenario (`impact reduce --set`)
   std::uint64_t seed = 1;
-  double min_time = 0.5;     // seconds per repetition
-  int reps = 5;              // timed repetitions
-  int warmup = 1;            // untimed repetitions after the calibration
-  std::size_t max_n = 1;     // instances in a batch at most (batch_cap())
+  double min_time = 0.5;  // seconds per repetition
+  int reps = 5;           // timed repetitions
+  int warmup = 1;         // untimed repetitions after the calibration
+  std::size_t max_n = 1;  // instances in a batch at most (batch_cap())
 };
 
 // One configuration: a law on an instance set, with a backend, a precision and a step count.
@@ -67,14 +67,14 @@ RateStat scaled(RateStat s, double factor);  // every field times factor
 
 struct Measurement {
   BenchConfig cfg;
-  std::size_t n = 0;  // instances in the batch
-  int calls = 1;      // batch calls per repetition
+  std::size_t n = 0;               // instances in the batch
+  int calls = 1;                   // batch calls per repetition
   double calibration_seconds = 0;  // calibration and warm-up repetitions
   std::vector<double> seconds;     // per timed repetition
   RateStat rate;                   // instances/s
   double mean_steps = 0;           // mean of the steps output column (integrators)
   double ok_fraction = 0;
-  double flops_instance = NAN;     // cost model
+  double flops_instance = NAN;  // cost model
   double bytes_instance = 0;
 };
 
@@ -101,7 +101,8 @@ class BenchHarness {
   Measurement measure(const BenchConfig& c);
 
  private:
-  template <class T> Measurement measure_in(const BenchConfig& c, InstancePool<T>& pool);
+  template <class T>
+  Measurement measure_in(const BenchConfig& c, InstancePool<T>& pool);
   BenchSpec spec_;
   InstancePool<double> f64_;
   InstancePool<float> f32_;

@@ -28,15 +28,16 @@ std::vector<std::string> strings(const ConfigReader& r, const json& v, const std
 // [calibrate]: its head (study::read_config_head), law(s) and method.
 void resolve_head(const ConfigReader& r, CalibrateConfig& c) {
   study::ConfigHead head{c.name, c.description, c.scenario};
-  const json& s = study::read_config_head(r, "calibrate", io::keys_under(calibrate_key_docs(), "calibrate"),
-                                          "scenario and law", head);
+  const json& s =
+      study::read_config_head(r, "calibrate", io::keys_under(calibrate_key_docs(), "calibrate"), "scenario and law", head);
   c.name = head.name, c.description = head.description, c.scenario = head.scenario;
   if (s.contains("laws")) {
     c.laws = strings(r, s.at("laws"), "calibrate.laws");
     for (std::size_t i = 0; i < c.laws.size(); ++i) {
       const std::string key = "calibrate.laws[" + std::to_string(i) + "]";
       if (!engine::find_law(c.laws[i])) r.fail(key, "unknown law '" + c.laws[i] + "' (known: " + engine::law_names() + ")");
-      if (std::find(c.laws.begin(), c.laws.begin() + static_cast<std::ptrdiff_t>(i), c.laws[i]) != c.laws.begin() + static_cast<std::ptrdiff_t>(i))
+      if (std::find(c.laws.begin(), c.laws.begin() + static_cast<std::ptrdiff_t>(i), c.laws[i]) !=
+          c.laws.begin() + static_cast<std::ptrdiff_t>(i))
         r.fail(key, "'" + c.laws[i] + "' twice");
     }
     if (c.laws.size() == 1) r.fail("calibrate.laws", "expected two laws or more to compare (or calibrate.law for one)");
@@ -48,13 +49,16 @@ void resolve_head(const ConfigReader& r, CalibrateConfig& c) {
     c.method = r.str(s.at("method"), "calibrate.method");
     if (c.method == "mcmc") c.method = "ensemble";  // its old name
     if (c.method != "smc" && c.method != "ensemble" && c.method != "fit")
-      r.fail("calibrate.method", "unknown method '" + c.method + "' (known: smc, the posterior by tempered sequential "
-                                 "Monte Carlo, with its evidence and modes; ensemble (or mcmc), the posterior by the "
-                                 "stretch-move sampler; fit, its maximum and the Laplace approximation)");
+      r.fail("calibrate.method", "unknown method '" + c.method +
+                                     "' (known: smc, the posterior by tempered sequential "
+                                     "Monte Carlo, with its evidence and modes; ensemble (or mcmc), the posterior by the "
+                                     "stretch-move sampler; fit, its maximum and the Laplace approximation)");
   }
   if (!c.laws.empty() && c.method != "smc")
-    r.fail("calibrate.method", "calibrate.laws compares the laws' evidence, which only smc computes: the method must be "
-                               "\"smc\" (it is \"" + c.method + "\")");
+    r.fail("calibrate.method",
+           "calibrate.laws compares the laws' evidence, which only smc computes: the method must be "
+           "\"smc\" (it is \"" +
+               c.method + "\")");
 }
 
 // [smc]: read whatever the method, as [fit] and [mcmc]
@@ -69,8 +73,8 @@ void resolve_smc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
     if (c.smc.particles % c.smc.runs)
       r.fail("smc.particles", "expected a multiple of smc.runs (" + std::to_string(c.smc.runs) + "), or \"auto\"");
     if (c.smc.particles / c.smc.runs < 2 * c.free.size() + 2)
-      r.fail("smc.particles", "expected at least " + std::to_string(2 * c.free.size() + 2) + " per run (" +
-                                  std::to_string(c.smc.runs) + " runs)");
+      r.fail("smc.particles",
+             "expected at least " + std::to_string(2 * c.free.size() + 2) + " per run (" + std::to_string(c.smc.runs) + " runs)");
   }
   if (m.contains("ess_target")) {
     c.smc.ess_target = r.num(m.at("ess_target"), "smc.ess_target");
@@ -146,8 +150,10 @@ void resolve_data(const ConfigReader& r, const json& root, CalibrateConfig& c) {
                               (p.kind == design::ParamKind::uniform && p.a > 0 && p.b > p.a) ||
                               (p.kind == design::ParamKind::truncnormal && p.lo > 0);
         if (!positive)
-          r.fail(key, "a noise parameter's prior must hold only standard deviations > 0: lognormal:MU:SIGMA, "
-                      "uniform:LO:HI with 0 < LO < HI, or truncnormal with LO > 0 (got " + design::param_text(p) + ")");
+          r.fail(key,
+                 "a noise parameter's prior must hold only standard deviations > 0: lognormal:MU:SIGMA, "
+                 "uniform:LO:HI with 0 < LO < HI, or truncnormal with LO > 0 (got " +
+                     design::param_text(p) + ")");
         c.data.noise.push_back(it.key());
         c.free.push_back(p);
         continue;
@@ -202,8 +208,8 @@ void check_observed(const ConfigReader& r, const CalibrateConfig& c) {
         known += (known.empty() ? "" : ", ") + col.name;
       }
     if (!found)
-      r.fail("data.observed", "'" + c.data.observed[i] + "' is no output of " + c.law + " in scenario " + c.scenario +
-                                  " (known: " + known + ")");
+      r.fail("data.observed",
+             "'" + c.data.observed[i] + "' is no output of " + c.law + " in scenario " + c.scenario + " (known: " + known + ")");
   }
 }
 
@@ -284,8 +290,7 @@ std::size_t fit_design_points(const CalibrateConfig& c, engine::Backend backend,
   // jia and stronge batches, omp), 1e11 on a GPU (an H200's on jia batches of 5e4 rows); the cost
   // model's flops per row are within a factor of two of the measured rates of every law.
   const double budget = backend == engine::Backend::cuda ? 1e11 : 2e9;
-  const double per_point =
-      std::max(1.0, engine::law_named(c.law).flops_per_instance(c.steps) * static_cast<double>(experiments));
+  const double per_point = std::max(1.0, engine::law_named(c.law).flops_per_instance(c.steps) * static_cast<double>(experiments));
   std::size_t m = 256;
   while (m < 65536 && 2.0 * static_cast<double>(m) * per_point <= budget) m *= 2;
   return m;
@@ -293,10 +298,13 @@ std::size_t fit_design_points(const CalibrateConfig& c, engine::Backend backend,
 
 json to_json(const CalibrateConfig& c) {
   json j;
-  j["calibrate"] = {{"name", c.name}, {"description", c.description}, {"scenario", c.scenario}, {"law", c.law},
-                    {"laws", c.laws}, {"method", c.method}};
-  j["run"] = {{"backend", c.backend}, {"precision", engine::precision_name(c.precision)},
-              {"integrator", engine::integrator_name(c.integrator)}, {"steps", c.steps}};
+  j["calibrate"] = {{"name", c.name},         {"description", c.description},
+                    {"scenario", c.scenario}, {"law", c.law},
+                    {"laws", c.laws},         {"method", c.method}};
+  j["run"] = {{"backend", c.backend},
+              {"precision", engine::precision_name(c.precision)},
+              {"integrator", engine::integrator_name(c.integrator)},
+              {"steps", c.steps}};
   json sigma = json::object();
   for (const auto& [k, v] : c.data.sigma) sigma[k] = v;
   for (const design::ParamSpec& p : c.free)
@@ -305,16 +313,24 @@ json to_json(const CalibrateConfig& c) {
   json ps = json::object();
   for (const auto& [k, v] : c.fixed) ps[k] = v;
   for (const design::ParamSpec& p : c.free)
-    if (noise_output(p.name).empty()) ps[p.name] = design::param_text(p);  // noise parameters: in data.sigma
+    if (noise_output(p.name).empty()) ps[p.name] = design::param_text(p);           // noise parameters: in data.sigma
   for (const design::ParamSpec& p : c.ignored) ps[p.name] = design::param_text(p);  // set aside again when read
   j["params"] = ps;
-  j["smc"] = {{"particles", c.smc.particles ? json(c.smc.particles) : json("auto")}, {"runs", c.smc.runs},
-              {"ess_target", c.smc.ess_target}, {"seed", c.smc.seed}, {"max_stages", c.smc.max_stages},
+  j["smc"] = {{"particles", c.smc.particles ? json(c.smc.particles) : json("auto")},
+              {"runs", c.smc.runs},
+              {"ess_target", c.smc.ess_target},
+              {"seed", c.smc.seed},
+              {"max_stages", c.smc.max_stages},
               {"moves", c.smc.max_moves}};
   j["mcmc"] = {{"walkers", c.walkers}, {"steps", c.mcmc_steps}, {"burn", c.burn}, {"seed", c.seed}, {"a", c.a}};
-  j["fit"] = {{"starts", c.fit_starts}, {"seed", c.fit_seed},
-              {"global", c.fit_global_auto ? json("auto") : json(c.fit_global)}, {"algorithm", c.fit.algorithm}, {"xtol", c.fit.xtol},
-              {"ftol", c.fit.ftol}, {"max_evals", c.fit.max_evals}, {"laplace", c.fit.laplace}};
+  j["fit"] = {{"starts", c.fit_starts},
+              {"seed", c.fit_seed},
+              {"global", c.fit_global_auto ? json("auto") : json(c.fit_global)},
+              {"algorithm", c.fit.algorithm},
+              {"xtol", c.fit.xtol},
+              {"ftol", c.fit.ftol},
+              {"max_evals", c.fit.max_evals},
+              {"laplace", c.fit.laplace}};
   j["output"] = {{"dir", c.out_dir}, {"plots", c.plots}};
   return j;
 }

@@ -34,12 +34,14 @@ std::vector<Column> header_roles(const std::vector<io::CsvField>& f, const io::C
     } else if (obs != spec.observed.end()) {
       cols.push_back({name, Role::observed, static_cast<std::size_t>(obs - spec.observed.begin())});
     } else if (!sig.empty() && listed(spec.observed, sig)) {
-      cols.push_back({name, Role::sigma, static_cast<std::size_t>(std::find(spec.observed.begin(), spec.observed.end(), sig) -
-                                                                  spec.observed.begin())});
+      cols.push_back(
+          {name, Role::sigma,
+           static_cast<std::size_t>(std::find(spec.observed.begin(), spec.observed.end(), sig) - spec.observed.begin())});
     } else if (sc.index_of(name) >= 0 && listed(spec.not_conditions, name)) {
       throw io::InputError(io::located(r.path(), r.line_no(), x.col,
-                                       "column '" + name + "' sets a parameter [params] fixes or frees; a condition of "
-                                       "the experiments is a parameter [params] does not name"));
+                                       "column '" + name +
+                                           "' sets a parameter [params] fixes or frees; a condition of "
+                                           "the experiments is a parameter [params] does not name"));
     } else if (sc.index_of(name) >= 0) {
       cols.push_back({name, Role::condition, d.conditions.size()});
       d.conditions.push_back(name);
@@ -69,8 +71,7 @@ Experiments read_experiments(const DataSpec& spec, const systems::ScenarioInfo& 
       std::string names;
       for (const Column& c : cols) names += (names.empty() ? "" : ", ") + c.name;
       throw io::InputError(io::located(r.path(), r.line_no(), 0,
-                                       "data.ignore: '" + name + "' is no column of the header (its columns: " + names +
-                                           ")"));
+                                       "data.ignore: '" + name + "' is no column of the header (its columns: " + names + ")"));
     }
   const std::size_t O = spec.observed.size();
   std::vector<bool> has_obs(O, false), has_sigma(O, false);
@@ -79,8 +80,7 @@ Experiments read_experiments(const DataSpec& spec, const systems::ScenarioInfo& 
     if (c.role == Role::sigma) has_sigma[c.slot] = true;
   }
   for (std::size_t j = 0; j < O; ++j) {
-    if (!has_obs[j])
-      throw std::invalid_argument("data.observed: '" + spec.observed[j] + "' has no column in " + spec.file);
+    if (!has_obs[j]) throw std::invalid_argument("data.observed: '" + spec.observed[j] + "' has no column in " + spec.file);
     const bool noise = std::find(spec.noise.begin(), spec.noise.end(), spec.observed[j]) != spec.noise.end();
     if (has_sigma[j] && noise)
       throw std::invalid_argument("data.sigma." + spec.observed[j] + ": " + spec.file + " has a column sigma_" +
@@ -90,14 +90,14 @@ Experiments read_experiments(const DataSpec& spec, const systems::ScenarioInfo& 
       throw std::invalid_argument("data.sigma." + spec.observed[j] + ": " + spec.file + " has a column sigma_" +
                                   spec.observed[j] + " (one uncertainty per output: the column or the constant)");
     if (!has_sigma[j] && !spec.sigma.count(spec.observed[j]))
-      throw std::invalid_argument("data: '" + spec.observed[j] + "' has no uncertainty: a column sigma_" +
-                                  spec.observed[j] + " in " + spec.file + ", or data.sigma." + spec.observed[j]);
+      throw std::invalid_argument("data: '" + spec.observed[j] + "' has no uncertainty: a column sigma_" + spec.observed[j] +
+                                  " in " + spec.file + ", or data.sigma." + spec.observed[j]);
   }
   while (r.next(f)) {
     if (f.size() != cols.size())
-      throw io::InputError(io::located(r.path(), r.line_no(), 0,
-                                       "expected " + std::to_string(cols.size()) + " fields (the header's), got " +
-                                           std::to_string(f.size())));
+      throw io::InputError(
+          io::located(r.path(), r.line_no(), 0,
+                      "expected " + std::to_string(cols.size()) + " fields (the header's), got " + std::to_string(f.size())));
     d.cond.resize(d.cond.size() + d.conditions.size());
     d.obs.resize(d.obs.size() + O);
     d.sigma.resize(d.sigma.size() + O);
@@ -113,13 +113,13 @@ Experiments read_experiments(const DataSpec& spec, const systems::ScenarioInfo& 
       if (cols[k].role == Role::ignored) continue;
       const double v = io::parse_number(f[k], r, cols[k].name);
       if (!std::isfinite(v))
-        throw io::InputError(io::located(r.path(), r.line_no(), f[k].col,
-                                         "expected a finite number in column '" + cols[k].name + "', got '" +
-                                             std::string(f[k].text) + "'"));
+        throw io::InputError(
+            io::located(r.path(), r.line_no(), f[k].col,
+                        "expected a finite number in column '" + cols[k].name + "', got '" + std::string(f[k].text) + "'"));
       if (cols[k].role == Role::sigma && !(v > 0))
-        throw io::InputError(io::located(r.path(), r.line_no(), f[k].col,
-                                         "expected a standard deviation > 0 in column '" + cols[k].name + "', got '" +
-                                             std::string(f[k].text) + "'"));
+        throw io::InputError(io::located(
+            r.path(), r.line_no(), f[k].col,
+            "expected a standard deviation > 0 in column '" + cols[k].name + "', got '" + std::string(f[k].text) + "'"));
       if (cols[k].role == Role::condition) cond[cols[k].slot] = v;
       else if (cols[k].role == Role::observed) obs[cols[k].slot] = v;
       else sig[cols[k].slot] = v;

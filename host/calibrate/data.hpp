@@ -20,10 +20,10 @@ namespace impact::calibrate {
 
 struct DataSpec {
   std::string file;
-  std::vector<std::string> observed;      // output columns compared with the law's
-  std::map<std::string, double> sigma;    // per observed output without a sigma_ column: its sd
-  std::vector<std::string> noise;         // observed outputs whose sd is a free parameter sigma_<output>
-  std::vector<std::string> ignore;        // columns read as text and not used
+  std::vector<std::string> observed;        // output columns compared with the law's
+  std::map<std::string, double> sigma;      // per observed output without a sigma_ column: its sd
+  std::vector<std::string> noise;           // observed outputs whose sd is a free parameter sigma_<output>
+  std::vector<std::string> ignore;          // columns read as text and not used
   std::vector<std::string> not_conditions;  // parameters a column may not set (the free and the fixed ones)
 };
 

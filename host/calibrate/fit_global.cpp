@@ -12,9 +12,7 @@ namespace impact::calibrate {
 namespace {
 
 // The start that began at basin b's point (starts are the basins in order), or r.starts.size().
-const infer::FitStart* start_of(const infer::FitResult& r, std::size_t b) {
-  return b < r.starts.size() ? &r.starts[b] : nullptr;
-}
+const infer::FitStart* start_of(const infer::FitResult& r, std::size_t b) { return b < r.starts.size() ? &r.starts[b] : nullptr; }
 
 }  // namespace
 
@@ -83,8 +81,7 @@ std::string basins_table(const std::vector<std::string>& names, const GlobalStag
   return t;
 }
 
-nlohmann::ordered_json basins_json(const std::vector<std::string>& names, const GlobalStage& g,
-                                   const infer::FitResult& r) {
+nlohmann::ordered_json basins_json(const std::vector<std::string>& names, const GlobalStage& g, const infer::FitResult& r) {
   nlohmann::ordered_json j;
   j["points"] = g.points;
   j["no_value"] = g.no_value;

@@ -21,11 +21,11 @@
 namespace impact::calibrate {
 
 struct GlobalStage {
-  std::size_t points = 0;          // the design's
-  std::uint64_t no_value = 0;      // design points without a finite log p
-  std::size_t probes = 0;          // points evaluated by the hill-valley test
+  std::size_t points = 0;      // the design's
+  std::uint64_t no_value = 0;  // design points without a finite log p
+  std::size_t probes = 0;      // points evaluated by the hill-valley test
   std::vector<infer::Basin> basins;
-  std::vector<double> x;           // basins x dim: each basin's best design point, in parameter space
+  std::vector<double> x;  // basins x dim: each basin's best design point, in parameter space
   double seconds = 0;
 };
 
@@ -46,7 +46,6 @@ std::string basins_table(const std::vector<std::string>& names, const GlobalStag
 
 // metadata.json's "global": points, no_value, valley_probes, seconds,
 // basins [{logp, link, at {name: value}, end_logp}].
-nlohmann::ordered_json basins_json(const std::vector<std::string>& names, const GlobalStage& g,
-                                   const infer::FitResult& r);
+nlohmann::ordered_json basins_json(const std::vector<std::string>& names, const GlobalStage& g, const infer::FitResult& r);
 
 }  // namespace impact::calibrate

@@ -115,7 +115,11 @@ std::string fit_note(const FitResult& r, bool from_basins) {
 nlohmann::ordered_json fit_json(const std::vector<std::string>& names, const FitResult& r) {
   nlohmann::ordered_json j, ps = nlohmann::ordered_json::object(), cov = nlohmann::ordered_json::array();
   for (std::size_t k = 0; k < r.dim; ++k)
-    ps[names[k]] = {{"estimate", r.map[k]}, {"sd", r.sd[k]}, {"q05", q05(r, k)}, {"q95", q95(r, k)}, {"step", r.step.empty() ? 0.0 : r.step[k]}};
+    ps[names[k]] = {{"estimate", r.map[k]},
+                    {"sd", r.sd[k]},
+                    {"q05", q05(r, k)},
+                    {"q95", q95(r, k)},
+                    {"step", r.step.empty() ? 0.0 : r.step[k]}};
   if (!r.cov.empty())
     for (std::size_t k = 0; k < r.dim; ++k)
       cov.push_back(std::vector<double>(r.cov.begin() + static_cast<std::ptrdiff_t>(k * r.dim),

@@ -13,13 +13,13 @@
 
 namespace impact::calibrate {
 
+using infer::fit_map;
 using infer::FitResult;
 using infer::FitStart;
-using infer::LogDensity;
-using infer::fit_map;
 using infer::kAgreeLogp;
 using infer::kNoValue;
 using infer::laplace;
+using infer::LogDensity;
 
 // The box the optimiser searches for a parameter with prior p, and a width to set its steps by:
 // uniform [a, b] and truncnormal [lo, hi] as given; normal and lognormal between their quantiles

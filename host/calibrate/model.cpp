@@ -22,8 +22,7 @@ int param_index(const systems::ScenarioInfo& sc, const std::string& name, const 
   if (k < 0) {
     std::string known;
     for (const systems::ScenarioParam& p : sc.params) known += (known.empty() ? "" : ", ") + std::string(p.name);
-    throw std::invalid_argument(what + " '" + name + "' is no parameter of scenario " + sc.name + " (known: " + known +
-                                ")");
+    throw std::invalid_argument(what + " '" + name + "' is no parameter of scenario " + sc.name + " (known: " + known + ")");
   }
   return k;
 }
@@ -43,15 +42,17 @@ std::string noise_name(const std::string& output) { return "sigma_" + output; }
 std::string noise_output(const std::string& name) { return name.rfind("sigma_", 0) == 0 ? name.substr(6) : ""; }
 
 bool outside_domain(Status s) {
-  return s == Status::no_approach || s == Status::W_not_spd || s == Status::bad_normal ||
-         s == Status::param_out_of_range || s == Status::not_planar;
+  return s == Status::no_approach || s == Status::W_not_spd || s == Status::bad_normal || s == Status::param_out_of_range ||
+         s == Status::not_planar;
 }
 
-Model::Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine::Backend backend,
-             engine::Precision precision, const LawOptions& opt,
-             const std::vector<std::pair<std::string, double>>& fixed, std::vector<design::ParamSpec> free,
+Model::Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine::Backend backend, engine::Precision precision,
+             const LawOptions& opt, const std::vector<std::pair<std::string, double>>& fixed, std::vector<design::ParamSpec> free,
              Experiments data)
-    : sc_(sc), backend_(backend), eval_(sc, law, backend, precision, engine::stoppable(opt)), free_(std::move(free)),
+    : sc_(sc),
+      backend_(backend),
+      eval_(sc, law, backend, precision, engine::stoppable(opt)),
+      free_(std::move(free)),
       data_(std::move(data)),
       piece_(backend == engine::Backend::cuda ? kFirstGpuPieceRows : kFirstPieceRows) {
   base_.resize(sc.params.size());
@@ -96,8 +97,8 @@ Model::Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine
   for (std::size_t i = 0; i < data_.sigma.size(); ++i) {
     if (noise_of_[i % no] >= 0) continue;  // the point's
     if (!(data_.sigma[i] > 0) || !std::isfinite(data_.sigma[i]))
-      throw std::invalid_argument("experiment " + std::to_string(i / no + 1) + ": the uncertainty of " +
-                                  data_.observed[i % no] + " must be finite and > 0");
+      throw std::invalid_argument("experiment " + std::to_string(i / no + 1) + ": the uncertainty of " + data_.observed[i % no] +
+                                  " must be finite and > 0");
     log_norm_ -= rmath::log(data_.sigma[i]) + kLogSqrt2Pi;
   }
   law_only_ = true;
@@ -137,10 +138,10 @@ std::string Model::why_not_finite(const double* theta) {
   for (std::size_t k = 1; k < count.size(); ++k)
     if (count[k]) said += (said.empty() ? "" : ", ") + std::to_string(count[k]) + " " + status_name(static_cast<Status>(k));
   if (!said.empty())
-    return "the law's statuses on the " + std::to_string(E) + " experiments: " + said + " (ok: " +
-           std::to_string(count[0]) + ")";
+    return "the law's statuses on the " + std::to_string(E) + " experiments: " + said + " (ok: " + std::to_string(count[0]) + ")";
   for (std::size_t j = 0; j < O; ++j)
-    if (noise_of_[j] >= 0 && !(theta[static_cast<std::size_t>(noise_of_[j])] > 0)) return "the noise sd " + free_[static_cast<std::size_t>(noise_of_[j])].name + " is not > 0";
+    if (noise_of_[j] >= 0 && !(theta[static_cast<std::size_t>(noise_of_[j])] > 0))
+      return "the noise sd " + free_[static_cast<std::size_t>(noise_of_[j])].name + " is not > 0";
   double worst = -1;
   std::size_t wi = 0, wj = 0;
   for (std::size_t i = 0; i < E; ++i)
@@ -150,8 +151,8 @@ std::string Model::why_not_finite(const double* theta) {
       if (!(z <= worst)) worst = z, wi = i, wj = j;  // NaN or inf first
       if (std::isnan(z)) break;
     }
-  std::string s = "every experiment is evaluated (ok), but experiment " + std::to_string(wi + 1) + "'s " +
-                  data_.observed[wj] + " = ";
+  std::string s =
+      "every experiment is evaluated (ok), but experiment " + std::to_string(wi + 1) + "'s " + data_.observed[wj] + " = ";
   io::append_number(s, data_.obs[wi * O + wj]);
   if (std::isfinite(worst)) {
     s += " lies ";
@@ -161,7 +162,8 @@ std::string Model::why_not_finite(const double* theta) {
   }
   s += " standard deviations from the model's ";
   io::append_number(s, out[wi * O + wj]);
-  return s + (std::isfinite(0.5 * worst * worst) ? "" : ": its square overflows, the log likelihood is -inf (a typo in the data?)");
+  return s +
+         (std::isfinite(0.5 * worst * worst) ? "" : ": its square overflows, the log likelihood is -inf (a typo in the data?)");
 }
 
 double Model::row_bytes() const {
@@ -199,7 +201,6 @@ void Model::evaluate(const double* theta, std::size_t n, std::size_t e0, std::si
                                                    gpu ? static_cast<double>(kFirstGpuPieceRows) : 64.0,
                                                    static_cast<double>(kMaxPieceRows)));
     }
-
   }
 }
 
@@ -236,7 +237,8 @@ void Model::evaluate_piece(const double* theta, std::size_t lo, std::size_t hi, 
   row_obs_.resize(m * O);
   for (std::size_t r = a; r < b; ++r) {  // this process's rows: their statuses and observed outputs
     row_status_[r] = rows_out_.status[r - a];
-    for (std::size_t j = 0; j < O; ++j) row_obs_[r * O + j] = rows_out_.out[(r - a) * ncol + static_cast<std::size_t>(obs_col_[j])];
+    for (std::size_t j = 0; j < O; ++j)
+      row_obs_[r * O + j] = rows_out_.out[(r - a) * ncol + static_cast<std::size_t>(obs_col_[j])];
   }
   if (ranks == 1) return;
   // each process's share: its rows' status bytes, then their observed outputs (x86-64 doubles, as
@@ -247,7 +249,8 @@ void Model::evaluate_piece(const double* theta, std::size_t lo, std::size_t hi, 
   for (int p = 0; p < ranks; ++p) {
     const std::string& bytes = all[static_cast<std::size_t>(p)];
     const std::size_t from = share(p), k = share(p + 1) - from;
-    if (bytes.size() != k * (1 + O * sizeof(double))) throw std::runtime_error("calibrate: a process's share of a batch is corrupt");
+    if (bytes.size() != k * (1 + O * sizeof(double)))
+      throw std::runtime_error("calibrate: a process's share of a batch is corrupt");
     std::memcpy(row_status_.data() + from, bytes.data(), k);
     std::memcpy(row_obs_.data() + from * O, bytes.data() + k, k * O * sizeof(double));
   }
@@ -258,8 +261,7 @@ void Model::evaluate_rows(std::size_t lo, std::size_t hi) {
   if (hi == lo) return;  // a process with no row of a small piece
   if (reuse_)
     law_s_ += eval_.evaluate_built(values_.data() + lo * P, probs_.data() + lo, status_.data() + lo, hi - lo, rows_out_);
-  else
-    law_s_ += eval_.evaluate(values_.data() + lo * P, hi - lo, rows_out_);
+  else law_s_ += eval_.evaluate(values_.data() + lo * P, hi - lo, rows_out_);
 }
 
 void Model::likelihoods(const double* theta, std::size_t n, double* out) {
@@ -331,8 +333,9 @@ void Model::log_posterior(const double* theta, std::size_t n, double* out) {
 void Model::predict(const double* theta, std::size_t n, std::vector<double>& out, std::vector<std::uint8_t>& status,
                     std::size_t first, std::size_t last) {
   last = std::min(last, data_.n);
-  if (first > last) throw std::invalid_argument("predict: experiments [" + std::to_string(first) + ", " +
-                                                std::to_string(last) + ") are no range of the data");
+  if (first > last)
+    throw std::invalid_argument("predict: experiments [" + std::to_string(first) + ", " + std::to_string(last) +
+                                ") are no range of the data");
   const std::size_t O = obs_col_.size(), R = n * (last - first);
   out.assign(R * O, std::nan(""));
   status.assign(R, 0);

@@ -63,9 +63,9 @@ class Model {
   // observed output's noise sd, whose data sigma is then NaN). Throws
   // std::invalid_argument naming what is wrong: an unknown parameter or output, a parameter both
   // free and a condition, a prior without a density (fixed, linspace), a sigma that is not > 0.
-  Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine::Backend backend,
-        engine::Precision precision, const LawOptions& opt, const std::vector<std::pair<std::string, double>>& fixed,
-        std::vector<design::ParamSpec> free, Experiments data);
+  Model(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine::Backend backend, engine::Precision precision,
+        const LawOptions& opt, const std::vector<std::pair<std::string, double>>& fixed, std::vector<design::ParamSpec> free,
+        Experiments data);
 
   std::size_t dim() const { return free_.size(); }
   const std::vector<design::ParamSpec>& free() const { return free_; }
@@ -104,7 +104,7 @@ class Model {
   bool reuses_instances() const { return reuse_; }
   void set_reuse_instances(bool on) { reuse_ = on && law_only_; }
   double law_seconds() const { return law_s_; }
-  void reset_counters() { rows_ = 0, law_s_ = 0; }  // rows_evaluated and law_seconds from zero
+  void reset_counters() { rows_ = 0, law_s_ = 0; }         // rows_evaluated and law_seconds from zero
   void restore_rows(std::uint64_t rows) { rows_ = rows; }  // a checkpoint's count, where a run goes on
   engine::Backend backend() const { return backend_; }
   // Shares every batch among the processes of g (null or one process: all rows here). Every process
@@ -117,7 +117,8 @@ class Model {
   // The rows of points [0, n) on experiments [e0, e1), point-major, in pieces: each piece's rows
   // [lo, hi) of the batch evaluated (this process's share into rows_out_), their statuses and
   // observed outputs into row_status_ and row_obs_ (from index 0), then take(lo, hi).
-  template <class Take> void evaluate(const double* theta, std::size_t n, std::size_t e0, std::size_t e1, Take&& take);
+  template <class Take>
+  void evaluate(const double* theta, std::size_t n, std::size_t e0, std::size_t e1, Take&& take);
   // rows [lo, hi) of the batch into values_ (and probs_, status_ when reused), evaluated and shared
   void evaluate_piece(const double* theta, std::size_t lo, std::size_t hi, std::size_t e0, std::size_t e1);
   // rows [lo, hi) of values_ (and probs_, status_ when reused) into rows_out_
@@ -132,18 +133,18 @@ class Model {
   study::RowEvaluator eval_;
   std::vector<design::ParamSpec> free_;
   Experiments data_;
-  std::vector<double> base_;   // every parameter's value before conditions and theta
+  std::vector<double> base_;                        // every parameter's value before conditions and theta
   std::vector<int> cond_idx_, free_idx_, obs_col_;  // free_idx_: -1 for a noise parameter
-  std::vector<int> noise_of_;  // per observed output: the free parameter that is its sd, or -1
+  std::vector<int> noise_of_;                       // per observed output: the free parameter that is its sd, or -1
   std::vector<double> values_;
-  study::LawRows rows_out_;           // this process's rows of the last batch
+  study::LawRows rows_out_;               // this process's rows of the last batch
   std::vector<std::uint8_t> row_status_;  // every row of the last batch: its status
   std::vector<double> row_obs_;           // and its observed outputs (rows x observed)
   resume::ProcessGroup* group_ = nullptr;
   bool law_only_ = false, reuse_ = false;
   std::vector<ContactProblem<double>> exp_probs_;  // per experiment, at the base law parameters
   std::vector<std::uint8_t> exp_status_;
-  std::vector<ContactProblem<double>> probs_;      // per row of a batch
+  std::vector<ContactProblem<double>> probs_;  // per row of a batch
   std::vector<std::uint8_t> status_;
   double log_norm_ = 0;  // sum over the data of -log s_ij - log sqrt(2 pi)
   std::uint64_t rows_ = 0;

@@ -73,11 +73,12 @@ void check_memory(const CalibrateConfig& c, const Model& m, double budget) {
   const bool fit = c.method == "fit", smc = c.method == "smc";
   const double points = static_cast<double>(fit ? c.fit_starts : smc ? smc_particles(c, m.backend()) : c.walkers);
   // the chain kept whole (the ensemble); SMC keeps its particles and their proposals (in the batch)
-  const double chain = fit || smc ? 0.0
-                                  : static_cast<double>(c.mcmc_steps) * static_cast<double>(c.walkers) * (D + 1) * sizeof(double);
+  const double chain =
+      fit || smc ? 0.0 : static_cast<double>(c.mcmc_steps) * static_cast<double>(c.walkers) * (D + 1) * sizeof(double);
   const double batch = points * per_point + piece;
   // the fit's global design: its unit points, parameters and log densities, kept whole
-  const double design = fit ? static_cast<double>(fit_design_points(c, m.backend(), m.data().n)) * (2 * D + 1) * sizeof(double) : 0.0;
+  const double design =
+      fit ? static_cast<double>(fit_design_points(c, m.backend(), m.data().n)) * (2 * D + 1) * sizeof(double) : 0.0;
   const double predictive = kPredictiveDraws * per_point + piece;
   if (design + chain + std::max(batch, predictive) <= budget) return;
   // the message names the largest part's key
@@ -88,15 +89,17 @@ void check_memory(const CalibrateConfig& c, const Model& m, double budget) {
   if (chain >= batch)
     throw std::invalid_argument("mcmc.steps: the chain of " + std::to_string(c.walkers) + " walkers x " +
                                 std::to_string(c.mcmc_steps) + " steps needs " + io::gib(chain) +
-                                (batch > 0.01 * budget ? " besides the batches' " + io::gib(batch) : std::string()) +
-                                limit + ": fewer steps or walkers");
+                                (batch > 0.01 * budget ? " besides the batches' " + io::gib(batch) : std::string()) + limit +
+                                ": fewer steps or walkers");
   const std::string key = fit ? "fit.starts" : smc ? "smc.particles" : "mcmc.walkers";
   throw std::invalid_argument(key + ": a batch of " + std::to_string(static_cast<std::uint64_t>(points)) + " points needs " +
                               io::gib(batch) + " (their coordinates and log densities, and pieces of " +
-                              std::to_string(m.piece_rows_limit(budget)) + " rows of the " +
-                              std::to_string(m.data().n) + " experiments)" +
-                              (chain > 0 ? " besides the chain's " + io::gib(chain) : std::string()) + limit +
-                              ": fewer " + (fit ? "starts" : smc ? "particles" : "walkers"));
+                              std::to_string(m.piece_rows_limit(budget)) + " rows of the " + std::to_string(m.data().n) +
+                              " experiments)" + (chain > 0 ? " besides the chain's " + io::gib(chain) : std::string()) + limit +
+                              ": fewer " +
+                              (fit   ? "starts"
+                               : smc ? "particles"
+                                     : "walkers"));
 }
 
 namespace {
@@ -129,8 +132,8 @@ std::string summary_table(const std::vector<std::string>& names, const std::vect
       t += b;
     }
     t += std::string(" | ") + (ps[k].converged ? "yes" : "no");
-    for (const auto& [v, fmt] : {std::pair<double, const char*>{ps[k].r_hat, " | %.4f"}, {ps[k].ess_bulk, " | %.0f"},
-                                 {ps[k].ess_tail, " | %.0f"}}) {
+    for (const auto& [v, fmt] :
+         {std::pair<double, const char*>{ps[k].r_hat, " | %.4f"}, {ps[k].ess_bulk, " | %.0f"}, {ps[k].ess_tail, " | %.0f"}}) {
       if (!std::isfinite(v)) {
         t += " | unknown";
         continue;
@@ -146,12 +149,12 @@ std::string summary_table(const std::vector<std::string>& names, const std::vect
 void write_samples(const std::string& dir, const EnsembleChain& ch, std::uint64_t burn, const std::vector<std::string>& names,
                    const std::vector<std::string>& titles) {
   io::write_samples_files(dir, {"step", "walker"}, names, titles, (ch.steps - burn) * ch.walkers,
-                      [&](std::size_t i, std::uint64_t* ids, double* v) {
-                        const std::uint64_t s = burn + i / ch.walkers, w = i % ch.walkers;
-                        ids[0] = s, ids[1] = w;
-                        for (std::size_t k = 0; k < ch.dim; ++k) v[k] = ch.at(s, w, k);
-                        v[ch.dim] = ch.logp[s * ch.walkers + w];
-                      });
+                          [&](std::size_t i, std::uint64_t* ids, double* v) {
+                            const std::uint64_t s = burn + i / ch.walkers, w = i % ch.walkers;
+                            ids[0] = s, ids[1] = w;
+                            for (std::size_t k = 0; k < ch.dim; ++k) v[k] = ch.at(s, w, k);
+                            v[ch.dim] = ch.logp[s * ch.walkers + w];
+                          });
 }
 
 // The posterior predictive of the model's outputs (predictive.csv): the model evaluated at up to
@@ -209,7 +212,8 @@ void predictive_text(Model& m, const std::vector<double>& theta, const std::func
     text.clear();
     for (std::size_t i = e0; i < e1; ++i) {
       text += std::to_string(i + 1);
-      for (std::size_t c = 0; c < d.conditions.size(); ++c) text += ",", io::append_number(text, d.cond[i * d.conditions.size() + c]);
+      for (std::size_t c = 0; c < d.conditions.size(); ++c)
+        text += ",", io::append_number(text, d.cond[i * d.conditions.size() + c]);
       for (std::size_t j = 0; j < O; ++j) {
         v.clear();
         for (std::size_t q = 0; q < K; ++q)
@@ -289,7 +293,8 @@ json run_json(const CalibrateConfig& c, const CalibrationOutcome& o, const Exper
   j["backend_why"] = out.at("backend_why");
   j["experiments"] = experiments;
   j["rows_evaluated"] = o.rows;
-  j["timings"] = {{"total_s", o.seconds}, {"law_s", o.law_seconds},
+  j["timings"] = {{"total_s", o.seconds},
+                  {"law_s", o.law_seconds},
                   {"rows_per_s", o.seconds > 0 ? static_cast<double>(o.rows) / o.seconds : 0.0}};
   j["columns"] = columns_json(c, d, o.names);
   return j;
@@ -309,9 +314,9 @@ json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Ensem
     const ParamSummary& p = o.params[k];
     json q = json::object();
     for (std::size_t i = 0; i < summary_probs().size(); ++i) q[num(summary_probs()[i])] = p.quantiles[i];
-    ps[o.names[k]] = {{"mean", p.mean},   {"sd", p.sd},        {"quantiles", q},         {"tau", p.tau},
-                      {"ess", p.ess},     {"converged", p.converged}, {"r_hat", p.r_hat}, {"ess_bulk", p.ess_bulk},
-                      {"ess_tail", p.ess_tail}};
+    ps[o.names[k]] = {
+        {"mean", p.mean},           {"sd", p.sd},       {"quantiles", q},         {"tau", p.tau},          {"ess", p.ess},
+        {"converged", p.converged}, {"r_hat", p.r_hat}, {"ess_bulk", p.ess_bulk}, {"ess_tail", p.ess_tail}};
   }
   j["posterior"] = ps;
   j["files"] = kFiles;
@@ -332,10 +337,20 @@ json fit_metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const E
 }  // namespace
 
 json outcome_json(const CalibrateConfig& c, const CalibrationOutcome& o) {
-  return {{"out_dir", c.out_dir}, {"name", c.name}, {"method", o.method}, {"names", o.names}, {"files", o.files},
-          {"backend", engine::backend_name(o.backend)}, {"backend_why", o.backend_why}, {"converged", o.converged},
-          {"acceptance", o.acceptance}, {"failed_proposals", o.failed_proposals}, {"rows", o.rows},
-          {"seconds", o.seconds}, {"table", o.table}, {"plot_note", o.plot_note}};
+  return {{"out_dir", c.out_dir},
+          {"name", c.name},
+          {"method", o.method},
+          {"names", o.names},
+          {"files", o.files},
+          {"backend", engine::backend_name(o.backend)},
+          {"backend_why", o.backend_why},
+          {"converged", o.converged},
+          {"acceptance", o.acceptance},
+          {"failed_proposals", o.failed_proposals},
+          {"rows", o.rows},
+          {"seconds", o.seconds},
+          {"table", o.table},
+          {"plot_note", o.plot_note}};
 }
 
 // What summary.md and the CLI say of stranded walkers.
@@ -407,7 +422,8 @@ std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_
     }
     throw std::invalid_argument("calibrate: " + std::to_string(todo.size()) + " of " + std::to_string(W) + " " + what +
                                 " found no start with a finite posterior in 100 draws from the prior (does the model "
-                                "hold anywhere in it?); at the first draw, " + m.why_not_finite(first.data()));
+                                "hold anywhere in it?); at the first draw, " +
+                                m.why_not_finite(first.data()));
   }
   return start;
 }
@@ -545,8 +561,9 @@ nlohmann::ordered_json run_fingerprint(const CalibrateConfig& c, const Model& m,
 // The run's checkpoint (null without --checkpoint): its folder claimed and, when resuming, its state
 // read and the model's row count restored. Before the output folder is claimed, so that a resume
 // that cannot go on leaves the output folder as it was.
-std::unique_ptr<resume::SamplerCheckpoint> open_checkpoint(const CalibrateConfig& c, Model& m, const nlohmann::ordered_json& sizes,
-                                            resume::ProcessGroup* group, std::FILE* progress) {
+std::unique_ptr<resume::SamplerCheckpoint> open_checkpoint(const CalibrateConfig& c, Model& m,
+                                                           const nlohmann::ordered_json& sizes, resume::ProcessGroup* group,
+                                                           std::FILE* progress) {
   if (c.checkpoint.dir.empty()) return nullptr;
   const bool writer = !group || group->rank() == 0;
   if (writer) io::make_dirs(c.checkpoint.dir, "--checkpoint");
@@ -607,7 +624,12 @@ io::OutFile predict_and_count(const CalibrateConfig& c, Model& m, const std::vec
   o.law_seconds = m.law_seconds();
   io::OutFile predictive;
   if (writer) predictive.open(c.out_dir + "/predictive.csv");
-  predictive_text(m, draws, [&](const std::string& t) { if (writer) predictive.put(t); }, o);
+  predictive_text(
+      m, draws,
+      [&](const std::string& t) {
+        if (writer) predictive.put(t);
+      },
+      o);
   o.seconds = io::seconds_since(t0);
   return predictive;
 }
@@ -616,7 +638,8 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
                             std::chrono::steady_clock::time_point t0, resume::ProcessGroup* group) {
   const bool writer = !group || group->rank() == 0;
   const std::size_t experiments = m.data().n;
-  const std::vector<double> start = start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
+  const std::vector<double> start =
+      start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
   const std::unique_ptr<resume::SamplerCheckpoint> ck =
       open_checkpoint(c, m, {{"walkers", c.walkers}, {"steps", c.mcmc_steps}}, group, progress);
   const resume::FolderClaim claim = claim_output(c, force, group);
@@ -650,13 +673,15 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   if (!writer) return o;
   write_samples(c.out_dir, ch, c.burn, o.names, sample_titles(c, o.names));
   predictive.commit();
-  std::string md = run_line(c, o, experiments, std::to_string(c.walkers) + " walkers x " + std::to_string(c.mcmc_steps) +
-                                                   " steps (burn-in " + std::to_string(c.burn) + ")") +
+  std::string md = run_line(c, o, experiments,
+                            std::to_string(c.walkers) + " walkers x " + std::to_string(c.mcmc_steps) + " steps (burn-in " +
+                                std::to_string(c.burn) + ")") +
                    o.table + "\nacceptance fraction " + num(o.acceptance) + "; failed proposals " +
                    std::to_string(o.failed_proposals) + "\n";
   if (!o.converged)
-    md += "\nwarning: the chain is shorter than 50 autocorrelation times after the burn-in for some parameter "
-          "(converged: no); run more steps before trusting the quantiles.\n";
+    md +=
+        "\nwarning: the chain is shorter than 50 autocorrelation times after the burn-in for some parameter "
+        "(converged: no); run more steps before trusting the quantiles.\n";
   if (!o.stranded.empty()) md += "\nwarning: " + stranded_note(o.stranded, ch.walkers) + "\n";
   std::string high;
   for (std::size_t k = 0; k < o.params.size(); ++k)
@@ -671,9 +696,8 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   return o;
 }
 
-CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FILE* progress, Model& m,
-                                  CalibrationOutcome o, std::chrono::steady_clock::time_point t0,
-                                  resume::ProcessGroup* group) {
+CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FILE* progress, Model& m, CalibrationOutcome o,
+                                  std::chrono::steady_clock::time_point t0, resume::ProcessGroup* group) {
   const bool writer = !group || group->rank() == 0;
   const std::size_t experiments = m.data().n, D = m.dim();
   infer::SmcOptions so = c.smc;
@@ -731,8 +755,7 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
     const ParamSummary& p = o.params[k];
     json q = json::object();
     for (std::size_t i = 0; i < summary_probs().size(); ++i) q[num(summary_probs()[i])] = p.quantiles[i];
-    ps[o.names[k]] = {{"mean", p.mean}, {"sd", p.sd}, {"quantiles", q},
-                      {"ess", std::isfinite(p.ess) ? json(p.ess) : json()}};
+    ps[o.names[k]] = {{"mean", p.mean}, {"sd", p.sd}, {"quantiles", q}, {"ess", std::isfinite(p.ess) ? json(p.ess) : json()}};
   }
   j["posterior"] = ps;
   j["files"] = kFiles;
@@ -768,7 +791,8 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
       for (std::size_t k = 0; k < D; ++k) first[k] = m.free()[k].quantile(u[k]);
       throw std::invalid_argument("fit.global: none of the " + std::to_string(points) +
                                   " points of the global design has a finite log posterior (does the model hold "
-                                  "anywhere in the prior?); at the first point, " + m.why_not_finite(first.data()));
+                                  "anywhere in the prior?); at the first point, " +
+                                  m.why_not_finite(first.data()));
     }
     start = basin_starts(g, D, c.fit_starts);
     o.fit_design = points, o.fit_basins = g.basins.size();
@@ -792,16 +816,17 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
   if (!writer) return o;
   write_fit_files(c.out_dir, o.names, r);
   predictive.commit();
-  const std::string how =
-      points ? "fit (" + c.fit.algorithm + ", a global design of " + std::to_string(points) + " points, " +
-                   std::to_string(g.basins.size()) + " basins, the best " + std::to_string(r.starts.size()) + " climbed)"
-             : "fit (" + c.fit.algorithm + ", " + std::to_string(c.fit_starts) + " starts from the prior)";
+  const std::string how = points ? "fit (" + c.fit.algorithm + ", a global design of " + std::to_string(points) + " points, " +
+                                       std::to_string(g.basins.size()) + " basins, the best " + std::to_string(r.starts.size()) +
+                                       " climbed)"
+                                 : "fit (" + c.fit.algorithm + ", " + std::to_string(c.fit_starts) + " starts from the prior)";
   std::string md = run_line(c, o, experiments, how) + o.table + "\n" + fit_note(r, points > 0) + "\n";
   if (points)
-    md += "\n## Basins of the global design\n\nThe best point of each basin found among the design's best points "
-          "(nearest-better clustering in prior CDF space, then the hill-valley test: no two basins without a "
-          "valley between them), and where the local optimiser climbed from it:\n\n" +
-          basins_table(o.names, g, r);
+    md +=
+        "\n## Basins of the global design\n\nThe best point of each basin found among the design's best points "
+        "(nearest-better clustering in prior CDF space, then the hill-valley test: no two basins without a "
+        "valley between them), and where the local optimiser climbed from it:\n\n" +
+        basins_table(o.names, g, r);
   io::write_file(c.out_dir + "/summary.md", md);
   io::write_file(c.out_dir + "/metadata.json",
                  fit_metadata(c, o, m.data(), points ? basins_json(o.names, g, r) : json()).dump(2) + "\n");
@@ -823,8 +848,9 @@ CalibrationOutcome run_calibration(const CalibrateConfig& c, bool force, std::FI
   for (const design::ParamSpec& p : c.free) o.names.push_back(p.name);
   if (c.method == "fit") {
     if (!c.checkpoint.dir.empty())
-      throw std::invalid_argument("--checkpoint: the fit keeps no checkpoint (its global design is one batch and its "
-                                  "starts are short climbs); checkpoints are SMC's and the ensemble's");
+      throw std::invalid_argument(
+          "--checkpoint: the fit keeps no checkpoint (its global design is one batch and its "
+          "starts are short climbs); checkpoints are SMC's and the ensemble's");
     return run_fit(c, force, progress, *model, std::move(o), t0, group);
   }
   if (c.method == "smc") return run_smc_method(c, force, progress, *model, std::move(o), t0, group);

@@ -32,12 +32,12 @@
 namespace impact::calibrate {
 
 using infer::EnsembleChain;
-using infer::FitResult;
 using infer::EnsembleOptions;
-using infer::ParamSummary;
+using infer::FitResult;
 using infer::kStrandedGap;
 using infer::magnitude_scale;
 using infer::mean_sd;
+using infer::ParamSummary;
 using infer::run_ensemble;
 using infer::sorted_quantile;
 using infer::stranded_walkers;
@@ -48,14 +48,14 @@ struct CalibrationOutcome {
   FitResult fit;                     // fit: the starts, the estimate, the Laplace approximation
   std::vector<ParamSummary> params;  // in the config's free order
   std::vector<std::string> names;
-  bool converged = false;            // mcmc: every parameter's ParamSummary::converged; fit: the Laplace
-                                     // approximation holds and (starts from the prior) two starts, or
-                                     // the only one, agree
-  std::vector<std::size_t> stranded;  // walkers stranded away from the bulk (stranded_walkers)
-  std::size_t fit_design = 0, fit_basins = 0;  // fit: the global design's points and the basins it showed
+  bool converged = false;                                // mcmc: every parameter's ParamSummary::converged; fit: the Laplace
+                                                         // approximation holds and (starts from the prior) two starts, or
+                                                         // the only one, agree
+  std::vector<std::size_t> stranded;                     // walkers stranded away from the bulk (stranded_walkers)
+  std::size_t fit_design = 0, fit_basins = 0;            // fit: the global design's points and the basins it showed
   double log_z = std::nan(""), log_z_se = std::nan("");  // smc: the log evidence and its error
-  std::vector<infer::SmcMode> modes;  // smc: the posterior's modes (infer::find_modes)
-  double max_log_posterior = std::nan("");  // the best of the draws (fit: the estimate's)
+  std::vector<infer::SmcMode> modes;                     // smc: the posterior's modes (infer::find_modes)
+  double max_log_posterior = std::nan("");               // the best of the draws (fit: the estimate's)
   // per observed output, the root mean square over the experiments of the data's residual from the
   // posterior predictive median: in the output's units, and in its sigmas
   std::vector<double> predictive_rms, predictive_rms_sigmas;
@@ -63,9 +63,9 @@ struct CalibrationOutcome {
   std::uint64_t failed_proposals = 0, rows = 0;
   double seconds = 0, law_seconds = 0;
   engine::Backend backend = engine::Backend::serial;
-  int processes = 1;                 // that shared the batches
+  int processes = 1;        // that shared the batches
   std::string backend_why;  // " (auto: ...)" when auto chose it, else ""
-  std::string table;  // summary.md's table
+  std::string table;        // summary.md's table
   std::vector<std::string> files;
   std::string plot_note;  // where the plots are, or that they were not drawn ("" : none asked)
 };

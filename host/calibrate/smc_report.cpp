@@ -32,7 +32,7 @@ double runs_ess(const SmcResult& r, std::size_t k, double sd) {
   double m = 0, s = 0;
   infer::mean_sd(mean, m, s);
   const double ess = static_cast<double>(mean.size()) * sd * sd / (s * s);
-  if (std::isnan(ess)) return ess;  // unknown (a non-finite draw): said as unknown, never the count
+  if (std::isnan(ess)) return ess;               // unknown (a non-finite draw): said as unknown, never the count
   return std::min(ess, static_cast<double>(n));  // runs' means that agree exactly: every draw counts
 }
 
@@ -58,16 +58,17 @@ std::vector<infer::ParamSummary> smc_summary(const SmcResult& r, const std::vect
 void write_smc_samples(const std::string& dir, const SmcResult& r, const std::vector<std::uint32_t>& mode,
                        const std::vector<std::string>& names, const std::vector<std::string>& titles) {
   io::write_samples_files(dir, {"particle", "run", "mode"}, names, titles, r.dim ? r.x.size() / r.dim : 0,
-                      [&](std::size_t i, std::uint64_t* ids, double* v) {
-                        ids[0] = i, ids[1] = r.run[i], ids[2] = mode[i];
-                        for (std::size_t k = 0; k < r.dim; ++k) v[k] = r.x[i * r.dim + k];
-                        v[r.dim] = r.log_prior[i] + r.log_like[i];
-                      });
+                          [&](std::size_t i, std::uint64_t* ids, double* v) {
+                            ids[0] = i, ids[1] = r.run[i], ids[2] = mode[i];
+                            for (std::size_t k = 0; k < r.dim; ++k) v[k] = r.x[i * r.dim + k];
+                            v[r.dim] = r.log_prior[i] + r.log_like[i];
+                          });
 }
 
 std::string smc_table(const std::vector<std::string>& names, const std::vector<infer::ParamSummary>& ps) {
-  std::string t = "| parameter | mean | sd | 5% | 16% | 50% | 84% | 95% | ESS (from the runs) |\n"
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  std::string t =
+      "| parameter | mean | sd | 5% | 16% | 50% | 84% | 95% | ESS (from the runs) |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (std::size_t k = 0; k < ps.size(); ++k) {
     t += "| " + names[k];
     for (double v : {ps[k].mean, ps[k].sd}) t += fmt(" | %.6g", v);
@@ -79,8 +80,8 @@ std::string smc_table(const std::vector<std::string>& names, const std::vector<i
 
 std::string smc_evidence_line(const SmcResult& r) {
   return "log evidence log Z = " + fmt("%.4f", r.log_z) + " +- " + fmt("%.4f", r.log_z_se) + " (the mean of " +
-         std::to_string(r.runs) + " independent runs' Z; the error from their spread), " +
-         std::to_string(r.stage_count()) + " stages at most, " + std::to_string(r.evaluations) + " points evaluated" +
+         std::to_string(r.runs) + " independent runs' Z; the error from their spread), " + std::to_string(r.stage_count()) +
+         " stages at most, " + std::to_string(r.evaluations) + " points evaluated" +
          (r.failed ? ", " + std::to_string(r.failed) + " of them where the model failed (no mass)" : std::string()) +
          (r.finished ? "" : "; WARNING: some run did not reach beta = 1 within smc.max_stages: not the posterior") + "\n";
 }
@@ -135,8 +136,12 @@ void smc_json(nlohmann::ordered_json& j, const std::vector<std::string>& names, 
   for (const auto& run : r.stages) {
     nlohmann::ordered_json one = nlohmann::ordered_json::array();
     for (const infer::SmcStage& s : run)
-      one.push_back({{"beta", s.beta}, {"ess", s.ess}, {"log_z_step", s.log_z_step}, {"acceptance", s.acceptance},
-                     {"moves", s.moves}, {"scale", s.scale}});
+      one.push_back({{"beta", s.beta},
+                     {"ess", s.ess},
+                     {"log_z_step", s.log_z_step},
+                     {"acceptance", s.acceptance},
+                     {"moves", s.moves},
+                     {"scale", s.scale}});
     st.push_back(one);
   }
   j["stages"] = st;

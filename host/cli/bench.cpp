@@ -22,12 +22,12 @@
 
 namespace impact::cli {
 
-using engine::Backend;
-using engine::LawInfo;
-using engine::Precision;
 using bench::BenchConfig;
 using bench::BenchSpec;
 using bench::Measurement;
+using engine::Backend;
+using engine::LawInfo;
+using engine::Precision;
 
 namespace {
 
@@ -47,7 +47,8 @@ std::vector<std::string> split_all(const std::vector<std::string>& v) {  // "a,b
   return out;
 }
 
-template <class X> void push_unique(std::vector<X>& v, const X& x) {
+template <class X>
+void push_unique(std::vector<X>& v, const X& x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
 }
 
@@ -67,8 +68,7 @@ std::vector<const LawInfo*> laws_of(const std::vector<std::string>& args) {
 std::vector<Precision> precisions_of(const std::vector<std::string>& args) {
   std::vector<Precision> ps;
   for (const std::string& p : split_all(args)) {
-    if (p != "double" && p != "float")
-      throw std::invalid_argument("unknown precision '" + p + "' (known: double, float)");
+    if (p != "double" && p != "float") throw std::invalid_argument("unknown precision '" + p + "' (known: double, float)");
     push_unique(ps, engine::parse_precision(p));
   }
   if (ps.empty()) ps = {Precision::f64, Precision::f32};
@@ -132,7 +132,8 @@ std::vector<Backend> backends_of(const std::vector<std::string>& args, const eng
 }
 
 // Every configuration of the plan, one after the other (a progress line each to `log`, if any).
-std::vector<bench::Measurement> measure_plan(const std::vector<bench::BenchConfig>& plan, const bench::BenchSpec& spec, std::FILE* log) {
+std::vector<bench::Measurement> measure_plan(const std::vector<bench::BenchConfig>& plan, const bench::BenchSpec& spec,
+                                             std::FILE* log) {
   std::vector<bench::Measurement> ms;
   bench::BenchHarness harness(spec);
   for (std::size_t k = 0; k < plan.size(); ++k) {
@@ -152,8 +153,7 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchArgs& a) {
                                    "Throughput of every law x backend x precision (x steps for the integrators) in one "
                                    "run (docs/bench.md)");
   c->add_option("--laws", a.laws, "Laws, comma-separated (default: all: " + engine::law_names() + ")")->delimiter(',');
-  c->add_option("--backends", a.backends, "serial,omp,cuda (default: serial, omp, and cuda when usable)")
-      ->delimiter(',');
+  c->add_option("--backends", a.backends, "serial,omp,cuda (default: serial, omp, and cuda when usable)")->delimiter(',');
   c->add_option("--precisions", a.precisions, "double,float (default: both)")->delimiter(',');
   c->add_option("--steps", a.steps, "Steps per instance for the integrators, comma-separated (default: 250,1000)")
       ->delimiter(',');
@@ -161,8 +161,7 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchArgs& a) {
       ->capture_default_str();
   c->add_option("--seed", a.seed, "Philox seed of the instances")->capture_default_str();
   c->add_option("--set", a.sets, "KEY=DIST: a distribution of the scenario, as for `impact reduce` (repeatable)");
-  c->add_option("--min-time", a.min_time, "Seconds per repetition (the batch grows to reach it)")
-      ->capture_default_str();
+  c->add_option("--min-time", a.min_time, "Seconds per repetition (the batch grows to reach it)")->capture_default_str();
   c->add_option("--reps", a.reps, "Timed repetitions per configuration")->capture_default_str();
   c->add_option("--warmup", a.warmup, "Untimed repetitions after the calibration")->capture_default_str();
   c->add_option("--max-n", a.max_n, "Instances in a batch at most (memory); a repetition repeats the call beyond")
@@ -189,8 +188,8 @@ int run_bench(const BenchArgs& a, std::FILE* table, std::FILE* log) {
     std::fprintf(progress,
                  "impact bench: %zu configurations, %d reps of ~%g s (+ calibration, %d warm-up): about %.0f s; "
                  "batches of at most %zu instances\n",
-                 plan.size(), a.reps, a.min_time, a.warmup,
-                 double(plan.size()) * a.min_time * (a.reps + a.warmup + 1.5), run.spec.max_n);
+                 plan.size(), a.reps, a.min_time, a.warmup, double(plan.size()) * a.min_time * (a.reps + a.warmup + 1.5),
+                 run.spec.max_n);
   const double load0 = io::load_average();
   const int cores = io::hardware_threads();
   if (progress && load0 > 0.5 * cores)

@@ -28,14 +28,14 @@ struct BenchArgs {
   std::vector<int> steps;               // integrators; empty: 250, 1000
   std::string scenario = "contact";
   std::uint64_t seed = 1;
-  double min_time = 0.5;                // seconds per repetition (instance count grows to reach it)
+  double min_time = 0.5;  // seconds per repetition (instance count grows to reach it)
   int reps = 5;
   int warmup = 1;
-  std::uint64_t max_n = 1u << 21;       // instances in a batch at most (memory); beyond: repeated calls
-  std::string json;                     // "" none, "-" stdout
-  std::string markdown;                 // "" none, "-" stdout
-  bool quiet = false;                   // no progress lines, no table on stdout (unless --markdown -)
-  std::vector<std::string> sets;        // KEY=DIST settings of the scenario
+  std::uint64_t max_n = 1u << 21;  // instances in a batch at most (memory); beyond: repeated calls
+  std::string json;                // "" none, "-" stdout
+  std::string markdown;            // "" none, "-" stdout
+  bool quiet = false;              // no progress lines, no table on stdout (unless --markdown -)
+  std::vector<std::string> sets;   // KEY=DIST settings of the scenario
 };
 
 CLI::App* add_bench_subcommand(CLI::App& app, BenchArgs& args);

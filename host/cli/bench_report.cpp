@@ -14,12 +14,12 @@
 
 namespace impact::cli {
 
+using bench::Measurement;
+using bench::RateStat;
 using engine::Backend;
 using engine::backend_name;
 using engine::Precision;
 using engine::precision_name;
-using bench::Measurement;
-using bench::RateStat;
 using json = nlohmann::ordered_json;
 
 // ---- cells -----------------------------------------------------------------------------------------
@@ -42,7 +42,7 @@ json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 
 // ---- lookups ---------------------------------------------------------------------------------------
 const bench::Measurement* find(const std::vector<bench::Measurement>& ms, const std::string& law, int steps, Precision p,
-                        Backend b) {
+                               Backend b) {
   for (const bench::Measurement& m : ms)
     if (m.cfg.law->name == law && m.cfg.steps == steps && m.cfg.precision == p && m.cfg.backend == b) return &m;
   return nullptr;
@@ -61,8 +61,7 @@ std::vector<Row> rows_of(const std::vector<bench::Measurement>& ms) {
   std::vector<Row> rows;
   for (const bench::Measurement& m : ms) {
     bool seen = false;
-    for (const Row& r : rows)
-      seen |= r.law == m.cfg.law->name && r.steps == m.cfg.steps && r.precision == m.cfg.precision;
+    for (const Row& r : rows) seen |= r.law == m.cfg.law->name && r.steps == m.cfg.steps && r.precision == m.cfg.precision;
     if (!seen) rows.push_back({m.cfg.law->name, m.cfg.steps, m.cfg.precision});
   }
   return rows;
@@ -74,9 +73,8 @@ std::string header_lines(const BenchRun& run) {
   const engine::Device& dev = mc.device;
   const bench::BenchSpec& sp = run.spec;
   std::string s;
-  s += "- Machine: " + mc.cpu + ", " + std::to_string(mc.cores) + " cores, OMP " + std::to_string(mc.omp_threads) +
-       " threads; " + mc.compiler + ", " + mc.build_type + "; impactbatch " + mc.version + " (" + mc.git_rev + "), " +
-       mc.date + "\n";
+  s += "- Machine: " + mc.cpu + ", " + std::to_string(mc.cores) + " cores, OMP " + std::to_string(mc.omp_threads) + " threads; " +
+       mc.compiler + ", " + mc.build_type + "; impactbatch " + mc.version + " (" + mc.git_rev + "), " + mc.date + "\n";
   s += "- CUDA: " +
        (dev.usable ? dev.name + " (driver " + engine::cuda_version_string(dev.driver_version) + ", runtime " +
                          engine::cuda_version_string(dev.runtime_version) + ")"
@@ -99,8 +97,7 @@ std::string header_lines(const BenchRun& run) {
 // 1. instances/s per backend, the backend ratios and float/double per backend
 std::string throughput_table(const BenchRun& run) {
   const std::vector<Backend>& bs = run.spec.backends;
-  const bool hs = has_backend(bs, Backend::serial), ho = has_backend(bs, Backend::omp),
-             hc = has_backend(bs, Backend::cuda);
+  const bool hs = has_backend(bs, Backend::serial), ho = has_backend(bs, Backend::omp), hc = has_backend(bs, Backend::cuda);
   std::string s = "| law | steps | precision |";
   std::string sep = "| --- | ---: | --- |";
   if (hs) s += " serial |", sep += " ---: |";
@@ -122,9 +119,8 @@ std::string throughput_table(const BenchRun& run) {
     if (hc && ho) s += " " + ratio_str(ratio(get(Backend::cuda, p), get(Backend::omp, p))) + " |";
     if (hc && hs) s += " " + ratio_str(ratio(get(Backend::cuda, p), get(Backend::serial, p))) + " |";
     for (Backend b : bs)
-      s += " " +
-           (p == Precision::f32 ? ratio_str(ratio(get(b, Precision::f32), get(b, Precision::f64))) : std::string("")) +
-           " |";
+      s +=
+          " " + (p == Precision::f32 ? ratio_str(ratio(get(b, Precision::f32), get(b, Precision::f64))) : std::string("")) + " |";
     s += "\n";
   }
   return s;
@@ -143,10 +139,9 @@ std::string integrator_table(const std::vector<bench::Measurement>& ms) {
   s += "| --- | ---: | --- | --- | ---: | ---: | ---: | ---: |\n";
   for (const bench::Measurement& m : ms) {
     if (!m.cfg.integrator()) continue;
-    s += "| " + m.cfg.law->name + " | " + std::to_string(m.cfg.steps) + " | " + precision_name(m.cfg.precision) +
-         " | " + backend_name(m.cfg.backend) + " | " + fixed(m.mean_steps, 1) + " | " + pct(100.0 * m.ok_fraction) +
-         " | " + eng(m.rate.median * m.mean_steps) + " | " + fixed(m.rate.median * m.flops_instance / 1e9, 2) +
-         " |\n";
+    s += "| " + m.cfg.law->name + " | " + std::to_string(m.cfg.steps) + " | " + precision_name(m.cfg.precision) + " | " +
+         backend_name(m.cfg.backend) + " | " + fixed(m.mean_steps, 1) + " | " + pct(100.0 * m.ok_fraction) + " | " +
+         eng(m.rate.median * m.mean_steps) + " | " + fixed(m.rate.median * m.flops_instance / 1e9, 2) + " |\n";
   }
   return s;
 }
@@ -175,9 +170,9 @@ std::string cuda_table(const std::vector<bench::Measurement>& ms, const engine::
     const bool alg = !m.cfg.integrator();
     const double bw = m.rate.median * m.bytes_instance;
     s += "| " + m.cfg.law->name + " | " + steps_cell(m.cfg.steps) + " | " + precision_name(m.cfg.precision) + " | " +
-         eng(m.rate.median) + " | " + eng(m.flops_instance) + " | " + fixed(fl / 1e9, 1) + " | " +
-         pct(100.0 * fl / peak) + " | " + (alg ? fixed(m.bytes_instance, 0) : "-") + " | " +
-         (alg ? fixed(bw / 1e9, 1) : "-") + " | " + (alg ? pct(100.0 * bw / dev.peak_bandwidth) : "-") + " | " +
+         eng(m.rate.median) + " | " + eng(m.flops_instance) + " | " + fixed(fl / 1e9, 1) + " | " + pct(100.0 * fl / peak) +
+         " | " + (alg ? fixed(m.bytes_instance, 0) : "-") + " | " + (alg ? fixed(bw / 1e9, 1) : "-") + " | " +
+         (alg ? pct(100.0 * bw / dev.peak_bandwidth) : "-") + " | " +
          (alg && std::isfinite(link) ? pct(100.0 * bw / link) : "-") + " |\n";
   }
   return s;
@@ -213,8 +208,8 @@ json device_json(const engine::Device& d) {
   j["link_h2d_gbs"] = std::isfinite(d.link_h2d) ? json(d.link_h2d / 1e9) : json(nullptr);
   j["link_d2h_gbs"] = std::isfinite(d.link_d2h) ? json(d.link_d2h / 1e9) : json(nullptr);
   if (!known)
-    j["note"] = "compute capability " + d.compute_capability() +
-                " is not in the FMA table of host/engine/device.cpp: no peak FP shares";
+    j["note"] =
+        "compute capability " + d.compute_capability() + " is not in the FMA table of host/engine/device.cpp: no peak FP shares";
   return j;
 }
 
@@ -239,18 +234,25 @@ json settings_json(const bench::BenchSpec& s) {
   for (const engine::LawInfo* l : s.laws) laws.push_back(l->name);
   for (Backend b : s.backends) backends.push_back(backend_name(b));
   for (Precision p : s.precisions) precisions.push_back(precision_name(p));
-  return json{{"laws", laws},         {"backends", backends},       {"precisions", precisions},
-              {"steps", s.steps},     {"scenario", s.scenario_name}, {"seed", s.seed},
-              {"min_time", s.min_time}, {"reps", s.reps},           {"warmup", s.warmup},
-              {"max_n", s.max_n},     {"integrator", "rk4"}};
+  return json{{"laws", laws},
+              {"backends", backends},
+              {"precisions", precisions},
+              {"steps", s.steps},
+              {"scenario", s.scenario_name},
+              {"seed", s.seed},
+              {"min_time", s.min_time},
+              {"reps", s.reps},
+              {"warmup", s.warmup},
+              {"max_n", s.max_n},
+              {"integrator", "rk4"}};
 }
 
 // The cost model of every law (not only the measured ones): LawInfo::cost.
 json cost_model_json() {
   json cm = json::object();
   for (const engine::LawInfo& l : engine::all_laws())
-    cm[l.name] = l.cost.flops_step > 0 ? json{{"flops_per_step", l.cost.flops_step}}
-                                       : json{{"flops_per_instance", l.cost.flops_instance}};
+    cm[l.name] =
+        l.cost.flops_step > 0 ? json{{"flops_per_step", l.cost.flops_step}} : json{{"flops_per_instance", l.cost.flops_instance}};
   return cm;
 }
 
@@ -295,8 +297,8 @@ json ratios_json(const BenchRun& run) {
     auto add = [&](const char* what, const bench::Measurement* x, const bench::Measurement* y, const char* key, const char* val) {
       const double v = ratio(x, y);
       if (std::isfinite(v))
-        ratios.push_back(json{{"law", r.law}, {"steps", r.steps > 0 ? json(r.steps) : json(nullptr)},
-                              {key, val}, {"ratio", what}, {"value", v}});
+        ratios.push_back(json{
+            {"law", r.law}, {"steps", r.steps > 0 ? json(r.steps) : json(nullptr)}, {key, val}, {"ratio", what}, {"value", v}});
     };
     const Precision p = r.precision;
     const char* pn = precision_name(p);
@@ -360,10 +362,10 @@ std::string progress_line(const bench::Measurement& m, std::size_t k, std::size_
   const std::string isteps = c.integrator() ? ", " + eng(m.rate.median * m.mean_steps) + " instance-steps/s" : "";
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "impact bench: [%zu/%zu] %s%s %s %s: n %zu x %d call%s, %d reps: %s instances/s (min %s, max %s)%s\n",
-                k + 1, total, c.law->name.c_str(), st.c_str(), backend_name(c.backend), precision_name(c.precision),
-                m.n, m.calls, m.calls == 1 ? "" : "s", reps, eng(m.rate.median).c_str(), eng(m.rate.min).c_str(),
-                eng(m.rate.max).c_str(), isteps.c_str());
+                "impact bench: [%zu/%zu] %s%s %s %s: n %zu x %d call%s, %d reps: %s instances/s (min %s, max %s)%s\n", k + 1,
+                total, c.law->name.c_str(), st.c_str(), backend_name(c.backend), precision_name(c.precision), m.n, m.calls,
+                m.calls == 1 ? "" : "s", reps, eng(m.rate.median).c_str(), eng(m.rate.min).c_str(), eng(m.rate.max).c_str(),
+                isteps.c_str());
   return buf;
 }
 

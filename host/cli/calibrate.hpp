@@ -15,10 +15,10 @@ class App;
 namespace impact::cli {
 
 struct CalibrateArgs : ConfigRunArgs {
-  std::vector<std::string> laws;  // --laws a,b: calibrate.laws (which law explains the data)
-  std::string checkpoint;         // --checkpoint DIR: the sampler's state kept there (resume/sampler_checkpoint.hpp)
-  bool resume = false;            // --resume: go on from it
-  double checkpoint_every = 60;   // --checkpoint-every SECONDS
+  std::vector<std::string> laws;          // --laws a,b: calibrate.laws (which law explains the data)
+  std::string checkpoint;                 // --checkpoint DIR: the sampler's state kept there (resume/sampler_checkpoint.hpp)
+  bool resume = false;                    // --resume: go on from it
+  double checkpoint_every = 60;           // --checkpoint-every SECONDS
   resume::ProcessGroup* group = nullptr;  // mpirun: the processes that share every batch (dist::MpiGroup)
 };
 

@@ -37,8 +37,7 @@ CLI::App* add_compare_subcommand(CLI::App& app, CompareArgs& a) {
   c->add_option("--precision", a.precision, "Fast path precision: double|float")->capture_default_str();
   c->add_option("--steps", a.steps, "Steps per instance of the fast integrators")->capture_default_str();
   c->add_option("--integrator", a.integrator, "rk4|euler (fast integrators)")->capture_default_str();
-  c->add_option("--tol", a.tol,
-                "Largest relative difference allowed in any column (default 1e-5 in double, 1e-2 in float)");
+  c->add_option("--tol", a.tol, "Largest relative difference allowed in any column (default 1e-5 in double, 1e-2 in float)");
   c->add_option("--sample", a.sample, "Compare a uniform random subset of K rows (0: all)")->capture_default_str();
   c->add_option("--seed", a.seed, "Seed of the random subset")->capture_default_str();
   c->add_option("--fail-out", a.fail_out, "CSV of the rows beyond tolerance (default LAW_compare_failures.csv)");
@@ -68,7 +67,8 @@ CompareSpec spec_of(const CompareArgs& args) {
     char got[32];
     std::snprintf(got, sizeof got, "%g", args.tol);
     throw std::invalid_argument(std::string("--tol must be a finite number >= 0 (0: the default, 1e-5 in double, "
-                                            "1e-2 in float), got ") + got);
+                                            "1e-2 in float), got ") +
+                                got);
   }
   s.tol = args.tol > 0 ? args.tol : s.precision == Precision::f32 ? ref::kDefaultTolFloat : ref::kDefaultTolDouble;
   s.given = args.given;
@@ -89,8 +89,8 @@ CompareRows rows_of(const CompareArgs& args, const LawInfo& law) {
   SampleSpec spec = systems::default_spec(systems::parse_scenario(args.scenario));
   for (const std::string& st : args.sets) systems::apply_setting(spec, st);
   if (args.n < 1) throw std::invalid_argument("--n must be >= 1");
-  const std::string source = "study " + args.scenario + " (n " + std::to_string(args.n) + ", seed " +
-                             std::to_string(args.study_seed) + ")";
+  const std::string source =
+      "study " + args.scenario + " (n " + std::to_string(args.n) + ", seed " + std::to_string(args.study_seed) + ")";
   return ref::rows_from_study(spec, args.study_seed, args.n, args.sample ? args.sample : 1000, args.seed, source);
 }
 
@@ -105,11 +105,11 @@ void print_report(std::FILE* out, const CompareArgs& args, const CompareSpec& sp
                  spec.law->name.c_str(), backend_name(spec.backend), precision_name(spec.precision),
                  integrator_name(spec.opt.integrator), spec.opt.steps, rep.rows, rows.source.c_str(),
                  subset ? " (random subset)" : "");
-  std::fprintf(out, "  %-14s %11s %11s %11s %11s %11s %11s\n", "column", "max abs", "p99 abs", "median abs", "max rel",
-               "p99 rel", "median rel");
+  std::fprintf(out, "  %-14s %11s %11s %11s %11s %11s %11s\n", "column", "max abs", "p99 abs", "median abs", "max rel", "p99 rel",
+               "median rel");
   for (const ref::ColumnStats& c : rep.columns)
-    std::fprintf(out, "  %-14s %11.3g %11.3g %11.3g %11.3g %11.3g %11.3g\n", c.name.c_str(), c.abs.max, c.abs.p99,
-                 c.abs.median, c.rel.max, c.rel.p99, c.rel.median);
+    std::fprintf(out, "  %-14s %11.3g %11.3g %11.3g %11.3g %11.3g %11.3g\n", c.name.c_str(), c.abs.max, c.abs.p99, c.abs.median,
+                 c.rel.max, c.rel.p99, c.rel.median);
   std::fprintf(out,
                "  relative to: |P_ref| (P_*, In_c), |v0| (vf_*), K0 = 1/2 v0.W^-1 v0 (dE), max(|ref|, 1e-6 max|ref|) "
                "(others)\n");
@@ -130,7 +130,7 @@ void print_report(std::FILE* out, const CompareArgs& args, const CompareSpec& sp
 // reference: reason "reference unresolved").
 // Whether `path` is a regular file whose first line is the header write_failures writes.
 bool is_failure_list(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   std::ifstream f(path);
   std::string head;

@@ -17,22 +17,22 @@ namespace impact::cli {
 
 struct CompareArgs {
   std::string law;
-  std::string in;               // a CSV of instances (or of results with --given), or:
-  std::string scenario;         // a sampled study (impact/sampling.hpp, as `impact reduce`)
-  std::uint64_t n = 1000000;    //   its size: instances [0, n)
-  std::uint64_t study_seed = 1; //   its seed
+  std::string in;                 // a CSV of instances (or of results with --given), or:
+  std::string scenario;           // a sampled study (impact/sampling.hpp, as `impact reduce`)
+  std::uint64_t n = 1000000;      //   its size: instances [0, n)
+  std::uint64_t study_seed = 1;   //   its seed
   std::vector<std::string> sets;  // its KEY=DIST settings
   std::string backend = "auto";
   std::string precision = "double";
   int steps = 250;
   std::string integrator = "rk4";
-  double tol = 0;               // 0: default of the precision (ref::kDefaultTol*)
-  std::size_t sample = 0;       // compare a uniform random subset of K rows (0: every row; a study: 1000)
-  std::uint64_t seed = 1;       // seed of the subset
-  std::string fail_out;         // rows beyond tolerance ("" : <law>_compare_failures.csv)
-  std::string report;           // optional JSON report
-  bool given = false;           // the input holds results (an `impact eval` table) to check
-  bool strict = false;          // rows the fast path gave up on (step_limit) count as failures
+  double tol = 0;                 // 0: default of the precision (ref::kDefaultTol*)
+  std::size_t sample = 0;         // compare a uniform random subset of K rows (0: every row; a study: 1000)
+  std::uint64_t seed = 1;         // seed of the subset
+  std::string fail_out;           // rows beyond tolerance ("" : <law>_compare_failures.csv)
+  std::string report;             // optional JSON report
+  bool given = false;             // the input holds results (an `impact eval` table) to check
+  bool strict = false;            // rows the fast path gave up on (step_limit) count as failures
   bool modes_must_match = false;  // a differing mode sequence counts as a failure
 };
 

@@ -18,8 +18,8 @@ struct ConfigRunArgs {
   std::string backend;            // overrides run.backend
   bool no_plots = false;
   bool quiet = false;
-  bool dry_run = false;           // parse, validate and print the resolved config; run nothing
-  bool force = false;             // write into an output folder that is not a run's
+  bool dry_run = false;  // parse, validate and print the resolved config; run nothing
+  bool force = false;    // write into an output folder that is not a run's
 };
 
 // What the help says that differs between the commands.

@@ -56,11 +56,10 @@ CLI::App* add_eval_subcommand(CLI::App& app, EvalArgs& ea) {
 
 namespace {
 
-void print_summary(std::FILE* f, const EvalArgs& args, const LawInfo& law, const BackendPick& backend,
-                   Precision precision, const std::string& input, const TableStats& s, double total,
-                   const EvalTimeline* timeline = nullptr) {
-  std::fprintf(f, "impact eval: law %s, backend %s%s, precision %s, input %s\n", law.name.c_str(),
-               backend_name(backend.backend), backend.why.c_str(), precision_name(precision), input.c_str());
+void print_summary(std::FILE* f, const EvalArgs& args, const LawInfo& law, const BackendPick& backend, Precision precision,
+                   const std::string& input, const TableStats& s, double total, const EvalTimeline* timeline = nullptr) {
+  std::fprintf(f, "impact eval: law %s, backend %s%s, precision %s, input %s\n", law.name.c_str(), backend_name(backend.backend),
+               backend.why.c_str(), precision_name(precision), input.c_str());
   std::fprintf(f, "  rows %zu", s.rows);
   for (int k = 0; k < static_cast<int>(Status::count_); ++k)
     if (s.status_count[k]) std::fprintf(f, "   %s %zu", status_name(static_cast<Status>(k)), s.status_count[k]);
@@ -91,8 +90,8 @@ void print_summary(std::FILE* f, const EvalArgs& args, const LawInfo& law, const
 int pipeline_of(const EvalArgs& args) { return args.pipeline_given ? args.pipeline : EvalPipeline{}.depth; }
 
 template <class T>
-void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, Precision precision,
-         const LawOptions& opt, std::FILE* summary) {
+void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, Precision precision, const LawOptions& opt,
+         std::FILE* summary) {
   const auto t0 = std::chrono::steady_clock::now();
   io::CsvReader reader(args.in);
   io::remove_stale_writes(io::destination(args.out));  // what a killed run left beside OUT's destination
@@ -104,8 +103,7 @@ void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, P
   const bool piped = args.scenario.empty();
   const TableStats s =
       piped ? evaluate_table<T>(reader, out, law, fn, opt, EvalPipeline{args.chunk, pipeline_of(args)}, &tl)
-            : systems::evaluate_scenario_table<T>(reader, out, *systems::find_scenario(args.scenario), law, fn, opt,
-                                                args.chunk);
+            : systems::evaluate_scenario_table<T>(reader, out, *systems::find_scenario(args.scenario), law, fn, opt, args.chunk);
   // both files or neither: the timeline's bytes are written out (a full disk, /dev/full) before the
   // table is moved into place, and a failed table leaves no timeline behind
   if (tf) {
@@ -145,8 +143,8 @@ void append_and_remove(io::OutFile& out, const std::string& path) {
 // rank's share is written, rank 0 writes the header and the shares in rank order (input order) to
 // OUT and removes them (their names gathered: this run's only).
 template <class T>
-int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, Precision precision,
-              const LawOptions& opt, std::FILE* summary) {
+int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, Precision precision, const LawOptions& opt,
+              std::FILE* summary) {
   const dist::World& w = *args.world;
   const auto t0 = std::chrono::steady_clock::now();
   const BatchFn<T> fn = ref::any_batch_fn<T>(law, backend.backend);
@@ -163,9 +161,7 @@ int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backe
     header_line = head.line_no();
     range = io::line_share(args.in, head.offset(), w.rank(), w.size());
     breaks = io::count_line_breaks(args.in, range);
-  } catch (const io::InputError& e) {
-    fail(1, e.what());
-  } catch (const std::exception& e) {
+  } catch (const io::InputError& e) { fail(1, e.what()); } catch (const std::exception& e) {
     fail(2, e.what());
   }
   // rank 0 removes what a killed run left beside OUT before any rank writes: rank r > 0 passes the
@@ -173,9 +169,7 @@ int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backe
   const std::string dest = io::destination(args.out);  // the shares beside it, in its real folder
   if (w.rank() == 0 && code == 0) try {
       io::remove_stale_writes(dest);
-    } catch (const std::exception& e) {
-      fail(2, e.what());
-    }
+    } catch (const std::exception& e) { fail(2, e.what()); }
   const std::uint64_t before = w.exscan(breaks);  // the lines of the shares before this one
   std::optional<io::OutFile> part;
   TableStats s;
@@ -183,14 +177,12 @@ int run_share(const EvalArgs& args, const LawInfo& law, const BackendPick& backe
       io::CsvReader rows(args.in, range.begin, range.end, header_line + 1 + static_cast<long>(before));
       part.emplace(share_name(dest, w.rank()));
       s = evaluate_rows<T>(rows, *part, lay, law, fn, opt, EvalPipeline{args.chunk, pipeline_of(args)});
-    } catch (const io::InputError& e) {
-      fail(1, e.what());
-    } catch (const std::exception& e) {
+    } catch (const io::InputError& e) { fail(1, e.what()); } catch (const std::exception& e) {
       fail(2, e.what());
     }
   const std::vector<std::string> errors = w.gather(std::to_string(code) + " " + error);
   if (!w.all(code == 0)) {
-    part.reset();  // its temporary goes
+    part.reset();                        // its temporary goes
     for (const std::string& e : errors)  // rank 0: the first share's error is the first in the file
       if (e[0] != '0') {
         std::fprintf(stderr, "impact: error: %s\n", e.substr(2).c_str());
@@ -238,8 +230,7 @@ int run_eval(const EvalArgs& args, std::FILE* summary) {
   if (!args.scenario.empty() && !systems::find_scenario(args.scenario))
     throw std::invalid_argument("--scenario: unknown scenario '" + args.scenario + "' (known: " + systems::scenario_list() + ")");
   if (io::same_file(args.in, args.out))
-    throw std::invalid_argument("--in and --out name the same file (" + args.out +
-                                "): write the results to another file");
+    throw std::invalid_argument("--in and --out name the same file (" + args.out + "): write the results to another file");
   Workload w;
   w.laws = {&law};
   w.precision = precision;
@@ -249,13 +240,13 @@ int run_eval(const EvalArgs& args, std::FILE* summary) {
   if (args.chunk < 1 || args.chunk > (std::size_t(1) << 24))
     throw std::invalid_argument("--chunk must be between 1 and 16777216 rows, got " + std::to_string(args.chunk));
   if (args.pipeline_given && (args.pipeline < 1 || args.pipeline > io::kMaxPipelineDepth))
-    throw std::invalid_argument("--pipeline must be between 1 and " + std::to_string(io::kMaxPipelineDepth) +
-                                " chunks, got " + std::to_string(args.pipeline));
+    throw std::invalid_argument("--pipeline must be between 1 and " + std::to_string(io::kMaxPipelineDepth) + " chunks, got " +
+                                std::to_string(args.pipeline));
   if ((!args.timeline.empty() || args.pipeline_given) && !args.scenario.empty())
     throw std::invalid_argument(std::string(args.timeline.empty() ? "--pipeline" : "--timeline") +
                                 ": a --scenario table is evaluated one chunk after another, with no pipeline");
-  if (!args.timeline.empty() && (args.timeline == "-" || io::same_destination(args.timeline, args.out) ||
-                                 io::same_destination(args.timeline, args.in)))
+  if (!args.timeline.empty() &&
+      (args.timeline == "-" || io::same_destination(args.timeline, args.out) || io::same_destination(args.timeline, args.in)))
     throw std::invalid_argument("--timeline must name a file of its own, not stdout, --in or --out");
 #ifdef IMPACT_WITH_MPI
   if (args.world) {

@@ -29,7 +29,7 @@ struct EvalArgs {
   // under mpirun with several processes (host/dist): each takes a share of the file's lines, rank 0
   // assembles the table in input order (docs/distributed.md)
   const dist::World* world = nullptr;
-  bool quiet = false;           // no summary on stderr
+  bool quiet = false;  // no summary on stderr
 };
 
 CLI::App* add_eval_subcommand(CLI::App& app, EvalArgs& args);

@@ -31,8 +31,7 @@ void refuse_negative_unsigned(CLI::App& app) {
         o->check(CLI::Validator(
             [](std::string& v) {
               const std::size_t i = v.find_first_not_of(" \t");
-              return i != std::string::npos && v[i] == '-' ? std::string("must not be negative, got ") + v
-                                                           : std::string();
+              return i != std::string::npos && v[i] == '-' ? std::string("must not be negative, got ") + v : std::string();
             },
             "", "non-negative"));
 }
@@ -102,9 +101,7 @@ int main(int argc, char** argv) {
   refuse_negative_unsigned(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return usage_error(app, e, argc, argv);
-  }
+  } catch (const CLI::ParseError& e) { return usage_error(app, e, argc, argv); }
   int rc = 0;
   bool quiet_rank = false;  // a usage error is every rank's: rank 0 says it
 #ifdef IMPACT_WITH_MPI
@@ -118,24 +115,21 @@ int main(int argc, char** argv) {
   } else if (world && world->size() > 1 && *calibrate) {
     try {
       plan = std::make_unique<impact::dist::MpiGroup>(*world);
-    } catch (const std::exception& e) {
-      world->abort(e.what(), 2);
-    }
+    } catch (const std::exception& e) { world->abort(e.what(), 2); }
     cal.group = plan.get();
   } else if (world && world->size() > 1) {
     if (!*reduce) {
       if (world->rank() == 0)
-        std::fprintf(stderr, "impact: error: under mpirun with %d processes only `impact reduce`, `impact eval`, "
-                             "`impact study` and `impact calibrate` run distributed; run this command as one process "
-                             "(docs/distributed.md)\n",
+        std::fprintf(stderr,
+                     "impact: error: under mpirun with %d processes only `impact reduce`, `impact eval`, "
+                     "`impact study` and `impact calibrate` run distributed; run this command as one process "
+                     "(docs/distributed.md)\n",
                      world->size());
       return 2;
     }
     try {
       plan = std::make_unique<impact::dist::MpiGroup>(*world);
-    } catch (const std::exception& e) {
-      world->abort(e.what(), 2);
-    }
+    } catch (const std::exception& e) { world->abort(e.what(), 2); }
     ra.plan = plan.get();
     ra.local_rank = world->local_rank();
     if (world->rank() != 0) ra.out.clear(), ra.req.cases_out.clear();

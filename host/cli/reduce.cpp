@@ -61,8 +61,8 @@ void print_table(std::FILE* t, const sampled::ReduceSpec& a, const sampled::Redu
   std::fprintf(t, "  status:");
   for (int i = 0; i < static_cast<int>(Status::count_); ++i)
     if (s.status[i])
-      std::fprintf(t, "  %s %llu (%.3g%%)", status_name(static_cast<Status>(i)),
-                   static_cast<unsigned long long>(s.status[i]), total ? 100.0 * double(s.status[i]) / double(total) : 0.0);
+      std::fprintf(t, "  %s %llu (%.3g%%)", status_name(static_cast<Status>(i)), static_cast<unsigned long long>(s.status[i]),
+                   total ? 100.0 * double(s.status[i]) / double(total) : 0.0);
   std::fprintf(t, "\n");
   if (!a.checkpoint.empty())
     std::fprintf(t, "  checkpoint %s: %llu chunks read back, %llu corrupt files recomputed\n", a.checkpoint.c_str(),
@@ -87,8 +87,9 @@ void print_table(std::FILE* t, const sampled::ReduceSpec& a, const sampled::Redu
   }
   for (int k = 0; k < kNumQuantities; ++k)
     if (s.q[k].far)
-      std::fprintf(t, "  %s: %llu values not finite or beyond 2^72 times the histogram range's scale, so no mean or sd "
-                      "(a range set with --range %s=LO:HI moves that bound)\n",
+      std::fprintf(t,
+                   "  %s: %llu values not finite or beyond 2^72 times the histogram range's scale, so no mean or sd "
+                   "(a range set with --range %s=LO:HI moves that bound)\n",
                    quantity_key(k), static_cast<unsigned long long>(s.q[k].far), quantity_key(k));
   std::fprintf(t, "  histograms (%d bins on [lo, hi); '<' below lo, '>' at or above hi):\n", Histogram::kBins);
   for (int k = 0; k < kNumQuantities; ++k) {
@@ -103,7 +104,8 @@ void print_table(std::FILE* t, const sampled::ReduceSpec& a, const sampled::Redu
 
 CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& a) {
   CLI::App* c = app.add_subcommand(
-      "reduce", "Sample N instances of a study on the device, evaluate one law and reduce to a summary (no per-instance storage)");
+      "reduce",
+      "Sample N instances of a study on the device, evaluate one law and reduce to a summary (no per-instance storage)");
   c->add_option("--law", a.req.law, "Impact law: " + law_names())->required();
   c->add_option("--scenario", a.req.scenario, "contact|ball")->capture_default_str();
   c->add_option("--n", a.req.n, "Number of instances")->capture_default_str();
@@ -111,7 +113,8 @@ CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& a) {
   c->add_option("--seed", a.req.seed, "Philox seed")->capture_default_str();
   c->add_option("--set", a.req.sets,
                 "KEY=DIST, DIST one of fixed:VALUE, uniform:LO:HI, normal:MEAN:SD, lognormal:MU:SIGMA, "
-                "truncnormal:MEAN:SD:LO:HI or a number, as in a study's config (repeatable). contact keys: w1 w2 w3 rx ry rz vn vt phi mu e "
+                "truncnormal:MEAN:SD:LO:HI or a number, as in a study's config (repeatable). contact keys: w1 w2 w3 rx ry rz vn "
+                "vt phi mu e "
                 "e_t eta0, and rotation=random|vector|identity (random by default; setting rx, ry or rz selects vector); "
                 "ball keys: m r V0x V0y V0z w0x w0y w0z mu e e_t eta0 (the parameters of `impact study`'s scenarios)");
   c->add_option("--range", a.req.ranges, "QUANTITY=LO:HI histogram range (Pn, Pt, vfn, dE_K0; default from a pilot run)");
@@ -123,8 +126,8 @@ CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& a) {
   c->add_option("--out", a.out, "JSON summary file ('-' for stdout)");
   c->add_option("--cases-out", a.req.cases_out, "Also write the sampled instances as a CSV for `impact eval`");
   c->add_option("--checkpoint", a.req.checkpoint,
-                 "Keep every finished chunk in this folder (atomic files with checksums), so that an interrupted run "
-                 "can be resumed");
+                "Keep every finished chunk in this folder (atomic files with checksums), so that an interrupted run "
+                "can be resumed");
   c->add_flag("--resume", a.req.resume,
               "With --checkpoint: compute only the chunks missing there (a corrupt file is recomputed); the result is "
               "that of an uninterrupted run");

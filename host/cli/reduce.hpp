@@ -18,14 +18,13 @@ namespace impact::cli {
 
 struct ReduceArgs {
   sampled::ReduceRequest req;  // law, scenario, n, settings, backend, ... (sampled/reduce.hpp)
-  std::string out;           // JSON summary ("" none, "-" stdout)
-  bool quiet = false;        // no progress lines, no table
+  std::string out;             // JSON summary ("" none, "-" stdout)
+  bool quiet = false;          // no progress lines, no table
   // a run over several processes (host/dist, under mpirun): who computes which chunks; the merging
   // process prints and writes, the others only compute. local_rank picks the GPU.
   resume::ProcessGroup* plan = nullptr;
   int local_rank = 0;
 };
-
 
 // Registers the `reduce` subcommand and its options on app.
 CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& args);

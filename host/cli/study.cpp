@@ -34,13 +34,12 @@ using namespace impact::study;
 using Clock = std::chrono::steady_clock;
 
 CLI::App* add_study_subcommand(CLI::App& app, StudyArgs& a) {
-  CLI::App* c = app.add_subcommand(
-      "study", "Run a parameter-space study or UQ described by a TOML/JSON config (docs/study.md)");
-  add_config_run_options(c, a, {"Study config (.toml or .json)", "design.n=1000, params.mu=uniform:0.1:0.9",
-                                "auto|cuda|omp|serial|reference"});
+  CLI::App* c = app.add_subcommand("study", "Run a parameter-space study or UQ described by a TOML/JSON config (docs/study.md)");
+  add_config_run_options(
+      c, a, {"Study config (.toml or .json)", "design.n=1000, params.mu=uniform:0.1:0.9", "auto|cuda|omp|serial|reference"});
   c->add_option("--checkpoint", a.checkpoint,
-                 "Run in pieces and keep each finished piece's statistics in DIR (with its part of every table in the "
-                 "output folder), so that --resume after an interruption computes only the missing pieces")
+                "Run in pieces and keep each finished piece's statistics in DIR (with its part of every table in the "
+                "output folder), so that --resume after an interruption computes only the missing pieces")
       ->type_name("DIR");
   c->add_flag("--resume", a.resume, "With --checkpoint: read the finished pieces back (any number of processes)");
   c->add_option("--piece", a.piece, "Rows per piece (whole blocks of rows; default: at least 65536, at most 1024 pieces)");
@@ -65,8 +64,8 @@ std::string file_list(const std::vector<std::string>& files) {
   return s;
 }
 
-void print_summary(std::FILE* out, const StudyConfig& c, const ReportOptions& opt, std::size_t rows,
-                   const RunResult& run, const StudyReport& rep) {
+void print_summary(std::FILE* out, const StudyConfig& c, const ReportOptions& opt, std::size_t rows, const RunResult& run,
+                   const StudyReport& rep) {
   const std::string failed = run.build_failed ? ", " + std::to_string(run.build_failed) + " samples not buildable" : "";
   std::fprintf(out, "study %s: scenario %s, %zu samples (%s), %zu law(s), backend %s%s, %s%s\n", c.name.c_str(),
                c.scenario.c_str(), rows, design_kind_name(c.design.kind), run.laws.size(), backend_name(opt.backend),
@@ -74,12 +73,12 @@ void print_summary(std::FILE* out, const StudyConfig& c, const ReportOptions& op
   std::fprintf(out, "status counts:\n%s\n%s%s\n", rep.status_lines.c_str(), rep.table.c_str(), rep.sens_table.c_str());
   for (std::size_t l = 0; l < run.laws.size(); ++l) {
     const double s = run.stats[l].seconds;
-    std::fprintf(out, "%s: %.3g instances/s (%.3f s in the law)\n", run.laws[l].law->name.c_str(),
-                 s > 0 ? double(rows) / s : 0.0, s);
+    std::fprintf(out, "%s: %.3g instances/s (%.3f s in the law)\n", run.laws[l].law->name.c_str(), s > 0 ? double(rows) / s : 0.0,
+                 s);
   }
   const double wall = std::chrono::duration<double>(Clock::now() - opt.start).count();
-  std::fprintf(out, "wall time %.2f s (plots included)\nresults: %s/ (%s, metadata.json, summary.md)\n", wall,
-               c.out_dir.c_str(), file_list(rep.files).c_str());
+  std::fprintf(out, "wall time %.2f s (plots included)\nresults: %s/ (%s, metadata.json, summary.md)\n", wall, c.out_dir.c_str(),
+               file_list(rep.files).c_str());
   if (!rep.plot_note.empty()) std::fprintf(out, "%s\n", rep.plot_note.c_str());
   for (const std::string& n : run.notes) std::fprintf(out, "note: %s\n", n.c_str());
 }
@@ -111,8 +110,8 @@ int merge_folder(const StudyArgs& args, std::FILE* out, std::FILE* log) {
     if (!pngs.empty()) note = draw_plots(args.merge, pngs, args.quiet, log);
   }
   if (!args.quiet && out) {
-    std::fprintf(out, "merged %zu file(s) of %zu parts in %s/ (%.3g MB) in %.2f s\n", m.files, m.parts,
-                 args.merge.c_str(), double(m.bytes) / 1e6, merge_s);
+    std::fprintf(out, "merged %zu file(s) of %zu parts in %s/ (%.3g MB) in %.2f s\n", m.files, m.parts, args.merge.c_str(),
+                 double(m.bytes) / 1e6, merge_s);
     if (!note.empty()) std::fprintf(out, "%s\n", note.c_str());
   }
   return 0;
@@ -147,9 +146,7 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   std::string load_error;
   try {
     s = load_study(q);
-  } catch (const io::ConfigError& e) {
-    load_error = e.what();
-  } catch (const std::invalid_argument& e) {
+  } catch (const io::ConfigError& e) { load_error = e.what(); } catch (const std::invalid_argument& e) {
     load_error = args.config + ": " + e.what();
   }
 #ifdef IMPACT_WITH_MPI
@@ -174,8 +171,9 @@ int run_study(const StudyArgs& args, std::FILE* out, std::FILE* log) {
   if (args.resume && args.checkpoint.empty()) throw UsageError("study", "--resume needs --checkpoint DIR");
   const bool in_pieces = many || !args.checkpoint.empty();
   if ((args.keep_parts || args.piece) && !in_pieces)
-    throw UsageError("study", "--keep-parts and --piece are for runs in pieces (mpirun -n K with K > 1, or "
-                              "--checkpoint DIR)");
+    throw UsageError("study",
+                     "--keep-parts and --piece are for runs in pieces (mpirun -n K with K > 1, or "
+                     "--checkpoint DIR)");
   if (in_pieces) {
     PieceOptions po;
     po.keep_parts = args.keep_parts;

@@ -22,11 +22,11 @@ class World;
 namespace impact::cli {
 
 struct StudyArgs : ConfigRunArgs {
-  bool keep_parts = false;        // in pieces: leave the tables in parts (no merge)
-  std::string checkpoint;         // keep each finished piece's statistics here (study/pieces.hpp)
-  bool resume = false;            // read the valid pieces of `checkpoint` back
-  std::uint64_t piece = 0;        // rows per piece (0: the default)
-  std::string merge;              // --merge DIR: assemble DIR's tables from their parts; run nothing
+  bool keep_parts = false;             // in pieces: leave the tables in parts (no merge)
+  std::string checkpoint;              // keep each finished piece's statistics here (study/pieces.hpp)
+  bool resume = false;                 // read the valid pieces of `checkpoint` back
+  std::uint64_t piece = 0;             // rows per piece (0: the default)
+  std::string merge;                   // --merge DIR: assemble DIR's tables from their parts; run nothing
   const dist::World* world = nullptr;  // set under mpirun with more than one process
 };
 

@@ -10,8 +10,7 @@
 namespace impact::cli {
 
 struct UsageError : std::invalid_argument {
-  UsageError(std::string command, const std::string& what)
-      : std::invalid_argument(what), command_(std::move(command)) {}
+  UsageError(std::string command, const std::string& what) : std::invalid_argument(what), command_(std::move(command)) {}
   // "study": the message reads "impact study: error: WHAT"
   const std::string& command() const { return command_; }
 

@@ -126,7 +126,7 @@ double design_memory_bytes(const std::vector<ParamSpec>& specs, const DesignSpec
 // file is read by io::CsvReader (lines of at most io::CsvReader::kMaxLineChars, a NUL byte or a
 // read error refused: not a sample matrix) and split by commas and/or blanks; its errors are
 // "design.file: FILE:LINE[:COLUMN]: what was expected".
-std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const DesignSpec& spec,
-                                    double memory_limit = 0, const std::vector<std::string>& known = {});
+std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const DesignSpec& spec, double memory_limit = 0,
+                                    const std::vector<std::string>& known = {});
 
 }  // namespace impact::design

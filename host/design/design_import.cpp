@@ -90,11 +90,9 @@ std::string join(const std::vector<std::string>& v) {
 // fixed in [params] may not have one (`fixed`), and no name repeats.
 template <class Err>
 std::vector<std::string> header_names(const std::vector<std::string>& declared, const std::vector<std::string>& fixed,
-                                      const std::vector<std::string>& known, const std::vector<Token>& tok,
-                                      std::size_t lineno, std::size_t line_size, const Err& err) {
-  auto has = [](const std::vector<std::string>& v, const std::string& x) {
-    return std::find(v.begin(), v.end(), x) != v.end();
-  };
+                                      const std::vector<std::string>& known, const std::vector<Token>& tok, std::size_t lineno,
+                                      std::size_t line_size, const Err& err) {
+  auto has = [](const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); };
   std::vector<std::string> names;
   for (const Token& t : tok) {
     const std::string name = unquote(t.text);
@@ -102,8 +100,8 @@ std::vector<std::string> header_names(const std::vector<std::string>& declared, 
       throw err(lineno, t.column,
                 "expected a header naming the varied parameters (" + join(declared) + "); '" + name + "' is not one of them");
     if (!known.empty() && !has(known, name))
-      throw err(lineno, t.column, "expected a header of scenario parameters (" + join(known) + "); '" + name +
-                                      "' is not one of them");
+      throw err(lineno, t.column,
+                "expected a header of scenario parameters (" + join(known) + "); '" + name + "' is not one of them");
     if (has(fixed, name))
       throw err(lineno, t.column, "'" + name + "' is fixed in [params] and also a column of the file: remove one of the two");
     if (has(names, name)) throw err(lineno, t.column, "expected each parameter once in the header; '" + name + "' repeats");
@@ -138,9 +136,9 @@ void check_saltelli_group(const double* g, std::size_t d, bool second_order, con
                   "expected a Saltelli matrix (rows A, AB_1..AB_" + std::to_string(d) +
                       (second_order ? ", BA_1..BA_" + std::to_string(d) : std::string()) +
                       ", B per base row, AB_i = A with B's column i" + (second_order ? ", BA_i = B with A's" : "") +
-                      "; SALib's calc_second_order = " + (second_order ? "True" : "False") + "): row " +
-                      std::to_string(t + 1) + " of the group starting at line " + std::to_string(lines[0]) +
-                      " differs in column " + std::to_string(k + 1));
+                      "; SALib's calc_second_order = " + (second_order ? "True" : "False") + "): row " + std::to_string(t + 1) +
+                      " of the group starting at line " + std::to_string(lines[0]) + " differs in column " +
+                      std::to_string(k + 1));
     }
   }
 }
@@ -150,12 +148,12 @@ void check_saltelli_group(const double* g, std::size_t d, bool second_order, con
 // parameters in order. `saltelli`: the rows must form a Saltelli matrix (check_saltelli_group).
 // The reader's own errors (io::InputError) pass through; read_imported() says them as design.file's.
 std::unique_ptr<Design> read_rows(io::CsvReader& in, const std::vector<std::string>& declared,
-                                  const std::vector<std::string>& fixed, const std::vector<std::string>& known,
-                                  bool saltelli, bool second_order, double memory_limit) {
+                                  const std::vector<std::string>& fixed, const std::vector<std::string>& known, bool saltelli,
+                                  bool second_order, double memory_limit) {
   // "design.file: FILE:LINE:COLUMN: what was expected"
   auto err = [&](std::size_t line, std::size_t col, const std::string& what) {
-    return std::invalid_argument("design.file: " + in.path() + ":" + std::to_string(line) + ":" +
-                                 std::to_string(col) + ": " + what);
+    return std::invalid_argument("design.file: " + in.path() + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " +
+                                 what);
   };
   std::vector<std::string> names = declared, file_names;
   std::vector<std::size_t> col_of;  // file column -> design column
@@ -164,7 +162,7 @@ std::unique_ptr<Design> read_rows(io::CsvReader& in, const std::vector<std::stri
   std::uint64_t max_rows = 0;
   std::vector<double> values;
   std::vector<std::size_t> group_lines;  // saltelli: the lines of the current group
-  std::vector<Token> comment_header;  // "# a b c" before the first row
+  std::vector<Token> comment_header;     // "# a b c" before the first row
   std::size_t comment_line = 0, comment_size = 0;
   std::size_t lineno = 0;
   while (in.next_record()) {
@@ -209,8 +207,9 @@ std::unique_ptr<Design> read_rows(io::CsvReader& in, const std::vector<std::stri
         if (plain) continue;
       }
       if (names.empty())
-        throw err(lineno, 1, "expected a header line naming the file's columns (parameters of the scenario), "
-                             "or the varied parameters declared in [params]");
+        throw err(lineno, 1,
+                  "expected a header line naming the file's columns (parameters of the scenario), "
+                  "or the varied parameters declared in [params]");
     }
     if (d == 0) {
       d = names.size();
@@ -223,24 +222,26 @@ std::unique_ptr<Design> read_rows(io::CsvReader& in, const std::vector<std::stri
     }
     const std::size_t base = values.size();
     if (base / d >= max_rows)
-      throw err(lineno, 1, "expected at most " + std::to_string(max_rows) + " rows (" +
-                               (double(max_rows) < double(kMaxDesignRows)
-                                    ? "the " + gib(memory_limit) + " a study may use)"
-                                    : "the largest design)"));
+      throw err(lineno, 1,
+                "expected at most " + std::to_string(max_rows) + " rows (" +
+                    (double(max_rows) < double(kMaxDesignRows) ? "the " + gib(memory_limit) + " a study may use)"
+                                                               : "the largest design)"));
     // grow within the limit: never more than max_rows rows' capacity
     if (values.capacity() < base + d)
-      values.reserve(static_cast<std::size_t>(std::min<double>(double(max_rows) * double(d),
-                                                               std::max<double>(1024.0, 2.0 * double(base + d)))));
+      values.reserve(static_cast<std::size_t>(
+          std::min<double>(double(max_rows) * double(d), std::max<double>(1024.0, 2.0 * double(base + d)))));
     values.resize(base + d);
     for (std::size_t c = 0; c < tok.size(); ++c) {
       if (c >= d)
-        throw err(lineno, tok[c].column, "expected " + std::to_string(d) + " values per row, found " + std::to_string(tok.size()));
+        throw err(lineno, tok[c].column,
+                  "expected " + std::to_string(d) + " values per row, found " + std::to_string(tok.size()));
       const std::string bad = design_number(tok[c].text, v);
       if (!bad.empty()) throw err(lineno, tok[c].column, bad);
       values[base + col_of[c]] = v;
     }
     if (tok.size() < d)
-      throw err(lineno, line.size() + 1, "expected " + std::to_string(d) + " values per row, found " + std::to_string(tok.size()));
+      throw err(lineno, line.size() + 1,
+                "expected " + std::to_string(d) + " values per row, found " + std::to_string(tok.size()));
     if (saltelli) {
       group_lines.push_back(lineno);
       if (group_lines.size() == saltelli_group(d, second_order)) {
@@ -251,11 +252,10 @@ std::unique_ptr<Design> read_rows(io::CsvReader& in, const std::vector<std::stri
   }
   if (values.empty()) throw err(lineno + 1, 1, "expected at least one row of values, found none");
   if (saltelli && !group_lines.empty())
-    throw err(lineno + 1, 1, std::string("expected N ") + (second_order ? "(2d + 2)" : "(d + 2)") +
-                                 " rows for a Saltelli matrix of d = " + std::to_string(d) + " columns, found " +
-                                 std::to_string(values.size() / d) + " (the last group has " +
-                                 std::to_string(group_lines.size()) + " of its " +
-                                 std::to_string(saltelli_group(d, second_order)) + " rows)");
+    throw err(lineno + 1, 1,
+              std::string("expected N ") + (second_order ? "(2d + 2)" : "(d + 2)") + " rows for a Saltelli matrix of d = " +
+                  std::to_string(d) + " columns, found " + std::to_string(values.size() / d) + " (the last group has " +
+                  std::to_string(group_lines.size()) + " of its " + std::to_string(saltelli_group(d, second_order)) + " rows)");
   auto design = std::make_unique<ImportedDesign>(names, std::move(values));
   design->set_source_sum("crc32=" + io::crc_hex(in.checksum()) + " bytes=" + std::to_string(in.offset()));
   return design;
@@ -274,9 +274,7 @@ std::unique_ptr<Design> read_imported(const std::vector<std::string>& declared, 
     io::CsvReader in(file, "a sample matrix");
     in.keep_checksum();
     return read_rows(in, declared, fixed, known, saltelli, second_order, memory_limit);
-  } catch (const io::InputError& e) {
-    throw std::invalid_argument("design.file: " + std::string(e.what()));
-  }
+  } catch (const io::InputError& e) { throw std::invalid_argument("design.file: " + std::string(e.what())); }
 }
 
 }  // namespace impact::design

@@ -28,9 +28,7 @@ std::string num(double x) {
   return {};
 }
 
-[[noreturn]] void fail(const std::string& key, const std::string& what) {
-  throw std::invalid_argument(key + ": " + what);
-}
+[[noreturn]] void fail(const std::string& key, const std::string& what) { throw std::invalid_argument(key + ": " + what); }
 
 // Standard normal pieces that accept infinite arguments.
 double Phi(double z) {
@@ -47,8 +45,8 @@ double zphi(double z) { return std::isinf(z) ? 0.0 : z * rmath::normal_pdf(z); }
 // Standardised truncation interval [alpha, beta] of a truncnormal spec.
 struct Trunc {
   double alpha, beta;
-  bool upper;  // both bounds in the upper tail: work with complements Q
-  double mass; // P(alpha <= Z <= beta)
+  bool upper;   // both bounds in the upper tail: work with complements Q
+  double mass;  // P(alpha <= Z <= beta)
 };
 Trunc trunc_of(const ParamSpec& p) {
   Trunc t;
@@ -92,7 +90,8 @@ void ParamSpec::validate(const std::string& key) const {
       return;
     case ParamKind::normal:
     case ParamKind::lognormal:
-      if (!all_finite({a, b})) fail(key, std::string(param_kind_name(kind)) + " parameters must be finite (got " + describe() + ")");
+      if (!all_finite({a, b}))
+        fail(key, std::string(param_kind_name(kind)) + " parameters must be finite (got " + describe() + ")");
       if (!(b > 0)) fail(key, std::string(param_kind_name(kind)) + " needs sd > 0 (got " + describe() + ")");
       return;
     case ParamKind::truncnormal: {
@@ -102,8 +101,8 @@ void ParamSpec::validate(const std::string& key) const {
       if (!(lo < hi)) fail(key, "truncnormal needs lo < hi (got " + describe() + ")");
       const Trunc t = trunc_of(*this);
       if (!(t.mass >= 1e-12))
-        fail(key, "truncnormal interval [lo, hi] has probability " + num(t.mass) +
-                      " < 1e-12 under the untruncated normal (got " + describe() + ")");
+        fail(key, "truncnormal interval [lo, hi] has probability " + num(t.mass) + " < 1e-12 under the untruncated normal (got " +
+                      describe() + ")");
       return;
     }
     case ParamKind::linspace:

@@ -26,9 +26,7 @@ namespace {
 
 using io::gib;  // "1.5 GiB", for messages on memory
 
-[[noreturn]] void fail(const std::string& key, const std::string& what) {
-  throw std::invalid_argument(key + ": " + what);
-}
+[[noreturn]] void fail(const std::string& key, const std::string& what) { throw std::invalid_argument(key + ": " + what); }
 
 // Clamps u into the open interval the quantiles accept: the Sobol origin (u = 0) becomes 2^-64,
 // the resolution of the 64-bit Sobol lattice, and a rounded-up 1 becomes 1 - 2^-53.
@@ -60,8 +58,8 @@ const char* design_kind_name(DesignKind k) {
 }
 
 DesignKind parse_design_kind(const std::string& key, const std::string& text) {
-  for (DesignKind k : {DesignKind::grid, DesignKind::mc, DesignKind::lhs, DesignKind::sobol, DesignKind::saltelli,
-                       DesignKind::imported})
+  for (DesignKind k :
+       {DesignKind::grid, DesignKind::mc, DesignKind::lhs, DesignKind::sobol, DesignKind::saltelli, DesignKind::imported})
     if (text == design_kind_name(k)) return k;
   fail(key, "unknown design kind '" + text + "' (expected grid, mc, lhs, sobol, saltelli or imported)");
 }
@@ -199,9 +197,8 @@ void check_sobol_dim(std::size_t dim, const char* what, std::size_t d) {
   if (d == 0) fail("design.kind", std::string(what) + " needs at least one varied parameter");
   const std::size_t max_dim = boost::random::default_sobol_table::max_dimension;
   if (dim > max_dim)
-    fail("design.kind", std::string(what) + " with " + std::to_string(d) + " varied parameters needs a " +
-                            std::to_string(dim) + "-dimensional Sobol sequence; at most " + std::to_string(max_dim) +
-                            " dimensions are available");
+    fail("design.kind", std::string(what) + " with " + std::to_string(d) + " varied parameters needs a " + std::to_string(dim) +
+                            "-dimensional Sobol sequence; at most " + std::to_string(max_dim) + " dimensions are available");
 }
 
 class SobolDesign final : public Design {
@@ -314,8 +311,7 @@ std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const D
 
   const bool uses_n = spec.kind == DesignKind::mc || spec.kind == DesignKind::lhs || spec.kind == DesignKind::sobol ||
                       (spec.kind == DesignKind::saltelli && spec.file.empty());
-  if (uses_n && spec.n == 0)
-    fail("design.n", std::string("must be at least 1 for design.kind = ") + design_kind_name(spec.kind));
+  if (uses_n && spec.n == 0) fail("design.n", std::string("must be at least 1 for design.kind = ") + design_kind_name(spec.kind));
 
   if (memory_limit <= 0) memory_limit = memory_budget_bytes();
   if (uses_n && spec.n > kMaxDesignRows)
@@ -329,9 +325,8 @@ std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const D
                          std::to_string(kMaxDesignRows) + " a design may have");
   const double need = design_memory_bytes(specs, spec);
   if (need > memory_limit)
-    fail("design.n", "an lhs design of " + std::to_string(spec.n) + " rows needs " + gib(need) +
-                         " for its strata (n x " + std::to_string(varied.size()) +
-                         " varied parameter(s) x 4 bytes), more than the " + gib(memory_limit) +
+    fail("design.n", "an lhs design of " + std::to_string(spec.n) + " rows needs " + gib(need) + " for its strata (n x " +
+                         std::to_string(varied.size()) + " varied parameter(s) x 4 bytes), more than the " + gib(memory_limit) +
                          " a study may use (half of the available memory, or of ulimit -v); use fewer rows, "
                          "or mc or sobol, which hold no per-row state");
 
@@ -339,8 +334,10 @@ std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const D
     case DesignKind::grid: {
       auto g = std::make_unique<GridDesign>(std::move(varied));
       if (g->rows() > kMaxDesignRows)
-        fail("design.kind", "a grid of " + std::to_string(g->rows()) + " rows (the product of the linspace counts), "
-                            "more than the " + std::to_string(kMaxDesignRows) + " a design may have");
+        fail("design.kind", "a grid of " + std::to_string(g->rows()) +
+                                " rows (the product of the linspace counts), "
+                                "more than the " +
+                                std::to_string(kMaxDesignRows) + " a design may have");
       return g;
     }
     case DesignKind::mc: return std::make_unique<McDesign>(std::move(varied), spec.n, spec.seed);
@@ -351,8 +348,7 @@ std::unique_ptr<Design> make_design(const std::vector<ParamSpec>& specs, const D
         fail("design.n", "too many Sobol points (got " + std::to_string(spec.n) + ")");
       return std::make_unique<SobolDesign>(std::move(varied), spec.n, spec.skip_first);
     case DesignKind::saltelli: {
-      if (!spec.file.empty())
-        return read_imported(vnames, fixed, known, spec.file, true, spec.second_order, memory_limit);
+      if (!spec.file.empty()) return read_imported(vnames, fixed, known, spec.file, true, spec.second_order, memory_limit);
       check_sobol_dim(2 * varied.size(), "design.kind = saltelli", varied.size());
       if (spec.n > std::numeric_limits<std::size_t>::max() / group)
         fail("design.n", "saltelli rows overflow (got N = " + std::to_string(spec.n) + ")");

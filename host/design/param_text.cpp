@@ -21,8 +21,7 @@ constexpr ParamForm kForms[] = {
     {ParamKind::truncnormal, "truncnormal", 4, {"mean", "sd", "lo", "hi"}},
     {ParamKind::linspace, "linspace", 3, {"a", "b", "count"}},
 };
-static_assert(sizeof kForms / sizeof kForms[0] == static_cast<int>(ParamKind::linspace) + 1,
-              "one form per ParamKind");
+static_assert(sizeof kForms / sizeof kForms[0] == static_cast<int>(ParamKind::linspace) + 1, "one form per ParamKind");
 
 std::string upper(const char* s) {
   std::string out(s);
@@ -37,9 +36,7 @@ std::string form_text(const ParamForm& f) {
   return s;
 }
 
-[[noreturn]] void fail(const std::string& key, const std::string& what) {
-  throw std::invalid_argument(key + ": " + what);
-}
+[[noreturn]] void fail(const std::string& key, const std::string& what) { throw std::invalid_argument(key + ": " + what); }
 
 // A number of the text form, blanks around it skipped; `what` names it in the message.
 double number(const std::string& key, std::string_view text, const std::string& what) {
@@ -75,8 +72,16 @@ ParamSpec param_from_numbers(const std::string& name, const std::string& key, Pa
     case ParamKind::fixed: p.a = v[0]; break;
     case ParamKind::uniform:
     case ParamKind::normal:
-    case ParamKind::lognormal: p.a = v[0]; p.b = v[1]; break;
-    case ParamKind::truncnormal: p.a = v[0]; p.b = v[1]; p.lo = v[2]; p.hi = v[3]; break;
+    case ParamKind::lognormal:
+      p.a = v[0];
+      p.b = v[1];
+      break;
+    case ParamKind::truncnormal:
+      p.a = v[0];
+      p.b = v[1];
+      p.lo = v[2];
+      p.hi = v[3];
+      break;
     case ParamKind::linspace:
       p.a = v[0];
       p.b = v[1];

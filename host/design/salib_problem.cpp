@@ -29,7 +29,8 @@ std::vector<ParamSpec> read_salib_problem(const std::string& path) {
   std::vector<std::string> dists(names.size(), "unif");
   if (root.contains("dists") && !root.at("dists").is_null()) {
     dists = r.strings(root.at("dists"), "dists");
-    if (dists.size() != names.size()) r.fail("dists", "expected one distribution per name (" + std::to_string(names.size()) + ")");
+    if (dists.size() != names.size())
+      r.fail("dists", "expected one distribution per name (" + std::to_string(names.size()) + ")");
   }
   if (root.contains("num_vars") &&
       r.integer(root.at("num_vars"), "num_vars", 0, std::numeric_limits<std::uint64_t>::max()) != names.size())
@@ -54,9 +55,7 @@ std::vector<ParamSpec> read_salib_problem(const std::string& path) {
     if (d == "truncnorm") ps.kind = ParamKind::truncnormal, ps.lo = v[0], ps.hi = v[1], ps.a = v[2], ps.b = v[3];
     try {
       ps.validate(key);
-    } catch (const std::invalid_argument& e) {
-      throw io::ConfigError(p.at(key) + e.what());
-    }
+    } catch (const std::invalid_argument& e) { throw io::ConfigError(p.at(key) + e.what()); }
     out.push_back(ps);
   }
   return out;

@@ -19,7 +19,6 @@
 
 namespace impact::design {
 
-
 namespace {
 
 struct Base {
@@ -69,8 +68,7 @@ void estimate2(const Base& b, double c, const std::vector<std::size_t>& idx, dou
   for (std::size_t p = 0; p < d; ++p)
     for (std::size_t q = p + 1; q < d; ++q) {
       double v = 0;
-      for (std::size_t j : idx)
-        v += (b.fBA[j * d + p] - c) * (b.fAB[j * d + q] - c) - (b.fA[j] - c) * (b.fB[j] - c);
+      for (std::size_t j : idx) v += (b.fBA[j * d + p] - c) * (b.fAB[j * d + q] - c) - (b.fA[j] - c) * (b.fB[j] - c);
       S2[p * d + q] = var > 0 ? v / static_cast<double>(m) / var - S1[p] - S1[q] : std::numeric_limits<double>::quiet_NaN();
     }
 }
@@ -99,14 +97,15 @@ struct Spread {
 
 }  // namespace
 
-SobolIndices sobol_indices(const std::vector<double>& y, std::size_t d, std::size_t bootstrap, double conf,
-                           std::uint64_t seed, bool second_order) {
+SobolIndices sobol_indices(const std::vector<double>& y, std::size_t d, std::size_t bootstrap, double conf, std::uint64_t seed,
+                           bool second_order) {
   if (d == 0) throw std::invalid_argument("sobol_indices: needs at least one parameter (d = 0)");
   const std::size_t per = second_order ? 2 * d + 2 : d + 2;
   if (y.empty() || y.size() % per != 0)
     throw std::invalid_argument("sobol_indices: " + std::to_string(y.size()) + " outputs are not N " +
                                 (second_order ? "(2d + 2)" : "(d + 2)") + " with d = " + std::to_string(d));
-  if (bootstrap < 10) throw std::invalid_argument("sobol_indices: bootstrap must be at least 10 (got " + std::to_string(bootstrap) + ")");
+  if (bootstrap < 10)
+    throw std::invalid_argument("sobol_indices: bootstrap must be at least 10 (got " + std::to_string(bootstrap) + ")");
   if (!(conf > 0 && conf < 1)) throw std::invalid_argument("sobol_indices: conf must be in (0, 1)");
 
   const std::size_t N = y.size() / per;

@@ -13,8 +13,8 @@ namespace impact::design {
 
 struct SobolIndices {
   std::vector<double> S1, S1_conf, ST, ST_conf;  // one per parameter; *_conf: half-width
-  std::vector<double> S2, S2_conf;  // second order: d x d row-major, (i, j) for i < j; NaN elsewhere
-  std::size_t used = 0;     // base rows whose every evaluation was finite (others are dropped)
+  std::vector<double> S2, S2_conf;               // second order: d x d row-major, (i, j) for i < j; NaN elsewhere
+  std::size_t used = 0;                          // base rows whose every evaluation was finite (others are dropped)
 };
 
 // y: N (d + 2) outputs in Saltelli/SALib order, or N (2d + 2) with second_order (non-finite values
@@ -24,7 +24,7 @@ struct SobolIndices {
 // A constant output (zero variance over [fA; fB]) gives NaN indices and half-widths.
 // As SALib, fB enters the first-order estimator centred on the mean of all outputs in use:
 // S_i = mean((fB - c) (fAB_i - fA)) / V, c = mean of every finite base row's d + 2 outputs.
-SobolIndices sobol_indices(const std::vector<double>& y, std::size_t d, std::size_t bootstrap,
-                           double conf, std::uint64_t seed, bool second_order = false);
+SobolIndices sobol_indices(const std::vector<double>& y, std::size_t d, std::size_t bootstrap, double conf, std::uint64_t seed,
+                           bool second_order = false);
 
 }  // namespace impact::design

@@ -19,7 +19,6 @@ void check(int rc, const char* what) {
   throw std::runtime_error(std::string(what) + ": " + std::string(msg, static_cast<std::size_t>(len)));
 }
 
-
 }  // namespace
 
 bool launched_by_mpi() {
@@ -89,8 +88,8 @@ std::vector<std::string> World::gather(const std::string& mine, const std::strin
     }
     all.resize(static_cast<std::size_t>(displ.back()) + static_cast<std::size_t>(counts.back()));
   }
-  check(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(), displ.data(),
-                    MPI_CHAR, 0, MPI_COMM_WORLD),
+  check(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(), displ.data(), MPI_CHAR, 0,
+                    MPI_COMM_WORLD),
         "MPI_Gatherv");
   std::vector<std::string> out;
   for (int p = 0; rank_ == 0 && p < size_; ++p) out.push_back(all.substr(displ[p], counts[p]));
@@ -105,8 +104,8 @@ std::vector<std::string> World::allgather(const std::string& mine, const std::st
     displ[p] = at;
   }
   std::string all(static_cast<std::size_t>(displ.back()) + static_cast<std::size_t>(counts.back()), '\0');
-  check(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(), displ.data(),
-                       MPI_CHAR, MPI_COMM_WORLD),
+  check(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(), displ.data(), MPI_CHAR,
+                       MPI_COMM_WORLD),
         "MPI_Allgatherv");
   std::vector<std::string> out;
   out.reserve(static_cast<std::size_t>(size_));

@@ -23,7 +23,7 @@ bool launched_by_mpi();
 class World {
  public:
   World(int* argc, char*** argv);  // MPI_Init_thread (funneled)
-  ~World();                         // MPI_Finalize
+  ~World();                        // MPI_Finalize
   World(const World&) = delete;
   World& operator=(const World&) = delete;
   int rank() const { return rank_; }
@@ -32,8 +32,8 @@ class World {
   // Ends every rank: MPI_Abort with `code` after printing `why` naming this rank.
   [[noreturn]] void abort(const std::string& why, int code) const;
   // Collectives (every rank calls them, in the same order):
-  bool all(bool mine) const;                                         // true when every rank's is
-  std::uint64_t exscan(std::uint64_t mine) const;                    // the sum over the ranks before this one
+  bool all(bool mine) const;                       // true when every rank's is
+  std::uint64_t exscan(std::uint64_t mine) const;  // the sum over the ranks before this one
   // every rank's bytes, on rank 0 (in rank order); more than 2 GB in all: std::runtime_error on every
   // rank alike, saying `hint`
   std::vector<std::string> gather(const std::string& mine, const std::string& hint = "") const;
@@ -54,9 +54,7 @@ class MpiGroup final : public resume::ProcessGroup {
   int local_rank() const override { return world_.local_rank(); }
   bool next(std::uint64_t count, std::uint64_t& index) override;
   bool all(bool mine) override { return world_.all(mine); }
-  std::vector<std::string> gather(const std::string& mine, const std::string& hint) override {
-    return world_.gather(mine, hint);
-  }
+  std::vector<std::string> gather(const std::string& mine, const std::string& hint) override { return world_.gather(mine, hint); }
   std::vector<std::string> allgather(const std::string& mine, const std::string& hint) override {
     return world_.allgather(mine, hint);
   }

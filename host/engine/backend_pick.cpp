@@ -46,9 +46,8 @@ BackendPick pick_backend(std::string_view name, const Workload& w, bool allow_re
     std::string why;
     if (!cuda_usable(&why)) {
       const int threads = omp_get_max_threads();
-      throw std::invalid_argument("backend 'cuda' is not usable: " + why +
-                                  "; --backend auto would run on the CPU here (omp, " + std::to_string(threads) +
-                                  " thread" + (threads == 1 ? "" : "s") + ")");
+      throw std::invalid_argument("backend 'cuda' is not usable: " + why + "; --backend auto would run on the CPU here (omp, " +
+                                  std::to_string(threads) + " thread" + (threads == 1 ? "" : "s") + ")");
     }
   }
   if (name != "auto") {
@@ -75,8 +74,8 @@ BackendPick pick_backend(std::string_view name, const Workload& w, bool allow_re
   const double t_cpu = cpu * rows, t_gpu = gpu * rows + (rows > 0 ? kGpuStartup : 0.0);
   const bool use_gpu = rows > 0 ? t_gpu < t_cpu : gpu < cpu;
   p.backend = use_gpu ? Backend::cuda : Backend::omp;
-  p.why = std::string(" (auto: modelled ") + rate_str(1.0 / gpu) + " on " + d.name + " against " + rate_str(1.0 / cpu) +
-          " on " + std::to_string(threads) + " CPU thread" + (threads == 1 ? "" : "s") +
+  p.why = std::string(" (auto: modelled ") + rate_str(1.0 / gpu) + " on " + d.name + " against " + rate_str(1.0 / cpu) + " on " +
+          std::to_string(threads) + " CPU thread" + (threads == 1 ? "" : "s") +
           (w.host_resident ? ", batch in host memory" : ", sampled on the device") +
           (rows > 0 && !use_gpu && gpu < cpu ? ", too few rows for the GPU's start-up" : "") + ")";
   return p;

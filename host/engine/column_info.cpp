@@ -12,8 +12,8 @@ std::vector<ColumnInfo> make_contact_columns() {
     c.push_back({std::string("W_") + p, "1/kg", std::string("W_{") + p + "}",
                  std::string("inverse inertia at the contact, entry ") + p + " (symmetric, world frame)"});
   for (const char* a : xyz)
-    c.push_back({std::string("n_") + a, "1", std::string("n_") + a,
-                 std::string("unit contact normal from body 2 into body 1, ") + a});
+    c.push_back(
+        {std::string("n_") + a, "1", std::string("n_") + a, std::string("unit contact normal from body 2 into body 1, ") + a});
   for (const char* a : xyz)
     c.push_back({std::string("v_") + a, "m/s", std::string("v_{0,") + a + "}",
                  std::string("relative contact velocity before the impact, ") + a});

@@ -24,7 +24,8 @@ struct InputColumns {  // NOLINT(bugprone-reserved-identifier): __i0 is clang's,
   }
   std::size_t size() const { return col[0].size(); }
   // Row i from a problem (converted to T).
-  template <class U> void set(std::size_t i, const ContactProblem<U>& p) {
+  template <class U>
+  void set(std::size_t i, const ContactProblem<U>& p) {
     U v[kNumInputs];
     to_columns(p, v);
     for (int k = 0; k < kNumInputs; ++k) col[k][i] = static_cast<T>(v[k]);
@@ -84,7 +85,8 @@ struct OutputColumns {  // NOLINT(bugprone-reserved-identifier): __i0 is clang's
     return from_outputs(v, modes[i], steps[i], status[i]);
   }
   // Row `from` of `src` (any precision) into row `to`.
-  template <class U> void copy_row(const OutputColumns<U>& src, std::size_t from, std::size_t to) {
+  template <class U>
+  void copy_row(const OutputColumns<U>& src, std::size_t from, std::size_t to) {
     for (int k = 0; k < kNumRealOutputs; ++k) real[k][to] = static_cast<T>(src.real[k][from]);
     modes[to] = src.modes[from];
     steps[to] = src.steps[from];

@@ -30,7 +30,7 @@ struct Device {
   const SmRate* rate = nullptr;  // null: the compute capability is not in the table (no FP peaks)
   double peak_fp64 = NAN;        // flop/s: 2 x FMA/clock/SM x SMs x SM clock; NaN when unknown
   double peak_fp32 = NAN;
-  double peak_bandwidth = NAN;   // DRAM bytes/s: 2 x memory clock x bus width / 8
+  double peak_bandwidth = NAN;  // DRAM bytes/s: 2 x memory clock x bus width / 8
   // host <-> device bytes/s of a plain cudaMemcpy from/to pinned memory (measure_link); NaN until
   // measured
   double link_h2d = NAN, link_d2h = NAN;

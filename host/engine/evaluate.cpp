@@ -51,9 +51,9 @@ using Clock = std::chrono::steady_clock;
 // slot has held (take_in).
 template <class T>
 struct EvalSlot {
-  std::string text;               // the records, one after another
-  std::vector<std::size_t> at;    // record i is text[at[i], at[i + 1])
-  std::vector<long> line;         // record i's line number in the file
+  std::string text;             // the records, one after another
+  std::vector<std::size_t> at;  // record i is text[at[i], at[i + 1])
+  std::vector<long> line;       // record i's line number in the file
   InputColumns<T> cols;
   OutputColumns<T> res;
   std::size_t m = 0;
@@ -107,9 +107,7 @@ bool take_in(EvalSlot<T>& s, io::CsvReader& reader, const InputLayout& lay, std:
       s.text += reader.raw();
       s.line.push_back(reader.line_no());
     }
-  } catch (const io::InputError&) {
-    read_error = std::current_exception();
-  }
+  } catch (const io::InputError&) { read_error = std::current_exception(); }
   s.at.push_back(s.text.size());
   s.m = t.rows = s.line.size();
   if (s.cols.size() < s.m) {  // a slot grows to the largest chunk it has held, not to --chunk up front
@@ -156,8 +154,8 @@ void give_out(EvalSlot<T>& s, io::OutFile& out, const LawInfo& law, TableStats& 
 }  // namespace
 
 template <class T>
-TableStats evaluate_rows(io::CsvReader& reader, io::OutFile& out, const InputLayout& lay, const LawInfo& law,
-                         BatchFn<T> fn, const LawOptions& opt, const EvalPipeline& how, EvalTimeline* timeline) {
+TableStats evaluate_rows(io::CsvReader& reader, io::OutFile& out, const InputLayout& lay, const LawInfo& law, BatchFn<T> fn,
+                         const LawOptions& opt, const EvalPipeline& how, EvalTimeline* timeline) {
   if (how.chunk < 1) throw std::invalid_argument("eval pipeline: a chunk must hold at least one row");
   const int depth = pipeline_depth(how);
   std::vector<EvalSlot<T>> slots(static_cast<std::size_t>(depth));
@@ -202,9 +200,7 @@ double EvalTimeline::busy(int stage) const {
 
 double EvalTimeline::idle_input() const { return wall > 0 ? 1 - (busy(stage_read) + busy(stage_parse)) / wall : 0; }
 double EvalTimeline::idle_law() const { return wall > 0 ? 1 - busy(stage_law) / wall : 0; }
-double EvalTimeline::idle_output() const {
-  return wall > 0 ? 1 - (busy(stage_format) + busy(stage_write)) / wall : 0;
-}
+double EvalTimeline::idle_output() const { return wall > 0 ? 1 - (busy(stage_format) + busy(stage_write)) / wall : 0; }
 
 std::string timeline_table(const EvalTimeline& t, const std::string& indent) {
   std::string s;
@@ -223,8 +219,8 @@ std::string timeline_table(const EvalTimeline& t, const std::string& indent) {
                   t.wall > 0 ? 100 * b / t.wall : 0.0);
     s += buf;
   }
-  std::snprintf(buf, sizeof buf, "%s  idle: input %.1f%%, law %.1f%%, output %.1f%%\n", indent.c_str(),
-                100 * t.idle_input(), 100 * t.idle_law(), 100 * t.idle_output());
+  std::snprintf(buf, sizeof buf, "%s  idle: input %.1f%%, law %.1f%%, output %.1f%%\n", indent.c_str(), 100 * t.idle_input(),
+                100 * t.idle_law(), 100 * t.idle_output());
   return s + buf;
 }
 
@@ -247,8 +243,8 @@ std::string table_header(const InputLayout& lay) {
 }
 
 template <class T>
-TableStats evaluate_table(io::CsvReader& reader, io::OutFile& out, const LawInfo& law, BatchFn<T> fn,
-                          const LawOptions& opt, const EvalPipeline& how, EvalTimeline* timeline) {
+TableStats evaluate_table(io::CsvReader& reader, io::OutFile& out, const LawInfo& law, BatchFn<T> fn, const LawOptions& opt,
+                          const EvalPipeline& how, EvalTimeline* timeline) {
   const InputLayout lay = read_header(reader, law);
   out.put(table_header(lay));  // a header-only table too
   return evaluate_rows<T>(reader, out, lay, law, fn, opt, how, timeline);
@@ -312,13 +308,13 @@ TableStats table_stats_from_text(const std::string& text) {
   return s;
 }
 
-template TableStats evaluate_rows<double>(io::CsvReader&, io::OutFile&, const InputLayout&, const LawInfo&,
-                                          BatchFn<double>, const LawOptions&, const EvalPipeline&, EvalTimeline*);
-template TableStats evaluate_rows<float>(io::CsvReader&, io::OutFile&, const InputLayout&, const LawInfo&,
-                                         BatchFn<float>, const LawOptions&, const EvalPipeline&, EvalTimeline*);
-template TableStats evaluate_table<double>(io::CsvReader&, io::OutFile&, const LawInfo&, BatchFn<double>,
-                                           const LawOptions&, const EvalPipeline&, EvalTimeline*);
-template TableStats evaluate_table<float>(io::CsvReader&, io::OutFile&, const LawInfo&, BatchFn<float>,
+template TableStats evaluate_rows<double>(io::CsvReader&, io::OutFile&, const InputLayout&, const LawInfo&, BatchFn<double>,
                                           const LawOptions&, const EvalPipeline&, EvalTimeline*);
+template TableStats evaluate_rows<float>(io::CsvReader&, io::OutFile&, const InputLayout&, const LawInfo&, BatchFn<float>,
+                                         const LawOptions&, const EvalPipeline&, EvalTimeline*);
+template TableStats evaluate_table<double>(io::CsvReader&, io::OutFile&, const LawInfo&, BatchFn<double>, const LawOptions&,
+                                           const EvalPipeline&, EvalTimeline*);
+template TableStats evaluate_table<float>(io::CsvReader&, io::OutFile&, const LawInfo&, BatchFn<float>, const LawOptions&,
+                                          const EvalPipeline&, EvalTimeline*);
 
 }  // namespace impact::engine

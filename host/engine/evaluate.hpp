@@ -108,7 +108,7 @@ TableStats table_stats_from_text(const std::string& text);
 // header and every row with its results to `out` (not committed). Throws io::InputError for a
 // malformed file and std::runtime_error for a failed write.
 template <class T>
-TableStats evaluate_table(io::CsvReader& in, io::OutFile& out, const LawInfo& law, BatchFn<T> fn,
-                          const LawOptions& opt, const EvalPipeline& how, EvalTimeline* timeline = nullptr);
+TableStats evaluate_table(io::CsvReader& in, io::OutFile& out, const LawInfo& law, BatchFn<T> fn, const LawOptions& opt,
+                          const EvalPipeline& how, EvalTimeline* timeline = nullptr);
 
 }  // namespace impact::engine

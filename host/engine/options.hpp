@@ -12,8 +12,8 @@ namespace impact::engine {
 enum class Backend { serial, omp, cuda, reference };
 enum class Precision { f64, f32 };
 
-const char* backend_name(Backend b);       // serial, omp, cuda, reference
-const char* precision_name(Precision p);   // double, float
+const char* backend_name(Backend b);        // serial, omp, cuda, reference
+const char* precision_name(Precision p);    // double, float
 const char* integrator_name(Integrator i);  // euler, rk4
 
 // "double" | "float"; throws std::invalid_argument("precision must be 'double' or 'float', got '...'").

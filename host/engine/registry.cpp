@@ -62,9 +62,7 @@ double LawInfo::bytes_per_instance(Precision p) const {
   return double(std::size_t(input_count()) * tsize + kNumRealOutputs * tsize + 4 + 4 + 1);
 }
 
-double LawInfo::flops_per_instance(double mean_steps) const {
-  return cost.flops_instance + cost.flops_step * mean_steps;
-}
+double LawInfo::flops_per_instance(double mean_steps) const { return cost.flops_instance + cost.flops_step * mean_steps; }
 
 const std::vector<LawInfo>& all_laws() {
   static const std::vector<LawInfo> laws = make_all();

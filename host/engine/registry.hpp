@@ -43,7 +43,7 @@ struct LawInfo {
   EntryPoints<float> f32;
 
   bool reads(int input_column) const { return input_needed(input_column, use); }
-  int input_count() const;  // input columns the law reads
+  int input_count() const;                                 // input columns the law reads
   bool integrator() const { return cost.flops_step > 0; }  // work per instance grows with LawOptions::steps
   // The cost model (docs/bench.md): bytes one instance moves (the input columns the law reads, every
   // BatchOut column) and flops per instance (per step x the mean steps taken for an integrator).
@@ -59,14 +59,17 @@ const LawInfo& law_named(std::string_view name);
 
 // The batch / sampled-reduction entry point of a law for precision T on a backend: null for cuda in a
 // CPU build and for the reference (host/reference/reference.hpp has its entry points).
-template <class T> const EntryPoints<T>& entry_points(const LawInfo& law) {
+template <class T>
+const EntryPoints<T>& entry_points(const LawInfo& law) {
   if constexpr (std::is_same_v<T, double>) return law.f64;
   else return law.f32;
 }
-template <class T> BatchFn<T> batch_fn(const LawInfo& law, Backend b) {
+template <class T>
+BatchFn<T> batch_fn(const LawInfo& law, Backend b) {
   return b == Backend::reference ? nullptr : entry_points<T>(law).batch[static_cast<int>(b)];
 }
-template <class T> SampledFn<T> sampled_fn(const LawInfo& law, Backend b) {
+template <class T>
+SampledFn<T> sampled_fn(const LawInfo& law, Backend b) {
   return b == Backend::reference ? nullptr : entry_points<T>(law).sampled[static_cast<int>(b)];
 }
 

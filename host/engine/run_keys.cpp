@@ -15,8 +15,8 @@ std::vector<io::KeyDoc> run_key_docs(bool chunk, bool reference, std::uint64_t m
       {"run.integrator", "string", "rk4", "", "rk4 or euler: the integrators' fixed-step method"},
       {"run.steps", "integer", "250", "", "steps per instance of the integrators (jia, stronge)"}};
   if (chunk)
-    k.push_back({"run.chunk", "integer", "65536", "", "rows built, evaluated and written at a time (at most " +
-                                                          std::to_string(max_chunk) + ")"});
+    k.push_back({"run.chunk", "integer", "65536", "",
+                 "rows built, evaluated and written at a time (at most " + std::to_string(max_chunk) + ")"});
   return k;
 }
 
@@ -38,16 +38,11 @@ void resolve_run_keys(const io::ConfigReader& r, const nlohmann::ordered_json& r
                               k.backend + "'");
   try {
     k.precision = parse_precision(precision);
-  } catch (const std::invalid_argument&) {
-    r.fail("run.precision", "expected double or float, got '" + precision + "'");
-  }
+  } catch (const std::invalid_argument&) { r.fail("run.precision", "expected double or float, got '" + precision + "'"); }
   try {
     k.integrator = parse_integrator(integrator);
-  } catch (const std::invalid_argument&) {
-    r.fail("run.integrator", "expected rk4 or euler, got '" + integrator + "'");
-  }
-  if (k.backend == "reference" && k.precision != Precision::f64)
-    r.fail("run.backend", "the reference backend is double only");
+  } catch (const std::invalid_argument&) { r.fail("run.integrator", "expected rk4 or euler, got '" + integrator + "'"); }
+  if (k.backend == "reference" && k.precision != Precision::f64) r.fail("run.backend", "the reference backend is double only");
 }
 
 }  // namespace impact::engine

@@ -17,16 +17,14 @@ std::unordered_map<std::string, std::size_t> header_index(CsvReader& reader, std
     std::string name(fields[c].text);
     while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
     while (!name.empty() && (name.front() == ' ' || name.front() == '\t')) name.erase(0, 1);
-    if (name.empty())
-      throw InputError(located(reader.path(), reader.line_no(), fields[c].col, "empty column name in header"));
+    if (name.empty()) throw InputError(located(reader.path(), reader.line_no(), fields[c].col, "empty column name in header"));
     if (!index.emplace(name, c).second)
       throw InputError(located(reader.path(), reader.line_no(), fields[c].col, "duplicate column '" + name + "'"));
   }
   return index;
 }
 
-std::string join_missing(const std::vector<std::string>& names,
-                         const std::unordered_map<std::string, std::size_t>& index) {
+std::string join_missing(const std::vector<std::string>& names, const std::unordered_map<std::string, std::size_t>& index) {
   std::string missing;
   for (const std::string& n : names)
     if (!index.count(n)) missing += (missing.empty() ? "" : ", ") + n;
@@ -54,23 +52,22 @@ InputLayout read_header(CsvReader& reader, const LawInfo& law, bool with_outputs
   }
   const std::string missing = join_missing(needed_names, index);
   if (!missing.empty())
-    throw InputError(located(reader.path(), lay.header_line, 0,
-                             "missing column(s) " + missing + " required by law '" + law.name + "'"));
+    throw InputError(
+        located(reader.path(), lay.header_line, 0, "missing column(s) " + missing + " required by law '" + law.name + "'"));
   lay.out_names = output_names(law);
   if (with_outputs) {
     const std::string absent = join_missing(lay.out_names, index);
     if (!absent.empty())
-      throw InputError(located(reader.path(), lay.header_line, 0,
-                               "missing result column(s) " + absent + " of law '" + law.name +
-                                   "' (expected a table written by `impact eval`)"));
+      throw InputError(located(
+          reader.path(), lay.header_line, 0,
+          "missing result column(s) " + absent + " of law '" + law.name + "' (expected a table written by `impact eval`)"));
     for (const std::string& o : lay.out_names) lay.out_col.push_back(index.at(o));
     return lay;
   }
   for (const std::string& o : lay.out_names)
     if (index.count(o))
       throw InputError(located(reader.path(), lay.header_line, fields[index.at(o)].col,
-                               "input column '" + o + "' collides with an output column of law '" + law.name +
-                                   "'; rename it"));
+                               "input column '" + o + "' collides with an output column of law '" + law.name + "'; rename it"));
   return lay;
 }
 
@@ -99,8 +96,7 @@ void parse_row(const std::vector<CsvField>& fields, std::string_view raw, const 
 }
 
 template <class T>
-bool read_row(CsvReader& reader, std::vector<CsvField>& fields, const InputLayout& lay, InputColumns<T>& dst,
-              std::size_t m) {
+bool read_row(CsvReader& reader, std::vector<CsvField>& fields, const InputLayout& lay, InputColumns<T>& dst, std::size_t m) {
   if (!reader.next(fields)) return false;
   parse_row(fields, reader.raw(), reader.path(), reader.line_no(), lay, dst, m);
   return true;
@@ -212,14 +208,12 @@ bool parse_status(std::string_view t, Status& s) {
   return false;
 }
 
-template void parse_row<double>(const std::vector<CsvField>&, std::string_view, const std::string&, long,
-                                const InputLayout&, InputColumns<double>&, std::size_t);
-template void parse_row<float>(const std::vector<CsvField>&, std::string_view, const std::string&, long,
-                               const InputLayout&, InputColumns<float>&, std::size_t);
-template bool read_row<double>(CsvReader&, std::vector<CsvField>&, const InputLayout&, InputColumns<double>&,
-                               std::size_t);
-template bool read_row<float>(CsvReader&, std::vector<CsvField>&, const InputLayout&, InputColumns<float>&,
-                              std::size_t);
+template void parse_row<double>(const std::vector<CsvField>&, std::string_view, const std::string&, long, const InputLayout&,
+                                InputColumns<double>&, std::size_t);
+template void parse_row<float>(const std::vector<CsvField>&, std::string_view, const std::string&, long, const InputLayout&,
+                               InputColumns<float>&, std::size_t);
+template bool read_row<double>(CsvReader&, std::vector<CsvField>&, const InputLayout&, InputColumns<double>&, std::size_t);
+template bool read_row<float>(CsvReader&, std::vector<CsvField>&, const InputLayout&, InputColumns<float>&, std::size_t);
 template void append_results<double>(std::string&, const LawInfo&, const OutputColumns<double>&, std::size_t);
 template void append_results<float>(std::string&, const LawInfo&, const OutputColumns<float>&, std::size_t);
 

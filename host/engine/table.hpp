@@ -16,9 +16,9 @@ namespace impact::engine {
 
 struct InputLayout {
   std::size_t ncols = 0;
-  std::string header;          // the header line as read
+  std::string header;  // the header line as read
   long header_line = 0;
-  bool needed[kNumInputs];     // columns the law reads
+  bool needed[kNumInputs];  // columns the law reads
   std::size_t col_of[kNumInputs];
   std::vector<std::string> out_names;  // the output columns the law appends
   // With read_header(..., with_outputs = true): where each out_names column is in the file.

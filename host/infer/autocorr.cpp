@@ -36,7 +36,8 @@ AutocorrTime autocorr_time(const std::vector<double>& series, std::size_t walker
   }
   double tau = 1;
   const double per_lag = static_cast<double>(walkers) * static_cast<double>(n);
-  const std::uint64_t last = std::min<std::uint64_t>(n - 1, std::max<std::uint64_t>(1, static_cast<std::uint64_t>(kAutocorrWork / per_lag)));
+  const std::uint64_t last =
+      std::min<std::uint64_t>(n - 1, std::max<std::uint64_t>(1, static_cast<std::uint64_t>(kAutocorrWork / per_lag)));
   for (std::uint64_t t = 1; t <= last; ++t) {
     double f = 0;
     for (std::size_t w = 0; w < walkers; ++w) {

@@ -19,16 +19,15 @@ namespace impact::infer {
 constexpr double kAutocorrWork = 4e9;
 
 struct AutocorrTime {
-  double tau = 0;            // in steps (NaN: unknown, a draw of the series is not finite)
-  std::uint64_t window = 0;  // M
-  bool window_found = false; // some M within the searched lags satisfied M >= c tau(M)
+  double tau = 0;             // in steps (NaN: unknown, a draw of the series is not finite)
+  std::uint64_t window = 0;   // M
+  bool window_found = false;  // some M within the searched lags satisfied M >= c tau(M)
 };
 
 // Per parameter, over steps [burn, steps) of the chain.
 std::vector<AutocorrTime> autocorr_time(const EnsembleChain& c, std::uint64_t burn, double window_c = 5.0);
 
 // The same for one parameter given as series (walkers x n, row-major).
-AutocorrTime autocorr_time(const std::vector<double>& series, std::size_t walkers, std::uint64_t n,
-                           double window_c = 5.0);
+AutocorrTime autocorr_time(const std::vector<double>& series, std::size_t walkers, std::uint64_t n, double window_c = 5.0);
 
 }  // namespace impact::infer

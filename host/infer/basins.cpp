@@ -58,8 +58,7 @@ std::vector<Basin> merge_by_valleys(const std::vector<Basin>& basins, const std:
     bool joins = false;
     for (std::size_t a = 0; a < b; ++a, at += probes) {
       bool valley = false;
-      for (std::size_t k = 0; k < probes; ++k)
-        valley = valley || !std::isfinite(v[at + k]) || v[at + k] < basins[b].logp;
+      for (std::size_t k = 0; k < probes; ++k) valley = valley || !std::isfinite(v[at + k]) || v[at + k] < basins[b].logp;
       joins = joins || !valley;
     }
     if (!joins) out.push_back(basins[b]);

@@ -23,8 +23,7 @@ void check(const std::vector<double>& start, std::size_t dim, const EnsembleOpti
   if (o.walkers % 2 != 0 || o.walkers < 2 * dim)
     throw std::invalid_argument("calibrate: walkers must be even and at least 2 x the free parameters (" +
                                 std::to_string(2 * dim) + "), got " + std::to_string(o.walkers));
-  if (!(o.a > 1.0) || !std::isfinite(o.a))
-    throw std::invalid_argument("calibrate: the stretch scale a must be finite and > 1");
+  if (!(o.a > 1.0) || !std::isfinite(o.a)) throw std::invalid_argument("calibrate: the stretch scale a must be finite and > 1");
   if (o.steps == 0) throw std::invalid_argument("calibrate: steps must be >= 1");
   if (start.size() != o.walkers * dim)
     throw std::invalid_argument("calibrate: the start has " + std::to_string(start.size()) + " values, expected walkers x " +
@@ -52,14 +51,13 @@ void check_start(const std::vector<double>& lp) {
 
 }  // namespace
 
-EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f,
-                           const EnsembleOptions& o, const std::function<void(std::uint64_t)>& progress) {
+EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f, const EnsembleOptions& o,
+                           const std::function<void(std::uint64_t)>& progress) {
   return run_ensemble(start, dim, f, o, progress, nullptr, {});
 }
 
-EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f,
-                           const EnsembleOptions& o, const std::function<void(std::uint64_t)>& progress,
-                           const EnsembleState* from,
+EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f, const EnsembleOptions& o,
+                           const std::function<void(std::uint64_t)>& progress, const EnsembleState* from,
                            const std::function<void(const EnsembleChain&, std::uint64_t)>& after_step) {
   check(start, dim, o);
   const std::size_t W = o.walkers, half = W / 2;

@@ -35,15 +35,13 @@ struct EnsembleOptions {
 struct EnsembleChain {
   std::size_t walkers = 0, dim = 0;
   std::uint64_t steps = 0;
-  std::vector<double> x;     // [step][walker][dim]: the positions after each step
-  std::vector<double> logp;  // [step][walker]
+  std::vector<double> x;                // [step][walker][dim]: the positions after each step
+  std::vector<double> logp;             // [step][walker]
   std::vector<std::uint64_t> accepted;  // per walker, over all steps
   std::uint64_t evaluations = 0;        // points whose log density was asked, the start included
   std::uint64_t failed_proposals = 0;   // proposals whose log density was NaN or +inf (rejected)
 
-  double at(std::uint64_t step, std::size_t walker, std::size_t k) const {
-    return x[(step * walkers + walker) * dim + k];
-  }
+  double at(std::uint64_t step, std::size_t walker, std::size_t k) const { return x[(step * walkers + walker) * dim + k]; }
   // Accepted moves over all moves.
   double acceptance_fraction() const;
 };
@@ -51,8 +49,8 @@ struct EnsembleChain {
 // Runs the sampler from `start` (walkers x dim, row-major; every walker where the density is
 // positive and finite). Throws std::invalid_argument for options or a start that cannot run,
 // naming the walker. `progress` (when given) is called after each step with the steps done.
-EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f,
-                           const EnsembleOptions& o, const std::function<void(std::uint64_t)>& progress = {});
+EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f, const EnsembleOptions& o,
+                           const std::function<void(std::uint64_t)>& progress = {});
 
 // Where a chain stopped: its first `steps` steps as run_ensemble wrote them (x, logp for those
 // steps only), with the counters. A checkpoint holds it; the sampler goes on from it with the bits
@@ -64,9 +62,8 @@ struct EnsembleState {
 // The same, going on from `from` (null: from `start`), and calling `after_step` (when given) after
 // every step with the chain so far (its x and logp hold `steps_done` steps; the rest is not yet
 // written).
-EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f,
-                           const EnsembleOptions& o, const std::function<void(std::uint64_t)>& progress,
-                           const EnsembleState* from,
+EnsembleChain run_ensemble(const std::vector<double>& start, std::size_t dim, const LogDensity& f, const EnsembleOptions& o,
+                           const std::function<void(std::uint64_t)>& progress, const EnsembleState* from,
                            const std::function<void(const EnsembleChain& c, std::uint64_t steps_done)>& after_step);
 
 }  // namespace impact::infer

@@ -75,8 +75,7 @@ double objective(unsigned n, const double* x, double* grad, void* data) {
 }
 
 FitStart run_start(const LogDensity& f, std::size_t D, const double* from, const std::vector<double>& lo,
-                   const std::vector<double>& hi, const std::vector<double>& scale, const FitOptions& o,
-                   std::uint64_t& failed) {
+                   const std::vector<double>& hi, const std::vector<double>& scale, const FitOptions& o, std::uint64_t& failed) {
   FitStart s;
   s.from.assign(from, from + D);
   nlopt_opt opt = nlopt_create(algorithm_id(o.algorithm), static_cast<unsigned>(D));
@@ -116,8 +115,7 @@ FitStart run_start(const LogDensity& f, std::size_t D, const double* from, const
 
 // The Hessian of f at x by central differences with steps h, from one batch; false when a point has
 // no value. r.evaluations and r.failed_evaluations count the points.
-bool hessian(const LogDensity& f, const std::vector<double>& x, const std::vector<double>& h, Eigen::MatrixXd& H,
-             FitResult& r) {
+bool hessian(const LogDensity& f, const std::vector<double>& x, const std::vector<double>& h, Eigen::MatrixXd& H, FitResult& r) {
   const std::size_t D = x.size();
   std::vector<double> pts;
   auto add = [&](std::size_t k, double sk, std::size_t l, double sl) {
@@ -164,8 +162,8 @@ std::string fit_algorithm_list() {
   return known;
 }
 
-void laplace(const LogDensity& f, const std::vector<double>& x, const std::vector<double>& lo,
-             const std::vector<double>& hi, const std::vector<double>& scale, FitResult& r) {
+void laplace(const LogDensity& f, const std::vector<double>& x, const std::vector<double>& lo, const std::vector<double>& hi,
+             const std::vector<double>& scale, FitResult& r) {
   const std::size_t D = x.size();
   const auto fail = [&](const std::string& why) {  // no approximation: nothing of a pass stays
     r.laplace_note = why;
@@ -190,12 +188,14 @@ void laplace(const LogDensity& f, const std::vector<double>& x, const std::vecto
     }
     Eigen::MatrixXd H;
     if (!hessian(f, x, r.step, H, r))
-      return fail("the log posterior has no value at some point of the Hessian's differences (a row the law "
-                  "refused or failed next to the estimate)");
+      return fail(
+          "the log posterior has no value at some point of the Hessian's differences (a row the law "
+          "refused or failed next to the estimate)");
     const Eigen::LLT<Eigen::MatrixXd> llt(-H);
     if (llt.info() != Eigen::Success)
-      return fail("minus the Hessian of the log posterior is not positive definite at the estimate: not a "
-                  "strict maximum (a flat direction, a ridge, or a kink of the law's outputs)");
+      return fail(
+          "minus the Hessian of the log posterior is not positive definite at the estimate: not a "
+          "strict maximum (a flat direction, a ridge, or a kink of the law's outputs)");
     const Eigen::MatrixXd S = llt.solve(Eigen::MatrixXd::Identity(static_cast<Eigen::Index>(D), static_cast<Eigen::Index>(D)));
     r.cov.assign(D * D, 0);
     for (std::size_t k = 0; k < D; ++k)

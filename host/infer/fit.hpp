@@ -41,23 +41,23 @@ struct FitStart {
   std::vector<double> from, to;  // dim each
   double logp = 0;               // log p at `to` (-inf: the optimiser found no point with a value)
   std::uint64_t evaluations = 0;
-  std::string result;            // NLopt's stopping reason: xtol, ftol, max_evals, failure, roundoff
+  std::string result;  // NLopt's stopping reason: xtol, ftol, max_evals, failure, roundoff
 };
 
 struct FitResult {
   std::size_t dim = 0;
   std::vector<FitStart> starts;
-  std::size_t best = 0;          // the start whose end has the highest log p
-  std::vector<double> map;       // starts[best].to
+  std::size_t best = 0;     // the start whose end has the highest log p
+  std::vector<double> map;  // starts[best].to
   double logp = 0;
-  std::size_t agree = 0;         // starts that ended within kAgreeLogp of the best log p (0: none has a value)
-  std::vector<double> lo, hi;    // the box searched (the priors' supports)
+  std::size_t agree = 0;       // starts that ended within kAgreeLogp of the best log p (0: none has a value)
+  std::vector<double> lo, hi;  // the box searched (the priors' supports)
   std::uint64_t evaluations = 0, failed_evaluations = 0;
   // The Laplace approximation (empty cov when it does not hold, with why in laplace_note):
-  std::vector<double> cov;       // dim x dim, row-major
-  std::vector<double> sd;        // sqrt of its diagonal (NaN where none)
-  std::vector<double> step;      // the finite-difference step per parameter of the Hessian used
-  std::string laplace_note;      // "" when it holds
+  std::vector<double> cov;   // dim x dim, row-major
+  std::vector<double> sd;    // sqrt of its diagonal (NaN where none)
+  std::vector<double> step;  // the finite-difference step per parameter of the Hessian used
+  std::string laplace_note;  // "" when it holds
 };
 
 constexpr double kAgreeLogp = 1e-3;
@@ -78,7 +78,7 @@ FitResult fit_map(const LogDensity& f, std::size_t dim, const std::vector<double
 // curvature at that step), each step shortened to half
 // the distance to the box where it would leave it. Fills r.cov, r.sd, r.step and r.laplace_note;
 // r.evaluations and r.failed_evaluations count its points.
-void laplace(const LogDensity& f, const std::vector<double>& x, const std::vector<double>& lo,
-             const std::vector<double>& hi, const std::vector<double>& scale, FitResult& r);
+void laplace(const LogDensity& f, const std::vector<double>& x, const std::vector<double>& lo, const std::vector<double>& hi,
+             const std::vector<double>& scale, FitResult& r);
 
 }  // namespace impact::infer

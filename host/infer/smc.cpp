@@ -94,9 +94,9 @@ struct Run {
   std::size_t first = 0, n = 0;  // its particles [first, first + n)
   double beta = 0, log_z = 0, scale = 1;
   std::size_t stage = 0;
-  bool done = false;             // beta reached 1 and its last stage's steps are taken
-  std::vector<double> chol;      // this stage's weighted covariance's factor (the jitter's)
-  std::vector<double> snap, cum; // the particles and their cumulative weights before the resampling
+  bool done = false;              // beta reached 1 and its last stage's steps are taken
+  std::vector<double> chol;       // this stage's weighted covariance's factor (the jitter's)
+  std::vector<double> snap, cum;  // the particles and their cumulative weights before the resampling
   std::size_t steps = 0, proposed = 0, accepted = 0;
   bool moving = false;
   std::vector<SmcStage> stages;
@@ -115,10 +115,8 @@ class Smc {
 
   SmcResult go(const std::function<void(double)>& progress, const SmcState* from,
                const std::function<void(const SmcState&)>& after_stage) {
-    if (from)
-      restore(*from);
-    else
-      draw_prior();
+    if (from) restore(*from);
+    else draw_prior();
     while (true) {
       bool any = false;
       for (Run& r : runs_)
@@ -326,7 +324,7 @@ class Smc {
         }
         ++r.steps;
         const double acc = static_cast<double>(r.accepted) / static_cast<double>(r.proposed);
-        const double need = acc >= 1 ? 1.0
+        const double need = acc >= 1   ? 1.0
                             : acc <= 0 ? static_cast<double>(o_.max_moves)
                                        : rmath::log(1 - o_.moved_probability) / rmath::log(1 - acc);
         if (r.steps >= o_.max_moves || (r.steps >= 2 && static_cast<double>(r.steps) >= need)) finish_stage(r, acc);
@@ -402,9 +400,8 @@ void check(const SmcTarget& t, const SmcOptions& o) {
   if (t.dim == 0 || t.dim > 64) throw std::invalid_argument("calibrate: SMC samples 1 to 64 free parameters");
   if (o.runs < 2) throw std::invalid_argument("smc.runs: at least 2 (the evidence's error is their spread)");
   if (o.particles % o.runs != 0 || o.particles / o.runs < 2 * t.dim + 2)
-    throw std::invalid_argument("smc.particles: a multiple of smc.runs (" + std::to_string(o.runs) +
-                                ") with at least " + std::to_string(2 * t.dim + 2) + " per run, got " +
-                                std::to_string(o.particles));
+    throw std::invalid_argument("smc.particles: a multiple of smc.runs (" + std::to_string(o.runs) + ") with at least " +
+                                std::to_string(2 * t.dim + 2) + " per run, got " + std::to_string(o.particles));
   if (o.particles > (std::size_t(1) << 24)) throw std::invalid_argument("smc.particles: at most 2^24");
   if (!(o.ess_target > 0 && o.ess_target < 1)) throw std::invalid_argument("smc.ess_target: in (0, 1)");
   if (o.max_stages < 1) throw std::invalid_argument("smc.max_stages: at least 1");
@@ -468,8 +465,7 @@ std::vector<SmcMode> find_modes(const std::vector<double>& x, std::size_t dim, c
   });
   std::vector<std::size_t> distinct;
   for (std::size_t q = 0; q < n; ++q)
-    if (q == 0 || !std::equal(&x[order[q] * dim], &x[order[q] * dim] + dim, &x[order[q - 1] * dim]))
-      distinct.push_back(order[q]);
+    if (q == 0 || !std::equal(&x[order[q] * dim], &x[order[q] * dim] + dim, &x[order[q - 1] * dim])) distinct.push_back(order[q]);
   constexpr std::size_t kMax = 3000;
   std::vector<std::size_t> pts;
   for (std::size_t q = 0; q < distinct.size(); ++q)
@@ -588,8 +584,8 @@ SmcResult run_smc(const SmcTarget& t, const SmcOptions& o, const std::function<v
   return run_smc(t, o, progress, nullptr, {});
 }
 
-SmcResult run_smc(const SmcTarget& t, const SmcOptions& o, const std::function<void(double)>& progress,
-                  const SmcState* from, const std::function<void(const SmcState&)>& after_stage) {
+SmcResult run_smc(const SmcTarget& t, const SmcOptions& o, const std::function<void(double)>& progress, const SmcState* from,
+                  const std::function<void(const SmcState&)>& after_stage) {
   check(t, o);
   return Smc(t, o).go(progress, from, after_stage);
 }

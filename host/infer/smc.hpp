@@ -43,13 +43,13 @@
 namespace impact::infer {
 
 struct SmcOptions {
-  std::size_t particles = 2048;      // in all, `runs` populations of particles / runs
-  std::size_t runs = 16;             // independent populations (the evidence's error)
-  double ess_target = 0.5;           // of the incremental weights, over a run's particles
+  std::size_t particles = 2048;  // in all, `runs` populations of particles / runs
+  std::size_t runs = 16;         // independent populations (the evidence's error)
+  double ess_target = 0.5;       // of the incremental weights, over a run's particles
   std::uint64_t seed = 1;
   std::size_t max_stages = 500;
-  std::size_t max_moves = 64;        // Metropolis steps per stage at most
-  double moved_probability = 0.95;   // steps until a particle has moved with this probability
+  std::size_t max_moves = 64;       // Metropolis steps per stage at most
+  double moved_probability = 0.95;  // steps until a particle has moved with this probability
 };
 
 // The target: the prior (its log density, -inf outside its support, and a draw from it by
@@ -64,27 +64,27 @@ struct SmcTarget {
 
 // One stage of one run.
 struct SmcStage {
-  double beta = 0;          // reached at this stage
-  double ess = 0;           // of the incremental weights, over the run's particles
-  double log_z_step = 0;    // log mean incremental weight
-  double acceptance = 0;    // of the Metropolis steps
-  std::size_t moves = 0;    // Metropolis steps taken
-  double scale = 0;         // the proposal's f
+  double beta = 0;        // reached at this stage
+  double ess = 0;         // of the incremental weights, over the run's particles
+  double log_z_step = 0;  // log mean incremental weight
+  double acceptance = 0;  // of the Metropolis steps
+  std::size_t moves = 0;  // Metropolis steps taken
+  double scale = 0;       // the proposal's f
 };
 
 struct SmcResult {
   std::size_t dim = 0, particles = 0, runs = 0;
-  std::vector<double> x;           // the final equal-weight particles (particles x dim), run after run
-  std::vector<double> log_like;    // their log likelihoods
-  std::vector<double> log_prior;   // and log priors
-  std::vector<std::uint32_t> run;  // the run of each particle
+  std::vector<double> x;                      // the final equal-weight particles (particles x dim), run after run
+  std::vector<double> log_like;               // their log likelihoods
+  std::vector<double> log_prior;              // and log priors
+  std::vector<std::uint32_t> run;             // the run of each particle
   std::vector<std::vector<SmcStage>> stages;  // per run
-  std::vector<double> run_log_z;   // per run
-  double log_z = 0, log_z_se = 0;  // log mean_r Z_r, sd_r(log Z_r) / sqrt(runs)
-  std::uint64_t evaluations = 0;   // points whose log likelihood was asked (prior draws included)
-  std::uint64_t failed = 0;        // of those, NaN (the model failed): no mass
-  bool finished = true;            // every run reached beta = 1 within max_stages
-  std::size_t stage_count() const;  // the most stages of a run
+  std::vector<double> run_log_z;              // per run
+  double log_z = 0, log_z_se = 0;             // log mean_r Z_r, sd_r(log Z_r) / sqrt(runs)
+  std::uint64_t evaluations = 0;              // points whose log likelihood was asked (prior draws included)
+  std::uint64_t failed = 0;                   // of those, NaN (the model failed): no mass
+  bool finished = true;                       // every run reached beta = 1 within max_stages
+  std::size_t stage_count() const;            // the most stages of a run
 };
 
 // Throws std::invalid_argument for options that cannot run (naming the key: smc.particles, ...),
@@ -109,8 +109,8 @@ struct SmcState {
 
 // The same, going on from `from` (null: from the prior), and calling `after_stage` (when given)
 // after every stage of every run with the state reached.
-SmcResult run_smc(const SmcTarget& t, const SmcOptions& o, const std::function<void(double)>& progress,
-                  const SmcState* from, const std::function<void(const SmcState&)>& after_stage);
+SmcResult run_smc(const SmcTarget& t, const SmcOptions& o, const std::function<void(double)>& progress, const SmcState* from,
+                  const std::function<void(const SmcState&)>& after_stage);
 
 // A mode of the posterior: a cluster of the final particles (find_modes).
 struct SmcMode {
@@ -128,7 +128,6 @@ struct SmcMode {
 // sparse); a cluster of less than `min_mass` of the draws joins the cluster of its nearest draw. `label` receives each draw's mode,
 // modes in decreasing mass. A unimodal posterior is one mode.
 std::vector<SmcMode> find_modes(const std::vector<double>& x, std::size_t dim, const std::vector<double>& log_like,
-                                std::vector<std::uint32_t>& label, double gap = 8.0, double min_mass = 0.01,
-                                double jump = 4.0);
+                                std::vector<std::uint32_t>& label, double gap = 8.0, double min_mass = 0.01, double jump = 4.0);
 
 }  // namespace impact::infer

@@ -25,10 +25,8 @@ std::set<std::string> keys_under(const std::vector<KeyDoc>& docs, const std::str
   for (const KeyDoc& d : docs) {
     std::string t, last;
     split_key(d.key, t, last);
-    if (table.empty())
-      out.insert(d.key.substr(0, d.key.find_first_of(".[")));
-    else if (t == table && last != "NAME")
-      out.insert(last);
+    if (table.empty()) out.insert(d.key.substr(0, d.key.find_first_of(".[")));
+    else if (t == table && last != "NAME") out.insert(last);
   }
   return out;
 }

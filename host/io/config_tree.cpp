@@ -441,8 +441,7 @@ class JsonKeys {
     const auto seen = f.seen.emplace(f.key, std::make_pair(line, col));
     if (!seen.second)
       throw ConfigError(location(t_.file, line, col) + full + ": duplicate key (first at line " +
-                        std::to_string(seen.first->second.first) + ", column " +
-                        std::to_string(seen.first->second.second) + ")");
+                        std::to_string(seen.first->second.first) + ", column " + std::to_string(seen.first->second.second) + ")");
     t_.where[full] = {line, col};
   }
 
@@ -522,9 +521,7 @@ void apply_override(ConfigTree& tree, const std::string& setting) {
     ConfigTree tmp;
     tmp.file = "--set";
     value = from_toml(tmp, *tb.get("v"), "v");
-  } catch (const toml::parse_error&) {
-    value = text;
-  }
+  } catch (const toml::parse_error&) { value = text; }
   json* node = &tree.root;
   const std::vector<std::string> path = split(key, '.');
   for (std::size_t i = 0; i < path.size(); ++i) {

@@ -33,8 +33,7 @@ CsvReader::CsvReader(const std::string& path, std::string subject) : path_(path)
   }
 }
 
-CsvReader::CsvReader(const std::string& path, std::uint64_t begin, std::uint64_t end, long first_line)
-    : CsvReader(path) {
+CsvReader::CsvReader(const std::string& path, std::uint64_t begin, std::uint64_t end, long first_line) : CsvReader(path) {
   if (f_ == stdin) throw InputError("a byte range of standard input cannot be read: give a file");
   if (fseeko(f_, static_cast<off_t>(begin), SEEK_SET) != 0)
     throw InputError(path + ": cannot seek to byte " + std::to_string(begin) + ": " + std::strerror(errno));
@@ -118,8 +117,8 @@ bool CsvReader::read_line() {
                              "NUL byte: expected " + subject_ + " (is this a binary file?)"));
   }
   if (f_ && std::ferror(f_))
-    throw InputError(located(path_, line_no_ + 1, 0,
-                             std::string("read error: ") + (errno ? std::strerror(errno) : "unknown error")));
+    throw InputError(
+        located(path_, line_no_ + 1, 0, std::string("read error: ") + (errno ? std::strerror(errno) : "unknown error")));
   if (!any) return false;
   // a UTF-8 byte order mark before the header (spreadsheet exports): not part of the first name
   if (line_no_ == 0 && line_.compare(0, 3, "\xEF\xBB\xBF") == 0) line_.erase(0, 3);
@@ -195,8 +194,7 @@ void split_csv_line(std::string_view line, const std::string& path, long line_no
       }
       if (!closed) throw InputError(located(path, line_no, col, "unterminated quoted field"));
       if (i < n && line[i] != ',')
-        throw InputError(located(path, line_no, static_cast<long>(i) + 1,
-                                 "expected ',' or end of line after a quoted field"));
+        throw InputError(located(path, line_no, static_cast<long>(i) + 1, "expected ',' or end of line after a quoted field"));
       fields.push_back({std::string_view(unquoted.data() + b, unquoted.size() - b), col});
     } else {
       const std::size_t b = i;
@@ -204,7 +202,7 @@ void split_csv_line(std::string_view line, const std::string& path, long line_no
       fields.push_back({line.substr(b, i - b), col});
     }
     if (i >= n) break;
-    ++i;  // skip ','
+    ++i;           // skip ','
     if (i == n) {  // trailing comma: one more empty field
       fields.push_back({line.substr(n, 0), static_cast<long>(n) + 1});
       break;
@@ -220,15 +218,14 @@ double parse_number(const CsvField& f, const std::string& path, long line_no, co
   long col = f.col;
   const std::string_view t = trim_blanks(f.text, &col);
   if (t.empty())
-    throw InputError(located(path, line_no, col,
-                             "expected a number in column '" + column + "', found an empty cell"));
+    throw InputError(located(path, line_no, col, "expected a number in column '" + column + "', found an empty cell"));
   // the one grammar of numbers in text (io/number.hpp; docs/INTERFACE.md): 'inf' and 'nan' are
   // values (the row gets the status non_finite); 1e400, hexadecimal and the rest are refused
   const ParsedNumber p = parse_number_text(t);
   if (!p.ok())
-    throw InputError(located(path, line_no, col,
-                             "expected a number in column '" + column + "', got '" + std::string(f.text) + "'" +
-                                 number_fault_hint(p.fault)));
+    throw InputError(
+        located(path, line_no, col,
+                "expected a number in column '" + column + "', got '" + std::string(f.text) + "'" + number_fault_hint(p.fault)));
   return p.value;
 }
 

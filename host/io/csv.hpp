@@ -62,9 +62,9 @@ class CsvReader {
   struct FromText {};
   CsvReader(FromText, std::string text, std::string name);
   bool read_line();
-  int get();       // the next byte or EOF, from the file or the text
-  void unget();    // gives back the byte get() returned last
-  bool refill();   // the next block of the file into buf_; false at its end (or the range's)
+  int get();      // the next byte or EOF, from the file or the text
+  void unget();   // gives back the byte get() returned last
+  bool refill();  // the next block of the file into buf_; false at its end (or the range's)
   std::FILE* f_ = nullptr;
   // a file is read in blocks of kBlock bytes (a byte at a time through getc was a quarter of
   // `impact eval`'s time on a 1e6-row table)

@@ -81,13 +81,14 @@ void check_real_folder(const std::string& spelled, const std::string& what) {
     const std::size_t end = std::min(spelled.find('/', at), spelled.size());
     const std::string part = spelled.substr(at, end - at);
     if (part == ".." && named)
-      throw std::invalid_argument(what + ": " + spelled + ": '..' after a folder's name: name the output folder "
-                                         "without it (through a link, x/.. is not the folder x is in)");
+      throw std::invalid_argument(what + ": " + spelled +
+                                  ": '..' after a folder's name: name the output folder "
+                                  "without it (through a link, x/.. is not the folder x is in)");
     if (!part.empty() && part != "." && part != "..") named = true;
     at = end + 1;
   }
   const std::string path = folder_entry(spelled);
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;
   if (S_ISLNK(st.st_mode)) {
     std::error_code ec;

@@ -47,9 +47,7 @@ void write_npy_header(OutFile& f, const std::string& descr, std::uint64_t rows) 
 }
 
 NpyHeader read_npy_header(std::FILE* f, const std::string& path) {
-  const auto bad = [&](const std::string& why) {
-    return std::runtime_error(path + ": not a one-dimensional .npy file: " + why);
-  };
+  const auto bad = [&](const std::string& why) { return std::runtime_error(path + ": not a one-dimensional .npy file: " + why); };
   unsigned char pre[12];
   if (std::fread(pre, 1, 10, f) != 10 || std::memcmp(pre, "\x93NUMPY", 6) != 0) throw bad("no .npy magic");
   std::size_t len = pre[8] | (std::size_t(pre[9]) << 8), at = 10;

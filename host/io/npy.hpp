@@ -38,7 +38,8 @@ struct NpyHeader {
 NpyHeader read_npy_header(std::FILE* f, const std::string& path);
 
 // Appends the bytes of v (the host is little-endian, as the "<" types say).
-template <class X> void put_binary(std::string& buf, X v) {
+template <class X>
+void put_binary(std::string& buf, X v) {
   char b[sizeof(X)];
   std::memcpy(b, &v, sizeof(X));
   buf.append(b, sizeof(X));

@@ -52,7 +52,7 @@ extern "C" void remove_temporaries(int sig) {
 int register_temporary(const std::string& path) {
   if (!g_handlers.exchange(true))
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
-      struct sigaction old{};
+      struct sigaction old {};
       sigaction(sig, nullptr, &old);
       if (old.sa_handler == SIG_DFL) std::signal(sig, remove_temporaries);  // an ignored signal stays ignored
     }
@@ -75,7 +75,8 @@ void unregister_temporary(int slot) {
 }  // namespace
 
 bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa{}, sb{};
+  struct stat sa {
+  }, sb{};
   if (a == "-" || b == "-" || stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return false;
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
 }
@@ -94,7 +95,7 @@ std::string destination(const std::string& path) {
     const fs::path folder = fs::weakly_canonical(p.parent_path(), ec);
     if (ec || name.empty() || name == "." || name == "..") return fs::weakly_canonical(p, ec).string();
     const fs::path at = folder / name;
-    struct stat st{};
+    struct stat st {};
     if (::lstat(at.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return at.string();
     const fs::path to = fs::read_symlink(at, ec);
     if (ec) return at.string();
@@ -171,7 +172,7 @@ void OutFile::open(const std::string& path, Links links) {
     return;
   }
   std::string target = path;
-  struct stat st{};
+  struct stat st {};
   if (links == Links::follow) {
     // a device, a FIFO or a link to one is written in place (a rename would replace it); any other
     // name is written where it leads (a link's target, existing or not)
@@ -181,8 +182,8 @@ void OutFile::open(const std::string& path, Links links) {
     // there (a folder, a device, a FIFO) is no file of a run's and stays; a folder that is a link
     // would take the file outside the run's folder
     if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-      throw std::runtime_error(path + ": cannot open for writing: " +
-                               (S_ISDIR(st.st_mode) ? "a folder" : "a device, FIFO or socket") +
+      throw std::runtime_error(path +
+                               ": cannot open for writing: " + (S_ISDIR(st.st_mode) ? "a folder" : "a device, FIFO or socket") +
                                " of that name is there (a run replaces only files and links)");
     const std::size_t slash = path.rfind('/');
     const std::string folder = folder_entry(slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash));
@@ -299,8 +300,7 @@ void make_dirs(const std::string& path, const std::string& what) {
 }
 
 void remove_if_exists(const std::string& path) {
-  if (unlink(path.c_str()) != 0 && errno != ENOENT)
-    throw std::runtime_error(path + ": cannot remove: " + std::strerror(errno));
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) throw std::runtime_error(path + ": cannot remove: " + std::strerror(errno));
 }
 
 std::vector<std::string> remove_stale_writes(const std::string& path) {

@@ -57,9 +57,9 @@ class OutFile {
   std::FILE* f_ = nullptr;
   bool to_stdout_ = false;  // "-": f_ is the spool
   int slot_ = -1;           // of the temporary in the signal handler's table
-  std::string path_;   // as given (messages)
-  std::string tmp_;    // the temporary file; empty when writing in place (stdout, a device, a FIFO)
-  std::string final_;  // where commit() renames it (the path; with Links::follow, its destination())
+  std::string path_;        // as given (messages)
+  std::string tmp_;         // the temporary file; empty when writing in place (stdout, a device, a FIFO)
+  std::string final_;       // where commit() renames it (the path; with Links::follow, its destination())
 };
 
 // True when both paths name the same existing regular file (device and inode: links, "./a" and

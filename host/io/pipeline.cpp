@@ -87,11 +87,10 @@ class Rings {
 }  // namespace
 
 void run_pipeline(int depth, const std::function<bool(int, std::size_t)>& first,
-                  const std::function<void(int, std::size_t)>& middle,
-                  const std::function<void(int, std::size_t)>& last) {
+                  const std::function<void(int, std::size_t)>& middle, const std::function<void(int, std::size_t)>& last) {
   if (depth < 1 || depth > kMaxPipelineDepth)
-    throw std::invalid_argument("pipeline depth must be between 1 and " + std::to_string(kMaxPipelineDepth) +
-                                ", got " + std::to_string(depth));
+    throw std::invalid_argument("pipeline depth must be between 1 and " + std::to_string(kMaxPipelineDepth) + ", got " +
+                                std::to_string(depth));
   Rings r;
   for (int s = 0; s < depth; ++s) r.push(Rings::free_slots, {s, 0, false});
 
@@ -120,9 +119,7 @@ void run_pipeline(int depth, const std::function<bool(int, std::size_t)>& first,
         if (it.end) return;
         if (r.runs(it.k)) try {
             last(it.slot, it.k);
-          } catch (...) {
-            r.fail(it.k, 2, std::current_exception());
-          }
+          } catch (...) { r.fail(it.k, 2, std::current_exception()); }
         r.push(Rings::free_slots, {it.slot, 0, false});
       }
     });
@@ -135,9 +132,7 @@ void run_pipeline(int depth, const std::function<bool(int, std::size_t)>& first,
     const Rings::Item it = r.pop(Rings::taken_in);
     if (!it.end && r.runs(it.k)) try {
         middle(it.slot, it.k);
-      } catch (...) {
-        r.fail(it.k, 1, std::current_exception());
-      }
+      } catch (...) { r.fail(it.k, 1, std::current_exception()); }
     r.push(Rings::processed, it);
     if (it.end) break;
   }

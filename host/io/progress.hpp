@@ -68,15 +68,15 @@ class Progress {
       const int full = static_cast<int>(std::lround(frac * kWidth));
       for (int i = 0; i < kWidth; ++i) bar[i] = i < full ? '#' : '.';
       bar[kWidth] = 0;
-      std::snprintf(line, sizeof line, "\r%s [%s] %5.1f%% %llu/%llu  %.3g/s  %s %s\x1b[K", what_.c_str(), bar,
-                    100 * frac, (unsigned long long)done_, (unsigned long long)total_, rate,
-                    final_line ? "took" : "left", final_line ? duration(t).c_str() : duration(left).c_str());
+      std::snprintf(line, sizeof line, "\r%s [%s] %5.1f%% %llu/%llu  %.3g/s  %s %s\x1b[K", what_.c_str(), bar, 100 * frac,
+                    (unsigned long long)done_, (unsigned long long)total_, rate, final_line ? "took" : "left",
+                    final_line ? duration(t).c_str() : duration(left).c_str());
       std::fputs(line, out_);
       if (final_line) std::fputc('\n', out_);
     } else {
-      std::snprintf(line, sizeof line, "%s: %llu/%llu (%.1f%%), %.3g/s, %s %s\n", what_.c_str(),
-                    (unsigned long long)done_, (unsigned long long)total_, 100 * frac, rate,
-                    final_line ? "took" : "left", final_line ? duration(t).c_str() : duration(left).c_str());
+      std::snprintf(line, sizeof line, "%s: %llu/%llu (%.1f%%), %.3g/s, %s %s\n", what_.c_str(), (unsigned long long)done_,
+                    (unsigned long long)total_, 100 * frac, rate, final_line ? "took" : "left",
+                    final_line ? duration(t).c_str() : duration(left).c_str());
       std::fputs(line, out_);
     }
     std::fflush(out_);

@@ -6,9 +6,8 @@
 
 namespace impact::io {
 
-void write_samples_files(const std::string& dir, const std::vector<std::string>& id_names,
-                         const std::vector<std::string>& names, const std::vector<std::string>& titles,
-                         std::size_t rows, const SampleRow& row) {
+void write_samples_files(const std::string& dir, const std::vector<std::string>& id_names, const std::vector<std::string>& names,
+                         const std::vector<std::string>& titles, std::size_t rows, const SampleRow& row) {
   OutFile csv(dir + "/samples.csv"), npy(dir + "/samples.npy");
   std::string head;
   std::vector<NpyField> fields;

@@ -15,8 +15,7 @@ namespace impact::io {
 // (names.size() + 1; empty: none).
 using SampleRow = std::function<void(std::size_t i, std::uint64_t* ids, double* values)>;
 
-void write_samples_files(const std::string& dir, const std::vector<std::string>& id_names,
-                         const std::vector<std::string>& names, const std::vector<std::string>& titles,
-                         std::size_t rows, const SampleRow& row);
+void write_samples_files(const std::string& dir, const std::vector<std::string>& id_names, const std::vector<std::string>& names,
+                         const std::vector<std::string>& titles, std::size_t rows, const SampleRow& row);
 
 }  // namespace impact::io

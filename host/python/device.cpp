@@ -192,16 +192,15 @@ std::int64_t in_pieces(engine::BatchFn<T> fn, int device, const cuda::DeviceInpu
     if (lo < n && PyErr_CheckSignals() != 0) throw py::error_already_set();
     if (m == piece) {
       const double fits = seconds > 0 ? static_cast<double>(m) * kDevicePieceSeconds / seconds : 8.0 * static_cast<double>(m);
-      piece = static_cast<std::size_t>(std::clamp(std::min(fits, 8.0 * static_cast<double>(m)),
-                                                  static_cast<double>(kMinDevicePiece), 1e12));
+      piece = static_cast<std::size_t>(
+          std::clamp(std::min(fits, 8.0 * static_cast<double>(m)), static_cast<double>(kMinDevicePiece), 1e12));
     }
   }
   return -1;
 }
 
 template <class T>
-py::dict evaluate_typed(const engine::LawInfo& law, int device, std::size_t n, const py::dict& views,
-                        const LawOptions& opt) {
+py::dict evaluate_typed(const engine::LawInfo& law, int device, std::size_t n, const py::dict& views, const LawOptions& opt) {
   cuda::DeviceInputs in;
   in.W = view_of(views["W"]);
   in.n = view_of(views["n"]);
@@ -249,8 +248,8 @@ py::dict evaluate_typed(const engine::LawInfo& law, int device, std::size_t n, c
 // evaluate() on device arrays (views: W, n, v, mu, e, e_t, eta0 as view_of() takes them): the
 // results as DeviceArray objects (P, vf, dE, status, the law's extras), and asym_row (-1, or the
 // first row whose W is not symmetric: then nothing was evaluated).
-py::dict evaluate_device(const std::string& law_name, const std::string& precision, int steps,
-                         const std::string& integrator, int device, std::size_t n, const py::dict& views) {
+py::dict evaluate_device(const std::string& law_name, const std::string& precision, int steps, const std::string& integrator,
+                         int device, std::size_t n, const py::dict& views) {
   const engine::LawInfo& law = engine::law_named(law_name);
   const engine::Precision p = engine::parse_precision(precision);
   const LawOptions opt = engine::law_options(steps, engine::parse_integrator(integrator));
@@ -261,8 +260,9 @@ py::dict evaluate_device(const std::string& law_name, const std::string& precisi
   return evaluate_typed<double>(law, device, n, views, opt);
 #else
   (void)law, (void)p, (void)opt, (void)device, (void)n, (void)views;
-  throw std::runtime_error("device arrays need the CUDA backend, and this impactbatch was built without CUDA "
-                           "(build with nvcc present, or -DIMPACT_CUDA=ON)");
+  throw std::runtime_error(
+      "device arrays need the CUDA backend, and this impactbatch was built without CUDA "
+      "(build with nvcc present, or -DIMPACT_CUDA=ON)");
 #endif
 }
 
@@ -280,13 +280,16 @@ void bind_device(py::module_& m) {
       .def("__dlpack_device__", [](const DeviceArray& a) { return py::make_tuple(static_cast<int>(kDLCUDA), a.device); });
   m.def("dlpack_view", &dlpack_view, "Pointer, dtype, shape, strides and device of a DLPack capsule (not consumed)");
   m.def("evaluate_device", &evaluate_device, "evaluate() on device arrays (views), results as DeviceArray");
-  m.def("device_allocations", []() -> std::uint64_t {
+  m.def(
+      "device_allocations",
+      []() -> std::uint64_t {
 #ifdef IMPACT_WITH_CUDA
-    return cuda::device_allocations();
+        return cuda::device_allocations();
 #else
-    return 0;
+        return 0;
 #endif
-  }, "Device buffers the core has allocated for its own scratch so far (not the results it hands out)");
+      },
+      "Device buffers the core has allocated for its own scratch so far (not the results it hands out)");
   m.def("has_cuda_build", []() {
 #ifdef IMPACT_WITH_CUDA
     return true;

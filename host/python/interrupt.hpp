@@ -31,7 +31,8 @@ inline std::atomic<int> g_stops{0};  // studies being stopped; a stop reaches ev
 inline std::mutex g_stops_mu;        // g_stops and io's stop flag change together
 inline bool stop_requested() { return g_stops.load(std::memory_order_relaxed) > 0; }
 
-template <class F> void run_interruptible(F work) {
+template <class F>
+void run_interruptible(F work) {
   namespace py = pybind11;
   std::mutex mu;
   std::condition_variable cv;
@@ -40,9 +41,7 @@ template <class F> void run_interruptible(F work) {
   std::thread worker([&] {
     try {
       work();
-    } catch (...) {
-      failed = std::current_exception();
-    }
+    } catch (...) { failed = std::current_exception(); }
     std::lock_guard<std::mutex> lock(mu);
     done = true;
     cv.notify_one();

@@ -117,7 +117,8 @@ std::size_t next_chunk(std::size_t chunk, std::size_t done, double seconds) {
 
 // A row without a result (status other than ok) has none: NaN, steps -1, no modes (the tables leave
 // these cells empty, the study's .npy holds the same).
-template <class T> void blank_failed_rows(const BatchOut<T>& out, std::size_t lo, std::size_t hi) {
+template <class T>
+void blank_failed_rows(const BatchOut<T>& out, std::size_t lo, std::size_t hi) {
   const T nan = std::numeric_limits<T>::quiet_NaN();
   for (std::size_t i = lo; i < hi; ++i) {
     if (out.status[i] == static_cast<std::uint8_t>(Status::ok)) continue;
@@ -154,14 +155,13 @@ void run_in_chunks(engine::BatchFn<T> fn, const BatchIn<T>& in, const BatchOut<T
 // cols: kNumInputs entries, each None (a parameter the law does not read) or a C-contiguous 1-D
 // array of T with n elements (the package checks and converts; checked again here).
 template <class T>
-py::dict evaluate_typed(const engine::LawInfo& law, const py::list& cols, std::size_t n,
-                        const engine::BackendPick& pick, const LawOptions& opt) {
+py::dict evaluate_typed(const engine::LawInfo& law, const py::list& cols, std::size_t n, const engine::BackendPick& pick,
+                        const LawOptions& opt) {
   const T* c[kNumInputs];
   std::vector<py::array_t<T>> keep;  // the inputs stay referenced while the law runs
   for (int k = 0; k < kNumInputs; ++k) {
     if (cols[k].is_none()) {
-      if (law.reads(k))
-        throw py::value_error(std::string("law '") + law.name + "' needs " + kInputNames[k]);
+      if (law.reads(k)) throw py::value_error(std::string("law '") + law.name + "' needs " + kInputNames[k]);
       c[k] = nullptr;
       continue;
     }
@@ -170,8 +170,8 @@ py::dict evaluate_typed(const engine::LawInfo& law, const py::list& cols, std::s
                            (sizeof(T) == 8 ? "float64" : "float32"));
     py::array_t<T> a = py::reinterpret_borrow<py::array_t<T>>(cols[k]);
     if (a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != n || !(a.flags() & py::array::c_style))
-      throw py::value_error(std::string(kInputNames[k]) + ": expected a contiguous 1-D array of " +
-                            std::to_string(n) + " values");
+      throw py::value_error(std::string(kInputNames[k]) + ": expected a contiguous 1-D array of " + std::to_string(n) +
+                            " values");
     c[k] = law.reads(k) ? a.data() : nullptr;
     keep.push_back(a);
   }
@@ -239,12 +239,10 @@ struct BodyCols {
 BodyCols body_cols(const py::tuple& b, std::size_t n, const char* which) {
   if (b.size() != 6) throw py::value_error(std::string(which) + ": expected 6 arrays");
   const std::string w = which;
-  return BodyCols{rows_of(b[0].cast<Arr>(), n, 1, (w + ".mass").c_str()),
-                  rows_of(b[1].cast<Arr>(), n, 9, (w + ".inertia").c_str()),
-                  rows_of(b[2].cast<Arr>(), n, 4, (w + ".orientation").c_str()),
-                  rows_of(b[3].cast<Arr>(), n, 3, (w + ".com").c_str()),
-                  rows_of(b[4].cast<Arr>(), n, 3, (w + ".V").c_str()),
-                  rows_of(b[5].cast<Arr>(), n, 3, (w + ".omega").c_str())};
+  return BodyCols{
+      rows_of(b[0].cast<Arr>(), n, 1, (w + ".mass").c_str()),        rows_of(b[1].cast<Arr>(), n, 9, (w + ".inertia").c_str()),
+      rows_of(b[2].cast<Arr>(), n, 4, (w + ".orientation").c_str()), rows_of(b[3].cast<Arr>(), n, 3, (w + ".com").c_str()),
+      rows_of(b[4].cast<Arr>(), n, 3, (w + ".V").c_str()),           rows_of(b[5].cast<Arr>(), n, 3, (w + ".omega").c_str())};
 }
 
 systems::RigidBody body_at(const BodyCols& c, std::size_t i) {
@@ -263,7 +261,7 @@ systems::RigidBody body_at(const BodyCols& c, std::size_t i) {
 }
 
 systems::TwoBodyContact contact_at(const BodyCols& b1, const BodyCols& b2, const double* point, const double* normal,
-                                 std::size_t i) {
+                                   std::size_t i) {
   systems::TwoBodyContact c;
   c.b1 = body_at(b1, i);
   c.b2 = body_at(b2, i);
@@ -272,13 +270,12 @@ systems::TwoBodyContact contact_at(const BodyCols& b1, const BodyCols& b2, const
   return c;
 }
 
-template <class F> void for_rows(std::size_t n, F f) {
+template <class F>
+void for_rows(std::size_t n, F f) {
   for (std::size_t i = 0; i < n; ++i) {
     try {
       f(i);
-    } catch (const std::invalid_argument& e) {
-      throw py::value_error("instance " + std::to_string(i) + ": " + e.what());
-    }
+    } catch (const std::invalid_argument& e) { throw py::value_error("instance " + std::to_string(i) + ": " + e.what()); }
   }
 }
 
@@ -310,8 +307,8 @@ py::dict after_impulse(const py::tuple& b1, const py::tuple& b2, const Arr& poin
   const double* nr = rows_of(normal, n, 3, "normal");
   const double* Pd = rows_of(P, n, 3, "P");
   const auto N = static_cast<py::ssize_t>(n);
-  py::array_t<double> V1({N, py::ssize_t(3)}), w1({N, py::ssize_t(3)}), V2({N, py::ssize_t(3)}),
-      w2({N, py::ssize_t(3)}), K0(N), K1(N);
+  py::array_t<double> V1({N, py::ssize_t(3)}), w1({N, py::ssize_t(3)}), V2({N, py::ssize_t(3)}), w2({N, py::ssize_t(3)}), K0(N),
+      K1(N);
   double* out[4] = {V1.mutable_data(), w1.mutable_data(), V2.mutable_data(), w2.mutable_data()};
   for_rows(n, [&](std::size_t i) {
     const systems::TwoBodyContact c = contact_at(c1, c2, pt, nr, i);
@@ -510,9 +507,7 @@ py::dict run_study(const study::StudyRequest& q) {
   study::LoadedStudy s;
   try {
     s = study::load_study(q);
-  } catch (const io::ConfigError& e) {
-    throw py::value_error(e.what());
-  }
+  } catch (const io::ConfigError& e) { throw py::value_error(e.what()); }
   study::StudyOutcome o;
   run_interruptible([&] { o = study::run_study(s, q, std::chrono::steady_clock::now(), q.quiet ? nullptr : stderr); });
   py::dict d;
@@ -537,9 +532,7 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception_translator([](std::exception_ptr e) {
     try {
       if (e) std::rethrow_exception(e);
-    } catch (const std::invalid_argument& x) {
-      PyErr_SetString(PyExc_ValueError, x.what());
-    }
+    } catch (const std::invalid_argument& x) { PyErr_SetString(PyExc_ValueError, x.what()); }
   });
   m.def("laws", &law_list, "The laws: name, summary, integrator, parameters read, extra outputs");
   python::bind_device(m);
@@ -555,10 +548,10 @@ PYBIND11_MODULE(_core, m) {
     return py::make_tuple(ok, why);
   });
   m.def("version", []() { return std::string(io::version()) + " (" + io::git_revision() + ")"; });
-  m.def("two_bodies", &two_bodies, py::arg("body1"), py::arg("body2"), py::arg("point"), py::arg("normal"),
-        py::arg("n"), "Contact space (W, n, v) of n two-body contacts (bodies as 6-tuples of row arrays)");
-  m.def("after_impulse", &after_impulse, py::arg("body1"), py::arg("body2"), py::arg("point"), py::arg("normal"),
-        py::arg("P"), py::arg("n"), "Body velocities and kinetic energies after impulses P on body 1");
+  m.def("two_bodies", &two_bodies, py::arg("body1"), py::arg("body2"), py::arg("point"), py::arg("normal"), py::arg("n"),
+        "Contact space (W, n, v) of n two-body contacts (bodies as 6-tuples of row arrays)");
+  m.def("after_impulse", &after_impulse, py::arg("body1"), py::arg("body2"), py::arg("point"), py::arg("normal"), py::arg("P"),
+        py::arg("n"), "Body velocities and kinetic energies after impulses P on body 1");
   py::class_<sampled::ReduceRequest>(m, "ReduceRequest")
       .def(py::init<>())
       .def_readwrite("law", &sampled::ReduceRequest::law)

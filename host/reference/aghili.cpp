@@ -97,9 +97,7 @@ struct SlipModel {
     double deriv(double th) const {
       return -a1 * rmath::sin(th) + b1 * rmath::cos(th) - 2 * a2 * rmath::sin(2 * th) + 2 * b2 * rmath::cos(2 * th);
     }
-    double scale() const {
-      return std::abs(a0) + std::abs(a1) + std::abs(b1) + std::abs(a2) + std::abs(b2);
-    }
+    double scale() const { return std::abs(a0) + std::abs(a1) + std::abs(b1) + std::abs(a2) + std::abs(b2); }
   };
 
   Trig trig(double mu) const {
@@ -121,9 +119,7 @@ struct SlipModel {
   Vec dir(double th) const { return rmath::cos(th) * t1 + rmath::sin(th) * t2; }
 
   // 1/g at direction th.
-  double ginv(double mu, double th) const {
-    return Wnn - mu * (rmath::cos(th) * w(0) + rmath::sin(th) * w(1));
-  }
+  double ginv(double mu, double th) const { return Wnn - mu * (rmath::cos(th) * w(0) + rmath::sin(th) * w(1)); }
 
   // Slip impulse at direction th (eqs. 18a, 18c).
   Vec impulse(double mu, double th) const {
@@ -191,10 +187,16 @@ std::vector<double> trig_roots(const SlipModel::Trig& H, int& iters) {
   C c[5];
   int deg = 0;
   if (std::abs(h2) > 1e-13 * s) {
-    c[0] = std::conj(h2); c[1] = std::conj(h1); c[2] = C(H.a0); c[3] = h1; c[4] = h2;
+    c[0] = std::conj(h2);
+    c[1] = std::conj(h1);
+    c[2] = C(H.a0);
+    c[3] = h1;
+    c[4] = h2;
     deg = 4;
   } else if (std::abs(h1) > 1e-13 * s) {
-    c[0] = std::conj(h1); c[1] = C(H.a0); c[2] = h1;  // (z^2 H without the h2 terms) / z
+    c[0] = std::conj(h1);
+    c[1] = C(H.a0);
+    c[2] = h1;  // (z^2 H without the h2 terms) / z
     deg = 2;
   }
   if (deg >= 1) {
@@ -221,7 +223,8 @@ std::vector<double> trig_roots(const SlipModel::Trig& H, int& iters) {
       for (int q = 0; q < 16; ++q) {  // to ~4e-7 rad; Newton below does the rest
         const double mid = 0.5 * (lo + hi);
         ++iters;
-        if ((H(mid) < 0) == neg_lo) lo = mid; else hi = mid;
+        if ((H(mid) < 0) == neg_lo) lo = mid;
+        else hi = mid;
       }
       seeds.push_back(0.5 * (lo + hi));
     }
@@ -253,7 +256,10 @@ double nearest(const std::vector<double>& sols, double th) {
   double best = sols.front(), bd = kInf;
   for (double s : sols) {
     const double d = std::abs(wrap_angle(s - th));
-    if (d < bd) { bd = d; best = s; }
+    if (d < bd) {
+      bd = d;
+      best = s;
+    }
   }
   return best;
 }

@@ -99,8 +99,8 @@ CompareRows rows_from_table(io::CsvReader& reader, const engine::LawInfo& law, b
   return sample ? in_file_order(rows, order) : rows;
 }
 
-CompareRows rows_from_study(const SampleSpec& spec, std::uint64_t study_seed, std::uint64_t n, std::size_t K,
-                            std::uint64_t seed, const std::string& source) {
+CompareRows rows_from_study(const SampleSpec& spec, std::uint64_t study_seed, std::uint64_t n, std::size_t K, std::uint64_t seed,
+                            const std::string& source) {
   std::vector<std::uint64_t> idx;
   if (K >= n) {
     for (std::uint64_t i = 0; i < n; ++i) idx.push_back(i);
@@ -238,8 +238,8 @@ void compare_row(const CompareSpec& spec, const CompareRows& rows, CompareReport
   int worst_c = 0;
   for (std::size_t c = 0; c < rep.columns.size(); ++c) {
     const double a = rep.value(rep.fast, int(c), i), b = rep.value(rep.ref, int(c), i);
-    const double s = err.scale[c] == Scale::own ? std::max(std::fabs(b), err.own_floor[c])
-                                                 : scale_of[static_cast<int>(err.scale[c])];
+    const double s =
+        err.scale[c] == Scale::own ? std::max(std::fabs(b), err.own_floor[c]) : scale_of[static_cast<int>(err.scale[c])];
     // equal values (infinities included) differ by 0; a finite against a non-finite one by inf
     const double ae = a == b ? 0.0 : std::isfinite(a) && std::isfinite(b) ? std::fabs(a - b) : INFINITY;
     const double re = s > 0 ? ae / s : (ae > 0 ? INFINITY : 0.0);
@@ -250,10 +250,8 @@ void compare_row(const CompareSpec& spec, const CompareRows& rows, CompareReport
   rep.worst_rel = std::max(rep.worst_rel, worst);
   const bool modes_differ = rep.fast.modes[i] != rep.ref.modes[i];
   if (modes_differ) ++rep.modes_differ;
-  if (!(worst <= spec.tol))
-    rep.failures.push_back(Failure{i, "beyond tolerance", worst_c, worst});
-  else if (modes_differ && spec.modes_must_match)
-    rep.failures.push_back(Failure{i, "mode sequence differs", worst_c, worst});
+  if (!(worst <= spec.tol)) rep.failures.push_back(Failure{i, "beyond tolerance", worst_c, worst});
+  else if (modes_differ && spec.modes_must_match) rep.failures.push_back(Failure{i, "mode sequence differs", worst_c, worst});
 }
 
 // The compared columns: P, vf, dE, and the law's numeric extras.
@@ -288,12 +286,9 @@ CompareReport compare(const CompareSpec& spec, const CompareRows& rows, std::FIL
   rep.rows = n;
   rep.fast.resize(n);
   rep.ref.resize(n);
-  if (spec.given)
-    rep.fast = rows.given;
-  else if (spec.precision == engine::Precision::f32)
-    run_fast<float>(spec, rows, rep.fast, rep.fast_seconds);
-  else
-    run_fast<double>(spec, rows, rep.fast, rep.fast_seconds);
+  if (spec.given) rep.fast = rows.given;
+  else if (spec.precision == engine::Precision::f32) run_fast<float>(spec, rows, rep.fast, rep.fast_seconds);
+  else run_fast<double>(spec, rows, rep.fast, rep.fast_seconds);
   run_reference(spec, rows, rep.ref, rep.ref_seconds, log);
 
   Errors err = compared_columns(*spec.law, rep);
@@ -316,9 +311,7 @@ namespace {
 
 // A statistic for the JSON report: JSON has no inf or NaN, so a non-finite value is null
 // (docs/cpu-reference.md).
-nlohmann::ordered_json number(double x) {
-  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
-}
+nlohmann::ordered_json number(double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr); }
 
 }  // namespace
 
@@ -329,10 +322,7 @@ Verdict verdict(const CompareReport& rep) {
 }
 
 const char* verdict_name(Verdict v) {
-  return v == Verdict::pass         ? "pass"
-         : v == Verdict::fail       ? "fail"
-         : v == Verdict::unverified ? "unverified"
-                                    : "nothing_compared";
+  return v == Verdict::pass ? "pass" : v == Verdict::fail ? "fail" : v == Verdict::unverified ? "unverified" : "nothing_compared";
 }
 
 std::string report_json(const CompareSpec& spec, const CompareRows& rows, const CompareReport& rep, std::size_t sample,
@@ -368,6 +358,5 @@ std::string report_json(const CompareSpec& spec, const CompareRows& rows, const 
   j["columns"] = cols;
   return j.dump(2) + "\n";
 }
-
 
 }  // namespace impact::ref

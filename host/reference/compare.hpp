@@ -29,8 +29,8 @@ struct CompareRows {
   std::vector<std::string> raw;
   std::vector<long> line;
   std::size_t count = 0;
-  std::string header;    // of the raw lines
-  std::string source;    // the file, or the study
+  std::string header;  // of the raw lines
+  std::string source;  // the file, or the study
   bool from_study = false;
   bool has_given = false;
 };
@@ -43,8 +43,8 @@ CompareRows rows_from_table(io::CsvReader& reader, const engine::LawInfo& law, b
 
 // K distinct instances of a sampled study [0, n) drawn uniformly (Philox keyed by `seed`), in index
 // order; a row's "line" is its sample_id and its raw text the instance's input columns.
-CompareRows rows_from_study(const SampleSpec& spec, std::uint64_t study_seed, std::uint64_t n, std::size_t K,
-                            std::uint64_t seed, const std::string& source);
+CompareRows rows_from_study(const SampleSpec& spec, std::uint64_t study_seed, std::uint64_t n, std::size_t K, std::uint64_t seed,
+                            const std::string& source);
 
 struct CompareSpec {
   const engine::LawInfo* law = nullptr;
@@ -75,9 +75,8 @@ struct Failure {
 };
 
 struct CompareReport {
-  std::size_t rows = 0, both_ok = 0, beyond = 0, status_mismatch = 0, fast_unresolved = 0, ref_unresolved = 0,
-              modes_differ = 0;
-  std::size_t status_agree = 0;     // rows with the same status on both sides, not ok and not unresolved
+  std::size_t rows = 0, both_ok = 0, beyond = 0, status_mismatch = 0, fast_unresolved = 0, ref_unresolved = 0, modes_differ = 0;
+  std::size_t status_agree = 0;  // rows with the same status on both sides, not ok and not unresolved
   // rows ok in the fast path that the reference left unresolved (ref_unresolved of them): their
   // numbers are checked by nothing, so no verdict is a plain pass while there are any
   std::vector<std::size_t> unverified;

@@ -44,8 +44,8 @@ namespace impact::ref {
 namespace {
 
 struct Sys {
-  Mat W;     // W in the contact frame (n, u, w)
-  Vec v0;    // v0 in the contact frame
+  Mat W;   // W in the contact frame (n, u, w)
+  Vec v0;  // v0 in the contact frame
   double mu, e, kt;
   bool planar;
 };
@@ -149,18 +149,15 @@ constexpr long kExplicitBudget = 4000;
 // phase (0) or a mode switch (1). A 3D slip is stiff where |v_t| / L is large (small mu:
 // everywhere): after a budget of explicit steps the phase is redone from its start with the
 // Rosenbrock integrator (counted in stiff_phases).
-OdeResult integrate_phase(const Sys& S, const Scales& sc, Phase& ph, const Options& o, long& steps,
-                          double& stiff_phases) {
+OdeResult integrate_phase(const Sys& S, const Scales& sc, Phase& ph, const Options& o, long& steps, double& stiff_phases) {
   const bool slip_end = !ph.compression && !ph.stick && S.mu > 0;
   const bool stick = ph.stick, compression = ph.compression;
   const double kn = ph.kn, dn_r0 = ph.dn_r0;
   auto f = [&](double, const Y& yy, Y& dy) { rhs(S, kn, stick, yy, dy); };
   auto g = [&](double, const Y& yy, std::array<double, 2>& out) {
     const Vec v = velocity(S, yy);
-    if (compression)
-      out[0] = -v(0);
-    else
-      out[0] = slip_end ? yy[3] - kEpsEnd * dn_r0 : yy[3];
+    if (compression) out[0] = -v(0);
+    else out[0] = slip_end ? yy[3] - kEpsEnd * dn_r0 : yy[3];
     if (S.mu == 0) {
       out[1] = 1;
     } else if (stick) {
@@ -182,8 +179,7 @@ OdeResult integrate_phase(const Sys& S, const Scales& sc, Phase& ph, const Optio
     steps += res.steps;
     ph.y = y_start;
     auto jac = [&](double, const Y& yy, std::array<std::array<double, 6>, 6>& J) { jac_slip(S, kn, yy, J); };
-    res = integrate_until_stiff<6, 2>(f, jac, g, ph.t, ph.y, ph.t + 1e4 * sc.Tc, h0, scale, o.rtol, o.atol,
-                                      o.max_steps, &sign);
+    res = integrate_until_stiff<6, 2>(f, jac, g, ph.t, ph.y, ph.t + 1e4 * sc.Tc, h0, scale, o.rtol, o.atol, o.max_steps, &sign);
     ++stiff_phases;
   }
   steps += res.steps;

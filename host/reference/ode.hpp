@@ -26,10 +26,10 @@ using State = std::array<double, N>;
 
 struct OdeResult {
   enum Kind { event, reached_end, step_limit, non_finite } kind = reached_end;
-  int which = -1;    // index of the event that fired first
-  double x = 0;      // where the integration stopped
-  long steps = 0;    // accepted steps
-  long attempts = 0; // attempted steps (accepted + rejected)
+  int which = -1;     // index of the event that fired first
+  double x = 0;       // where the integration stopped
+  long steps = 0;     // accepted steps
+  long attempts = 0;  // attempted steps (accepted + rejected)
 };
 
 // The stepping loop and event location shared by both steppers. try_step(z, x, h) attempts one
@@ -37,9 +37,8 @@ struct OdeResult {
 // single_step(z, xs, t) advances z by one uncontrolled step of length t. Events are evaluated on
 // y = to_y(z).
 template <int N, int K, class TryStep, class SingleStep, class ToY, class G>
-OdeResult event_loop(const TryStep& try_step, const SingleStep& single_step, const ToY& to_y, const G& g,
-                     double x0, State<N>& z, double x_end, double h0, long max_steps,
-                     const std::array<int, K>* init_sign) {
+OdeResult event_loop(const TryStep& try_step, const SingleStep& single_step, const ToY& to_y, const G& g, double x0, State<N>& z,
+                     double x_end, double h0, long max_steps, const std::array<int, K>* init_sign) {
   OdeResult res;
   double x = x0;
   double h = h0;
@@ -65,7 +64,7 @@ OdeResult event_loop(const TryStep& try_step, const SingleStep& single_step, con
     double hs = h;
     ++res.attempts;
     if (!try_step(z, x, h)) continue;  // h was reduced; z, x unchanged
-    if (!(x > xs)) {  // an accepted step below the round-off of x: the integration cannot advance
+    if (!(x > xs)) {                   // an accepted step below the round-off of x: the integration cannot advance
       res.kind = OdeResult::step_limit;
       z = zs;
       x = xs;
@@ -145,9 +144,8 @@ OdeResult event_loop(const TryStep& try_step, const SingleStep& single_step, con
 // init_sign (optional) overrides the signs at x0: +1 makes event k fire where g_k becomes <= 0,
 // whatever round-off gives at x0 itself (for events whose function starts at zero by construction).
 template <int N, int K, class F, class G>
-OdeResult integrate_until(const F& f, const G& g, double x0, State<N>& y, double x_end, double h0,
-                          const State<N>& scale, double rtol, double atol, long max_steps,
-                          const std::array<int, K>* init_sign = nullptr) {
+OdeResult integrate_until(const F& f, const G& g, double x0, State<N>& y, double x_end, double h0, const State<N>& scale,
+                          double rtol, double atol, long max_steps, const std::array<int, K>* init_sign = nullptr) {
   namespace ode = boost::numeric::odeint;
   using Stepper = ode::runge_kutta_fehlberg78<State<N>>;
   // integrate z = y / scale so that one absolute tolerance applies to every component
@@ -170,7 +168,7 @@ OdeResult integrate_until(const F& f, const G& g, double x0, State<N>& y, double
   };
   State<N> z;
   for (int i = 0; i < N; ++i) z[i] = y[i] * inv[i];
-  // (GCC warns about Boost's stepper copy with its scratch buffers not yet sized: harmless)
+    // (GCC warns about Boost's stepper copy with its scratch buffers not yet sized: harmless)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -188,8 +186,8 @@ OdeResult integrate_until(const F& f, const G& g, double x0, State<N>& y, double
 // Rosenbrock method with an embedded 3rd-order estimate) under its own controller. jac(x, y, J)
 // writes the Jacobian df/dy (the systems here are autonomous). Events and tolerances as above.
 template <int N, int K, class F, class J, class G>
-OdeResult integrate_until_stiff(const F& f, const J& jac, const G& g, double x0, State<N>& y, double x_end,
-                                double h0, const State<N>& scale, double rtol, double atol, long max_steps,
+OdeResult integrate_until_stiff(const F& f, const J& jac, const G& g, double x0, State<N>& y, double x_end, double h0,
+                                const State<N>& scale, double rtol, double atol, long max_steps,
                                 const std::array<int, K>* init_sign = nullptr) {
   namespace ode = boost::numeric::odeint;
   using Vector = boost::numeric::ublas::vector<double>;

@@ -7,7 +7,6 @@
 
 #include "impact/admissible.hpp"
 
-
 namespace impact::ref {
 
 void finish(const ContactProblem<double>& p, Result<double>& r) {
@@ -16,8 +15,7 @@ void finish(const ContactProblem<double>& p, Result<double>& r) {
   const Vec vf = v0 + to_eigen(p.W) * P;
   r.vf = from_eigen(vf);
   r.dE = 0.5 * (v0 + vf).dot(P);
-  if (r.status == Status::ok && !(P.allFinite() && vf.allFinite() && std::isfinite(r.dE)))
-    r.status = Status::non_finite;
+  if (r.status == Status::ok && !(P.allFinite() && vf.allFinite() && std::isfinite(r.dE))) r.status = Status::non_finite;
 }
 
 namespace {

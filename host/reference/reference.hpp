@@ -50,9 +50,7 @@ struct Row {
   Vec n, v0;
   double mu, e, e_t;
 };
-inline Row to_row(const ContactProblem<double>& p) {
-  return Row{to_eigen(p.W), to_eigen(p.n), to_eigen(p.v0), p.mu, p.e, p.e_t};
-}
+inline Row to_row(const ContactProblem<double>& p) { return Row{to_eigen(p.W), to_eigen(p.n), to_eigen(p.v0), p.mu, p.e, p.e_t}; }
 
 // Per-law reference evaluations of one instance (p as read from the input; each validates it).
 Result<double> newton(const ContactProblem<double>& p);

@@ -124,8 +124,7 @@ bool outgoing_ray(const Vec2& b, const Mat2& D, double mu, Vec2& s) {
     lam = bn;
   } else {
     boost::uintmax_t it = 200;
-    const auto br = boost::math::tools::toms748_solve(phi, 0.0, bn, f0, f1,
-                                                      boost::math::tools::eps_tolerance<double>(52), it);
+    const auto br = boost::math::tools::toms748_solve(phi, 0.0, bn, f0, f1, boost::math::tools::eps_tolerance<double>(52), it);
     lam = 0.5 * (br.first + br.second);
   }
   const Vec2 x(beta(0) / (lam + mu * d(0)), beta(1) / (lam + mu * d(1)));
@@ -375,8 +374,7 @@ OdeResult Integration::slip_chunks(Y& y, bool& on_ray) {
       res.kind = OdeResult::step_limit;
       break;
     }
-    res = integrate_until<7, 4>(f, g, 0.0, y, H, std::min(h_next, H), scale, o_.rtol, o_.atol,
-                                o_.max_steps - attempts);
+    res = integrate_until<7, 4>(f, g, 0.0, y, H, std::min(h_next, H), scale, o_.rtol, o_.atol, o_.max_steps - attempts);
     r.steps += static_cast<std::int32_t>(res.steps);
     // every chunk counts as at least one attempt, so that chunks which do not advance sigma (a
     // step below the round-off of sigma) cannot go on without end

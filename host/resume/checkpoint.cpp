@@ -49,8 +49,9 @@ bool Checkpoint::load_bytes(std::uint64_t k, std::string& bytes, std::size_t siz
   struct stat st {};
   if (::lstat(p.c_str(), &st) != 0) return false;  // no file: the piece was not finished
   if (::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    throw std::runtime_error(p + ": not a regular file (a checkpoint holds only the files impactbatch wrote; "
-                                 "remove it, or name another --checkpoint folder)");
+    throw std::runtime_error(p +
+                             ": not a regular file (a checkpoint holds only the files impactbatch wrote; "
+                             "remove it, or name another --checkpoint folder)");
   const std::uint64_t want = size == kAnySize ? 0 : h.size() + size + sizeof stored;
   if ((size != kAnySize && static_cast<std::uint64_t>(st.st_size) != want) ||
       static_cast<std::uint64_t>(st.st_size) < h.size() + sizeof stored) {

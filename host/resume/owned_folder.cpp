@@ -74,7 +74,7 @@ std::vector<Entry> list(int dirfd, const std::string& prefix, const std::string&
   for (dirent* e; (e = ::readdir(d));) {
     const std::string n = e->d_name;
     if (n == "." || n == "..") continue;
-    struct stat st{};
+    struct stat st {};
     Entry x;
     x.name = prefix + n;
     x.mode = ::fstatat(dirfd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_mode : 0;
@@ -97,7 +97,7 @@ constexpr std::uint64_t kMaxParts = 1u << 30;
 
 Manifest read_manifest(int dirfd, const std::string& path) {
   Manifest m;
-  struct stat st{};
+  struct stat st {};
   if (::fstatat(dirfd, kFolderManifest, &st, AT_SYMLINK_NOFOLLOW) != 0) return m;
   m.present = true;
   if (!S_ISREG(st.st_mode)) {
@@ -134,8 +134,8 @@ Manifest read_manifest(int dirfd, const std::string& path) {
   }
   if (j.contains("parts")) {  // {"count": K, "of": [tables]}
     const nlohmann::json& p = j["parts"];
-    const bool count = p.is_object() && p.contains("count") && p["count"].is_number_unsigned() &&
-                       p["count"].get<std::uint64_t>() <= kMaxParts;
+    const bool count =
+        p.is_object() && p.contains("count") && p["count"].is_number_unsigned() && p["count"].get<std::uint64_t>() <= kMaxParts;
     if (!count || !p.contains("of") || !p["of"].is_array()) {
       m.why = path + " says of parts what no manifest says (" + p.dump() + ")";
       return m;
@@ -162,9 +162,7 @@ Manifest read_manifest(int dirfd, const std::string& path) {
   return m;
 }
 
-std::string article(const std::string& kind) {
-  return (!kind.empty() && std::strchr("aeiou", kind[0]) ? "an " : "a ") + kind;
-}
+std::string article(const std::string& kind) { return (!kind.empty() && std::strchr("aeiou", kind[0]) ? "an " : "a ") + kind; }
 
 std::string some(const std::vector<std::string>& v) {
   std::string s;
@@ -184,7 +182,8 @@ std::string sub_of(const std::string& rel) {
 
 // The entry `e` is a dead temporary (.NAME.tmp-PID-N) of a name `known` says is one (same
 // subfolder); `live` receives the pid when the process still runs.
-template <class Known> bool temporary_of(const std::string& e, const Known& known, long& live) {
+template <class Known>
+bool temporary_of(const std::string& e, const Known& known, long& live) {
   std::string stem;
   long pid = 0;
   live = 0;
@@ -238,9 +237,8 @@ FolderClaim claim_folder(const FolderRequest& r) {
   const FolderFiles run{r.kind, r.files, r.parts_of, r.parts};
   for (const std::string& t : r.parts_of)
     if (!owned_name(t)) throw std::invalid_argument(r.what + ": '" + t + "' is no file name of a run's folder");
-  const bool writes_salib = std::any_of(r.files.begin(), r.files.end(), [](const std::string& f) {
-    return f.compare(0, 6, "salib/") == 0;
-  });
+  const bool writes_salib =
+      std::any_of(r.files.begin(), r.files.end(), [](const std::string& f) { return f.compare(0, 6, "salib/") == 0; });
   std::vector<Entry> entries = list(dfd.get(), "", dir);
   Fd sfd;
   for (const Entry& e : entries)
@@ -254,8 +252,9 @@ FolderClaim claim_folder(const FolderRequest& r) {
   FolderClaim claim;
   if (!ours && !entries.empty()) {
     if (!r.force) {
-      const std::string anyway = ": name a new or empty folder, or add --force to write into it anyway (the files of "
-                                 "this run's names are replaced, every other file is left as it is)";
+      const std::string anyway =
+          ": name a new or empty folder, or add --force to write into it anyway (the files of "
+          "this run's names are replaced, every other file is left as it is)";
       if (m.valid)
         throw std::invalid_argument(r.what + ": " + dir + " holds " + article(m.f.kind) + "'s outputs (its manifest " +
                                     kFolderManifest + "), not " + article(r.kind) + "'s" + anyway);
@@ -285,8 +284,8 @@ FolderClaim claim_folder(const FolderRequest& r) {
     long live = 0;
     const bool dead_temporary = temporary_of(e.name, known, live);
     if (live)
-      throw std::invalid_argument(r.what + ": " + dir + ": process " + std::to_string(live) + " is writing " +
-                                  sub_of(e.name) + base_name(e.name).substr(1, base_name(e.name).rfind(".tmp-") - 1) +
+      throw std::invalid_argument(r.what + ": " + dir + ": process " + std::to_string(live) + " is writing " + sub_of(e.name) +
+                                  base_name(e.name).substr(1, base_name(e.name).rfind(".tmp-") - 1) +
                                   " there now (its temporary " + e.name + "): wait for it to end, or name another folder");
     if (run.lists(e.name)) {
       if (!S_ISREG(e.mode) && !e.link())

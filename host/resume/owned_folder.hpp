@@ -40,14 +40,14 @@ struct FolderFiles {
 
 struct FolderRequest {
   std::string dir;
-  std::string kind;                         // "study", "calibration": a manifest of another kind is not ours
-  std::vector<std::string> files;           // every name this run writes there (owned_name each)
-  std::vector<std::string> parts_of;        // a run in pieces: the tables it writes in `parts` parts too
+  std::string kind;                   // "study", "calibration": a manifest of another kind is not ours
+  std::vector<std::string> files;     // every name this run writes there (owned_name each)
+  std::vector<std::string> parts_of;  // a run in pieces: the tables it writes in `parts` parts too
   std::uint64_t parts = 0;
-  std::vector<std::string> removed_first;   // of `files`: removed now, before the run writes (metadata.json,
-                                            // which marks a complete run, must not outlive the run that wrote it)
-  bool force = false;                       // take a folder that is not this kind's (only `files` replaced)
-  std::string what = "output.dir";          // the key that errors name
+  std::vector<std::string> removed_first;  // of `files`: removed now, before the run writes (metadata.json,
+                                           // which marks a complete run, must not outlive the run that wrote it)
+  bool force = false;                      // take a folder that is not this kind's (only `files` replaced)
+  std::string what = "output.dir";         // the key that errors name
 };
 
 struct FolderClaim {

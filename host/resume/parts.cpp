@@ -51,16 +51,13 @@ std::string read_line(std::FILE* f, const std::string& path) {
 
 // Appends the rest of f to out; returns the bytes, counts the newlines in `lines` and says whether
 // the last byte is one.
-std::uint64_t copy_rest(std::FILE* f, const std::string& path, io::OutFile& out, std::uint64_t& lines,
-                        bool& ends_in_newline) {
+std::uint64_t copy_rest(std::FILE* f, const std::string& path, io::OutFile& out, std::uint64_t& lines, bool& ends_in_newline) {
   std::vector<char> buf(1 << 20);
   std::uint64_t bytes = 0;
   ends_in_newline = true;  // an empty rest
   for (std::size_t got; (got = std::fread(buf.data(), 1, buf.size(), f)) > 0;) {
     ends_in_newline = buf[got - 1] == '\n';
-    for (const char* p = buf.data(); (p = static_cast<const char*>(std::memchr(p, '\n', buf.data() + got - p)));
-         ++p)
-      ++lines;
+    for (const char* p = buf.data(); (p = static_cast<const char*>(std::memchr(p, '\n', buf.data() + got - p))); ++p) ++lines;
     out.put(buf.data(), got);
     bytes += got;
   }
@@ -128,10 +125,11 @@ namespace {
 std::vector<std::string> folder_entries(const std::string& dir) {
   std::vector<std::string> v;
   for (const std::string sub : {"", "salib/"}) {
-    struct stat st{};
+    struct stat st {};
     if (!sub.empty() && (::lstat((dir + "/salib").c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) continue;
     std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(dir + "/" + sub, ec)) v.push_back(sub + e.path().filename().string());
+    for (const auto& e : std::filesystem::directory_iterator(dir + "/" + sub, ec))
+      v.push_back(sub + e.path().filename().string());
   }
   return v;
 }
@@ -151,7 +149,7 @@ void write_parts_manifest(const std::string& dir, const PartsManifest& m) {
 
 PartsManifest read_parts_manifest(const std::string& dir) {
   const std::string path = dir + "/parts.json";
-  struct stat st{};  // a regular file only: a FIFO or a device would never end, a link is no run's file
+  struct stat st {};  // a regular file only: a FIFO or a device would never end, a link is no run's file
   if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
     throw std::runtime_error(path + ": not a regular file (a link, a folder or a device is no parts manifest)");
   FilePtr f(std::fopen(path.c_str(), "rb"), &std::fclose);
@@ -196,9 +194,7 @@ PartsManifest read_parts_manifest(const std::string& dir) {
         throw std::runtime_error("file name '" + n + "' is no table of a study's folder");
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": " + e.what());
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(path + ": " + e.what());
-  }
+  } catch (const std::runtime_error& e) { throw std::runtime_error(path + ": " + e.what()); }
   return m;
 }
 
@@ -207,8 +203,8 @@ void check_no_parts_beyond(const std::string& dir, const PartsManifest& m) {
   for (const std::string& e : folder_entries(dir))
     for (const std::string& f : m.files)
       if (const int k = io::part_index(e, f); k >= 0 && static_cast<std::size_t>(k) >= K)
-        throw std::runtime_error(dir + "/parts.json: " + e + " is part " + std::to_string(k) + " of " + f +
-                                 ", beyond the " + std::to_string(K) + " parts listed (0.." + std::to_string(K - 1) +
+        throw std::runtime_error(dir + "/parts.json: " + e + " is part " + std::to_string(k) + " of " + f + ", beyond the " +
+                                 std::to_string(K) + " parts listed (0.." + std::to_string(K - 1) +
                                  "): parts.json lacks parts: nothing merged");
 }
 
@@ -220,8 +216,9 @@ std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m) {
   // the parts against the run: rows 0..total in parts 0..K-1, and no part of a table beyond them
   std::uint64_t next = 0;
   for (std::size_t p = 0; p < K; ++p) {
-    if (m.first[p] != next) throw refuse("part " + std::to_string(p) + " starts at row " + std::to_string(m.first[p]) +
-                                         ", not " + std::to_string(next) + " (a gap)");
+    if (m.first[p] != next)
+      throw refuse("part " + std::to_string(p) + " starts at row " + std::to_string(m.first[p]) + ", not " +
+                   std::to_string(next) + " (a gap)");
     next += m.rows[p];
   }
   if (next != m.total)
@@ -232,18 +229,18 @@ std::uint64_t merge_parts(const std::string& dir, const PartsManifest& m) {
   for (std::size_t p = 0; p < K; ++p)
     for (std::size_t i = 0; i < m.files.size(); ++i) {
       const std::string name = part_file_name(m.files[i], static_cast<int>(p)), path = dir + "/" + name;
-      struct stat st{};
+      struct stat st {};
       if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-        throw std::runtime_error(path + ": not a regular file (a link, a folder or a device is no part of a table): "
-                                        "nothing merged");
+        throw std::runtime_error(path +
+                                 ": not a regular file (a link, a folder or a device is no part of a table): "
+                                 "nothing merged");
       if (name.compare(0, 6, "salib/") == 0) io::check_real_folder(dir + "/salib", "study --merge");
       const io::FileSum want = m.sums.at(p).at(i), have = io::file_sum(path);
       if (have.bytes != want.bytes || have.crc32 != want.crc32)
-        throw std::runtime_error(path + ": not the part parts.json lists as part " + std::to_string(p) + " of " +
-                                 m.files[i] + " (rows " + std::to_string(m.first[p]) + ".." +
-                                 std::to_string(m.first[p] + m.rows[p]) + "): " + std::to_string(have.bytes) +
-                                 " bytes, CRC-32 " + io::crc_hex(have.crc32) + "; parts.json: " +
-                                 std::to_string(want.bytes) + " bytes, " + io::crc_hex(want.crc32) +
+        throw std::runtime_error(path + ": not the part parts.json lists as part " + std::to_string(p) + " of " + m.files[i] +
+                                 " (rows " + std::to_string(m.first[p]) + ".." + std::to_string(m.first[p] + m.rows[p]) +
+                                 "): " + std::to_string(have.bytes) + " bytes, CRC-32 " + io::crc_hex(have.crc32) +
+                                 "; parts.json: " + std::to_string(want.bytes) + " bytes, " + io::crc_hex(want.crc32) +
                                  " (a part of another run or position, or changed since): nothing merged");
     }
   std::vector<io::OutFile> out(m.files.size());

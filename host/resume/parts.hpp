@@ -19,12 +19,12 @@ namespace impact::resume {
 using io::part_file_name;
 
 struct PartsManifest {
-  std::vector<std::uint64_t> first, rows;  // per part: its design rows [first, first + rows)
-  std::vector<std::string> files;          // the final files, relative to the folder (StudyFiles::names)
+  std::vector<std::uint64_t> first, rows;      // per part: its design rows [first, first + rows)
+  std::vector<std::string> files;              // the final files, relative to the folder (StudyFiles::names)
   std::vector<std::vector<io::FileSum>> sums;  // per part, per file (files' order): its size and CRC-32
-  std::string run;                         // the run that wrote them (the CRC-32 of its key, hex)
-  std::uint64_t total = 0;                 // the run's rows (its design's): the parts hold exactly these;
-                                           // 0 when parts.json is of a version that did not say (2)
+  std::string run;                             // the run that wrote them (the CRC-32 of its key, hex)
+  std::uint64_t total = 0;                     // the run's rows (its design's): the parts hold exactly these;
+                                               // 0 when parts.json is of a version that did not say (2)
 };
 
 // DIR/parts.json, written through an io::OutFile (version 3: with the run's row count).

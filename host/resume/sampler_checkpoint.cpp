@@ -20,9 +20,7 @@ namespace {
 
 constexpr const char kMagic[] = "impactbatch calibration checkpoint 1\n";
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // The state as bytes: fixed-width little-endian numbers (x86-64's own), each array after its
 // length. Doubles travel as their bits, so that a resumed run has the exact state.
@@ -155,8 +153,10 @@ SamplerCheckpoint::SamplerCheckpoint(CheckpointOptions o, const nlohmann::ordere
   const bool found = read_file(path, bytes);
   if (!o_.resume) {
     if (found)
-      throw std::invalid_argument("--checkpoint: " + o_.dir + " holds a checkpoint of a run that did not finish: "
-                                  "go on from it with --resume, or remove " + path + " to start afresh");
+      throw std::invalid_argument("--checkpoint: " + o_.dir +
+                                  " holds a checkpoint of a run that did not finish: "
+                                  "go on from it with --resume, or remove " +
+                                  path + " to start afresh");
     return;
   }
   if (!found) throw std::invalid_argument("--resume: " + o_.dir + " holds no checkpoint (" + kCheckpointFile + ") to go on from");
@@ -177,10 +177,10 @@ SamplerCheckpoint::SamplerCheckpoint(CheckpointOptions o, const nlohmann::ordere
   const std::string theirs = body.substr(8, flen);
   if (theirs != fingerprint_) {
     const nlohmann::ordered_json t = nlohmann::ordered_json::parse(theirs, nullptr, false);
-    throw std::invalid_argument("--resume: " + path + " is the checkpoint of another run (" +
-                                (t.is_discarded() ? std::string("its fingerprint is not readable")
-                                                  : "these differ: " + differences(t, fingerprint)) +
-                                "); a run goes on only from its own checkpoint");
+    throw std::invalid_argument(
+        "--resume: " + path + " is the checkpoint of another run (" +
+        (t.is_discarded() ? std::string("its fingerprint is not readable") : "these differ: " + differences(t, fingerprint)) +
+        "); a run goes on only from its own checkpoint");
   }
   const std::string state = body.substr(8 + flen);
   Reader s(state, path);

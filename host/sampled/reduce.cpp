@@ -51,12 +51,11 @@ constexpr std::size_t kPilot = 4096;
 // 10^floor(log10(w)) for w > 0, from correctly rounded decimal literals (std::pow and std::log10
 // would tie the bits to the CPU's libm code path); outside 1e-30..1e30 by exact-order steps of 10.
 double decade_of(double w) {
-  static const double kPow10[] = {1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-24, 1e-23, 1e-22, 1e-21, 1e-20,
-                                  1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9,
-                                  1e-8,  1e-7,  1e-6,  1e-5,  1e-4,  1e-3,  1e-2,  1e-1,  1e0,   1e1,   1e2,
-                                  1e3,   1e4,   1e5,   1e6,   1e7,   1e8,   1e9,   1e10,  1e11,  1e12,  1e13,
-                                  1e14,  1e15,  1e16,  1e17,  1e18,  1e19,  1e20,  1e21,  1e22,  1e23,  1e24,
-                                  1e25,  1e26,  1e27,  1e28,  1e29,  1e30};
+  static const double kPow10[] = {1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-24, 1e-23, 1e-22, 1e-21, 1e-20, 1e-19, 1e-18,
+                                  1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9,  1e-8,  1e-7,  1e-6,  1e-5,
+                                  1e-4,  1e-3,  1e-2,  1e-1,  1e0,   1e1,   1e2,   1e3,   1e4,   1e5,   1e6,   1e7,   1e8,
+                                  1e9,   1e10,  1e11,  1e12,  1e13,  1e14,  1e15,  1e16,  1e17,  1e18,  1e19,  1e20,  1e21,
+                                  1e22,  1e23,  1e24,  1e25,  1e26,  1e27,  1e28,  1e29,  1e30};
   constexpr int kN = static_cast<int>(sizeof kPow10 / sizeof kPow10[0]);
   if (!(w > 0) || !std::isfinite(w)) return w;
   double p = 1.0, scale = 1.0;
@@ -146,9 +145,9 @@ std::string run_key(const ReduceSpec& rs, const SummaryRanges& rg, std::uint64_t
     std::snprintf(buf, sizeof buf, " %a:%a", rg.lo[q], rg.hi[q]);
     k += buf;
   }
-  return k + " sums=exact-60-24-48" + " seed=" + std::to_string(rs.seed) + " first=" + std::to_string(rs.first) + " n=" + std::to_string(rs.n) +
-         " chunk=" + std::to_string(chunk) + " " + engine::precision_name(rs.precision) + " steps=" +
-         std::to_string(rs.opt.steps) + " " + engine::integrator_name(rs.opt.integrator) + " " +
+  return k + " sums=exact-60-24-48" + " seed=" + std::to_string(rs.seed) + " first=" + std::to_string(rs.first) +
+         " n=" + std::to_string(rs.n) + " chunk=" + std::to_string(chunk) + " " + engine::precision_name(rs.precision) +
+         " steps=" + std::to_string(rs.opt.steps) + " " + engine::integrator_name(rs.opt.integrator) + " " +
          engine::backend_name(rs.backend);
 }
 
@@ -231,8 +230,7 @@ ReduceResult run(const ReduceSpec& rs, std::FILE* log, resume::ProcessGroup* pla
   for (const RangeOverride& r : rs.ranges) rg.lo[r.quantity] = r.lo, rg.hi[r.quantity] = r.hi;
   const engine::SampledFn<T> fn = engine::sampled_fn<T>(*rs.law, rs.backend);
   if (!fn)
-    throw std::invalid_argument(std::string("backend '") + engine::backend_name(rs.backend) +
-                                "' has no sampled reduction");
+    throw std::invalid_argument(std::string("backend '") + engine::backend_name(rs.backend) + "' has no sampled reduction");
   ReduceResult res;
   res.chunk = rs.chunk ? rs.chunk : (rs.backend == Backend::cuda ? (1ull << 24) : (1ull << 16));
   if (!rs.cases_out.empty() && (!plan || plan->rank() == 0)) write_cases(rs.cases_out, rs.spec, rs.seed, rs.first, rs.n);
@@ -288,8 +286,7 @@ RangeOverride parse_range(const std::string& setting) {
   for (int k = 0; k < kNumQuantities; ++k)
     if (key == kQuantityKeys[k]) q = k;
   if (q < 0 || eq == std::string::npos)
-    throw std::invalid_argument("--range " + setting +
-                                ": expected QUANTITY=LO:HI with QUANTITY one of Pn, Pt, vfn, dE_K0");
+    throw std::invalid_argument("--range " + setting + ": expected QUANTITY=LO:HI with QUANTITY one of Pn, Pt, vfn, dE_K0");
   const std::string v = setting.substr(eq + 1);
   const std::size_t c = v.find(':');
   const std::string a = c == std::string::npos ? v : v.substr(0, c);
@@ -306,8 +303,7 @@ ReduceResult reduce(const ReduceSpec& rs, std::FILE* log, resume::ProcessGroup* 
   return run<double>(rs, log, plan);
 }
 
-void write_cases(const std::string& path, const SampleSpec& spec, std::uint64_t seed, std::uint64_t first,
-                 std::uint64_t n) {
+void write_cases(const std::string& path, const SampleSpec& spec, std::uint64_t seed, std::uint64_t first, std::uint64_t n) {
   io::OutFile f(path, io::Links::follow);  // --cases-out: a file the user names
   std::string buf = "index";
   for (const char* c : kInputNames) buf += std::string(",") + c;
@@ -392,8 +388,8 @@ std::string reduce_json(const ReduceSpec& a, const ReduceResult& r) {
       const ProcessLoad& l = r.loads[p];
       mx = std::max(mx, l.busy_seconds);
       sum += l.busy_seconds;
-      j += std::string(p ? ", " : "") + "{\"chunks\": " + std::to_string(l.chunks) + ", \"instances\": " +
-           std::to_string(l.instances) + ", \"busy_seconds\": " + jnum(l.busy_seconds) + "}";
+      j += std::string(p ? ", " : "") + "{\"chunks\": " + std::to_string(l.chunks) +
+           ", \"instances\": " + std::to_string(l.instances) + ", \"busy_seconds\": " + jnum(l.busy_seconds) + "}";
     }
     j += "],\n  \"busy_max_over_mean\": " + jnum(sum > 0 ? mx / (sum / double(r.loads.size())) : 1.0) + ",\n";
   }
@@ -419,9 +415,9 @@ std::string reduce_json(const ReduceSpec& a, const ReduceResult& r) {
     const Histogram& h = s.h[k];
     const bool any = m.min <= m.max;  // a finite value was seen
     j += "    " + jstr(quantity_key(k)) + ": {\"description\": " + jstr(quantity_name(k));
-    j += ", \"count\": " + std::to_string(m.count()) + ", \"mean\": " + jnum(m.mean()) +
-         ", \"sd\": " + jnum(m.sd()) + ", \"min\": " + jnum(any ? m.min : NAN) +
-         ", \"max\": " + jnum(any ? m.max : NAN) + ", \"not_summed\": " + std::to_string(m.far) + ",\n";
+    j += ", \"count\": " + std::to_string(m.count()) + ", \"mean\": " + jnum(m.mean()) + ", \"sd\": " + jnum(m.sd()) +
+         ", \"min\": " + jnum(any ? m.min : NAN) + ", \"max\": " + jnum(any ? m.max : NAN) +
+         ", \"not_summed\": " + std::to_string(m.far) + ",\n";
     j += R"(      "histogram": {"lo": )" + jnum(h.lo) + ", \"hi\": " + jnum(h.hi) +
          ", \"bins\": " + std::to_string(Histogram::kBins) + ", \"below\": " + std::to_string(h.count[0]) +
          ", \"above\": " + std::to_string(h.count[Histogram::kBins + 1]) + ", \"counts\": [";
@@ -432,7 +428,5 @@ std::string reduce_json(const ReduceSpec& a, const ReduceResult& r) {
   j += "  }\n}\n";
   return j;
 }
-
-
 
 }  // namespace impact::sampled

@@ -37,15 +37,15 @@ struct ReduceSpec {
   LawOptions opt;
   std::uint64_t chunk = 0;  // instances per reduction call (0: 2^16 on CPUs, 2^24 on CUDA)
   std::vector<RangeOverride> ranges;
-  std::string cases_out;    // also write the instances as a CSV ("" none, "-" stdout)
-  std::string checkpoint;   // keep finished chunks in this folder (resume/checkpoint.hpp; "" none)
-  bool resume = false;      // use the chunks an earlier run of the same reduction left there
+  std::string cases_out;   // also write the instances as a CSV ("" none, "-" stdout)
+  std::string checkpoint;  // keep finished chunks in this folder (resume/checkpoint.hpp; "" none)
+  bool resume = false;     // use the chunks an earlier run of the same reduction left there
 };
 
 // One process's share of a reduction spread over several (host/dist: MPI ranks).
 struct ProcessLoad {
   std::uint64_t chunks = 0, instances = 0;
-  double busy_seconds = 0;                 // in the law's reduction calls
+  double busy_seconds = 0;                // in the law's reduction calls
   std::uint64_t loaded = 0, corrupt = 0;  // chunks taken from the checkpoint, and files found bad there
 };
 
@@ -66,11 +66,11 @@ struct ReduceResult {
   BatchSummary summary;
   std::vector<ProcessLoad> loads;  // with a process group, on rank 0: every process's share
   SummaryRanges ranges;
-  std::uint64_t chunk = 0;   // as used
+  std::uint64_t chunk = 0;                              // as used
   std::uint64_t chunks_loaded = 0, chunks_corrupt = 0;  // with a checkpoint: chunks read back, files found bad
-  double wall_seconds = 0;   // everything, pilot included
-  double study_seconds = 0;  // the reduction of the n instances (the rate's denominator)
-  double cpu_seconds = 0;    // user + system, all threads
+  double wall_seconds = 0;                              // everything, pilot included
+  double study_seconds = 0;                             // the reduction of the n instances (the rate's denominator)
+  double cpu_seconds = 0;                               // user + system, all threads
   long peak_rss_kb = 0;
 };
 
@@ -108,7 +108,6 @@ ReduceResult reduce(const ReduceSpec& spec, std::FILE* log, resume::ProcessGroup
 
 // The sampled instances [first, first + n) as CSV (index + the input columns of
 // docs/INTERFACE.md), written block by block: memory stays flat.
-void write_cases(const std::string& path, const SampleSpec& spec, std::uint64_t seed, std::uint64_t first,
-                 std::uint64_t n);
+void write_cases(const std::string& path, const SampleSpec& spec, std::uint64_t seed, std::uint64_t first, std::uint64_t n);
 
 }  // namespace impact::sampled

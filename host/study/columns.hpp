@@ -27,8 +27,7 @@ struct StudyColumn {
 // Contact-space outputs every law writes (after P, vf and dE, the derived normal/tangential
 // parts): P_n = P.n, P_t = |P - P_n n|, vf_n = vf.n, vf_t = |vf - vf_n n|.
 inline const std::vector<std::string>& contact_output_names() {
-  static const std::vector<std::string> names = {"P_x", "P_y", "P_z", "P_n", "P_t", "vf_x",
-                                                 "vf_y", "vf_z", "vf_n", "vf_t", "dE"};
+  static const std::vector<std::string> names = {"P_x", "P_y", "P_z", "P_n", "P_t", "vf_x", "vf_y", "vf_z", "vf_n", "vf_t", "dE"};
   return names;
 }
 
@@ -40,9 +39,7 @@ inline std::vector<StudyColumn> law_output_columns(const engine::LawInfo& law, c
     out.push_back({n, ColKind::real, derived ? ColSource::derived : ColSource::law});
   }
   for (const ExtraColumn& x : law.extras) {
-    const ColKind kind = x.what == Extra::Modes   ? ColKind::modes
-                         : x.what == Extra::Steps ? ColKind::integer
-                                                  : ColKind::real;
+    const ColKind kind = x.what == Extra::Modes ? ColKind::modes : x.what == Extra::Steps ? ColKind::integer : ColKind::real;
     out.push_back({x.name, kind, ColSource::extra});
   }
   out.push_back({"status", ColKind::status, ColSource::status});
@@ -52,8 +49,7 @@ inline std::vector<StudyColumn> law_output_columns(const engine::LawInfo& law, c
 
 // The unit, symbol and meaning of one of a law's output columns in a scenario (every column has
 // one: a test holds each law and scenario to it).
-inline engine::ColumnInfo column_info(const StudyColumn& col, const engine::LawInfo& law,
-                                      const systems::ScenarioInfo& sc) {
+inline engine::ColumnInfo column_info(const StudyColumn& col, const engine::LawInfo& law, const systems::ScenarioInfo& sc) {
   if (col.source == ColSource::extra)
     for (const ExtraColumn& x : law.extras)
       if (col.name == x.name) return engine::column_info(x);
@@ -75,8 +71,7 @@ struct LawColumns {
   std::vector<int> kept_pos;      // per kept column: its index in cols, or -1 (the law lacks it)
 };
 
-inline LawColumns law_columns(const engine::LawInfo& law, const systems::ScenarioInfo& sc,
-                              const std::vector<std::string>& kept) {
+inline LawColumns law_columns(const engine::LawInfo& law, const systems::ScenarioInfo& sc, const std::vector<std::string>& kept) {
   LawColumns lc{&law, law_output_columns(law, sc), std::vector<int>(kept.size(), -1)};
   for (std::size_t k = 0; k < kept.size(); ++k)
     for (std::size_t j = 0; j < lc.cols.size(); ++j)

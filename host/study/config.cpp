@@ -35,22 +35,17 @@ using io::json_type_name;
 using io::show_value;
 using io::split;
 
-
-
 // ---- parameters ---------------------------------------------------------------------------------
 
 design::ParamSpec parse_param(const std::string& name, const json& v, const std::string& where) {
   const std::string key = "params." + name;
   const auto fail = [&](const std::string& msg) -> void { throw ConfigError(where + key + ": " + msg); };
-  const std::string forms = design::param_forms_text() +
-                            " (a string), or a table {dist = ..., ...} / {linspace = [A, B, COUNT]}";
+  const std::string forms = design::param_forms_text() + " (a string), or a table {dist = ..., ...} / {linspace = [A, B, COUNT]}";
   // The one text grammar and rule set of a marginal (design/param_text.hpp); its errors name the key.
   const auto built = [&](auto make) -> design::ParamSpec {
     try {
       return make();
-    } catch (const std::invalid_argument& e) {
-      throw ConfigError(where + e.what());
-    }
+    } catch (const std::invalid_argument& e) { throw ConfigError(where + e.what()); }
   };
   if (v.is_number()) {
     const double a = v.get<double>();
@@ -98,9 +93,7 @@ design::ParamSpec parse_param(const std::string& name, const json& v, const std:
     double eta0 = 0;
     try {
       eta0 = systems::eta0_from_elastic(E1, nu1, E2, nu2);
-    } catch (const std::invalid_argument& e) {
-      fail(e.what());
-    }
+    } catch (const std::invalid_argument& e) { fail(e.what()); }
     return built([&] { return design::param_from_numbers(name, key, design::ParamKind::fixed, &eta0); });
   }
   if (!v.contains("dist")) fail("a table needs 'dist' or 'linspace' (expected " + forms + "; for eta0 also {E1, nu1, E2, nu2})");
@@ -162,7 +155,8 @@ const systems::ScenarioInfo& resolve_study(const ConfigReader& r, StudyConfig& c
 
 // [run]: backend, precision and integrator (to their enums here), steps, chunk.
 void resolve_run(const ConfigReader& r, const json& root, StudyConfig& c) {
-  engine::resolve_run_keys(r, root, engine::RunKeys{c.backend, c.precision, c.integrator, c.steps, &c.chunk, true, kMaxSteps, kMaxChunk});
+  engine::resolve_run_keys(r, root,
+                           engine::RunKeys{c.backend, c.precision, c.integrator, c.steps, &c.chunk, true, kMaxSteps, kMaxChunk});
 }
 
 // [design]: kind, n, seed, skip_first, file (relative to the config file's folder).
@@ -173,13 +167,10 @@ void resolve_design(const ConfigReader& r, const json& d, StudyConfig& c) {
     const std::string k = r.str(d.at("kind"), "design.kind");
     try {
       c.design.kind = design::parse_design_kind("design.kind", k);
-    } catch (const std::invalid_argument& e) {
-      throw ConfigError(t.at("design.kind") + e.what());
-    }
+    } catch (const std::invalid_argument& e) { throw ConfigError(t.at("design.kind") + e.what()); }
   }
   if (d.contains("n")) c.design.n = static_cast<std::size_t>(r.integer(d.at("n"), "design.n", 1, design::kMaxDesignRows));
-  if (d.contains("seed"))
-    c.design.seed = r.integer(d.at("seed"), "design.seed", 0, std::numeric_limits<std::uint64_t>::max());
+  if (d.contains("seed")) c.design.seed = r.integer(d.at("seed"), "design.seed", 0, std::numeric_limits<std::uint64_t>::max());
   if (d.contains("skip_first")) c.design.skip_first = r.boolean(d.at("skip_first"), "design.skip_first");
   if (d.contains("file")) c.design.file = r.str(d.at("file"), "design.file");
   if (d.contains("second_order")) c.design.second_order = r.boolean(d.at("second_order"), "design.second_order");
@@ -213,9 +204,7 @@ void resolve_params(const ConfigReader& r, const json& root, const systems::Scen
     std::vector<design::ParamSpec> got;
     try {
       got = design::read_salib_problem(file);
-    } catch (const ConfigError& e) {
-      throw ConfigError(r.t.at("params.from_salib") + "params.from_salib: " + e.what());
-    }
+    } catch (const ConfigError& e) { throw ConfigError(r.t.at("params.from_salib") + "params.from_salib: " + e.what()); }
     for (const design::ParamSpec& p : got) {
       if (sc.index_of(p.name) < 0) unknown("params.from_salib", p.name);
       twice("params.from_salib", p.name);
@@ -244,14 +233,12 @@ void resolve_output(const ConfigReader& r, const json& root, StudyConfig& c) {
     if (o.contains("formats")) c.formats = r.strings(o.at("formats"), "output.formats");
     if (o.contains("columns")) c.columns = r.strings(o.at("columns"), "output.columns");
     if (o.contains("csv_max_rows"))
-      c.csv_max_rows = r.integer(o.at("csv_max_rows"), "output.csv_max_rows", 0,
-                                 std::numeric_limits<std::uint64_t>::max());
+      c.csv_max_rows = r.integer(o.at("csv_max_rows"), "output.csv_max_rows", 0, std::numeric_limits<std::uint64_t>::max());
   } else {
     c.out_dir = "out/" + c.name;
   }
   for (const std::string& f : c.formats)
-    if (f != "csv" && f != "npy" && f != "salib")
-      r.fail("output.formats", "unknown format '" + f + "' (known: csv, npy, salib)");
+    if (f != "csv" && f != "npy" && f != "salib") r.fail("output.formats", "unknown format '" + f + "' (known: csv, npy, salib)");
 }
 
 // Checks that a name is a column the study can produce (for output.columns, sensitivity and
@@ -274,8 +261,7 @@ void resolve_sensitivity(const ConfigReader& r, const json& sens, const ColumnCh
   const json& s = r.table(sens, "sensitivity");
   r.expect_keys(s, "sensitivity", io::keys_under(study_key_docs(), "sensitivity"));
   if (s.contains("outputs")) c.sens_outputs = r.strings(s.at("outputs"), "sensitivity.outputs");
-  if (s.contains("bootstrap"))
-    c.bootstrap = r.integer(s.at("bootstrap"), "sensitivity.bootstrap", 10, kMaxBootstrap);
+  if (s.contains("bootstrap")) c.bootstrap = r.integer(s.at("bootstrap"), "sensitivity.bootstrap", 10, kMaxBootstrap);
   if (s.contains("confidence")) {
     c.confidence = r.num(s.at("confidence"), "sensitivity.confidence");
     if (!(c.confidence > 0 && c.confidence < 1)) r.fail("sensitivity.confidence", "expected a number in (0, 1)");
@@ -283,8 +269,8 @@ void resolve_sensitivity(const ConfigReader& r, const json& sens, const ColumnCh
   if (c.sens_outputs.empty()) r.fail("sensitivity.outputs", "name at least one output column");
   for (const std::string& o : c.sens_outputs) check(o, "sensitivity.outputs", false);
   if (c.design.kind != design::DesignKind::saltelli)
-    r.fail("sensitivity", "Sobol indices need design.kind = \"saltelli\" (got " +
-                              std::string(design_kind_name(c.design.kind)) + ")");
+    r.fail("sensitivity",
+           "Sobol indices need design.kind = \"saltelli\" (got " + std::string(design_kind_name(c.design.kind)) + ")");
 }
 
 // plots[i]: kind, x, y, file, title, law, bins.
@@ -360,8 +346,11 @@ StudyConfig resolve_config(const ConfigTree& t) {
 json to_json(const StudyConfig& c) {
   json j;
   j["study"] = {{"name", c.name}, {"description", c.description}, {"scenario", c.scenario}, {"laws", c.laws}};
-  j["run"] = {{"backend", c.backend}, {"precision", precision_name(c.precision)},
-              {"integrator", integrator_name(c.integrator)}, {"steps", c.steps}, {"chunk", c.chunk}};
+  j["run"] = {{"backend", c.backend},
+              {"precision", precision_name(c.precision)},
+              {"integrator", integrator_name(c.integrator)},
+              {"steps", c.steps},
+              {"chunk", c.chunk}};
   json d = {{"kind", design_kind_name(c.design.kind)}};
   if (c.design.kind != design::DesignKind::grid) d["n"] = c.design.n;  // a grid's size comes from its linspaces
   d["seed"] = c.design.seed;
@@ -407,19 +396,18 @@ json to_json(const StudyConfig& c) {
 
 bool same_study(const StudyConfig& a, const StudyConfig& b) {
   const auto same_plot = [](const PlotSpec& x, const PlotSpec& y) {
-    return x.kind == y.kind && x.x == y.x && x.y == y.y && x.file == y.file && x.title == y.title &&
-           x.law == y.law && (x.kind != "hist" || x.bins == y.bins);
+    return x.kind == y.kind && x.x == y.x && x.y == y.y && x.file == y.file && x.title == y.title && x.law == y.law &&
+           (x.kind != "hist" || x.bins == y.bins);
   };
   if (a.plots.size() != b.plots.size()) return false;
   for (std::size_t i = 0; i < a.plots.size(); ++i)
     if (!same_plot(a.plots[i], b.plots[i])) return false;
   return a.name == b.name && a.description == b.description && a.scenario == b.scenario && a.laws == b.laws &&
          a.backend == b.backend && a.precision == b.precision && a.integrator == b.integrator && a.steps == b.steps &&
-         a.chunk == b.chunk && a.design.kind == b.design.kind && a.design.n == b.design.n &&
-         a.design.seed == b.design.seed && a.design.skip_first == b.design.skip_first && a.design.file == b.design.file &&
-         a.design.second_order == b.design.second_order &&
-         a.params == b.params && a.out_dir == b.out_dir && a.formats == b.formats && a.columns == b.columns &&
-         a.csv_max_rows == b.csv_max_rows &&
+         a.chunk == b.chunk && a.design.kind == b.design.kind && a.design.n == b.design.n && a.design.seed == b.design.seed &&
+         a.design.skip_first == b.design.skip_first && a.design.file == b.design.file &&
+         a.design.second_order == b.design.second_order && a.params == b.params && a.out_dir == b.out_dir &&
+         a.formats == b.formats && a.columns == b.columns && a.csv_max_rows == b.csv_max_rows &&
          a.sens_outputs == b.sens_outputs && a.bootstrap == b.bootstrap && a.confidence == b.confidence;
 }
 

@@ -22,10 +22,10 @@ namespace impact::study {
 
 // Limits of a study config beyond the config tree's own (size and nesting: io/config_tree.hpp):
 // the ranges of the integer keys beyond their types' own (docs/study.md, "Errors").
-constexpr std::uint64_t kMaxSteps = 10000000;         // run.steps
-constexpr std::uint64_t kMaxChunk = 100000000;        // run.chunk
-constexpr std::uint64_t kMaxBootstrap = 100000;       // sensitivity.bootstrap
-constexpr std::uint64_t kMaxBins = 1000000;           // plots[i].bins
+constexpr std::uint64_t kMaxSteps = 10000000;    // run.steps
+constexpr std::uint64_t kMaxChunk = 100000000;   // run.chunk
+constexpr std::uint64_t kMaxBootstrap = 100000;  // sensitivity.bootstrap
+constexpr std::uint64_t kMaxBins = 1000000;      // plots[i].bins
 
 struct PlotSpec {
   std::string kind;            // sweep | hist | scatter
@@ -33,8 +33,8 @@ struct PlotSpec {
   std::vector<std::string> y;  // sweep/hist: columns; scatter: one column
   std::string file;            // PNG name inside the output folder
   std::string title;
-  std::string law;             // "" = every law of the study, overlaid
-  int bins = 60;               // hist
+  std::string law;  // "" = every law of the study, overlaid
+  int bins = 60;    // hist
 };
 
 struct StudyConfig {
@@ -44,7 +44,7 @@ struct StudyConfig {
   std::string scenario = "contact";
   std::vector<std::string> laws = {"jia"};
   // [run]
-  std::string backend = "auto";      // resolved when the study runs (engine::resolve_backend)
+  std::string backend = "auto";  // resolved when the study runs (engine::resolve_backend)
   engine::Precision precision = engine::Precision::f64;
   Integrator integrator = Integrator::rk4;
   int steps = 250;
@@ -99,8 +99,7 @@ struct ConfigHead {
   std::string name, description, scenario;
 };
 const nlohmann::ordered_json& read_config_head(const io::ConfigReader& r, const std::string& table,
-                                               const std::set<std::string>& keys, const std::string& holds,
-                                               ConfigHead& head);
+                                               const std::set<std::string>& keys, const std::string& holds, ConfigHead& head);
 
 // The value forms of a parameter: a number (fixed) or a string "uniform:LO:HI",
 // "normal:MEAN:SD", "lognormal:MU:SIGMA", "truncnormal:MEAN:SD:LO:HI", "linspace:A:B:COUNT", or a

@@ -7,7 +7,6 @@
 
 namespace impact::study {
 
-
 const std::vector<io::KeyDoc>& study_key_docs() {
   static const std::vector<io::KeyDoc> docs = [] {
     std::vector<io::KeyDoc> k = {
@@ -39,8 +38,8 @@ const std::vector<io::KeyDoc>& study_key_docs() {
          "the columns of the SALib Y files and of summary.md's table ([]: the scenario's outputs)"},
         {"output.csv_max_rows", "integer", "200000", "", "the CSV tables' rows at most when .npy is written too (0: no limit)"},
         {"sensitivity.outputs", "array of strings", "", "", "the outputs whose Sobol indices are computed (a saltelli design)"},
-        {"sensitivity.bootstrap", "integer", "200", "", "bootstrap resamples of the confidence intervals (10 to " +
-                                                            std::to_string(kMaxBootstrap) + ")"},
+        {"sensitivity.bootstrap", "integer", "200", "",
+         "bootstrap resamples of the confidence intervals (10 to " + std::to_string(kMaxBootstrap) + ")"},
         {"sensitivity.confidence", "number", "0.95", "", "the intervals' confidence level, in (0, 1)"},
         {"plots[].kind", "string", "", "", "sweep, hist or scatter"},
         {"plots[].x", "string", "", "", "sweep: a swept parameter; scatter: a column"},

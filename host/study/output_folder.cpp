@@ -41,7 +41,7 @@ MergeOutcome merge_folder(const std::string& dir) {
   io::check_folder_name(dir, "--merge");
   io::check_real_folder(dir, "--merge");
   for (const char* name : {"parts.json", "metadata.json"}) {  // read only as regular files (a FIFO would never end)
-    struct stat st{};
+    struct stat st {};
     if (::lstat((dir + "/" + name).c_str(), &st) == 0 && !S_ISREG(st.st_mode))
       throw std::runtime_error(dir + "/" + name + ": not a regular file: nothing merged");
   }
@@ -67,7 +67,8 @@ MergeOutcome merge_folder(const std::string& dir) {
                              std::to_string(said) + ": nothing merged");
   if (!m.total) m.total = said;
   if (!m.total)
-    throw std::runtime_error(dir + ": neither parts.json nor metadata.json says how many rows the run has: nothing "
+    throw std::runtime_error(dir +
+                             ": neither parts.json nor metadata.json says how many rows the run has: nothing "
                              "merged (run the study again)");
   // every table of the run: one parts.json lists, or a whole file already there (a table dropped
   // from parts.json would lose its parts with parts.json)
@@ -75,7 +76,7 @@ MergeOutcome merge_folder(const std::string& dir) {
     for (const nlohmann::json& f : meta["files"]) {
       if (!f.is_string()) continue;
       const std::string t = f.get<std::string>();
-      struct stat st{};
+      struct stat st {};
       if (std::find(m.files.begin(), m.files.end(), t) == m.files.end() && ::lstat((dir + "/" + t).c_str(), &st) != 0)
         throw std::runtime_error(dir + ": metadata.json lists the table " + t + ", which parts.json does not list and " +
                                  "the folder does not hold: parts.json lacks a table; nothing merged");
@@ -84,9 +85,10 @@ MergeOutcome merge_folder(const std::string& dir) {
   for (const std::string& t : own.parts_of)  // a part the manifest lists, of a table parts.json does not
     for (std::uint64_t k = 0; !merged.count(t) && k < own.parts; ++k) {
       const std::string e = io::part_file_name(t, static_cast<int>(k));
-      struct stat st{};
+      struct stat st {};
       if (::lstat((dir + "/" + e).c_str(), &st) == 0)
-        throw std::runtime_error(dir + "/" + e + ": a part of " + t + ", a table parts.json does not list: parts.json "
+        throw std::runtime_error(dir + "/" + e + ": a part of " + t +
+                                 ", a table parts.json does not list: parts.json "
                                  "lacks a table; nothing merged");
     }
   resume::check_no_parts_beyond(dir, m);

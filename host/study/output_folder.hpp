@@ -16,8 +16,8 @@
 
 namespace impact::study {
 
-using resume::FolderClaim;
 using resume::claim_note;
+using resume::FolderClaim;
 
 // The kind a study's manifest names.
 constexpr const char* kStudyKind = "study";
@@ -35,9 +35,9 @@ FolderClaim claim_output_folder(const std::string& dir, const std::vector<std::s
 
 // NOLINTNEXTLINE(bugprone-exception-escape): its default constructor's nlohmann::json(), NOLINT in the library too
 struct MergeOutcome {
-  std::uint64_t bytes = 0;         // written
+  std::uint64_t bytes = 0;  // written
   std::size_t parts = 0, files = 0;
-  nlohmann::json metadata;         // the folder's metadata.json (null when absent or unreadable)
+  nlohmann::json metadata;  // the folder's metadata.json (null when absent or unreadable)
 };
 
 // `impact study --merge DIR`: the tables of a study kept in parts, merged (resume::merge_parts). The

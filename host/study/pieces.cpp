@@ -33,8 +33,12 @@ static_assert(std::is_trivially_copyable_v<Moments>, "moments travel as bytes");
 // Values as bytes (the processes run the same build, so the layouts agree).
 class Bytes {
  public:
-  template <class X> void put(const X& x) { s_.append(reinterpret_cast<const char*>(&x), sizeof x); }
-  template <class X> void put(const std::vector<X>& v) {
+  template <class X>
+  void put(const X& x) {
+    s_.append(reinterpret_cast<const char*>(&x), sizeof x);
+  }
+  template <class X>
+  void put(const std::vector<X>& v) {
     put<std::uint64_t>(v.size());
     s_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(X));
   }
@@ -51,12 +55,14 @@ class Bytes {
 class Reader {
  public:
   explicit Reader(const std::string& s) : s_(s), end_(s.size()) {}
-  template <class X> X get() {
+  template <class X>
+  X get() {
     X x;
     take(&x, sizeof x);
     return x;
   }
-  template <class X> void append_to(std::vector<X>& v) {
+  template <class X>
+  void append_to(std::vector<X>& v) {
     const std::uint64_t n = get<std::uint64_t>();
     if (n > (end_ - at_) / sizeof(X)) throw std::runtime_error("study: a piece's statistics are short");
     const std::size_t at = v.size();
@@ -119,31 +125,28 @@ std::vector<io::FileSum> part_sums(const std::string& dir, const std::vector<std
 
 // Whether the part files of a piece read back from the checkpoint are there with the bytes it
 // recorded (size and CRC-32: a part of another run or of another piece does not pass).
-bool parts_intact(const std::string& dir, const std::vector<std::string>& files, std::uint64_t k,
-                  const std::string& bytes) {
+bool parts_intact(const std::string& dir, const std::vector<std::string>& files, std::uint64_t k, const std::string& bytes) {
   try {
     Reader in(bytes);
     std::vector<io::FileSum> sums;
     in.append_to(sums);
     if (sums.size() != files.size()) return false;
     for (std::size_t i = 0; i < files.size(); ++i) {
-      struct stat st{};  // a part is a regular file of the folder, never read through a link
+      struct stat st {};  // a part is a regular file of the folder, never read through a link
       if (::lstat(part_path(dir, files[i], k).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
       const io::FileSum now = io::file_sum(part_path(dir, files[i], k));
       if (now.bytes != sums[i].bytes || now.crc32 != sums[i].crc32) return false;
     }
     return true;
-  } catch (const std::exception&) {
-    return false;
-  }
+  } catch (const std::exception&) { return false; }
 }
 
 // One piece's statistics added into `r` (status counts, build failures, block moments and
 // sensitivity outputs appended); its law seconds per law into `law_s` and its building and writing
 // seconds into `host_s` unless it was read back; its part files' sums into `sums`. Returns its rows
 // and sets `first`; throws when the bytes do not decode into r's layout.
-std::uint64_t add_piece(RunResult& r, const std::string& bytes, bool computed, std::vector<double>& law_s,
-                        double& host_s, std::uint64_t& first, std::vector<io::FileSum>& sums) {
+std::uint64_t add_piece(RunResult& r, const std::string& bytes, bool computed, std::vector<double>& law_s, double& host_s,
+                        std::uint64_t& first, std::vector<io::FileSum>& sums) {
   Reader in(bytes);
   sums.clear();
   in.append_to(sums);
@@ -167,8 +170,7 @@ std::uint64_t add_piece(RunResult& r, const std::string& bytes, bool computed, s
 // Whether a piece read back from the checkpoint decodes into this run's layout (add_piece on an
 // empty copy of it) with the rows [first, first + rows): that many rows' statistics blocks and
 // sensitivity outputs, and a sum for each part file.
-bool piece_fits(const RunResult& layout, const std::string& bytes, std::uint64_t first, std::uint64_t rows,
-                std::uint64_t B) {
+bool piece_fits(const RunResult& layout, const std::string& bytes, std::uint64_t first, std::uint64_t rows, std::uint64_t B) {
   RunResult one = layout;
   std::vector<double> law_s(layout.stats.size());
   double host_s = 0;
@@ -176,9 +178,7 @@ bool piece_fits(const RunResult& layout, const std::string& bytes, std::uint64_t
   std::vector<io::FileSum> sums;
   try {
     if (add_piece(one, bytes, false, law_s, host_s, at, sums) != rows || at != first) return false;
-  } catch (const std::exception&) {
-    return false;
-  }
+  } catch (const std::exception&) { return false; }
   if (sums.size() != layout.files.size()) return false;
   for (std::size_t l = 0; l < one.stats.size(); ++l) {
     if (one.stats[l].block_moments.size() != (rows + B - 1) / B * one.laws[l].cols.size()) return false;
@@ -225,8 +225,8 @@ void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, st
   std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.k < b.k; });
   for (std::size_t i = 0; i < pieces.size(); ++i)
     if (pieces[i].k != i) throw std::runtime_error("study: piece " + std::to_string(i) + " was not run");
-  if (pieces.size() != count) throw std::runtime_error("study: " + std::to_string(pieces.size()) + " of " +
-                                                       std::to_string(count) + " pieces were run");
+  if (pieces.size() != count)
+    throw std::runtime_error("study: " + std::to_string(pieces.size()) + " of " + std::to_string(count) + " pieces were run");
   // per process and law: the seconds in the law (of the pieces it computed)
   std::vector<std::vector<double>> law_s(ranks.size(), std::vector<double>(r.stats.size(), 0.0));
   std::uint64_t at = 0;
@@ -235,8 +235,9 @@ void merge_pieces(const std::vector<std::string>& ranks, std::uint64_t count, st
     std::uint64_t first = 0;
     std::vector<io::FileSum> sums;
     const std::uint64_t rows = add_piece(r, pc.bytes, pc.computed, law_s[pc.rank], L.host_s, first, sums);
-    if (first != at) throw std::runtime_error("study: piece " + std::to_string(pc.k) + " holds rows from " +
-                                              std::to_string(first) + ", expected " + std::to_string(at));
+    if (first != at)
+      throw std::runtime_error("study: piece " + std::to_string(pc.k) + " holds rows from " + std::to_string(first) +
+                               ", expected " + std::to_string(at));
     m.first.push_back(at);
     m.rows.push_back(rows);
     m.sums.push_back(sums);
@@ -286,9 +287,8 @@ std::string run_key(const StudyConfig& c, const design::Design& design, const Re
   j["run"].erase("chunk");
   j.erase("plots");
   const std::string source = design.source_sum().empty() ? "none" : design.source_sum();
-  return j.dump() + " rows=" + std::to_string(rows) + " design_source=" + source +
-         " backend=" + engine::backend_name(o.backend) + " piece=" + std::to_string(per) + " build=" + io::version() +
-         "/" + io::git_revision();
+  return j.dump() + " rows=" + std::to_string(rows) + " design_source=" + source + " backend=" + engine::backend_name(o.backend) +
+         " piece=" + std::to_string(per) + " build=" + io::version() + "/" + io::git_revision();
 }
 
 }  // namespace
@@ -315,10 +315,18 @@ namespace {
 // process's distinct error once.
 class PiecesRunner {
  public:
-  PiecesRunner(const LoadedStudy& s, const StudyRequest& q, resume::ProcessGroup& comm, const PieceOptions& po,
-               std::FILE* log)
-      : c_(s.config), sc_(*systems::find_scenario(c_.scenario)), design_(*s.design), s_(s), q_(q), comm_(comm),
-        po_(po), log_(log), r0_(comm.rank() == 0), rows_(design_.rows()), B_(stat_block_rows(rows_)),
+  PiecesRunner(const LoadedStudy& s, const StudyRequest& q, resume::ProcessGroup& comm, const PieceOptions& po, std::FILE* log)
+      : c_(s.config),
+        sc_(*systems::find_scenario(c_.scenario)),
+        design_(*s.design),
+        s_(s),
+        q_(q),
+        comm_(comm),
+        po_(po),
+        log_(log),
+        r0_(comm.rank() == 0),
+        rows_(design_.rows()),
+        B_(stat_block_rows(rows_)),
         per_(po.piece ? (std::min(po.piece, rows_) + B_ - 1) / B_ * B_ : piece_rows(rows_)),
         count_(std::max<std::uint64_t>(1, (rows_ + per_ - 1) / per_)) {}
 
@@ -351,9 +359,7 @@ class PiecesRunner {
     } catch (const std::invalid_argument& e) {
       err_ = e.what();
       if (config) res_.code = 1;
-    } catch (const std::exception& e) {
-      err_ = e.what();
-    }
+    } catch (const std::exception& e) { err_ = e.what(); }
   }
 
   bool agreed() {
@@ -366,11 +372,13 @@ class PiecesRunner {
   // the output folder claimed before any process writes.
   void prepare(std::chrono::steady_clock::time_point start) {
     StudyOutcome& o = res_.outcome;
-    attempt([&] {
-      o.options = study_options(s_, q_, start);
-      if (comm_.size() > 1 && o.options.backend == engine::Backend::cuda) engine::bind_device_to_rank(comm_.local_rank());
-      key_ = run_key(c_, design_, o.options, rows_, per_);
-    }, false);
+    attempt(
+        [&] {
+          o.options = study_options(s_, q_, start);
+          if (comm_.size() > 1 && o.options.backend == engine::Backend::cuda) engine::bind_device_to_rank(comm_.local_rank());
+          key_ = run_key(c_, design_, o.options, rows_, per_);
+        },
+        false);
     // `auto` is resolved by each process: on nodes with and without a GPU they could differ, and
     // so would their bits (the CUDA kernels contract a*b+c)
     const bool cuda = o.options.backend == engine::Backend::cuda;
@@ -379,17 +387,19 @@ class PiecesRunner {
       err_ = "the processes resolved the backend differently (cuda on some, " +
              std::string(engine::backend_name(o.options.backend)) + " here): name one with --backend";
     if (!r0_ || !err_.empty()) return;
-    attempt([&] {
-      if (!po_.checkpoint.empty() && !po_.resume && resume::Checkpoint(po_.checkpoint, key_, "piece").has_chunks()) {
-        err_ = "--checkpoint " + po_.checkpoint +
-               " holds pieces of an earlier run: add --resume to finish it, or use another folder";
-        return;
-      }
-      // the folder this run's, before any process writes (its parts among its names: a resumed
-      // run's read back stay, and the next run may remove them)
-      const std::vector<std::string> tables = run_layout(c_, sc_, design_, o.options.backend).files;
-      claim_ = claim_output_folder(c_.out_dir, study_output_files(c_, tables), q_.force, tables, count_);
-    }, true);
+    attempt(
+        [&] {
+          if (!po_.checkpoint.empty() && !po_.resume && resume::Checkpoint(po_.checkpoint, key_, "piece").has_chunks()) {
+            err_ = "--checkpoint " + po_.checkpoint +
+                   " holds pieces of an earlier run: add --resume to finish it, or use another folder";
+            return;
+          }
+          // the folder this run's, before any process writes (its parts among its names: a resumed
+          // run's read back stay, and the next run may remove them)
+          const std::vector<std::string> tables = run_layout(c_, sc_, design_, o.options.backend).files;
+          claim_ = claim_output_folder(c_.out_dir, study_output_files(c_, tables), q_.force, tables, count_);
+        },
+        true);
   }
 
   // This process's pieces, taken from the shared counter: read back intact from the checkpoint,
@@ -397,35 +407,37 @@ class PiecesRunner {
   void compute() {
     const StudyOutcome& o = res_.outcome;
     layout_ = run_layout(c_, sc_, design_, o.options.backend);
-    attempt([&] {
-      if (!po_.checkpoint.empty()) ck_ = std::make_unique<resume::Checkpoint>(po_.checkpoint, key_, "piece");
-      io::Progress bar(r0_ && !q_.quiet ? log_ : nullptr, count_, "study " + c_.name);
-      for (std::uint64_t k = 0; comm_.next(count_, k);) {
-        RunPart part;
-        part.first = k * per_;
-        part.rows = std::min(per_, rows_ - part.first);
-        part.part = static_cast<int>(k);
-        std::string bytes;
-        const bool stored = ck_ && po_.resume && ck_->load_bytes(k, bytes);
-        const bool intact = stored && piece_fits(layout_, bytes, part.first, part.rows, B_) &&
-                            parts_intact(c_.out_dir, layout_.files, k, bytes);
-        me_.loaded += intact;
-        me_.parts_bad += stored && !intact;
-        if (!intact) {
-          const RunResult r = run(c_, sc_, design_, o.options.backend, o.options.precision, nullptr, part);
-          ran_.push_back(k);
-          bytes = pack(r, part.first, part.rows, part_sums(c_.out_dir, layout_.files, k));
-          if (ck_) ck_->save_bytes(k, bytes);
-        }
-        Bytes p;
-        p.put(k);
-        p.put<std::uint8_t>(!intact);
-        p.put_text(bytes);
-        pieces_ += p.str();
-        bar.update(k + 1);
-      }
-      bar.finish();
-    }, true);
+    attempt(
+        [&] {
+          if (!po_.checkpoint.empty()) ck_ = std::make_unique<resume::Checkpoint>(po_.checkpoint, key_, "piece");
+          io::Progress bar(r0_ && !q_.quiet ? log_ : nullptr, count_, "study " + c_.name);
+          for (std::uint64_t k = 0; comm_.next(count_, k);) {
+            RunPart part;
+            part.first = k * per_;
+            part.rows = std::min(per_, rows_ - part.first);
+            part.part = static_cast<int>(k);
+            std::string bytes;
+            const bool stored = ck_ && po_.resume && ck_->load_bytes(k, bytes);
+            const bool intact = stored && piece_fits(layout_, bytes, part.first, part.rows, B_) &&
+                                parts_intact(c_.out_dir, layout_.files, k, bytes);
+            me_.loaded += intact;
+            me_.parts_bad += stored && !intact;
+            if (!intact) {
+              const RunResult r = run(c_, sc_, design_, o.options.backend, o.options.precision, nullptr, part);
+              ran_.push_back(k);
+              bytes = pack(r, part.first, part.rows, part_sums(c_.out_dir, layout_.files, k));
+              if (ck_) ck_->save_bytes(k, bytes);
+            }
+            Bytes p;
+            p.put(k);
+            p.put<std::uint8_t>(!intact);
+            p.put_text(bytes);
+            pieces_ += p.str();
+            bar.update(k + 1);
+          }
+          bar.finish();
+        },
+        true);
   }
 
   // Every process's pieces to rank 0 (every process throws alike when the gather is too large,
@@ -435,8 +447,7 @@ class PiecesRunner {
     mine.put<std::uint64_t>(me_.loaded);
     mine.put<std::uint64_t>(ck_ ? ck_->corrupt() : 0);
     mine.put<std::uint64_t>(me_.parts_bad);
-    attempt([&] { all_ = comm_.gather(mine.str() + pieces_, "use fewer rows per run, or fewer sensitivity outputs"); },
-            false);
+    attempt([&] { all_ = comm_.gather(mine.str() + pieces_, "use fewer rows per run, or fewer sensitivity outputs"); }, false);
     pieces_.clear();
     pieces_.shrink_to_fit();
   }

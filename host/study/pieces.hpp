@@ -21,10 +21,10 @@
 namespace impact::study {
 
 struct PieceOptions {
-  bool keep_parts = false;   // leave the tables in parts (impact study --merge DIR assembles them)
-  std::string checkpoint;    // folder of the pieces' statistics ("": none)
-  bool resume = false;       // read back the valid pieces of `checkpoint`
-  std::uint64_t piece = 0;   // rows per piece (rounded up to whole blocks); 0: piece_rows()
+  bool keep_parts = false;  // leave the tables in parts (impact study --merge DIR assembles them)
+  std::string checkpoint;   // folder of the pieces' statistics ("": none)
+  bool resume = false;      // read back the valid pieces of `checkpoint`
+  std::uint64_t piece = 0;  // rows per piece (rounded up to whole blocks); 0: piece_rows()
 };
 
 // Says each distinct error of `errors` (one per process, in rank order, "" for none) once on `log`,
@@ -37,8 +37,8 @@ std::uint64_t piece_rows(std::uint64_t rows);
 
 struct PiecesRun {
   bool ok = false;
-  int code = 2;            // the exit status when not ok (1: the config or the arguments)
-  StudyOutcome outcome;    // on rank 0, when ok
+  int code = 2;          // the exit status when not ok (1: the config or the arguments)
+  StudyOutcome outcome;  // on rank 0, when ok
 };
 
 // Every process calls it with the same loaded study, request and options. Errors are said once,

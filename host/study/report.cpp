@@ -28,9 +28,7 @@ std::string fmt(double v) {
   return b;
 }
 
-bool contains(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
+bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 const char* kind_name(ColKind k) {
   return k == ColKind::real ? "real" : k == ColKind::integer ? "integer" : k == ColKind::modes ? "modes" : "status";
@@ -60,8 +58,7 @@ void add_sobol(Sensitivity& s, const StudyConfig& c, const design::Design& desig
     return;
   }
   if (!std::isfinite(si.S1.empty() ? 0.0 : si.S1[0]))
-    std::fprintf(log,
-                 "impact study: warning: %s %s does not vary over the design: its Sobol indices are undefined (nan)\n",
+    std::fprintf(log, "impact study: warning: %s %s does not vary over the design: its Sobol indices are undefined (nan)\n",
                  law.c_str(), o.c_str());
   json params = json::object();
   for (std::size_t j = 0; j < nvar; ++j) {
@@ -73,8 +70,8 @@ void add_sobol(Sensitivity& s, const StudyConfig& c, const design::Design& desig
       io::append_number(s.csv, v);
     }
     s.csv += "," + std::to_string(si.used) + "\n";
-    s.table += "| " + law + " | " + o + " | " + pn + " | " + fmt(si.S1[j]) + " | " + fmt(si.S1_conf[j]) + " | " +
-               fmt(si.ST[j]) + " | " + fmt(si.ST_conf[j]) + " |\n";
+    s.table += "| " + law + " | " + o + " | " + pn + " | " + fmt(si.S1[j]) + " | " + fmt(si.S1_conf[j]) + " | " + fmt(si.ST[j]) +
+               " | " + fmt(si.ST_conf[j]) + " |\n";
   }
   json entry = {{"law", law}, {"output", o}, {"base_rows_used", si.used}, {"indices", params}};
   if (c.design.second_order) {
@@ -116,8 +113,7 @@ struct Statistics {
 };
 
 json moments_json(const Moments& mo) {
-  if (mo.n > 0)
-    return {{"n", mo.n}, {"mean", mo.mean}, {"sd", std::sqrt(mo.variance())}, {"min", mo.min}, {"max", mo.max}};
+  if (mo.n > 0) return {{"n", mo.n}, {"mean", mo.mean}, {"sd", std::sqrt(mo.variance())}, {"min", mo.min}, {"max", mo.max}};
   // no ok row: no statistics (null), not zeros
   return {{"n", 0}, {"mean", nullptr}, {"sd", nullptr}, {"min", nullptr}, {"max", nullptr}};
 }
@@ -151,10 +147,8 @@ Statistics statistics(const RunResult& run, std::size_t rows) {
       cols[col.name] = moments_json(st.moments[k]);
       if (contains(run.kept, col.name)) s.table += table_row(lc.law->name, col.name, st.moments[k]);
     }
-    s.summary[lc.law->name] = {{"status", status_json(st)},
-                               {"law_seconds", st.seconds},
-                               {"instances_per_s", rate(rows, st.seconds)},
-                               {"columns", cols}};
+    s.summary[lc.law->name] = {
+        {"status", status_json(st)}, {"law_seconds", st.seconds}, {"instances_per_s", rate(rows, st.seconds)}, {"columns", cols}};
   }
   return s;
 }
@@ -192,8 +186,7 @@ json columns_json(const systems::ScenarioInfo& sc, const RunResult& run) {
 }
 
 json metadata(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const RunResult& run,
-              const ReportOptions& opt, const Statistics& stats, const Sensitivity& sens,
-              const std::vector<std::string>& files) {
+              const ReportOptions& opt, const Statistics& stats, const Sensitivity& sens, const std::vector<std::string>& files) {
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - opt.start).count();
   json meta = io::provenance_json();
   meta["backend"] = engine::backend_name(opt.backend);
@@ -208,8 +201,7 @@ json metadata(const StudyConfig& c, const systems::ScenarioInfo& sc, const desig
   meta["varied"] = design.names();
   meta["columns"] = columns_json(sc, run);
   json status_codes = json::array();
-  for (int k = 0; k < static_cast<int>(Status::count_); ++k)
-    status_codes.push_back(status_name(static_cast<Status>(k)));
+  for (int k = 0; k < static_cast<int>(Status::count_); ++k) status_codes.push_back(status_name(static_cast<Status>(k)));
   meta["status_codes"] = status_codes;
   meta["kept_columns"] = run.kept;
   double laws_s = 0;
@@ -234,14 +226,12 @@ json metadata(const StudyConfig& c, const systems::ScenarioInfo& sc, const desig
 }
 
 std::string summary_md(const StudyConfig& c, const design::Design& design, const ReportOptions& opt, const StudyReport& rep) {
-  return "# " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") + "scenario " + c.scenario +
-         ", " + std::to_string(design.rows()) + " samples (" + design_kind_name(c.design.kind) + "), backend " +
-         engine::backend_name(opt.backend) + ", " + engine::precision_name(opt.precision) + "\n\n" + rep.table +
-         rep.sens_table;
+  return "# " + c.name + "\n\n" + (c.description.empty() ? "" : c.description + "\n\n") + "scenario " + c.scenario + ", " +
+         std::to_string(design.rows()) + " samples (" + design_kind_name(c.design.kind) + "), backend " +
+         engine::backend_name(opt.backend) + ", " + engine::precision_name(opt.precision) + "\n\n" + rep.table + rep.sens_table;
 }
 
 // ---- plots ----------------------------------------------------------------------------------------
-
 
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
@@ -254,8 +244,8 @@ std::string shell_quote(const std::string& s) {
 
 }  // namespace
 
-std::string run_plot_script(const std::string& script, const std::string& dir, const std::vector<std::string>& pngs,
-                            bool quiet, std::FILE* log, const char* program, const std::vector<std::string>& names) {
+std::string run_plot_script(const std::string& script, const std::string& dir, const std::vector<std::string>& pngs, bool quiet,
+                            std::FILE* log, const char* program, const std::vector<std::string>& names) {
   const io::PlotScriptFound found = io::find_plot_script(script);
   if (found.path.empty()) {
     std::fprintf(log,
@@ -289,8 +279,8 @@ std::string draw_plots(const std::string& dir, const std::vector<std::string>& p
   return run_plot_script("plot_study.py", dir, pngs, quiet, log, "impact study", pngs);
 }
 
-StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const RunResult& run,
-                         const ReportOptions& opt, std::FILE* log) {
+StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design,
+                         const RunResult& run, const ReportOptions& opt, std::FILE* log) {
   const std::string& dir = c.out_dir;
   StudyReport rep;
   rep.files = run.files;

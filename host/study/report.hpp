@@ -46,11 +46,10 @@ std::string draw_plots(const std::string& dir, const std::vector<std::string>& p
 // (io::find_plot_script): a Python with numpy and matplotlib runs it (io::find_python); `program`
 // names the caller in the warnings; `names`: arguments after the folder. A failed script, or no
 // script or Python found, is a warning on `log` and the returned note says so.
-std::string run_plot_script(const std::string& script, const std::string& dir, const std::vector<std::string>& pngs,
-                            bool quiet, std::FILE* log, const char* program,
-                            const std::vector<std::string>& names = {});
+std::string run_plot_script(const std::string& script, const std::string& dir, const std::vector<std::string>& pngs, bool quiet,
+                            std::FILE* log, const char* program, const std::vector<std::string>& names = {});
 
-StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const RunResult& run,
-                         const ReportOptions& opt, std::FILE* log);
+StudyReport write_report(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design,
+                         const RunResult& run, const ReportOptions& opt, std::FILE* log);
 
 }  // namespace impact::study

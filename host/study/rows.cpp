@@ -109,15 +109,15 @@ double RowEvaluator::evaluate(const double* values, std::size_t m, LawRows& rows
                                               : run(chd_, resd_, values, m, rows, nullptr, nullptr);
 }
 
-double RowEvaluator::evaluate_built(const double* values, const ContactProblem<double>* probs,
-                                    const std::uint8_t* build_status, std::size_t m, LawRows& rows) {
+double RowEvaluator::evaluate_built(const double* values, const ContactProblem<double>* probs, const std::uint8_t* build_status,
+                                    std::size_t m, LawRows& rows) {
   return precision_ == engine::Precision::f32 ? run(chf_, resf_, values, m, rows, probs, build_status)
                                               : run(chd_, resd_, values, m, rows, probs, build_status);
 }
 
 template <class T>
-double RowEvaluator::run(Chunk<T>& ch, engine::OutputColumns<T>& res, const double* values, std::size_t m,
-                         LawRows& rows, const ContactProblem<double>* probs, const std::uint8_t* build_status) {
+double RowEvaluator::run(Chunk<T>& ch, engine::OutputColumns<T>& res, const double* values, std::size_t m, LawRows& rows,
+                         const ContactProblem<double>* probs, const std::uint8_t* build_status) {
   const std::size_t P = sc_.params.size();
   if (ch.probs.size() < m) {
     ch.resize(m, 0, P);

@@ -52,8 +52,8 @@ struct LawRows {
 // Each row's outputs and final status (the build status, else the law's, else non_finite); over
 // the OpenMP threads when the chunk has parallel_from rows or more.
 template <class T>
-void law_rows(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk<T>& ch,
-              const engine::OutputColumns<T>& res, LawRows& rows, std::size_t parallel_from = 1);
+void law_rows(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk<T>& ch, const engine::OutputColumns<T>& res,
+              LawRows& rows, std::size_t parallel_from = 1);
 
 // A RowEvaluator's batches below this many rows stay on one thread: waking a team costs more than
 // a few hundred rows gain (a calibration's batches are walkers/2 x experiments).
@@ -63,8 +63,8 @@ constexpr std::size_t kParallelRows = 4096;
 // (it keeps its buffers); one per thread.
 class RowEvaluator {
  public:
-  RowEvaluator(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine::Backend backend,
-               engine::Precision precision, const LawOptions& opt);
+  RowEvaluator(const systems::ScenarioInfo& sc, const engine::LawInfo& law, engine::Backend backend, engine::Precision precision,
+               const LawOptions& opt);
   const std::vector<StudyColumn>& columns() const { return lc_.cols; }
   int column(const std::string& name) const;  // its index in columns(), or -1
   // values: m x sc.params.size() (every parameter, in the scenario's order); rows: m x columns()

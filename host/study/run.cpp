@@ -29,9 +29,7 @@ using Clock = std::chrono::steady_clock;
 
 using io::seconds_since;
 
-bool contains(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
+bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 std::vector<std::string> kept_columns(const StudyConfig& c, const systems::ScenarioInfo& sc) {
   std::vector<std::string> kept = c.columns;
@@ -57,7 +55,8 @@ class SampleBuilder {
   }
 
   // Rows [first, first + m) into ch; returns how many samples could not be built.
-  template <class T> std::uint64_t build(std::size_t first, std::size_t m, Chunk<T>& ch) const {
+  template <class T>
+  std::uint64_t build(std::size_t first, std::size_t m, Chunk<T>& ch) const {
     const std::size_t P = base_.size(), nvar = var_index_.size();
     ch.first = first;
     ch.m = m;
@@ -74,15 +73,14 @@ class SampleBuilder {
  private:
   const systems::ScenarioInfo& sc_;
   const design::Design& design_;
-  std::vector<double> base_;     // the values every sample starts from
-  std::vector<int> var_index_;   // per varied parameter: its index in sc.params
+  std::vector<double> base_;    // the values every sample starts from
+  std::vector<int> var_index_;  // per varied parameter: its index in sc.params
 };
 
 // Folds a chunk's rows (design rows [first, first + m) of `total`) into the law's statistics: the
 // status counts, and each column's ok values in row order into the open block of stat_block_rows()
 // rows, which is appended to st.block_moments when its last row is folded.
-void add_rows(const LawColumns& lc, const LawRows& rows, std::uint64_t first, std::size_t m, std::uint64_t total,
-              LawStats& st) {
+void add_rows(const LawColumns& lc, const LawRows& rows, std::uint64_t first, std::size_t m, std::uint64_t total, LawStats& st) {
   const std::size_t ncol = lc.cols.size();
   const std::uint64_t B = stat_block_rows(total);
   for (std::size_t i = 0; i < m; ++i) st.status_count[rows.status[i]]++;
@@ -234,8 +232,8 @@ class Driver {
       const double s = seconds_since(tp);
       if (hi - lo == piece) {
         const double fits = s > 0 ? static_cast<double>(piece) * target / s : 8.0 * static_cast<double>(piece);
-        piece = static_cast<std::size_t>(std::clamp(std::min(fits, 8.0 * static_cast<double>(piece)),
-                                                    gpu ? static_cast<double>(kMinGpuPiece) : 64.0, 1e9));
+        piece = static_cast<std::size_t>(
+            std::clamp(std::min(fits, 8.0 * static_cast<double>(piece)), gpu ? static_cast<double>(kMinGpuPiece) : 64.0, 1e9));
       }
       if (bar) bar->update(done_ + hi);
       lo = hi;
@@ -260,8 +258,7 @@ class Driver {
     law_rows(lc, sc_, ch, slot.res[l], rows_);
     add_rows(lc, rows_, ch.first, m, design_.rows(), st);
     kept_values(lc, rows_, m, kept_values_);
-    files.write_rows(l, ChunkRows{ch.first, m, ch.values.data(), rows_.out.data(), rows_.status.data()},
-                     kept_values_);
+    files.write_rows(l, ChunkRows{ch.first, m, ch.values.data(), rows_.out.data(), rows_.status.data()}, kept_values_);
     for (std::size_t k = 0; k < st.keep.size(); ++k)
       if (contains(c_.sens_outputs, result_.kept[k]))
         st.keep[k].insert(st.keep[k].end(), kept_values_[k].begin(), kept_values_[k].begin() + m);
@@ -290,8 +287,8 @@ void check_entry_points(const StudyConfig& c, Backend backend, Precision precisi
   for (const std::string& l : c.laws) {
     const engine::LawInfo& li = engine::law_named(l);
     if (precision == Precision::f64 ? !ref::any_batch_fn<double>(li, backend) : !ref::any_batch_fn<float>(li, backend))
-      throw std::invalid_argument("law " + l + " has no " + engine::precision_name(precision) +
-                                  " entry point on backend " + engine::backend_name(backend));
+      throw std::invalid_argument("law " + l + " has no " + engine::precision_name(precision) + " entry point on backend " +
+                                  engine::backend_name(backend));
   }
 }
 
@@ -329,8 +326,8 @@ std::vector<Moments> fold_block_moments(const std::vector<Moments>& block_moment
   return m;
 }
 
-RunResult run(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, Backend backend, Precision precision,
-              std::FILE* progress, const RunPart& part) {
+RunResult run(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, Backend backend,
+              Precision precision, std::FILE* progress, const RunPart& part) {
   check_entry_points(c, backend, precision);
   const std::uint64_t first = std::min<std::uint64_t>(part.first, design.rows());
   const std::uint64_t rows = std::min<std::uint64_t>(part.rows, design.rows() - first);

@@ -68,7 +68,8 @@ struct RunPart {
 
 // A run's result before any row: the kept columns, each law's columns and empty statistics, the
 // files it writes (StudyFiles' names) and the notes on them.
-RunResult run_layout(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, engine::Backend backend);
+RunResult run_layout(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design,
+                     engine::Backend backend);
 
 // The rows of a statistics block of a design of `rows` rows: a power of two from 64, such that
 // there are at most 8192 blocks (memory flat in the rows; a run over several processes splits the

@@ -21,15 +21,14 @@ void check_memory(const io::ConfigTree& tree, const StudyConfig& c, const design
   const RunMemory m = run_memory_bytes(c, *systems::find_scenario(c.scenario), design.rows());
   const double own = design_memory_bytes(c.params, c.design), budget = design::memory_budget_bytes();
   if (own + m.chunks + m.rows <= budget) return;
-  const std::string limit = ", more than the " + gib(budget) +
-                            " a study may use (half of the available memory, or of ulimit -v)";
+  const std::string limit = ", more than the " + gib(budget) + " a study may use (half of the available memory, or of ulimit -v)";
   if (m.rows > m.chunks)
     throw io::ConfigError(tree.at("design.n") + "design.n: the sensitivity outputs of " + std::to_string(design.rows()) +
-                      " rows need " + gib(m.rows) + " (every row of each is kept for the Sobol indices)" + limit +
-                      "; use fewer rows");
+                          " rows need " + gib(m.rows) + " (every row of each is kept for the Sobol indices)" + limit +
+                          "; use fewer rows");
   throw io::ConfigError(tree.at("run.chunk") + "run.chunk: chunks of " +
-                    std::to_string(std::min<std::uint64_t>(c.chunk, design.rows())) + " rows need " + gib(m.chunks) +
-                    " of buffers" + limit + "; use a smaller run.chunk (memory is flat in the number of rows)");
+                        std::to_string(std::min<std::uint64_t>(c.chunk, design.rows())) + " rows need " + gib(m.chunks) +
+                        " of buffers" + limit + "; use a smaller run.chunk (memory is flat in the number of rows)");
 }
 
 }  // namespace
@@ -72,14 +71,13 @@ ReportOptions study_options(const LoadedStudy& s, const StudyRequest& q, std::ch
   return o;
 }
 
-StudyOutcome run_study(const LoadedStudy& s, const StudyRequest& q, std::chrono::steady_clock::time_point start,
-                       std::FILE* log) {
+StudyOutcome run_study(const LoadedStudy& s, const StudyRequest& q, std::chrono::steady_clock::time_point start, std::FILE* log) {
   const StudyConfig& c = s.config;
   const systems::ScenarioInfo& sc = *systems::find_scenario(c.scenario);
   StudyOutcome o;
   o.options = study_options(s, q, start);
-  const FolderClaim claim = claim_output_folder(
-      c.out_dir, study_output_files(c, run_layout(c, sc, *s.design, o.options.backend).files), q.force);
+  const FolderClaim claim =
+      claim_output_folder(c.out_dir, study_output_files(c, run_layout(c, sc, *s.design, o.options.backend).files), q.force);
   o.run = run(c, sc, *s.design, o.options.backend, o.options.precision, q.quiet ? nullptr : log);
   if (const std::string n = claim_note(claim); !n.empty()) o.run.notes.insert(o.run.notes.begin(), n);
   o.report = write_report(c, sc, *s.design, o.run, o.options, log ? log : stderr);

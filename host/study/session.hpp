@@ -16,15 +16,15 @@
 namespace impact::study {
 
 struct StudyRequest {
-  std::string config;             // a .toml / .json file, or the config's name when `text` is given
-  std::string text;               // the config itself (JSON or TOML by `toml`); empty: read `config`
+  std::string config;  // a .toml / .json file, or the config's name when `text` is given
+  std::string text;    // the config itself (JSON or TOML by `toml`); empty: read `config`
   bool toml = false;
   std::vector<std::string> sets;  // KEY=VALUE overrides, KEY a dotted path ("design.n", "params.mu")
   std::string out;                // output folder (overrides output.dir)
   std::string backend;            // overrides run.backend
   bool plots = true;
-  bool quiet = false;             // no progress, the plotting script's output discarded
-  bool force = false;             // write into a folder that is not a study's (study/output_folder.hpp)
+  bool quiet = false;  // no progress, the plotting script's output discarded
+  bool force = false;  // write into a folder that is not a study's (study/output_folder.hpp)
 };
 
 struct LoadedStudy {
@@ -47,7 +47,6 @@ struct StudyOutcome {
 ReportOptions study_options(const LoadedStudy& s, const StudyRequest& q, std::chrono::steady_clock::time_point start);
 
 // Runs a loaded study and writes its files; progress and warnings go to `log` (null: none).
-StudyOutcome run_study(const LoadedStudy& s, const StudyRequest& q, std::chrono::steady_clock::time_point start,
-                       std::FILE* log);
+StudyOutcome run_study(const LoadedStudy& s, const StudyRequest& q, std::chrono::steady_clock::time_point start, std::FILE* log);
 
 }  // namespace impact::study

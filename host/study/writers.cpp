@@ -91,16 +91,17 @@ Formats formats_of(const StudyConfig& c, std::uint64_t rows) {
   f.salib = has_format(c, "salib");
   if (f.csv && f.npy && c.csv_max_rows > 0 && rows > c.csv_max_rows) {
     f.csv = false;
-    f.note = "CSV tables not written: " + std::to_string(rows) + " rows > output.csv_max_rows = " +
-             std::to_string(c.csv_max_rows) + " (the .npy tables hold the same rows; set output.csv_max_rows = 0 "
+    f.note = "CSV tables not written: " + std::to_string(rows) +
+             " rows > output.csv_max_rows = " + std::to_string(c.csv_max_rows) +
+             " (the .npy tables hold the same rows; set output.csv_max_rows = 0 "
              "to write them anyway)";
   }
   return f;
 }
 
 StudyFiles::StudyFiles(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design,
-                       const std::vector<std::string>& kept, const std::vector<LawColumns>& laws,
-                       engine::Precision precision, int part, std::uint64_t rows)
+                       const std::vector<std::string>& kept, const std::vector<LawColumns>& laws, engine::Precision precision,
+                       int part, std::uint64_t rows)
     : sc_(sc),
       laws_(laws),
       part_(part),
@@ -137,8 +138,7 @@ void StudyFiles::open_tables(const std::string& dir, const LawColumns& lc, LawFi
     f.npy.open(path(dir, lc.law->name + ".npy"));
     std::vector<io::NpyField> fields;
     fields.emplace_back("sample_id", "<u8", npy_title(*engine::contact_column("sample_id")));
-    for (const systems::ScenarioParam& p : sc_.params)
-      fields.emplace_back(p.name, "<f8", npy_title(systems::column_info(p)));
+    for (const systems::ScenarioParam& p : sc_.params) fields.emplace_back(p.name, "<f8", npy_title(systems::column_info(p)));
     for (const StudyColumn& col : lc.cols)
       fields.emplace_back(col.name, npy_type(col.kind), npy_title(column_info(col, *lc.law, sc_)));
     io::write_npy_header(f.npy, fields, rows);

@@ -49,9 +49,9 @@ class StudyFiles {
   // part >= 0: the files of one process's part of the design (`rows` rows; resume/parts.hpp), each a
   // complete file of its kind (the CSV and design.txt with their header line, the .npy with its
   // header), named part_file_name(name, part); an earlier metadata.json is left to the caller.
-  StudyFiles(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design, const std::vector<std::string>& kept,
-             const std::vector<LawColumns>& laws, engine::Precision precision, int part = -1,
-             std::uint64_t rows = 0);
+  StudyFiles(const StudyConfig& c, const systems::ScenarioInfo& sc, const design::Design& design,
+             const std::vector<std::string>& kept, const std::vector<LawColumns>& laws, engine::Precision precision,
+             int part = -1, std::uint64_t rows = 0);
 
   // Rows of design.txt: the design's values of a chunk (m x the varied parameters).
   void write_design(const double* u, std::size_t m);

@@ -11,7 +11,6 @@
 
 namespace impact::systems {
 
-
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
@@ -34,8 +33,7 @@ Mat symmetric_part(const Mat& A) {
 template <class Mat>
 Eigen::LDLT<Mat> spd_ldlt(const Mat& A, const std::string& name) {
   if (A.rows() == 0 || A.rows() != A.cols())
-    fail(name + " must be a non-empty square matrix (got " + std::to_string(A.rows()) + " x " +
-         std::to_string(A.cols()) + ")");
+    fail(name + " must be a non-empty square matrix (got " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) + ")");
   if (!A.allFinite()) fail(name + " has a non-finite entry");
   const double scale = A.cwiseAbs().maxCoeff();
   const double asym = (A - A.transpose()).cwiseAbs().maxCoeff();
@@ -49,8 +47,7 @@ Eigen::LDLT<Mat> spd_ldlt(const Mat& A, const std::string& name) {
   const double dmax = D.maxCoeff();
   const double dmin = D.minCoeff();
   if (!(dmax > 0.0) || !(dmin > double(A.rows()) * kEps * dmax))
-    fail(name + " is not positive definite (LDLT pivots in [" + std::to_string(dmin) + ", " +
-         std::to_string(dmax) + "])");
+    fail(name + " is not positive definite (LDLT pivots in [" + std::to_string(dmin) + ", " + std::to_string(dmax) + "])");
   return ldlt;
 }
 
@@ -86,14 +83,13 @@ struct MechanismFactor {
 MechanismFactor factor(const Mechanism& m) {
   const Eigen::Index n = m.M.rows();
   if (n < 1 || m.M.cols() != n)
-    fail("Mechanism: M must be square n x n with n >= 1 (got " + std::to_string(m.M.rows()) + " x " +
-         std::to_string(m.M.cols()) + ")");
+    fail("Mechanism: M must be square n x n with n >= 1 (got " + std::to_string(m.M.rows()) + " x " + std::to_string(m.M.cols()) +
+         ")");
   if (m.J.cols() != n || (m.J.rows() != 2 && m.J.rows() != 3))
-    fail("Mechanism: J must be 2 x n (planar) or 3 x n (spatial) with n = " + std::to_string(n) +
-         " (got " + std::to_string(m.J.rows()) + " x " + std::to_string(m.J.cols()) + ")");
+    fail("Mechanism: J must be 2 x n (planar) or 3 x n (spatial) with n = " + std::to_string(n) + " (got " +
+         std::to_string(m.J.rows()) + " x " + std::to_string(m.J.cols()) + ")");
   if (m.qdot.size() != n)
-    fail("Mechanism: qdot must have n = " + std::to_string(n) + " entries (got " +
-         std::to_string(m.qdot.size()) + ")");
+    fail("Mechanism: qdot must have n = " + std::to_string(n) + " entries (got " + std::to_string(m.qdot.size()) + ")");
   if (!m.J.allFinite()) fail("Mechanism: J has a non-finite entry");
   if (!m.qdot.allFinite()) fail("Mechanism: qdot has a non-finite entry");
   return MechanismFactor{n, m.J.rows(), spd_ldlt(m.M, "Mechanism: M")};
@@ -125,28 +121,24 @@ void RigidBody::validate() const {
   require_finite(V, "RigidBody: V");
   require_finite(omega, "RigidBody: omega");
   if (is_fixed()) {
-    if (!V.isZero(0.0) || !omega.isZero(0.0))
-      fail("RigidBody: a fixed body (infinite mass) must be at rest (V = omega = 0)");
+    if (!V.isZero(0.0) || !omega.isZero(0.0)) fail("RigidBody: a fixed body (infinite mass) must be at rest (V = omega = 0)");
     return;
   }
   if (!(std::isfinite(mass) && mass > 0.0))
-    fail("RigidBody: mass must be finite and > 0, or +inf for a fixed body (got " +
-         std::to_string(mass) + ")");
+    fail("RigidBody: mass must be finite and > 0, or +inf for a fixed body (got " + std::to_string(mass) + ")");
   (void)rotation();
   (void)spd_ldlt(inertia_body, "RigidBody: inertia_body");
 }
 
 double RigidBody::inverse_mass() const {
   if (is_fixed()) return 0.0;
-  if (!(std::isfinite(mass) && mass > 0.0))
-    fail("RigidBody: mass must be finite and > 0 (got " + std::to_string(mass) + ")");
+  if (!(std::isfinite(mass) && mass > 0.0)) fail("RigidBody: mass must be finite and > 0 (got " + std::to_string(mass) + ")");
   return 1.0 / mass;
 }
 
 Eigen::Matrix3d RigidBody::rotation() const {
   const double qn = orientation.norm();
-  if (!orientation.coeffs().allFinite() || !(qn > 0.0))
-    fail("RigidBody: orientation must be a finite, non-zero quaternion");
+  if (!orientation.coeffs().allFinite() || !(qn > 0.0)) fail("RigidBody: orientation must be a finite, non-zero quaternion");
   return orientation.normalized().toRotationMatrix();
 }
 
@@ -198,9 +190,7 @@ ContactSpace contact_space(const TwoBodyContact& c) {
   return cs;
 }
 
-TwoBodyVelocities velocities(const TwoBodyContact& c) {
-  return TwoBodyVelocities{c.b1.V, c.b1.omega, c.b2.V, c.b2.omega};
-}
+TwoBodyVelocities velocities(const TwoBodyContact& c) { return TwoBodyVelocities{c.b1.V, c.b1.omega, c.b2.V, c.b2.omega}; }
 
 Eigen::Vector3d contact_velocity(const TwoBodyContact& c, const TwoBodyVelocities& v) {
   const Eigen::Vector3d r1 = c.point - c.b1.com;
@@ -251,14 +241,12 @@ ContactSpace contact_space(const Mechanism& m, const Eigen::Vector3d& normal) {
     cs.v0 << vk(0), vk(1), 0.0;
     Eigen::Vector3d nrm = unit_normal(normal);
     if (std::abs(nrm.z()) > kPlanarNormalTol)
-      fail("Mechanism: a planar (2 x n) mechanism needs a normal in the x-y plane (n_z / |n| = " +
-           std::to_string(nrm.z()) + ")");
+      fail("Mechanism: a planar (2 x n) mechanism needs a normal in the x-y plane (n_z / |n| = " + std::to_string(nrm.z()) + ")");
     nrm.z() = 0.0;
     cs.n = nrm.normalized();
   }
   if (!cholesky(to_sym3(cs.W), kContactSpdTol).ok)
-    fail("Mechanism: W = J M^-1 J^T is not positive definite; J must have full row rank (" +
-         std::to_string(f.k) + ")");
+    fail("Mechanism: W = J M^-1 J^T is not positive definite; J must have full row rank (" + std::to_string(f.k) + ")");
   return cs;
 }
 
@@ -270,8 +258,7 @@ Eigen::VectorXd apply_impulse(const Mechanism& m, const Eigen::Vector3d& P) {
 }
 
 double kinetic_energy(const Mechanism& m, const Eigen::VectorXd& qdot) {
-  if (m.M.rows() != m.M.cols() || qdot.size() != m.M.rows())
-    fail("kinetic_energy: M must be square and qdot of matching size");
+  if (m.M.rows() != m.M.cols() || qdot.size() != m.M.rows()) fail("kinetic_energy: M must be square and qdot of matching size");
   return 0.5 * qdot.dot(m.M * qdot);
 }
 
@@ -297,8 +284,7 @@ Eigen::Matrix2d morgan_double_pendulum_J(double q1, double q2, double r) {
   return r * J;
 }
 
-Mechanism morgan_double_pendulum(double q1, double q2, double q1dot, double q2dot, double m,
-                                 double r) {
+Mechanism morgan_double_pendulum(double q1, double q2, double q1dot, double q2dot, double m, double r) {
   if (!(m > 0.0 && std::isfinite(m)) || !(r > 0.0 && std::isfinite(r)))
     fail("morgan_double_pendulum: m and r must be finite and > 0");
   Mechanism mech;
@@ -310,8 +296,7 @@ Mechanism morgan_double_pendulum(double q1, double q2, double q1dot, double q2do
 
 // ---- conversions ------------------------------------------------------------------------------
 
-ContactProblem<double> make_problem(const ContactSpace& cs, double mu, double e, double e_t,
-                                    double eta0) {
+ContactProblem<double> make_problem(const ContactSpace& cs, double mu, double e, double e_t, double eta0) {
   return ContactProblem<double>{to_sym3(cs.W), to_vec3(cs.n), to_vec3(cs.v0), mu, e, e_t, eta0};
 }
 
@@ -329,8 +314,7 @@ double eta0_from_elastic(double E1, double nu1, double E2, double nu2) {
       throw std::invalid_argument(std::string(which) + ": Young's modulus E must be > 0 and finite" +
                                   (may_be_rigid ? " (or +inf: rigid)" : "") + ", got " + std::to_string(E));
     if (!(nu > -1.0 && nu < 0.5))
-      throw std::invalid_argument(std::string(which) + ": Poisson's ratio nu must lie in (-1, 0.5), got " +
-                                  std::to_string(nu));
+      throw std::invalid_argument(std::string(which) + ": Poisson's ratio nu must lie in (-1, 0.5), got " + std::to_string(nu));
   };
   check(E1, nu1, "body 1", false);
   check(E2, nu2, "body 2", true);

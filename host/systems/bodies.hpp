@@ -34,12 +34,12 @@ Eigen::Matrix3d skew(const Eigen::Vector3d& r);
 // inertia and is at rest: impulses do not change its (zero) velocities, and its kinetic energy
 // is 0. Its inertia_body, orientation and com are ignored.
 struct RigidBody {
-  double mass = 1.0;                                             // kg, > 0; +inf: fixed
-  Eigen::Matrix3d inertia_body = Eigen::Matrix3d::Identity();    // kg m^2, about the COM, body frame; SPD
-  Eigen::Quaterniond orientation = Eigen::Quaterniond::Identity(); // world_from_body (normalised on use)
-  Eigen::Vector3d com = Eigen::Vector3d::Zero();                 // m, centre of mass, world frame
-  Eigen::Vector3d V = Eigen::Vector3d::Zero();                   // m/s, COM velocity, world frame
-  Eigen::Vector3d omega = Eigen::Vector3d::Zero();               // rad/s, angular velocity, world frame
+  double mass = 1.0;                                                // kg, > 0; +inf: fixed
+  Eigen::Matrix3d inertia_body = Eigen::Matrix3d::Identity();       // kg m^2, about the COM, body frame; SPD
+  Eigen::Quaterniond orientation = Eigen::Quaterniond::Identity();  // world_from_body (normalised on use)
+  Eigen::Vector3d com = Eigen::Vector3d::Zero();                    // m, centre of mass, world frame
+  Eigen::Vector3d V = Eigen::Vector3d::Zero();                      // m/s, COM velocity, world frame
+  Eigen::Vector3d omega = Eigen::Vector3d::Zero();                  // rad/s, angular velocity, world frame
 
   // A fixed, immovable body at rest (infinite mass and inertia).
   static RigidBody fixed();
@@ -67,8 +67,8 @@ double kinetic_energy(const RigidBody& b);
 // Two bodies touching at one point. The impulse P of a law acts on body 1 at `point`, -P on body 2.
 struct TwoBodyContact {
   RigidBody b1, b2;
-  Eigen::Vector3d point = Eigen::Vector3d::Zero();   // m, world contact point
-  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ(); // from body 2 into body 1; need not be unit
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();    // m, world contact point
+  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();  // from body 2 into body 1; need not be unit
 };
 
 // Velocities of both bodies (world frame): COM velocities V (m/s), angular velocities w (rad/s).
@@ -162,8 +162,7 @@ double eta0_from_elastic(double E1, double nu1, double E2, double nu2);
 Eigen::Matrix2d morgan_double_pendulum_M(double q1, double q2, double m, double r);
 Eigen::Matrix2d morgan_double_pendulum_J(double q1, double q2, double r);
 // The planar (k = 2) Mechanism of that pendulum with generalized velocities (q1dot, q2dot).
-Mechanism morgan_double_pendulum(double q1, double q2, double q1dot, double q2dot, double m,
-                                 double r);
+Mechanism morgan_double_pendulum(double q1, double q2, double q1dot, double q2dot, double m, double r);
 
 // ---- conversions to and from impact::ContactProblem -------------------------------------------
 
@@ -196,8 +195,7 @@ inline Eigen::Matrix3d to_eigen(const Sym3<T>& A) {
 // ContactProblem from contact-space data plus the law parameters (Coulomb mu, restitution e,
 // tangential restitution e_t, Jia's stiffness ratio eta0; see docs/INTERFACE.md for ranges).
 // No range checks here: impact::validate() does them when a law runs.
-ContactProblem<double> make_problem(const ContactSpace& cs, double mu, double e, double e_t,
-                                    double eta0);
+ContactProblem<double> make_problem(const ContactSpace& cs, double mu, double e, double e_t, double eta0);
 
 // Back from a ContactProblem: W, n (normalised; throws std::invalid_argument if zero) and v0.
 ContactSpace to_contact_space(const ContactProblem<double>& p);

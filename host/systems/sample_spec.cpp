@@ -16,13 +16,12 @@ struct SlotOf {
   const char* name;
   int slot;
 };
-constexpr SlotOf kContactSlots[] = {{"w1", kSlotW1}, {"w2", kSlotW2}, {"w3", kSlotW3}, {"rx", kSlotRx},
-                                    {"ry", kSlotRy}, {"rz", kSlotRz}, {"vn", kSlotVn}, {"vt", kSlotVt},
-                                    {"phi", kSlotPhi}, {"mu", kSlotMu}, {"e", kSlotE}, {"e_t", kSlotEt},
-                                    {"eta0", kSlotEta0}};
-constexpr SlotOf kBallSlots[] = {{"m", kSlotMass}, {"r", kSlotRadius}, {"V0x", kSlotV0x}, {"V0y", kSlotV0y},
-                                 {"V0z", kSlotV0z}, {"w0x", kSlotW0x}, {"w0y", kSlotW0y}, {"w0z", kSlotW0z},
-                                 {"mu", kSlotMu}, {"e", kSlotE}, {"e_t", kSlotEt}, {"eta0", kSlotEta0}};
+constexpr SlotOf kContactSlots[] = {{"w1", kSlotW1}, {"w2", kSlotW2},  {"w3", kSlotW3},    {"rx", kSlotRx},   {"ry", kSlotRy},
+                                    {"rz", kSlotRz}, {"vn", kSlotVn},  {"vt", kSlotVt},    {"phi", kSlotPhi}, {"mu", kSlotMu},
+                                    {"e", kSlotE},   {"e_t", kSlotEt}, {"eta0", kSlotEta0}};
+constexpr SlotOf kBallSlots[] = {{"m", kSlotMass},  {"r", kSlotRadius}, {"V0x", kSlotV0x}, {"V0y", kSlotV0y},
+                                 {"V0z", kSlotV0z}, {"w0x", kSlotW0x},  {"w0y", kSlotW0y}, {"w0z", kSlotW0z},
+                                 {"mu", kSlotMu},   {"e", kSlotE},      {"e_t", kSlotEt},  {"eta0", kSlotEta0}};
 constexpr const char* kRotationHelp =
     "the rotation R of W's eigenvectors: random (uniform, the default), vector (from rx, ry, rz; "
     "setting any of them selects it) or identity (rx = ry = rz = 0)";
@@ -82,8 +81,10 @@ Dist to_dist(const design::ParamSpec& p, const std::string& key) {
     case design::ParamKind::truncnormal: return Dist::truncnormal(p.a, p.b, p.lo, p.hi);
     case design::ParamKind::linspace: break;
   }
-  throw std::invalid_argument(key + ": linspace is a grid of a study's design (impact study); impact reduce samples "
-                              "distributions (" + design::param_forms_text() + " but linspace)");
+  throw std::invalid_argument(key +
+                              ": linspace is a grid of a study's design (impact study); impact reduce samples "
+                              "distributions (" +
+                              design::param_forms_text() + " but linspace)");
 }
 
 }  // namespace
@@ -184,8 +185,8 @@ void apply_setting(SampleSpec& spec, const std::string& setting) {
   }
   std::string known;
   for (const SpecKey& k : spec_keys(spec.scenario)) known += (known.empty() ? "" : ", ") + std::string(k.name);
-  throw std::invalid_argument("--set " + setting + ": unknown key '" + key + "' for scenario " +
-                              scenario_name(spec.scenario) + " (known: " + known + ")");
+  throw std::invalid_argument("--set " + setting + ": unknown key '" + key + "' for scenario " + scenario_name(spec.scenario) +
+                              " (known: " + known + ")");
 }
 
 std::vector<std::pair<std::string, std::string>> describe(const SampleSpec& spec) {
@@ -195,10 +196,8 @@ std::vector<std::pair<std::string, std::string>> describe(const SampleSpec& spec
   const bool vec = vector_rotation(spec);
   for (const SpecKey& k : spec_keys(spec.scenario)) {
     if (is_rotation_vector_slot(spec.scenario, k.slot) && !vec) continue;
-    if (k.slot == kRotationKey)
-      out.emplace_back(k.name, (spec.flags & kRandomRotation) ? "random" : vec ? "vector" : "identity");
-    else
-      out.emplace_back(k.name, dist_string(spec.slot[k.slot]));
+    if (k.slot == kRotationKey) out.emplace_back(k.name, (spec.flags & kRandomRotation) ? "random" : vec ? "vector" : "identity");
+    else out.emplace_back(k.name, dist_string(spec.slot[k.slot]));
   }
   return out;
 }

@@ -22,7 +22,7 @@ struct SpecKey {
 
 Scenario parse_scenario(const std::string& name);  // "contact" | "ball"
 const char* scenario_name(Scenario s);
-std::string scenario_names();                       // "contact, ball"
+std::string scenario_names();  // "contact, ball"
 const std::vector<SpecKey>& spec_keys(Scenario s);
 
 // The study with every key at its default (see spec_keys() for the values).

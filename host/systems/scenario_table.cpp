@@ -40,8 +40,8 @@ std::vector<int> parameter_columns(io::CsvReader& in, const ScenarioInfo& sc) {
 
 template <class T>
 engine::TableStats evaluate_scenario_table(io::CsvReader& in, io::OutFile& out, const ScenarioInfo& sc,
-                                           const engine::LawInfo& law, engine::BatchFn<T> fn,
-                                           const LawOptions& opt, std::size_t chunk) {
+                                           const engine::LawInfo& law, engine::BatchFn<T> fn, const LawOptions& opt,
+                                           std::size_t chunk) {
   const std::vector<int> col_param = parameter_columns(in, sc);
   const std::size_t ncols = col_param.size(), np = sc.params.size(), nb = sc.body_outputs.size();
   std::string buf = in.raw();
@@ -71,14 +71,13 @@ engine::TableStats evaluate_scenario_table(io::CsvReader& in, io::OutFile& out, 
       }
       if (fields.size() != ncols) {
         const long col = fields.size() > ncols ? fields[ncols].col : static_cast<long>(in.raw().size()) + 1;
-        throw InputError(located(in.path(), in.line_no(), col,
-                                 "expected " + std::to_string(ncols) + " fields as in the header, found " +
-                                     std::to_string(fields.size())));
+        throw InputError(
+            located(in.path(), in.line_no(), col,
+                    "expected " + std::to_string(ncols) + " fields as in the header, found " + std::to_string(fields.size())));
       }
       double* v = &values[m * np];
       std::copy(base.begin(), base.end(), v);
-      for (std::size_t c = 0; c < ncols; ++c)
-        v[col_param[c]] = io::parse_number(fields[c], in, sc.params[col_param[c]].name);
+      for (std::size_t c = 0; c < ncols; ++c) v[col_param[c]] = io::parse_number(fields[c], in, sc.params[col_param[c]].name);
       ContactProblem<double> p{};
       const Status s = sc.build(v, &p);
       built[m] = static_cast<std::uint8_t>(s);
@@ -96,8 +95,7 @@ engine::TableStats evaluate_scenario_table(io::CsvReader& in, io::OutFile& out, 
       engine::append_results(buf, law, res, i);
       const bool ok = res.status_of(i) == Status::ok;
       if (ok) {
-        const double P[3] = {double(res.real[out_P_x][i]), double(res.real[out_P_y][i]),
-                             double(res.real[out_P_z][i])};
+        const double P[3] = {double(res.real[out_P_x][i]), double(res.real[out_P_y][i]), double(res.real[out_P_z][i])};
         sc.body(&values[i * np], P, body.data());
       }
       for (std::size_t k = 0; k < nb; ++k) {
@@ -115,10 +113,10 @@ engine::TableStats evaluate_scenario_table(io::CsvReader& in, io::OutFile& out, 
 }
 
 template engine::TableStats evaluate_scenario_table<double>(io::CsvReader&, io::OutFile&, const ScenarioInfo&,
-                                                            const engine::LawInfo&, engine::BatchFn<double>,
-                                                            const LawOptions&, std::size_t);
+                                                            const engine::LawInfo&, engine::BatchFn<double>, const LawOptions&,
+                                                            std::size_t);
 template engine::TableStats evaluate_scenario_table<float>(io::CsvReader&, io::OutFile&, const ScenarioInfo&,
-                                                           const engine::LawInfo&, engine::BatchFn<float>,
-                                                           const LawOptions&, std::size_t);
+                                                           const engine::LawInfo&, engine::BatchFn<float>, const LawOptions&,
+                                                           std::size_t);
 
 }  // namespace impact::systems

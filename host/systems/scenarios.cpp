@@ -99,7 +99,6 @@
 
 namespace impact::systems {
 
-
 int ScenarioInfo::index_of(std::string_view param) const {
   for (std::size_t i = 0; i < params.size(); ++i)
     if (param == params[i].name) return static_cast<int>(i);
@@ -153,28 +152,26 @@ void fill_nan(double* out, std::size_t n) {
 
 // A build never throws (a batch keeps every row): what the geometry and inertia code throws
 // (Eigen's checks, a singular matrix) becomes the status `on_throw`.
-template <class F> Status built(Status on_throw, F&& f) {
+template <class F>
+Status built(Status on_throw, F&& f) {
   try {
     return f();
-  } catch (const std::exception&) {
-    return on_throw;
-  }
+  } catch (const std::exception&) { return on_throw; }
 }
 
 // The n body outputs f writes, or n NaN where it throws.
-template <class F> void body_or_nan(double* out, std::size_t n, F&& f) {
+template <class F>
+void body_or_nan(double* out, std::size_t n, F&& f) {
   try {
     f();
-  } catch (const std::exception&) {
-    fill_nan(out, n);
-  }
+  } catch (const std::exception&) { fill_nan(out, n); }
 }
 
 // The law parameters every scenario carries, last (mu's default differs per scenario); the indices
 // are P##MU, P##E, P##ET, P##ETA.
-#define LAW_PARAMS(X, P, mu_default)                                                    \
-  X(P##MU, "mu", mu_default, "1", "\\mu", "Coulomb friction coefficient (>= 0)") \
-  X(P##E, "e", 0.5, "1", "e", "restitution ([0, 1]; kinematic or energetic per law)") \
+#define LAW_PARAMS(X, P, mu_default)                                                             \
+  X(P##MU, "mu", mu_default, "1", "\\mu", "Coulomb friction coefficient (>= 0)")                 \
+  X(P##E, "e", 0.5, "1", "e", "restitution ([0, 1]; kinematic or energetic per law)")            \
   X(P##ET, "e_t", 0.0, "1", "e_t", "tangential restitution ([-1, 1]; chatterjee-ruina, aghili)") \
   X(P##ETA, "eta0", kEta0Default, "1", "\\eta_0", "Jia's stiffness ratio sqrt(k_n/k_t) (> 0; jia)")
 // The expansions: an enum's index, and a table's entry.
@@ -185,15 +182,15 @@ template <class F> void body_or_nan(double* out, std::size_t n, F&& f) {
 
 // The parameters of `contact` in the order of the values build() and body() receive, each stated
 // once: its index, key, default and meaning (the enum and the table are expanded from it).
-#define CONTACT_PARAMS(X)                                                            \
-  X(cW1, "w1", 1.0, "1/kg", "w_1", "first eigenvalue of W (> 0)") \
-  X(cW2, "w2", 1.0, "1/kg", "w_2", "second eigenvalue of W (> 0)") \
-  X(cW3, "w3", 1.0, "1/kg", "w_3", "third eigenvalue of W (> 0)") \
-  X(cRX, "rx", 0.0, "rad", "r_{x}", "rotation vector of W's eigenvectors, x (any)") \
-  X(cRY, "ry", 0.0, "rad", "r_{y}", "rotation vector of W's eigenvectors, y (any)") \
-  X(cRZ, "rz", 0.0, "rad", "r_{z}", "rotation vector of W's eigenvectors, z (any)") \
-  X(cVN, "vn", 1.0, "m/s", "v_n", "approach speed, v0.n = -vn (> 0 to collide)") \
-  X(cVT, "vt", 0.5, "m/s", "v_t", "tangential speed") \
+#define CONTACT_PARAMS(X)                                                                      \
+  X(cW1, "w1", 1.0, "1/kg", "w_1", "first eigenvalue of W (> 0)")                              \
+  X(cW2, "w2", 1.0, "1/kg", "w_2", "second eigenvalue of W (> 0)")                             \
+  X(cW3, "w3", 1.0, "1/kg", "w_3", "third eigenvalue of W (> 0)")                              \
+  X(cRX, "rx", 0.0, "rad", "r_{x}", "rotation vector of W's eigenvectors, x (any)")            \
+  X(cRY, "ry", 0.0, "rad", "r_{y}", "rotation vector of W's eigenvectors, y (any)")            \
+  X(cRZ, "rz", 0.0, "rad", "r_{z}", "rotation vector of W's eigenvectors, z (any)")            \
+  X(cVN, "vn", 1.0, "m/s", "v_n", "approach speed, v0.n = -vn (> 0 to collide)")               \
+  X(cVT, "vt", 0.5, "m/s", "v_t", "tangential speed")                                          \
   X(cPHI, "phi", 0.0, "rad", "\\phi", "direction of the tangential velocity in the x-y plane") \
   LAW_PARAMS(X, c, 0.4)
 enum ContactIdx { CONTACT_PARAMS(PARAM_INDEX) cN };
@@ -217,14 +214,14 @@ void contact_body(const double*, const double*, double*) {}
 
 // The parameters of `ball` in the order of the values build() and body() receive, each stated
 // once: its index, key, default and meaning (the enum and the table are expanded from it).
-#define BALL_PARAMS(X)                                                      \
-  X(bM, "m", 1.0, "kg", "m", "mass of the sphere (> 0)") \
-  X(bR, "r", 1.0, "m", "r", "radius of the sphere (> 0)") \
-  X(bV0X, "V0x", -1.0, "m/s", "V_{0x}", "centre velocity x") \
-  X(bV0Y, "V0y", 0.0, "m/s", "V_{0y}", "centre velocity y") \
-  X(bV0Z, "V0z", -5.0, "m/s", "V_{0z}", "centre velocity z (< 0 to collide)") \
-  X(bW0X, "w0x", 0.0, "rad/s", "\\omega_{0x}", "angular velocity x") \
-  X(bW0Y, "w0y", 2.0, "rad/s", "\\omega_{0y}", "angular velocity y") \
+#define BALL_PARAMS(X)                                                                        \
+  X(bM, "m", 1.0, "kg", "m", "mass of the sphere (> 0)")                                      \
+  X(bR, "r", 1.0, "m", "r", "radius of the sphere (> 0)")                                     \
+  X(bV0X, "V0x", -1.0, "m/s", "V_{0x}", "centre velocity x")                                  \
+  X(bV0Y, "V0y", 0.0, "m/s", "V_{0y}", "centre velocity y")                                   \
+  X(bV0Z, "V0z", -5.0, "m/s", "V_{0z}", "centre velocity z (< 0 to collide)")                 \
+  X(bW0X, "w0x", 0.0, "rad/s", "\\omega_{0x}", "angular velocity x")                          \
+  X(bW0Y, "w0y", 2.0, "rad/s", "\\omega_{0y}", "angular velocity y")                          \
   X(bW0Z, "w0z", 0.0, "rad/s", "\\omega_{0z}", "angular velocity z (moves no contact point)") \
   LAW_PARAMS(X, b, 0.4)
 enum BallIdx { BALL_PARAMS(PARAM_INDEX) bN };
@@ -247,9 +244,7 @@ Status ball_build(const double* v, ContactProblem<double>* p) {
   if (!all_finite(v, bN)) return Status::non_finite;
   if (!positive(v[bM]) || !positive(v[bR])) return Status::param_out_of_range;
   // only reachable through overflow of valid-looking values
-  return built(Status::non_finite, [&] {
-    return finish(contact_space(ball_contact(v)), v + bMU, p);
-  });
+  return built(Status::non_finite, [&] { return finish(contact_space(ball_contact(v)), v + bMU, p); });
 }
 
 void ball_body(const double* v, const double P[3], double* out) {
@@ -264,15 +259,15 @@ void ball_body(const double* v, const double P[3], double* out) {
 
 // The parameters of `ball-oblique` in the order of the values build() and body() receive, each stated
 // once: its index, key, default and meaning (the enum and the table are expanded from it).
-#define BALL_OBLIQUE_PARAMS(X)                                                           \
-  X(aM, "m", 1.0, "kg", "m", "mass of the sphere (> 0)") \
-  X(aR, "r", 1.0, "m", "r", "radius of the sphere (> 0)") \
-  X(aSPEED, "speed", 5.0, "m/s", "|V_0|", "impact speed |V0| (> 0)") \
+#define BALL_OBLIQUE_PARAMS(X)                                                                        \
+  X(aM, "m", 1.0, "kg", "m", "mass of the sphere (> 0)")                                              \
+  X(aR, "r", 1.0, "m", "r", "radius of the sphere (> 0)")                                             \
+  X(aSPEED, "speed", 5.0, "m/s", "|V_0|", "impact speed |V0| (> 0)")                                  \
   X(aANGLE, "angle", 30.0, "deg", "\\alpha", "incidence angle a of V0 from the normal (0 <= a < 90)") \
-  X(aAZ, "azimuth", 0.0, "deg", "\\beta", "direction b of V0's tangential part from the x axis") \
-  X(aW0X, "w0x", 0.0, "rad/s", "\\omega_{0x}", "angular velocity x") \
-  X(aW0Y, "w0y", 0.0, "rad/s", "\\omega_{0y}", "angular velocity y") \
-  X(aW0Z, "w0z", 0.0, "rad/s", "\\omega_{0z}", "angular velocity z (moves no contact point)") \
+  X(aAZ, "azimuth", 0.0, "deg", "\\beta", "direction b of V0's tangential part from the x axis")      \
+  X(aW0X, "w0x", 0.0, "rad/s", "\\omega_{0x}", "angular velocity x")                                  \
+  X(aW0Y, "w0y", 0.0, "rad/s", "\\omega_{0y}", "angular velocity y")                                  \
+  X(aW0Z, "w0z", 0.0, "rad/s", "\\omega_{0z}", "angular velocity z (moves no contact point)")         \
   LAW_PARAMS(X, a, 0.4)
 enum BallAngleIdx { BALL_OBLIQUE_PARAMS(PARAM_INDEX) aN };
 
@@ -308,18 +303,18 @@ void ball_angle_body(const double* v, const double P[3], double* out) {
 
 // The parameters of `pencil` in the order of the values build() and body() receive, each stated
 // once: its index, key, default and meaning (the enum and the table are expanded from it).
-#define PENCIL_PARAMS(X)                                                                            \
-  X(pR, "r", 0.5, "m", "r", "radius of the cylinder and of the cone's base (> 0)") \
-  X(pH1, "h1", 3.0, "m", "h_1", "height of the cylinder (> 0)") \
-  X(pH2, "h2", 0.5, "m", "h_2", "height of the cone (> 0)") \
-  X(pM, "m", 1.0, "kg", "m", "total mass, cylinder and cone of equal density (> 0)") \
-  X(pTH, "theta", kPi / 3.0, "rad", "\\theta", "tilt of the axis above the desk (atan(r/h2) < theta <= pi/2)") \
-  X(pV0X, "V0x", -5.0 * rmath::cos(kPi / 6.0), "m/s", "V_{0x}", "COM velocity x, desk frame") \
-  X(pV0Y, "V0y", 0.0, "m/s", "V_{0y}", "COM velocity y, desk frame") \
-  X(pV0Z, "V0z", -5.0 * rmath::sin(kPi / 6.0), "m/s", "V_{0z}", "COM velocity z, desk frame") \
-  X(pW1, "w01", -1.0, "rad/s", "\\omega_{01}", "angular velocity about x_p, pencil frame") \
-  X(pW2, "w02", -0.5, "rad/s", "\\omega_{02}", "angular velocity about y_p, pencil frame") \
-  X(pW3, "w03", -0.5, "rad/s", "\\omega_{03}", "angular velocity about the axis z_p, pencil frame") \
+#define PENCIL_PARAMS(X)                                                                                              \
+  X(pR, "r", 0.5, "m", "r", "radius of the cylinder and of the cone's base (> 0)")                                    \
+  X(pH1, "h1", 3.0, "m", "h_1", "height of the cylinder (> 0)")                                                       \
+  X(pH2, "h2", 0.5, "m", "h_2", "height of the cone (> 0)")                                                           \
+  X(pM, "m", 1.0, "kg", "m", "total mass, cylinder and cone of equal density (> 0)")                                  \
+  X(pTH, "theta", kPi / 3.0, "rad", "\\theta", "tilt of the axis above the desk (atan(r/h2) < theta <= pi/2)")        \
+  X(pV0X, "V0x", -5.0 * rmath::cos(kPi / 6.0), "m/s", "V_{0x}", "COM velocity x, desk frame")                         \
+  X(pV0Y, "V0y", 0.0, "m/s", "V_{0y}", "COM velocity y, desk frame")                                                  \
+  X(pV0Z, "V0z", -5.0 * rmath::sin(kPi / 6.0), "m/s", "V_{0z}", "COM velocity z, desk frame")                         \
+  X(pW1, "w01", -1.0, "rad/s", "\\omega_{01}", "angular velocity about x_p, pencil frame")                            \
+  X(pW2, "w02", -0.5, "rad/s", "\\omega_{02}", "angular velocity about y_p, pencil frame")                            \
+  X(pW3, "w03", -0.5, "rad/s", "\\omega_{03}", "angular velocity about the axis z_p, pencil frame")                   \
   X(pQ85, "eq85", 0.0, "1", "\\mathrm{eq85}", "inertia: 0 exact cylinder + cone, 1 Q11 as printed in eq. (85) (0/1)") \
   LAW_PARAMS(X, p, 0.8)
 enum PencilIdx { PENCIL_PARAMS(PARAM_INDEX) pN };
@@ -327,7 +322,7 @@ enum PencilIdx { PENCIL_PARAMS(PARAM_INDEX) pN };
 Eigen::Matrix3d pencil_R(double theta) {
   const double s = rmath::sin(theta), c = rmath::cos(theta);
   Eigen::Matrix3d R;
-  R << s, 0.0, c,  //
+  R << s, 0.0, c,     //
       0.0, 1.0, 0.0,  //
       -c, 0.0, s;
   return R;  // eq. (86): desk_from_pencil
@@ -353,14 +348,11 @@ TwoBodyContact pencil_contact(const double* v) {
 
 Status pencil_build(const double* v, ContactProblem<double>* p) {
   if (!all_finite(v, pN)) return Status::non_finite;
-  if (!positive(v[pR]) || !positive(v[pH1]) || !positive(v[pH2]) || !positive(v[pM]) ||
-      !is_code01(v[pQ85]))
+  if (!positive(v[pR]) || !positive(v[pH1]) || !positive(v[pH2]) || !positive(v[pM]) || !is_code01(v[pQ85]))
     return Status::param_out_of_range;
   // The vertex is the lowest point iff the axis is steeper than the cone's half-angle.
   if (!(v[pTH] > rmath::atan2(v[pR], v[pH2]) && v[pTH] <= 0.5 * kPi)) return Status::param_out_of_range;
-  return built(Status::non_finite, [&] {
-    return finish(contact_space(pencil_contact(v)), v + pMU, p);
-  });
+  return built(Status::non_finite, [&] { return finish(contact_space(pencil_contact(v)), v + pMU, p); });
 }
 
 void pencil_body(const double* v, const double P[3], double* out) {
@@ -376,20 +368,19 @@ void pencil_body(const double* v, const double P[3], double* out) {
 
 // The parameters of `double-pendulum-2d` in the order of the values build() and body() receive, each stated
 // once: its index, key, default and meaning (the enum and the table are expanded from it).
-#define PEND2_PARAMS(X)                                                         \
-  X(dQ1, "q1", -kPi / 3.0, "rad", "q_1", "angle of bar 1 from the x axis ([-pi, pi])") \
+#define PEND2_PARAMS(X)                                                                  \
+  X(dQ1, "q1", -kPi / 3.0, "rad", "q_1", "angle of bar 1 from the x axis ([-pi, pi])")   \
   X(dQ2, "q2", -kPi / 6.0, "rad", "q_2", "angle of bar 2 relative to bar 1 ([-pi, pi])") \
-  X(dU1, "q1dot", -1.0, "rad/s", "\\dot{q}_1", "rate of q1") \
-  X(dU2, "q2dot", 1.0, "rad/s", "\\dot{q}_2", "rate of q2") \
-  X(dM, "m", 1.0, "kg", "m", "mass of each bar (> 0)") \
-  X(dR, "r", 1.0, "m", "r", "length of each bar (> 0)") \
+  X(dU1, "q1dot", -1.0, "rad/s", "\\dot{q}_1", "rate of q1")                             \
+  X(dU2, "q2dot", 1.0, "rad/s", "\\dot{q}_2", "rate of q2")                              \
+  X(dM, "m", 1.0, "kg", "m", "mass of each bar (> 0)")                                   \
+  X(dR, "r", 1.0, "m", "r", "length of each bar (> 0)")                                  \
   LAW_PARAMS(X, d, 0.4)
 enum Pend2Idx { PEND2_PARAMS(PARAM_INDEX) dN };
 
 Status pend2_build(const double* v, ContactProblem<double>* p) {
   if (!all_finite(v, dN)) return Status::non_finite;
-  if (!positive(v[dM]) || !positive(v[dR]) || !in_closed(v[dQ1], -kPi, kPi) ||
-      !in_closed(v[dQ2], -kPi, kPi))
+  if (!positive(v[dM]) || !positive(v[dR]) || !in_closed(v[dQ1], -kPi, kPi) || !in_closed(v[dQ2], -kPi, kPi))
     return Status::param_out_of_range;
   if (!scale_ok(v[dM] * v[dR] * v[dR])) return Status::non_finite;
   const double s12 = rmath::sin(v[dQ1] + v[dQ2]);
@@ -414,22 +405,22 @@ void pend2_body(const double* v, const double P[3], double* out) {
 
 // The parameters of `double-pendulum-3d` in the order of the values build() and body() receive, each stated
 // once: its index, key, default and meaning (the enum and the table are expanded from it).
-#define PEND3_PARAMS(X)                                                       \
-  X(sQ1, "q1", 0.5, "rad", "q_1", "body 1 Euler angle about x ([-pi, pi])") \
-  X(sQ2, "q2", 0.6, "rad", "q_2", "body 1 Euler angle about y' (in (-pi/2, pi/2))") \
+#define PEND3_PARAMS(X)                                                                \
+  X(sQ1, "q1", 0.5, "rad", "q_1", "body 1 Euler angle about x ([-pi, pi])")            \
+  X(sQ2, "q2", 0.6, "rad", "q_2", "body 1 Euler angle about y' (in (-pi/2, pi/2))")    \
   X(sQ3, "q3", 0.0, "rad", "q_3", "body 1 Euler angle about its axis z'' ([-pi, pi])") \
-  X(sQ4, "q4", 0.3, "rad", "q_4", "body 2 Euler angle about x ([-pi, pi])") \
-  X(sQ5, "q5", 0.3, "rad", "q_5", "body 2 Euler angle about y' (in (-pi/2, pi/2))") \
+  X(sQ4, "q4", 0.3, "rad", "q_4", "body 2 Euler angle about x ([-pi, pi])")            \
+  X(sQ5, "q5", 0.3, "rad", "q_5", "body 2 Euler angle about y' (in (-pi/2, pi/2))")    \
   X(sQ6, "q6", 0.0, "rad", "q_6", "body 2 Euler angle about its axis z'' ([-pi, pi])") \
-  X(sU1, "q1dot", -0.5, "rad/s", "\\dot{q}_1", "rate of q1") \
-  X(sU2, "q2dot", -1.0, "rad/s", "\\dot{q}_2", "rate of q2") \
-  X(sU3, "q3dot", 0.3, "rad/s", "\\dot{q}_3", "rate of q3") \
-  X(sU4, "q4dot", -1.0, "rad/s", "\\dot{q}_4", "rate of q4") \
-  X(sU5, "q5dot", -1.0, "rad/s", "\\dot{q}_5", "rate of q5") \
-  X(sU6, "q6dot", 0.2, "rad/s", "\\dot{q}_6", "rate of q6") \
-  X(sM, "m", 1.0, "kg", "m", "mass of each body (> 0)") \
-  X(sL, "L", 1.0, "m", "L", "length of each body (> 0)") \
-  X(sA, "a", 0.05, "m", "a", "radius of each body, inertia only (> 0)") \
+  X(sU1, "q1dot", -0.5, "rad/s", "\\dot{q}_1", "rate of q1")                           \
+  X(sU2, "q2dot", -1.0, "rad/s", "\\dot{q}_2", "rate of q2")                           \
+  X(sU3, "q3dot", 0.3, "rad/s", "\\dot{q}_3", "rate of q3")                            \
+  X(sU4, "q4dot", -1.0, "rad/s", "\\dot{q}_4", "rate of q4")                           \
+  X(sU5, "q5dot", -1.0, "rad/s", "\\dot{q}_5", "rate of q5")                           \
+  X(sU6, "q6dot", 0.2, "rad/s", "\\dot{q}_6", "rate of q6")                            \
+  X(sM, "m", 1.0, "kg", "m", "mass of each body (> 0)")                                \
+  X(sL, "L", 1.0, "m", "L", "length of each body (> 0)")                               \
+  X(sA, "a", 0.05, "m", "a", "radius of each body, inertia only (> 0)")                \
   LAW_PARAMS(X, s, 0.4)
 enum Pend3Idx { PEND3_PARAMS(PARAM_INDEX) sN };
 
@@ -469,8 +460,7 @@ SpatialPendulum spatial_pendulum(const double* v) {
   const Eigen::Matrix<double, 3, 6> Jc1 = 0.5 * Jd1, Jc2 = Jd1 + 0.5 * Jd2;
   s.J = Jd1 + Jd2;
   const Eigen::Matrix3d I1w = R1 * Ib * R1.transpose(), I2w = R2 * Ib * R2.transpose();
-  s.M = m * (Jc1.transpose() * Jc1 + Jc2.transpose() * Jc2) + Jw1.transpose() * I1w * Jw1 +
-        Jw2.transpose() * I2w * Jw2;
+  s.M = m * (Jc1.transpose() * Jc1 + Jc2.transpose() * Jc2) + Jw1.transpose() * I1w * Jw1 + Jw2.transpose() * I2w * Jw2;
   s.M = (0.5 * (s.M + s.M.transpose())).eval();
   return s;
 }
@@ -512,35 +502,35 @@ void pend3_body(const double* v, const double P[3], double* out) {
 
 // The parameters of `two-bodies` in the order of the values build() and body() receive, each stated
 // once: its index, key, default and meaning (the enum and the table are expanded from it).
-#define TWO_PARAMS(X)                                                       \
+#define TWO_PARAMS(X)                                                                     \
   X(tS1, "shape1", 0.0, "1", "\\mathrm{shape}_1", "shape of body 1 (0 box, 1 ellipsoid)") \
   X(tS2, "shape2", 1.0, "1", "\\mathrm{shape}_2", "shape of body 2 (0 box, 1 ellipsoid)") \
-  X(tM1, "m1", 1.0, "kg", "m_1", "mass of body 1 (> 0)") \
-  X(tM2, "m2", 2.0, "kg", "m_2", "mass of body 2 (> 0)") \
-  X(tA1, "a1", 0.5, "m", "a_1", "body 1 half-extent / semi-axis along body x (> 0)") \
-  X(tB1, "b1", 0.3, "m", "b_1", "body 1 half-extent / semi-axis along body y (> 0)") \
-  X(tC1, "c1", 0.2, "m", "c_1", "body 1 half-extent / semi-axis along body z (> 0)") \
-  X(tA2, "a2", 0.4, "m", "a_2", "body 2 half-extent / semi-axis along body x (> 0)") \
-  X(tB2, "b2", 0.6, "m", "b_2", "body 2 half-extent / semi-axis along body y (> 0)") \
-  X(tC2, "c2", 0.3, "m", "c_2", "body 2 half-extent / semi-axis along body z (> 0)") \
-  X(tRX1, "rx1", 0.3, "rad", "r_{x1}", "body 1 rotation vector x (any)") \
-  X(tRY1, "ry1", -0.2, "rad", "r_{y1}", "body 1 rotation vector y (any)") \
-  X(tRZ1, "rz1", 0.5, "rad", "r_{z1}", "body 1 rotation vector z (any)") \
-  X(tRX2, "rx2", 0.1, "rad", "r_{x2}", "body 2 rotation vector x (any)") \
-  X(tRY2, "ry2", 0.4, "rad", "r_{y2}", "body 2 rotation vector y (any)") \
-  X(tRZ2, "rz2", -0.3, "rad", "r_{z2}", "body 2 rotation vector z (any)") \
-  X(tV1X, "V1x", 0.5, "m/s", "V_{1x}", "body 1 COM velocity x") \
-  X(tV1Y, "V1y", 0.0, "m/s", "V_{1y}", "body 1 COM velocity y") \
-  X(tV1Z, "V1z", -1.0, "m/s", "V_{1z}", "body 1 COM velocity z") \
-  X(tW1X, "w1x", 0.2, "rad/s", "\\omega_{1x}", "body 1 angular velocity x") \
-  X(tW1Y, "w1y", -0.3, "rad/s", "\\omega_{1y}", "body 1 angular velocity y") \
-  X(tW1Z, "w1z", 0.1, "rad/s", "\\omega_{1z}", "body 1 angular velocity z") \
-  X(tV2X, "V2x", 0.0, "m/s", "V_{2x}", "body 2 COM velocity x") \
-  X(tV2Y, "V2y", 0.2, "m/s", "V_{2y}", "body 2 COM velocity y") \
-  X(tV2Z, "V2z", 0.5, "m/s", "V_{2z}", "body 2 COM velocity z") \
-  X(tW2X, "w2x", -0.1, "rad/s", "\\omega_{2x}", "body 2 angular velocity x") \
-  X(tW2Y, "w2y", 0.0, "rad/s", "\\omega_{2y}", "body 2 angular velocity y") \
-  X(tW2Z, "w2z", 0.3, "rad/s", "\\omega_{2z}", "body 2 angular velocity z") \
+  X(tM1, "m1", 1.0, "kg", "m_1", "mass of body 1 (> 0)")                                  \
+  X(tM2, "m2", 2.0, "kg", "m_2", "mass of body 2 (> 0)")                                  \
+  X(tA1, "a1", 0.5, "m", "a_1", "body 1 half-extent / semi-axis along body x (> 0)")      \
+  X(tB1, "b1", 0.3, "m", "b_1", "body 1 half-extent / semi-axis along body y (> 0)")      \
+  X(tC1, "c1", 0.2, "m", "c_1", "body 1 half-extent / semi-axis along body z (> 0)")      \
+  X(tA2, "a2", 0.4, "m", "a_2", "body 2 half-extent / semi-axis along body x (> 0)")      \
+  X(tB2, "b2", 0.6, "m", "b_2", "body 2 half-extent / semi-axis along body y (> 0)")      \
+  X(tC2, "c2", 0.3, "m", "c_2", "body 2 half-extent / semi-axis along body z (> 0)")      \
+  X(tRX1, "rx1", 0.3, "rad", "r_{x1}", "body 1 rotation vector x (any)")                  \
+  X(tRY1, "ry1", -0.2, "rad", "r_{y1}", "body 1 rotation vector y (any)")                 \
+  X(tRZ1, "rz1", 0.5, "rad", "r_{z1}", "body 1 rotation vector z (any)")                  \
+  X(tRX2, "rx2", 0.1, "rad", "r_{x2}", "body 2 rotation vector x (any)")                  \
+  X(tRY2, "ry2", 0.4, "rad", "r_{y2}", "body 2 rotation vector y (any)")                  \
+  X(tRZ2, "rz2", -0.3, "rad", "r_{z2}", "body 2 rotation vector z (any)")                 \
+  X(tV1X, "V1x", 0.5, "m/s", "V_{1x}", "body 1 COM velocity x")                           \
+  X(tV1Y, "V1y", 0.0, "m/s", "V_{1y}", "body 1 COM velocity y")                           \
+  X(tV1Z, "V1z", -1.0, "m/s", "V_{1z}", "body 1 COM velocity z")                          \
+  X(tW1X, "w1x", 0.2, "rad/s", "\\omega_{1x}", "body 1 angular velocity x")               \
+  X(tW1Y, "w1y", -0.3, "rad/s", "\\omega_{1y}", "body 1 angular velocity y")              \
+  X(tW1Z, "w1z", 0.1, "rad/s", "\\omega_{1z}", "body 1 angular velocity z")               \
+  X(tV2X, "V2x", 0.0, "m/s", "V_{2x}", "body 2 COM velocity x")                           \
+  X(tV2Y, "V2y", 0.2, "m/s", "V_{2y}", "body 2 COM velocity y")                           \
+  X(tV2Z, "V2z", 0.5, "m/s", "V_{2z}", "body 2 COM velocity z")                           \
+  X(tW2X, "w2x", -0.1, "rad/s", "\\omega_{2x}", "body 2 angular velocity x")              \
+  X(tW2Y, "w2y", 0.0, "rad/s", "\\omega_{2y}", "body 2 angular velocity y")               \
+  X(tW2Z, "w2z", 0.3, "rad/s", "\\omega_{2z}", "body 2 angular velocity z")               \
   LAW_PARAMS(X, t, 0.4)
 enum TwoIdx { TWO_PARAMS(PARAM_INDEX) tN };
 
@@ -581,9 +571,7 @@ Status two_build(const double* v, ContactProblem<double>* p) {
   if (!is_code01(v[tS1]) || !is_code01(v[tS2])) return Status::param_out_of_range;
   for (int k : {tM1, tM2, tA1, tB1, tC1, tA2, tB2, tC2})
     if (!positive(v[k])) return Status::param_out_of_range;
-  return built(Status::non_finite, [&] {
-    return finish(contact_space(two_contact(v)), v + tMU, p);
-  });
+  return built(Status::non_finite, [&] { return finish(contact_space(two_contact(v)), v + tMU, p); });
 }
 
 void two_body_out(const double* v, const double P[3], double* out) {
@@ -602,7 +590,8 @@ void two_body_out(const double* v, const double P[3], double* out) {
 std::vector<engine::ColumnInfo> ball_outputs() {
   std::vector<engine::ColumnInfo> o;
   for (const char* a : {"x", "y", "z"})
-    o.push_back({std::string("V") + a, "m/s", std::string("V_") + a + "^+", std::string("centre velocity ") + a + " after the impact"});
+    o.push_back(
+        {std::string("V") + a, "m/s", std::string("V_") + a + "^+", std::string("centre velocity ") + a + " after the impact"});
   for (const char* a : {"x", "y", "z"})
     o.push_back({std::string("w") + a, "rad/s", std::string("\\omega_") + a + "^+",
                  std::string("angular velocity ") + a + " after the impact"});
@@ -633,64 +622,57 @@ std::vector<engine::ColumnInfo> two_body_outputs() {
 
 std::vector<ScenarioInfo> make_scenarios() {
   std::vector<ScenarioInfo> s;
-  s.push_back(ScenarioInfo{
-      "contact",
-      "raw contact space: W = R diag(w1, w2, w3) R^T (R from the rotation vector rx, ry, rz), "
-      "n = z, v0 = (vt cos phi, vt sin phi, -vn)",
-      {CONTACT_PARAMS(PARAM_ENTRY)},
-      {},
-      contact_build,
-      contact_body});
-  s.push_back(ScenarioInfo{
-      "ball",
-      "solid sphere on a fixed table (Jia 2013, Section 8.1), n = z",
-      {BALL_PARAMS(PARAM_ENTRY)},
-      ball_outputs(),
-      ball_build,
-      ball_body});
-  s.push_back(ScenarioInfo{
-      "ball-oblique",
-      "the ball scenario at a speed and an incidence angle: V0 = speed (sin a cos b, sin a sin b, -cos a)",
-      {BALL_OBLIQUE_PARAMS(PARAM_ENTRY)},
-      ball_outputs(),
-      ball_angle_build,
-      ball_angle_body});
-  s.push_back(ScenarioInfo{
-      "pencil",
-      "cylinder on a cone striking a desk with the cone's vertex (Jia 2013, Section 8.2), n = z",
-      {PENCIL_PARAMS(PARAM_ENTRY)},
-      {{"Vx", "m/s", "V_x^+", "COM velocity x after the impact, desk frame"},
-       {"Vy", "m/s", "V_y^+", "COM velocity y after the impact, desk frame"},
-       {"Vz", "m/s", "V_z^+", "COM velocity z after the impact, desk frame"},
-       {"w1", "rad/s", "\\omega_1^+", "angular velocity about x_p after the impact, pencil frame"},
-       {"w2", "rad/s", "\\omega_2^+", "angular velocity about y_p after the impact, pencil frame"},
-       {"w3", "rad/s", "\\omega_3^+", "angular velocity about the axis z_p after the impact, pencil frame"}},
-      pencil_build,
-      pencil_body});
-  s.push_back(ScenarioInfo{
-      "double-pendulum-2d",
-      "planar double pendulum of two slender bars striking a floor with its tip (Morgan 2011 "
-      "ch. 2), n = y",
-      {PEND2_PARAMS(PARAM_ENTRY)},
-      rates_after(2),
-      pend2_build,
-      pend2_body});
-  s.push_back(ScenarioInfo{
-      "double-pendulum-3d",
-      "spatial double pendulum of two cylinders on spherical joints, absolute body-three 1-2-3 "
-      "Euler angles, striking the ground with its tip (after Rodriguez & Bowling), n = z",
-      {PEND3_PARAMS(PARAM_ENTRY)},
-      rates_after(6),
-      pend3_build,
-      pend3_body});
-  s.push_back(ScenarioInfo{
-      "two-bodies",
-      "two free boxes or ellipsoids touching at the origin with their support points, n = z "
-      "from body 2 (below) into body 1 (above)",
-      {TWO_PARAMS(PARAM_ENTRY)},
-      two_body_outputs(),
-      two_build,
-      two_body_out});
+  s.push_back(ScenarioInfo{"contact",
+                           "raw contact space: W = R diag(w1, w2, w3) R^T (R from the rotation vector rx, ry, rz), "
+                           "n = z, v0 = (vt cos phi, vt sin phi, -vn)",
+                           {CONTACT_PARAMS(PARAM_ENTRY)},
+                           {},
+                           contact_build,
+                           contact_body});
+  s.push_back(ScenarioInfo{"ball",
+                           "solid sphere on a fixed table (Jia 2013, Section 8.1), n = z",
+                           {BALL_PARAMS(PARAM_ENTRY)},
+                           ball_outputs(),
+                           ball_build,
+                           ball_body});
+  s.push_back(ScenarioInfo{"ball-oblique",
+                           "the ball scenario at a speed and an incidence angle: V0 = speed (sin a cos b, sin a sin b, -cos a)",
+                           {BALL_OBLIQUE_PARAMS(PARAM_ENTRY)},
+                           ball_outputs(),
+                           ball_angle_build,
+                           ball_angle_body});
+  s.push_back(ScenarioInfo{"pencil",
+                           "cylinder on a cone striking a desk with the cone's vertex (Jia 2013, Section 8.2), n = z",
+                           {PENCIL_PARAMS(PARAM_ENTRY)},
+                           {{"Vx", "m/s", "V_x^+", "COM velocity x after the impact, desk frame"},
+                            {"Vy", "m/s", "V_y^+", "COM velocity y after the impact, desk frame"},
+                            {"Vz", "m/s", "V_z^+", "COM velocity z after the impact, desk frame"},
+                            {"w1", "rad/s", "\\omega_1^+", "angular velocity about x_p after the impact, pencil frame"},
+                            {"w2", "rad/s", "\\omega_2^+", "angular velocity about y_p after the impact, pencil frame"},
+                            {"w3", "rad/s", "\\omega_3^+", "angular velocity about the axis z_p after the impact, pencil frame"}},
+                           pencil_build,
+                           pencil_body});
+  s.push_back(ScenarioInfo{"double-pendulum-2d",
+                           "planar double pendulum of two slender bars striking a floor with its tip (Morgan 2011 "
+                           "ch. 2), n = y",
+                           {PEND2_PARAMS(PARAM_ENTRY)},
+                           rates_after(2),
+                           pend2_build,
+                           pend2_body});
+  s.push_back(ScenarioInfo{"double-pendulum-3d",
+                           "spatial double pendulum of two cylinders on spherical joints, absolute body-three 1-2-3 "
+                           "Euler angles, striking the ground with its tip (after Rodriguez & Bowling), n = z",
+                           {PEND3_PARAMS(PARAM_ENTRY)},
+                           rates_after(6),
+                           pend3_build,
+                           pend3_body});
+  s.push_back(ScenarioInfo{"two-bodies",
+                           "two free boxes or ellipsoids touching at the origin with their support points, n = z "
+                           "from body 2 (below) into body 1 (above)",
+                           {TWO_PARAMS(PARAM_ENTRY)},
+                           two_body_outputs(),
+                           two_build,
+                           two_body_out});
   return s;
 }
 
@@ -743,8 +725,7 @@ void pencil_inertia(double r, double h1, double h2, double m, bool eq85, double*
   const double cyl = m1 * ((3.0 * r * r + h1 * h1) / 12.0 + l * l);
   if (eq85) {
     // Jia (2013) eq. (85) as printed: the cone's moment about its vertex o2, moved by h^2.
-    *Q11 = m / vol * (h1 * ((3.0 * r * r + h1 * h1) / 12.0 + l * l) +
-                      h2 / 3.0 * (0.6 * (0.25 * r * r + h2 * h2) + h * h));
+    *Q11 = m / vol * (h1 * ((3.0 * r * r + h1 * h1) / 12.0 + l * l) + h2 / 3.0 * (0.6 * (0.25 * r * r + h2 * h2) + h * h));
   } else {
     // Cone about its own centre of mass (3 h2/4 from the vertex): 3 r^2/20 + 3 h2^2/80.
     const double dc = h - 0.75 * h2;
@@ -753,8 +734,7 @@ void pencil_inertia(double r, double h1, double h2, double m, bool eq85, double*
   *Q33 = 0.5 * m1 * r * r + 0.3 * m2 * r * r;
 }
 
-void support_point(int shape, const double abc[3], const double rotvec[3], const double dir[3],
-                   double out[3]) {
+void support_point(int shape, const double abc[3], const double rotvec[3], const double dir[3], double out[3]) {
   const Eigen::Matrix3d R = rotation_from_vector(vec3(rotvec));
   Eigen::Vector3d d = R.transpose() * vec3(dir);
   const double dn = d.norm();
@@ -762,8 +742,7 @@ void support_point(int shape, const double abc[3], const double rotvec[3], const
   const Eigen::Vector3d ax = vec3(abc);
   Eigen::Vector3d s;
   if (shape == 0) {
-    for (int i = 0; i < 3; ++i)
-      s(i) = std::abs(d(i)) <= kFeatureTol ? 0.0 : (d(i) > 0.0 ? ax(i) : -ax(i));
+    for (int i = 0; i < 3; ++i) s(i) = std::abs(d(i)) <= kFeatureTol ? 0.0 : (d(i) > 0.0 ? ax(i) : -ax(i));
   } else {
     const Eigen::Vector3d a2d = ax.cwiseProduct(ax).cwiseProduct(d);  // D^2 d
     const double q = std::sqrt(d.dot(a2d));

@@ -25,11 +25,11 @@ namespace impact::systems {
 
 // Units and symbols as engine/column_info.hpp states them.
 struct ScenarioParam {
-  const char* name;     // key in a study config, e.g. "V0x"
-  double value;         // default
-  const char* unit;     // SI unit ("1": a pure number or a code)
-  const char* symbol;   // mathtext, for plot labels
-  const char* help;     // meaning and the range it must lie in
+  const char* name;    // key in a study config, e.g. "V0x"
+  double value;        // default
+  const char* unit;    // SI unit ("1": a pure number or a code)
+  const char* symbol;  // mathtext, for plot labels
+  const char* help;    // meaning and the range it must lie in
 };
 
 // One scenario. `params` fixes the order of the value arrays passed to build() and body().
@@ -82,8 +82,7 @@ void pencil_inertia(double r, double h1, double h2, double m, bool eq85, double*
 // semi-axes abc) rotated by the rotation vector rotvec (rad) to its support point in direction dir
 // (the point of the body farthest along dir). A box's body-frame direction component with
 // |d_i| <= 1e-12 |d| counts as zero: the centre of the supporting face or edge is returned.
-void support_point(int shape, const double abc[3], const double rotvec[3], const double dir[3],
-                   double out[3]);
+void support_point(int shape, const double abc[3], const double rotvec[3], const double dir[3], double out[3]);
 
 // Generalized inertia M (6 x 6, row-major) and contact Jacobian J (3 x 6, row-major, world x, y,
 // z velocity of the tip) of the spatial double pendulum of scenario double-pendulum-3d, for its

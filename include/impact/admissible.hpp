@@ -18,9 +18,16 @@
 
 namespace impact {
 
-template <class T> struct AdmissTol;
-template <> struct AdmissTol<double> { static constexpr double value = 1e-6; };
-template <> struct AdmissTol<float> { static constexpr double value = 2e-3; };
+template <class T>
+struct AdmissTol;
+template <>
+struct AdmissTol<double> {
+  static constexpr double value = 1e-6;
+};
+template <>
+struct AdmissTol<float> {
+  static constexpr double value = 2e-3;
+};
 
 // What failed, for tests and diagnostics (0: admissible).
 enum AdmissFail : unsigned { kAdmissOk = 0, kTensile = 1, kCone = 2, kApproach = 4, kEnergy = 8 };
@@ -29,7 +36,8 @@ enum AdmissFail : unsigned { kAdmissOk = 0, kTensile = 1, kCone = 2, kApproach =
 // gain for this instance.
 // Out of line on the device (IMPACT_HD_RARE): once per instance, and its double arithmetic must
 // not add to the integrators' register budget (tests/cli/kernel_resources.sh).
-template <class T> IMPACT_HD_RARE unsigned admissibility(const ContactProblem<T>& p, const Result<T>& r, bool may_gain) {
+template <class T>
+IMPACT_HD_RARE unsigned admissibility(const ContactProblem<T>& p, const Result<T>& r, bool may_gain) {
   const double tol = AdmissTol<T>::value;
   const Sym3<double> Wd{double(p.W.xx), double(p.W.xy), double(p.W.xz), double(p.W.yy), double(p.W.yz), double(p.W.zz)};
   if (!(max_abs3(to_double(p.v0)) > 0.0) || !(max_abs(Wd) > 0.0) || !(max_abs3(to_double(p.n)) > 0.0))
@@ -70,7 +78,8 @@ template <class T> IMPACT_HD_RARE unsigned admissibility(const ContactProblem<T>
 
 // Marks an ok outcome that is not admissible. `may_gain`: the law allows this instance to gain
 // energy (aghili outside its region (41): aghili_admissible).
-template <class T> IMPACT_HD void admit(const ContactProblem<T>& p, Result<T>& r, bool may_gain = false) {
+template <class T>
+IMPACT_HD void admit(const ContactProblem<T>& p, Result<T>& r, bool may_gain = false) {
   if (r.status == Status::ok && admissibility(p, r, may_gain) != kAdmissOk) r.status = Status::inadmissible;
 }
 

@@ -34,8 +34,20 @@
 namespace impact {
 
 // Math helpers that resolve to the right overload on host and device for float and double.
-template <class T> IMPACT_HDI T sq(T x) { return x * x; }
-template <class T> IMPACT_HDI T tmin(T a, T b) { return a < b ? a : b; }
-template <class T> IMPACT_HDI T tmax(T a, T b) { return a < b ? b : a; }
-template <class T> IMPACT_HDI T tabs(T a) { return a < T(0) ? -a : a; }
+template <class T>
+IMPACT_HDI T sq(T x) {
+  return x * x;
+}
+template <class T>
+IMPACT_HDI T tmin(T a, T b) {
+  return a < b ? a : b;
+}
+template <class T>
+IMPACT_HDI T tmax(T a, T b) {
+  return a < b ? b : a;
+}
+template <class T>
+IMPACT_HDI T tabs(T a) {
+  return a < T(0) ? -a : a;
+}
 }  // namespace impact

@@ -12,9 +12,13 @@ struct ContactParts {
   double Pn, Pt, vfn, vft;
 };
 
-template <class T> IMPACT_HDI Vec3<double> to_double(Vec3<T> a) { return Vec3<double>{double(a.x), double(a.y), double(a.z)}; }
+template <class T>
+IMPACT_HDI Vec3<double> to_double(Vec3<T> a) {
+  return Vec3<double>{double(a.x), double(a.y), double(a.z)};
+}
 
-template <class U, class T> IMPACT_HDI ContactParts contact_parts(Vec3<U> n, Vec3<T> P, Vec3<T> vf) {
+template <class U, class T>
+IMPACT_HDI ContactParts contact_parts(Vec3<U> n, Vec3<T> P, Vec3<T> vf) {
   const Vec3<double> nd = to_double(n);
   const double nl = sqrt(dot(nd, nd));
   const Vec3<double> u{nd.x / nl, nd.y / nl, nd.z / nl};
@@ -28,7 +32,8 @@ template <class U, class T> IMPACT_HDI ContactParts contact_parts(Vec3<U> n, Vec
 }
 
 // K0 = 1/2 v0.W^-1 v0 in double (NaN when W is not positive definite).
-template <class T> IMPACT_HDI double initial_energy(const ContactProblem<T>& p) {
+template <class T>
+IMPACT_HDI double initial_energy(const ContactProblem<T>& p) {
   const Sym3<double> W{double(p.W.xx), double(p.W.xy), double(p.W.xz), double(p.W.yy), double(p.W.yz), double(p.W.zz)};
   return contact_energy(cholesky(W), to_double(p.v0));
 }
@@ -44,7 +49,8 @@ IMPACT_HDI void summary_quantities(Vec3<U> n, double K0, const Result<T>& r, dou
   x[2] = c.vfn;
   x[3] = double(r.dE) / K0;
 }
-template <class T> IMPACT_HDI void summary_quantities(const ContactProblem<T>& p, const Result<T>& r, double x[4]) {
+template <class T>
+IMPACT_HDI void summary_quantities(const ContactProblem<T>& p, const Result<T>& r, double x[4]) {
   summary_quantities(p.n, initial_energy(p), r, x);
 }
 

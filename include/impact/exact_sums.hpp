@@ -95,7 +95,7 @@ IMPACT_HDI bool quantize(double x, int e, Fixed& f) {
   if (field == 0x7ff) return false;
   const std::uint64_t m = (b & ((std::uint64_t(1) << 52) - 1)) | (field ? std::uint64_t(1) << 52 : 0);
   if (m == 0) return true;
-  const int ex = (field ? field : 1) - 1075;  // |x| = m 2^ex
+  const int ex = (field ? field : 1) - 1075;   // |x| = m 2^ex
   const int top = ex + 63 - leading_zeros(m);  // 2^top <= |x| < 2^(top + 1)
   if (top >= e + kWindow) return false;
   const int sh = ex + kFrac - e;  // q = m 2^sh
@@ -117,8 +117,7 @@ IMPACT_HDI bool quantize(double x, int e, Fixed& f) {
 
 // s += a + carry over N words (two's complement or unsigned alike); a has A <= N words, the rest `fill`.
 template <int N, int A>
-IMPACT_HDI void add_words(std::uint64_t (&s)[N], const std::uint64_t (&a)[A], std::uint64_t fill = 0,
-                          std::uint64_t carry = 0) {
+IMPACT_HDI void add_words(std::uint64_t (&s)[N], const std::uint64_t (&a)[A], std::uint64_t fill = 0, std::uint64_t carry = 0) {
   for (int i = 0; i < N; ++i) {
     const std::uint64_t w = i < A ? a[i] : fill;
     const std::uint64_t t = s[i] + w;
@@ -319,8 +318,8 @@ inline double variance_units(const Sums<N1, N2>& near, const Sums<N1, N2>& wide,
   magnitude(s1, m);
   std::uint64_t sq[2 * kTotalWords], ns2[kTotalWords + 1];
   const std::uint64_t nn[1] = {n};
-  mul_words(m, m, sq);     // < 2^394
-  mul_words(s2, nn, ns2);  // < 2^393
+  mul_words(m, m, sq);                                // < 2^394
+  mul_words(s2, nn, ns2);                             // < 2^393
   std::uint64_t d[kTotalWords], not_sq[kTotalWords];  // ns2 - sq = ns2 + ~sq + 1, within 512 bits
   for (int i = 0; i < kTotalWords; ++i) d[i] = ns2[i], not_sq[i] = ~sq[i];
   add_words<kTotalWords, kTotalWords>(d, not_sq, 0, 1);

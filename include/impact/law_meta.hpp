@@ -18,10 +18,10 @@ namespace impact {
 // Which parameters a law reads: their input columns are required, and validate() checks the
 // ranges of e, e_t and eta0 when read. mu is range-checked for every law (0 when not read).
 struct ParamUse {
-  bool mu;     // mu >= 0
-  bool e;      // 0 <= e <= 1
-  bool e_t;    // -1 <= e_t <= 1
-  bool eta0;   // eta0 > 0
+  bool mu;    // mu >= 0
+  bool e;     // 0 <= e <= 1
+  bool e_t;   // -1 <= e_t <= 1
+  bool eta0;  // eta0 > 0
 };
 
 // Where a law-specific output column comes from in a Result: In_c, one of the aux scalars, the

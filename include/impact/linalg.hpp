@@ -15,23 +15,55 @@ struct Vec3 {
   T x, y, z;
 };
 
-template <class T> IMPACT_HDI Vec3<T> vec3(T x, T y, T z) { return Vec3<T>{x, y, z}; }
-template <class T> IMPACT_HDI Vec3<T> operator+(Vec3<T> a, Vec3<T> b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-template <class T> IMPACT_HDI Vec3<T> operator-(Vec3<T> a, Vec3<T> b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-template <class T> IMPACT_HDI Vec3<T> operator-(Vec3<T> a) { return {-a.x, -a.y, -a.z}; }
-template <class T> IMPACT_HDI Vec3<T> operator*(T s, Vec3<T> a) { return {s * a.x, s * a.y, s * a.z}; }
-template <class T> IMPACT_HDI Vec3<T> operator*(Vec3<T> a, T s) { return {s * a.x, s * a.y, s * a.z}; }
-template <class T> IMPACT_HDI T dot(Vec3<T> a, Vec3<T> b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-template <class T> IMPACT_HDI Vec3<T> cross(Vec3<T> a, Vec3<T> b) {
+template <class T>
+IMPACT_HDI Vec3<T> vec3(T x, T y, T z) {
+  return Vec3<T>{x, y, z};
+}
+template <class T>
+IMPACT_HDI Vec3<T> operator+(Vec3<T> a, Vec3<T> b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
+template <class T>
+IMPACT_HDI Vec3<T> operator-(Vec3<T> a, Vec3<T> b) {
+  return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
+template <class T>
+IMPACT_HDI Vec3<T> operator-(Vec3<T> a) {
+  return {-a.x, -a.y, -a.z};
+}
+template <class T>
+IMPACT_HDI Vec3<T> operator*(T s, Vec3<T> a) {
+  return {s * a.x, s * a.y, s * a.z};
+}
+template <class T>
+IMPACT_HDI Vec3<T> operator*(Vec3<T> a, T s) {
+  return {s * a.x, s * a.y, s * a.z};
+}
+template <class T>
+IMPACT_HDI T dot(Vec3<T> a, Vec3<T> b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+template <class T>
+IMPACT_HDI Vec3<T> cross(Vec3<T> a, Vec3<T> b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-template <class T> IMPACT_HDI T norm2(Vec3<T> a) { return dot(a, a); }
-template <class T> IMPACT_HDI T norm(Vec3<T> a) { return sqrt(dot(a, a)); }
-template <class T> IMPACT_HDI bool isfinite3(Vec3<T> a) {
+template <class T>
+IMPACT_HDI T norm2(Vec3<T> a) {
+  return dot(a, a);
+}
+template <class T>
+IMPACT_HDI T norm(Vec3<T> a) {
+  return sqrt(dot(a, a));
+}
+template <class T>
+IMPACT_HDI bool isfinite3(Vec3<T> a) {
   return std::isfinite(a.x) && std::isfinite(a.y) && std::isfinite(a.z);
 }
 // Tangential part of a with respect to unit normal n.
-template <class T> IMPACT_HDI Vec3<T> tangential(Vec3<T> a, Vec3<T> n) { return a - dot(a, n) * n; }
+template <class T>
+IMPACT_HDI Vec3<T> tangential(Vec3<T> a, Vec3<T> n) {
+  return a - dot(a, n) * n;
+}
 
 // Symmetric 3x3 matrix, six stored entries.
 template <class T>
@@ -39,22 +71,39 @@ struct Sym3 {
   T xx, xy, xz, yy, yz, zz;
 };
 
-template <class T> IMPACT_HDI Vec3<T> operator*(const Sym3<T>& A, Vec3<T> v) {
-  return {A.xx * v.x + A.xy * v.y + A.xz * v.z, A.xy * v.x + A.yy * v.y + A.yz * v.z,
-          A.xz * v.x + A.yz * v.y + A.zz * v.z};
+template <class T>
+IMPACT_HDI Vec3<T> operator*(const Sym3<T>& A, Vec3<T> v) {
+  return {A.xx * v.x + A.xy * v.y + A.xz * v.z, A.xy * v.x + A.yy * v.y + A.yz * v.z, A.xz * v.x + A.yz * v.y + A.zz * v.z};
 }
-template <class T> IMPACT_HDI T quad(const Sym3<T>& A, Vec3<T> a, Vec3<T> b) { return dot(a, A * b); }
-template <class T> IMPACT_HDI T quad(const Sym3<T>& A, Vec3<T> a) { return dot(a, A * a); }
-template <class T> IMPACT_HDI T trace(const Sym3<T>& A) { return A.xx + A.yy + A.zz; }
-template <class T> IMPACT_HDI bool isfinite_sym(const Sym3<T>& A) {
-  return std::isfinite(A.xx) && std::isfinite(A.xy) && std::isfinite(A.xz) && std::isfinite(A.yy) &&
-         std::isfinite(A.yz) && std::isfinite(A.zz);
+template <class T>
+IMPACT_HDI T quad(const Sym3<T>& A, Vec3<T> a, Vec3<T> b) {
+  return dot(a, A * b);
 }
-template <class T> IMPACT_HDI T max_abs3(Vec3<T> a) { return tmax(tabs(a.x), tmax(tabs(a.y), tabs(a.z))); }
-template <class T> IMPACT_HDI T max_abs(const Sym3<T>& A) {
+template <class T>
+IMPACT_HDI T quad(const Sym3<T>& A, Vec3<T> a) {
+  return dot(a, A * a);
+}
+template <class T>
+IMPACT_HDI T trace(const Sym3<T>& A) {
+  return A.xx + A.yy + A.zz;
+}
+template <class T>
+IMPACT_HDI bool isfinite_sym(const Sym3<T>& A) {
+  return std::isfinite(A.xx) && std::isfinite(A.xy) && std::isfinite(A.xz) && std::isfinite(A.yy) && std::isfinite(A.yz) &&
+         std::isfinite(A.zz);
+}
+template <class T>
+IMPACT_HDI T max_abs3(Vec3<T> a) {
+  return tmax(tabs(a.x), tmax(tabs(a.y), tabs(a.z)));
+}
+template <class T>
+IMPACT_HDI T max_abs(const Sym3<T>& A) {
   T m = tabs(A.xx);
-  m = tmax(m, tabs(A.xy)); m = tmax(m, tabs(A.xz)); m = tmax(m, tabs(A.yy));
-  m = tmax(m, tabs(A.yz)); m = tmax(m, tabs(A.zz));
+  m = tmax(m, tabs(A.xy));
+  m = tmax(m, tabs(A.xz));
+  m = tmax(m, tabs(A.yy));
+  m = tmax(m, tabs(A.yz));
+  m = tmax(m, tabs(A.zz));
   return m;
 }
 
@@ -67,7 +116,8 @@ struct Chol3 {
   bool ok;
 };
 
-template <class T> IMPACT_HDI Chol3<T> cholesky(const Sym3<T>& A, T rel_tol = T(0)) {
+template <class T>
+IMPACT_HDI Chol3<T> cholesky(const Sym3<T>& A, T rel_tol = T(0)) {
   Chol3<T> c{};
   const T scale = max_abs(A);
   const T floor = rel_tol * scale;
@@ -90,7 +140,8 @@ template <class T> IMPACT_HDI Chol3<T> cholesky(const Sym3<T>& A, T rel_tol = T(
 }
 
 // Solve A x = b given the Cholesky factor of A.
-template <class T> IMPACT_HDI Vec3<T> chol_solve(const Chol3<T>& c, Vec3<T> b) {
+template <class T>
+IMPACT_HDI Vec3<T> chol_solve(const Chol3<T>& c, Vec3<T> b) {
   // forward: L y = b
   T y0 = b.x / c.l00;
   T y1 = (b.y - c.l10 * y0) / c.l11;
@@ -103,7 +154,8 @@ template <class T> IMPACT_HDI Vec3<T> chol_solve(const Chol3<T>& c, Vec3<T> b) {
 }
 
 // Inverse of an SPD matrix from its Cholesky factor (symmetric result).
-template <class T> IMPACT_HDI Sym3<T> chol_inverse(const Chol3<T>& c) {
+template <class T>
+IMPACT_HDI Sym3<T> chol_inverse(const Chol3<T>& c) {
   Vec3<T> a = chol_solve(c, Vec3<T>{T(1), T(0), T(0)});
   Vec3<T> b = chol_solve(c, Vec3<T>{T(0), T(1), T(0)});
   Vec3<T> d = chol_solve(c, Vec3<T>{T(0), T(0), T(1)});
@@ -112,7 +164,8 @@ template <class T> IMPACT_HDI Sym3<T> chol_inverse(const Chol3<T>& c) {
 
 // Orthonormal tangent basis (t1, t2) for unit n, with t1 along `hint`'s tangential part when
 // that is not negligible, otherwise a fixed, continuous-enough choice.
-template <class T> IMPACT_HDI void tangent_basis(Vec3<T> n, Vec3<T> hint, Vec3<T>& t1, Vec3<T>& t2) {
+template <class T>
+IMPACT_HDI void tangent_basis(Vec3<T> n, Vec3<T> hint, Vec3<T>& t1, Vec3<T>& t2) {
   Vec3<T> h = tangential(hint, n);
   T hn = norm(h);
   if (hn > T(0) && hn > T(1e-6) * norm(hint)) {
@@ -120,7 +173,7 @@ template <class T> IMPACT_HDI void tangent_basis(Vec3<T> n, Vec3<T> hint, Vec3<T
   } else {
     // pick the axis least aligned with n
     Vec3<T> a = tabs(n.x) < T(0.57735) ? Vec3<T>{T(1), T(0), T(0)}
-                : (tabs(n.y) < T(0.57735) ? Vec3<T>{T(0), T(1), T(0)} : Vec3<T>{T(0), T(0), T(1)});
+                                       : (tabs(n.y) < T(0.57735) ? Vec3<T>{T(0), T(1), T(0)} : Vec3<T>{T(0), T(0), T(1)});
     Vec3<T> t = tangential(a, n);
     t1 = (T(1) / norm(t)) * t;
   }
@@ -128,7 +181,8 @@ template <class T> IMPACT_HDI void tangent_basis(Vec3<T> n, Vec3<T> hint, Vec3<T
 }
 
 // Smallest eigenvalue of a symmetric 3x3 matrix (closed form, trigonometric).
-template <class T> IMPACT_HDI T min_eigenvalue(const Sym3<T>& A) {
+template <class T>
+IMPACT_HDI T min_eigenvalue(const Sym3<T>& A) {
   const T p1 = A.xy * A.xy + A.xz * A.xz + A.yz * A.yz;
   const T q = trace(A) / T(3);
   const T p2 = sq(A.xx - q) + sq(A.yy - q) + sq(A.zz - q) + T(2) * p1;
@@ -136,8 +190,7 @@ template <class T> IMPACT_HDI T min_eigenvalue(const Sym3<T>& A) {
   const T p = sqrt(p2 / T(6));
   const T ip = T(1) / p;
   const Sym3<T> B{ip * (A.xx - q), ip * A.xy, ip * A.xz, ip * (A.yy - q), ip * A.yz, ip * (A.zz - q)};
-  T r = (B.xx * (B.yy * B.zz - B.yz * B.yz) - B.xy * (B.xy * B.zz - B.yz * B.xz) +
-         B.xz * (B.xy * B.yz - B.yy * B.xz)) / T(2);
+  T r = (B.xx * (B.yy * B.zz - B.yz * B.yz) - B.xy * (B.xy * B.zz - B.yz * B.xz) + B.xz * (B.xy * B.yz - B.yy * B.xz)) / T(2);
   r = tmax(T(-1), tmin(T(1), r));
   const T phi = math::acos(r) / T(3);
   const T two_pi_3 = T(2.0943951023931954923);

@@ -15,19 +15,27 @@
 namespace impact::math {
 
 #if defined(__CUDA_ARCH__)
-#define IMPACT_MATH_1(name)                                                 \
-  template <class T> IMPACT_HDI T name(T x) { return std::name(x); }
-#define IMPACT_MATH_2(name)                                                 \
-  template <class T> IMPACT_HDI T name(T y, T x) { return std::name(y, x); }
-#else
-#define IMPACT_MATH_1(name)                                                                \
-  template <class T> IMPACT_HDI T name(T x) {                                              \
-    static_assert(std::is_floating_point_v<T>);                                            \
-    return static_cast<T>(::impact::rmath::name(static_cast<double>(x)));                  \
+#define IMPACT_MATH_1(name) \
+  template <class T>        \
+  IMPACT_HDI T name(T x) {  \
+    return std::name(x);    \
   }
-#define IMPACT_MATH_2(name)                                                                \
-  template <class T> IMPACT_HDI T name(T y, T x) {                                         \
-    static_assert(std::is_floating_point_v<T>);                                            \
+#define IMPACT_MATH_2(name)     \
+  template <class T>            \
+  IMPACT_HDI T name(T y, T x) { \
+    return std::name(y, x);     \
+  }
+#else
+#define IMPACT_MATH_1(name)                                               \
+  template <class T>                                                      \
+  IMPACT_HDI T name(T x) {                                                \
+    static_assert(std::is_floating_point_v<T>);                           \
+    return static_cast<T>(::impact::rmath::name(static_cast<double>(x))); \
+  }
+#define IMPACT_MATH_2(name)                                                                       \
+  template <class T>                                                                              \
+  IMPACT_HDI T name(T y, T x) {                                                                   \
+    static_assert(std::is_floating_point_v<T>);                                                   \
     return static_cast<T>(::impact::rmath::name(static_cast<double>(y), static_cast<double>(x))); \
   }
 #endif
@@ -51,7 +59,8 @@ IMPACT_MATH_2(hypot)
 // issued instructions on sm_90 and one dependency chain, where sqrt and a correctly rounded
 // division take about 30 and two chains, each with a branch to an out-of-line slow path. On the
 // host 1 / sqrt(x), exactly as the laws divided before (the host's bits do not change).
-template <class T> IMPACT_HDI T inv_sqrt(T x) {
+template <class T>
+IMPACT_HDI T inv_sqrt(T x) {
 #if defined(__CUDA_ARCH__)
   if constexpr (std::is_same_v<T, float>) return rsqrtf(x);
   else return ::rsqrt(x);
@@ -68,21 +77,24 @@ template <class T> IMPACT_HDI T inv_sqrt(T x) {
 // __log2f (MUFU.LG2 with its subnormal scaling, at most 2^-22 absolute in [0.5, 2] and 2 ulp
 // elsewhere), not log2f, whose polynomial adds about 24 instructions: stronge's tau step length and
 // jia's sigma step length 24 SASS shorter each (sm_90); exp2f is MUFU.EX2 already.
-template <class T> IMPACT_HDI T step_sixth_root(T x) {
+template <class T>
+IMPACT_HDI T step_sixth_root(T x) {
 #if defined(__CUDA_ARCH__)
   return static_cast<T>(exp2f(__log2f(static_cast<float>(x)) * (1.0f / 6.0f)));
 #else
   return std::sqrt(::impact::math::cbrt(x));
 #endif
 }
-template <class T> IMPACT_HDI T step_pow(T x, T p) {
+template <class T>
+IMPACT_HDI T step_pow(T x, T p) {
 #if defined(__CUDA_ARCH__)
   return static_cast<T>(exp2f(__log2f(static_cast<float>(x)) * static_cast<float>(p)));
 #else
   return ::impact::math::exp(p * ::impact::math::log(x));
 #endif
 }
-template <class T> IMPACT_HDI T step_exp(T a) {
+template <class T>
+IMPACT_HDI T step_exp(T a) {
 #if defined(__CUDA_ARCH__)
   return static_cast<T>(exp2f(static_cast<float>(a) * 1.44269504088896341f));
 #else
@@ -92,7 +104,8 @@ template <class T> IMPACT_HDI T step_exp(T a) {
 
 // sin and cos of one angle: one call on the device (CUDA's sincos shares the range reduction and
 // needs fewer registers than two calls), rmath::sincos on the host.
-template <class T> IMPACT_HDI void sin_cos(T x, T& s, T& c) {
+template <class T>
+IMPACT_HDI void sin_cos(T x, T& s, T& c) {
 #if defined(__CUDA_ARCH__)
   if constexpr (std::is_same_v<T, float>) sincosf(x, &s, &c);
   else ::sincos(x, &s, &c);

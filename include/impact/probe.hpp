@@ -33,7 +33,8 @@ struct NoProbe {
 // Regime keys (Law::regime_key, the integrators'): an instance's expected code path as an integer,
 // so that a kernel can hand a warp instances of nearby keys. slip_ratio_key: 3D after planar, then
 // log2(vt / scale) in eighths of an octave, clipped to 10 bits (scale <= 0, e.g. mu = 0: the top).
-template <class T> IMPACT_HDI std::uint32_t slip_ratio_key(bool planar, T vt, T scale) {
+template <class T>
+IMPACT_HDI std::uint32_t slip_ratio_key(bool planar, T vt, T scale) {
   int lk = 1023;
   if (scale > T(0)) {
     const double r = static_cast<double>(vt) / static_cast<double>(scale);

@@ -62,7 +62,10 @@ struct ModeSeq {
     return k;
   }
   IMPACT_HDI Mode at(int k) const { return static_cast<Mode>((bits >> (4 * k)) & 0xFu); }
-  IMPACT_HDI Mode last() const { int k = size(); return k ? at(k - 1) : Mode::none; }
+  IMPACT_HDI Mode last() const {
+    int k = size();
+    return k ? at(k - 1) : Mode::none;
+  }
   // Appends m unless it repeats the last mode; a full sequence keeps its first 7 and the latest.
   IMPACT_HDI void push(Mode m) {
     if (m == Mode::none || last() == m) return;
@@ -77,8 +80,14 @@ struct ModeSeq {
 
 template <class T>
 struct Eps;
-template <> struct Eps<double> { static constexpr double value = 2.220446049250313e-16; };
-template <> struct Eps<float> { static constexpr float value = 1.1920929e-07f; };
+template <>
+struct Eps<double> {
+  static constexpr double value = 2.220446049250313e-16;
+};
+template <>
+struct Eps<float> {
+  static constexpr float value = 1.1920929e-07f;
+};
 
 template <class T>
 struct ContactProblem {
@@ -110,17 +119,18 @@ constexpr int kAux = 5;
 
 template <class T>
 struct Result {
-  Vec3<T> P;      // impulse on body 1
-  Vec3<T> vf;     // final relative contact velocity
-  T dE;           // kinetic energy change (<= 0 when dissipative)
-  T In_c;         // normal impulse at the end of compression (laws with phases)
-  T aux[kAux];    // law-specific extra outputs
-  ModeSeq modes;  // contact-mode sequence
+  Vec3<T> P;           // impulse on body 1
+  Vec3<T> vf;          // final relative contact velocity
+  T dE;                // kinetic energy change (<= 0 when dissipative)
+  T In_c;              // normal impulse at the end of compression (laws with phases)
+  T aux[kAux];         // law-specific extra outputs
+  ModeSeq modes;       // contact-mode sequence
   std::int32_t steps;  // iterations / steps / segments used
   Status status;
 };
 
-template <class T> IMPACT_HDI Result<T> make_result(Status s) {
+template <class T>
+IMPACT_HDI Result<T> make_result(Status s) {
   Result<T> r{};
   r.P = Vec3<T>{T(0), T(0), T(0)};
   r.vf = r.P;
@@ -136,7 +146,7 @@ template <class T> IMPACT_HDI Result<T> make_result(Status s) {
 // Options every law receives; the impulse-space integrators read them, algebraic laws ignore them.
 enum class Integrator : std::int32_t { euler = 0, rk4 = 1 };
 struct LawOptions {
-  std::int32_t steps = 250;               // steps per instance, relative to its own impulse scale
+  std::int32_t steps = 250;  // steps per instance, relative to its own impulse scale
   Integrator integrator = Integrator::rk4;
   // On the device: whether the lanes of a warp defer their event searches to run them together
   // (impact/search_vote.hpp; StrongeLaw). Scheduling only: no result depends on it, and the host
@@ -164,11 +174,10 @@ IMPACT_HDI bool stop_requested(const LawOptions& opt, std::uint32_t& polls) {
 
 // Checks the instance and normalises n in place. Order of checks: non-finite input, zero normal,
 // parameter ranges, approach velocity, positive definiteness of W.
-template <class T> IMPACT_HDI Status validate(ContactProblem<T>& p, ParamUse use) {
-  if (!isfinite_sym(p.W) || !isfinite3(p.n) || !isfinite3(p.v0) || !std::isfinite(p.mu))
-    return Status::non_finite;
-  if ((use.e && !std::isfinite(p.e)) || (use.e_t && !std::isfinite(p.e_t)) ||
-      (use.eta0 && !std::isfinite(p.eta0)))
+template <class T>
+IMPACT_HDI Status validate(ContactProblem<T>& p, ParamUse use) {
+  if (!isfinite_sym(p.W) || !isfinite3(p.n) || !isfinite3(p.v0) || !std::isfinite(p.mu)) return Status::non_finite;
+  if ((use.e && !std::isfinite(p.e)) || (use.e_t && !std::isfinite(p.e_t)) || (use.eta0 && !std::isfinite(p.eta0)))
     return Status::non_finite;
   const T nn = norm(p.n);
   if (!(nn > T(0))) return Status::bad_normal;
@@ -184,15 +193,16 @@ template <class T> IMPACT_HDI Status validate(ContactProblem<T>& p, ParamUse use
 
 // Fills vf and dE from P. dE = 1/2 (v0+vf)^T P equals 1/2 vf^T W^-1 vf - 1/2 v0^T W^-1 v0
 // exactly, because vf - v0 = W P; it needs no inverse of W.
-template <class T> IMPACT_HDI void finish(const ContactProblem<T>& p, Result<T>& r) {
+template <class T>
+IMPACT_HDI void finish(const ContactProblem<T>& p, Result<T>& r) {
   r.vf = p.v0 + p.W * r.P;
   r.dE = T(0.5) * dot(p.v0 + r.vf, r.P);
-  if (r.status == Status::ok && !(isfinite3(r.P) && isfinite3(r.vf) && std::isfinite(r.dE)))
-    r.status = Status::non_finite;
+  if (r.status == Status::ok && !(isfinite3(r.P) && isfinite3(r.vf) && std::isfinite(r.dE))) r.status = Status::non_finite;
 }
 
 // Frictionless perfectly plastic impulse (Chatterjee-Ruina eq. 3): brings v.n to zero.
-template <class T> IMPACT_HDI Vec3<T> impulse_plastic_frictionless(const ContactProblem<T>& p) {
+template <class T>
+IMPACT_HDI Vec3<T> impulse_plastic_frictionless(const ContactProblem<T>& p) {
   return (-dot(p.n, p.v0) / quad(p.W, p.n)) * p.n;
 }
 
@@ -208,7 +218,8 @@ struct PlaneFrame {
   bool planar;
 };
 
-template <class T> IMPACT_HD PlaneFrame<T> plane_frame(const ContactProblem<T>& p) {
+template <class T>
+IMPACT_HD PlaneFrame<T> plane_frame(const ContactProblem<T>& p) {
   PlaneFrame<T> f;
   const Vec3<T> n = p.n;
   const Vec3<T> Wn = p.W * n;
@@ -229,13 +240,14 @@ template <class T> IMPACT_HD PlaneFrame<T> plane_frame(const ContactProblem<T>& 
     f.vt = T(0);
   }
   f.s = cross(n, f.t);
-  f.planar = tabs(dot(p.v0, f.s)) <= tol * vscale && tabs(dot(f.s, Wn)) <= tol * wscale &&
-             tabs(quad(p.W, f.s, f.t)) <= tol * wscale;
+  f.planar =
+      tabs(dot(p.v0, f.s)) <= tol * vscale && tabs(dot(f.s, Wn)) <= tol * wscale && tabs(quad(p.W, f.s, f.t)) <= tol * wscale;
   return f;
 }
 
 // Kinetic energy of the relative contact motion, 1/2 v^T W^-1 v, given W's Cholesky factor.
-template <class T> IMPACT_HDI T contact_energy(const Chol3<T>& c, Vec3<T> v) {
+template <class T>
+IMPACT_HDI T contact_energy(const Chol3<T>& c, Vec3<T> v) {
   return T(0.5) * dot(v, chol_solve(c, v));
 }
 

@@ -15,7 +15,8 @@
 namespace impact {
 
 // y + s k, field by field.
-template <class Y, class T> IMPACT_HDI Y axpy(const Y& y, T s, const Y& k) {
+template <class Y, class T>
+IMPACT_HDI Y axpy(const Y& y, T s, const Y& k) {
   return Y::zip([s](T a, T b) { return a + s * b; }, y, k);
 }
 

@@ -40,22 +40,20 @@ struct Dist {
   static Dist uniform(double a, double b) { return Dist{a, b, 0.0, 0.0, DistKind::uniform}; }
   static Dist normal(double mean, double sd) { return Dist{mean, sd, 0.0, 0.0, DistKind::normal}; }
   static Dist lognormal(double mu, double sigma) { return Dist{mu, sigma, 0.0, 0.0, DistKind::lognormal}; }
-  static Dist truncnormal(double mean, double sd, double lo, double hi) {
-    return Dist{mean, sd, lo, hi, DistKind::truncnormal};
-  }
+  static Dist truncnormal(double mean, double sd, double lo, double hi) { return Dist{mean, sd, lo, hi, DistKind::truncnormal}; }
 };
 
 // Two uniforms in (0, 1) from Philox block `block` of (index, stream).
-IMPACT_HDI void uniform_pair(const Philox& rng, std::uint64_t index, std::uint32_t stream, std::uint32_t block,
-                             double& u1, double& u2) {
+IMPACT_HDI void uniform_pair(const Philox& rng, std::uint64_t index, std::uint32_t stream, std::uint32_t block, double& u1,
+                             double& u2) {
   const auto w = rng.words(index, stream, block);
   u1 = u01_double(w[0], w[1]);
   u2 = u01_double(w[2], w[3]);
 }
 
 // Two independent standard normals (Box-Muller) from Philox block `block` of (index, stream).
-IMPACT_HDI void normal_pair(const Philox& rng, std::uint64_t index, std::uint32_t stream, std::uint32_t block,
-                            double& z0, double& z1) {
+IMPACT_HDI void normal_pair(const Philox& rng, std::uint64_t index, std::uint32_t stream, std::uint32_t block, double& z0,
+                            double& z1) {
   double u1, u2;
   uniform_pair(rng, index, stream, block, u1, u2);
   const double r = rmath::dsqrt(rmath::dmul(-2.0, rmath::log(u1)));
@@ -73,8 +71,7 @@ constexpr std::uint32_t kTruncNormalMaxTries = 128;
 // rejection for a wide interval around 0; a uniform proposal for a narrow interval; an
 // exponential proposal with rate (alpha + sqrt(alpha^2 + 4))/2 for a one-sided tail. Fallback
 // after kTruncNormalMaxTries proposals: the point of [alpha, beta] nearest 0.
-IMPACT_HD inline double std_truncnormal(const Philox& rng, std::uint64_t index, std::uint32_t stream, double alpha,
-                                        double beta) {
+IMPACT_HD inline double std_truncnormal(const Philox& rng, std::uint64_t index, std::uint32_t stream, double alpha, double beta) {
   using namespace rmath;  // dadd, dmul, ... (log, exp, sincos qualified)
   bool flip = false;
   if (beta <= 0.0 && alpha < 0.0) {  // left tail: sample on [-beta, -alpha] and negate
@@ -84,36 +81,47 @@ IMPACT_HD inline double std_truncnormal(const Philox& rng, std::uint64_t index, 
     flip = true;
   }
   double z = alpha > 0.0 ? alpha : (beta < 0.0 ? beta : 0.0);  // fallback
-  if (alpha <= 0.0) {  // the interval contains 0
+  if (alpha <= 0.0) {                                          // the interval contains 0
     const double width = dsub(beta, alpha);
     if (width >= 2.5066282746310002) {  // >= sqrt(2 pi): normal rejection
       for (std::uint32_t k = 0; k < kTruncNormalMaxTries; ++k) {
         double z0, z1;
         normal_pair(rng, index, stream, k, z0, z1);
-        if (z0 >= alpha && z0 <= beta) { z = z0; break; }
-        if (z1 >= alpha && z1 <= beta) { z = z1; break; }
+        if (z0 >= alpha && z0 <= beta) {
+          z = z0;
+          break;
+        }
+        if (z1 >= alpha && z1 <= beta) {
+          z = z1;
+          break;
+        }
       }
     } else {  // uniform proposal, accept with exp(-z^2/2)
       for (std::uint32_t k = 0; k < kTruncNormalMaxTries; ++k) {
         double u1, u2;
         uniform_pair(rng, index, stream, k, u1, u2);
         const double y = dadd(alpha, dmul(width, u1));
-        if (u2 <= rmath::exp(dmul(-0.5, dmul(y, y)))) { z = y; break; }
+        if (u2 <= rmath::exp(dmul(-0.5, dmul(y, y)))) {
+          z = y;
+          break;
+        }
       }
     }
   } else {  // 0 < alpha < beta
     const double sq = dsqrt(dadd(dmul(alpha, alpha), 4.0));
     // Robert's switch: the uniform proposal is better when beta is below this bound
-    const double bound =
-        dadd(alpha, dmul(ddiv(3.2974425414002564, dadd(alpha, sq)),  // 2 sqrt(e)
-                         rmath::exp(dmul(0.25, dsub(dmul(alpha, alpha), dmul(alpha, sq))))));
+    const double bound = dadd(alpha, dmul(ddiv(3.2974425414002564, dadd(alpha, sq)),  // 2 sqrt(e)
+                                          rmath::exp(dmul(0.25, dsub(dmul(alpha, alpha), dmul(alpha, sq))))));
     if (beta < bound) {  // uniform proposal, accept with exp((alpha^2 - z^2)/2)
       const double width = dsub(beta, alpha);
       for (std::uint32_t k = 0; k < kTruncNormalMaxTries; ++k) {
         double u1, u2;
         uniform_pair(rng, index, stream, k, u1, u2);
         const double y = dadd(alpha, dmul(width, u1));
-        if (u2 <= rmath::exp(dmul(0.5, dsub(dmul(alpha, alpha), dmul(y, y))))) { z = y; break; }
+        if (u2 <= rmath::exp(dmul(0.5, dsub(dmul(alpha, alpha), dmul(y, y))))) {
+          z = y;
+          break;
+        }
       }
     } else {  // exponential proposal alpha + Exp(lambda), accept with exp(-(z - lambda)^2/2)
       const double lambda = dmul(0.5, dadd(alpha, sq));
@@ -122,7 +130,10 @@ IMPACT_HD inline double std_truncnormal(const Philox& rng, std::uint64_t index, 
         uniform_pair(rng, index, stream, k, u1, u2);
         const double y = dsub(alpha, ddiv(rmath::log(u1), lambda));
         const double d = dsub(y, lambda);
-        if (y <= beta && u2 <= rmath::exp(dmul(-0.5, dmul(d, d)))) { z = y; break; }
+        if (y <= beta && u2 <= rmath::exp(dmul(-0.5, dmul(d, d)))) {
+          z = y;
+          break;
+        }
       }
     }
   }
@@ -188,14 +199,27 @@ enum CommonSlot : int { kSlotMu = 0, kSlotE = 1, kSlotEt = 2, kSlotEta0 = 3, kFi
 // scenario (host/systems/scenarios.cpp) builds its instances with the same functions below, so an
 // instance of the same values is the same bits in `impact reduce` and `impact study`.
 enum ContactSlot : int {
-  kSlotW1 = 4, kSlotW2 = 5, kSlotW3 = 6, kSlotVn = 7, kSlotVt = 8, kSlotPhi = 9,
-  kSlotRx = 10, kSlotRy = 11, kSlotRz = 12
+  kSlotW1 = 4,
+  kSlotW2 = 5,
+  kSlotW3 = 6,
+  kSlotVn = 7,
+  kSlotVt = 8,
+  kSlotPhi = 9,
+  kSlotRx = 10,
+  kSlotRy = 11,
+  kSlotRz = 12
 };
 // ball (Jia 2013, Section 8.1): sphere of mass m, radius r on a fixed table, normal z; velocity of
 // the centre V0 and angular velocity w0 (table frame).
 enum BallSlot : int {
-  kSlotMass = 4, kSlotRadius = 5, kSlotV0x = 6, kSlotV0y = 7, kSlotV0z = 8,
-  kSlotW0x = 9, kSlotW0y = 10, kSlotW0z = 11
+  kSlotMass = 4,
+  kSlotRadius = 5,
+  kSlotV0x = 6,
+  kSlotV0y = 7,
+  kSlotV0z = 8,
+  kSlotW0x = 9,
+  kSlotW0y = 10,
+  kSlotW0z = 11
 };
 
 // Philox stream of the random rotation's quaternion (slots use streams 0 .. kMaxSlots-1).
@@ -283,8 +307,8 @@ IMPACT_HD inline Sym3<double> rotated_diagonal(const double R[3][3], const doubl
   double A[3][3];
   for (int i = 0; i < 3; ++i)
     for (int j = i; j < 3; ++j)
-      A[i][j] = dadd(dadd(dmul(dmul(R[i][0], w[0]), R[j][0]), dmul(dmul(R[i][1], w[1]), R[j][1])),
-                     dmul(dmul(R[i][2], w[2]), R[j][2]));
+      A[i][j] =
+          dadd(dadd(dmul(dmul(R[i][0], w[0]), R[j][0]), dmul(dmul(R[i][1], w[1]), R[j][1])), dmul(dmul(R[i][2], w[2]), R[j][2]));
   return Sym3<double>{A[0][0], A[0][1], A[0][2], A[1][1], A[1][2], A[2][2]};
 }
 
@@ -305,8 +329,7 @@ IMPACT_HD inline Vec3<double> contact_v0(double vn, double vt, double phi) {
 }
 
 // The instance `index` of the study, in double.
-IMPACT_HD inline ContactProblem<double> make_instance_double(const SampleSpec& spec, std::uint64_t seed,
-                                                             std::uint64_t index) {
+IMPACT_HD inline ContactProblem<double> make_instance_double(const SampleSpec& spec, std::uint64_t seed, std::uint64_t index) {
   using namespace rmath;  // dadd, dmul, ... (log, exp, sincos qualified)
   const Philox rng{seed};
   auto draw = [&](int k) { return sample(spec.slot[k], rng, index, static_cast<std::uint32_t>(k)); };

@@ -76,41 +76,52 @@ IMPACT_HDI int biased_exponent(double m) { return static_cast<int>((bits_of(m) >
 IMPACT_HDI int exponent_field(double m) { return biased_exponent(m) - 1023; }
 IMPACT_HDI int exponent_field(float m) { return static_cast<int>((bits_of(m) >> 23) & 0xffu) - 127; }
 // 2^k exactly, k clamped to the normal range of the type.
-template <class T> IMPACT_HDI T pow2(int k);
-template <> IMPACT_HDI double pow2<double>(int k) {
+template <class T>
+IMPACT_HDI T pow2(int k);
+template <>
+IMPACT_HDI double pow2<double>(int k) {
   k = k < -1022 ? -1022 : k > 1023 ? 1023 : k;
   return double_of(static_cast<unsigned long long>(k + 1023) << 52);
 }
-template <> IMPACT_HDI float pow2<float>(int k) {
+template <>
+IMPACT_HDI float pow2<float>(int k) {
   k = k < -126 ? -126 : k > 127 ? 127 : k;
   return float_of(static_cast<unsigned>(k + 127) << 23);
 }
-template <class T> inline constexpr int kMaxExp = 1023;
-template <> inline constexpr int kMaxExp<float> = 127;
+template <class T>
+inline constexpr int kMaxExp = 1023;
+template <>
+inline constexpr int kMaxExp<float> = 127;
 }  // namespace scale_detail
 
-template <class T> inline constexpr T kSmallestNormal = T(2.2250738585072014e-308);
-template <> inline constexpr float kSmallestNormal<float> = 1.17549435e-38f;
+template <class T>
+inline constexpr T kSmallestNormal = T(2.2250738585072014e-308);
+template <>
+inline constexpr float kSmallestNormal<float> = 1.17549435e-38f;
 
 // The exponent of a magnitude, 0 when it is zero or not finite (validate() reports those).
-template <class T> IMPACT_HDI int exponent_of(T m) {
+template <class T>
+IMPACT_HDI int exponent_of(T m) {
   return m > T(0) && std::isfinite(m) ? scale_detail::exponent_field(m) : 0;
 }
 
 // x * 2^k, exact whenever the result is a normal number (two exact factors when 2^k itself is not
 // representable: the intermediate lies between x and the result).
-template <class T> IMPACT_HDI T pow2_scale(T x, int k) {
+template <class T>
+IMPACT_HDI T pow2_scale(T x, int k) {
   using scale_detail::kMaxExp;
   using scale_detail::pow2;
   if (k >= -(kMaxExp<T> - 1) && k <= kMaxExp<T>) return x * pow2<T>(k);
   const int a = k / 2;
   return (x * pow2<T>(a)) * pow2<T>(k - a);
 }
-template <class T> IMPACT_HDI Vec3<T> pow2_scale(Vec3<T> a, int k) {
+template <class T>
+IMPACT_HDI Vec3<T> pow2_scale(Vec3<T> a, int k) {
   return Vec3<T>{pow2_scale(a.x, k), pow2_scale(a.y, k), pow2_scale(a.z, k)};
 }
 
-template <class T> IMPACT_HDI Scales instance_scales(const ContactProblem<T>& p) {
+template <class T>
+IMPACT_HDI Scales instance_scales(const ContactProblem<T>& p) {
   Scales s;
   s.kv = exponent_of(max_abs3(p.v0));
   s.kw = exponent_of(max_abs(p.W));
@@ -119,7 +130,8 @@ template <class T> IMPACT_HDI Scales instance_scales(const ContactProblem<T>& p)
   return s;
 }
 
-template <class T> IMPACT_HDI void to_unit_scales(ContactProblem<T>& p, const Scales& s) {
+template <class T>
+IMPACT_HDI void to_unit_scales(ContactProblem<T>& p, const Scales& s) {
   p.v0 = pow2_scale(p.v0, -s.kv);
   p.n = pow2_scale(p.n, -s.kn);
   p.W = Sym3<T>{pow2_scale(p.W.xx, -s.kw), pow2_scale(p.W.xy, -s.kw), pow2_scale(p.W.xz, -s.kw),
@@ -128,7 +140,8 @@ template <class T> IMPACT_HDI void to_unit_scales(ContactProblem<T>& p, const Sc
 
 // aux0_impulse_power: the power of an impulse that aux[0] carries (aghili's sigma = mu^2 i_n^2 -
 // |i_t|^2: 2); the other aux scalars of every law are dimensionless.
-template <class T> IMPACT_HDI void from_unit_scales(Result<T>& r, const Scales& s, int aux0_impulse_power = 0) {
+template <class T>
+IMPACT_HDI void from_unit_scales(Result<T>& r, const Scales& s, int aux0_impulse_power = 0) {
   const int ki = s.kv - s.kw;
   const bool unit_impulse = max_abs3(r.P) > T(0);
   const Vec3<T> Pu = r.P;
@@ -160,7 +173,8 @@ template <class T> IMPACT_HDI void from_unit_scales(Result<T>& r, const Scales& 
 }
 
 // The law's outcome on p, computed on p in its own units: f(q) evaluates the law on the scaled q.
-template <class T, class F> IMPACT_HDI Result<T> eval_in_own_units(ContactProblem<T> p, F f, int aux0_impulse_power = 0) {
+template <class T, class F>
+IMPACT_HDI Result<T> eval_in_own_units(ContactProblem<T> p, F f, int aux0_impulse_power = 0) {
   int packed;
   {
     const Scales s = instance_scales(p);

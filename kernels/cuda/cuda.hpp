@@ -149,7 +149,7 @@ constexpr std::uint64_t kCudaSortPiece = std::uint64_t(1) << 22;
 constexpr unsigned kCudaReduceBlock = 128;  // threads per block of the reduction kernel
 // How the reduction deals the instances to the lanes; the summary is the same bits for every choice.
 struct ReduceSchedule {
-  bool sort = true;          // by regime key, where the law has one and the probed keys differ
+  bool sort = true;  // by regime key, where the law has one and the probed keys differ
   // persistent lanes: a grid of the blocks the SMs hold at once, whose warps take batches
   // of 32 instances from a work counter (kernels/cuda/sampled.cu for_each_instance); else grid-stride
   // over kCudaReduceBlocks blocks
@@ -172,12 +172,10 @@ BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uin
 
 // The instances [begin, begin + count) of a study sampled on the device, in double, as the 16
 // input columns: out[k * count + i] (tests compare the bits with the host's make_instance).
-void sample_instances(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::size_t count,
-                      double* out);
+void sample_instances(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::size_t count, double* out);
 
 // Philox uniforms u01(seed, index, stream) for index in [first, first + count) computed on the
 // device (the same function the CPU evaluates: tests compare the bits).
-void philox_uniforms(std::uint64_t seed, std::uint32_t stream, std::uint64_t first, std::size_t count,
-                     double* out);
+void philox_uniforms(std::uint64_t seed, std::uint32_t stream, std::uint64_t first, std::size_t count, double* out);
 
 }  // namespace impact::cuda

@@ -28,15 +28,14 @@ __device__ double read_view(const DeviceView& v, std::size_t row, int a, int b) 
 // order; W's upper triangle); the first row whose W is not symmetric to 1e-12 of max |W| (the host
 // path's rule) into *asym (atomicMin).
 template <class T>
-__global__ void gather_kernel(const DeviceInputs in, std::size_t first, std::size_t m, T* cols,
-                              unsigned long long* asym) {
+__global__ void gather_kernel(const DeviceInputs in, std::size_t first, std::size_t m, T* cols, unsigned long long* asym) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= m) return;
   const std::size_t r = first + i;
   const double xx = read_view(in.W, r, 0, 0), xy = read_view(in.W, r, 0, 1), xz = read_view(in.W, r, 0, 2);
   const double yy = read_view(in.W, r, 1, 1), yz = read_view(in.W, r, 1, 2), zz = read_view(in.W, r, 2, 2);
-  const double d = fmax(fabs(xy - read_view(in.W, r, 1, 0)),
-                        fmax(fabs(xz - read_view(in.W, r, 2, 0)), fabs(yz - read_view(in.W, r, 2, 1))));
+  const double d =
+      fmax(fabs(xy - read_view(in.W, r, 1, 0)), fmax(fabs(xz - read_view(in.W, r, 2, 0)), fabs(yz - read_view(in.W, r, 2, 1))));
   const double s = fmax(fmax(fmax(fabs(xx), fabs(xy)), fmax(fabs(xz), fabs(yy))), fmax(fabs(yz), fabs(zz)));
   if (!(d <= 1e-12 * s) && isfinite(s)) atomicMin(asym, static_cast<unsigned long long>(r));
   const double w[6] = {xx, xy, xz, yy, yz, zz};

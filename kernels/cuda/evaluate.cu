@@ -31,15 +31,16 @@ constexpr int kEvalBlock = 128;
 constexpr int kEvalMinBlocks = 4;
 
 template <class Law, class T>
-__global__ void __launch_bounds__(kEvalBlock, kEvalMinBlocks) eval_kernel(__grid_constant__ const EvalFunctor<Law, T> f, std::size_t n) {
+__global__ void __launch_bounds__(kEvalBlock, kEvalMinBlocks)
+    eval_kernel(__grid_constant__ const EvalFunctor<Law, T> f, std::size_t n) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) f(i);
 }
 
 // Thread j evaluates row order[j] (the rows sorted by regime key).
 template <class Law, class T>
-__global__ void __launch_bounds__(kEvalBlock, kEvalMinBlocks) eval_ordered_kernel(__grid_constant__ const EvalFunctor<Law, T> f, const std::uint32_t* order,
-                                    std::size_t n) {
+__global__ void __launch_bounds__(kEvalBlock, kEvalMinBlocks)
+    eval_ordered_kernel(__grid_constant__ const EvalFunctor<Law, T> f, const std::uint32_t* order, std::size_t n) {
   const std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j < n) f(order[j]);
 }
@@ -190,8 +191,8 @@ void launch_law(const BatchIn<T>& din, const BatchOut<T>& dout, const LawOptions
   bool done = false;
   if constexpr (HasRegimeKey<Law>::value) {
     if (order) {
-      key_kernel<Law, T><<<blocks_for(m, block), block, 0, stream>>>(KeyFunctor<Law, T>{din}, m, order->key_in(),
-                                                                     order->index_in());
+      key_kernel<Law, T>
+          <<<blocks_for(m, block), block, 0, stream>>>(KeyFunctor<Law, T>{din}, m, order->key_in(), order->index_in());
       check(cudaGetLastError(), "regime key kernel launch");
       const std::uint32_t* o = order->sort(m, stream);
       eval_ordered_kernel<Law, T><<<blocks_for(m, block), block, 0, stream>>>(EvalFunctor<Law, T>{din, dout, opt}, o, m);
@@ -209,8 +210,8 @@ template <class T>
 struct Stage {
   PinnedBuffer host;
   DeviceBuffer dev;
-  KeyOrder order;  // the regime-key sort of a chunk (laws with a key, StreamOptions::sort)
-  Stream stream;   // declared last: destroyed (synchronized) before the buffers are freed
+  KeyOrder order;                   // the regime-key sort of a chunk (laws with a key, StreamOptions::sort)
+  Stream stream;                    // declared last: destroyed (synchronized) before the buffers are freed
   std::size_t first = 0, rows = 0;  // the chunk in flight
   bool pending = false;
   static std::size_t in_bytes(int nin, std::size_t m) { return std::size_t(nin) * m * sizeof(T); }
@@ -287,8 +288,7 @@ void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOp
     const BatchIn<T> din = batch_in_of<T>(dcol, m);
     const std::size_t ib = st.in_bytes(nin, m), ob = st.out_bytes(m);
     const BatchOut<T> dout = packed_batch_out<T>(static_cast<char*>(st.dev.get()) + ib, m);
-    check(cudaMemcpyAsync(st.dev.get(), st.host.get(), ib, cudaMemcpyHostToDevice, st.stream.get()),
-          "cudaMemcpyAsync to device");
+    check(cudaMemcpyAsync(st.dev.get(), st.host.get(), ib, cudaMemcpyHostToDevice, st.stream.get()), "cudaMemcpyAsync to device");
     const bool sort_chunk = sorted && batch_keys_vary<Law, T>(in, first, m);  // else the plain order
     launch_law<Law, T>(din, dout, opt, m, sort_chunk ? &st.order : nullptr, st.stream.get());
     check(cudaMemcpyAsync(static_cast<char*>(st.host.get()) + ib, static_cast<char*>(st.dev.get()) + ib, ob,
@@ -342,8 +342,7 @@ __global__ void philox_kernel(Philox rng, std::uint32_t stream, std::uint64_t fi
 }
 }  // namespace
 
-void philox_uniforms(std::uint64_t seed, std::uint32_t stream, std::uint64_t first, std::size_t count,
-                     double* out) {
+void philox_uniforms(std::uint64_t seed, std::uint32_t stream, std::uint64_t first, std::size_t count, double* out) {
   if (count == 0) return;
   DeviceBuffer d(2 * count * sizeof(double));
   const int block = 256;
@@ -353,13 +352,13 @@ void philox_uniforms(std::uint64_t seed, std::uint32_t stream, std::uint64_t fir
   check(cudaMemcpy(out, d.get(), 2 * count * sizeof(double), cudaMemcpyDeviceToHost), "copy to host");
 }
 
-#define IMPACT_INSTANTIATE(LAW)                                                                 \
-  template void evaluate<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&); \
-  template void evaluate<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&); \
-  template void evaluate_streamed<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&, \
-                                               const StreamOptions&);                                        \
-  template void evaluate_streamed<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&, \
-                                              const StreamOptions&);                                        \
+#define IMPACT_INSTANTIATE(LAW)                                                                                      \
+  template void evaluate<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&);           \
+  template void evaluate<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&);              \
+  template void evaluate_streamed<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&,   \
+                                               const StreamOptions&);                                                \
+  template void evaluate_streamed<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&,      \
+                                              const StreamOptions&);                                                 \
   template void evaluate_on_device<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&); \
   template void evaluate_on_device<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&);
 IMPACT_FOR_EACH_LAW(IMPACT_INSTANTIATE)

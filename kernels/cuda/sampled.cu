@@ -31,8 +31,8 @@ __device__ __forceinline__ int bin_of(const SummaryRanges& rg, int k, double x) 
 
 // The regime key of instance begin + i, and i, for i < n.
 template <class Law, class T>
-__global__ void sampled_key_kernel(__grid_constant__ const SampleSpec spec, std::uint64_t seed, std::uint64_t begin, std::size_t n,
-                                   std::uint32_t* key, std::uint32_t* index) {
+__global__ void sampled_key_kernel(__grid_constant__ const SampleSpec spec, std::uint64_t seed, std::uint64_t begin,
+                                   std::size_t n, std::uint32_t* key, std::uint32_t* index) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   key[i] = LaunchTraits<Law>::regime_key(make_instance<T>(spec, seed, begin + i));
@@ -45,7 +45,8 @@ __global__ void sampled_key_kernel(__grid_constant__ const SampleSpec spec, std:
 // kernels/launch_traits.hpp): the register cap trades occupancy, which hides the FP64 dependency
 // chains the integrators stall on, against spills to L1-resident local memory. Float and the
 // algebraic laws take kReduceBlocksDefault. cli.kernel_resources checks the cap and a spill budget.
-template <class Law, class T> constexpr int reduce_min_blocks() {
+template <class Law, class T>
+constexpr int reduce_min_blocks() {
   if constexpr (std::is_same_v<T, float>) return kReduceBlocksDefault;
   else return LaunchTraits<Law>::reduce_blocks_double;
 }
@@ -88,14 +89,14 @@ __device__ __forceinline__ void for_each_instance(std::uint64_t n, unsigned long
 
 template <class Law, class T>
 __global__ void __launch_bounds__(kBlock, (reduce_min_blocks<Law, T>()))
-    sampled_reduce_kernel(__grid_constant__ const SampleSpec spec, std::uint64_t seed, std::uint64_t begin,
-                          std::uint64_t end, LawOptions opt, __grid_constant__ const SummaryRanges rg,
-                          const std::uint32_t* order, unsigned long long* counter, BatchSummary* out) {
+    sampled_reduce_kernel(__grid_constant__ const SampleSpec spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
+                          LawOptions opt, __grid_constant__ const SummaryRanges rg, const std::uint32_t* order,
+                          unsigned long long* counter, BatchSummary* out) {
   __shared__ unsigned long long status[static_cast<int>(Status::count_)];
   __shared__ unsigned long long hist[kNumQuantities][kBinSlots];
   __shared__ unsigned long long far[kNumQuantities], lo_key[kNumQuantities], hi_key[kNumQuantities];
   __shared__ ThreadSums sums[kNumQuantities][kBlock];
-  __shared__ int grid_exp[kNumQuantities];  // each quantity's grid (exact::range_exponent), once per block
+  __shared__ int grid_exp[kNumQuantities];           // each quantity's grid (exact::range_exponent), once per block
   __shared__ exact::DigitSums wide[kNumQuantities];  // the rare values of the wide tier, by atomics
   const int t = threadIdx.x;
   for (int i = t; i < static_cast<int>(Status::count_); i += kBlock) status[i] = 0;
@@ -124,12 +125,9 @@ __global__ void __launch_bounds__(kBlock, (reduce_min_blocks<Law, T>()))
     summary_quantities(n, K0, r, x);
     for (int k = 0; k < kNumQuantities; ++k) {
       exact::Fixed f;
-      if (exact::quantize(x[k], grid_exp[k], f))
-        sums[k][t].add(f);
-      else if (exact::quantize(x[k], grid_exp[k] + exact::kWideShift, f))
-        wide[k].add(f);
-      else
-        atomicAdd(&far[k], 1ull);
+      if (exact::quantize(x[k], grid_exp[k], f)) sums[k][t].add(f);
+      else if (exact::quantize(x[k], grid_exp[k] + exact::kWideShift, f)) wide[k].add(f);
+      else atomicAdd(&far[k], 1ull);
       if (x[k] - x[k] == 0) {  // finite: the extremes (a read first: after the first rows few lanes write)
         const unsigned long long key = exact::order_key(x[k]);
         if (key < lo_key[k]) atomicMin(&lo_key[k], key);
@@ -223,8 +221,7 @@ BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uin
     sampled_reduce_kernel<Law, T><<<used, kBlock>>>(spec, seed, b, e, law_opt, rg, ord, next, d.as<BatchSummary>());
     check(cudaGetLastError(), "sampled reduction kernel launch");
     check(cudaDeviceSynchronize(), "sampled reduction kernel");
-    check(cudaMemcpy(parts.data(), d.get(), used * sizeof(BatchSummary), cudaMemcpyDeviceToHost),
-          "copy summaries to host");
+    check(cudaMemcpy(parts.data(), d.get(), used * sizeof(BatchSummary), cudaMemcpyDeviceToHost), "copy summaries to host");
     for (unsigned k = 0; k < used; ++k) total = merge(total, parts[k]);
   }
   return total;
@@ -237,8 +234,7 @@ ReduceSchedule default_reduce_schedule() {
     const char* e = std::getenv(name);
     if (!e || !*e) return otherwise;
     const std::string v = e;
-    if (v != a && v != b)
-      throw std::invalid_argument(std::string(name) + "=" + v + ": expected " + a + " or " + b);
+    if (v != a && v != b) throw std::invalid_argument(std::string(name) + "=" + v + ": expected " + a + " or " + b);
     return v == a;
   };
   how.persistent = choice("IMPACT_CUDA_LANES", "persistent", "grid-stride", how.persistent);
@@ -252,8 +248,7 @@ BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uin
   return reduce_sampled<Law, T>(spec, seed, begin, end, opt, rg, default_reduce_schedule());
 }
 
-void sample_instances(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::size_t count,
-                      double* out) {
+void sample_instances(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::size_t count, double* out) {
   if (count == 0) return;
   const std::size_t bytes = kNumInputs * count * sizeof(double);
   DeviceBuffer d(bytes);
@@ -264,10 +259,10 @@ void sample_instances(const SampleSpec& spec, std::uint64_t seed, std::uint64_t 
   check(cudaMemcpy(out, d.get(), bytes, cudaMemcpyDeviceToHost), "copy samples to host");
 }
 
-#define IMPACT_INSTANTIATE_T(LAW, T)                                                                          \
-  template BatchSummary reduce_sampled<LAW, T>(const SampleSpec&, std::uint64_t, std::uint64_t, std::uint64_t, \
+#define IMPACT_INSTANTIATE_T(LAW, T)                                                                            \
+  template BatchSummary reduce_sampled<LAW, T>(const SampleSpec&, std::uint64_t, std::uint64_t, std::uint64_t,  \
                                                const LawOptions&, const SummaryRanges&, const ReduceSchedule&); \
-  template BatchSummary reduce_sampled<LAW, T>(const SampleSpec&, std::uint64_t, std::uint64_t, std::uint64_t, \
+  template BatchSummary reduce_sampled<LAW, T>(const SampleSpec&, std::uint64_t, std::uint64_t, std::uint64_t,  \
                                                const LawOptions&, const SummaryRanges&);
 #define IMPACT_INSTANTIATE(LAW) IMPACT_INSTANTIATE_T(LAW, double) IMPACT_INSTANTIATE_T(LAW, float)
 IMPACT_FOR_EACH_LAW(IMPACT_INSTANTIATE)

@@ -50,7 +50,10 @@ class DeviceBuffer {
     cap_ = 0;
   }
   void* get() const { return p_; }
-  template <class U> U* as() const { return static_cast<U*>(p_); }
+  template <class U>
+  U* as() const {
+    return static_cast<U*>(p_);
+  }
 
  private:
   void* p_ = nullptr;
@@ -103,8 +106,8 @@ class KeyOrder {
     cap_ = capacity;
     buf_.alloc(4 * capacity * sizeof(std::uint32_t));
     std::size_t tb = 0;
-    check(cub::DeviceRadixSort::SortPairs(nullptr, tb, key_in(), key_out(), index_in(), index_out(),
-                                          static_cast<int>(capacity), 0, kRegimeKeyBits),
+    check(cub::DeviceRadixSort::SortPairs(nullptr, tb, key_in(), key_out(), index_in(), index_out(), static_cast<int>(capacity),
+                                          0, kRegimeKeyBits),
           "cub::DeviceRadixSort::SortPairs (temporary storage size)");
     temp_bytes_ = tb;
     temp_.alloc(tb > 0 ? tb : 1);
@@ -114,8 +117,8 @@ class KeyOrder {
   const std::uint32_t* sort(std::size_t n, cudaStream_t stream) {
     if (n > cap_) throw std::logic_error("KeyOrder::sort: more items than allocated");
     std::size_t tb = temp_bytes_;
-    check(cub::DeviceRadixSort::SortPairs(temp_.get(), tb, key_in(), key_out(), index_in(), index_out(),
-                                          static_cast<int>(n), 0, kRegimeKeyBits, stream),
+    check(cub::DeviceRadixSort::SortPairs(temp_.get(), tb, key_in(), key_out(), index_in(), index_out(), static_cast<int>(n), 0,
+                                          kRegimeKeyBits, stream),
           "cub::DeviceRadixSort::SortPairs");
     return index_out();
   }

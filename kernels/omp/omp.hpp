@@ -30,16 +30,16 @@ void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& op
     for (std::size_t i = 0; i < in.count; ++i) f(i);
     return;
   }
-  thrust::for_each(thrust::omp::par, thrust::counting_iterator<std::size_t>(0),
-                   thrust::counting_iterator<std::size_t>(in.count), f);
+  thrust::for_each(thrust::omp::par, thrust::counting_iterator<std::size_t>(0), thrust::counting_iterator<std::size_t>(in.count),
+                   f);
 }
 
 // Summary of a batch on all cores: per-row results are summarised and merged, never stored.
 template <class Law, class T>
 BatchSummary reduce(const BatchIn<T>& in, const LawOptions& opt, const SummaryRanges& rg) {
   return thrust::transform_reduce(thrust::omp::par, thrust::counting_iterator<std::size_t>(0),
-                                  thrust::counting_iterator<std::size_t>(in.count),
-                                  SummarizeFunctor<Law, T>{in, opt, rg}, summary_identity(rg), MergeSummaries{});
+                                  thrust::counting_iterator<std::size_t>(in.count), SummarizeFunctor<Law, T>{in, opt, rg},
+                                  summary_identity(rg), MergeSummaries{});
 }
 
 // Summary of the sampled instances [begin, end) of a study on all cores: groups of kSampleGroup

@@ -27,7 +27,8 @@ const char* const kHeader = "index,W_xx,W_xy,W_xz,W_yy,W_yz,W_zz,n_x,n_y,n_z,v_x
   std::exit(2);
 }
 
-template <class T, class Law> double run(const std::vector<impact::ContactProblem<double>>& rows, int steps) {
+template <class T, class Law>
+double run(const std::vector<impact::ContactProblem<double>>& rows, int steps) {
   impact::LawOptions opt;
   opt.steps = steps;
   double total = 0;
@@ -47,7 +48,8 @@ int main(int argc, char** argv) {
   std::ifstream in(path);
   if (!in) fail(path + ": cannot be read");
   std::string line;
-  if (!std::getline(in, line) || line != kHeader) fail(path + ":1: expected the header of `impact reduce --cases-out`: " + kHeader);
+  if (!std::getline(in, line) || line != kHeader)
+    fail(path + ":1: expected the header of `impact reduce --cases-out`: " + kHeader);
   std::vector<impact::ContactProblem<double>> rows;
   for (long ln = 2; std::getline(in, line); ++ln) {
     if (line.empty()) continue;
@@ -73,9 +75,7 @@ int main(int argc, char** argv) {
   double mean = 0;
   if (law == "jia")
     mean = precision == "double" ? run<double, impact::JiaLaw>(rows, steps) : run<float, impact::JiaLaw>(rows, steps);
-  else
-    mean = precision == "double" ? run<double, impact::StrongeLaw>(rows, steps)
-                                 : run<float, impact::StrongeLaw>(rows, steps);
+  else mean = precision == "double" ? run<double, impact::StrongeLaw>(rows, steps) : run<float, impact::StrongeLaw>(rows, steps);
   std::printf("%zu instances, %.1f steps on average\n", rows.size(), mean);
   return 0;
 }

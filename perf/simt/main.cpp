@@ -28,10 +28,10 @@ struct SimtArgs {
   std::vector<int> steps;               // empty: 250, 1000
   std::string scenario = "contact";
   std::uint64_t seed = 1;
-  std::vector<std::string> sets;        // KEY=DIST settings of the scenario
-  int warps = 64, rounds = 8;           // warps and grid-stride rounds the model replays
-  std::string local_traffic;            // a JSON of perf/sass/local_traffic.py: configurations to predict
-  std::string json, markdown;           // "" none, "-" stdout
+  std::vector<std::string> sets;  // KEY=DIST settings of the scenario
+  int warps = 64, rounds = 8;     // warps and grid-stride rounds the model replays
+  std::string local_traffic;      // a JSON of perf/sass/local_traffic.py: configurations to predict
+  std::string json, markdown;     // "" none, "-" stdout
   bool quiet = false;
 };
 
@@ -131,7 +131,8 @@ std::string top_blocks(const perf::SimtResult& r, int count) {
 
 // One law's blocks under a schedule: share of the warp issue, active threads, code.
 std::string where_table(const std::string& title, const perf::SimtResult& r) {
-  std::string s = "\n" + title + "\n\n| block | code | share of warp issue | active threads | lane work/instance |\n"
+  std::string s = "\n" + title +
+                  "\n\n| block | code | share of warp issue | active threads | lane work/instance |\n"
                   "| --- | --- | ---: | ---: | ---: |\n";
   for (const perf::SimtBlockUse& b : r.blocks)
     s += "| " + b.name + " | `" + b.code + "` | " + fixed(100.0 * b.warp_issue / r.warp_issue, 1) + "% | " +
@@ -153,11 +154,15 @@ std::string local_rows(const std::vector<LocalConfig>& configs, std::vector<bool
     const double occ = perf::occupancy_of_blocks(c.blocks, perf::kSimtBlockWarps * 32);
     const double ms = 1e3 * perf::predicted_seconds(de, c.local, 1e6, occ);
     if (first_ms == 0) first_ms = ms;
-    md += "| " + law + " | " + precision + " | " + std::to_string(steps) + " | " + c.label + " | " +
-          std::to_string(c.blocks) + " | " + fixed(100 * occ, 2) + "% | " + fixed(c.local.loads, 0) + " / " +
-          fixed(c.local.stores, 0) + " | " + fixed(ms, 1) + " | " + fixed(first_ms / ms, 2) + " |\n";
-    out.push_back({{"label", c.label}, {"blocks", c.blocks}, {"occupancy", occ}, {"loads", c.local.loads},
-                   {"stores", c.local.stores}, {"predicted_ms_per_1e6", ms}});
+    md += "| " + law + " | " + precision + " | " + std::to_string(steps) + " | " + c.label + " | " + std::to_string(c.blocks) +
+          " | " + fixed(100 * occ, 2) + "% | " + fixed(c.local.loads, 0) + " / " + fixed(c.local.stores, 0) + " | " +
+          fixed(ms, 1) + " | " + fixed(first_ms / ms, 2) + " |\n";
+    out.push_back({{"label", c.label},
+                   {"blocks", c.blocks},
+                   {"occupancy", occ},
+                   {"loads", c.local.loads},
+                   {"stores", c.local.stores},
+                   {"predicted_ms_per_1e6", ms}});
   }
   return md;
 }
@@ -177,11 +182,12 @@ int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
       "refill: active | refill: time | sorted: active | sorted: time | sorted: ms per 1e6 at 12.5% / 25% occupancy | "
       "block wait, sorted / persistent | persistent: ms per 1e6 at 25% | deferred searches: active | "
       "deferred searches: ms per 1e6 at 25% | largest blocks (share of issue, active threads) |\n"
-      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+      "---: | --- |\n";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::string where;  // per block of the kernels' schedule (deferred): its code, share of the issue, coherence
-  const std::vector<LocalConfig> configs = a.local_traffic.empty() ? std::vector<LocalConfig>{}
-                                                                    : read_local_traffic(a.local_traffic);
+  const std::vector<LocalConfig> configs =
+      a.local_traffic.empty() ? std::vector<LocalConfig>{} : read_local_traffic(a.local_traffic);
   std::vector<bool> config_traced(configs.size(), false);
   std::string local_md;  // the configurations' predicted times (--local-traffic)
   for (const engine::LawInfo* law : spec.laws) {
@@ -194,8 +200,8 @@ int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
       for (engine::Precision p : spec.precisions) {
         LawOptions opt;
         opt.steps = steps;
-        if (log && !a.quiet) std::fprintf(log, "impact-simt: tracing %s %s %d steps\n", law->name.c_str(),
-                                          engine::precision_name(p), steps);
+        if (log && !a.quiet)
+          std::fprintf(log, "impact-simt: tracing %s %s %d steps\n", law->name.c_str(), engine::precision_name(p), steps);
         const perf::PathTrace t = perf::trace_paths(law->name, p, sample, spec.seed, opt, geom);
         const perf::SimtResult gs = perf::simt_model(t, blocks, geom, perf::Schedule::grid_stride);
         const perf::SimtResult rf = perf::simt_model(t, blocks, geom, perf::Schedule::refill);
@@ -210,20 +216,18 @@ int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
         // the block's wait for its slowest warp: block issue over warp issue
         auto wait = [](const perf::SimtResult& r) { return r.warp_issue > 0 ? r.block_issue / r.warp_issue : 1.0; };
         md += "| " + law->name + " | " + engine::precision_name(p) + " | " + std::to_string(steps) + " | " +
-              std::to_string(gs.instances) + " | " + fixed(gs.mean_iterations, 1) + " | " +
-              fixed(ne.active_threads, 2) + " | " + fixed(ne.warp_issue / gs.warp_issue, 2) + " | " +
-              fixed(gs.active_threads, 2) + " | " + eng(gs.warp_issue) + " | " +
+              std::to_string(gs.instances) + " | " + fixed(gs.mean_iterations, 1) + " | " + fixed(ne.active_threads, 2) + " | " +
+              fixed(ne.warp_issue / gs.warp_issue, 2) + " | " + fixed(gs.active_threads, 2) + " | " + eng(gs.warp_issue) + " | " +
               fixed(rf.active_threads, 2) + " | " + fixed(rf.warp_issue / gs.warp_issue, 2) + " | " +
-              fixed(so.active_threads, 2) + " | " + fixed(so.warp_issue / gs.warp_issue, 2) + " | " +
-              fixed(ms_125, 1) + " / " + fixed(ms_25, 1) + " | " + fixed(wait(so), 3) + " / " + fixed(wait(pe), 3) +
-              " | " + fixed(pe_25, 1) + " | " + fixed(de.active_threads, 2) + " | " + fixed(de_25, 1) + " | " +
-              top_blocks(gs, 4) + " |\n";
+              fixed(so.active_threads, 2) + " | " + fixed(so.warp_issue / gs.warp_issue, 2) + " | " + fixed(ms_125, 1) + " / " +
+              fixed(ms_25, 1) + " | " + fixed(wait(so), 3) + " / " + fixed(wait(pe), 3) + " | " + fixed(pe_25, 1) + " | " +
+              fixed(de.active_threads, 2) + " | " + fixed(de_25, 1) + " | " + top_blocks(gs, 4) + " |\n";
         nlohmann::ordered_json blocks_json = nlohmann::ordered_json::array(), sorted_json = blocks_json;
         for (const perf::SimtBlockUse& b : gs.blocks)
           blocks_json.push_back({{"block", b.name}, {"code", b.code}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
         for (const perf::SimtBlockUse& b : so.blocks)
-          sorted_json.push_back({{"block", b.name}, {"code", b.code}, {"cost", b.cost}, {"lane_work", b.lane_work},
-                                 {"warp_issue", b.warp_issue}});
+          sorted_json.push_back(
+              {{"block", b.name}, {"code", b.code}, {"cost", b.cost}, {"lane_work", b.lane_work}, {"warp_issue", b.warp_issue}});
         where += where_table(law->name + " " + engine::precision_name(p) + ", " + std::to_string(steps) + " steps", de);
         nlohmann::ordered_json local_json = nlohmann::ordered_json::array();
         local_md += local_rows(configs, config_traced, law->name, engine::precision_name(p), steps, de, local_json);
@@ -234,19 +238,22 @@ int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
                         {"iterations_per_instance", gs.mean_iterations},
                         {"grid_stride", {{"active_threads", gs.active_threads}, {"warp_issue", gs.warp_issue}}},
                         {"refill", {{"active_threads", rf.active_threads}, {"warp_issue", rf.warp_issue}}},
-                        {"sorted", {{"active_threads", so.active_threads},
-                                    {"warp_issue", so.warp_issue},
-                                    {"block_issue", so.block_issue},
-                                    {"kernel_issue", so.kernel_issue},
-                                    {"predicted_ms_per_1e6", {{"occupancy_12.5", ms_125}, {"occupancy_25", ms_25}}}}},
-                        {"persistent", {{"active_threads", pe.active_threads},
-                                        {"warp_issue", pe.warp_issue},
-                                        {"block_issue", pe.block_issue},
-                                        {"predicted_ms_per_1e6", {{"occupancy_25", pe_25}}}}},
-                        {"deferred", {{"active_threads", de.active_threads},
-                                      {"warp_issue", de.warp_issue},
-                                      {"block_issue", de.block_issue},
-                                      {"predicted_ms_per_1e6", {{"occupancy_25", de_25}}}}},
+                        {"sorted",
+                         {{"active_threads", so.active_threads},
+                          {"warp_issue", so.warp_issue},
+                          {"block_issue", so.block_issue},
+                          {"kernel_issue", so.kernel_issue},
+                          {"predicted_ms_per_1e6", {{"occupancy_12.5", ms_125}, {"occupancy_25", ms_25}}}}},
+                        {"persistent",
+                         {{"active_threads", pe.active_threads},
+                          {"warp_issue", pe.warp_issue},
+                          {"block_issue", pe.block_issue},
+                          {"predicted_ms_per_1e6", {{"occupancy_25", pe_25}}}}},
+                        {"deferred",
+                         {{"active_threads", de.active_threads},
+                          {"warp_issue", de.warp_issue},
+                          {"block_issue", de.block_issue},
+                          {"predicted_ms_per_1e6", {{"occupancy_25", de_25}}}}},
                         {"nested_search", {{"active_threads", ne.active_threads}, {"warp_issue", ne.warp_issue}}},
                         {"local_traffic", local_json},
                         {"blocks", blocks_json},
@@ -261,26 +268,30 @@ int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
   md = "SIMT model (docs/bench.md): scenario " + spec.scenario_name + ", seed " + std::to_string(spec.seed) + ", " +
        std::to_string(geom.warps) + " warps x " + std::to_string(geom.rounds) +
        " grid-stride rounds of the reduction kernel. Times relative to the grid-stride schedule of the kernels' loop; "
-       "nested search: event searches nested in their step, as the kernels the calibration measured ran them; refill: lanes take the next instance "
+       "nested search: event searches nested in their step, as the kernels the calibration measured ran them; refill: lanes take "
+       "the next instance "
        "when done; sorted: instances ordered by regime key; persistent: the sorted batches taken from a work counter by "
        "whichever warp is free (block wait: a block's time over its warps' mean, the barrier after the loop); "
        "deferred searches: persistent, with the event searches the lanes of a warp run together after a vote "
-       "(impact/search_vote.hpp; stronge).\n\n" + md +
-       "\nWhere the issue goes (persistent lanes with deferred searches, as the kernels run; `code`: the functions whose source lines "
+       "(impact/search_vote.hpp; stronge).\n\n" +
+       md +
+       "\nWhere the issue goes (persistent lanes with deferred searches, as the kernels run; `code`: the functions whose source "
+       "lines "
        "a line table charges the block to; perf/sass/simt_beside_hotspots.py sets this beside a per-line profile):\n" +
        where;
   if (!configs.empty())
-    md += "\nLocal memory (docs/bench.md, \"Local memory in the model\"): each configuration's predicted time from the "
-          "deferred schedule's issue, its blocks of 128 threads per SM and its local loads and stores per instance "
-          "(per lane, perf/sass/local_traffic.py); rate relative to the first configuration of its law, precision and "
-          "steps. The local term is fitted to ratios between launch bounds of one build: compare configurations, not "
-          "absolute times.\n\n| law | precision | steps | configuration | blocks per SM | occupancy | local loads / "
-          "stores per instance | ms per 1e6 | relative rate |\n| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | "
-          "---: |\n" +
-          local_md;
+    md +=
+        "\nLocal memory (docs/bench.md, \"Local memory in the model\"): each configuration's predicted time from the "
+        "deferred schedule's issue, its blocks of 128 threads per SM and its local loads and stores per instance "
+        "(per lane, perf/sass/local_traffic.py); rate relative to the first configuration of its law, precision and "
+        "steps. The local term is fitted to ratios between launch bounds of one build: compare configurations, not "
+        "absolute times.\n\n| law | precision | steps | configuration | blocks per SM | occupancy | local loads / "
+        "stores per instance | ms per 1e6 | relative rate |\n| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | "
+        "---: |\n" +
+        local_md;
   if (!a.json.empty()) {
-    nlohmann::ordered_json j = {{"simt", rows}, {"scenario", spec.scenario_name}, {"seed", spec.seed},
-                                {"warps", geom.warps}, {"rounds", geom.rounds}};
+    nlohmann::ordered_json j = {
+        {"simt", rows}, {"scenario", spec.scenario_name}, {"seed", spec.seed}, {"warps", geom.warps}, {"rounds", geom.rounds}};
     io::write_file(a.json, j.dump(2) + "\n", io::Links::follow);
   }
   if (!a.markdown.empty()) io::write_file(a.markdown, md, io::Links::follow);
@@ -293,8 +304,9 @@ int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
 int main(int argc, char** argv) {
   using impact::perf::SimtArgs;
   SimtArgs a;
-  CLI::App app{"impact-simt: the SIMT model of the CUDA kernels, predicted from CPU traces of the integrators "
-               "(perf/README.md, docs/bench.md \"SIMT model\")"};
+  CLI::App app{
+      "impact-simt: the SIMT model of the CUDA kernels, predicted from CPU traces of the integrators "
+      "(perf/README.md, docs/bench.md \"SIMT model\")"};
   app.add_option("--laws", a.laws, "Laws, comma-separated (default: every law with path probes)")->delimiter(',');
   app.add_option("--precisions", a.precisions, "double,float (default: both)")->delimiter(',');
   app.add_option("--steps", a.steps, "Steps per instance, comma-separated (default: 250,1000)")->delimiter(',');

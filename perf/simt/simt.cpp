@@ -43,14 +43,17 @@ struct Recorder {
   }
 };
 
-template <class Law, class = void> struct HasProbe : std::false_type {};
-template <class Law> struct HasProbe<Law, std::void_t<decltype(SimtCosts<Law>::kSegments)>> : std::true_type {};
-template <class Law, class = void> struct HasSearchBlock : std::false_type {};
-template <class Law> struct HasSearchBlock<Law, std::void_t<decltype(SimtCosts<Law>::search)>> : std::true_type {};
+template <class Law, class = void>
+struct HasProbe : std::false_type {};
+template <class Law>
+struct HasProbe<Law, std::void_t<decltype(SimtCosts<Law>::kSegments)>> : std::true_type {};
+template <class Law, class = void>
+struct HasSearchBlock : std::false_type {};
+template <class Law>
+struct HasSearchBlock<Law, std::void_t<decltype(SimtCosts<Law>::search)>> : std::true_type {};
 
 template <class Law, class T>
-void trace_law(PathTrace& out, const SampleSpec& spec, std::uint64_t seed, const LawOptions& opt,
-               const SimtGeometry& geom) {
+void trace_law(PathTrace& out, const SampleSpec& spec, std::uint64_t seed, const LawOptions& opt, const SimtGeometry& geom) {
   const int sample_block = SimtCosts<Law>::kSegments, reduce_block = SimtCosts<Law>::kSegments + 1;
   for (int w = 0; w < geom.warps; ++w)
     for (int r = 0; r < geom.rounds; ++r)
@@ -65,7 +68,8 @@ void trace_law(PathTrace& out, const SampleSpec& spec, std::uint64_t seed, const
 }
 
 // Applies f(LawType tag) for the law named `law` if it carries probes; false otherwise.
-template <class F> bool with_probed_law(const std::string& law, F&& f) {
+template <class F>
+bool with_probed_law(const std::string& law, F&& f) {
   bool found = false;
   auto visit = [&](auto tag) {
     using Law = typename decltype(tag)::type;
@@ -92,8 +96,13 @@ struct Issue {
   const SimtBlocks* b;
   int n;
   Issue(const SimtBlocks& blocks, int warps)
-      : lane_count(2 * blocks.count()), warp_count(2 * blocks.count()), lane_sum(2 * blocks.count()),
-        warp_sum(2 * blocks.count()), warp_total(warps, 0.0), b(&blocks), n(blocks.count()) {}
+      : lane_count(2 * blocks.count()),
+        warp_count(2 * blocks.count()),
+        lane_sum(2 * blocks.count()),
+        warp_sum(2 * blocks.count()),
+        warp_total(warps, 0.0),
+        b(&blocks),
+        n(blocks.count()) {}
   double cost(int slot) const { return b->cost[slot % n]; }
   // adds the blocks seg[a .. e) of the trace as one lane's part of the current warp unit
   void lane_blocks(const PathTrace& t, std::uint32_t a, std::uint32_t e, int offset = 0) {
@@ -102,7 +111,8 @@ struct Issue {
   // the same for the blocks of unit u
   void lane(const PathTrace& t, std::uint32_t u, int offset = 0) { lane_blocks(t, t.unit_start(u), t.unit_end[u], offset); }
   // one warp unit of every lane's own unit unit_of(l): the batch's set-ups, or its finishes
-  template <class F> void each_lane(const PathTrace& t, F unit_of) {
+  template <class F>
+  void each_lane(const PathTrace& t, F unit_of) {
     for (int l = 0; l < kWarp; ++l) {
       lane(t, unit_of(l));
       end_lane();
@@ -146,7 +156,7 @@ void run_batch(const PathTrace& t, std::size_t first, Issue& is, bool nested) {
     most = std::max(most, group[l].size() - 1);
   }
   is.each_lane(t, [&](int l) { return t.unit_begin[first + l]; });  // set-ups
-  for (std::size_t k = 0; k < most; ++k) {  // iterations
+  for (std::size_t k = 0; k < most; ++k) {                          // iterations
     for (int l = 0; l < kWarp; ++l) {
       if (k + 1 >= group[l].size()) continue;
       for (std::uint32_t u = group[l][k]; u < group[l][k + 1]; ++u) is.lane(t, u, u == group[l][k] ? 0 : is.n);
@@ -230,8 +240,7 @@ void run_grid_stride(const PathTrace& t, const SimtGeometry& g, Issue& is, bool 
 void run_persistent(const PathTrace& t, const SimtGeometry& g, Issue& is, bool defer) {
   const std::size_t batches = static_cast<std::size_t>(g.warps) * g.rounds;
   for (std::size_t b = 0; b < batches; ++b) {
-    is.warp = static_cast<int>(std::min_element(is.warp_total.begin(), is.warp_total.begin() + g.warps) -
-                               is.warp_total.begin());
+    is.warp = static_cast<int>(std::min_element(is.warp_total.begin(), is.warp_total.begin() + g.warps) - is.warp_total.begin());
     if (defer && is.b->search_block >= 0) run_batch_deferred(t, (batches - 1 - b) * kWarp, is);
     else run_batch(t, (batches - 1 - b) * kWarp, is, false);
   }
@@ -284,9 +293,7 @@ void run_refill(const PathTrace& t, const SimtGeometry& g, Issue& is) {
   }
 }
 
-std::string code_of(const SimtBlocks& b, int id) {
-  return id < static_cast<int>(b.code.size()) ? b.code[id] : std::string();
-}
+std::string code_of(const SimtBlocks& b, int id) { return id < static_cast<int>(b.code.size()) ? b.code[id] : std::string(); }
 
 // The trace with its instances in the order perm.
 PathTrace permuted(const PathTrace& t, const std::vector<std::size_t>& perm) {
@@ -368,8 +375,7 @@ PathTrace trace_paths(const std::string& law, engine::Precision precision, const
 
 SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeometry& g, Schedule schedule) {
   const std::size_t n = static_cast<std::size_t>(g.warps) * g.rounds * kWarp;
-  if (t0.instances() != n || t0.key.size() != n)
-    throw std::invalid_argument("simt_model: the trace does not match the geometry");
+  if (t0.instances() != n || t0.key.size() != n) throw std::invalid_argument("simt_model: the trace does not match the geometry");
   PathTrace sorted;
   const bool by_key = schedule == Schedule::sorted || schedule == Schedule::persistent || schedule == Schedule::deferred;
   if (by_key) {
@@ -425,7 +431,8 @@ SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeomet
 }
 
 double theoretical_occupancy(int registers, int block_threads, const GpuTiming& g) {
-  if (registers < 1 || block_threads < 1) throw std::invalid_argument("theoretical_occupancy: registers and block size must be >= 1");
+  if (registers < 1 || block_threads < 1)
+    throw std::invalid_argument("theoretical_occupancy: registers and block size must be >= 1");
   const int regs = (registers + 7) / 8 * 8;  // allocation unit: 8 registers per thread (256 per warp)
   const int warps_per_block = (block_threads + kWarp - 1) / kWarp;
   const int by_regs = g.registers_per_sm / (regs * kWarp * warps_per_block);
@@ -434,37 +441,34 @@ double theoretical_occupancy(int registers, int block_threads, const GpuTiming& 
   return blocks < 1 ? 0.0 : occupancy_of_blocks(blocks, block_threads, g);
 }
 
-double warps_per_scheduler(double occupancy, const GpuTiming& g) {
-  return occupancy * g.max_warps_per_sm / g.schedulers_per_sm;
-}
+double warps_per_scheduler(double occupancy, const GpuTiming& g) { return occupancy * g.max_warps_per_sm / g.schedulers_per_sm; }
 
-double predicted_seconds(double law_issue, double kernel_issue, double local_loads, double local_stores,
-                         double block_factor, double instances, double occupancy, const GpuTiming& g) {
+double predicted_seconds(double law_issue, double kernel_issue, double local_loads, double local_stores, double block_factor,
+                         double instances, double occupancy, const GpuTiming& g) {
   const double warps = warps_per_scheduler(occupancy, g);
   if (!(warps > 0)) throw std::invalid_argument("predicted_seconds: occupancy must be > 0");
   if (!(local_loads >= 0 && local_stores >= 0)) throw std::invalid_argument("predicted_seconds: local traffic must be >= 0");
   const double issue = block_factor * (law_issue + kernel_issue + local_loads + local_stores);
   const double waits = block_factor *
-                       (law_issue * g.law_latency + kernel_issue * g.kernel_latency +
-                        local_loads * g.local_load_latency + local_stores * g.local_store_latency) /
+                       (law_issue * g.law_latency + kernel_issue * g.kernel_latency + local_loads * g.local_load_latency +
+                        local_stores * g.local_store_latency) /
                        warps;
   const double cycles = std::max(issue, waits) * instances;  // per scheduler, over all of them
   return cycles / (static_cast<double>(g.sms) * g.schedulers_per_sm * g.clock_hz);
 }
 
-double predicted_seconds(double law_issue, double kernel_issue, double block_factor, double instances,
-                         double occupancy, const GpuTiming& g) {
+double predicted_seconds(double law_issue, double kernel_issue, double block_factor, double instances, double occupancy,
+                         const GpuTiming& g) {
   return predicted_seconds(law_issue, kernel_issue, 0, 0, block_factor, instances, occupancy, g);
 }
 
-double predicted_seconds(const SimtResult& r, const LocalTraffic& local, double instances, double occupancy,
-                         const GpuTiming& g) {
+double predicted_seconds(const SimtResult& r, const LocalTraffic& local, double instances, double occupancy, const GpuTiming& g) {
   const double factor = r.warp_issue > 0 ? r.block_issue / r.warp_issue : 1.0;
   GpuTiming own = g;
   if (r.law_latency > 0) own.law_latency = r.law_latency;
   const double lanes = r.active_threads > 0 ? r.active_threads : static_cast<double>(kWarp);
-  return predicted_seconds(r.warp_issue - r.kernel_issue, r.kernel_issue, local.loads / lanes, local.stores / lanes,
-                           factor, instances, occupancy, own);
+  return predicted_seconds(r.warp_issue - r.kernel_issue, r.kernel_issue, local.loads / lanes, local.stores / lanes, factor,
+                           instances, occupancy, own);
 }
 
 double predicted_seconds(const SimtResult& r, double instances, double occupancy, const GpuTiming& g) {

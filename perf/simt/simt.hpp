@@ -31,10 +31,10 @@ namespace impact::perf {
 struct PathTrace {
   std::vector<std::uint8_t> seg;
   std::vector<std::uint32_t> unit_end;
-  std::vector<std::uint8_t> sub;    // per unit: a sub-step of the iteration before (probe.sub())
+  std::vector<std::uint8_t> sub;  // per unit: a sub-step of the iteration before (probe.sub())
   std::vector<std::uint32_t> unit_begin{0};
-  std::vector<std::uint8_t> ok;     // status ok (the kernel reduces only those)
-  std::vector<std::uint32_t> key;   // LaunchTraits<Law>::regime_key of each instance
+  std::vector<std::uint8_t> ok;    // status ok (the kernel reduces only those)
+  std::vector<std::uint32_t> key;  // LaunchTraits<Law>::regime_key of each instance
   std::size_t instances() const { return unit_begin.size() - 1; }
   std::uint32_t unit_start(std::uint32_t u) const { return u ? unit_end[u - 1] : 0; }  // seg index of unit u
 };
@@ -47,7 +47,7 @@ struct SimtBlocks {
   std::vector<std::string> name;
   std::vector<std::string> code;  // the functions its instructions come from (SimtCosts<Law>::code)
   std::vector<int> cost;
-  int law_blocks = 0;  // ids 0..law_blocks-1 are the law's; then sample, reduce
+  int law_blocks = 0;      // ids 0..law_blocks-1 are the law's; then sample, reduce
   double law_latency = 0;  // SimtCosts<Law>::latency: cycles between a warp's issues in the law's blocks
   int search_block = -1;   // SimtCosts<Law>::search: the block that opens an event search inside a step
   int count() const { return static_cast<int>(cost.size()); }
@@ -77,21 +77,21 @@ enum class Schedule { grid_stride, refill, sorted, nested_search, persistent, de
 
 struct SimtBlockUse {
   std::string name;
-  std::string code;  // SimtBlocks::code
-  double cost = 0;   // instructions per run (SimtBlocks::cost): lane_work / cost = runs per instance
+  std::string code;                      // SimtBlocks::code
+  double cost = 0;                       // instructions per run (SimtBlocks::cost): lane_work / cost = runs per instance
   double lane_work = 0, warp_issue = 0;  // instructions per instance
 };
 struct SimtResult {
   std::size_t instances = 0;
-  double active_threads = 0;   // per warp, of 32
-  double warp_issue = 0;       // instructions a warp issues per instance (x 32 lanes: the kernel time)
+  double active_threads = 0;  // per warp, of 32
+  double warp_issue = 0;      // instructions a warp issues per instance (x 32 lanes: the kernel time)
   // the same, counting each warp as long as its block's slowest (a block of kSimtBlockWarps warps
   // holds its slots until the barrier after the loop: the kernel's time in the latency-bound regime)
   double block_issue = 0;
-  double kernel_issue = 0;     // the part of warp_issue in the kernel's own blocks (sample, reduce)
-  double lane_work = 0;        // instructions per instance
-  double law_latency = 0;      // the law's own latency (SimtBlocks::law_latency; 0: GpuTiming's)
-  double mean_iterations = 0;  // loop iterations per instance
+  double kernel_issue = 0;           // the part of warp_issue in the kernel's own blocks (sample, reduce)
+  double lane_work = 0;              // instructions per instance
+  double law_latency = 0;            // the law's own latency (SimtBlocks::law_latency; 0: GpuTiming's)
+  double mean_iterations = 0;        // loop iterations per instance
   std::vector<SimtBlockUse> blocks;  // per block, largest warp issue first
 };
 
@@ -137,12 +137,12 @@ double warps_per_scheduler(double occupancy, const GpuTiming& g = GpuTiming{});
 // Seconds for `instances` instances whose warps issue law_issue + kernel_issue instructions per
 // instance (the law's blocks, the kernel's own), each warp held block_factor times as long by its
 // block's slowest warp, at `occupancy`.
-double predicted_seconds(double law_issue, double kernel_issue, double block_factor, double instances,
-                         double occupancy, const GpuTiming& g = GpuTiming{});
+double predicted_seconds(double law_issue, double kernel_issue, double block_factor, double instances, double occupancy,
+                         const GpuTiming& g = GpuTiming{});
 // The same with local-memory instructions, warp instructions per instance (local_loads, local_stores):
 // each is issued and then waits its latency (GpuTiming::local_load_latency, local_store_latency).
-double predicted_seconds(double law_issue, double kernel_issue, double local_loads, double local_stores,
-                         double block_factor, double instances, double occupancy, const GpuTiming& g);
+double predicted_seconds(double law_issue, double kernel_issue, double local_loads, double local_stores, double block_factor,
+                         double instances, double occupancy, const GpuTiming& g);
 // The same from a model run: SimtResult's warp, kernel and block issue, and for a law with probes its
 // own latency (SimtResult::law_latency, SimtCosts<Law>::latency), which replaces g.law_latency.
 double predicted_seconds(const SimtResult& r, double instances, double occupancy, const GpuTiming& g = GpuTiming{});

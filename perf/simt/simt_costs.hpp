@@ -21,40 +21,85 @@
 
 namespace impact::perf {
 
-template <class Law> struct SimtCosts;
+template <class Law>
+struct SimtCosts;
 
-template <> struct SimtCosts<JiaLaw> {
+template <>
+struct SimtCosts<JiaLaw> {
   using S = detail::Jia;
   static constexpr int kSegments = S::kSegments;
-  static constexpr const char* name[kSegments] = {
-      "setup", "sigma head start", "loop control", "stiffness test", "sigma step length", "sigma tail close",
-      "root trial point", "step rk", "step rhs stick", "step rhs slip", "step sigma scale", "step slaved",
-      "event function", "root bracket", "slip projection", "event handling", "finish"};
+  static constexpr const char* name[kSegments] = {"setup",
+                                                  "sigma head start",
+                                                  "loop control",
+                                                  "stiffness test",
+                                                  "sigma step length",
+                                                  "sigma tail close",
+                                                  "root trial point",
+                                                  "step rk",
+                                                  "step rhs stick",
+                                                  "step rhs slip",
+                                                  "step sigma scale",
+                                                  "step slaved",
+                                                  "event function",
+                                                  "root bracket",
+                                                  "slip projection",
+                                                  "event handling",
+                                                  "finish"};
   static constexpr int cost[kSegments] = {300, 60,  40,  85,  46,   60, 30,  //
-                                          110, 120, 204, 180, 3614,      //
+                                          110, 120, 204, 180, 3614,          //
                                           40,  30,  51,  20,  100};
-  static constexpr const char* code[kSegments] = {
-      "solve start", "start", "control", "control", "control step_length", "control", "solve",
-      "advance rk_step_one_site", "rhs", "rhs slip_dir", "sig_scale", "slaved_step slaved_dir rhs_frozen",
-      "event_fn scan", "advanced trial update", "project_slip", "settle record_event", "conclude"};
+  static constexpr const char* code[kSegments] = {"solve start",
+                                                  "start",
+                                                  "control",
+                                                  "control",
+                                                  "control step_length",
+                                                  "control",
+                                                  "solve",
+                                                  "advance rk_step_one_site",
+                                                  "rhs",
+                                                  "rhs slip_dir",
+                                                  "sig_scale",
+                                                  "slaved_step slaved_dir rhs_frozen",
+                                                  "event_fn scan",
+                                                  "advanced trial update",
+                                                  "project_slip",
+                                                  "settle record_event",
+                                                  "conclude"};
   static constexpr double latency = 12.5;
 };
 
-template <> struct SimtCosts<StrongeLaw> {
+template <>
+struct SimtCosts<StrongeLaw> {
   using S = detail::Stronge;
   static constexpr int kSegments = S::kSegments;
-  static constexpr const char* name[kSegments] = {
-      "setup", "outgoing ray (bisection)", "loop control", "straight segment", "segment event",
-      "slip rates and ray test", "ray start", "tau step length", "step rk", "step rate", "root rk",
-      "root rate", "root bracket", "locate start", "event handling", "finish"};
+  static constexpr const char* name[kSegments] = {"setup",          "outgoing ray (bisection)",
+                                                  "loop control",   "straight segment",
+                                                  "segment event",  "slip rates and ray test",
+                                                  "ray start",      "tau step length",
+                                                  "step rk",        "step rate",
+                                                  "root rk",        "root rate",
+                                                  "root bracket",   "locate start",
+                                                  "event handling", "finish"};
   // loop control includes the warp's vote on deferred searches (the active mask, a ballot, two
   // population counts, the rule and the lane's wait count); a step's rate takes |v_t| and its rsqrt
   // from the slip tests at the same state, a trial point computes its own
   static constexpr int cost[kSegments] = {350, 1800, 25, 70, 15, 51, 25, 24, 61, 145, 61, 172, 55, 30, 20, 100};
-  static constexpr const char* code[kSegments] = {
-      "eval_unit start", "outgoing", "control", "segment line_rate", "control", "slip_control", "slip_control",
-      "slip_control", "step rk_step", "rate", "locate rk_step", "rate", "locate value happened trial update", "locate",
-      "on_event compression_ends", "eval_unit"};
+  static constexpr const char* code[kSegments] = {"eval_unit start",
+                                                  "outgoing",
+                                                  "control",
+                                                  "segment line_rate",
+                                                  "control",
+                                                  "slip_control",
+                                                  "slip_control",
+                                                  "slip_control",
+                                                  "step rk_step",
+                                                  "rate",
+                                                  "locate rk_step",
+                                                  "rate",
+                                                  "locate value happened trial update",
+                                                  "locate",
+                                                  "on_event compression_ends",
+                                                  "eval_unit"};
   // shorter than jia's: fewer FP64 division and square-root chains per instruction
   static constexpr double latency = 7.0;
   static constexpr int search = S::kSegLocate;

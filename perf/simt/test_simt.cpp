@@ -40,8 +40,7 @@ perf::SimtBlocks toy_blocks() {
 
 // One instance: a set-up running block 0, `iters` iterations, each running the given blocks, an
 // empty finish.
-void add_instance(perf::PathTrace& t, int iters, std::vector<std::uint8_t> per_iter, std::uint32_t key = 0,
-                  int sub_every = 0) {
+void add_instance(perf::PathTrace& t, int iters, std::vector<std::uint8_t> per_iter, std::uint32_t key = 0, int sub_every = 0) {
   auto unit = [&](bool sub) {
     t.unit_end.push_back(static_cast<std::uint32_t>(t.seg.size()));
     t.sub.push_back(sub ? 1 : 0);
@@ -156,7 +155,8 @@ TEST(Simt, LanesAreTheKernelsThreads) {
 }
 
 // Probes only observe: the results with a recording probe are those of the plain kernels, bit for bit.
-template <class Law> void probes_do_not_change_results() {
+template <class Law>
+void probes_do_not_change_results() {
   struct Count {
     int iters = 0, segs = 0, dones = 0;
     void iter() { ++iters; }
@@ -208,7 +208,7 @@ perf::SimtBlocks measured_build_blocks(const std::string& law) {
 // as_measured: the block costs of the build the device measured (measured_build_blocks), for the
 // calibration points; else today's.
 perf::SimtResult model(const char* law, Scenario sc, const std::vector<std::string>& sets, perf::Schedule schedule,
-                        bool as_measured = false) {
+                       bool as_measured = false) {
   SampleSpec spec = systems::default_spec(sc);
   for (const std::string& kv : sets) systems::apply_setting(spec, kv);
   LawOptions opt;
@@ -216,8 +216,8 @@ perf::SimtResult model(const char* law, Scenario sc, const std::vector<std::stri
   const perf::SimtGeometry g;  // 64 warps x 8 rounds
   const perf::PathTrace t = trace_paths(law, engine::Precision::f64, spec, 1, opt, g);
   const perf::SimtResult r = simt_model(t, as_measured ? measured_build_blocks(law) : simt_blocks(law), g, schedule);
-  std::printf("[ simt    ] %s: predicted %.2f active threads per warp, warp issue %.4g per instance\n", law,
-              r.active_threads, r.warp_issue);
+  std::printf("[ simt    ] %s: predicted %.2f active threads per warp, warp issue %.4g per instance\n", law, r.active_threads,
+              r.warp_issue);
   return r;
 }
 double predicted(const char* law, Scenario sc, const std::vector<std::string>& sets) {
@@ -226,16 +226,11 @@ double predicted(const char* law, Scenario sc, const std::vector<std::string>& s
 
 }  // namespace
 
-TEST(SimtCalibration, JiaRandomContact) {
-  EXPECT_NEAR(predicted("jia", Scenario::contact, {}), 6.96, 0.3 * 6.96);
-}
-TEST(SimtCalibration, StrongeRandomContact) {
-  EXPECT_NEAR(predicted("stronge", Scenario::contact, {}), 11.6, 0.3 * 11.6);
-}
+TEST(SimtCalibration, JiaRandomContact) { EXPECT_NEAR(predicted("jia", Scenario::contact, {}), 6.96, 0.3 * 6.96); }
+TEST(SimtCalibration, StrongeRandomContact) { EXPECT_NEAR(predicted("stronge", Scenario::contact, {}), 11.6, 0.3 * 11.6); }
 TEST(SimtCalibration, JiaIdenticalBall) {
-  EXPECT_NEAR(predicted("jia", Scenario::ball,
-                        {"V0x=-1", "V0y=0", "V0z=-5", "w0x=0", "w0y=2", "w0z=0", "mu=0.4", "e=0.5"}),
-              31.8, 0.3 * 31.8);
+  EXPECT_NEAR(predicted("jia", Scenario::ball, {"V0x=-1", "V0y=0", "V0z=-5", "w0x=0", "w0y=2", "w0z=0", "mu=0.4", "e=0.5"}), 31.8,
+              0.3 * 31.8);
 }
 
 // Today's structure (every sub-step an iteration of its own) and the regime sort: jia on random
@@ -366,8 +361,8 @@ TEST(SimtBlocks, CodeNamesDefinedFunctions) {
       int n = 0;
       while (words >> w) {
         ++n;
-        EXPECT_TRUE(std::regex_search(src, std::regex("[ :*&>]" + w + R"(\()"))) << law << " block '" << b.name[i]
-                                                                                 << "': no function " << w;
+        EXPECT_TRUE(std::regex_search(src, std::regex("[ :*&>]" + w + R"(\()")))
+            << law << " block '" << b.name[i] << "': no function " << w;
       }
       EXPECT_GE(n, 1) << law << " block '" << b.name[i] << "' names no code";
     }
@@ -379,11 +374,11 @@ TEST(SimtBlocks, CodeNamesDefinedFunctions) {
 // Register-limited occupancy of 128-thread blocks on sm_90 (65536 registers, 64 warps per SM): the
 // figures Nsight Compute reported for the kernels of the first H200 run (docs/perf-log.md).
 TEST(SimtOccupancy, TheoreticalFromRegisters) {
-  EXPECT_DOUBLE_EQ(theoretical_occupancy(240, 128), 0.125);    // jia double, first H200 run
-  EXPECT_DOUBLE_EQ(theoretical_occupancy(254, 128), 0.125);    // stronge double, first H200 run
-  EXPECT_DOUBLE_EQ(theoretical_occupancy(152, 128), 0.1875);   // chatterjee-ruina, first H200 run
-  EXPECT_DOUBLE_EQ(theoretical_occupancy(128, 128), 0.25);     // __launch_bounds__(128, 4)
-  EXPECT_DOUBLE_EQ(theoretical_occupancy(32, 128), 1.0);       // the warp slots bind
+  EXPECT_DOUBLE_EQ(theoretical_occupancy(240, 128), 0.125);   // jia double, first H200 run
+  EXPECT_DOUBLE_EQ(theoretical_occupancy(254, 128), 0.125);   // stronge double, first H200 run
+  EXPECT_DOUBLE_EQ(theoretical_occupancy(152, 128), 0.1875);  // chatterjee-ruina, first H200 run
+  EXPECT_DOUBLE_EQ(theoretical_occupancy(128, 128), 0.25);    // __launch_bounds__(128, 4)
+  EXPECT_DOUBLE_EQ(theoretical_occupancy(32, 128), 1.0);      // the warp slots bind
   EXPECT_THROW(theoretical_occupancy(0, 128), std::invalid_argument);
 }
 
@@ -430,8 +425,8 @@ namespace {
 // Nsight Compute's figures (the first H200 run, docs/perf-log.md) against the
 // model's prediction, +-30%.
 void expect_time(const char* what, double predicted_s, double measured_s) {
-  std::printf("[ simt    ] %s: predicted %.2f ms, measured %.2f ms (%+.0f%%)\n", what, 1e3 * predicted_s,
-              1e3 * measured_s, 100 * (predicted_s / measured_s - 1));
+  std::printf("[ simt    ] %s: predicted %.2f ms, measured %.2f ms (%+.0f%%)\n", what, 1e3 * predicted_s, 1e3 * measured_s,
+              100 * (predicted_s / measured_s - 1));
   EXPECT_NEAR(predicted_s, measured_s, 0.3 * measured_s) << what;
 }
 
@@ -477,8 +472,8 @@ TEST(SimtOccupancy, CalibrationStrongeRandomContact) {
 // jia double, 4e5 identical ball instances at 12.5%: 10.29 ms (the first H100 run) and 12.43 ms (the
 // first H200 run, which adds the regime sort).
 TEST(SimtOccupancy, CalibrationJiaIdenticalBall) {
-  const perf::SimtResult r = sorted_one_round(
-      "jia", Scenario::ball, {"V0x=-1", "V0y=0", "V0z=-5", "w0x=0", "w0y=2", "w0z=0", "mu=0.4", "e=0.5"});
+  const perf::SimtResult r =
+      sorted_one_round("jia", Scenario::ball, {"V0x=-1", "V0y=0", "V0z=-5", "w0x=0", "w0y=2", "w0z=0", "mu=0.4", "e=0.5"});
   const double t = predicted_seconds(r, 4e5, 0.125);
   expect_time("jia identical ball, 12.5% (first H100 run)", t, 10.29e-3);
   expect_time("jia identical ball, 12.5% (first H200 run)", t, 12.43e-3);
@@ -577,10 +572,22 @@ double worst_ratio_error(const LaunchBoundGroup& grp, const perf::SimtResult& r,
 // store, leaves at most 18%).
 TEST(SimtLocalMemory, LaunchBoundsOnTheH200) {
   const std::vector<LaunchBoundGroup> groups = {
-      {"jia", engine::Precision::f32, "float launch bounds", {{4, 3.96e7, 20246, 10306}, {5, 4.085e7, 24272, 10306}, {6, 3.66e7, 36906, 14206}}},
-      {"stronge", engine::Precision::f32, "float launch bounds", {{4, 1.265e8, 0, 2219}, {5, 1.28e8, 1096, 2219}, {6, 1.31e8, 2948, 2698}}},
-      {"jia", engine::Precision::f64, "double launch bounds", {{3, 2.34e7, 11958, 12005}, {4, 2.135e7, 36448, 24409}, {5, 1.305e7, 185083, 144743}}},
-      {"stronge", engine::Precision::f64, "double launch bounds", {{3, 6.26e7, 410, 3717}, {4, 6.62e7, 6678, 5499}, {5, 4.015e7, 20975, 17667}}},
+      {"jia",
+       engine::Precision::f32,
+       "float launch bounds",
+       {{4, 3.96e7, 20246, 10306}, {5, 4.085e7, 24272, 10306}, {6, 3.66e7, 36906, 14206}}},
+      {"stronge",
+       engine::Precision::f32,
+       "float launch bounds",
+       {{4, 1.265e8, 0, 2219}, {5, 1.28e8, 1096, 2219}, {6, 1.31e8, 2948, 2698}}},
+      {"jia",
+       engine::Precision::f64,
+       "double launch bounds",
+       {{3, 2.34e7, 11958, 12005}, {4, 2.135e7, 36448, 24409}, {5, 1.305e7, 185083, 144743}}},
+      {"stronge",
+       engine::Precision::f64,
+       "double launch bounds",
+       {{3, 6.26e7, 410, 3717}, {4, 6.62e7, 6678, 5499}, {5, 4.015e7, 20975, 17667}}},
   };
   for (const LaunchBoundGroup& grp : groups) {
     const perf::SimtResult r = kernel_model(grp.law, grp.precision);

@@ -35,10 +35,8 @@ int check_defaults(const std::vector<io::KeyDoc>& docs, const json& resolved, co
       want = d.dflt;  // a bare word: a string
     }
     const json& got = resolved.at(table).at(last);
-    if (want.is_number() && got.is_number())
-      EXPECT_DOUBLE_EQ(want.get<double>(), got.get<double>()) << d.key;
-    else
-      EXPECT_EQ(want, got) << d.key;
+    if (want.is_number() && got.is_number()) EXPECT_DOUBLE_EQ(want.get<double>(), got.get<double>()) << d.key;
+    else EXPECT_EQ(want, got) << d.key;
     ++checked;
   }
   return checked;
@@ -54,15 +52,14 @@ TEST(ConfigKeys, StudyDefaultsAreTheResolversOwn) {
 
 TEST(ConfigKeys, CalibrationDefaultsAreTheResolversOwn) {
   const std::string data = std::string(IMPACT_SOURCE_ROOT) + "/examples/calibration/ball-synthetic.csv";
-  const io::ConfigTree t = io::parse_config_text(
-      "[calibrate]\nscenario = \"ball\"\nlaw = \"newton\"\n[data]\nfile = \"" + data +
-          "\"\nobserved = [\"Vx\", \"Vz\"]\nsigma = { Vx = 0.02, Vz = 0.02 }\nignore = [\"shot\"]\n"
-          "[params]\nV0z = -3.0\ne = \"uniform:0:1\"\n",
-      "c.toml", true);
+  const io::ConfigTree t =
+      io::parse_config_text("[calibrate]\nscenario = \"ball\"\nlaw = \"newton\"\n[data]\nfile = \"" + data +
+                                "\"\nobserved = [\"Vx\", \"Vz\"]\nsigma = { Vx = 0.02, Vz = 0.02 }\nignore = [\"shot\"]\n"
+                                "[params]\nV0z = -3.0\ne = \"uniform:0:1\"\n",
+                            "c.toml", true);
   const json j = calibrate::to_json(calibrate::resolve_calibrate_config(t));
   EXPECT_GE(check_defaults(calibrate::calibrate_key_docs(), j,
-                           {"calibrate.scenario", "calibrate.law", "data.file", "data.observed", "data.sigma",
-                            "data.ignore"}),
+                           {"calibrate.scenario", "calibrate.law", "data.file", "data.observed", "data.sigma", "data.ignore"}),
             20);
 }
 

@@ -22,9 +22,7 @@ std::string error_of(const std::string& path, const std::string& text, DataSpec 
   spec.file = path;
   try {
     read_experiments(spec, ball());
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  } catch (const std::exception& e) { return e.what(); }
   return "no error";
 }
 

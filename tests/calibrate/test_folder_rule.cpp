@@ -36,11 +36,14 @@ namespace fs = std::filesystem;
 constexpr std::uint64_t kRows = 200;  // pieces of 64 rows: 4 parts
 
 std::string study_toml(fr::Choices& c) {
-  std::string formats = c.pick(std::vector<std::string>{R"(["csv"])", R"(["csv", "npy"])", R"(["csv", "npy", "salib"])",
-                                                        R"(["npy", "salib"])"});
+  std::string formats =
+      c.pick(std::vector<std::string>{R"(["csv"])", R"(["csv", "npy"])", R"(["csv", "npy", "salib"])", R"(["npy", "salib"])"});
   return "[study]\nname = \"prop\"\nscenario = \"contact\"\nlaws = [\"newton\"]\n[run]\nbackend = \"serial\"\n"
-         "[design]\nkind = \"mc\"\nn = " + std::to_string(kRows) + "\n[params]\nmu = \"uniform:0.1:0.9\"\n"
-         "[output]\nformats = " + formats + "\n";
+         "[design]\nkind = \"mc\"\nn = " +
+         std::to_string(kRows) +
+         "\n[params]\nmu = \"uniform:0.1:0.9\"\n"
+         "[output]\nformats = " +
+         formats + "\n";
 }
 
 std::string calibrate_toml(fr::Choices& c, const std::string& data, const std::string& out) {
@@ -48,9 +51,11 @@ std::string calibrate_toml(fr::Choices& c, const std::string& data, const std::s
   if (c.coin(3)) t += "method = \"fit\"\n[fit]\nstarts = 2\nglobal = 16\n";
   else if (c.coin(2)) t += "method = \"ensemble\"\n";
   else t += "[smc]\nparticles = 32\nruns = 2\nmax_stages = 4\n";  // the default method
-  return t + "[data]\nfile = \"" + data + "\"\nobserved = [\"Vx\", \"Vz\"]\nsigma = { Vx = 0.02, Vz = 0.02 }\n"
-             "ignore = [\"shot\"]\n[params]\nV0z = -3.0\nmu = \"uniform:0:1\"\ne = \"uniform:0:1\"\n"
-             "[mcmc]\nwalkers = 8\nsteps = 12\nburn = 4\n[output]\nplots = false\ndir = \"" + out + "\"\n";
+  return t + "[data]\nfile = \"" + data +
+         "\"\nobserved = [\"Vx\", \"Vz\"]\nsigma = { Vx = 0.02, Vz = 0.02 }\n"
+         "ignore = [\"shot\"]\n[params]\nV0z = -3.0\nmu = \"uniform:0:1\"\ne = \"uniform:0:1\"\n"
+         "[mcmc]\nwalkers = 8\nsteps = 12\nburn = 4\n[output]\nplots = false\ndir = \"" +
+         out + "\"\n";
 }
 
 // What a run writes in out/, for the checker: a study's files, and for one in pieces the parts of its
@@ -74,7 +79,7 @@ struct PreparedRun {
   std::vector<std::string> files;  // its names in out/
   std::string skip;                // its own folder beside out/ (a checkpoint), relative to the sandbox
   std::string what;
-  std::function<void()> go;        // refusals and failures are outcomes: it throws
+  std::function<void()> go;  // refusals and failures are outcomes: it throws
 };
 
 // A study (which 0), a study in pieces with a checkpoint (1) or a calibration (2) into root/out.
@@ -121,10 +126,9 @@ PreparedRun prepare(fr::Choices& c, const std::string& root, int which, bool for
   q.toml = true;
   r.kind = "calibration";
   const auto cfg = std::make_shared<calibrate::CalibrateConfig>(calibrate::load_calibrate_config(q));
-  r.files = cfg->method == "fit" ? std::vector<std::string>{"estimate.csv", "starts.csv", "predictive.csv",
-                                                            "summary.md", "metadata.json"}
-                                 : std::vector<std::string>{"samples.csv", "samples.npy", "predictive.csv",
-                                                            "summary.md", "metadata.json"};
+  r.files = cfg->method == "fit"
+                ? std::vector<std::string>{"estimate.csv", "starts.csv", "predictive.csv", "summary.md", "metadata.json"}
+                : std::vector<std::string>{"samples.csv", "samples.npy", "predictive.csv", "summary.md", "metadata.json"};
   r.what = "calibration (" + cfg->method + ")";
   r.go = [cfg, force] { calibrate::run_calibration(*cfg, force, nullptr, nullptr); };
   return r;
@@ -161,9 +165,7 @@ PreparedRun prepare_merge(fr::Choices& c, const std::string& root, const std::st
       }
     }
     resume::write_parts_manifest(out, m);
-  } catch (const std::exception&) {
-    r.what += " (no parts)";
-  }
+  } catch (const std::exception&) { r.what += " (no parts)"; }
   return r;
 }
 
@@ -190,8 +192,7 @@ TEST(FolderRule, EveryRunIntoARandomTreeTakesOnlyWhatItMay) {
         PreparedRun e = prepare(c, root, earlier == 0 ? 0 : earlier == 1 ? 2 : 1, true, true);
         try {
           e.go();
-        } catch (const std::exception&) {
-        }
+        } catch (const std::exception&) {}
       }
       fs::remove_all(root + "/ck");
       fr::scatter(c, root, c.below(7));
@@ -219,9 +220,10 @@ TEST(FolderRule, EveryRunIntoARandomTreeTakesOnlyWhatItMay) {
   }
   std::string kinds;
   for (const auto& [k, n] : by_what) kinds += "\n  " + std::to_string(n) + " " + k;
-  std::printf("folder rule: %d trees, %d runs under test (%d refused or failed; %d into out/ spelled with a trailing "
-              "/ or /., %d into an out that is a link), %d violations:%s\n",
-              kTrees, runs, failed, spelled, linked, violations, kinds.c_str());
+  std::printf(
+      "folder rule: %d trees, %d runs under test (%d refused or failed; %d into out/ spelled with a trailing "
+      "/ or /., %d into an out that is a link), %d violations:%s\n",
+      kTrees, runs, failed, spelled, linked, violations, kinds.c_str());
 }
 
 }  // namespace

@@ -52,7 +52,8 @@ Experiments simulate(std::uint64_t seed, double mu, double e, double noise) {
   d.obs.assign(d.n * 2, 0.0);
   d.sigma.assign(d.n * 2, noise);
   Model truth(ball(), *engine::find_law("chatterjee-ruina"), engine::Backend::serial, engine::Precision::f64,
-              engine::law_options(250, Integrator::rk4), {{"V0z", -3.0}}, {prior("mu", "uniform:0:1"), prior("e", "uniform:0:1")}, d);
+              engine::law_options(250, Integrator::rk4), {{"V0z", -3.0}}, {prior("mu", "uniform:0:1"), prior("e", "uniform:0:1")},
+              d);
   const double theta[2] = {mu, e};
   std::vector<double> m;
   std::vector<std::uint8_t> st;
@@ -136,7 +137,8 @@ TEST(CalibrateModel, ReusedInstancesGiveTheSameBits) {
       d.sigma.assign(d.n * 4, 0.1);
       const auto make = [&] {
         return Model(ball(), *engine::find_law(law), engine::Backend::serial, prec, engine::law_options(100, Integrator::rk4),
-                     {{"V0z", -3.0}}, {prior("mu", "uniform:0:1"), prior("e", "uniform:0:1"), prior("eta0", "lognormal:0:0.5")}, d);
+                     {{"V0z", -3.0}}, {prior("mu", "uniform:0:1"), prior("e", "uniform:0:1"), prior("eta0", "lognormal:0:0.5")},
+                     d);
       };
       Model fast = make(), slow = make();
       slow.set_reuse_instances(false);
@@ -166,23 +168,29 @@ TEST(CalibrateModel, BadModelsAreSaid) {
   const Experiments d = simulate(2, 0.3, 0.6, 0.02);
   const engine::LawInfo& cr = *engine::find_law("chatterjee-ruina");
   const LawOptions opt = engine::law_options(250, Integrator::rk4);
-  EXPECT_NE(message([&] { Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("nu", "uniform:0:1")}, d); })
-                .find("free parameter 'nu' is no parameter of scenario ball"),
+  EXPECT_NE(message([&] {
+              Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("nu", "uniform:0:1")}, d);
+            }).find("free parameter 'nu' is no parameter of scenario ball"),
             std::string::npos);
-  EXPECT_NE(message([&] { Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("V0x", "uniform:0:1")}, d); })
-                .find("'V0x' is both a free parameter and a condition"),
+  EXPECT_NE(message([&] {
+              Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("V0x", "uniform:0:1")}, d);
+            }).find("'V0x' is both a free parameter and a condition"),
             std::string::npos);
-  EXPECT_NE(message([&] { Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("mu", "0.3")}, d); })
-                .find("params.mu: a free parameter's prior is a distribution"),
+  EXPECT_NE(message([&] {
+              Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("mu", "0.3")}, d);
+            }).find("params.mu: a free parameter's prior is a distribution"),
             std::string::npos);
   Experiments bad = d;
   bad.observed[1] = "Vq";
-  EXPECT_NE(message([&] { Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("mu", "uniform:0:1")}, bad); })
-                .find("observed 'Vq' is no output of chatterjee-ruina in scenario ball (known: P_x"),
+  EXPECT_NE(message([&] {
+              Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("mu", "uniform:0:1")}, bad);
+            }).find("observed 'Vq' is no output of chatterjee-ruina in scenario ball (known: P_x"),
             std::string::npos);
   bad = d;
   bad.sigma[5] = 0;
-  EXPECT_EQ(message([&] { Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("mu", "uniform:0:1")}, bad); }),
+  EXPECT_EQ(message([&] {
+              Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {}, {prior("mu", "uniform:0:1")}, bad);
+            }),
             "experiment 3: the uncertainty of Vz must be finite and > 0");
   // e > 1 is outside the law's domain: likelihood 0, not a failure
   Model m = Model(ball(), cr, engine::Backend::serial, engine::Precision::f64, opt, {{"V0z", -3.0}},
@@ -210,8 +218,8 @@ TEST(CalibrateModel, CredibleIntervalsCoverTheTruth) {
     std::mt19937_64 g(r);
     std::uniform_real_distribution<double> u(0.1, 0.9);
     for (std::size_t w = 0; w < o.walkers * 2; ++w) start.push_back(u(g));
-    const EnsembleChain c =
-        run_ensemble(start, 2, [&](const double* x, std::size_t n, double* out) { m.log_posterior(x, n, out); }, o);
+    const EnsembleChain c = run_ensemble(
+        start, 2, [&](const double* x, std::size_t n, double* out) { m.log_posterior(x, n, out); }, o);
     const std::vector<ParamSummary> s = summarize(c, 400, {0.05, 0.5, 0.95});
     const double truth[2] = {0.3, 0.6};
     for (int k = 0; k < 2; ++k) {
@@ -240,8 +248,8 @@ TEST(CalibrateModel, LaplaceIntervalsOfTheFitCoverTheTruth) {
   for (int r = 0; r < replicates; ++r) {
     Model m = model_of(simulate(100 + r, 0.3, 0.6, 0.02));
     const std::vector<double> starts = start_from_prior(m, 4, 1000 + r);
-    const FitResult f = fit_map([&](const double* x, std::size_t n, double* out) { m.log_posterior(x, n, out); }, 2,
-                                starts, {0, 0}, {1, 1}, {0.9, 0.9}, FitOptions{});
+    const FitResult f = fit_map([&](const double* x, std::size_t n, double* out) { m.log_posterior(x, n, out); }, 2, starts,
+                                {0, 0}, {1, 1}, {0.9, 0.9}, FitOptions{});
     ASSERT_EQ(f.cov.size(), 4u) << "replicate " << r << ": " << f.laplace_note;
     const double truth[2] = {0.3, 0.6};
     for (int k = 0; k < 2; ++k) {
@@ -401,9 +409,7 @@ TEST(CalibrateModel, MemoryIsCheckedBeforeTheChainNamingTheKey) {
     r.sets = sets;
     try {
       check_memory(load_calibrate_config(r), *m, budget);
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
+    } catch (const std::invalid_argument& e) { return std::string(e.what()); }
     return std::string();
   };
   EXPECT_EQ(refusal({}, 1e9), "");
@@ -469,8 +475,7 @@ TEST(CalibrateModel, SmcEvidenceOfNewtonAgainstItsClosedForm) {
   double mean = 0;
   for (double x : r.x) mean += x / static_cast<double>(r.x.size());
   EXPECT_NEAR(mean, eh, 4 * t / std::sqrt(2048.0 / 4)) << "e^ " << eh;
-  std::printf("SMC newton: log Z %.4f +- %.4f, closed form %.4f; e mean %.5f, e^ %.5f\n", r.log_z, r.log_z_se, exact,
-              mean, eh);
+  std::printf("SMC newton: log Z %.4f +- %.4f, closed form %.4f; e mean %.5f, e^ %.5f\n", r.log_z, r.log_z_se, exact, mean, eh);
 }
 
 // SMC through the cuda backend (the particles' batch on the GPU): the same config as on omp gives
@@ -499,7 +504,7 @@ TEST(CudaCalibrate, SmcAgreesWithTheCpu) {  // a Cuda* suite: gpu_check's step 2
     const double e0 = o[0].params[p].sd / std::sqrt(o[0].params[p].ess), e1 = o[1].params[p].sd / std::sqrt(o[1].params[p].ess);
     EXPECT_LT(std::fabs(o[0].params[p].mean - o[1].params[p].mean), 4 * std::hypot(e0, e1)) << o[0].names[p];
   }
-  std::printf("SMC on cuda: log Z %.4f +- %.4f (omp %.4f +- %.4f), %.1f s (omp %.1f s)\n", o[1].log_z, o[1].log_z_se,
-              o[0].log_z, o[0].log_z_se, o[1].seconds, o[0].seconds);
+  std::printf("SMC on cuda: log Z %.4f +- %.4f (omp %.4f +- %.4f), %.1f s (omp %.1f s)\n", o[1].log_z, o[1].log_z_se, o[0].log_z,
+              o[0].log_z_se, o[1].seconds, o[0].seconds);
   for (const char* b : backends) std::filesystem::remove_all(dir + b);
 }

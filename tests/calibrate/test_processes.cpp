@@ -59,9 +59,9 @@ TEST(CalibrateProcesses, TheChainAndTheFitAreTheSingleProcesssBits) {
   const std::string base = ::testing::TempDir() + "impact_cal_procs";
   std::filesystem::remove_all(base);
   for (const std::string method : {"mcmc", "fit"}) {
-    const std::vector<std::string> files =
-        method == "mcmc" ? std::vector<std::string>{"samples.npy", "samples.csv", "predictive.csv"}
-                         : std::vector<std::string>{"estimate.csv", "starts.csv", "predictive.csv"};
+    const std::vector<std::string> files = method == "mcmc"
+                                               ? std::vector<std::string>{"samples.npy", "samples.csv", "predictive.csv"}
+                                               : std::vector<std::string>{"estimate.csv", "starts.csv", "predictive.csv"};
     const std::string one = base + "/" + method + "1";
     const CalibrationOutcome o1 = run_calibration(config(one, method), true, nullptr);
     for (int procs : {2, 3, 5}) {
@@ -93,13 +93,12 @@ TEST(CalibrateProcesses, AFaultOnOneProcessEndsEveryProcess) {
       test::ThreadGroup g(shared, r);
       try {
         run_calibration(c, true, nullptr, &g);
-      } catch (const std::exception& e) {
-        said[static_cast<std::size_t>(r)] = e.what();
-      }
+      } catch (const std::exception& e) { said[static_cast<std::size_t>(r)] = e.what(); }
     });
   for (std::thread& t : ts) t.join();  // (a hang here is the failure)
   for (int r = 0; r < 2; ++r)
-    EXPECT_EQ(said[static_cast<std::size_t>(r)].rfind("process 2: ", 0), 0u) << "rank " << r << ": " << said[static_cast<std::size_t>(r)];
+    EXPECT_EQ(said[static_cast<std::size_t>(r)].rfind("process 2: ", 0), 0u)
+        << "rank " << r << ": " << said[static_cast<std::size_t>(r)];
   EXPECT_NE(said[2].find("no-such.csv"), std::string::npos) << said[2];
   EXPECT_FALSE(std::filesystem::exists(dir + "/metadata.json"));
 }

@@ -111,8 +111,9 @@ void check_marginal(const std::vector<double>& x, const ParamSpec& p, const std:
 // Every distribution the designs are tested with (truncnormal: two-sided, one-sided [2 sd, inf),
 // one-sided (-inf, -3 sd], and an interval deep in the upper tail, [6 sd, 7 sd]).
 std::vector<ParamSpec> all_dists() {
-  return {U("u", -1, 3),         N("n", 2, 0.5),           LN("ln", 0.1, 0.4),       TN("tn", 0, 1, -1, 2),
-          TN("tup", 1, 2, 5, kInf), TN("tlow", 10, 3, -kInf, 1), TN("tfar", 0, 1, 6, 7)};
+  return {U("u", -1, 3),         N("n", 2, 0.5),           LN("ln", 0.1, 0.4),
+          TN("tn", 0, 1, -1, 2), TN("tup", 1, 2, 5, kInf), TN("tlow", 10, 3, -kInf, 1),
+          TN("tfar", 0, 1, 6, 7)};
 }
 
 template <class F>
@@ -187,8 +188,8 @@ TEST(ParamSpec, BadSpecsNameTheKey) {
   expect_throw_key(v(TN("q", 0, 0, -1, 1)), key, "sd > 0");
   expect_throw_key(v(TN("q", 0, 1, 1, 1)), key, "lo < hi");
   expect_throw_key(v(TN("q", 0, 1, 2, -2)), key, "lo < hi");
-  expect_throw_key(v(TN("q", 0, 1, 40, 41)), key, "1e-12");   // negligible upper tail
-  expect_throw_key(v(TN("q", 0, 1, -41, -40)), key, "1e-12"); // negligible lower tail
+  expect_throw_key(v(TN("q", 0, 1, 40, 41)), key, "1e-12");    // negligible upper tail
+  expect_throw_key(v(TN("q", 0, 1, -41, -40)), key, "1e-12");  // negligible lower tail
   expect_throw_key(v(U("q", 2, 1)), key, "a <= b");
   expect_throw_key(v(LS("q", 0, 1, 0)), key, "count");
   expect_throw_key(v(U("q", kNaN, 1)), key, "finite");
@@ -208,8 +209,11 @@ TEST(ParamSpec, BadSpecsNameTheKey) {
 
 TEST(Design, BadDesignsNameTheKey) {
   for (auto k : {DesignKind::mc, DesignKind::lhs, DesignKind::sobol, DesignKind::saltelli})
-    expect_throw_key([k] { make_design({U("a", 0, 1), LS("t", 0, 1, 3)}, DS(k, 10)); }, "params.t",
-                     "linspace is only allowed with design.kind = grid");
+    expect_throw_key(
+        [k] {
+          make_design({U("a", 0, 1), LS("t", 0, 1, 3)}, DS(k, 10));
+        },
+        "params.t", "linspace is only allowed with design.kind = grid");
   expect_throw_key([] { make_design({LS("t", 0, 1, 3), U("a", 0, 1)}, DS(DesignKind::grid, 0)); }, "params.a");
   expect_throw_key([] { parse_design_kind("design.kind", "latin"); }, "design.kind", "latin");
   EXPECT_EQ(parse_design_kind("design.kind", "saltelli"), DesignKind::saltelli);
@@ -409,8 +413,7 @@ TEST(Design, ImportedKeepsRowOrderAndReordersColumns) {
 
 TEST(Design, ImportedErrorsNameFileLineColumn) {
   const std::vector<ParamSpec> specs = {U("a", 0, 1), U("b", 0, 1)};
-  auto expect_err = [&](const std::string& name, const std::string& text, const std::string& where,
-                        const std::string& also) {
+  auto expect_err = [&](const std::string& name, const std::string& text, const std::string& where, const std::string& also) {
     DesignSpec s = DS(DesignKind::imported, 0);
     s.file = write_temp(name, text);
     SCOPED_TRACE(name);
@@ -451,8 +454,7 @@ TEST(Design, ImportedColumnsDeclareThemselves) {
   EXPECT_EQ(all_rows(*decl), (std::vector<double>{2, 1, 4, 3}));
   // a declared distribution without a column, a fixed parameter with one, an unknown name
   expect_throw_key([&] { make_design({U("b", 0, 1)}, s, 0, known); }, "design.file", "missing b");
-  expect_throw_key([&] { make_design({F("c", 1)}, s, 0, known); }, "design.file",
-                   s.file + ":1:1: 'c' is fixed in [params]");
+  expect_throw_key([&] { make_design({F("c", 1)}, s, 0, known); }, "design.file", s.file + ":1:1: 'c' is fixed in [params]");
   std::remove(s.file.c_str());
   s.file = write_temp("self_unknown.csv", "a z\n1 2\n");
   expect_throw_key([&] { make_design({}, s, 0, known); }, "design.file",
@@ -512,13 +514,19 @@ TEST(Design, SaltelliImportedFromFile) {
   std::remove(s.file.c_str());
   // an AB row that is not A with B's column (row 7 of the file = the 2nd group's AB_1)
   s.file = write_temp("saltelli_bad.txt", text(6, R));
-  expect_throw_key([&] { make_design({}, s, 0, {"x1", "x2", "x3"}); }, "design.file",
-                   s.file + ":8:1: expected a Saltelli matrix");
+  expect_throw_key(
+      [&] {
+        make_design({}, s, 0, {"x1", "x2", "x3"});
+      },
+      "design.file", s.file + ":8:1: expected a Saltelli matrix");
   std::remove(s.file.c_str());
   // a last group cut short
   s.file = write_temp("saltelli_short.txt", text(R, R - 2));
-  expect_throw_key([&] { make_design({}, s, 0, {"x1", "x2", "x3"}); }, "design.file",
-                   "expected N (d + 2) rows for a Saltelli matrix of d = 3 columns, found 78");
+  expect_throw_key(
+      [&] {
+        make_design({}, s, 0, {"x1", "x2", "x3"});
+      },
+      "design.file", "expected N (d + 2) rows for a Saltelli matrix of d = 3 columns, found 78");
   std::remove(s.file.c_str());
 }
 
@@ -534,7 +542,9 @@ std::vector<double> evaluate(const Design& des, double (*f)(const double*)) {
   return y;
 }
 
-double ishigami(const double* x) { return std::sin(x[0]) + 7 * std::pow(std::sin(x[1]), 2) + 0.1 * std::pow(x[2], 4) * std::sin(x[0]); }
+double ishigami(const double* x) {
+  return std::sin(x[0]) + 7 * std::pow(std::sin(x[1]), 2) + 0.1 * std::pow(x[2], 4) * std::sin(x[0]);
+}
 
 }  // namespace
 
@@ -616,11 +626,11 @@ TEST(Sensitivity, EstimatorsByHand) {
 }
 
 TEST(Sensitivity, BadInputs) {
-  const std::vector<double> y(4 * 4, 1.0);  // d = 2: 4 per base row, N = 4
+  const std::vector<double> y(4 * 4, 1.0);                                 // d = 2: 4 per base row, N = 4
   EXPECT_THROW(sobol_indices(y, 3, 100, 0.95, 1), std::invalid_argument);  // 16 is not N * 5
   EXPECT_THROW(sobol_indices({}, 2, 100, 0.95, 1), std::invalid_argument);
-  EXPECT_THROW(sobol_indices(y, 2, 5, 0.95, 1), std::invalid_argument);    // bootstrap < 10
-  EXPECT_THROW(sobol_indices(y, 2, 100, 1.0, 1), std::invalid_argument);   // conf
+  EXPECT_THROW(sobol_indices(y, 2, 5, 0.95, 1), std::invalid_argument);   // bootstrap < 10
+  EXPECT_THROW(sobol_indices(y, 2, 100, 1.0, 1), std::invalid_argument);  // conf
   EXPECT_THROW(sobol_indices(y, 0, 100, 0.95, 1), std::invalid_argument);
   std::vector<double> bad = y;
   for (std::size_t j = 0; j < 4; ++j) bad[j * 4 + 1] = kInf;  // only one usable base row
@@ -693,8 +703,7 @@ TEST(DesignQuantiles, PinnedBits) {
 
 // log_pdf: the derivative of the CDF (central differences), and the support's edges.
 TEST(ParamSpec, LogPdfIsTheCdfsDerivative) {
-  const ParamSpec specs[] = {U("x", -1, 3), N("x", 0.5, 2), LN("x", 0.2, 0.7), TN("x", 1, 0.5, 0, 2),
-                             TN("x", 0, 1, 3, kInf)};
+  const ParamSpec specs[] = {U("x", -1, 3), N("x", 0.5, 2), LN("x", 0.2, 0.7), TN("x", 1, 0.5, 0, 2), TN("x", 0, 1, 3, kInf)};
   const double xs[] = {-0.5, 0.1, 0.9, 1.7, 3.4, 5.0};
   for (const ParamSpec& p : specs) {
     for (double x : xs) {

@@ -40,9 +40,7 @@ DesignSpec DS(DesignKind k, std::size_t n) {
 std::string error_of(const std::vector<ParamSpec>& specs, const DesignSpec& s, double limit = 0) {
   try {
     make_design(specs, s, limit);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
+  } catch (const std::invalid_argument& e) { return e.what(); }
   return "";
 }
 
@@ -114,13 +112,14 @@ TEST(DesignLimits, ImportedFilesReadWithinLimits) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
   // a NUL byte inside a file: its line and column
   std::string f = write_temp("nul.txt", std::string("a b\n0.1 0.2\n0.3 0.\0 4\n", 22));
-  EXPECT_EQ(error_of(specs, imported(f)), "design.file: " + f + ":3:7: NUL byte: expected a sample matrix (is this a binary file?)");
+  EXPECT_EQ(error_of(specs, imported(f)),
+            "design.file: " + f + ":3:7: NUL byte: expected a sample matrix (is this a binary file?)");
   std::remove(f.c_str());
   // an overlong line (io::CsvReader::kMaxLineChars, 1 MiB): refused, naming its line
   const std::size_t max_line = impact::io::CsvReader::kMaxLineChars;
   f = write_temp("long.txt", "0.1 0.2\n" + std::string(max_line + 100, ' ') + "0.3 0.4\n");
-  EXPECT_EQ(error_of(specs, imported(f)), "design.file: " + f + ":2: line longer than " + std::to_string(max_line) +
-                                              " characters: expected a sample matrix");
+  EXPECT_EQ(error_of(specs, imported(f)),
+            "design.file: " + f + ":2: line longer than " + std::to_string(max_line) + " characters: expected a sample matrix");
   std::remove(f.c_str());
   // more rows than the memory limit holds (8 bytes a value): refused at the first row too many
   std::string rows;

@@ -18,9 +18,7 @@ const double kInf = std::numeric_limits<double>::infinity();
 std::string error_of(const std::string& text) {
   try {
     parse_param_text("mu", "params.mu", text);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
+  } catch (const std::invalid_argument& e) { return e.what(); }
   return "no error";
 }
 
@@ -47,9 +45,13 @@ TEST(ParamText, ReadsEveryForm) {
 }
 
 TEST(ParamText, WritesWhatItReads) {
-  const char* texts[] = {"fixed:0.1", "uniform:-1e-300:5e-324", "normal:-0:1.7976931348623157e+308",
-                         "lognormal:0.30000000000000004:0.5", "truncnormal:1:0.5:0:inf",
-                         "truncnormal:0:1:-inf:inf", "linspace:0:1:7"};
+  const char* texts[] = {"fixed:0.1",
+                         "uniform:-1e-300:5e-324",
+                         "normal:-0:1.7976931348623157e+308",
+                         "lognormal:0.30000000000000004:0.5",
+                         "truncnormal:1:0.5:0:inf",
+                         "truncnormal:0:1:-inf:inf",
+                         "linspace:0:1:7"};
   for (const char* text : texts) {
     const ParamSpec p = parse_param_text("x", "k", text);
     EXPECT_EQ(param_text(p), text);
@@ -121,9 +123,7 @@ TEST(ParamText, RulesAreValidates) {
     std::string want = "no error";
     try {
       p.validate("params.mu");
-    } catch (const std::invalid_argument& e) {
-      want = e.what();
-    }
+    } catch (const std::invalid_argument& e) { want = e.what(); }
     EXPECT_NE(want, "no error") << c.text;
     EXPECT_EQ(error_of(c.text), want) << c.text;
   }

@@ -17,9 +17,7 @@ namespace {
 std::string message_of(void (*f)()) {
   try {
     f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
+  } catch (const std::invalid_argument& e) { return e.what(); }
   return "no error";
 }
 
@@ -50,8 +48,9 @@ TEST(EngineOptions, ParseAndNameTheRunOptions) {
   const bool cuda = engine::cuda_usable();
   EXPECT_EQ(engine::resolve_backend("auto", Precision::f64, false), cuda ? Backend::cuda : Backend::omp);
   if (!cuda) {
-    EXPECT_EQ(message_of([] { engine::resolve_backend("cuda", Precision::f64, false); }).rfind("backend 'cuda' is not usable: ", 0),
-              0u);
+    EXPECT_EQ(
+        message_of([] { engine::resolve_backend("cuda", Precision::f64, false); }).rfind("backend 'cuda' is not usable: ", 0),
+        0u);
   }
   EXPECT_EQ(message_of([] { engine::resolve_backend("reference", Precision::f32, true); }),
             "backend 'reference' is double precision only (got --precision float)");
@@ -92,9 +91,9 @@ TEST(EngineOptions, AutoRateModelMatchesMeasuredChoices) {
     const char* law;
     double omp, cuda;  // measured instances/s on that H100 and its 16-core host (docs/perf-log.md)
   };
-  for (const Case& c : {Case{"jia", 1.45e5, 1.41e6}, Case{"stronge", 3.13e5, 1.12e7}, Case{"aghili", 5.45e6, 1.33e7},
-                        Case{"chatterjee-ruina", 5.13e7, 2.18e7}, Case{"newton", 8.22e7, 5.46e7},
-                        Case{"morgan", 4.81e7, 1.55e7}}) {
+  for (const Case& c :
+       {Case{"jia", 1.45e5, 1.41e6}, Case{"stronge", 3.13e5, 1.12e7}, Case{"aghili", 5.45e6, 1.33e7},
+        Case{"chatterjee-ruina", 5.13e7, 2.18e7}, Case{"newton", 8.22e7, 5.46e7}, Case{"morgan", 4.81e7, 1.55e7}}) {
     engine::Workload w;
     w.laws = {&engine::law_named(c.law)};
     const double cpu = 1.0 / engine::cpu_seconds(*w.laws[0], w, 16);

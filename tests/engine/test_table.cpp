@@ -126,7 +126,8 @@ TEST(EngineTable, ResultsRoundTripThroughAnEvalTable) {
   {
     io::CsvReader reader(in_path);
     io::OutFile out(out_path);
-    const engine::TableStats stats = engine::evaluate_table<double>(reader, out, *law, &planned_batch, LawOptions{}, engine::EvalPipeline{1000, 3});
+    const engine::TableStats stats =
+        engine::evaluate_table<double>(reader, out, *law, &planned_batch, LawOptions{}, engine::EvalPipeline{1000, 3});
     out.commit();
     EXPECT_EQ(stats.rows, n);
   }
@@ -157,8 +158,8 @@ TEST(EngineTable, ResultsRoundTripThroughAnEvalTable) {
     for (int k = 0; k <= out_In_c; ++k)  // P, vf, dE and jia's In_c, to the bit
       EXPECT_EQ(std::memcmp(&got.real[k][i], &g_planned.real[k][i], sizeof(double)), 0)
           << "row " << i << " column " << k << ": " << got.real[k][i] << " vs " << g_planned.real[k][i];
-    EXPECT_EQ(got.modes[i], g_planned.modes[i]) << std::hex << "row " << std::dec << i << ": 0x" << std::hex
-                                                << g_planned.modes[i] << " reads back 0x" << got.modes[i];
+    EXPECT_EQ(got.modes[i], g_planned.modes[i])
+        << std::hex << "row " << std::dec << i << ": 0x" << std::hex << g_planned.modes[i] << " reads back 0x" << got.modes[i];
   }
   EXPECT_GT(ok, n / 2);
   std::remove(in_path.c_str());

@@ -20,16 +20,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     c = calibrate::resolve_calibrate_config(io::parse_config_text(text, "fuzz.toml", true));
   } catch (const io::ConfigError&) {
     return 0;  // the documented error of a bad config
-  } catch (const std::exception& e) {
-    fuzz::unexpected_exception("calibrate config", e);
-  }
+  } catch (const std::exception& e) { fuzz::unexpected_exception("calibrate config", e); }
   std::string canon;
   try {
     canon = calibrate::to_json(c).dump(2);
     const calibrate::CalibrateConfig back =
         calibrate::resolve_calibrate_config(io::parse_config_text(canon, "canonical.json", false));
     const std::string again = calibrate::to_json(back).dump(2);
-    if (again != canon) fuzz::fuzz_fail("the resolved config's JSON resolves to another config:\n%s\n---\n%s", canon.c_str(), again.c_str());
+    if (again != canon)
+      fuzz::fuzz_fail("the resolved config's JSON resolves to another config:\n%s\n---\n%s", canon.c_str(), again.c_str());
   } catch (const std::exception& e) {
     fuzz::fuzz_fail("the resolved config's JSON fails (%s: %s):\n%s", typeid(e).name(), e.what(), canon.c_str());
   }

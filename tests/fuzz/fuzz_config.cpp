@@ -26,9 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     c = study::resolve_config(tree);
   } catch (const io::ConfigError&) {
     return 0;  // the documented error of a bad config
-  } catch (const std::exception& e) {
-    fuzz::unexpected_exception(toml ? "config (toml)" : "config (json)", e);
-  }
+  } catch (const std::exception& e) { fuzz::unexpected_exception(toml ? "config (toml)" : "config (json)", e); }
   // a resolved study: its canonical form must come back as the same study
   std::string canon;
   try {
@@ -36,8 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const study::StudyConfig back = study::resolve_config(io::parse_config_text(canon, "canonical.json", false));
     if (!study::same_study(c, back)) fuzz::fuzz_fail("the canonical JSON resolves to another study:\n%s", canon.c_str());
   } catch (const std::exception& e) {
-    fuzz::fuzz_fail("the canonical JSON of a resolved study fails (%s: %s):\n%s", typeid(e).name(), e.what(),
-                    canon.c_str());
+    fuzz::fuzz_fail("the canonical JSON of a resolved study fails (%s: %s):\n%s", typeid(e).name(), e.what(), canon.c_str());
   }
   return 0;
 }

@@ -25,7 +25,8 @@ namespace {
 constexpr std::size_t kChunk = 16;      // rows per batch
 constexpr std::size_t kMaxRows = 4096;  // bounds the time of one input
 
-template <class T> void eval_table(io::CsvReader& reader, const engine::LawInfo& law) {
+template <class T>
+void eval_table(io::CsvReader& reader, const engine::LawInfo& law) {
   const engine::InputLayout lay = engine::read_header(reader, law);
   engine::InputColumns<T> cols;
   engine::OutputColumns<T> res;
@@ -82,8 +83,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     else fuzz::eval_table<double>(reader, law);
   } catch (const io::InputError&) {
     // the documented error of a malformed table
-  } catch (const std::exception& e) {
-    fuzz::unexpected_exception("csv", e);
-  }
+  } catch (const std::exception& e) { fuzz::unexpected_exception("csv", e); }
   return 0;
 }

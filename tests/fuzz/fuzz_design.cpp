@@ -67,9 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     design = design::make_design(specs, spec, memory_limit);
   } catch (const std::invalid_argument&) {
     return 0;  // the documented error of a bad sample file
-  } catch (const std::exception& e) {
-    fuzz::unexpected_exception("design", e);
-  }
+  } catch (const std::exception& e) { fuzz::unexpected_exception("design", e); }
   const std::size_t rows = design->rows();
   if (rows == 0) fuzz::fuzz_fail("an imported design of no rows");
   if (design->names().size() != d) fuzz::fuzz_fail("%zu columns for %zu parameters", design->names().size(), d);

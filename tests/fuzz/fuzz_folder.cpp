@@ -60,7 +60,7 @@ void random_parts(fr::Choices& c, const std::string& out) {
       const std::string path = out + "/" + impact::io::part_file_name(f, static_cast<int>(p));
       std::string body = f == "newton.csv" || f == "design.txt" ? "h\n" : "";
       for (std::uint64_t r = 0; r < rows; ++r) body += std::to_string(r) + "\n";
-      struct stat st{};
+      struct stat st {};
       if (::lstat(path.c_str(), &st) != 0 && c.coin(4) != 0) fr::put_file(path, body);
       const bool file = ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);  // never read a FIFO
       sums.push_back(file ? impact::io::file_sum(path) : impact::io::FileSum{});
@@ -111,8 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       files = m.files;
       for (const std::string& p : impact::resume::part_files(m)) files.push_back(p);
       files.push_back("parts.json");
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
   const fr::Snapshot before = fr::snapshot(root);
   const fr::Allowed allowed = fr::allowed(out, kind, files, before, "out");
@@ -121,16 +120,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     else impact::resume::claim_folder(r);
   } catch (const std::invalid_argument&) {  // refused: the documented errors
   } catch (const std::runtime_error&) {
-  } catch (const std::exception& e) {
-    impact::fuzz::unexpected_exception(merge ? "merge_folder" : "claim_folder", e);
-  }
+  } catch (const std::exception& e) { impact::fuzz::unexpected_exception(merge ? "merge_folder" : "claim_folder", e); }
   const fr::Snapshot after = fr::snapshot(root);
   const std::vector<std::string> v = fr::violations(before, after, "out", allowed);
   if (!v.empty()) {
     std::string all;
     for (const std::string& s : v) all += "\n  " + s;
-    impact::fuzz::fuzz_fail("%s (kind %s, force %d) broke the folder rule:%s", merge ? "a merge" : "a claim",
-                            kind.c_str(), int(r.force), all.c_str());
+    impact::fuzz::fuzz_fail("%s (kind %s, force %d) broke the folder rule:%s", merge ? "a merge" : "a claim", kind.c_str(),
+                            int(r.force), all.c_str());
   }
   std::error_code ec;
   fs::remove_all(root, ec);  // links are removed, never followed

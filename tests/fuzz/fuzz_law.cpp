@@ -30,12 +30,12 @@ namespace {
 
 using Law = IMPACT_FUZZ_LAW;
 
-template <class T> bool finite_inputs(const ContactProblem<T>& p, ParamUse use) {
+template <class T>
+bool finite_inputs(const ContactProblem<T>& p, ParamUse use) {
   using std::isfinite;
-  return isfinite(p.W.xx) && isfinite(p.W.xy) && isfinite(p.W.xz) && isfinite(p.W.yy) && isfinite(p.W.yz) &&
-         isfinite(p.W.zz) && isfinite(p.n.x) && isfinite(p.n.y) && isfinite(p.n.z) && isfinite(p.v0.x) &&
-         isfinite(p.v0.y) && isfinite(p.v0.z) && isfinite(p.mu) && (!use.e || isfinite(p.e)) &&
-         (!use.e_t || isfinite(p.e_t)) && (!use.eta0 || isfinite(p.eta0));
+  return isfinite(p.W.xx) && isfinite(p.W.xy) && isfinite(p.W.xz) && isfinite(p.W.yy) && isfinite(p.W.yz) && isfinite(p.W.zz) &&
+         isfinite(p.n.x) && isfinite(p.n.y) && isfinite(p.n.z) && isfinite(p.v0.x) && isfinite(p.v0.y) && isfinite(p.v0.z) &&
+         isfinite(p.mu) && (!use.e || isfinite(p.e)) && (!use.e_t || isfinite(p.e_t)) && (!use.eta0 || isfinite(p.eta0));
 }
 
 bool modes_well_formed(ModeSeq m) {
@@ -49,7 +49,8 @@ bool modes_well_formed(ModeSeq m) {
   return true;
 }
 
-template <class T> bool may_gain(const ContactProblem<T>& p, const Result<T>& r) {
+template <class T>
+bool may_gain(const ContactProblem<T>& p, const Result<T>& r) {
   if constexpr (std::is_same_v<Law, AghiliLaw>) {
     AghiliBounds<T> b{};
     b.mu_cr = r.aux[1];
@@ -62,7 +63,8 @@ template <class T> bool may_gain(const ContactProblem<T>& p, const Result<T>& r)
 }
 
 // The instance as a row of an `impact eval` table (docs/INTERFACE.md), for the report of a finding.
-template <class T> std::string instance_row(const ContactProblem<T>& p) {
+template <class T>
+std::string instance_row(const ContactProblem<T>& p) {
   const double v[] = {double(p.W.xx), double(p.W.xy), double(p.W.xz), double(p.W.yy), double(p.W.yz), double(p.W.zz),
                       double(p.n.x),  double(p.n.y),  double(p.n.z),  double(p.v0.x), double(p.v0.y), double(p.v0.z),
                       double(p.mu),   double(p.e),    double(p.e_t),  double(p.eta0)};
@@ -76,7 +78,8 @@ template <class T> std::string instance_row(const ContactProblem<T>& p) {
 }
 
 // What is wrong with the outcome r of p ("" when nothing).
-template <class T> std::string broken(const ContactProblem<T>& p, const Result<T>& r) {
+template <class T>
+std::string broken(const ContactProblem<T>& p, const Result<T>& r) {
   char buf[512];
   const int st = static_cast<int>(r.status);
   if (st < 0 || st >= static_cast<int>(Status::count_)) return "status " + std::to_string(st) + " out of range";
@@ -101,24 +104,28 @@ template <class T> std::string broken(const ContactProblem<T>& p, const Result<T
   const bool gain = may_gain(q, r);
   const unsigned fail = admissibility(q, r, gain);
   if (fail == kAdmissOk) return "";
-  std::snprintf(buf, sizeof buf, "status ok but inadmissible (fail bits 0x%x: 1 tensile, 2 cone, 4 approach, 8 energy; "
-                "may_gain %d)", fail, int(gain));
+  std::snprintf(buf, sizeof buf,
+                "status ok but inadmissible (fail bits 0x%x: 1 tensile, 2 cone, 4 approach, 8 energy; "
+                "may_gain %d)",
+                fail, int(gain));
   return buf;
 }
 
-template <class T> void check(const ContactProblem<T>& p, const LawOptions& opt) {
+template <class T>
+void check(const ContactProblem<T>& p, const LawOptions& opt) {
   const Result<T> r = Law::eval(p, opt);
   const std::string what = broken(p, r);
   if (what.empty()) return;
-  fuzz_fail("%s/%s: %s\n--steps %d --integrator %s\n"
-            "W_xx,W_xy,W_xz,W_yy,W_yz,W_zz,n_x,n_y,n_z,v_x,v_y,v_z,mu,e,e_t,eta0\n%s\n"
-            "status %s P (%.17g %.17g %.17g) vf (%.17g %.17g %.17g) dE %.17g In_c %.17g "
-            "aux (%.17g %.17g %.17g %.17g %.17g) steps %d modes 0x%x",
-            Law::name, std::is_same_v<T, double> ? "double" : "float", what.c_str(), int(opt.steps),
-            opt.integrator == Integrator::euler ? "euler" : "rk4", instance_row(p).c_str(), status_name(r.status),
-            double(r.P.x), double(r.P.y), double(r.P.z), double(r.vf.x), double(r.vf.y), double(r.vf.z), double(r.dE),
-            double(r.In_c), double(r.aux[0]), double(r.aux[1]), double(r.aux[2]), double(r.aux[3]), double(r.aux[4]),
-            int(r.steps), unsigned(r.modes.bits));
+  fuzz_fail(
+      "%s/%s: %s\n--steps %d --integrator %s\n"
+      "W_xx,W_xy,W_xz,W_yy,W_yz,W_zz,n_x,n_y,n_z,v_x,v_y,v_z,mu,e,e_t,eta0\n%s\n"
+      "status %s P (%.17g %.17g %.17g) vf (%.17g %.17g %.17g) dE %.17g In_c %.17g "
+      "aux (%.17g %.17g %.17g %.17g %.17g) steps %d modes 0x%x",
+      Law::name, std::is_same_v<T, double> ? "double" : "float", what.c_str(), int(opt.steps),
+      opt.integrator == Integrator::euler ? "euler" : "rk4", instance_row(p).c_str(), status_name(r.status), double(r.P.x),
+      double(r.P.y), double(r.P.z), double(r.vf.x), double(r.vf.y), double(r.vf.z), double(r.dE), double(r.In_c),
+      double(r.aux[0]), double(r.aux[1]), double(r.aux[2]), double(r.aux[3]), double(r.aux[4]), int(r.steps),
+      unsigned(r.modes.bits));
 }
 
 ContactProblem<float> to_float(const ContactProblem<double>& p) { return problem_cast<float>(p); }

@@ -26,13 +26,47 @@
 namespace impact::fuzz {
 
 constexpr double kInteresting[] = {
-    0.0, -0.0, 1.0, 0.5, 2.0, 3.0, 0.1, 0.3, 0.999999, 1.0000001, 1.0 - 1e-16, 1.0 + 2.220446049250313e-16,
-    1e-300, 1e300, 1e-200, 1e200, 1e-154, 1e154, 1e-162, 1e-16, 1e16, 1e-8, 1e8, 1e-4, 1e4,
-    std::numeric_limits<double>::min(), std::numeric_limits<double>::min() / 4, std::numeric_limits<double>::denorm_min(),
-    std::numeric_limits<double>::max(), std::numeric_limits<double>::epsilon(),
-    std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(),
-    1e-38, 1e38, 3.4e38, 3.5e38, 1e-45, 1.17549435e-38, 1.1920929e-07,  // float's boundaries
-    2.220446049250313e-14, 1.4210854715202004e-14,  // 64 eps: cholesky's tolerance
+    0.0,
+    -0.0,
+    1.0,
+    0.5,
+    2.0,
+    3.0,
+    0.1,
+    0.3,
+    0.999999,
+    1.0000001,
+    1.0 - 1e-16,
+    1.0 + 2.220446049250313e-16,
+    1e-300,
+    1e300,
+    1e-200,
+    1e200,
+    1e-154,
+    1e154,
+    1e-162,
+    1e-16,
+    1e16,
+    1e-8,
+    1e8,
+    1e-4,
+    1e4,
+    std::numeric_limits<double>::min(),
+    std::numeric_limits<double>::min() / 4,
+    std::numeric_limits<double>::denorm_min(),
+    std::numeric_limits<double>::max(),
+    std::numeric_limits<double>::epsilon(),
+    std::numeric_limits<double>::infinity(),
+    std::numeric_limits<double>::quiet_NaN(),
+    1e-38,
+    1e38,
+    3.4e38,
+    3.5e38,
+    1e-45,
+    1.17549435e-38,
+    1.1920929e-07,  // float's boundaries
+    2.220446049250313e-14,
+    1.4210854715202004e-14,  // 64 eps: cholesky's tolerance
 };
 constexpr int kNumInteresting = sizeof kInteresting / sizeof kInteresting[0];
 

@@ -16,7 +16,10 @@
 
 namespace {
 long g_calls = 0;
-template <class F> F next(const char* name) { return reinterpret_cast<F>(dlsym(RTLD_NEXT, name)); }
+template <class F>
+F next(const char* name) {
+  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
 }  // namespace
 
 extern "C" {

@@ -25,7 +25,6 @@ using impact::test::Gaussian;
 
 namespace {
 
-
 LogDensity batch(std::function<double(const double*)> f, std::size_t dim) {
   return [f, dim](const double* x, std::size_t n, double* out) {
 #pragma omp parallel for schedule(static)
@@ -59,8 +58,7 @@ Moments moments(const EnsembleChain& c, std::uint64_t burn) {
   for (std::uint64_t s = burn; s < c.steps; ++s)
     for (std::size_t w = 0; w < c.walkers; ++w)
       for (std::size_t i = 0; i < d; ++i)
-        for (std::size_t j = 0; j < d; ++j)
-          m.cov[i * d + j] += (c.at(s, w, i) - m.mean[i]) * (c.at(s, w, j) - m.mean[j]) / n;
+        for (std::size_t j = 0; j < d; ++j) m.cov[i * d + j] += (c.at(s, w, i) - m.mean[i]) * (c.at(s, w, j) - m.mean[j]) / n;
   for (const AutocorrTime& t : autocorr_time(c, burn)) {
     EXPECT_TRUE(t.window_found);
     m.ess.push_back(n / t.tau);
@@ -70,8 +68,7 @@ Moments moments(const EnsembleChain& c, std::uint64_t burn) {
 
 // Mean and covariance within 4.5 standard errors of the truth, each error from the chain's ESS
 // (the covariance's: of a Gaussian's sample covariance, sqrt((S_ii S_jj + S_ij^2) / ESS)).
-void expect_gaussian(const EnsembleChain& c, std::uint64_t burn, const std::vector<double>& mean,
-                     const std::vector<double>& S) {
+void expect_gaussian(const EnsembleChain& c, std::uint64_t burn, const std::vector<double>& mean, const std::vector<double>& S) {
   const Moments m = moments(c, burn);
   const std::size_t d = c.dim;
   for (std::size_t i = 0; i < d; ++i) {
@@ -231,14 +228,14 @@ TEST(Ensemble, StartsThatCannotRunAreRefusedNamingTheWalker) {
   EXPECT_EQ(message([&] { run_ensemble(s, 1, batch(positive, 1), o); }),
             "calibrate: walker 2 starts where the density is zero (outside the prior's or the data's support)");
   const auto nan = [](const double*) { return std::nan(""); };
-  EXPECT_EQ(message([&] { run_ensemble({1, 2, 3, 4}, 1, batch(nan, 1), o); }),
+  EXPECT_EQ(message([&] {
+              run_ensemble({1, 2, 3, 4}, 1, batch(nan, 1), o);
+            }),
             "calibrate: the log density is NaN at every walker's start (the model fails there)");
   o.walkers = 3;
-  EXPECT_NE(message([&] { run_ensemble({1, 2, 3}, 1, batch(positive, 1), o); }).find("walkers must be even"),
-            std::string::npos);
+  EXPECT_NE(message([&] { run_ensemble({1, 2, 3}, 1, batch(positive, 1), o); }).find("walkers must be even"), std::string::npos);
   o.walkers = 2;
-  EXPECT_NE(message([&] { run_ensemble({1, 2, 3, 4}, 2, batch(positive, 1), o); }).find("at least 2 x"),
-            std::string::npos);
+  EXPECT_NE(message([&] { run_ensemble({1, 2, 3, 4}, 2, batch(positive, 1), o); }).find("at least 2 x"), std::string::npos);
   // proposals where the model fails are rejected and counted, never taken
   o.walkers = 8;
   o.steps = 200;

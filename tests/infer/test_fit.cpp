@@ -88,7 +88,7 @@ TEST(FitMap, LaplaceOfANonGaussianMaximum) {
   EXPECT_NEAR(r.map[0], 0, 1e-5);
   EXPECT_NEAR(r.map[1], 1, 1e-5);
   ASSERT_EQ(r.cov.size(), 4u) << r.laplace_note;
-  EXPECT_NEAR(r.cov[0], 1.0, 2.5e-3);  // 1 / (1 + h^2 / 6) with h = 0.1: 1 - 1.7e-3
+  EXPECT_NEAR(r.cov[0], 1.0, 2.5e-3);          // 1 / (1 + h^2 / 6) with h = 0.1: 1 - 1.7e-3
   EXPECT_GT(std::fabs(r.cov[0] - 1.0), 1e-4);  // ... and that error is there: the differences were taken at ~0.1
   EXPECT_NEAR(r.cov[3], 4.0, 1e-6);
   EXPECT_NEAR(r.cov[1], 0.0, 1e-6);
@@ -115,8 +115,10 @@ TEST(FitMap, StepsBackFromPointsWithoutAValue) {
   for (const std::string& alg : fit_algorithms()) {
     const LogDensity f = [](const double* x, std::size_t n, double* out) {
       for (std::size_t i = 0; i < n; ++i)
-        out[i] = x[2 * i] < 0.1 ? -HUGE_VAL : x[2 * i + 1] > 0.9 ? std::nan("")
-                                                                   : -((x[2 * i] - 0.3) * (x[2 * i] - 0.3) + (x[2 * i + 1] - 0.5) * (x[2 * i + 1] - 0.5)) / 0.002;
+        out[i] = x[2 * i] < 0.1 ? -HUGE_VAL
+                 : x[2 * i + 1] > 0.9
+                     ? std::nan("")
+                     : -((x[2 * i] - 0.3) * (x[2 * i] - 0.3) + (x[2 * i + 1] - 0.5) * (x[2 * i + 1] - 0.5)) / 0.002;
     };
     FitOptions o;
     o.algorithm = alg;
@@ -162,9 +164,7 @@ TEST(FitMap, AnExceptionOfTheDensityComesOutWhole) {
     try {
       fit_map(f, 3, kStarts, kLo, kHi, kScale, o);
       FAIL() << alg << ": no exception";
-    } catch (const std::runtime_error& e) {
-      EXPECT_STREQ(e.what(), "interrupted") << alg;
-    }
+    } catch (const std::runtime_error& e) { EXPECT_STREQ(e.what(), "interrupted") << alg; }
     EXPECT_EQ(calls, 7) << alg << ": the optimiser went on after the exception";
   }
 }

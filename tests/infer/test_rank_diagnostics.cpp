@@ -18,8 +18,8 @@ namespace {
 
 // chains x n AR(1) draws x_t = rho x_{t-1} + sqrt(1 - rho^2) e_t (stationary N(0, 1)), chain c
 // shifted by shift[c] and scaled by scale[c].
-std::vector<double> ar1(std::size_t chains, std::size_t n, double rho, unsigned seed,
-                        const std::vector<double>& shift = {}, const std::vector<double>& scale = {}) {
+std::vector<double> ar1(std::size_t chains, std::size_t n, double rho, unsigned seed, const std::vector<double>& shift = {},
+                        const std::vector<double>& scale = {}) {
   std::mt19937_64 g(seed);
   std::normal_distribution<double> e(0.0, 1.0);
   std::vector<double> x(chains * n);

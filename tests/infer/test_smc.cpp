@@ -41,7 +41,6 @@ SmcTarget box_target(std::size_t d, double h, std::function<double(const double*
   return t;
 }
 
-
 // The mean over runs of a statistic of each run's particles, and its standard error.
 struct Estimate {
   double value = 0, se = 0;
@@ -102,8 +101,8 @@ TEST(Smc, CorrelatedGaussiansMeanCovarianceAndEvidence) {
     const double exact = -static_cast<double>(d) * std::log(2 * h);
     EXPECT_LE(r.log_z_se, 0.1);
     EXPECT_LT(std::fabs(r.log_z - exact), 3 * r.log_z_se) << r.log_z << " +- " << r.log_z_se << " vs " << exact;
-    std::printf("SMC Gaussian d=%zu: log Z %.4f +- %.4f (exact %.4f), %zu stages, %llu evaluations\n", d, r.log_z,
-                r.log_z_se, exact, r.stage_count(), static_cast<unsigned long long>(r.evaluations));
+    std::printf("SMC Gaussian d=%zu: log Z %.4f +- %.4f (exact %.4f), %zu stages, %llu evaluations\n", d, r.log_z, r.log_z_se,
+                exact, r.stage_count(), static_cast<unsigned long long>(r.evaluations));
   }
 }
 
@@ -136,8 +135,8 @@ TEST(Smc, BimodalMixtureWeightsAndEvidence) {
   const double exact = -2 * std::log(2 * h);
   EXPECT_LE(r.log_z_se, 0.1);
   EXPECT_LT(std::fabs(r.log_z - exact), 3 * r.log_z_se) << r.log_z << " +- " << r.log_z_se << " vs " << exact;
-  std::printf("SMC mixture: weight %.4f +- %.4f, log Z %.4f +- %.4f (exact %.4f), %zu stages\n", w.value, w.se,
-              r.log_z, r.log_z_se, exact, r.stage_count());
+  std::printf("SMC mixture: weight %.4f +- %.4f, log Z %.4f +- %.4f (exact %.4f), %zu stages\n", w.value, w.se, r.log_z,
+              r.log_z_se, exact, r.stage_count());
 }
 
 TEST(Smc, OneModeIsOneMode) {
@@ -169,9 +168,7 @@ TEST(Smc, SameBitsForASeedAndErrorsNameTheKey) {
   const auto refused = [&](SmcOptions bad, const char* key) {
     try {
       run_smc(t, bad);
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what()).find(key) != std::string::npos;
-    }
+    } catch (const std::invalid_argument& e) { return std::string(e.what()).find(key) != std::string::npos; }
     return false;
   };
   SmcOptions bad = o;

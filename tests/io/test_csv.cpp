@@ -30,11 +30,8 @@ bool exists(const std::string& path) {
 std::string error_of(io::CsvReader& r) {
   std::vector<io::CsvField> f;
   try {
-    while (r.next(f)) {
-    }
-  } catch (const io::InputError& e) {
-    return e.what();
-  }
+    while (r.next(f)) {}
+  } catch (const io::InputError& e) { return e.what(); }
   return "no error";
 }
 
@@ -46,12 +43,13 @@ TEST(IoCsv, FromTextReadsAsTheFile) {
   const std::string dir = ::testing::TempDir();
   const std::string path = dir + "impact_io_csv_from_text.csv";
   const std::vector<std::string> texts = {
-      "\xEF\xBB\xBF" "a,b\r\n1,\"x,\"\"y\"\r\n\r\n  \n2,3,\rlast,",  // BOM, CRLF, quotes, blank lines, lone CR
-      "a,b\n1,2",                                                    // no final line end
-      "a\r",                                                         // a lone CR at the end
+      "\xEF\xBB\xBF"
+      "a,b\r\n1,\"x,\"\"y\"\r\n\r\n  \n2,3,\rlast,",  // BOM, CRLF, quotes, blank lines, lone CR
+      "a,b\n1,2",                                     // no final line end
+      "a\r",                                          // a lone CR at the end
       "",
-      "a,\"open\n",                                                  // unterminated quote: InputError
-      std::string("a,b\n1,\0", 7),                                   // NUL byte: InputError
+      "a,\"open\n",                 // unterminated quote: InputError
+      std::string("a,b\n1,\0", 7),  // NUL byte: InputError
   };
   for (const std::string& text : texts) {
     io::write_file(path, text);
@@ -61,8 +59,12 @@ TEST(IoCsv, FromTextReadsAsTheFile) {
     for (int rec = 0;; ++rec) {
       std::string ef, em;
       bool gf = false, gm = false;
-      try { gf = file.next(ff); } catch (const io::InputError& e) { ef = e.what(); }
-      try { gm = mem.next(fm); } catch (const io::InputError& e) { em = e.what(); }
+      try {
+        gf = file.next(ff);
+      } catch (const io::InputError& e) { ef = e.what(); }
+      try {
+        gm = mem.next(fm);
+      } catch (const io::InputError& e) { em = e.what(); }
       ASSERT_EQ(ef, em) << "record " << rec;
       if (!ef.empty()) break;
       ASSERT_EQ(gf, gm) << "record " << rec;
@@ -122,14 +124,15 @@ TEST(IoCsv, ErrorsSayWhereAndWhat) {
 }
 
 TEST(IoCsv, ChecksumIsTheBytesRead) {
-  const std::string text = "\xEF\xBB\xBF" "a,b\r\n1,2\r\n\r\n3,4";
+  const std::string text =
+      "\xEF\xBB\xBF"
+      "a,b\r\n1,2\r\n\r\n3,4";
   const test::ScratchDir dir("io_crc");
   const std::string path = dir / "t.csv";
   io::write_file(path, text);
   io::CsvReader r(path);
   r.keep_checksum();
-  while (r.next_record()) {
-  }
+  while (r.next_record()) {}
   io::Crc32 want;
   want.add(text);
   EXPECT_EQ(r.checksum(), want.value());
@@ -184,7 +187,7 @@ TEST(IoOutFile, TheFileAppearsAtCommitWhole) {
     io::OutFile f(path);
     f.put("new ");
     f.put(std::string(1 << 20, 'y'));
-    EXPECT_EQ(test::slurp(path), "old\n");  // before commit the target is as it was
+    EXPECT_EQ(test::slurp(path), "old\n");      // before commit the target is as it was
     EXPECT_EQ(test::names_in(dir).size(), 2u);  // and the bytes are in one temporary beside it
     f.commit();
   }
@@ -201,8 +204,7 @@ TEST(IoOutFile, NoCommitLeavesTheTargetAndNoTemporary) {
     f.put("half");
     g.put("half");
     throw std::runtime_error("a failure half-way");
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
   EXPECT_EQ(test::slurp(path), "old\n");
   EXPECT_FALSE(exists(fresh));
   EXPECT_EQ(test::names_in(dir), std::vector<std::string>{"t.csv"});
@@ -260,9 +262,9 @@ TEST(IoOutFile, StaleWritesOfDeadProcessesAreRemoved) {
   const std::string dead = std::to_string(child), alive = std::to_string(::getpid());
   // ..t.csv.part3.tmp-DEAD-0.tmp-DEAD-2: the temporary of a share of eval under mpirun, a share's
   // own name being a temporary's (.t.csv.part3.tmp-PID-0)
-  for (const std::string& n : std::vector<std::string>{".t.csv.tmp-" + dead + "-0", "t.csv.part3", ".t.csv.part3.tmp-" + dead + "-1",
-                               ".t.csv.tmp-" + alive + "-0", "t.csv.partx", ".u.csv.tmp-" + dead + "-0", "t.csv",
-                               "..t.csv.part3.tmp-" + dead + "-0.tmp-" + dead + "-2"})
+  for (const std::string& n : std::vector<std::string>{
+           ".t.csv.tmp-" + dead + "-0", "t.csv.part3", ".t.csv.part3.tmp-" + dead + "-1", ".t.csv.tmp-" + alive + "-0",
+           "t.csv.partx", ".u.csv.tmp-" + dead + "-0", "t.csv", "..t.csv.part3.tmp-" + dead + "-0.tmp-" + dead + "-2"})
     io::write_file(dir + "/" + n, "x");
   std::vector<std::string> removed = io::remove_stale_writes(path);
   std::sort(removed.begin(), removed.end());
@@ -270,6 +272,6 @@ TEST(IoOutFile, StaleWritesOfDeadProcessesAreRemoved) {
   // proves no run's by its name and stays, as does every other file
   EXPECT_EQ(removed, (std::vector<std::string>{"..t.csv.part3.tmp-" + dead + "-0.tmp-" + dead + "-2",
                                                ".t.csv.part3.tmp-" + dead + "-1", ".t.csv.tmp-" + dead + "-0"}));
-  EXPECT_EQ(test::names_in(dir), (std::vector<std::string>{".t.csv.tmp-" + alive + "-0", ".u.csv.tmp-" + dead + "-0",
-                                                     "t.csv", "t.csv.part3", "t.csv.partx"}));
+  EXPECT_EQ(test::names_in(dir), (std::vector<std::string>{".t.csv.tmp-" + alive + "-0", ".u.csv.tmp-" + dead + "-0", "t.csv",
+                                                           "t.csv.part3", "t.csv.partx"}));
 }

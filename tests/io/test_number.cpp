@@ -35,18 +35,27 @@ std::string csv_cell(const std::string& t, double& v) {
   try {
     v = io::parse_number(f.at(1), r, "mu");
     return "";
-  } catch (const io::InputError& e) {
-    return e.what();
-  }
+  } catch (const io::InputError& e) { return e.what(); }
 }
 
 }  // namespace
 
 TEST(Number, DecimalsReadAsTheNearestDouble) {
   const std::vector<std::pair<std::string, double>> cases = {
-      {"0", 0.0},         {"1", 1.0},        {"-1", -1.0},       {"+1", 1.0},         {"1.", 1.0},
-      {".5", 0.5},        {"-.5", -0.5},     {"007", 7.0},       {"1e3", 1000.0},     {"1E+3", 1000.0},
-      {"2.5e-3", 2.5e-3}, {"0.1", 0.1},      {"1e-0", 1.0},      {"123456789012345678901234567890", 1.2345678901234568e29},
+      {"0", 0.0},
+      {"1", 1.0},
+      {"-1", -1.0},
+      {"+1", 1.0},
+      {"1.", 1.0},
+      {".5", 0.5},
+      {"-.5", -0.5},
+      {"007", 7.0},
+      {"1e3", 1000.0},
+      {"1E+3", 1000.0},
+      {"2.5e-3", 2.5e-3},
+      {"0.1", 0.1},
+      {"1e-0", 1.0},
+      {"123456789012345678901234567890", 1.2345678901234568e29},
       {"1.7976931348623157e308", std::numeric_limits<double>::max()},
       {"2.2250738585072014e-308", std::numeric_limits<double>::min()},
   };
@@ -81,8 +90,8 @@ TEST(Number, SubnormalsAreValuesAndUnderflowIsZero) {
 }
 
 TEST(Number, OverflowIsRefused) {
-  for (const char* t : {"1e400", "-1e400", "1e309", "1.7976931348623159e308", "1e99999999999999999999",
-                        "123456789e305", "0.0000001e316"})
+  for (const char* t :
+       {"1e400", "-1e400", "1e309", "1.7976931348623159e308", "1e99999999999999999999", "123456789e305", "0.0000001e316"})
     EXPECT_EQ(fault_of(t), NumberFault::overflow) << t;
   // the largest double, and a text that rounds down to it
   EXPECT_EQ(fault_of("1.7976931348623158e308"), NumberFault::none);
@@ -110,9 +119,9 @@ TEST(Number, WordsAreNonFiniteValues) {
 
 TEST(Number, EverythingElseIsMalformed) {
   EXPECT_EQ(fault_of(""), NumberFault::empty);
-  for (const char* t : {"+", "-", ".", "+.", "e5", ".e5", "1e", "1e+", "1e-", "1.2.3", "1e5.5", "1,5", "1_000",
-                        " 1", "1 ", "1 2", "--1", "+-1", "abc", "1a", "in", "infin", "infinityy", "nan(1)",
-                        "nan()", "inf1", "١", "1\xc2\xa0", "0b101", "1d5", "1f", "\t", "1e5e5", "e", "E"})
+  for (const char* t : {"+",     "-",    ".",  "+.",        "e5",    ".e5", "1e",  "1e+", "1e-",   "1.2.3", "1e5.5",     "1,5",
+                        "1_000", " 1",   "1 ", "1 2",       "--1",   "+-1", "abc", "1a",  "in",    "infin", "infinityy", "nan(1)",
+                        "nan()", "inf1", "١",  "1\xc2\xa0", "0b101", "1d5", "1f",  "\t",  "1e5e5", "e",     "E"})
     EXPECT_EQ(fault_of(t), NumberFault::malformed) << "'" << t << "'";
 }
 
@@ -151,9 +160,10 @@ TEST(Number, CsvCellsFollowTheGrammar) {
   double v = 0;
   EXPECT_EQ(csv_cell("0x10", v),
             "c.csv:2:3: expected a number in column 'mu', got '0x10' (hexadecimal is not accepted: numbers are decimal)");
-  EXPECT_EQ(csv_cell("1e400", v).rfind("c.csv:2:3: expected a number in column 'mu', got '1e400' (beyond the range of "
-                                       "double",
-                                       0),
+  EXPECT_EQ(csv_cell("1e400", v)
+                .rfind("c.csv:2:3: expected a number in column 'mu', got '1e400' (beyond the range of "
+                       "double",
+                       0),
             0u);
   EXPECT_EQ(csv_cell("  -1e999", v).rfind("c.csv:2:5: expected a number in column 'mu', got '  -1e999' (beyond", 0), 0u);
   EXPECT_EQ(csv_cell("0x1p-2", v).rfind("c.csv:2:3: expected a number in column 'mu', got '0x1p-2' (hexadecimal", 0), 0u);

@@ -43,8 +43,7 @@ TEST(Pipeline, ChunksInOrderAtMostDepthInFlight) {
           if (busy[q].exchange(1)) ++slot_clash;
           const int now = ++in_flight;
           int m = most.load();
-          while (now > m && !most.compare_exchange_weak(m, now)) {
-          }
+          while (now > m && !most.compare_exchange_weak(m, now)) {}
           rec.add(0, k);
           if (k % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
           return true;
@@ -74,8 +73,7 @@ TEST(Pipeline, ChunksInOrderAtMostDepthInFlight) {
 TEST(Pipeline, NoChunkMeansNoWork) {
   int calls = 0;
   impact::io::run_pipeline(
-      3, [&](int, std::size_t) { return false; }, [&](int, std::size_t) { ++calls; },
-      [&](int, std::size_t) { ++calls; });
+      3, [&](int, std::size_t) { return false; }, [&](int, std::size_t) { ++calls; }, [&](int, std::size_t) { ++calls; });
   EXPECT_EQ(calls, 0);
 }
 
@@ -88,7 +86,7 @@ TEST(Pipeline, TheEarliestChunksFailureIsRethrown) {
     std::string expected;
   };
   const Case cases[] = {
-      {3, 7, 5, 99, "middle 5"}, {3, 3, 99, 2, "last 2"}, {1, 4, 4, 4, "first 4"},
+      {3, 7, 5, 99, "middle 5"}, {3, 3, 99, 2, "last 2"},  {1, 4, 4, 4, "first 4"},
       {2, 99, 6, 6, "middle 6"}, {8, 99, 99, 0, "last 0"}, {8, 0, 99, 99, "first 0"},
   };
   for (const Case& c : cases) {
@@ -112,9 +110,7 @@ TEST(Pipeline, TheEarliestChunksFailureIsRethrown) {
               throw std::runtime_error("last " + std::to_string(k));
             }
           });
-    } catch (const std::runtime_error& e) {
-      what = e.what();
-    }
+    } catch (const std::runtime_error& e) { what = e.what(); }
     EXPECT_EQ(what, c.expected) << "depth " << c.depth;
     EXPECT_LT(started.load(), 1000u) << "the pipeline stopped";
   }

@@ -146,9 +146,11 @@ void campaign(const engine::LawInfo& law, std::size_t n, std::uint64_t seed) {
     if (aghili) may_gain = !((p.mu >= r.aux[1] && p.e <= r.aux[3]) || (p.mu < std::min(r.aux[1], r.aux[2])));
     const unsigned f = admissibility(p, r, may_gain);
     if (f != kAdmissOk && bad_ok < 3)
-      std::printf("  inadmissible ok row %zu: flags %u, P %.17g %.17g %.17g, vf %.17g %.17g %.17g, dE %.17g, |W| %.3g |v0| %.3g |n| %.3g mu %.3g e %.3g\n",
-                  i, f, double(r.P.x), double(r.P.y), double(r.P.z), double(r.vf.x), double(r.vf.y), double(r.vf.z),
-                  double(r.dE), max_abs(d.W), max_abs3(d.v0), max_abs3(d.n), d.mu, d.e);
+      std::printf(
+          "  inadmissible ok row %zu: flags %u, P %.17g %.17g %.17g, vf %.17g %.17g %.17g, dE %.17g, |W| %.3g |v0| %.3g |n| %.3g "
+          "mu %.3g e %.3g\n",
+          i, f, double(r.P.x), double(r.P.y), double(r.P.z), double(r.vf.x), double(r.vf.y), double(r.vf.z), double(r.dE),
+          max_abs(d.W), max_abs3(d.v0), max_abs3(d.n), d.mu, d.e);
     bad_ok += f != kAdmissOk;
   }
   EXPECT_EQ(unwritten, 0u) << law.name;

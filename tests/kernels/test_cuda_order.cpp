@@ -50,14 +50,14 @@ TEST(RegimeKey, OrdersBySlipRatioAfterPlanarity) {
   const auto key = [](double vt, double mu, bool planar) {
     return LaunchTraits<JiaLaw>::regime_key(sphere_hit(vt, 1.0, mu, 1.0, planar));
   };
-  EXPECT_LT(key(0.5, 1.0, true), 1024u);   // planar, kappa 1/2
-  EXPECT_GE(key(0.5, 1.0, false), 1024u);  // 3D after every planar key
-  EXPECT_LT(key(0.5, 1.0, false) & 1023u, 512u);   // kappa < 1: initial stick
-  EXPECT_GE(key(2.0, 1.0, false) & 1023u, 512u);   // kappa > 1: initial slip
+  EXPECT_LT(key(0.5, 1.0, true), 1024u);                  // planar, kappa 1/2
+  EXPECT_GE(key(0.5, 1.0, false), 1024u);                 // 3D after every planar key
+  EXPECT_LT(key(0.5, 1.0, false) & 1023u, 512u);          // kappa < 1: initial stick
+  EXPECT_GE(key(2.0, 1.0, false) & 1023u, 512u);          // kappa > 1: initial slip
   EXPECT_LT(key(0.2, 1.0, false), key(0.4, 1.0, false));  // one octave apart: 8 key steps
   EXPECT_EQ(key(0.4, 1.0, false) - key(0.2, 1.0, false), 8u);
   EXPECT_EQ(key(1.0, 0.0, false), 1024u + 1023u);  // mu = 0: the top
-  EXPECT_EQ(key(0.0, 1.0, false) & 1023u, 0u);      // normal incidence: the bottom
+  EXPECT_EQ(key(0.0, 1.0, false) & 1023u, 0u);     // normal incidence: the bottom
   // stronge: eta0 plays no part
   EXPECT_EQ(LaunchTraits<StrongeLaw>::regime_key(sphere_hit(0.5, 1.0, 1.0, 1.0, false)),
             LaunchTraits<StrongeLaw>::regime_key(sphere_hit(0.5, 1.0, 1.0, 3.0, false)));
@@ -78,7 +78,8 @@ TEST(RegimeKey, StrongeDescentTermFollowsTheApproachedRay) {
               LaunchTraits<StrongeLaw>::descent_steps(S{1, 0.3, 0.4, 1, 0, 1, 1}), 1e-12);
   EXPECT_EQ(LaunchTraits<StrongeLaw>::descent_steps(S{1, 0, 0, 1, 0, 1, 0}), 0.0);
   // a faster descent (a larger mu d / R) is a shorter one
-  EXPECT_LT(LaunchTraits<StrongeLaw>::descent_steps(S{1, 0.1, 0.1, 1, 0, 1, 2}), LaunchTraits<StrongeLaw>::descent_steps(S{1, 0.1, 0.1, 1, 0, 1, 0.3}));
+  EXPECT_LT(LaunchTraits<StrongeLaw>::descent_steps(S{1, 0.1, 0.1, 1, 0, 1, 2}),
+            LaunchTraits<StrongeLaw>::descent_steps(S{1, 0.1, 0.1, 1, 0, 1, 0.3}));
 }
 
 TEST(RegimeKey, StrongeOrdersByWhereTheSlipStopsOrTheImpactEnds) {
@@ -87,12 +88,12 @@ TEST(RegimeKey, StrongeOrdersByWhereTheSlipStopsOrTheImpactEnds) {
   };
   // planar sphere (W = I: a = d11 = 1, b = 0), |v0_n| = 1, e = 1/2: the slip decelerates at mu and
   // stops at vt / mu; a straight slip would end at (1 + e) = 1.5 p_c
-  EXPECT_EQ(key(0.5, 1.0, true), 512u + 32u);  // stops at 0.5 p_c: 32/64
-  EXPECT_EQ(key(0.5, 0.5, true), 512u + 64u);  // stops at 1.0 p_c
-  EXPECT_EQ(key(2.0, 1.0, true), 96u);         // would stop at 2: the impact ends first, at 1.5
-  EXPECT_EQ(key(0.5, 0.0, true), 96u);         // no friction: never stops
-  EXPECT_EQ(key(0.0, 1.0, true), 512u);        // normal incidence: at rest from the start
-  EXPECT_GE(key(0.5, 1.0, false), 1024u);      // 3D after every planar key
+  EXPECT_EQ(key(0.5, 1.0, true), 512u + 32u);             // stops at 0.5 p_c: 32/64
+  EXPECT_EQ(key(0.5, 0.5, true), 512u + 64u);             // stops at 1.0 p_c
+  EXPECT_EQ(key(2.0, 1.0, true), 96u);                    // would stop at 2: the impact ends first, at 1.5
+  EXPECT_EQ(key(0.5, 0.0, true), 96u);                    // no friction: never stops
+  EXPECT_EQ(key(0.0, 1.0, true), 512u);                   // normal incidence: at rest from the start
+  EXPECT_GE(key(0.5, 1.0, false), 1024u);                 // 3D after every planar key
   EXPECT_LT(key(0.2, 1.0, false), key(0.4, 1.0, false));  // a later stop: a longer path
   EXPECT_LT(key(3.0, 1.0, false), key(0.2, 1.0, false));  // the lanes that go on to v_t = 0 last
   // the extremes stay inside the bits
@@ -142,7 +143,7 @@ TEST(RegimeKey, SortOnlyWhereTheKeysVary) {
   const Buffers<double> b(mixed);
   EXPECT_TRUE((batch_keys_vary<JiaLaw, double>(b.bin, 0, mixed.size())));
   EXPECT_TRUE((batch_keys_vary<StrongeLaw, double>(b.bin, 0, mixed.size())));
-  EXPECT_TRUE((batch_keys_vary<JiaLaw, double>(b.bin, 500, 64)));  // a sub-range, at an offset
+  EXPECT_TRUE((batch_keys_vary<JiaLaw, double>(b.bin, 500, 64)));              // a sub-range, at an offset
   EXPECT_FALSE((batch_keys_vary<NewtonLaw, double>(b.bin, 0, mixed.size())));  // no key: never sorted
   EXPECT_FALSE((batch_keys_vary<JiaLaw, double>(b.bin, 0, 1)));
   EXPECT_FALSE((batch_keys_vary<JiaLaw, double>(b.bin, 0, 0)));
@@ -230,7 +231,8 @@ void sorted_reduction_counts_the_same() {
 
 // The eval kernels with deferred event searches (the default: the lanes of a warp vote on when to
 // search, impact/search_vote.hpp) and with every lane searching at once: every row the same bits.
-template <class T> void deferred_equals_at_once() {
+template <class T>
+void deferred_equals_at_once() {
   const auto ps = instances(20000);
   Buffers<T> a(ps), b(ps);
   LawOptions deferred, at_once;
@@ -296,8 +298,7 @@ TEST(CudaOrder, LanesFromTheEnvironment) {
 // IMPACT_CUDA_SEARCH: deferred event searches (the default) or every lane at once.
 TEST(CudaOrder, SearchesFromTheEnvironment) {
   schedule_from_environment(
-      "IMPACT_CUDA_SEARCH", [](const cuda::ReduceSchedule& s) { return s.defer_searches; }, "deferred", "at-once",
-      true);
+      "IMPACT_CUDA_SEARCH", [](const cuda::ReduceSchedule& s) { return s.defer_searches; }, "deferred", "at-once", true);
   EXPECT_TRUE(LawOptions{}.defer_searches);
 }
 

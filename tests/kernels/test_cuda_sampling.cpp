@@ -25,7 +25,6 @@
 
 using namespace impact;
 
-
 #ifdef IMPACT_WITH_CUDA
 
 namespace {
@@ -34,8 +33,8 @@ std::vector<SampleSpec> bit_specs() {
   std::vector<SampleSpec> v = {systems::default_spec(Scenario::contact), systems::default_spec(Scenario::ball)};
   SampleSpec s = systems::default_spec(Scenario::contact);
   for (const char* set : {"w1=truncnormal:1:0.5:0.1:inf", "w2=truncnormal:0:1:-0.5:0.7", "w3=truncnormal:0:1:3:inf",
-                          "vn=truncnormal:0:1:-inf:-2.5", "vt=truncnormal:0:1:2:2.3", "phi=normal:1:3",
-                          "mu=lognormal:-1:0.3", "e=uniform:0.2:0.9", "e_t=truncnormal:0:1:1:4", "eta0=fixed:1.5"})
+                          "vn=truncnormal:0:1:-inf:-2.5", "vt=truncnormal:0:1:2:2.3", "phi=normal:1:3", "mu=lognormal:-1:0.3",
+                          "e=uniform:0.2:0.9", "e_t=truncnormal:0:1:1:4", "eta0=fixed:1.5"})
     systems::apply_setting(s, set);
   v.push_back(s);
   // the rotation by a vector (rx, ry, rz: Rodrigues with rmath's sincos), the study's contact
@@ -59,8 +58,8 @@ TEST(CudaSampling, DeviceSamplesBitIdenticalToHost) {
       to_columns(make_instance<double>(spec, 2024, begin + i), v);
       for (int k = 0; k < kNumInputs; ++k)
         if (std::memcmp(&v[k], &gpu[k * n + i], sizeof(double)) != 0 && differ++ < 5)
-          ADD_FAILURE() << "scenario " << systems::scenario_name(spec.scenario) << " instance " << begin + i << " column "
-                        << k << ": host " << v[k] << " device " << gpu[k * n + i];
+          ADD_FAILURE() << "scenario " << systems::scenario_name(spec.scenario) << " instance " << begin + i << " column " << k
+                        << ": host " << v[k] << " device " << gpu[k * n + i];
     }
     EXPECT_EQ(differ, 0u);
   }
@@ -92,8 +91,8 @@ void compare_reductions(std::uint64_t n, int steps) {
   }
   std::printf("cuda vs omp sampled reduction %-17s %-6s n %llu: ok %llu / %llu, mean Pn %.12g / %.12g\n", Law::name,
               std::is_same_v<T, double> ? "double" : "float", static_cast<unsigned long long>(n),
-              static_cast<unsigned long long>(g.status[0]), static_cast<unsigned long long>(c.status[0]),
-              g.q[kPn].mean(), c.q[kPn].mean());
+              static_cast<unsigned long long>(g.status[0]), static_cast<unsigned long long>(c.status[0]), g.q[kPn].mean(),
+              c.q[kPn].mean());
 }
 }  // namespace
 
@@ -121,8 +120,8 @@ TEST(CudaBackend, StreamedChunksEqualSingleCall) {
       else if (law.name == "chatterjee-ruina") cuda::evaluate_streamed<ChatterjeeRuinaLaw, double>(st.bin, st.bout, opt, so);
       else continue;
       for (int k = 0; k < 3; ++k)
-        EXPECT_EQ(std::memcmp(st.out.real[out_P_x + k].data(), whole.out.real[out_P_x + k].data(),
-                              ps.size() * sizeof(double)), 0);
+        EXPECT_EQ(std::memcmp(st.out.real[out_P_x + k].data(), whole.out.real[out_P_x + k].data(), ps.size() * sizeof(double)),
+                  0);
       EXPECT_EQ(std::memcmp(st.out.real[out_dE].data(), whole.out.real[out_dE].data(), ps.size() * sizeof(double)), 0);
       EXPECT_EQ(st.out.status, whole.out.status) << law.name << " chunk " << chunk;
       EXPECT_EQ(st.out.modes, whole.out.modes);

@@ -11,8 +11,8 @@
 using namespace impact;
 
 TEST(HostCopy, EverySpanArrivesWhole) {
-  for (std::size_t total : {std::size_t(1000), cuda::kCopyParallelMin - 1, cuda::kCopyParallelMin,
-                            5 * cuda::kCopyParallelMin + 12345}) {
+  for (std::size_t total :
+       {std::size_t(1000), cuda::kCopyParallelMin - 1, cuda::kCopyParallelMin, 5 * cuda::kCopyParallelMin + 12345}) {
     const std::size_t sizes[] = {total / 2, 0, total / 3 + 7, total - total / 2 - (total / 3 + 7)};
     std::vector<std::vector<std::uint8_t>> src, dst;
     std::vector<cuda::CopySpan> spans;

@@ -61,8 +61,7 @@ TEST(SampledReduction, SampledEqualsMaterializedInstances) {
     double* cols[kNumInputs];
     std::vector<float> fcol[kNumInputs];
     float* fcols[kNumInputs];
-    for (int k = 0; k < kNumInputs; ++k)
-      col[k].resize(m), cols[k] = col[k].data(), fcol[k].resize(m), fcols[k] = fcol[k].data();
+    for (int k = 0; k < kNumInputs; ++k) col[k].resize(m), cols[k] = col[k].data(), fcol[k].resize(m), fcols[k] = fcol[k].data();
     materialize<double>(spec, 21, begin, m, cols);
     materialize<float>(spec, 21, begin, m, fcols);
     const BatchIn<double> in = batch_in_of<double>(cols, m);
@@ -104,7 +103,7 @@ void check_shards_and_omp(std::uint64_t n, int steps) {
   expect_summaries_identical(omp_halves, whole, "omp shards");
   // float on OMP equals float serially (the same float evaluation per row)
   expect_summaries_identical(omp::reduce_sampled<Law, float>(spec, 77, b, b + n / 4, opt, rg),
-                         serial::reduce_sampled<Law, float>(spec, 77, b, b + n / 4, opt, rg), "float omp");
+                             serial::reduce_sampled<Law, float>(spec, 77, b, b + n / 4, opt, rg), "float omp");
   EXPECT_GT(whole.status[0], n / 2);
   std::uint64_t total = 0;
   for (int s = 0; s < static_cast<int>(Status::count_); ++s) total += whole.status[s];
@@ -127,8 +126,8 @@ TEST(SampledReduction, ShardsMergeToWholeAndOmpEqualsSerialStronge) { check_shar
 namespace {
 long reduce_peak_rss_kb(std::uint64_t n) {
   const std::string json = std::string(::testing::TempDir()) + "impact_reduce_rss_" + std::to_string(n) + ".json";
-  const std::string cmd = std::string(IMPACT_BINARY) + " reduce --law chatterjee-ruina --backend omp -q --n " +
-                          std::to_string(n) + " --out " + json;
+  const std::string cmd =
+      std::string(IMPACT_BINARY) + " reduce --law chatterjee-ruina --backend omp -q --n " + std::to_string(n) + " --out " + json;
   if (std::system(cmd.c_str()) != 0) return -1;
   std::ifstream f(json);
   std::stringstream ss;

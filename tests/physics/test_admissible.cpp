@@ -68,12 +68,12 @@ TEST(Admissibility, FlagsEachViolation) {
   // newton's outcome, P = (1 + e) * 1 along n: admissible
   EXPECT_EQ(admissibility(p, outcome(p, {0, 0, 1.5}), false), unsigned(kAdmissOk));
   EXPECT_EQ(admissibility(p, outcome(p, {0, 0, -1}), false) & kTensile, unsigned(kTensile));
-  EXPECT_EQ(admissibility(p, outcome(p, {0.5, 0, 1}), false), unsigned(kCone));            // |P_t| 0.5 > 0.4
-  EXPECT_EQ(admissibility(p, outcome(p, {0.4, 0, 1}), false), unsigned(kAdmissOk));         // on the cone
-  EXPECT_EQ(admissibility(p, outcome(p, {0, 0, 0.5}), false), unsigned(kApproach));         // vf.n = -0.5
-  EXPECT_EQ(admissibility(p, outcome(p, {0, 0, 2.5}), false), unsigned(kEnergy));           // vf.n = 1.5 > 1
-  EXPECT_EQ(admissibility(p, outcome(p, {0, 0, 2.5}), true), unsigned(kAdmissOk));          // a law that may gain
-  EXPECT_EQ(admissibility(p, outcome(p, {0, 0, 2.0 * (1 + 1e-5)}), false), unsigned(kEnergy));  // e = 1 + 1e-5
+  EXPECT_EQ(admissibility(p, outcome(p, {0.5, 0, 1}), false), unsigned(kCone));                   // |P_t| 0.5 > 0.4
+  EXPECT_EQ(admissibility(p, outcome(p, {0.4, 0, 1}), false), unsigned(kAdmissOk));               // on the cone
+  EXPECT_EQ(admissibility(p, outcome(p, {0, 0, 0.5}), false), unsigned(kApproach));               // vf.n = -0.5
+  EXPECT_EQ(admissibility(p, outcome(p, {0, 0, 2.5}), false), unsigned(kEnergy));                 // vf.n = 1.5 > 1
+  EXPECT_EQ(admissibility(p, outcome(p, {0, 0, 2.5}), true), unsigned(kAdmissOk));                // a law that may gain
+  EXPECT_EQ(admissibility(p, outcome(p, {0, 0, 2.0 * (1 + 1e-5)}), false), unsigned(kEnergy));    // e = 1 + 1e-5
   EXPECT_EQ(admissibility(p, outcome(p, {0, 0, 2.0 * (1 + 1e-8)}), false), unsigned(kAdmissOk));  // round-off
   // admit() turns ok into inadmissible and leaves other statuses alone
   Result<double> r = outcome(p, {0.5, 0, 1});
@@ -87,7 +87,8 @@ TEST(Admissibility, FlagsEachViolation) {
   for (double sw : {1e-300, 1e300, 1.0}) {
     for (double sv : {1e-150, 1e150, 1.0}) {
       const ContactProblem<double> q = scaled(p, sw, sv, 1e-200);
-      for (Vec3<double> P : {Vec3<double>{0, 0, 1.5}, Vec3<double>{0.5, 0, 1}, Vec3<double>{0, 0, 0.5}, Vec3<double>{0, 0, 2.5}}) {
+      for (Vec3<double> P :
+           {Vec3<double>{0, 0, 1.5}, Vec3<double>{0.5, 0, 1}, Vec3<double>{0, 0, 0.5}, Vec3<double>{0, 0, 2.5}}) {
         const Vec3<double> Ps = (sv / sw) * P;
         if (!isfinite3(Ps) || max_abs3(Ps) < 1e-290) continue;  // not representable
         EXPECT_EQ(admissibility(q, outcome(q, Ps), false), admissibility(p, outcome(p, P), false))
@@ -181,8 +182,8 @@ void check_covariance(const char* name, int per, double tol, std::initializer_li
     for (const auto& x : exps) {
       const double sw = std::pow(10.0, x[0]), sv = std::pow(10.0, x[1]), sn = std::pow(10.0, x[2]);
       const Result<T> r = eval_as<Law, T>(scaled(p0, sw, sv, sn));
-      ASSERT_EQ(r.status, r0.status) << name << " " << status_name(r0.status) << " -> " << status_name(r.status)
-                                     << " at 10^" << x[0] << ", 10^" << x[1] << ", 10^" << x[2];
+      ASSERT_EQ(r.status, r0.status) << name << " " << status_name(r0.status) << " -> " << status_name(r.status) << " at 10^"
+                                     << x[0] << ", 10^" << x[1] << ", 10^" << x[2];
       EXPECT_EQ(r.modes.bits, r0.modes.bits) << name;
       if (r0.status != Status::ok) continue;
       ++compared;
@@ -201,8 +202,16 @@ void check_covariance(const char* name, int per, double tol, std::initializer_li
 // Multiplying W, v0 or n by powers of ten changes the outcome as the units say, up to the range
 // of the type (rounding of the scaled inputs: 10^k is not exact in binary).
 TEST(ScaleCovariance, EveryLawDouble) {
-  const auto ex = {std::array<int, 3>{200, 0, 0}, {-200, 0, 0}, {0, 150, 0}, {0, -150, 0}, {0, 0, 250},
-                   {0, 0, -250}, {120, 100, -160}, {-250, -20, 160}, {280, 0, 0}, {-300, 0, 0}};  // P down to 1e-280: above the smallest impulse kept (2^-970, impact/scale.hpp)
+  const auto ex = {std::array<int, 3>{200, 0, 0},
+                   {-200, 0, 0},
+                   {0, 150, 0},
+                   {0, -150, 0},
+                   {0, 0, 250},
+                   {0, 0, -250},
+                   {120, 100, -160},
+                   {-250, -20, 160},
+                   {280, 0, 0},
+                   {-300, 0, 0}};  // P down to 1e-280: above the smallest impulse kept (2^-970, impact/scale.hpp)
   check_covariance<NewtonLaw, double>("newton", 60, 1e-12, ex);
   check_covariance<ChatterjeeRuinaLaw, double>("chatterjee-ruina", 60, 1e-12, ex);
   check_covariance<AghiliLaw, double>("aghili", 60, 1e-9, ex);
@@ -296,8 +305,8 @@ void no_wrong_ok(const std::string& file, int* ok_rows = nullptr) {
 // Every reproducer of a wrong `ok` row: no law reports ok on a row that gains energy, leaves the
 // cone or keeps approaching; no NaN in an ok row.
 TEST(PhysicsReproducers, NoWrongOkRows) {
-  for (const char* f : {"jia_spurious_Pt.csv", "jia_small_eta0_gain.csv", "jia_grazing_highmu_gain.csv",
-                        "jia_energy_gain_rows.csv"})
+  for (const char* f :
+       {"jia_spurious_Pt.csv", "jia_small_eta0_gain.csv", "jia_grazing_highmu_gain.csv", "jia_energy_gain_rows.csv"})
     no_wrong_ok<JiaLaw>(f);
   int stronge_ok = 0;
   no_wrong_ok<StrongeLaw>("stronge_huge_mu.csv", &stronge_ok);
@@ -357,8 +366,7 @@ TEST(PhysicsReproducers, ScaleTwinsAgree) {
     EXPECT_EQ(ra.status, rb.status) << law << " " << a.id;
     EXPECT_EQ(ra.modes.bits, rb.modes.bits) << law << " " << a.id;
     if (rb.status == Status::ok)
-      for (int c = 0; c < 3; ++c)
-        EXPECT_NEAR((&ra.P.x)[c] / ki, (&rb.P.x)[c], 1e-12 * max_abs3(rb.P)) << law << " " << a.id;
+      for (int c = 0; c < 3; ++c) EXPECT_NEAR((&ra.P.x)[c] / ki, (&rb.P.x)[c], 1e-12 * max_abs3(rb.P)) << law << " " << a.id;
   };
   auto all = [&](const Row& a, const Row& b, double ki) {
     twins([](const ContactProblem<double>& p) { return NewtonLaw::eval(p); }, a, b, ki, "newton");

@@ -25,14 +25,12 @@ double K0(const ContactProblem<double>& p) {
   return 0.5 * v.dot(to_eigen(p.W).ldlt().solve(v));
 }
 
-double rel(const Vec3<double>& a, const Vec3<double>& b, double scale) {
-  return norm(a - b) / scale;
-}
+double rel(const Vec3<double>& a, const Vec3<double>& b, double scale) { return norm(a - b) / scale; }
 
 // Independent transcription of Chatterjee & Ruina's MATLAB (appendix A.2) with Eigen: M = W^-1
 // formed explicitly by LDLT, as the MATLAB forms inv(M).
-Eigen::Vector3d collrule(const Eigen::Matrix3d& W, const Eigen::Vector3d& Vi, const Eigen::Vector3d& n,
-                         double mu, double e, double e_t) {
+Eigen::Vector3d collrule(const Eigen::Matrix3d& W, const Eigen::Vector3d& Vi, const Eigen::Vector3d& n, double mu, double e,
+                         double e_t) {
   const Eigen::Matrix3d M = W.ldlt().solve(Eigen::Matrix3d::Identity());
   const Eigen::Vector3d P_I = -n * n.dot(Vi) / (n.dot(W * n));
   const Eigen::Vector3d P_II = -M * Vi;
@@ -40,8 +38,7 @@ Eigen::Vector3d collrule(const Eigen::Matrix3d& W, const Eigen::Vector3d& Vi, co
   double kappa;
   if ((P_hat - n * n.dot(P_hat)).norm() > mu * n.dot(P_hat))
     kappa = mu * (1 + e) * n.dot(P_I) / ((P_II - n * n.dot(P_II)).norm() - mu * n.dot(P_II - P_I));
-  else
-    kappa = 1 + e_t;
+  else kappa = 1 + e_t;
   return (1 + e) * P_I + kappa * (P_II - P_I);
 }
 
@@ -73,8 +70,8 @@ TEST(ChatterjeeRuina, OutcomeIsPermissibleOnRandomRealizableInstances) {
     ASSERT_EQ(r.status, Status::ok) << "instance " << k;
     ASSERT_EQ(validate(p, ChatterjeeRuinaLaw::use()), Status::ok);
     const Permissible<double> q = check_permissible(p, r.P, 1e-10);
-    ASSERT_TRUE(q.inside()) << "instance " << k << " violated bits " << q.violated << " energy "
-                            << q.energy_margin << " sep " << q.separation << " cone " << q.cone_margin;
+    ASSERT_TRUE(q.inside()) << "instance " << k << " violated bits " << q.violated << " energy " << q.energy_margin << " sep "
+                            << q.separation << " cone " << q.cone_margin;
     worst = std::min({worst, q.energy_margin, q.separation, q.cone_margin});
     (r.modes.at(0) == Mode::slip ? slip : stick)++;
   }
@@ -90,8 +87,7 @@ TEST(ChatterjeeRuina, MatchesAppendixA2Matlab) {
     ContactProblem<double> p = ri::random_contact_problem(rng, {0.0, 2.0}, {0.0, 1.0}, {-1.0, 1.0});
     const Result<double> r = ChatterjeeRuinaLaw::eval(p);
     ASSERT_EQ(r.status, Status::ok);
-    const Eigen::Vector3d P = collrule(to_eigen(p.W), to_eigen(p.v0), to_eigen(p.n).normalized(), p.mu,
-                                       p.e, p.e_t);
+    const Eigen::Vector3d P = collrule(to_eigen(p.W), to_eigen(p.v0), to_eigen(p.n).normalized(), p.mu, p.e, p.e_t);
     EXPECT_LT((to_eigen(r.P) - P).norm(), 1e-10 * P.norm()) << "instance " << k;
   }
 }
@@ -119,8 +115,8 @@ TEST(ChatterjeeRuina, EqualsBilinearLawWhenWDiagonalInContactFrame) {
     const double Pn = -(1 + e) * M11 * vin;
     const double cap = (1 + et) * M22 * vt.norm();
     (mu * Pn < cap ? clipped : free_)++;
-    const Eigen::Vector3d Pt = vt.norm() > 0 ? Eigen::Vector3d(-vt.normalized() * std::min(mu * Pn, cap))
-                                             : Eigen::Vector3d::Zero();
+    const Eigen::Vector3d Pt =
+        vt.norm() > 0 ? Eigen::Vector3d(-vt.normalized() * std::min(mu * Pn, cap)) : Eigen::Vector3d::Zero();
     const Eigen::Vector3d Pbil = Pn * F.col(0) + Pt;
     EXPECT_LT((to_eigen(r.P) - Pbil).norm(), 1e-12 * Pbil.norm()) << "instance " << k;
   }
@@ -192,13 +188,11 @@ TEST(Aghili, CriticalCoFIsPaperFormulaWhenGCommutesWithE) {
   ri::Rng rng(8);
   for (int k = 0; k < 2000; ++k) {
     const Eigen::Matrix3d F = random_frame(rng);
-    const Eigen::Vector3d w(ri::log_uniform(rng, 0.05, 20), ri::log_uniform(rng, 0.05, 20),
-                            ri::log_uniform(rng, 0.05, 20));
+    const Eigen::Vector3d w(ri::log_uniform(rng, 0.05, 20), ri::log_uniform(rng, 0.05, 20), ri::log_uniform(rng, 0.05, 20));
     const Eigen::Matrix3d W = F * w.asDiagonal() * F.transpose();
     const Eigen::Vector3d v0 = -ri::uniform(rng, 0.1, 5) * F.col(0) + ri::normal_vec3(rng, 2.0);
     if (v0.dot(F.col(0)) >= 0) continue;
-    ContactProblem<double> p{to_sym3(W), to_vec3(Eigen::Vector3d(F.col(0))), to_vec3(v0), 0.5,
-                             ri::uniform(rng, 0, 1), 0.0, 1};
+    ContactProblem<double> p{to_sym3(W), to_vec3(Eigen::Vector3d(F.col(0))), to_vec3(v0), 0.5, ri::uniform(rng, 0, 1), 0.0, 1};
     const AghiliBounds<double> b = aghili_bounds(p, cholesky(p.W));
     const Eigen::Vector3d xi = W.ldlt().solve(v0);
     const Eigen::Vector3d n = F.col(0);
@@ -310,8 +304,8 @@ TEST(Aghili, DissipativeInsideAdmissibleRegion) {
   EXPECT_GT(outside_gain, 10);
   // rare, and reported as a per-row status rather than a wrong number
   EXPECT_LT(inside_no_solution, inside / 100);
-  std::printf("aghili (41): inside %d (stick %d, slip %d, no slip solution %d), outside with energy gain %d\n",
-              inside, inside_stick, inside_slip, inside_no_solution, outside_gain);
+  std::printf("aghili (41): inside %d (stick %d, slip %d, no slip solution %d), outside with energy gain %d\n", inside,
+              inside_stick, inside_slip, inside_no_solution, outside_gain);
   RecordProperty("inside", inside);
   RecordProperty("outside_energy_gain", outside_gain);
 }

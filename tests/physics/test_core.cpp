@@ -44,8 +44,8 @@ TEST(Core, CholeskySolveAndInverseMatchEigen) {
 }
 
 TEST(Core, CholeskyRejectsIndefiniteAndSingular) {
-  EXPECT_FALSE(cholesky(Sym3<double>{1, 2, 0, 1, 0, 1}).ok);          // eigenvalue -1
-  EXPECT_FALSE(cholesky(Sym3<double>{1, 1, 0, 1, 0, 1}, 1e-14).ok);    // singular
+  EXPECT_FALSE(cholesky(Sym3<double>{1, 2, 0, 1, 0, 1}).ok);         // eigenvalue -1
+  EXPECT_FALSE(cholesky(Sym3<double>{1, 1, 0, 1, 0, 1}, 1e-14).ok);  // singular
   EXPECT_FALSE(cholesky(Sym3<double>{0, 0, 0, 0, 0, 0}).ok);
   EXPECT_TRUE(cholesky(Sym3<double>{3.5, 0, 0, 3.5, 0, 1}).ok);
 }

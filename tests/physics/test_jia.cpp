@@ -77,8 +77,8 @@ TEST(JiaBall, Section81EventsAndModes) {
   EXPECT_NEAR(r.P.y, 0.0, 1e-14);  // planar (Theorem 2)
   double Vx, Vz, wy;
   ball_out(r.P, Vx, Vz, wy);
-  std::printf("jia ball e=0.5: slip->stick I=%.6f v=%.6f, stick->slip I=%.6f v=%.6f, V=(%.6f,0,%.6f) w_y=%.6f\n",
-              tr.In[0], tr.v_u[0], tr.In[2], tr.v_u[2], Vx, Vz, wy);
+  std::printf("jia ball e=0.5: slip->stick I=%.6f v=%.6f, stick->slip I=%.6f v=%.6f, V=(%.6f,0,%.6f) w_y=%.6f\n", tr.In[0],
+              tr.v_u[0], tr.In[2], tr.v_u[2], Vx, Vz, wy);
   // The paper's e = 0.5 outcome V_x = 0.570984, w_y = -1.92746 is NOT reproduced: it implies
   // |dI_t/dI_n| = mu e in restitution slip, against eqs. (46), (64) (see NOTES.md, docs/laws.md).
   EXPECT_GT(std::fabs(Vx - 0.570984), 1e-2);
@@ -200,8 +200,7 @@ TEST(JiaConvergence, OrdersWithModeSwitches) {
   ri::Rng rng(34);
   int init_stick = 0, init_slip = 0;
   while (cases.size() < 12) {
-    ContactProblem<double> p =
-        ri::random_planar_problem(rng, {0.2, 1.2}, {0.3, 0.9}, {0.0, 0.0}, {0.7, 2.5});
+    ContactProblem<double> p = ri::random_planar_problem(rng, {0.2, 1.2}, {0.3, 0.9}, {0.0, 0.0}, {0.7, 2.5});
     const Result<double> r = JiaLaw::eval(p, steps(400));
     if (r.status != Status::ok || r.modes.size() < 2) continue;
     if (r.modes.at(0) == Mode::stick ? init_stick >= 5 : init_slip >= 4) continue;
@@ -252,9 +251,7 @@ TEST(JiaRobustness, TinyStepCountsAndBadInput) {
         continue;
       }
       ASSERT_TRUE(r.status == Status::ok || r.status == Status::step_limit) << status_name(r.status);
-      if (r.status == Status::ok) {
-        EXPECT_TRUE(isfinite3(r.P) && std::isfinite(r.dE));
-      }
+      if (r.status == Status::ok) { EXPECT_TRUE(isfinite3(r.P) && std::isfinite(r.dE)); }
     }
   }
   ContactProblem<double> p = ball(0.5);

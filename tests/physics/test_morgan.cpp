@@ -67,8 +67,8 @@ Instance from_problem(const impact::ContactProblem<double>& p, const std::string
 std::string describe(const Instance& c) {
   std::ostringstream os;
   os.precision(17);
-  os << c.origin << ": W=[" << c.W.row(0) << "; " << c.W.row(1) << "; " << c.W.row(2) << "] n=["
-     << c.n.transpose() << "] v0=[" << c.v0.transpose() << "] mu=" << c.mu << " e=" << c.e;
+  os << c.origin << ": W=[" << c.W.row(0) << "; " << c.W.row(1) << "; " << c.W.row(2) << "] n=[" << c.n.transpose() << "] v0=["
+     << c.v0.transpose() << "] mu=" << c.mu << " e=" << c.e;
   return os.str();
 }
 
@@ -98,8 +98,7 @@ Matrix2d random_spd2(std::mt19937_64& rng) {
   return Rt * Eigen::Vector2d(l1, l2).asDiagonal() * Rt.transpose();
 }
 
-Instance embed_planar(const Matrix3d& R, const Matrix2d& B, double wss, double vn, double vt,
-                      double mu, double e) {
+Instance embed_planar(const Matrix3d& R, const Matrix2d& B, double wss, double vn, double vt, double mu, double e) {
   Matrix3d Wl = Matrix3d::Zero();
   Wl.topLeftCorner<2, 2>() = B;
   Wl(2, 2) = wss;
@@ -129,20 +128,15 @@ Instance local_random_planar(std::mt19937_64& rng) {
 enum Category { cat_a = 0, cat_b = 1, cat_c = 2 };
 const char* cat_name(int k) {
   static const char* names[] = {"(a) normal pause first, tangential pause in restitution",
-                                "(b) tangential pause first (compression)",
-                                "(c) no tangential pause"};
+                                "(b) tangential pause first (compression)", "(c) no tangential pause"};
   return names[k];
 }
 int classify(const PlanarOdeResult& o) {
   if (o.tan_events == 0) return cat_c;
   return o.tan_in_compression ? cat_b : cat_a;
 }
-bool sticks(const PlanarOdeResult& o) {
-  return std::find(o.modes.begin(), o.modes.end(), OdeMode::stick) != o.modes.end();
-}
-bool reverses(const PlanarOdeResult& o) {
-  return std::find(o.modes.begin(), o.modes.end(), OdeMode::reverse) != o.modes.end();
-}
+bool sticks(const PlanarOdeResult& o) { return std::find(o.modes.begin(), o.modes.end(), OdeMode::stick) != o.modes.end(); }
+bool reverses(const PlanarOdeResult& o) { return std::find(o.modes.begin(), o.modes.end(), OdeMode::reverse) != o.modes.end(); }
 
 impact::Mode to_mode(OdeMode m) {
   switch (m) {
@@ -201,9 +195,9 @@ void check_against_ode(const Instance& c, const PlanarOdeResult& o, Agreement& a
   ++ag.n;
   std::ostringstream os;
   os.precision(17);
-  os << describe(c) << "\n  morgan: P=[" << P.transpose() << "] In_c=" << r.In_c
-     << " modes=" << modes_str(r.modes) << "\n  ode:    P=[" << o.P.transpose() << "] In_c=" << o.In_c
-     << " modes=" << modes_str(o.modes) << " p_tan=" << o.p_tan << " p_end=" << o.p_end;
+  os << describe(c) << "\n  morgan: P=[" << P.transpose() << "] In_c=" << r.In_c << " modes=" << modes_str(r.modes)
+     << "\n  ode:    P=[" << o.P.transpose() << "] In_c=" << o.In_c << " modes=" << modes_str(o.modes) << " p_tan=" << o.p_tan
+     << " p_end=" << o.p_end;
   EXPECT_LE(eP, 1e-9) << os.str();
   EXPECT_LE(eI, 1e-9) << os.str();
   EXPECT_LE(ev, 1e-9) << os.str();
@@ -244,12 +238,16 @@ TEST(MorganOdeReference, FrictionlessEqualsNewton) {
 TEST(MorganOdeReference, ParticleSticksHandWorked) {
   std::mt19937_64 rng(12);
   const double m = 2.0;
-  struct Case { double vn, vt, mu, e; bool sticks; bool in_compression; };
+  struct Case {
+    double vn, vt, mu, e;
+    bool sticks;
+    bool in_compression;
+  };
   const Case cases[] = {
-      {-1.0, 0.5, 0.4, 1.0, true, false},  // pause at p = 2.5 (m|vn| = 2): category (a), stick
-      {-1.0, 0.5, 0.4, 0.5, true, false},  // pause 2.5 <= end 3: (a)
-      {-1.0, 0.3, 0.4, 0.5, true, true},   // pause 1.5 < 2: (b)
-      {-1.0, 0.9, 0.4, 0.5, false, false}, // pause 4.5 > end 3: (c)
+      {-1.0, 0.5, 0.4, 1.0, true, false},   // pause at p = 2.5 (m|vn| = 2): category (a), stick
+      {-1.0, 0.5, 0.4, 0.5, true, false},   // pause 2.5 <= end 3: (a)
+      {-1.0, 0.3, 0.4, 0.5, true, true},    // pause 1.5 < 2: (b)
+      {-1.0, 0.9, 0.4, 0.5, false, false},  // pause 4.5 > end 3: (c)
   };
   for (const Case& k : cases) {
     const Matrix3d R = random_rotation(rng);
@@ -416,13 +414,12 @@ TEST(MorganVsOde, RandomPlanarInstancesAgree) {
     check_against_ode(cases[i], odes[i], ag);
     if (HasFatalFailure()) return;
   }
-  std::printf("[ MorganVsOde ] %d instances (%d random, %d targeted)\n", ag.n, random_count,
-              ag.n - random_count);
+  std::printf("[ MorganVsOde ] %d instances (%d random, %d targeted)\n", ag.n, random_count, ag.n - random_count);
   for (int k = 0; k < 3; ++k) std::printf("[ MorganVsOde ]   %-56s %d\n", cat_name(k), cat_count[k]);
   std::printf("[ MorganVsOde ]   %-56s %d\n", "sticking", stick_count);
   std::printf("[ MorganVsOde ]   %-56s %d\n", "reversal", reverse_count);
-  std::printf("[ MorganVsOde ] max rel |dP| %.3g, max rel |dIn_c| %.3g, max |dvf|/|v0| %.3g, max dE/K0 %.3g\n",
-              ag.max_P, ag.max_Inc, ag.max_vf, ag.max_dE_pos);
+  std::printf("[ MorganVsOde ] max rel |dP| %.3g, max rel |dIn_c| %.3g, max |dvf|/|v0| %.3g, max dE/K0 %.3g\n", ag.max_P,
+              ag.max_Inc, ag.max_vf, ag.max_dE_pos);
   EXPECT_GE(ag.n, 2000);
   for (int k = 0; k < 3; ++k) EXPECT_GE(cat_count[k], kMin) << cat_name(k);
   EXPECT_GE(stick_count, kMin) << "sticking";
@@ -457,15 +454,15 @@ TEST(MorganVsOde, NormalIncidenceAgrees) {
     const impact::randinst::PlanarInstance pi = impact::randinst::random_planar_instance(
         rng, {0.0, 1.5}, {0.0, 1.0}, impact::randinst::kEtRange, impact::randinst::kEta0Range,
         /*zero_tangential=*/true, random_frame);
-    const Instance c = from_problem(pi.problem, random_frame ? "normal incidence, random frame"
-                                                             : "normal incidence, world frame");
+    const Instance c =
+        from_problem(pi.problem, random_frame ? "normal incidence, random frame" : "normal incidence, world frame");
     const PlanarOdeResult o = run_ode(c);
     if (o.ok && !o.modes.empty() && o.modes.front() == OdeMode::stick) ++stick_start;
     check_against_ode(c, o, ag);
     if (HasFatalFailure()) return;
   }
-  std::printf("[ MorganVsOde ] normal incidence: %d instances (%d stick from the start), max rel |dP| %.3g\n",
-              ag.n, stick_start, ag.max_P);
+  std::printf("[ MorganVsOde ] normal incidence: %d instances (%d stick from the start), max rel |dP| %.3g\n", ag.n, stick_start,
+              ag.max_P);
 }
 
 // Morgan's planar double pendulum (ch. 2): two slender bars (length r, mass m), W = J M^-1 J^T
@@ -518,8 +515,8 @@ TEST(MorganPendulum, DoublePendulumAgreesWithOde) {
     EXPECT_LE((J * uf - Eigen::Vector2d(vfl.x(), vfl.y())).norm(), 1e-10 * v2.norm());
     EXPECT_LE(std::abs(Pl.z()), 1e-12 * Pl.norm());
   }
-  std::printf("[ MorganPendulum ] %d configurations: (a) %d (b) %d (c) %d stick %d; max rel |dP| %.3g\n",
-              ag.n, cats[0], cats[1], cats[2], stick, ag.max_P);
+  std::printf("[ MorganPendulum ] %d configurations: (a) %d (b) %d (c) %d stick %d; max rel |dP| %.3g\n", ag.n, cats[0], cats[1],
+              cats[2], stick, ag.max_P);
 }
 
 // =================================================================================================
@@ -602,7 +599,6 @@ TEST(MorganLaw, NonPlanarIsRejected) {
       c.v0 = -1.0 * R.col(0) + 0.4 * R.col(1);
     }
     const impact::Result<double> r = impact::MorganLaw::eval<double>(to_problem(c));
-    EXPECT_EQ(r.status, impact::Status::not_planar) << describe(c) << " status "
-                                                     << impact::status_name(r.status);
+    EXPECT_EQ(r.status, impact::Status::not_planar) << describe(c) << " status " << impact::status_name(r.status);
   }
 }

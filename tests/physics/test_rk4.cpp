@@ -16,7 +16,10 @@ namespace {
 
 struct Y2 {
   double a, b;
-  template <class Op, class... Ys> static Y2 zip(Op op, const Ys&... y) { return Y2{op(y.a...), op(y.b...)}; }
+  template <class Op, class... Ys>
+  static Y2 zip(Op op, const Ys&... y) {
+    return Y2{op(y.a...), op(y.b...)};
+  }
 };
 
 bool same_bits(const Y2& x, const Y2& y) { return std::memcmp(&x, &y, sizeof x) == 0; }

@@ -79,16 +79,26 @@ double logspread(std::mt19937_64& g, int lo, int hi) {
 TEST(Rmath, SinCosTanAccuracy) {
   const auto small = [](std::mt19937_64& g) { return (2 * u01(g) - 1) * 20; };
   const auto large = [](std::mt19937_64& g) { return logspread(g, 20, 1023); };  // Payne-Hanek
-  const auto s = [](double x) { double a, b; rmath::sincos(x, a, b); return a; };
-  const auto c = [](double x) { double a, b; rmath::sincos(x, a, b); return b; };
+  const auto s = [](double x) {
+    double a, b;
+    rmath::sincos(x, a, b);
+    return a;
+  };
+  const auto c = [](double x) {
+    double a, b;
+    rmath::sincos(x, a, b);
+    return b;
+  };
   const auto sl = [](double x) { return std::sin(static_cast<long double>(x)); };
   const auto cl = [](double x) { return std::cos(static_cast<long double>(x)); };
   EXPECT_LT(worst(300000, 1, small, s, sl), 1.0);
   EXPECT_LT(worst(300000, 2, small, c, cl), 1.0);
   EXPECT_LT(worst(300000, 3, large, s, sl), 1.0);
   EXPECT_LT(worst(300000, 4, large, c, cl), 1.0);
-  EXPECT_LT(worst(300000, 5, small, [](double x) { return rmath::tan(x); },
-                  [](double x) { return std::tan(static_cast<long double>(x)); }), 2.5);
+  EXPECT_LT(worst(
+                300000, 5, small, [](double x) { return rmath::tan(x); },
+                [](double x) { return std::tan(static_cast<long double>(x)); }),
+            2.5);
   // sin and cos alone are sincos's halves
   for (double x : {0.3, -2.0, 1e6, -1e300}) {
     double a, b;
@@ -100,8 +110,8 @@ TEST(Rmath, SinCosTanAccuracy) {
 
 TEST(Rmath, PayneHanekNearMultiplesOfPiOver2) {
   // the doubles nearest to k pi/2 for large k: the reduction must keep its relative accuracy
-  for (double x : {6381956970095103.0 * std::ldexp(1.0, 797), 1e22, 5.0e15 * 3.14159265358979,
-                   0x1.921fb54442d18p+1000, 0x1.921fb54442d18p+20, 1048576.0, 1e308}) {
+  for (double x : {6381956970095103.0 * std::ldexp(1.0, 797), 1e22, 5.0e15 * 3.14159265358979, 0x1.921fb54442d18p+1000,
+                   0x1.921fb54442d18p+20, 1048576.0, 1e308}) {
     double s, c;
     rmath::sincos(x, s, c);
     EXPECT_LT(ulp_error(s, std::sin(static_cast<long double>(x))), 1.0) << x;
@@ -111,8 +121,10 @@ TEST(Rmath, PayneHanekNearMultiplesOfPiOver2) {
 
 TEST(Rmath, AtanFamilyAccuracy) {
   const auto wide = [](std::mt19937_64& g) { return logspread(g, -30, 40); };
-  EXPECT_LT(worst(400000, 6, wide, [](double x) { return rmath::atan(x); },
-                  [](double x) { return std::atan(static_cast<long double>(x)); }), 1.0);
+  EXPECT_LT(worst(
+                400000, 6, wide, [](double x) { return rmath::atan(x); },
+                [](double x) { return std::atan(static_cast<long double>(x)); }),
+            1.0);
   std::mt19937_64 g(7);
   double w2 = 0;
   for (int i = 0; i < 400000; ++i) {
@@ -120,13 +132,16 @@ TEST(Rmath, AtanFamilyAccuracy) {
     w2 = std::max(w2, ulp_error(rmath::atan2(y, x), std::atan2(static_cast<long double>(y), static_cast<long double>(x))));
   }
   EXPECT_LT(w2, 1.6);
-  EXPECT_LT(worst(400000, 8, [](std::mt19937_64& g) { return 2 * u01(g) - 1; }, [](double x) { return rmath::acos(x); },
-                  [](double x) { return std::acos(static_cast<long double>(x)); }), 2.0);
+  EXPECT_LT(worst(
+                400000, 8, [](std::mt19937_64& g) { return 2 * u01(g) - 1; }, [](double x) { return rmath::acos(x); },
+                [](double x) { return std::acos(static_cast<long double>(x)); }),
+            2.0);
 }
 
 TEST(Rmath, CbrtHypotExpm1Accuracy) {
-  EXPECT_LT(worst(400000, 9, [](std::mt19937_64& g) { return logspread(g, -1074, 1023); },
-                  [](double x) { return rmath::cbrt(x); }, [](double x) { return std::cbrt(static_cast<long double>(x)); }),
+  EXPECT_LT(worst(
+                400000, 9, [](std::mt19937_64& g) { return logspread(g, -1074, 1023); }, [](double x) { return rmath::cbrt(x); },
+                [](double x) { return std::cbrt(static_cast<long double>(x)); }),
             0.51);
   std::mt19937_64 g(10);
   double wh = 0;
@@ -135,14 +150,17 @@ TEST(Rmath, CbrtHypotExpm1Accuracy) {
     wh = std::max(wh, ulp_error(rmath::hypot(y, x), std::hypot(static_cast<long double>(y), static_cast<long double>(x))));
   }
   EXPECT_LT(wh, 0.51);
-  EXPECT_LT(worst(400000, 11, [](std::mt19937_64& g) { return logspread(g, -60, 9); },
-                  [](double x) { return rmath::expm1(x); }, [](double x) { return std::expm1(static_cast<long double>(x)); }),
+  EXPECT_LT(worst(
+                400000, 11, [](std::mt19937_64& g) { return logspread(g, -60, 9); }, [](double x) { return rmath::expm1(x); },
+                [](double x) { return std::expm1(static_cast<long double>(x)); }),
             2.5);
 }
 
 TEST(Rmath, NormalAccuracy) {
   const auto z38 = [](std::mt19937_64& g) { return (2 * u01(g) - 1) * 38; };
-  EXPECT_LT(worst(400000, 12, z38, [](double z) { return rmath::normal_pdf(z); }, ref_pdf), 2.5);
+  EXPECT_LT(worst(
+                400000, 12, z38, [](double z) { return rmath::normal_pdf(z); }, ref_pdf),
+            2.5);
   // each tail in its own terms, where the value is a normal double (no 1 - p)
   const auto sf = [](double z) { return rmath::normal_sf(z); };
   const auto cdf = [](double z) { return rmath::normal_cdf(z); };
@@ -152,8 +170,11 @@ TEST(Rmath, NormalAccuracy) {
   const auto q = [](double p) { return rmath::normal_quantile(p); };
   double at = 0;
   EXPECT_LT(worst(300000, 15, u01, q, ref_quantile, &at), 4.0) << "at p = " << at;
-  EXPECT_LT(worst(300000, 16, [](std::mt19937_64& g) { return std::ldexp(1.0 + u01(g), -1 - static_cast<int>(u01(g) * 1073)); },
-                  q, ref_quantile, &at), 4.0) << "at p = " << at;
+  EXPECT_LT(worst(
+                300000, 16, [](std::mt19937_64& g) { return std::ldexp(1.0 + u01(g), -1 - static_cast<int>(u01(g) * 1073)); }, q,
+                ref_quantile, &at),
+            4.0)
+      << "at p = " << at;
   // the quantile inverts the CDF: Phi(Phi^-1(p)) = p up to the conditioning of Phi in the tail
   // (d log Phi / d log z = z phi / Phi ~ z^2: an ulp of z is about z^2 ulp of Phi)
   std::mt19937_64 g(17);

@@ -21,7 +21,8 @@ namespace {
 
 // |a - ref| in units of the last place of ref (ref in long double; subnormal-aware).
 double ulp_error(double a, long double ref) {
-  if (std::isnan(a) || std::isnan(static_cast<double>(ref))) return std::isnan(a) == std::isnan(static_cast<double>(ref)) ? 0 : 1e300;
+  if (std::isnan(a) || std::isnan(static_cast<double>(ref)))
+    return std::isnan(a) == std::isnan(static_cast<double>(ref)) ? 0 : 1e300;
   if (ref == 0) return a == 0 ? 0 : 1e300;
   int e;
   std::frexp(ref, &e);
@@ -62,8 +63,8 @@ std::vector<double> draws(const Dist& d, std::uint64_t seed, std::uint32_t strea
 TEST(SamplingMath, LogExpSincosWithinOneUlpOfStd) {
   const Philox rng{20260101};
   const std::size_t n = 1000000;
-  double e_log_u = 0, e_log_wide = 0, e_exp = 0, e_exp_small = 0, e_exp_sub = 0, e_sin = 0, e_cos = 0, e_sinr = 0,
-         e_cosr = 0, glibc_log = 0, glibc_exp = 0;
+  double e_log_u = 0, e_log_wide = 0, e_exp = 0, e_exp_small = 0, e_exp_sub = 0, e_sin = 0, e_cos = 0, e_sinr = 0, e_cosr = 0,
+         glibc_log = 0, glibc_exp = 0;
   for (std::size_t i = 0; i < n; ++i) {
     double u1, u2;
     uniform_pair(rng, i, 0, 0, u1, u2);
@@ -99,10 +100,11 @@ TEST(SamplingMath, LogExpSincosWithinOneUlpOfStd) {
     e_sinr = std::max(e_sinr, ulp_error(s, std::sin(static_cast<long double>(xr))));
     e_cosr = std::max(e_cosr, ulp_error(c, std::cos(static_cast<long double>(xr))));
   }
-  std::printf("max ulp error over %zu points: log(u) %.3f, log(any) %.3f, exp %.3f, exp[-1,1] %.3f, "
-              "exp(subnormal result) %.3f, sin(2pi u) %.3f, cos(2pi u) %.3f, sin(x) %.3f, cos(x) %.3f "
-              "(glibc: log %.3f, exp %.3f)\n",
-              n, e_log_u, e_log_wide, e_exp, e_exp_small, e_exp_sub, e_sin, e_cos, e_sinr, e_cosr, glibc_log, glibc_exp);
+  std::printf(
+      "max ulp error over %zu points: log(u) %.3f, log(any) %.3f, exp %.3f, exp[-1,1] %.3f, "
+      "exp(subnormal result) %.3f, sin(2pi u) %.3f, cos(2pi u) %.3f, sin(x) %.3f, cos(x) %.3f "
+      "(glibc: log %.3f, exp %.3f)\n",
+      n, e_log_u, e_log_wide, e_exp, e_exp_small, e_exp_sub, e_sin, e_cos, e_sinr, e_cosr, glibc_log, glibc_exp);
   EXPECT_LT(e_log_u, 1.0);
   EXPECT_LT(e_log_wide, 1.0);
   EXPECT_LT(e_exp, 1.0);
@@ -177,8 +179,7 @@ TEST(SamplingDist, MarginalsPassKolmogorovSmirnov) {
         const double al = (d.lo - d.a) / d.b, be = (d.hi - d.a) / d.b;
         if (al > 0)  // right tail: upper-tail differences keep their precision
           cdf = [=](double v) { return (Q(al) - Q((v - d.a) / d.b)) / (Q(al) - Q(be)); };
-        else
-          cdf = [=](double v) { return (Phi((v - d.a) / d.b) - Phi(al)) / (Phi(be) - Phi(al)); };
+        else cdf = [=](double v) { return (Phi((v - d.a) / d.b) - Phi(al)) / (Phi(be) - Phi(al)); };
       }
     }
     for (double v : x) {
@@ -248,8 +249,7 @@ TEST(SamplingDist, RandomRotationIsHaarAndOrthonormal) {
     chi_z += (cz[b] - double(n) / B) * (cz[b] - double(n) / B) / (double(n) / B);
     chi_phi += (cphi[b] - double(n) / B) * (cphi[b] - double(n) / B) / (double(n) / B);
   }
-  std::printf("rotation: max |R R^T - I| %.2g, chi-square z %.1f, azimuth %.1f (19 dof, critical 43.8)\n", worst,
-              chi_z, chi_phi);
+  std::printf("rotation: max |R R^T - I| %.2g, chi-square z %.1f, azimuth %.1f (19 dof, critical 43.8)\n", worst, chi_z, chi_phi);
   EXPECT_LT(worst, 4e-15);
   EXPECT_LT(chi_z, 43.8);
   EXPECT_LT(chi_phi, 43.8);
@@ -270,8 +270,8 @@ TEST(SamplingScenario, ContactInstancesHaveTheDrawnEigenvaluesAndVelocity) {
     const Sym3<double>& W = p.W;
     const double tr = trace(W);
     const double m2 = W.xx * W.yy - W.xy * W.xy + W.xx * W.zz - W.xz * W.xz + W.yy * W.zz - W.yz * W.yz;
-    const double det = W.xx * (W.yy * W.zz - W.yz * W.yz) - W.xy * (W.xy * W.zz - W.yz * W.xz) +
-                       W.xz * (W.xy * W.yz - W.yy * W.xz);
+    const double det =
+        W.xx * (W.yy * W.zz - W.yz * W.yz) - W.xy * (W.xy * W.zz - W.yz * W.xz) + W.xz * (W.xy * W.yz - W.yy * W.xz);
     EXPECT_NEAR(tr, w1 + w2 + w3, 1e-13 * tr);
     EXPECT_NEAR(m2, w1 * w2 + w1 * w3 + w2 * w3, 1e-12 * tr * tr);
     EXPECT_NEAR(det, w1 * w2 * w3, 1e-12 * tr * tr * tr);

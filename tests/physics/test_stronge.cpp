@@ -56,10 +56,9 @@ Problem make(const Matrix3d& W, const Vector3d& n, const Vector3d& v0, double mu
   return p;
 }
 
-
 bool finite_result(const Result<double>& r) {
-  return std::isfinite(r.P.x) && std::isfinite(r.P.y) && std::isfinite(r.P.z) && std::isfinite(r.vf.x) &&
-         std::isfinite(r.vf.y) && std::isfinite(r.vf.z) && std::isfinite(r.dE) && std::isfinite(r.In_c);
+  return std::isfinite(r.P.x) && std::isfinite(r.P.y) && std::isfinite(r.P.z) && std::isfinite(r.vf.x) && std::isfinite(r.vf.y) &&
+         std::isfinite(r.vf.z) && std::isfinite(r.dE) && std::isfinite(r.In_c);
 }
 
 double kinetic_energy(const Problem& p) {
@@ -224,17 +223,14 @@ Ref3 reference_3d(const Problem& prob) {
     const Y k2 = rhs(y + h * (1.0 / 5) * k1);
     const Y k3 = rhs(y + h * (3.0 / 40 * k1 + 9.0 / 40 * k2));
     const Y k4 = rhs(y + h * (44.0 / 45 * k1 - 56.0 / 15 * k2 + 32.0 / 9 * k3));
-    const Y k5 =
-        rhs(y + h * (19372.0 / 6561 * k1 - 25360.0 / 2187 * k2 + 64448.0 / 6561 * k3 - 212.0 / 729 * k4));
-    const Y k6 = rhs(y + h * (9017.0 / 3168 * k1 - 355.0 / 33 * k2 + 46732.0 / 5247 * k3 + 49.0 / 176 * k4 -
-                              5103.0 / 18656 * k5));
-    const Y y5 = y + h * (35.0 / 384 * k1 + 500.0 / 1113 * k3 + 125.0 / 192 * k4 - 2187.0 / 6784 * k5 +
-                          11.0 / 84 * k6);
+    const Y k5 = rhs(y + h * (19372.0 / 6561 * k1 - 25360.0 / 2187 * k2 + 64448.0 / 6561 * k3 - 212.0 / 729 * k4));
+    const Y k6 =
+        rhs(y + h * (9017.0 / 3168 * k1 - 355.0 / 33 * k2 + 46732.0 / 5247 * k3 + 49.0 / 176 * k4 - 5103.0 / 18656 * k5));
+    const Y y5 = y + h * (35.0 / 384 * k1 + 500.0 / 1113 * k3 + 125.0 / 192 * k4 - 2187.0 / 6784 * k5 + 11.0 / 84 * k6);
     if (err) {
       const Y k7 = rhs(y5);
-      *err = h * ((35.0 / 384 - 5179.0 / 57600) * k1 + (500.0 / 1113 - 7571.0 / 16695) * k3 +
-                  (125.0 / 192 - 393.0 / 640) * k4 + (-2187.0 / 6784 + 92097.0 / 339200) * k5 +
-                  (11.0 / 84 - 187.0 / 2100) * k6 - 1.0 / 40 * k7);
+      *err = h * ((35.0 / 384 - 5179.0 / 57600) * k1 + (500.0 / 1113 - 7571.0 / 16695) * k3 + (125.0 / 192 - 393.0 / 640) * k4 +
+                  (-2187.0 / 6784 + 92097.0 / 339200) * k5 + (11.0 / 84 - 187.0 / 2100) * k6 - 1.0 / 40 * k7);
     }
     return y5;
   };
@@ -334,13 +330,9 @@ int classify(const PlanarOdeResult& o) {
   if (o.tan_events == 0) return cat_c;
   return o.tan_in_compression ? cat_b : cat_a;
 }
-bool ode_has(const PlanarOdeResult& o, OdeMode m) {
-  return std::find(o.modes.begin(), o.modes.end(), m) != o.modes.end();
-}
+bool ode_has(const PlanarOdeResult& o, OdeMode m) { return std::find(o.modes.begin(), o.modes.end(), m) != o.modes.end(); }
 
-Matrix3d random_rotation(std::mt19937_64& rng) {
-  return impact::randinst::random_rotation(rng).toRotationMatrix();
-}
+Matrix3d random_rotation(std::mt19937_64& rng) { return impact::randinst::random_rotation(rng).toRotationMatrix(); }
 
 // Planar instance biased towards a class: want 0..2 = category (a), (b), (c); 3 sticking;
 // 4 reversal. W = R [[B, 0], [0, w_ss]] R^T, n = R e1, t = R e2.
@@ -348,8 +340,7 @@ Problem biased_planar(std::mt19937_64& rng, int want) {
   using impact::randinst::log_uniform;
   using impact::randinst::uniform;
   const Matrix3d R = random_rotation(rng);
-  const double l1 = log_uniform(rng, 0.1, 10.0), l2 = log_uniform(rng, 0.1, 10.0),
-               th = uniform(rng, 0.0, M_PI);
+  const double l1 = log_uniform(rng, 0.1, 10.0), l2 = log_uniform(rng, 0.1, 10.0), th = uniform(rng, 0.0, M_PI);
   Matrix2d Rt;
   Rt << std::cos(th), -std::sin(th), std::sin(th), std::cos(th);
   const Matrix2d B = Rt * Vector2d(l1, l2).asDiagonal() * Rt.transpose();
@@ -426,12 +417,9 @@ TEST(StrongePlanar, AgreesWithMorganClosedForm) {
     auto count = [&]() { return want == 3 ? stick : want == 4 ? reverse : cat[want]; };
     for (int attempt = 0; attempt < 100000 && count() < kMin; ++attempt) {
       const Problem p = biased_planar(rng, want);
-      const PlanarOdeResult o =
-          impact_test::integrate_planar_impact(W_of(p), to_e(p.n), to_e(p.v0), p.mu, p.e);
+      const PlanarOdeResult o = impact_test::integrate_planar_impact(W_of(p), to_e(p.n), to_e(p.v0), p.mu, p.e);
       if (!o.ok) continue;
-      const bool hit = want == 3   ? ode_has(o, OdeMode::stick)
-                       : want == 4 ? ode_has(o, OdeMode::reverse)
-                                   : classify(o) == want;
+      const bool hit = want == 3 ? ode_has(o, OdeMode::stick) : want == 4 ? ode_has(o, OdeMode::reverse) : classify(o) == want;
       if (hit) add(p, o);
     }
   }
@@ -442,13 +430,12 @@ TEST(StrongePlanar, AgreesWithMorganClosedForm) {
     check_planar(p, opts(250, Integrator::euler), st_euler);
     if (HasFatalFailure()) return;
   }
-  std::printf("[ StrongePlanar ] %d instances (%d random, %d targeted)\n", st.n, random_count,
-              st.n - random_count);
+  std::printf("[ StrongePlanar ] %d instances (%d random, %d targeted)\n", st.n, random_count, st.n - random_count);
   for (int k = 0; k < 3; ++k) std::printf("[ StrongePlanar ]   %-56s %d\n", cat_name(k), cat[k]);
   std::printf("[ StrongePlanar ]   %-56s %d\n", "sticking", stick);
   std::printf("[ StrongePlanar ]   %-56s %d\n", "reversal", reverse);
-  std::printf("[ StrongePlanar ] rk4: max rel |dP| %.3g, max rel |dIn_c| %.3g; euler: %.3g, %.3g\n", st.max_P,
-              st.max_Inc, st_euler.max_P, st_euler.max_Inc);
+  std::printf("[ StrongePlanar ] rk4: max rel |dP| %.3g, max rel |dIn_c| %.3g; euler: %.3g, %.3g\n", st.max_P, st.max_Inc,
+              st_euler.max_P, st_euler.max_Inc);
   for (int k = 0; k < 3; ++k) EXPECT_GE(cat[k], kMin) << cat_name(k);
   EXPECT_GE(stick, kMin);
   EXPECT_GE(reverse, kMin);
@@ -461,16 +448,14 @@ TEST(StrongePlanar, NormalIncidenceAgreesWithMorgan) {
   PlanarStats st;
   int stick_start = 0;
   for (int i = 0; i < 400; ++i) {
-    const impact::randinst::PlanarInstance pi =
-        impact::randinst::random_planar_instance(rng, {0.0, 1.5}, {0.0, 1.0}, impact::randinst::kEtRange,
-                                                 impact::randinst::kEta0Range, true, i >= 200);
+    const impact::randinst::PlanarInstance pi = impact::randinst::random_planar_instance(
+        rng, {0.0, 1.5}, {0.0, 1.0}, impact::randinst::kEtRange, impact::randinst::kEta0Range, true, i >= 200);
     check_planar(pi.problem, LawOptions{}, st);
     if (HasFatalFailure()) return;
     if (impact::MorganLaw::eval<double>(pi.problem).modes.at(0) == Mode::stick) ++stick_start;
   }
-  std::printf(
-      "[ StrongePlanar ] normal incidence: %d instances (%d stick from the start), max rel |dP| %.3g\n", st.n,
-      stick_start, st.max_P);
+  std::printf("[ StrongePlanar ] normal incidence: %d instances (%d stick from the start), max rel |dP| %.3g\n", st.n,
+              stick_start, st.max_P);
   EXPECT_GE(stick_start, 20);
 }
 
@@ -525,15 +510,14 @@ TEST(StrongeLaw, EnergyNeverIncreasesAndOutcomeIsPermissible) {
     ASSERT_EQ(impact::validate(q, StrongeLaw::use()), Status::ok);
     const impact::Permissible<double> pm = impact::check_permissible(q, r.P, 1e-9);
     worst_perm = std::min({worst_perm, pm.energy_margin, pm.separation, pm.normal_impulse, pm.cone_margin});
-    EXPECT_TRUE(pm.inside()) << "violated " << pm.violated << " energy " << pm.energy_margin << " sep "
-                             << pm.separation << " Pn " << pm.normal_impulse << " cone " << pm.cone_margin
-                             << " for " << describe(p);
+    EXPECT_TRUE(pm.inside()) << "violated " << pm.violated << " energy " << pm.energy_margin << " sep " << pm.separation << " Pn "
+                             << pm.normal_impulse << " cone " << pm.cone_margin << " for " << describe(p);
   }
   std::printf(
       "[ StrongeLaw ] %d instances: %d ok (%d stick, %d reverse), %d step_limit, %d stalled; max dE/K0 %.3g, "
       "worst permissible margin %.3g\n",
-      tried, ok, sticks, reverses, by_status[static_cast<int>(Status::step_limit)],
-      by_status[static_cast<int>(Status::stalled)], worst_dE, worst_perm);
+      tried, ok, sticks, reverses, by_status[static_cast<int>(Status::step_limit)], by_status[static_cast<int>(Status::stalled)],
+      worst_dE, worst_perm);
   EXPECT_EQ(ok, 5000);
   EXPECT_LE(tried - ok, tried / 200) << "more than 0.5% of the rows without a result";
   EXPECT_GE(sticks, 500);
@@ -564,8 +548,7 @@ TEST(StrongeLaw, AgreesWithIndependent3DIntegration) {
   int used = 0, stick = 0, slip = 0, nonplanar = 0;
   double max_P = 0, max_I = 0, max_P16 = 0;
   for (int i = 0; i < 400 && used < 60; ++i) {
-    const Problem p = i % 2 ? impact::randinst::random_contact_problem(rng, {0.0, 2.0}, {0.0, 1.0})
-                            : slip_to_stick_instance(rng);
+    const Problem p = i % 2 ? impact::randinst::random_contact_problem(rng, {0.0, 2.0}, {0.0, 1.0}) : slip_to_stick_instance(rng);
     const Result<double> r = StrongeLaw::eval<double>(p);
     if (r.status != Status::ok) continue;
     const Ref3 ref = reference_3d(p);
@@ -613,8 +596,7 @@ TEST(StrongeLaw, StalledRowsStallInTheReferenceToo) {
     // and at 16x the steps
     EXPECT_EQ(StrongeLaw::eval<double>(p, opts(4000)).status, Status::stalled) << describe(p);
   }
-  std::printf("[ StrongeLaw ] %d stalled rows in %d random rows, all stalled in the reference\n", stalled,
-              scanned);
+  std::printf("[ StrongeLaw ] %d stalled rows in %d random rows, all stalled in the reference\n", stalled, scanned);
   EXPECT_GE(stalled, 3);
 }
 
@@ -663,8 +645,7 @@ TEST(StrongeStick, StickingWhenTheConeAdmitsIt) {
     p.mu = tau.norm() * impact::randinst::uniform(rng, 1.05, 3.0);
     const double vn = to_e(p.v0).dot(f.n);
     const bool head_on = i % 5 == 0;
-    if (head_on)
-      p.v0 = to_v(vn * f.n);  // v_t = 0 from the start
+    if (head_on) p.v0 = to_v(vn * f.n);  // v_t = 0 from the start
     else {
       const double pc = -vn / f.a;
       const double ang = impact::randinst::uniform(rng, 0.0, 2.0 * M_PI);
@@ -693,9 +674,8 @@ TEST(StrongeStick, StickingWhenTheConeAdmitsIt) {
     // the impulse ratio after sticking is tau: P_t = P_t(stick) + tau (p - p_stick) lies in the cone
     EXPECT_LE((P - P.dot(f.n) * f.n).norm(), p.mu * P.dot(f.n) * (1 + 1e-12)) << describe(p);
   }
-  std::printf(
-      "[ StrongeStick ] %d rows that must stick (%d from v_t = 0, %d non-planar); max |vf_t|/|v0| %.3g\n",
-      checked, from_start, nonplanar, worst_vt);
+  std::printf("[ StrongeStick ] %d rows that must stick (%d from v_t = 0, %d non-planar); max |vf_t|/|v0| %.3g\n", checked,
+              from_start, nonplanar, worst_vt);
   EXPECT_GE(checked, 300);
   EXPECT_GE(from_start, 40);
   EXPECT_GE(nonplanar, 200);
@@ -785,8 +765,7 @@ TEST(StrongeLaw, ScaleInvariance) {
       EXPECT_EQ(modes_str(s.modes), modes_str(r.modes)) << describe(p);
     }
   }
-  std::printf("[ StrongeLaw ] scale invariance: %d scaled rows (%d stick), max rel deviation %.3g\n", n,
-              4 * sticks, worst);
+  std::printf("[ StrongeLaw ] scale invariance: %d scaled rows (%d stick), max rel deviation %.3g\n", n, 4 * sticks, worst);
   EXPECT_GE(sticks, 100);
   EXPECT_GE(tau_steps, 100);
 }
@@ -821,8 +800,8 @@ void convergence_order(Integrator integ, int N, double lo, double hi, double min
     const double o1 = std::log2(err[0] / err[1]), o2 = std::log2(err[1] / err[2]);
     orders.push_back(o1);
     orders.push_back(o2);
-    std::printf("[ StrongeConvergence ] %s N=%d: errors %.3e %.3e %.3e, orders %.2f %.2f\n", name, N, err[0],
-                err[1], err[2], o1, o2);
+    std::printf("[ StrongeConvergence ] %s N=%d: errors %.3e %.3e %.3e, orders %.2f %.2f\n", name, N, err[0], err[1], err[2], o1,
+                o2);
     EXPECT_GE(o1, lo) << describe(p);
     EXPECT_LE(o1, hi) << describe(p);
     EXPECT_GE(o2, lo) << describe(p);
@@ -831,18 +810,13 @@ void convergence_order(Integrator integ, int N, double lo, double hi, double min
   EXPECT_GE(cases, 8);
   std::sort(orders.begin(), orders.end());
   if (!orders.empty())
-    std::printf(
-        "[ StrongeConvergence ] %s: %d rows (%d unresolved skipped), orders min %.2f median %.2f max %.2f\n",
-        name, cases, skipped, orders.front(), orders[orders.size() / 2], orders.back());
+    std::printf("[ StrongeConvergence ] %s: %d rows (%d unresolved skipped), orders min %.2f median %.2f max %.2f\n", name, cases,
+                skipped, orders.front(), orders[orders.size() / 2], orders.back());
 }
 }  // namespace
 
-TEST(StrongeConvergence, Rk4IsFourthOrderThroughStick) {
-  convergence_order(Integrator::rk4, 128, 3.3, 5.0, 5e-13, "rk4");
-}
-TEST(StrongeConvergence, EulerIsFirstOrderThroughStick) {
-  convergence_order(Integrator::euler, 256, 0.8, 1.3, 1e-6, "euler");
-}
+TEST(StrongeConvergence, Rk4IsFourthOrderThroughStick) { convergence_order(Integrator::rk4, 128, 3.3, 5.0, 5e-13, "rk4"); }
+TEST(StrongeConvergence, EulerIsFirstOrderThroughStick) { convergence_order(Integrator::euler, 256, 0.8, 1.3, 1e-6, "euler"); }
 
 // One step per compression impulse (and nonsense step counts, clamped to 1) still gives finite
 // results on every ok row.
@@ -868,8 +842,7 @@ TEST(StrongeLaw, TinyStepCounts) {
           EXPECT_TRUE(r.status == Status::step_limit || r.status == Status::stalled)
               << impact::status_name(r.status) << " " << describe(p);
           // only rows that are hard at the default step count too
-          EXPECT_NE(ref.status, Status::ok)
-              << impact::status_name(r.status) << " at steps " << steps << " " << describe(p);
+          EXPECT_NE(ref.status, Status::ok) << impact::status_name(r.status) << " at steps " << steps << " " << describe(p);
         }
       }
     }
@@ -928,11 +901,11 @@ TEST(StrongeFloat, AgreesWithDouble) {
   std::vector<double> errs;
   int mismatch = 0;
   for (int i = 0; i < 2000; ++i) {
-    const Problem pd0 = i % 3 == 0 ? slip_to_stick_instance(rng)
-                                   : impact::randinst::random_contact_problem(rng, {0.0, 2.0}, {0.0, 1.0});
+    const Problem pd0 =
+        i % 3 == 0 ? slip_to_stick_instance(rng) : impact::randinst::random_contact_problem(rng, {0.0, 2.0}, {0.0, 1.0});
     impact::ContactProblem<float> pf{};
-    pf.W = impact::Sym3<float>{float(pd0.W.xx), float(pd0.W.xy), float(pd0.W.xz),
-                               float(pd0.W.yy), float(pd0.W.yz), float(pd0.W.zz)};
+    pf.W =
+        impact::Sym3<float>{float(pd0.W.xx), float(pd0.W.xy), float(pd0.W.xz), float(pd0.W.yy), float(pd0.W.yz), float(pd0.W.zz)};
     pf.n = impact::Vec3<float>{float(pd0.n.x), float(pd0.n.y), float(pd0.n.z)};
     pf.v0 = impact::Vec3<float>{float(pd0.v0.x), float(pd0.v0.y), float(pd0.v0.z)};
     pf.mu = float(pd0.mu);
@@ -946,8 +919,7 @@ TEST(StrongeFloat, AgreesWithDouble) {
     const Result<double> rd = StrongeLaw::eval<double>(pd);
     const Result<float> rf = StrongeLaw::eval<float>(pf);
     if (rf.status == Status::ok) {
-      EXPECT_TRUE(std::isfinite(rf.P.x) && std::isfinite(rf.P.y) && std::isfinite(rf.P.z) &&
-                  std::isfinite(rf.dE));
+      EXPECT_TRUE(std::isfinite(rf.P.x) && std::isfinite(rf.P.y) && std::isfinite(rf.P.z) && std::isfinite(rf.dE));
     }
     if (rd.status != Status::ok || rf.status != Status::ok) {
       if (rd.status != rf.status) ++mismatch;
@@ -991,7 +963,8 @@ struct HoldingVote {
   }
 };
 
-template <class T> void expect_same_bits(const Result<T>& a, const Result<T>& b, const std::string& what) {
+template <class T>
+void expect_same_bits(const Result<T>& a, const Result<T>& b, const std::string& what) {
   auto same = [](const auto& x, const auto& y) { return std::memcmp(&x, &y, sizeof x) == 0; };
   EXPECT_EQ(a.status, b.status) << what;
   EXPECT_TRUE(same(a.P, b.P)) << what;
@@ -1029,10 +1002,11 @@ TEST(StrongeDeferredSearch, WhenTheVoteReleasesASearchChangesNoBit) {
     released += vote.released + vote_f.released;
     last_released += vote.last_released + vote_f.last_released;
   }
-  std::printf("[ StrongeDeferredSearch ] %u searches released after %u held iterations (%u ending the impact); "
-              "ok %d, stalled %d, step_limit %d\n",
-              released, held, last_released, statuses[static_cast<int>(Status::ok)],
-              statuses[static_cast<int>(Status::stalled)], statuses[static_cast<int>(Status::step_limit)]);
+  std::printf(
+      "[ StrongeDeferredSearch ] %u searches released after %u held iterations (%u ending the impact); "
+      "ok %d, stalled %d, step_limit %d\n",
+      released, held, last_released, statuses[static_cast<int>(Status::ok)], statuses[static_cast<int>(Status::stalled)],
+      statuses[static_cast<int>(Status::step_limit)]);
   // the test runs the deferral: searches of both kinds were held and released
   EXPECT_GT(released, 1500u);
   EXPECT_GT(held, released);

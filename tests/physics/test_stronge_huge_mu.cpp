@@ -29,8 +29,7 @@ using impact::StrongeLaw;
 template <class T>
 ContactProblem<T> edge163(T mu) {
   ContactProblem<double> p{};
-  p.W = {4.1567391141344645, -1.5041644865004518, -0.9885018629609597, 1.096342169422313, 0.2057286572519733,
-         3.967354466568394};
+  p.W = {4.1567391141344645, -1.5041644865004518, -0.9885018629609597, 1.096342169422313, 0.2057286572519733, 3.967354466568394};
   p.n = {-0.3830182969496585, 0.2567466760187151, 0.8873432980279528};
   p.v0 = {1.4358567394634605, 1.4794798822996738, -0.8927611825548868};
   p.e = 0.9909251799832077;
@@ -56,8 +55,8 @@ double rel(const Result<T>& a, const Result<U>& b, double v0) {
 template <class T>
 bool same_bits(const Result<T>& a, const Result<T>& b) {
   return std::memcmp(&a.P, &b.P, sizeof a.P) == 0 && std::memcmp(&a.vf, &b.vf, sizeof a.vf) == 0 &&
-         std::memcmp(&a.dE, &b.dE, sizeof a.dE) == 0 && std::memcmp(&a.In_c, &b.In_c, sizeof a.In_c) == 0 &&
-         a.steps == b.steps && a.status == b.status && a.modes.bits == b.modes.bits;
+         std::memcmp(&a.dE, &b.dE, sizeof a.dE) == 0 && std::memcmp(&a.In_c, &b.In_c, sizeof a.In_c) == 0 && a.steps == b.steps &&
+         a.status == b.status && a.modes.bits == b.modes.bits;
 }
 
 LawOptions opts(int steps, Integrator integ = Integrator::rk4) {
@@ -75,8 +74,8 @@ TEST(StrongeHugeMu, ReproducerRowHasOneAnswerUpToDblMax) {
   const double v0 = norm3(edge163(1.0).v0);
   const Result<double> lim = StrongeLaw::eval(edge163(1e300));
   ASSERT_EQ(lim.status, Status::ok);
-  for (double mu : {1e16, 1e20, 1e100, 1e300, 1e305, 1e306, 1e307, 5e307, 8e307, 9e307, 1e308, 1.2e308, 1.5e308,
-                    1.7e308, DBL_MAX}) {
+  for (double mu :
+       {1e16, 1e20, 1e100, 1e300, 1e305, 1e306, 1e307, 5e307, 8e307, 9e307, 1e308, 1.2e308, 1.5e308, 1.7e308, DBL_MAX}) {
     const Result<double> r = StrongeLaw::eval(edge163(mu));
     EXPECT_EQ(r.status, Status::ok) << "mu " << mu;
     EXPECT_EQ(r.steps, lim.steps) << "mu " << mu;
@@ -119,8 +118,8 @@ TEST(StrongeHugeMu, RandomRowsAgreeWithTheLimit) {
   impact::randinst::Rng rng(20210);
   int ok = 0;
   for (int i = 0; i < 300; ++i) {
-    ContactProblem<double> p = i % 3 == 2 ? impact::randinst::random_planar_problem(rng)
-                                          : impact::randinst::random_contact_problem(rng);
+    ContactProblem<double> p =
+        i % 3 == 2 ? impact::randinst::random_planar_problem(rng) : impact::randinst::random_contact_problem(rng);
     const double v0 = norm3(p.v0);
     p.mu = 1e20;
     const Result<double> lim = StrongeLaw::eval(p);

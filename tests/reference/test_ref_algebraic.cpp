@@ -253,12 +253,11 @@ TEST(RefAlgebraic, ChatterjeeRuinaOutcomeIsPermissible) {
     ASSERT_EQ(r.status, Status::ok) << k;
     const ContactProblem<double> pv = validated(p, ChatterjeeRuinaLaw::use());
     const Permissible<double> q = check_permissible(pv, r.P, 1e-10);
-    ASSERT_TRUE(q.inside()) << k << " bits " << q.violated << " energy " << q.energy_margin << " sep "
-                            << q.separation << " normal " << q.normal_impulse << " cone " << q.cone_margin;
+    ASSERT_TRUE(q.inside()) << k << " bits " << q.violated << " energy " << q.energy_margin << " sep " << q.separation
+                            << " normal " << q.normal_impulse << " cone " << q.cone_margin;
     worst = std::min({worst, q.energy_margin, q.separation, q.normal_impulse, q.cone_margin});
     // a slipping outcome lies on the cone
-    if (r.modes.at(0) == Mode::slip && r.aux[0] < 1 + p.e_t)
-      EXPECT_NEAR(q.cone_margin, 0.0, 1e-12) << k;
+    if (r.modes.at(0) == Mode::slip && r.aux[0] < 1 + p.e_t) EXPECT_NEAR(q.cone_margin, 0.0, 1e-12) << k;
   }
   std::printf("chatterjee-ruina permissible: worst margin %.3g over %d rows\n", worst, kRows);
 }
@@ -326,7 +325,8 @@ struct AghiliCompare {
     if (p.e_t * s.c > 1 && r.aux[4] > 0) ++eglob_above_e0;
     for (int j = 0; j < kAux; ++j) {
       if (!(err[j] <= tol)) {
-        ADD_FAILURE() << "row " << k << " aux[" << j << "] fast " << f.aux[j] << " ref " << r.aux[j] << " err " << err[j] << " cond " << cond_W(pv);
+        ADD_FAILURE() << "row " << k << " aux[" << j << "] fast " << f.aux[j] << " ref " << r.aux[j] << " err " << err[j]
+                      << " cond " << cond_W(pv);
         ++mismatch;
       }
       eaux[j].add(err[j] * kTol / tol);
@@ -336,9 +336,12 @@ struct AghiliCompare {
   }
 
   void print(const char* what) const {
-    std::printf("aghili %s: %d rows: stick %d, slip %d, inconsistent %d; e*_global > 0 with e = 0 inadmissible %d; mismatch %d\n"
-                "  max err (in units of the row's tolerance x 1e-10): P %.3g, sigma %.3g, mu_cr %.3g, mu* %.3g, e* %.3g, e*_global %.3g\n",
-                what, rows, stick, slip, inconsistent, eglob_above_e0, mismatch, eP.v, eaux[0].v, eaux[1].v, eaux[2].v, eaux[3].v, eaux[4].v);
+    std::printf(
+        "aghili %s: %d rows: stick %d, slip %d, inconsistent %d; e*_global > 0 with e = 0 inadmissible %d; mismatch %d\n"
+        "  max err (in units of the row's tolerance x 1e-10): P %.3g, sigma %.3g, mu_cr %.3g, mu* %.3g, e* %.3g, e*_global "
+        "%.3g\n",
+        what, rows, stick, slip, inconsistent, eglob_above_e0, mismatch, eP.v, eaux[0].v, eaux[1].v, eaux[2].v, eaux[3].v,
+        eaux[4].v);
   }
 
   void expect_all_agree() const {
@@ -392,7 +395,8 @@ TEST(RefAlgebraic, AghiliAgreesOnMechanismsWithSeveralSlipDirections) {
     const int before = c.mismatch;
     c.row(p, k);
     const Result<double> r = ref::aghili(p);
-    if (r.status == Status::ok && r.modes.at(0) == Mode::slip && count_slip_directions(validated(p, AghiliLaw::use()), 1024) > 1) {
+    if (r.status == Status::ok && r.modes.at(0) == Mode::slip &&
+        count_slip_directions(validated(p, AghiliLaw::use()), 1024) > 1) {
       ++several;
       EXPECT_EQ(c.mismatch, before) << "row " << k << " with several slip directions";
     }
@@ -417,8 +421,8 @@ TEST(RefAlgebraic, AghiliAgreesOnExampleCases) {
     std::stringstream ss(line);
     for (std::string f; std::getline(ss, f, ',');) head.push_back(f);
   }
-  const char* names[] = {"W_xx", "W_xy", "W_xz", "W_yy", "W_yz", "W_zz", "n_x", "n_y", "n_z",
-                         "v_x", "v_y", "v_z", "mu", "e", "e_t", "eta0"};
+  const char* names[] = {"W_xx", "W_xy", "W_xz", "W_yy", "W_yz", "W_zz", "n_x", "n_y",
+                         "n_z",  "v_x",  "v_y",  "v_z",  "mu",   "e",    "e_t", "eta0"};
   int col[16];
   for (int j = 0; j < 16; ++j) {
     col[j] = static_cast<int>(std::find(head.begin(), head.end(), names[j]) - head.begin());
@@ -434,8 +438,8 @@ TEST(RefAlgebraic, AghiliAgreesOnExampleCases) {
     ASSERT_EQ(f.size(), head.size()) << line_no;
     double v[16];
     for (int j = 0; j < 16; ++j) v[j] = std::stod(f[col[j]]);
-    const ContactProblem<double> p{{v[0], v[1], v[2], v[3], v[4], v[5]}, {v[6], v[7], v[8]}, {v[9], v[10], v[11]},
-                                   v[12], v[13], v[14], v[15]};
+    const ContactProblem<double> p{
+        {v[0], v[1], v[2], v[3], v[4], v[5]}, {v[6], v[7], v[8]}, {v[9], v[10], v[11]}, v[12], v[13], v[14], v[15]};
     c.row(p, line_no);
     if (f[0] == "pair_739" || f[0] == "pair_1390") {
       ++named;
@@ -458,12 +462,21 @@ TEST(RefAlgebraic, AghiliFloatAgreesWithReference) {
   double deg = 0;  // largest |d e*_global|
   for (int k = 0; k < kRows; ++k) {
     const ContactProblem<double> p0 = mixed_row(rng, k);
-    const ContactProblem<float> pf{{float(p0.W.xx), float(p0.W.xy), float(p0.W.xz), float(p0.W.yy), float(p0.W.yz), float(p0.W.zz)},
-                                   {float(p0.n.x), float(p0.n.y), float(p0.n.z)},
-                                   {float(p0.v0.x), float(p0.v0.y), float(p0.v0.z)},
-                                   float(p0.mu), float(p0.e), float(p0.e_t), float(p0.eta0)};
-    const ContactProblem<double> p{{pf.W.xx, pf.W.xy, pf.W.xz, pf.W.yy, pf.W.yz, pf.W.zz}, {pf.n.x, pf.n.y, pf.n.z},
-                                   {pf.v0.x, pf.v0.y, pf.v0.z}, pf.mu, pf.e, pf.e_t, pf.eta0};
+    const ContactProblem<float> pf{
+        {float(p0.W.xx), float(p0.W.xy), float(p0.W.xz), float(p0.W.yy), float(p0.W.yz), float(p0.W.zz)},
+        {float(p0.n.x), float(p0.n.y), float(p0.n.z)},
+        {float(p0.v0.x), float(p0.v0.y), float(p0.v0.z)},
+        float(p0.mu),
+        float(p0.e),
+        float(p0.e_t),
+        float(p0.eta0)};
+    const ContactProblem<double> p{{pf.W.xx, pf.W.xy, pf.W.xz, pf.W.yy, pf.W.yz, pf.W.zz},
+                                   {pf.n.x, pf.n.y, pf.n.z},
+                                   {pf.v0.x, pf.v0.y, pf.v0.z},
+                                   pf.mu,
+                                   pf.e,
+                                   pf.e_t,
+                                   pf.eta0};
     const Result<float> f = AghiliLaw::eval(pf);
     const Result<double> r = ref::aghili(p);
     if (f.status != r.status || f.modes.bits != r.modes.bits) {
@@ -477,8 +490,10 @@ TEST(RefAlgebraic, AghiliFloatAgreesWithReference) {
   }
   std::sort(d.begin(), d.end());
   const double med = d[d.size() / 2], p99 = d[d.size() * 99 / 100], mx = d.back();
-  std::printf("aghili float vs reference: %zu rows ok in both, rel dP median %.3g, p99 %.3g, max %.3g; %d rows differ; "
-              "max |d e*_global| %.3g\n", d.size(), med, p99, mx, differ, deg);
+  std::printf(
+      "aghili float vs reference: %zu rows ok in both, rel dP median %.3g, p99 %.3g, max %.3g; %d rows differ; "
+      "max |d e*_global| %.3g\n",
+      d.size(), med, p99, mx, differ, deg);
   EXPECT_LE(differ, kRows / 1000);
   EXPECT_LT(med, 1e-6);
   EXPECT_LT(p99, 1e-5);
@@ -538,28 +553,45 @@ TEST(RefAlgebraic, InvalidRowsGetTheFastPathStatus) {
     Status newton, algebraic;  // expected: newton; chatterjee-ruina and aghili
   };
   std::vector<Case> cases;
-  auto with = [&](auto f) { ContactProblem<double> p = good; f(p); return p; };
-  cases.push_back({"negative eigenvalue", with([](auto& p) { p.W = Sym3<double>{1, 2, 0, 1, 0, 1}; }), Status::W_not_spd, Status::W_not_spd});
-  cases.push_back({"singular W", with([](auto& p) { p.W = Sym3<double>{1, 1, 0, 1, 0, 1}; }), Status::W_not_spd, Status::W_not_spd});
+  auto with = [&](auto f) {
+    ContactProblem<double> p = good;
+    f(p);
+    return p;
+  };
+  cases.push_back(
+      {"negative eigenvalue", with([](auto& p) { p.W = Sym3<double>{1, 2, 0, 1, 0, 1}; }), Status::W_not_spd, Status::W_not_spd});
+  cases.push_back(
+      {"singular W", with([](auto& p) { p.W = Sym3<double>{1, 1, 0, 1, 0, 1}; }), Status::W_not_spd, Status::W_not_spd});
   cases.push_back({"zero W", with([](auto& p) { p.W = Sym3<double>{0, 0, 0, 0, 0, 0}; }), Status::W_not_spd, Status::W_not_spd});
-  cases.push_back({"pivot below 64 eps", with([](auto& p) { p.W = Sym3<double>{1, 0, 0, 1, 0, 1e-15}; }), Status::W_not_spd, Status::W_not_spd});
+  cases.push_back({"pivot below 64 eps", with([](auto& p) { p.W = Sym3<double>{1, 0, 0, 1, 0, 1e-15}; }), Status::W_not_spd,
+                   Status::W_not_spd});
   cases.push_back({"separating", with([](auto& p) { p.v0 = Vec3<double>{1, 0, 5}; }), Status::no_approach, Status::no_approach});
   cases.push_back({"grazing", with([](auto& p) { p.v0 = Vec3<double>{1, 0, 0}; }), Status::no_approach, Status::no_approach});
   cases.push_back({"at rest", with([](auto& p) { p.v0 = Vec3<double>{0, 0, 0}; }), Status::no_approach, Status::no_approach});
   cases.push_back({"mu < 0", with([](auto& p) { p.mu = -0.1; }), Status::param_out_of_range, Status::param_out_of_range});
   cases.push_back({"e < 0", with([](auto& p) { p.e = -0.01; }), Status::param_out_of_range, Status::param_out_of_range});
   cases.push_back({"e > 1", with([](auto& p) { p.e = 1.01; }), Status::param_out_of_range, Status::param_out_of_range});
-  cases.push_back({"e_t < -1 (newton ignores e_t)", with([](auto& p) { p.e_t = -1.01; }), Status::ok, Status::param_out_of_range});
+  cases.push_back(
+      {"e_t < -1 (newton ignores e_t)", with([](auto& p) { p.e_t = -1.01; }), Status::ok, Status::param_out_of_range});
   cases.push_back({"e_t > 1 (newton ignores e_t)", with([](auto& p) { p.e_t = 1.5; }), Status::ok, Status::param_out_of_range});
   cases.push_back({"e_t NaN (newton ignores e_t)", with([&](auto& p) { p.e_t = nan; }), Status::ok, Status::non_finite});
   cases.push_back({"eta0 <= 0 (not read)", with([](auto& p) { p.eta0 = -1; }), Status::ok, Status::ok});
   cases.push_back({"zero normal", with([](auto& p) { p.n = Vec3<double>{0, 0, 0}; }), Status::bad_normal, Status::bad_normal});
   cases.push_back({"NaN in W", with([&](auto& p) { p.W.xy = nan; }), Status::non_finite, Status::non_finite});
-  cases.push_back({"inf in v0", with([](auto& p) { p.v0.x = std::numeric_limits<double>::infinity(); }), Status::non_finite, Status::non_finite});
+  cases.push_back({"inf in v0", with([](auto& p) { p.v0.x = std::numeric_limits<double>::infinity(); }), Status::non_finite,
+                   Status::non_finite});
   cases.push_back({"NaN mu", with([&](auto& p) { p.mu = nan; }), Status::non_finite, Status::non_finite});
-  cases.push_back({"result overflows", with([](auto& p) { p.v0 = Vec3<double>{1e307, 0, -1e307}; p.W = Sym3<double>{1e-3, 0, 0, 1e-3, 0, 1e-3}; }),
+  cases.push_back({"result overflows", with([](auto& p) {
+                     p.v0 = Vec3<double>{1e307, 0, -1e307};
+                     p.W = Sym3<double>{1e-3, 0, 0, 1e-3, 0, 1e-3};
+                   }),
                    Status::non_finite, Status::non_finite});  // the sticking impulse overflows
-  cases.push_back({"e = 1, e_t = -1, mu = 0 (limits)", with([](auto& p) { p.e = 1; p.e_t = -1; p.mu = 0; }), Status::ok, Status::ok});
+  cases.push_back({"e = 1, e_t = -1, mu = 0 (limits)", with([](auto& p) {
+                     p.e = 1;
+                     p.e_t = -1;
+                     p.mu = 0;
+                   }),
+                   Status::ok, Status::ok});
   for (const Case& c : cases) {
     const Result<double> rn = ref::newton(c.p), rc = ref::chatterjee_ruina(c.p), ra = ref::aghili(c.p);
     EXPECT_EQ(rn.status, NewtonLaw::eval(c.p).status) << c.what;
@@ -636,8 +668,10 @@ TEST(RefAlgebraic, CostPerInstance) {
   const double fc = time_us([](const auto& p) { return ChatterjeeRuinaLaw::eval(p); });
   const double ra = time_us([](const auto& p) { return ref::aghili(p); });
   const double fa = time_us([](const auto& p) { return AghiliLaw::eval(p); });
-  std::printf("cost per instance (one core, us): reference newton %.3f, chatterjee-ruina %.3f, aghili %.3f; "
-              "fast path (serial, double) %.3f, %.3f, %.3f\n", rn, rc, ra, fn, fc, fa);
+  std::printf(
+      "cost per instance (one core, us): reference newton %.3f, chatterjee-ruina %.3f, aghili %.3f; "
+      "fast path (serial, double) %.3f, %.3f, %.3f\n",
+      rn, rc, ra, fn, fc, fa);
   RecordProperty("ref_aghili_us", std::to_string(ra));
   // a reference row stays cheap enough for whole input files
   EXPECT_LT(ra, 1000.0);

@@ -81,13 +81,13 @@ std::string wrong_end(const Problem& p_in, const Result<double>& r, bool planar_
     case Status::stalled:
     case Status::inconsistent: return "";
     case Status::inadmissible: {
-      const double w = std::max({std::fabs(p.W.xx), std::fabs(p.W.xy), std::fabs(p.W.xz), std::fabs(p.W.yy),
-                                 std::fabs(p.W.yz), std::fabs(p.W.zz)});
+      const double w = std::max(
+          {std::fabs(p.W.xx), std::fabs(p.W.xy), std::fabs(p.W.xz), std::fabs(p.W.yy), std::fabs(p.W.yz), std::fabs(p.W.zz)});
       const double v = std::max({std::fabs(p.v0.x), std::fabs(p.v0.y), std::fabs(p.v0.z)});
       const double scale = v / w;
-      return scale >= DBL_MIN && scale <= DBL_MAX ? "inadmissible with a representable impulse (scale " +
-                                                        std::to_string(scale) + ")"
-                                                  : "";
+      return scale >= DBL_MIN && scale <= DBL_MAX
+                 ? "inadmissible with a representable impulse (scale " + std::to_string(scale) + ")"
+                 : "";
     }
     default: return "a valid input ended " + got;
   }
@@ -103,8 +103,7 @@ TEST(RefBounded, HangRowEndsWithAStatus) {
         30.0, [&] { return std::string(law) == "stronge" ? impact::ref::stronge(p) : impact::ref::morgan(p); }, law);
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     // its rates overflow a double (|D| ~ 1e300 squared): no integration to do
-    EXPECT_TRUE(r.status == Status::non_finite || r.status == Status::step_limit)
-        << law << ": " << impact::status_name(r.status);
+    EXPECT_TRUE(r.status == Status::non_finite || r.status == Status::step_limit) << law << ": " << impact::status_name(r.status);
     EXPECT_LT(s, 1.0) << law;
   }
 }
@@ -137,9 +136,8 @@ TEST(RefBounded, ExtremeScalesEnd) {
                   // the references as every command runs them: admissibility checked (ref::evaluate)
                   const Result<double> r = impact::ref::evaluate(law == 0 ? *stronge : *morgan, p);
                   worst = std::max(worst, std::chrono::duration<double>(Clock::now() - t0).count());
-                  EXPECT_EQ(wrong_end(p, r, law == 1), "")
-                      << (law ? "morgan" : "stronge") << " W 1e" << a << " v 1e" << b << " mu " << mu << " e " << e
-                      << ": " << impact::status_name(r.status);
+                  EXPECT_EQ(wrong_end(p, r, law == 1), "") << (law ? "morgan" : "stronge") << " W 1e" << a << " v 1e" << b
+                                                           << " mu " << mu << " e " << e << ": " << impact::status_name(r.status);
                   ++rows;
                   ok += r.status == Status::ok;
                 }

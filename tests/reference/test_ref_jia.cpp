@@ -68,8 +68,8 @@ TEST(RefJia, BallSection81) {
     const Result<double> q = ref::jia(ball(e));
     EXPECT_LT(rel(f.P, q.P), 1e-8) << e;
     EXPECT_NEAR(f.In_c, q.In_c, 1e-8 * std::fabs(q.In_c)) << e;
-    std::printf("ref jia ball e=%.1f: P = (%.12f, %.1e, %.12f), |P_fast(8000) - P_ref| / |P_ref| = %.2e\n", e, q.P.x,
-                q.P.y, q.P.z, rel(f.P, q.P));
+    std::printf("ref jia ball e=%.1f: P = (%.12f, %.1e, %.12f), |P_fast(8000) - P_ref| / |P_ref| = %.2e\n", e, q.P.x, q.P.y,
+                q.P.z, rel(f.P, q.P));
   }
 }
 
@@ -125,10 +125,8 @@ TEST(RefJia, Invariants) {
 TEST(RefJia, FastRk4ConvergesToReference) {
   ri::Rng rng(72);
   std::vector<ContactProblem<double>> rows;
-  for (int k = 0; k < 700; ++k)
-    rows.push_back(ri::random_contact_problem(rng, {0.0, 1.5}, {0.0, 1.0}, {0.0, 0.0}, {0.5, 3.0}));
-  for (int k = 0; k < 300; ++k)
-    rows.push_back(ri::random_planar_problem(rng, {0.0, 1.5}, {0.0, 1.0}, {0.0, 0.0}, {0.5, 3.0}));
+  for (int k = 0; k < 700; ++k) rows.push_back(ri::random_contact_problem(rng, {0.0, 1.5}, {0.0, 1.0}, {0.0, 0.0}, {0.5, 3.0}));
+  for (int k = 0; k < 300; ++k) rows.push_back(ri::random_planar_problem(rng, {0.0, 1.5}, {0.0, 1.0}, {0.0, 0.0}, {0.5, 3.0}));
   for (int k = 0; k < 200; ++k) {  // near-grazing: tilt v0 toward the tangent plane
     ContactProblem<double> p = ri::random_contact_problem(rng, {0.0, 1.5}, {0.0, 1.0}, {0.0, 0.0}, {0.5, 3.0});
     const Vec3<double> n = (1.0 / norm(p.n)) * p.n;
@@ -174,12 +172,13 @@ TEST(RefJia, FastRk4ConvergesToReference) {
     med[i] = err[i][err[i].size() / 2];
     p99[i] = err[i][err[i].size() * 99 / 100];
     mx[i] = err[i].back();
-    std::printf("ref jia: RK4 N=%4d vs reference, relative |dP| over %zu rows: median %.2e  p99 %.2e  max %.2e\n",
-                Ns[i], err[i].size(), med[i], p99[i], mx[i]);
+    std::printf("ref jia: RK4 N=%4d vs reference, relative |dP| over %zu rows: median %.2e  p99 %.2e  max %.2e\n", Ns[i],
+                err[i].size(), med[i], p99[i], mx[i]);
   }
-  std::printf("ref jia: %zu rows: initial stick %d, initial slip %d, with switches %d, reversal %d, near-grazing %d, "
-              "fast step_limit %d, modes differ at N=4000 %d\n",
-              rows.size(), init_stick, init_slip, switching, reversal, grazing_ok, fast_limit, mode_diff);
+  std::printf(
+      "ref jia: %zu rows: initial stick %d, initial slip %d, with switches %d, reversal %d, near-grazing %d, "
+      "fast step_limit %d, modes differ at N=4000 %d\n",
+      rows.size(), init_stick, init_slip, switching, reversal, grazing_ok, fast_limit, mode_diff);
   std::printf("ref jia: reference cost %.3f ms per instance (one core), %.0f accepted steps on average\n",
               1e3 * ref_seconds / rows.size(), double(ref_steps) / rows.size());
   EXPECT_GE(rows.size(), 1000u);

@@ -49,9 +49,7 @@ Problem make(const Matrix3d& W, const Vector3d& n, const Vector3d& v0, double mu
   return p;
 }
 
-double rel(const Result<double>& a, const Result<double>& b) {
-  return (to_e(a.P) - to_e(b.P)).norm() / to_e(b.P).norm();
-}
+double rel(const Result<double>& a, const Result<double>& b) { return (to_e(a.P) - to_e(b.P)).norm() / to_e(b.P).norm(); }
 double kinetic_energy(const Problem& p) {
   const Vector3d v0 = to_e(p.v0);
   return 0.5 * v0.dot(W_of(p).ldlt().solve(v0));
@@ -307,8 +305,8 @@ TEST(RefStronge3D, FastLawConvergesToReference) {
         continue;
       }
       ++status_mismatch;
-      ADD_FAILURE() << "ref " << impact::status_name(ref.status) << " fast " << impact::status_name(f4.status)
-                    << " " << describe(p);
+      ADD_FAILURE() << "ref " << impact::status_name(ref.status) << " fast " << impact::status_name(f4.status) << " "
+                    << describe(p);
       continue;
     }
     ++ok;
@@ -332,12 +330,11 @@ TEST(RefStronge3D, FastLawConvergesToReference) {
       "[ RefStronge3D ] %zu rows: %d ok (%d stick, %d reverse, %d slip only, %d near-grazing), %d stalled in "
       "both, %d step_limit in the fast law only, %d other status mismatches; %d rows near the cone boundary; "
       "most reference steps on a row %d\n",
-      rows.size(), ok, stick, reverse, slip_only, grazing, stalled, fast_limited, status_mismatch, boundary,
-      max_steps);
+      rows.size(), ok, stick, reverse, slip_only, grazing, stalled, fast_limited, status_mismatch, boundary, max_steps);
   for (int k = 0; k < 3; ++k) {
     const Quantiles q = quantiles(err[k]);
-    std::printf("[ RefStronge3D ] fast N = %4d vs reference (%zu rows): rel |dP| median %.2e p99 %.2e max %.2e\n",
-                Ns[k], q.n, q.median, q.p99, q.max);
+    std::printf("[ RefStronge3D ] fast N = %4d vs reference (%zu rows): rel |dP| median %.2e p99 %.2e max %.2e\n", Ns[k], q.n,
+                q.median, q.p99, q.max);
     const std::string key = "fast_N" + std::to_string(Ns[k]);
     ::testing::Test::RecordProperty(key + "_median", std::to_string(q.median));
     ::testing::Test::RecordProperty(key + "_p99", std::to_string(q.p99));
@@ -372,8 +369,8 @@ TEST(RefStronge3D, StalledRowsStallInBoth) {
 TEST(RefStronge, FrictionlessIsNewton) {
   ri::Rng rng(7105);
   for (int i = 0; i < 1000; ++i) {
-    Problem p = i % 2 ? ri::random_contact_problem(rng, {0.0, 0.0}, {0.0, 1.0})
-                      : ri::random_planar_problem(rng, {0.0, 0.0}, {0.0, 1.0});
+    Problem p =
+        i % 2 ? ri::random_contact_problem(rng, {0.0, 0.0}, {0.0, 1.0}) : ri::random_planar_problem(rng, {0.0, 0.0}, {0.0, 1.0});
     if (i % 7 == 0) p.e = (i % 14 == 0) ? 0.0 : 1.0;
     const Vector3d n = to_e(p.n).normalized(), v0 = to_e(p.v0);
     const double pc = -v0.dot(n) / n.dot(W_of(p) * n);
@@ -418,8 +415,7 @@ TEST(RefStronge, EnergyNeverIncreases) {
 
 // (4) Hand-worked values (tests/physics/test_morgan.cpp) and a 3D closed form.
 namespace {
-Problem embed_planar(const Matrix3d& R, const Matrix2d& B, double wss, double vn, double vt, double mu,
-                     double e) {
+Problem embed_planar(const Matrix3d& R, const Matrix2d& B, double wss, double vn, double vt, double mu, double e) {
   Matrix3d Wl = Matrix3d::Zero();
   Wl.topLeftCorner<2, 2>() = B;
   Wl(2, 2) = wss;
@@ -444,8 +440,8 @@ TEST(RefStronge, HandWorkedPlanarValues) {
     double vn, vt, mu, e;
     bool sticks;
   };
-  const Case cases[] = {{-1.0, 0.5, 0.4, 1.0, true}, {-1.0, 0.5, 0.4, 0.5, true},
-                        {-1.0, 0.3, 0.4, 0.5, true}, {-1.0, 0.9, 0.4, 0.5, false}};
+  const Case cases[] = {
+      {-1.0, 0.5, 0.4, 1.0, true}, {-1.0, 0.5, 0.4, 0.5, true}, {-1.0, 0.3, 0.4, 0.5, true}, {-1.0, 0.9, 0.4, 0.5, false}};
   for (const Case& k : cases) {
     const Matrix3d R = ri::random_rotation(rng).toRotationMatrix();
     const Problem p = embed_planar(R, Matrix2d::Identity() / m, 1.0 / m, k.vn, k.vt, k.mu, k.e);
@@ -503,8 +499,7 @@ TEST(RefStronge, HandWorked3DDecoupledSlipToStick) {
     // magnitude: slip bound at most 0.9 of the impact
     const double bound_unit = std::sqrt(vt.dot(D.ldlt().solve(vt))) / (mu * std::sqrt(l1));
     vt *= ri::uniform(rng, 0.05, 0.9) * (1.0 + e) * pc / bound_unit;
-    const Problem p = make(R * Wl * R.transpose(), R.col(0),
-                           vn * R.col(0) + vt(0) * R.col(1) + vt(1) * R.col(2), mu, e);
+    const Problem p = make(R * Wl * R.transpose(), R.col(0), vn * R.col(0) + vt(0) * R.col(1) + vt(1) * R.col(2), mu, e);
     const Vector2d qt = -D.ldlt().solve(vt);
     const Vector3d Pexp = (1.0 + e) * pc * R.col(0) + qt(0) * R.col(1) + qt(1) * R.col(2);
     const Result<double> r = impact::ref::stronge(p);
@@ -600,8 +595,7 @@ TEST(RefStronge, InvalidInputAndBoundedRunaway) {
       EXPECT_TRUE(std::isfinite(r.dE) && r.dE <= 1e-12 * kinetic_energy(q));
     }
   }
-  std::printf("[ RefStronge ] tight budget: %d step_limit of 200; extreme grazing: %d of 50 ok\n", limited,
-              graze_ok);
+  std::printf("[ RefStronge ] tight budget: %d step_limit of 200; extreme grazing: %d of 50 ok\n", limited, graze_ok);
 }
 
 // Cost of the reference per instance (single thread; process CPU time, which a loaded machine

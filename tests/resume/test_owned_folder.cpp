@@ -42,9 +42,7 @@ resume::FolderRequest request(const std::string& dir, const std::string& kind, s
 std::string refusal(const resume::FolderRequest& r) {
   try {
     resume::claim_folder(r);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
+  } catch (const std::invalid_argument& e) { return e.what(); }
   return "";
 }
 
@@ -57,7 +55,7 @@ TEST(OwnedFolder, NamesAndParts) {
   EXPECT_EQ(io::part_index("salib/jia_P_n.part-00012.txt", "salib/jia_P_n.txt"), 12);
   EXPECT_EQ(io::part_index("design.part-00000", "design"), 0);
   EXPECT_EQ(io::part_index("jia.part-00003.csv", "jia.npy"), -1);
-  EXPECT_EQ(io::part_index("jia.part-3.npy", "jia.npy"), -1);          // not the grammar's 5 digits
+  EXPECT_EQ(io::part_index("jia.part-3.npy", "jia.npy"), -1);  // not the grammar's 5 digits
   EXPECT_EQ(io::part_index("stronge.part-00003.npy", "jia.npy"), -1);
   EXPECT_EQ(io::part_index("x.jia.part-00003.npy", "jia.npy"), -1);
   std::string stem;
@@ -84,7 +82,8 @@ TEST(OwnedFolder, AFolderIsAKindsOnlyByItsManifest) {
   put(out + "/.notes.tmp-1-2", "notes");
   std::string why = refusal(request(out, "study", {"jia.csv", "metadata.json"}));
   EXPECT_NE(why.find("holds 2 file(s) that no impactbatch study wrote there (.notes.tmp-1-2, backup.part-00001.rar)"),
-            std::string::npos) << why;
+            std::string::npos)
+      << why;
   EXPECT_NE(why.find("--force"), std::string::npos);
   // with force only the run's own names: the others stay
   resume::FolderRequest r = request(out, "study", {"jia.csv", "metadata.json"});
@@ -201,8 +200,8 @@ TEST(OwnedFolder, OneDestinationUnderItsSpellings) {
   const std::string rel = fs::relative(r, fs::current_path()).string();
   // the six spellings, the file not existing yet: plain, ./, sub/../, absolute, a link to it (dangling)
   fs::create_symlink("r.csv", dir + "/link.csv");
-  const std::vector<std::string> spellings = {rel, "./" + rel, dir + "/sub/../r.csv", fs::absolute(r).string(),
-                                              dir + "/link.csv", dir + "/./sub/.././r.csv"};
+  const std::vector<std::string> spellings = {
+      rel, "./" + rel, dir + "/sub/../r.csv", fs::absolute(r).string(), dir + "/link.csv", dir + "/./sub/.././r.csv"};
   for (const std::string& a : spellings)
     for (const std::string& b : spellings) EXPECT_TRUE(io::same_destination(a, b)) << a << " / " << b;
   EXPECT_EQ(io::destination(dir + "/link.csv"), fs::weakly_canonical(r).string());

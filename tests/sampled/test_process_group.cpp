@@ -71,9 +71,7 @@ TEST(ProcessGroup, ReductionOverProcessesIsTheSameBits) {
           test::ThreadGroup g(shared, r);
           try {
             res[static_cast<std::size_t>(r)] = sampled::reduce(rs, nullptr, &g);
-          } catch (const std::exception& e) {
-            errors[static_cast<std::size_t>(r)] = e.what();
-          }
+          } catch (const std::exception& e) { errors[static_cast<std::size_t>(r)] = e.what(); }
         });
       for (std::thread& t : threads) t.join();
       for (const std::string& e : errors) ASSERT_EQ(e, "");

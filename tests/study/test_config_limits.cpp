@@ -23,9 +23,7 @@ const std::string kMinimalToml = "[study]\nscenario = \"ball\"\nlaw = \"newton\"
 std::string error_of(const std::string& text, bool toml, const std::string& name = "") {
   try {
     resolve_config(io::parse_config_text(text, name.empty() ? (toml ? "bad.toml" : "bad.json") : name, toml));
-  } catch (const io::ConfigError& e) {
-    return e.what();
-  }
+  } catch (const io::ConfigError& e) { return e.what(); }
   return "";
 }
 
@@ -42,8 +40,8 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 
 TEST(ConfigLimits, DeepJsonRefusedBeforeParsing) {
   // the reproducer's shape: a 10^5-deep array as study.name (a SIGSEGV in the message's dump())
-  const std::string deep = R"({"study": {"scenario": "ball", "laws": ["newton"], "name": )" + repeat("[", 100000) +
-                           repeat("]", 100000) + "}}";
+  const std::string deep =
+      R"({"study": {"scenario": "ball", "laws": ["newton"], "name": )" + repeat("[", 100000) + repeat("]", 100000) + "}}";
   const std::string msg = error_of(deep, false);
   EXPECT_TRUE(starts(msg, "bad.json:1:")) << msg.substr(0, 200);
   EXPECT_TRUE(has(msg, "nested deeper than 64 levels")) << msg.substr(0, 200);
@@ -58,12 +56,11 @@ TEST(ConfigLimits, DeepJsonRefusedBeforeParsing) {
   EXPECT_TRUE(has(error_of(name_nested(62), false), "study.name: expected a string")) << error_of(name_nested(62), false);
   // objects count as arrays do; brackets inside strings do not count
   EXPECT_TRUE(has(error_of(repeat("{\"a\":", 100) + "1" + repeat("}", 100), false), "nested deeper than 64"));
-  const std::string in_string = R"({"study": {"scenario": "ball", "law": "newton", "name": ")" + repeat("[{", 500) +
-                                R"(\"]"}})";
+  const std::string in_string = R"({"study": {"scenario": "ball", "law": "newton", "name": ")" + repeat("[{", 500) + R"(\"]"}})";
   EXPECT_EQ(error_of(in_string, false), "");
   // within the limit: a wrong type is described by its size, not printed (no recursion)
-  const std::string nested = R"({"study": {"scenario": "ball", "law": "newton", "name": )" + repeat("[", 60) +
-                             repeat("]", 60) + "}}";
+  const std::string nested =
+      R"({"study": {"scenario": "ball", "law": "newton", "name": )" + repeat("[", 60) + repeat("]", 60) + "}}";
   const std::string m2 = error_of(nested, false);
   EXPECT_TRUE(starts(m2, "bad.json:1:49: study.name: expected a string, got an array of 1 value(s)")) << m2;
 }
@@ -105,8 +102,8 @@ TEST(ConfigLimits, DeepTomlRefusedBeforeParsing) {
     EXPECT_TRUE(has(msg, "nested deeper than 64 levels")) << c.what << ": " << msg.substr(0, 200);
   }
   // dots in values, strings and comments are not keys
-  const std::string fine = kMinimalToml + "description = \"a.b.c." + repeat("x.", 200) + "\"\n" +
-                           "# " + repeat("c.", 200) + "\n[design]\nkind = \"mc\"\n[params]\nmu = \"uniform:0.1:0.5\"\n" +
+  const std::string fine = kMinimalToml + "description = \"a.b.c." + repeat("x.", 200) + "\"\n" + "# " + repeat("c.", 200) +
+                           "\n[design]\nkind = \"mc\"\n[params]\nmu = \"uniform:0.1:0.5\"\n" +
                            "e = { dist = \"uniform\", lo = 0.25, hi = 0.75 }\n";
   EXPECT_EQ(error_of(fine, true), "");
   const std::string multiline = kMinimalToml + "description = \"\"\"\n" + repeat("[a.b.c]\n", 100) + "\"\"\"\n";
@@ -115,13 +112,13 @@ TEST(ConfigLimits, DeepTomlRefusedBeforeParsing) {
 
 TEST(ConfigLimits, JsonNumberBeyondDoubleIsLocated) {
   // json_n_inf.json: "[json.exception.out_of_range.406] number overflow parsing '1e400'" had no position
-  const std::string text =
-      R"({"study": {"scenario": "ball", "laws": ["newton"]}, "design": {"kind": "mc", "n": 1e400}})";
+  const std::string text = R"({"study": {"scenario": "ball", "laws": ["newton"]}, "design": {"kind": "mc", "n": 1e400}})";
   const std::string msg = error_of(text, false);
   EXPECT_TRUE(starts(msg, "bad.json:1:83: JSON number out of range: 1e400")) << msg;
   EXPECT_FALSE(has(msg, "json.exception")) << msg;
   // on a later line, negative
-  const std::string m2 = error_of("{\"study\": {\"scenario\": \"ball\", \"law\": \"newton\"},\n  \"params\": {\"mu\": -2e999}}", false);
+  const std::string m2 =
+      error_of("{\"study\": {\"scenario\": \"ball\", \"law\": \"newton\"},\n  \"params\": {\"mu\": -2e999}}", false);
   EXPECT_TRUE(starts(m2, "bad.json:2:20: JSON number out of range: -2e999")) << m2;
 }
 
@@ -187,7 +184,8 @@ TEST(ConfigLimits, IntegerKeysAreRangeCheckedNotWrapped) {
       {design + "n = 10000000001\n", true, "bad.toml:5:1: design.n: expected an integer <= 10000000000"},
       {design + "n = -9223372036854775808\n", true, "bad.toml:5:1: design.n: expected an integer >= 1"},
       {design + "seed = -1\n", true, "bad.toml:5:1: design.seed: expected an integer >= 0, got -1"},
-      {kMinimalToml + "[sensitivity]\nbootstrap = 100001\n", true, "bad.toml:5:1: sensitivity.bootstrap: expected an integer <= 100000"},
+      {kMinimalToml + "[sensitivity]\nbootstrap = 100001\n", true,
+       "bad.toml:5:1: sensitivity.bootstrap: expected an integer <= 100000"},
       {kMinimalToml + "[[plots]]\nkind = \"hist\"\ny = [\"Vx\"]\nbins = 4294967298\n", true,
        "bad.toml:7:1: plots[0].bins: expected an integer <= 1000000"},
       // JSON: unsigned 64-bit values and numbers with an exponent
@@ -205,14 +203,14 @@ TEST(ConfigLimits, IntegerKeysAreRangeCheckedNotWrapped) {
     EXPECT_TRUE(starts(msg, c.message)) << "config:\n" << c.text << "\nmessage: " << msg;
   }
   // the limits themselves, and a seed over the whole unsigned range, are accepted
-  const StudyConfig a = resolve_config(io::parse_config_text(
-      run + "steps = 10000000\nchunk = 100000000\n[design]\nn = 10000000000\n", "ok.toml", true));
+  const StudyConfig a = resolve_config(
+      io::parse_config_text(run + "steps = 10000000\nchunk = 100000000\n[design]\nn = 10000000000\n", "ok.toml", true));
   EXPECT_EQ(a.steps, 10000000);
   EXPECT_EQ(a.chunk, 100000000u);
   EXPECT_EQ(a.design.n, 10000000000u);
   const StudyConfig b = resolve_config(io::parse_config_text(
-      R"({"study": {"scenario": "ball", "law": "newton"}, "design": {"seed": 18446744073709551615, "n": 1e6}})",
-      "ok.json", false));
+      R"({"study": {"scenario": "ball", "law": "newton"}, "design": {"seed": 18446744073709551615, "n": 1e6}})", "ok.json",
+      false));
   EXPECT_EQ(b.design.seed, 18446744073709551615u);
   EXPECT_EQ(b.design.n, 1000000u);
 }
@@ -222,16 +220,12 @@ TEST(ConfigLimits, ConfigFileSizeIsBounded) {
   try {
     io::load_config_file("/dev/zero");
     FAIL() << "/dev/zero was read as a config";
-  } catch (const io::ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), "/dev/zero: larger than 16 MiB: not a study config");
-  }
+  } catch (const io::ConfigError& e) { EXPECT_EQ(std::string(e.what()), "/dev/zero: larger than 16 MiB: not a study config"); }
   // a folder is no config
   try {
     io::load_config_file(::testing::TempDir());
     FAIL() << "a folder was read as a config";
-  } catch (const io::ConfigError& e) {
-    EXPECT_TRUE(has(e.what(), "cannot")) << e.what();
-  }
+  } catch (const io::ConfigError& e) { EXPECT_TRUE(has(e.what(), "cannot")) << e.what(); }
   // a config file of ordinary size loads
   const std::string path = ::testing::TempDir() + "impact_config_limits.toml";
   std::ofstream(path) << kMinimalToml << "# " << std::string(100000, 'x') << "\n";

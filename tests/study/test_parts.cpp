@@ -62,9 +62,7 @@ std::string csv_rows(std::uint64_t first, std::uint64_t n) {
   return s;
 }
 
-void write(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
+void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 // The manifest's sums of the part files now in dir (what the pieces record as they finish).
 void record_sums(const std::string& dir, resume::PartsManifest& m) {
@@ -140,8 +138,8 @@ TEST(Parts, MergeIsTheWholeFileByteForByte) {
     resume::check_no_parts_beyond(d.path, back);
     ADD_FAILURE() << "a part beyond the listed ones passed";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("law.part-00007.csv is part 7 of law.csv, beyond the 3 parts listed"),
-              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("law.part-00007.csv is part 7 of law.csv, beyond the 3 parts listed"), std::string::npos)
+        << e.what();
   }
   EXPECT_FALSE(fs::exists(d.path + "/law.csv"));
   fs::remove(d.path + "/" + part_file_name("law.csv", 7));
@@ -250,9 +248,7 @@ TEST(Parts, FaultsAreRefusedAndNothingIsRemoved) {
   npy_bytes(d.path + "/" + part_file_name("law.npy", 1), 3, 4);
   EXPECT_TRUE(refused("holds 4 rows"));
   make();
-  {
-    std::ofstream(d.path + "/" + part_file_name("law.npy", 1), std::ios::binary | std::ios::app) << "xyz";
-  }
+  { std::ofstream(d.path + "/" + part_file_name("law.npy", 1), std::ios::binary | std::ios::app) << "xyz"; }
   EXPECT_TRUE(refused("size is not that of 2 records"));
   // a manifest of the earlier version (no checksums)
   write(d.path + "/parts.json", R"({"impactbatch_parts": 1, "parts": [{"first": 0, "rows": 3}], "files": ["law.npy"]})");
@@ -265,25 +261,28 @@ TEST(Parts, FaultsAreRefusedAndNothingIsRemoved) {
   const std::string sum = R"(, "files": [{"bytes": 10, "crc32": "0000abcd"}]})";
   // a manifest whose parts are not contiguous
   write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3)" + sum +
-                                     R"(, {"first": 4, "rows": 2)" + sum + R"(], "files": ["law.npy"]})");
+                                    R"(, {"first": 4, "rows": 2)" + sum + R"(], "files": ["law.npy"]})");
   EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error);
-  write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3)" + sum +
-                                     R"(], "files": ["../x"]})");
+  write(d.path + "/parts.json",
+        R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3)" + sum + R"(], "files": ["../x"]})");
   EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error);
-  write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3)" + sum +
-                                     R"(], "files": ["law.npy"]})");
+  write(d.path + "/parts.json",
+        R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3)" + sum + R"(], "files": ["law.npy"]})");
   EXPECT_EQ(read_parts_manifest(d.path).sums.at(0).at(0).crc32, 0xabcdu);  // the well-formed one is read
-  write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3, "files": [{"bytes": 10, "crc32": "abcd"}]}], "files": ["law.npy"]})");
+  write(
+      d.path + "/parts.json",
+      R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3, "files": [{"bytes": 10, "crc32": "abcd"}]}], "files": ["law.npy"]})");
   EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error);  // a CRC of 4 hex digits
-  write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3, "files": []}], "files": ["law.npy"]})");
+  write(d.path + "/parts.json",
+        R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3, "files": []}], "files": ["law.npy"]})");
   EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error);  // a part without its file's sum
   // a version-3 manifest holding more rows than the run's
-  write(d.path + "/parts.json", R"({"impactbatch_parts": 3, "run": "x", "rows": 2, "parts": [{"first": 0, "rows": 3)" +
-                                     sum + R"(], "files": ["law.npy"]})");
+  write(d.path + "/parts.json", R"({"impactbatch_parts": 3, "run": "x", "rows": 2, "parts": [{"first": 0, "rows": 3)" + sum +
+                                    R"(], "files": ["law.npy"]})");
   EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error);
   for (const char* name : {"lnk/x.npy", "salib/../x.npy", "parts.json", ""}) {  // no table of a study's folder
     write(d.path + "/parts.json", R"({"impactbatch_parts": 2, "run": "x", "parts": [{"first": 0, "rows": 3)" + sum +
-                                       R"(], "files": [")" + name + R"("]})");
+                                      R"(], "files": [")" + name + R"("]})");
     EXPECT_THROW(read_parts_manifest(d.path), std::runtime_error) << name;
   }
   // a part beyond those listed is a gap only for a part of a listed table

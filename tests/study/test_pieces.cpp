@@ -69,9 +69,7 @@ class FailingGroup final : public resume::ProcessGroup {
     return g_.next(count, index);
   }
   bool all(bool mine) override { return g_.all(mine); }
-  std::vector<std::string> gather(const std::string& mine, const std::string& hint) override {
-    return g_.gather(mine, hint);
-  }
+  std::vector<std::string> gather(const std::string& mine, const std::string& hint) override { return g_.gather(mine, hint); }
   std::vector<std::string> allgather(const std::string& mine, const std::string& hint) override {
     return g_.allgather(mine, hint);
   }
@@ -86,8 +84,7 @@ class FailingGroup final : public resume::ProcessGroup {
 // Runs the study in pieces of `piece` rows over `procs` threads into `out`; rank 0's result and
 // what it said.
 template <class Group>
-std::pair<std::vector<PiecesRun>, std::string> in_pieces(const std::string& out, int procs, std::uint64_t piece,
-                                                         int bad = -1) {
+std::pair<std::vector<PiecesRun>, std::string> in_pieces(const std::string& out, int procs, std::uint64_t piece, int bad = -1) {
   test::Shared shared(procs);
   std::vector<PiecesRun> res(static_cast<std::size_t>(procs));
   std::FILE* log = std::tmpfile();
@@ -102,8 +99,7 @@ std::pair<std::vector<PiecesRun>, std::string> in_pieces(const std::string& out,
         if constexpr (std::is_same_v<Group, FailingGroup>) return FailingGroup(shared, r, bad);
         else return test::ThreadGroup(shared, r);
       }();
-      res[static_cast<std::size_t>(r)] =
-          run_in_pieces(s, q, g, po, std::chrono::steady_clock::now(), r == 0 ? log : nullptr);
+      res[static_cast<std::size_t>(r)] = run_in_pieces(s, q, g, po, std::chrono::steady_clock::now(), r == 0 ? log : nullptr);
     });
   for (std::thread& t : threads) t.join();
   std::rewind(log);

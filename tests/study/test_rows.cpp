@@ -98,8 +98,8 @@ TEST(StudyRows, TheStudysRowsValueForValue) {
           }
           // the shortest text reads back exactly: as a float where the table holds the law's own
           // float values, else as a double
-          const bool as_float = std::string(precision) == "float" &&
-                                (col.source == ColSource::law || col.source == ColSource::extra);
+          const bool as_float =
+              std::string(precision) == "float" && (col.source == ColSource::law || col.source == ColSource::extra);
           if (as_float) EXPECT_EQ(static_cast<float>(got), std::stof(cell)) << col.name << " of row " << i;
           else EXPECT_EQ(got, std::stod(cell)) << col.name << " of row " << i;
           ++compared;

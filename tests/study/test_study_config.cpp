@@ -81,9 +81,7 @@ std::string error_of(const std::string& text, const std::vector<std::string>& se
     io::ConfigTree t = io::parse_config_text(text, "bad.toml", true);
     for (const std::string& s : sets) io::apply_override(t, s);
     resolve_config(t);
-  } catch (const io::ConfigError& e) {
-    return e.what();
-  }
+  } catch (const io::ConfigError& e) { return e.what(); }
   return "";
 }
 
@@ -198,7 +196,8 @@ TEST(StudyConfig, BadConfigsNameTheKey) {
       {kMinimal + "[output]\ncolumns = [\"Vz\", \"speed\"]\n", "output.columns: unknown column 'speed'"},
       {kMinimal + "[sensitivity]\noutputs = [\"Vx\"]\n", "sensitivity: Sobol indices need design.kind = \"saltelli\""},
       {kMinimal + "[[plots]]\nkind = \"pie\"\ny = [\"Vx\"]\n", "plots[0].kind"},
-      {kMinimal + "[[plots]]\nkind = \"sweep\"\nx = \"Vx\"\ny = [\"wy\"]\n", "plots[0].x: a sweep's x must be a scenario parameter"},
+      {kMinimal + "[[plots]]\nkind = \"sweep\"\nx = \"Vx\"\ny = [\"wy\"]\n",
+       "plots[0].x: a sweep's x must be a scenario parameter"},
       {kMinimal + "[[plots]]\nkind = \"hist\"\ny = [\"nope\"]\n", "plots[0].y: unknown column 'nope'"},
       {kMinimal + "[design]\nkind = \"imported\"\n", "design.file"},
       {kMinimal + "[design]\nkind = \"grid\"\nn = 10\n", "design.n: not used by a grid design"},
@@ -254,16 +253,12 @@ TEST(StudyConfig, ErrorsCarryLineAndColumn) {
   try {
     io::parse_config_text(kMinimal + "[design\n", "bad.toml", true);
     FAIL() << "no syntax error";
-  } catch (const io::ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("bad.toml:4:", 0), 0u) << e.what();
-  }
+  } catch (const io::ConfigError& e) { EXPECT_EQ(std::string(e.what()).rfind("bad.toml:4:", 0), 0u) << e.what(); }
   // JSON syntax: line 3
   try {
     io::parse_config_text("{\n  \"study\": {\"scenario\": \"ball\",\n   \"law\": jia}\n}\n", "bad.json", false);
     FAIL() << "no syntax error";
-  } catch (const io::ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("bad.json:3:", 0), 0u) << e.what();
-  }
+  } catch (const io::ConfigError& e) { EXPECT_EQ(std::string(e.what()).rfind("bad.json:3:", 0), 0u) << e.what(); }
 }
 
 TEST(StudyConfig, DefaultOutputFolderFollowsTheName) {
@@ -306,12 +301,11 @@ TEST(StudyConfig, StudyAndReduceReadOneGrammar) {
     }
     return "accepted";
   };
-  const char* texts[] = {"0.5", "fixed:-2", "uniform:0.1:0.8", "normal:-1:0.5", "lognormal:0:0.25",
-                         "truncnormal:0.5:0.1:0:1", "truncnormal:1:2:-inf:inf", "4.9e-324",
+  const char* texts[] = {"0.5", "fixed:-2", "uniform:0.1:0.8", "normal:-1:0.5", "lognormal:0:0.25", "truncnormal:0.5:0.1:0:1",
+                         "truncnormal:1:2:-inf:inf", "4.9e-324",
                          // refused, by both, in the same words
-                         "nan", "inf", "normal:0:0", "lognormal:1:-1", "uniform:2:1", "uniform:nan:1",
-                         "truncnormal:0:1:40:41", "truncnormal:0:1:nan:1", "gauss:0:1", "uniform:0",
-                         "uniform:0x1:2", "normal:0:1e400", "0x10", ""};
+                         "nan", "inf", "normal:0:0", "lognormal:1:-1", "uniform:2:1", "uniform:nan:1", "truncnormal:0:1:40:41",
+                         "truncnormal:0:1:nan:1", "gauss:0:1", "uniform:0", "uniform:0x1:2", "normal:0:1e400", "0x10", ""};
   for (const char* text : texts) {
     const std::string s = study_error(text), r = reduce_error(text);
     EXPECT_EQ(s, r) << text;

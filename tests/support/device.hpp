@@ -20,9 +20,8 @@ inline std::string device_skip_message(const std::string& why, const std::string
 }  // namespace impact::test
 
 // At the start of a test body: skips the test (naming `what`) unless a device is usable.
-#define IMPACT_REQUIRE_DEVICE(what)                                                             \
-  do {                                                                                          \
-    std::string impact_why_;                                                                    \
-    if (!impact::test::device_usable(impact_why_))                                              \
-      GTEST_SKIP() << impact::test::device_skip_message(impact_why_, what);                     \
+#define IMPACT_REQUIRE_DEVICE(what)                                                                                      \
+  do {                                                                                                                   \
+    std::string impact_why_;                                                                                             \
+    if (!impact::test::device_usable(impact_why_)) GTEST_SKIP() << impact::test::device_skip_message(impact_why_, what); \
   } while (0)

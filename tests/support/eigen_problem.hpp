@@ -26,8 +26,8 @@ inline std::string describe(const ContactProblem<double>& p) {
   std::ostringstream os;
   os.precision(17);
   const Eigen::Matrix3d W = W_of(p);
-  os << "W=[" << W.row(0) << "; " << W.row(1) << "; " << W.row(2) << "] n=[" << to_e(p.n).transpose()
-     << "] v0=[" << to_e(p.v0).transpose() << "] mu=" << p.mu << " e=" << p.e;
+  os << "W=[" << W.row(0) << "; " << W.row(1) << "; " << W.row(2) << "] n=[" << to_e(p.n).transpose() << "] v0=["
+     << to_e(p.v0).transpose() << "] mu=" << p.mu << " e=" << p.e;
   return os.str();
 }
 

@@ -10,9 +10,7 @@ template <class F>
 std::string invalid_argument_of(F&& f) {
   try {
     f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
+  } catch (const std::invalid_argument& e) { return e.what(); }
   return "no error";
 }
 

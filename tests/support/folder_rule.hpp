@@ -57,7 +57,10 @@ class Choices {
     return static_cast<std::uint32_t>(x % n);
   }
   bool coin(std::uint32_t one_in = 2) { return below(one_in) == 0; }
-  template <class T> const T& pick(const std::vector<T>& v) { return v[below(static_cast<std::uint32_t>(v.size()))]; }
+  template <class T>
+  const T& pick(const std::vector<T>& v) {
+    return v[below(static_cast<std::uint32_t>(v.size()))];
+  }
 
  private:
   std::uint64_t state_ = 0;
@@ -67,9 +70,9 @@ class Choices {
 
 // What a path is, read without following links.
 struct Node {
-  char kind = '?';            // f file, d folder, l link, p FIFO, ? other
-  std::uint64_t hash = 0;     // a file's bytes (FNV-1a)
-  std::string target;         // a link's
+  char kind = '?';         // f file, d folder, l link, p FIFO, ? other
+  std::uint64_t hash = 0;  // a file's bytes (FNV-1a)
+  std::string target;      // a link's
   std::uint64_t ino = 0, dev = 0;
   bool operator==(const Node& o) const {
     return kind == o.kind && hash == o.hash && target == o.target && (kind == 'd' || (ino == o.ino && dev == o.dev));
@@ -91,7 +94,7 @@ inline Snapshot snapshot(const std::string& root) {
   for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::none, ec);
        it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const std::string path = it->path().string();
-    struct stat st{};
+    struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) continue;
     Node n;
     n.ino = st.st_ino;
@@ -126,12 +129,32 @@ inline long ended_pid() {
 // The names of the runs the tests make (tests/calibrate/test_folder_rule.cpp): a study of newton
 // (csv, npy, salib) and a calibration, plus the names users pick.
 inline const std::vector<std::string>& name_pool() {
-  static const std::vector<std::string> v = {
-      "newton.csv", "newton.npy", "design.txt", "salib/newton_P_n.txt", "summary.md", "metadata.json", "parts.json",
-      "samples.csv", "samples.npy", "predictive.csv", "estimate.csv", "starts.csv", "notes.txt", "data.csv",
-      "newton.part-00000.csv", "newton.part-00001.npy", "newton.part-00007.csv", "salib/newton_P_n.part-00000.txt",
-      "backup.part-00001.rar", "video.part-00002.mkv", "samples.part-00000.csv", "design.part-00000.txt", "report.pdf",
-      ".impactbatch-outputs.json", "salib", "lnk"};
+  static const std::vector<std::string> v = {"newton.csv",
+                                             "newton.npy",
+                                             "design.txt",
+                                             "salib/newton_P_n.txt",
+                                             "summary.md",
+                                             "metadata.json",
+                                             "parts.json",
+                                             "samples.csv",
+                                             "samples.npy",
+                                             "predictive.csv",
+                                             "estimate.csv",
+                                             "starts.csv",
+                                             "notes.txt",
+                                             "data.csv",
+                                             "newton.part-00000.csv",
+                                             "newton.part-00001.npy",
+                                             "newton.part-00007.csv",
+                                             "salib/newton_P_n.part-00000.txt",
+                                             "backup.part-00001.rar",
+                                             "video.part-00002.mkv",
+                                             "samples.part-00000.csv",
+                                             "design.part-00000.txt",
+                                             "report.pdf",
+                                             ".impactbatch-outputs.json",
+                                             "salib",
+                                             "lnk"};
   return v;
 }
 
@@ -140,7 +163,7 @@ inline const std::vector<std::string>& name_pool() {
 inline void put_file(const std::string& path, const std::string& bytes) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return;
   std::ofstream(path, std::ios::binary) << bytes;
 }
@@ -149,9 +172,9 @@ inline void put_file(const std::string& path, const std::string& bytes) {
 // folder; sometimes not JSON at all.
 inline std::string random_manifest(Choices& c) {
   if (c.coin(8)) return c.coin() ? "not json {" : "[1, 2]";
-  static const std::vector<std::string> foreign = {"../outside/a.txt", "lnk/a.txt", "/tmp/impact-folder-rule-x",
-                                                   "salib/../../outside/a.txt", "", "a/b", "..", ".", "salib/",
-                                                   "salib/lnk/a.txt"};
+  static const std::vector<std::string> foreign = {
+      "../outside/a.txt", "lnk/a.txt",      "/tmp/impact-folder-rule-x", "salib/../../outside/a.txt", "", "a/b", "..", ".",
+      "salib/",           "salib/lnk/a.txt"};
   nlohmann::json files = nlohmann::json::array();
   for (std::uint32_t k = c.below(6); k > 0; --k) files.push_back(c.coin(4) ? c.pick(foreign) : c.pick(name_pool()));
   nlohmann::json j = {{"impactbatch_outputs", c.coin(4) ? 1 : 2}, {"files", files}};
@@ -174,12 +197,12 @@ inline void scatter(Choices& c, const std::string& root, std::uint32_t count) {
   for (std::uint32_t k = 0; k < count; ++k) {
     std::string name = c.pick(name_pool());
     if (name.rfind("salib/", 0) == 0) {  // inside salib/: only when it is (or can be) a real folder
-      struct stat st{};
+      struct stat st {};
       if (::lstat((out + "/salib").c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) continue;
       fs::create_directories(out + "/salib", ec);
     }
     const std::string at = out + "/" + name;
-    struct stat st{};
+    struct stat st {};
     if (::lstat(at.c_str(), &st) == 0) continue;  // taken
     switch (c.below(9)) {
       case 0:
@@ -212,10 +235,11 @@ inline void make_sandbox(Choices& c, const std::string& root) {
   put_file(root + "/outside/h.txt", "outside h (hard linked)\n");
   put_file(root + "/outside/d/results.part-00001.csv", "someone else's split file\n");
   put_file(root + "/outside/d/newton_P_n.txt", "someone else's SALib file\n");
-  put_file(root + "/outside/d/.impactbatch-outputs.json", R"({"impactbatch_outputs": 2, "kind": "study", "files": ["newton_P_n.txt"]})");
+  put_file(root + "/outside/d/.impactbatch-outputs.json",
+           R"({"impactbatch_outputs": 2, "kind": "study", "files": ["newton_P_n.txt"]})");
   const std::uint32_t how = c.below(16);
-  if (how == 0) return;                                                       // no folder yet
-  if (how == 1) fs::create_directory_symlink("outside/d", root + "/out");     // the folder a link
+  if (how == 0) return;                                                    // no folder yet
+  if (how == 1) fs::create_directory_symlink("outside/d", root + "/out");  // the folder a link
   else fs::create_directories(root + "/out");
 }
 
@@ -278,7 +302,7 @@ inline bool ended_temporary_of(const std::string& entry, const Names& names) {
 // study's when it lists parts.json. `ours`: such a manifest of that kind.
 inline Names listed(const std::string& out, const std::string& kind, bool& ours) {
   ours = false;
-  struct stat st{};
+  struct stat st {};
   const std::string path = out + "/.impactbatch-outputs.json";
   if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
   std::ifstream f(path);
@@ -370,7 +394,8 @@ inline std::vector<std::string> violations(const Snapshot& before, const Snapsho
       continue;
     }
     const std::string rel = p.substr(out_rel.size() + 1);
-    if (!same && !may(rel)) v.push_back("in the folder, " + rel + (now == after.end() ? " went" : " changed") + " (not the run's)");
+    if (!same && !may(rel))
+      v.push_back("in the folder, " + rel + (now == after.end() ? " went" : " changed") + " (not the run's)");
     if (!same && now != after.end() && was.kind == 'l' && now->second.kind != 'f')
       v.push_back("the link " + rel + " is now neither itself nor the run's file");
   }
@@ -381,7 +406,8 @@ inline std::vector<std::string> violations(const Snapshot& before, const Snapsho
       continue;
     }
     const std::string rel = p.substr(out_rel.size() + 1);
-    if (!a.own.count(rel) && !(rel == "salib" && now.kind == 'd')) v.push_back("in the folder, " + rel + " appeared (not the run's)");
+    if (!a.own.count(rel) && !(rel == "salib" && now.kind == 'd'))
+      v.push_back("in the folder, " + rel + " appeared (not the run's)");
   }
   const auto o = after.find(out_rel), b = before.find(out_rel);
   if (o != after.end() && b != before.end() && o->second.kind != b->second.kind) v.push_back("the folder changed kind");

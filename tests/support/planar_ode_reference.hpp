@@ -56,14 +56,14 @@ struct PlanarOdeOptions {
 
 struct PlanarOdeResult {
   bool ok = false;
-  std::string fail;              // why ok is false
-  Eigen::Vector3d P = Eigen::Vector3d::Zero();   // impulse on body 1 (world)
-  Eigen::Vector3d vf = Eigen::Vector3d::Zero();  // final relative contact velocity
-  double dE = 0.0;               // 1/2 (v0 + vf).P
+  std::string fail;                                        // why ok is false
+  Eigen::Vector3d P = Eigen::Vector3d::Zero();             // impulse on body 1 (world)
+  Eigen::Vector3d vf = Eigen::Vector3d::Zero();            // final relative contact velocity
+  double dE = 0.0;                                         // 1/2 (v0 + vf).P
   double In_c = std::numeric_limits<double>::quiet_NaN();  // p_n at the normal pause
   double Wc = std::numeric_limits<double>::quiet_NaN();    // normal work at the normal pause
-  double p_end = 0.0;            // total normal impulse
-  double p_scale = 0.0;          // |v0.n| / n^T W n
+  double p_end = 0.0;                                      // total normal impulse
+  double p_scale = 0.0;                                    // |v0.n| / n^T W n
   // First tangential pause (v_t reaching 0 while slipping), NaN when none happened.
   double p_tan = std::numeric_limits<double>::quiet_NaN();
   bool tan_in_compression = false;
@@ -85,9 +85,9 @@ struct Ctx {
   const Eigen::Matrix3d* W;
   Vec3 n;
   double mu;
-  bool stick;      // stick mode: f = tau
-  Vec3 tau;        // sticking tangential impulse rate
-  Vec3 d;          // slip direction of the current segment: sign(v.t0) t0
+  bool stick;  // stick mode: f = tau
+  Vec3 tau;    // sticking tangential impulse rate
+  Vec3 d;      // slip direction of the current segment: sign(v.t0) t0
 };
 
 inline State rhs(const Ctx& c, const State& y) {
@@ -150,8 +150,12 @@ double brent_upper(F&& G, double a, double b, double fa, double fb, double tol, 
       d = e = b - a;
     }
     if (std::abs(fc) < std::abs(fb)) {
-      a = b; b = c; c = a;
-      fa = fb; fb = fc; fc = fa;
+      a = b;
+      b = c;
+      c = a;
+      fa = fb;
+      fb = fc;
+      fc = fa;
     }
     const double tol1 = 2.0 * std::numeric_limits<double>::epsilon() * std::abs(b) + 0.5 * tol;
     const double xm = 0.5 * (c - b);
@@ -193,9 +197,8 @@ double brent_upper(F&& G, double a, double b, double fa, double fb, double tol, 
 
 // W: symmetric positive definite 3x3 (world), n: contact normal (normalised here), v0 with
 // v0.n < 0, mu >= 0, e in [0, 1] (energetic).
-inline PlanarOdeResult integrate_planar_impact(const Eigen::Matrix3d& W, Eigen::Vector3d n,
-                                               const Eigen::Vector3d& v0, double mu, double e,
-                                               const PlanarOdeOptions& opt = PlanarOdeOptions()) {
+inline PlanarOdeResult integrate_planar_impact(const Eigen::Matrix3d& W, Eigen::Vector3d n, const Eigen::Vector3d& v0, double mu,
+                                               double e, const PlanarOdeOptions& opt = PlanarOdeOptions()) {
   using namespace ode_detail;
   PlanarOdeResult r;
   n.normalize();
@@ -283,8 +286,8 @@ inline PlanarOdeResult integrate_planar_impact(const Eigen::Matrix3d& W, Eigen::
       } else {
         bool ok = true;
         const double tol = opt.root_rel_tol * std::max(p + h, p_scale);
-        s = brent_upper([&](double x) { return gval(k, State(ya + rk4_inc(c, ya, x))); }, 0.0, h, ga, gb, tol,
-                        opt.max_root_iters, ok);
+        s = brent_upper([&](double x) { return gval(k, State(ya + rk4_inc(c, ya, x))); }, 0.0, h, ga, gb, tol, opt.max_root_iters,
+                        ok);
         if (!ok) {
           r.fail = "root finding did not converge";
           return r;
@@ -331,9 +334,7 @@ inline PlanarOdeResult integrate_planar_impact(const Eigen::Matrix3d& W, Eigen::
         target = (1.0 - e * e) * r.Wc;
         break;
       }
-      default:
-        done = true;
-        break;
+      default: done = true; break;
     }
   }
   r.ok = true;

@@ -29,12 +29,8 @@ inline double uniform(Rng& rng, double lo, double hi) {
 }
 inline double uniform(Rng& rng, Range r) { return uniform(rng, r.first, r.second); }
 // exp(uniform(log lo, log hi)), lo > 0.
-inline double log_uniform(Rng& rng, double lo, double hi) {
-  return std::exp(uniform(rng, std::log(lo), std::log(hi)));
-}
-inline double normal(Rng& rng, double sigma = 1.0) {
-  return std::normal_distribution<double>(0.0, sigma)(rng);
-}
+inline double log_uniform(Rng& rng, double lo, double hi) { return std::exp(uniform(rng, std::log(lo), std::log(hi))); }
+inline double normal(Rng& rng, double sigma = 1.0) { return std::normal_distribution<double>(0.0, sigma)(rng); }
 inline bool coin(Rng& rng, double p_true = 0.5) { return std::bernoulli_distribution(p_true)(rng); }
 
 // Vector with independent N(0, sigma^2) components.
@@ -75,9 +71,7 @@ inline Eigen::Vector3d ellipsoid_moments(double m, double a, double b, double c)
 }
 
 // Size of a free body (m): sqrt(trace(I_body) / (2 m)), the RMS half-extent up to a shape factor.
-inline double body_scale(const systems::RigidBody& b) {
-  return std::sqrt(b.inertia_body.trace() / (2.0 * b.mass));
-}
+inline double body_scale(const systems::RigidBody& b) { return std::sqrt(b.inertia_body.trace() / (2.0 * b.mass)); }
 
 // Random free rigid body: mass log-uniform in [0.1, 10] kg; a box or an ellipsoid (fair coin)
 // with half-extents log-uniform in [0.05, 2] m, its inertia computed from the shape; uniform
@@ -133,10 +127,8 @@ inline constexpr Range kEta0Range{0.5, 3.0};
 
 // A ContactProblem from a random two-body contact (body 2 fixed with probability 1/2), via
 // systems::contact_space(), with parameters uniform in the given ranges.
-inline ContactProblem<double> random_contact_problem(Rng& rng, Range mu_range = kMuRange,
-                                                     Range e_range = kERange,
-                                                     Range et_range = kEtRange,
-                                                     Range eta0_range = kEta0Range) {
+inline ContactProblem<double> random_contact_problem(Rng& rng, Range mu_range = kMuRange, Range e_range = kERange,
+                                                     Range et_range = kEtRange, Range eta0_range = kEta0Range) {
   const systems::TwoBodyContact c = random_two_body_contact(rng, coin(rng));
   const systems::ContactSpace cs = systems::contact_space(c);
   const double mu = uniform(rng, mu_range), e = uniform(rng, e_range);
@@ -157,11 +149,9 @@ struct PlanarInstance {
 // with W_nt's eigenvalues log-uniform in [0.05, 20] 1/kg along a random in-plane direction and
 // w_ss log-uniform in [0.05, 20] 1/kg; v0 = v_n n + v_t t with v_n uniform in [-5, -0.1] m/s and
 // v_t uniform in [-5, 5] m/s, or v_t = 0 exactly (v0 = v_n n) when zero_tangential is true.
-inline PlanarInstance random_planar_instance(Rng& rng, Range mu_range = kMuRange,
-                                             Range e_range = kERange, Range et_range = kEtRange,
-                                             Range eta0_range = kEta0Range,
-                                             bool zero_tangential = false,
-                                             bool random_frame = true) {
+inline PlanarInstance random_planar_instance(Rng& rng, Range mu_range = kMuRange, Range e_range = kERange,
+                                             Range et_range = kEtRange, Range eta0_range = kEta0Range,
+                                             bool zero_tangential = false, bool random_frame = true) {
   const double l1 = log_uniform(rng, 0.05, 20.0), l2 = log_uniform(rng, 0.05, 20.0);
   const double phi = uniform(rng, 0.0, 6.283185307179586);
   const double w_ss = log_uniform(rng, 0.05, 20.0);
@@ -171,8 +161,7 @@ inline PlanarInstance random_planar_instance(Rng& rng, Range mu_range = kMuRange
   Wloc.topLeftCorner<2, 2>() = 0.5 * (Wnt + Wnt.transpose());
   Wloc(2, 2) = w_ss;
 
-  const Eigen::Matrix3d Q =
-      random_frame ? random_rotation(rng).toRotationMatrix() : Eigen::Matrix3d::Identity();
+  const Eigen::Matrix3d Q = random_frame ? random_rotation(rng).toRotationMatrix() : Eigen::Matrix3d::Identity();
   PlanarInstance inst;
   const Eigen::Vector3d n = Q.col(0);
   inst.t = Q.col(1);
@@ -192,18 +181,14 @@ inline PlanarInstance random_planar_instance(Rng& rng, Range mu_range = kMuRange
   return inst;
 }
 
-inline ContactProblem<double> random_planar_problem(Rng& rng, Range mu_range = kMuRange,
-                                                    Range e_range = kERange,
-                                                    Range et_range = kEtRange,
-                                                    Range eta0_range = kEta0Range) {
+inline ContactProblem<double> random_planar_problem(Rng& rng, Range mu_range = kMuRange, Range e_range = kERange,
+                                                    Range et_range = kEtRange, Range eta0_range = kEta0Range) {
   return random_planar_instance(rng, mu_range, e_range, et_range, eta0_range, false).problem;
 }
 
 // Planar instance with v0 exactly along n (no initial tangential velocity).
-inline ContactProblem<double> random_planar_problem_head_on(Rng& rng, Range mu_range = kMuRange,
-                                                            Range e_range = kERange,
-                                                            Range et_range = kEtRange,
-                                                            Range eta0_range = kEta0Range) {
+inline ContactProblem<double> random_planar_problem_head_on(Rng& rng, Range mu_range = kMuRange, Range e_range = kERange,
+                                                            Range et_range = kEtRange, Range eta0_range = kEta0Range) {
   return random_planar_instance(rng, mu_range, e_range, et_range, eta0_range, true).problem;
 }
 

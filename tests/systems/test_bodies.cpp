@@ -29,13 +29,11 @@ double min_eigenvalue(const Eigen::Matrix3d& W) {
 
 // Angular momentum about the world origin of a free body moving with (V, w):
 // I_world w + com x m V (kg m^2/s).
-Eigen::Vector3d angular_momentum(const systems::RigidBody& b, const Eigen::Vector3d& V,
-                                 const Eigen::Vector3d& w) {
+Eigen::Vector3d angular_momentum(const systems::RigidBody& b, const Eigen::Vector3d& V, const Eigen::Vector3d& w) {
   return b.inertia_world() * w + b.com.cross(b.mass * V);
 }
 // Sum of the magnitudes of the terms above: the scale for round-off in a sum of momenta.
-double angular_momentum_scale(const systems::RigidBody& b, const Eigen::Vector3d& V,
-                              const Eigen::Vector3d& w) {
+double angular_momentum_scale(const systems::RigidBody& b, const Eigen::Vector3d& V, const Eigen::Vector3d& w) {
   return (b.inertia_world() * w).norm() + b.com.norm() * b.mass * V.norm();
 }
 
@@ -46,11 +44,8 @@ void expect_invalid(const std::function<void()>& fn, const std::string& needle) 
     ADD_FAILURE() << "no exception; expected std::invalid_argument mentioning '" << needle << "'";
   } catch (const std::invalid_argument& ex) {
     const std::string what = ex.what();
-    EXPECT_NE(what.find(needle), std::string::npos)
-        << "message '" << what << "' does not mention '" << needle << "'";
-  } catch (...) {
-    ADD_FAILURE() << "threw something other than std::invalid_argument";
-  }
+    EXPECT_NE(what.find(needle), std::string::npos) << "message '" << what << "' does not mention '" << needle << "'";
+  } catch (...) { ADD_FAILURE() << "threw something other than std::invalid_argument"; }
 }
 
 // Jia (2013) eq. (3)-(4) literally, in body frames: S_i = R_i P_i Q_i^-1 P_i R_i^T with
@@ -116,14 +111,13 @@ TEST(BodiesTwoBody, RandomContactsMomentumVelocityEnergy) {
       // body 2 it changes by the moment of P applied at the contact point.
       Eigen::Vector3d L0 = angular_momentum(c.b1, c.b1.V, c.b1.omega);
       Eigen::Vector3d L1 = angular_momentum(c.b1, after.V1, after.w1);
-      double scale = angular_momentum_scale(c.b1, c.b1.V, c.b1.omega) +
-                     angular_momentum_scale(c.b1, after.V1, after.w1) + c.point.norm() * P.norm();
+      double scale = angular_momentum_scale(c.b1, c.b1.V, c.b1.omega) + angular_momentum_scale(c.b1, after.V1, after.w1) +
+                     c.point.norm() * P.norm();
       Eigen::Vector3d expected_dL = c.point.cross(P);
       if (!fixed2) {
         L0 += angular_momentum(c.b2, c.b2.V, c.b2.omega);
         L1 += angular_momentum(c.b2, after.V2, after.w2);
-        scale += angular_momentum_scale(c.b2, c.b2.V, c.b2.omega) +
-                 angular_momentum_scale(c.b2, after.V2, after.w2);
+        scale += angular_momentum_scale(c.b2, c.b2.V, c.b2.omega) + angular_momentum_scale(c.b2, after.V2, after.w2);
         expected_dL.setZero();
       }
       ASSERT_LE((L1 - L0 - expected_dL).norm(), 1e-10 * scale);
@@ -233,8 +227,7 @@ TEST(BodiesMechanism, RandomSpatialMechanisms) {
       const Eigen::VectorXd qdot1 = apply_impulse(m, P);
       const Eigen::VectorXd dq = qdot1 - m.qdot;
       // Generalized momentum balance M dqdot = J^T P (Morgan eq. 2.3).
-      ASSERT_LE((m.M * dq - m.J.transpose() * P).norm(),
-                1e-10 * (m.M.norm() * dq.norm() + m.J.norm() * P.norm()));
+      ASSERT_LE((m.M * dq - m.J.transpose() * P).norm(), 1e-10 * (m.M.norm() * dq.norm() + m.J.norm() * P.norm()));
       // Contact velocity change J dqdot = W P.
       ASSERT_LE((m.J * dq - W * P).norm(), 1e-10 * (m.J.norm() * dq.norm()));
       // Energy change equals the contact-space one.
@@ -339,8 +332,7 @@ TEST(BodiesMorgan, DoublePendulumPhysics) {
     const Eigen::Vector3d P(ri::normal(rng), ri::normal(rng), 0.0);
     const Eigen::VectorXd dq = apply_impulse(mech, P) - mech.qdot;
     ASSERT_LE((mech.J * dq - W2 * P.head<2>()).norm(), 1e-10 * mech.J.norm() * dq.norm());
-    ASSERT_LE((mech.M * dq - mech.J.transpose() * P.head<2>()).norm(),
-              1e-10 * mech.M.norm() * dq.norm());
+    ASSERT_LE((mech.M * dq - mech.J.transpose() * P.head<2>()).norm(), 1e-10 * mech.M.norm() * dq.norm());
   }
 }
 
@@ -490,8 +482,7 @@ TEST(BodiesRandomInstances, BodiesAreRealizableAndDeterministic) {
 TEST(BodiesRandomInstances, ContactProblemsAreValid) {
   ri::Rng rng(8);
   for (int i = 0; i < 1000; ++i) {
-    ContactProblem<double> p =
-        ri::random_contact_problem(rng, {0.1, 0.9}, {0.2, 0.8}, {-0.5, 0.5}, {1.0, 2.0});
+    ContactProblem<double> p = ri::random_contact_problem(rng, {0.1, 0.9}, {0.2, 0.8}, {-0.5, 0.5}, {1.0, 2.0});
     ASSERT_EQ(validate(p, ParamUse{true, true, true}), Status::ok);
     ASSERT_TRUE(p.mu >= 0.1 && p.mu <= 0.9);
     ASSERT_TRUE(p.e >= 0.2 && p.e <= 0.8);
@@ -505,8 +496,8 @@ TEST(BodiesRandomInstances, PlanarInstancesArePlanar) {
   for (int i = 0; i < 1000; ++i) {
     SCOPED_TRACE("planar instance " + std::to_string(i));
     const bool head_on = (i % 4) == 0;
-    const ri::PlanarInstance inst = ri::random_planar_instance(
-        rng, ri::kMuRange, ri::kERange, ri::kEtRange, ri::kEta0Range, head_on);
+    const ri::PlanarInstance inst =
+        ri::random_planar_instance(rng, ri::kMuRange, ri::kERange, ri::kEtRange, ri::kEta0Range, head_on);
     ContactProblem<double> p = inst.problem;
     ASSERT_EQ(validate(p, ParamUse{true, true, true}), Status::ok);
     const systems::ContactSpace cs = to_contact_space(p);
@@ -520,9 +511,7 @@ TEST(BodiesRandomInstances, PlanarInstancesArePlanar) {
     ASSERT_GT(s.dot(cs.W * s), 0.0);
     ASSERT_LT(cs.v0.dot(n), 0.0);
     ASSERT_LE(std::abs(cs.v0.dot(s)), 1e-14 * cs.v0.norm());
-    if (head_on) {
-      ASSERT_LE(cs.v0.cross(n).norm(), 1e-15 * cs.v0.norm());
-    }
+    if (head_on) { ASSERT_LE(cs.v0.cross(n).norm(), 1e-15 * cs.v0.norm()); }
   }
   // Both tangential signs occur.
   int pos = 0, neg = 0;

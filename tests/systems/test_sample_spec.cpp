@@ -31,14 +31,15 @@ TEST(SampleSpecParse, DistsKeysAndErrors) {
   auto message = [](auto f) {
     try {
       f();
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
+    } catch (const std::invalid_argument& e) { return std::string(e.what()); }
     return std::string("no error");
   };
   EXPECT_NE(message([] { parse_dist("mu", "gauss:0:1"); }).find("mu=gauss:0:1: unknown distribution 'gauss'"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("mu", "uniform:0"); }).find("--set mu=uniform:0: 'uniform' takes 2 numbers (uniform:LO:HI), got 1"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("mu", "uniform:2:1"); }).find("--set mu=uniform:2:1: uniform(a, b) needs a <= b"), std::string::npos);
+  EXPECT_NE(
+      message([] { parse_dist("mu", "uniform:0"); }).find("--set mu=uniform:0: 'uniform' takes 2 numbers (uniform:LO:HI), got 1"),
+      std::string::npos);
+  EXPECT_NE(message([] { parse_dist("mu", "uniform:2:1"); }).find("--set mu=uniform:2:1: uniform(a, b) needs a <= b"),
+            std::string::npos);
   EXPECT_NE(message([] { parse_dist("e", "normal:0:x"); }).find("--set e=normal:0:x: SD 'x' is not a number"), std::string::npos);
   EXPECT_NE(message([] { parse_dist("e", "normal:0:-1"); }).find("normal needs sd > 0"), std::string::npos);
   EXPECT_NE(message([] { parse_dist("e", "truncnormal:0:1:2:1"); }).find("truncnormal needs lo < hi"), std::string::npos);
@@ -50,10 +51,13 @@ TEST(SampleSpecParse, DistsKeysAndErrors) {
   EXPECT_NE(message([] { parse_dist("e", "normal:nan:1"); }).find("must be finite"), std::string::npos);
   EXPECT_NE(message([] { parse_dist("e", "nan"); }).find("fixed value must be finite"), std::string::npos);
   EXPECT_NE(message([] { parse_dist("e", "truncnormal:0:1:40:41"); }).find("< 1e-12"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("e", "linspace:0:1:3"); }).find("--set e=linspace:0:1:3: linspace is a grid"), std::string::npos);
-  EXPECT_NE(message([] { parse_dist("e", "0x10"); }).find("--set e=0x10: '0x10' is not a number (hexadecimal"), std::string::npos);
+  EXPECT_NE(message([] { parse_dist("e", "linspace:0:1:3"); }).find("--set e=linspace:0:1:3: linspace is a grid"),
+            std::string::npos);
+  EXPECT_NE(message([] { parse_dist("e", "0x10"); }).find("--set e=0x10: '0x10' is not a number (hexadecimal"),
+            std::string::npos);
   SampleSpec spec = systems::default_spec(Scenario::contact);
-  EXPECT_NE(message([&] { systems::apply_setting(spec, "mass=1"); }).find("unknown key 'mass' for scenario contact (known: w1"), std::string::npos);
+  EXPECT_NE(message([&] { systems::apply_setting(spec, "mass=1"); }).find("unknown key 'mass' for scenario contact (known: w1"),
+            std::string::npos);
   EXPECT_NE(message([&] { systems::apply_setting(spec, "mu"); }).find("expected KEY=DIST"), std::string::npos);
   EXPECT_NE(message([&] { systems::apply_setting(spec, "rotation=maybe"); }).find("rotation must be"), std::string::npos);
   EXPECT_NE(message([] { systems::parse_scenario("pencil"); }).find("unknown scenario 'pencil'"), std::string::npos);
@@ -117,9 +121,10 @@ TEST(SampleSpecScenario, RotationVectorKeysAndTheOldSwitch) {
   };
   SampleSpec spec = systems::default_spec(Scenario::contact);
   // the default reads as it did before rx, ry, rz were keys (checkpoint run keys, JSON summaries)
-  EXPECT_EQ(text(spec), "w1=lognormal:0:0.5 w2=lognormal:0:0.5 w3=lognormal:0:0.5 rotation=random "
-                        "vn=lognormal:0:0.5 vt=uniform:0:2 phi=uniform:0:6.283185307179586 mu=uniform:0:1 "
-                        "e=uniform:0:1 e_t=uniform:0:0.5 eta0=uniform:0.5:3 ");
+  EXPECT_EQ(text(spec),
+            "w1=lognormal:0:0.5 w2=lognormal:0:0.5 w3=lognormal:0:0.5 rotation=random "
+            "vn=lognormal:0:0.5 vt=uniform:0:2 phi=uniform:0:6.283185307179586 mu=uniform:0:1 "
+            "e=uniform:0:1 e_t=uniform:0:0.5 eta0=uniform:0.5:3 ");
   systems::apply_setting(spec, "rotation=identity");
   EXPECT_NE(text(spec).find(" rotation=identity vn="), std::string::npos);
   // setting rx selects the vector rotation, and the three components are then part of the study
@@ -154,23 +159,33 @@ TEST(SampleSpecScenario, SameValuesSameInstanceInReduceAndStudy) {
     SCOPED_TRACE(i);
     // w1 w2 w3 rx ry rz vn vt phi mu e e_t eta0; every fifth row unrotated (r = 0)
     const bool zero = i % 5 == 0;
-    const std::vector<double> v = {uniform(0.1, 5), uniform(0.1, 5), uniform(0.1, 5),
-                                   zero ? 0.0 : uniform(-4, 4), zero ? 0.0 : uniform(-4, 4), zero ? 0.0 : uniform(-4, 4),
-                                   uniform(0.1, 3), uniform(0, 2), uniform(-7, 7), uniform(0, 1), uniform(0, 1),
-                                   uniform(-1, 1), uniform(0.5, 3)};
+    const std::vector<double> v = {uniform(0.1, 5),
+                                   uniform(0.1, 5),
+                                   uniform(0.1, 5),
+                                   zero ? 0.0 : uniform(-4, 4),
+                                   zero ? 0.0 : uniform(-4, 4),
+                                   zero ? 0.0 : uniform(-4, 4),
+                                   uniform(0.1, 3),
+                                   uniform(0, 2),
+                                   uniform(-7, 7),
+                                   uniform(0, 1),
+                                   uniform(0, 1),
+                                   uniform(-1, 1),
+                                   uniform(0.5, 3)};
     const ContactProblem<double> a = sampled_instance(Scenario::contact, v, static_cast<std::uint64_t>(i));
     ContactProblem<double> b{};
     ASSERT_EQ(contact.build(v.data(), &b), Status::ok);
     EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0) << "W_xy " << a.W.xy << " " << b.W.xy;
     rotated += a.W.xy != 0.0;
     // the ball: m r V0x V0y V0z w0x w0y w0z mu e e_t eta0
-    const std::vector<double> u = {uniform(0.2, 3), uniform(0.2, 3), uniform(-3, 3), uniform(-3, 3), uniform(-6, -0.5),
-                                   uniform(-4, 4), uniform(-4, 4), uniform(-4, 4), uniform(0, 1), uniform(0, 1),
-                                   uniform(-1, 1), uniform(0.5, 3)};
+    const std::vector<double> u = {uniform(0.2, 3),   uniform(0.2, 3), uniform(-3, 3), uniform(-3, 3),
+                                   uniform(-6, -0.5), uniform(-4, 4),  uniform(-4, 4), uniform(-4, 4),
+                                   uniform(0, 1),     uniform(0, 1),   uniform(-1, 1), uniform(0.5, 3)};
     const ContactProblem<double> c = sampled_instance(Scenario::ball, u, static_cast<std::uint64_t>(i));
     ContactProblem<double> d{};
     ASSERT_EQ(ball.build(u.data(), &d), Status::ok);
-    const double wc[6] = {c.W.xx, c.W.xy, c.W.xz, c.W.yy, c.W.yz, c.W.zz}, wd[6] = {d.W.xx, d.W.xy, d.W.xz, d.W.yy, d.W.yz, d.W.zz};
+    const double wc[6] = {c.W.xx, c.W.xy, c.W.xz, c.W.yy, c.W.yz, c.W.zz},
+                 wd[6] = {d.W.xx, d.W.xy, d.W.xz, d.W.yy, d.W.yz, d.W.zz};
     for (int k = 0; k < 6; ++k) EXPECT_NEAR(wc[k], wd[k], 1e-14 * std::fabs(c.W.xx)) << k;
     EXPECT_NEAR(c.v0.x, d.v0.x, 1e-14 * (1 + std::fabs(d.v0.x)));
     EXPECT_NEAR(c.v0.y, d.v0.y, 1e-14 * (1 + std::fabs(d.v0.y)));

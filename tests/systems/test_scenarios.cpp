@@ -53,8 +53,7 @@ double& at(std::vector<double>& v, const systems::ScenarioInfo& s, const char* n
 double get(const std::vector<double>& v, const systems::ScenarioInfo& s, const char* name) {
   return at(const_cast<std::vector<double>&>(v), s, name);
 }
-Eigen::Vector3d get3(const std::vector<double>& v, const systems::ScenarioInfo& s, const char* a, const char* b,
-                     const char* c) {
+Eigen::Vector3d get3(const std::vector<double>& v, const systems::ScenarioInfo& s, const char* a, const char* b, const char* c) {
   return Eigen::Vector3d(get(v, s, a), get(v, s, b), get(v, s, c));
 }
 
@@ -111,8 +110,7 @@ PencilMass pencil_by_slices(double r, double h1, double h2, double m) {
   const double dens = m / vol;
   const double h = integrate([&](double z, double rho) { return rho * rho * z; }) / vol;
   // thin disc of radius rho: about a diameter rho^2/4 per unit mass, about its axis rho^2/2
-  const double Q11 =
-      dens * integrate([&](double z, double rho) { return rho * rho * (rho * rho / 4 + (z - h) * (z - h)); });
+  const double Q11 = dens * integrate([&](double z, double rho) { return rho * rho * (rho * rho / 4 + (z - h) * (z - h)); });
   const double Q33 = dens * integrate([&](double, double rho) { return rho * rho * rho * rho / 2; });
   const double m2 = dens * r * r * h2 / 3;
   return PencilMass{h, Q11, Q33, m - m2, m2};
@@ -122,8 +120,7 @@ PencilMass pencil_by_slices(double r, double h1, double h2, double m) {
 double jia_eq85(double r, double h1, double h2, double m) {
   const double h = (6 * h1 * h1 + 12 * h1 * h2 + 3 * h2 * h2) / (12 * h1 + 4 * h2);
   const double l = h1 / 2 + h2 - h;
-  return m / (h1 + h2 / 3) *
-         (h1 * ((3 * r * r + h1 * h1) / 12 + l * l) + h2 / 3 * (3.0 / 5 * (r * r / 4 + h2 * h2) + h * h));
+  return m / (h1 + h2 / 3) * (h1 * ((3 * r * r + h1 * h1) / 12 + l * l) + h2 / 3 * (3.0 / 5 * (r * r / 4 + h2 * h2) + h * h));
 }
 
 Eigen::Matrix3d jia_R(double th) {  // eq. (86)
@@ -176,14 +173,17 @@ std::vector<double> initial_velocities(const systems::ScenarioInfo& s, const std
   if (s.name == "ball") keys = {"V0x", "V0y", "V0z", "w0x", "w0y", "w0z"};
   if (s.name == "ball-oblique") {  // V0 from the speed and the angles, computed here
     const double sp = get(v, s, "speed"), a = get(v, s, "angle") * M_PI / 180, b = get(v, s, "azimuth") * M_PI / 180;
-    return {sp * std::sin(a) * std::cos(b), sp * std::sin(a) * std::sin(b), -sp * std::cos(a),
-            get(v, s, "w0x"), get(v, s, "w0y"), get(v, s, "w0z")};
+    return {sp * std::sin(a) * std::cos(b),
+            sp * std::sin(a) * std::sin(b),
+            -sp * std::cos(a),
+            get(v, s, "w0x"),
+            get(v, s, "w0y"),
+            get(v, s, "w0z")};
   }
   if (s.name == "pencil") keys = {"V0x", "V0y", "V0z", "w01", "w02", "w03"};
   if (s.name == "double-pendulum-2d") keys = {"q1dot", "q2dot"};
   if (s.name == "double-pendulum-3d") keys = {"q1dot", "q2dot", "q3dot", "q4dot", "q5dot", "q6dot"};
-  if (s.name == "two-bodies")
-    keys = {"V1x", "V1y", "V1z", "w1x", "w1y", "w1z", "V2x", "V2y", "V2z", "w2x", "w2y", "w2z"};
+  if (s.name == "two-bodies") keys = {"V1x", "V1y", "V1z", "w1x", "w1y", "w1z", "V2x", "V2y", "V2z", "w2x", "w2y", "w2z"};
   std::vector<double> out;
   for (const char* k : keys) out.push_back(get(v, s, k));
   return out;
@@ -208,9 +208,10 @@ TwoBodyPart two_body_part(const systems::ScenarioInfo& s, const std::vector<doub
   sd::support_point(shape, abc, rv, dir, sp);
   const Eigen::Matrix3d R = rotvec(v3(rv));
   const double f = shape == 0 ? 1.0 / 3 : 1.0 / 5;
-  const Eigen::Matrix3d Ib = (f * m * Eigen::Vector3d(abc[1] * abc[1] + abc[2] * abc[2], abc[0] * abc[0] + abc[2] * abc[2],
-                                                      abc[0] * abc[0] + abc[1] * abc[1]))
-                                 .asDiagonal();
+  const Eigen::Matrix3d Ib =
+      (f * m *
+       Eigen::Vector3d(abc[1] * abc[1] + abc[2] * abc[2], abc[0] * abc[0] + abc[2] * abc[2], abc[0] * abc[0] + abc[1] * abc[1]))
+          .asDiagonal();
   return {m, v3(sp), R * Ib * R.transpose()};
 }
 
@@ -218,8 +219,7 @@ BodyState body_state(const systems::ScenarioInfo& s, const std::vector<double>& 
   if (s.name == "ball" || s.name == "ball-oblique") {
     const double m = get(v, s, "m"), r = get(v, s, "r");
     const Eigen::Vector3d V = v3(&o[0]), w = v3(&o[3]);
-    return {0.5 * m * V.squaredNorm() + 0.5 * 0.4 * m * r * r * w.squaredNorm(),
-            V + w.cross(Eigen::Vector3d(0, 0, -r))};
+    return {0.5 * m * V.squaredNorm() + 0.5 * 0.4 * m * r * r * w.squaredNorm(), V + w.cross(Eigen::Vector3d(0, 0, -r))};
   }
   if (s.name == "pencil") {
     const double r = get(v, s, "r"), h1 = get(v, s, "h1"), h2 = get(v, s, "h2"), m = get(v, s, "m");
@@ -227,8 +227,7 @@ BodyState body_state(const systems::ScenarioInfo& s, const std::vector<double>& 
     const double Q11 = get(v, s, "eq85") == 1.0 ? jia_eq85(r, h1, h2, m) : pm.Q11;
     const Eigen::Vector3d V = v3(&o[0]), wp = v3(&o[3]);
     const Eigen::Matrix3d R = jia_R(get(v, s, "theta"));
-    const double K = 0.5 * m * V.squaredNorm() +
-                     0.5 * (Q11 * (wp.x() * wp.x() + wp.y() * wp.y()) + pm.Q33 * wp.z() * wp.z());
+    const double K = 0.5 * m * V.squaredNorm() + 0.5 * (Q11 * (wp.x() * wp.x() + wp.y() * wp.y()) + pm.Q33 * wp.z() * wp.z());
     return {K, V + R * wp.cross(Eigen::Vector3d(0, 0, -pm.h))};  // eq. (88), first line
   }
   if (s.name == "double-pendulum-2d") {
@@ -237,8 +236,8 @@ BodyState body_state(const systems::ScenarioInfo& s, const std::vector<double>& 
     const Eigen::Vector2d e1(-std::sin(q1), std::cos(q1)), e12(-std::sin(q1 + q2), std::cos(q1 + q2));
     const Eigen::Vector2d vc1 = 0.5 * r * u1 * e1, vc2 = r * u1 * e1 + 0.5 * r * (u1 + u2) * e12;
     const Eigen::Vector2d tip = r * u1 * e1 + r * (u1 + u2) * e12;
-    const double K = 0.5 * m * (vc1.squaredNorm() + vc2.squaredNorm()) +
-                     0.5 * (m * r * r / 12) * (u1 * u1 + (u1 + u2) * (u1 + u2));
+    const double K =
+        0.5 * m * (vc1.squaredNorm() + vc2.squaredNorm()) + 0.5 * (m * r * r / 12) * (u1 * u1 + (u1 + u2) * (u1 + u2));
     return {K, Eigen::Vector3d(tip.x(), tip.y(), 0)};
   }
   if (s.name == "double-pendulum-3d") {
@@ -250,12 +249,11 @@ BodyState body_state(const systems::ScenarioInfo& s, const std::vector<double>& 
     const Eigen::Vector3d d1 = R1 * Eigen::Vector3d(0, 0, -L), d2 = R2 * Eigen::Vector3d(0, 0, -L);
     const Eigen::Vector3d w1 = omega_123(q[0], q[1], q[2], o[0], o[1], o[2]);
     const Eigen::Vector3d w2 = omega_123(q[3], q[4], q[5], o[3], o[4], o[5]);
-    const Eigen::Matrix3d Ib = Eigen::Vector3d(m * (3 * a * a + L * L) / 12, m * (3 * a * a + L * L) / 12,
-                                               m * a * a / 2)
-                                   .asDiagonal();
+    const Eigen::Matrix3d Ib =
+        Eigen::Vector3d(m * (3 * a * a + L * L) / 12, m * (3 * a * a + L * L) / 12, m * a * a / 2).asDiagonal();
     const Eigen::Vector3d Vc1 = w1.cross(d1 / 2), Vc2 = w1.cross(d1) + w2.cross(d2 / 2);
-    const double K = 0.5 * m * (Vc1.squaredNorm() + Vc2.squaredNorm()) +
-                     0.5 * w1.dot(R1 * Ib * R1.transpose() * w1) + 0.5 * w2.dot(R2 * Ib * R2.transpose() * w2);
+    const double K = 0.5 * m * (Vc1.squaredNorm() + Vc2.squaredNorm()) + 0.5 * w1.dot(R1 * Ib * R1.transpose() * w1) +
+                     0.5 * w2.dot(R2 * Ib * R2.transpose() * w2);
     return {K, w1.cross(d1) + w2.cross(d2)};
   }
   if (s.name == "two-bodies") {
@@ -346,7 +344,7 @@ std::vector<double> random_values(const systems::ScenarioInfo& s, ri::Rng& rng) 
 
 double max_abs(const Eigen::MatrixXd& A) { return A.cwiseAbs().maxCoeff(); }
 
-const char* const kNames[] = {"contact", "ball", "ball-oblique", "pencil", "double-pendulum-2d", "double-pendulum-3d",
+const char* const kNames[] = {"contact",   "ball", "ball-oblique", "pencil", "double-pendulum-2d", "double-pendulum-3d",
                               "two-bodies"};
 
 }  // namespace
@@ -471,8 +469,8 @@ TEST(Scenarios, BodyLevelEnergyAndContactVelocityMatchContactSpace) {
       worst_v = std::max(worst_v, (b1.vc - (v0 + W * P)).norm() / vscale);
       ASSERT_LE((b1.vc - (v0 + W * P)).norm(), 1e-12 * vscale);
     }
-    std::printf("[ Scenarios ] %-19s 200 samples: max rel err  dK %.2g  v_after %.2g  v0 %.2g\n",
-                s.name.c_str(), worst_E, worst_v, worst_v0);
+    std::printf("[ Scenarios ] %-19s 200 samples: max rel err  dK %.2g  v_after %.2g  v0 %.2g\n", s.name.c_str(), worst_E,
+                worst_v, worst_v0);
   }
 }
 
@@ -502,9 +500,8 @@ TEST(Scenarios, LawOutcomeEnergyAtTheBodyLevel) {
       ASSERT_EQ(r0.status, Status::ok);
       EXPECT_EQ(r0.modes.at(1), Mode::stick);
     }
-    std::printf("[ Scenarios ] %-19s defaults, stronge: P = (%.6g, %.6g, %.6g), K %.6g -> %.6g, modes %d:%d:%d\n",
-                s.name.c_str(), r.P.x, r.P.y, r.P.z, b0.K, b1.K, int(r.modes.at(0)), int(r.modes.at(1)),
-                int(r.modes.at(2)));
+    std::printf("[ Scenarios ] %-19s defaults, stronge: P = (%.6g, %.6g, %.6g), K %.6g -> %.6g, modes %d:%d:%d\n", s.name.c_str(),
+                r.P.x, r.P.y, r.P.z, b0.K, b1.K, int(r.modes.at(0)), int(r.modes.at(1)), int(r.modes.at(2)));
   }
 }
 
@@ -554,8 +551,8 @@ TEST(ScenarioBall, JiaSection81) {
 TEST(ScenarioPencil, HAndInertiaAgainstSlices) {
   ri::Rng rng(85);
   for (int i = 0; i < 100; ++i) {
-    const double r = ri::log_uniform(rng, 0.05, 2), h1 = ri::log_uniform(rng, 0.1, 6),
-                 h2 = ri::log_uniform(rng, 0.1, 2), m = ri::log_uniform(rng, 0.1, 10);
+    const double r = ri::log_uniform(rng, 0.05, 2), h1 = ri::log_uniform(rng, 0.1, 6), h2 = ri::log_uniform(rng, 0.1, 2),
+                 m = ri::log_uniform(rng, 0.1, 10);
     const PencilMass pm = pencil_by_slices(r, h1, h2, m);
     // Jia's h formula is the centre of mass
     ASSERT_NEAR(sd::pencil_com_height(h1, h2), pm.h, 1e-13 * (h1 + h2));
@@ -628,7 +625,7 @@ TEST(ScenarioPencil, PostImpactVelocitiesOfEq92) {
   // Not reproduced: the kinetic energies "12.65 -> 4.71624" of the paper correspond to an inertia
   // 0.2 * identity (neither eq. 85 nor the exact one): 1/2 |V|^2 + 0.1 |omega|^2.
   const double K0 = 0.5 * 25 + 0.1 * (1 + 0.25 + 0.25), K1 = 0.5 * (0.467507 * 0.467507 + 0.668974 * 0.668974 + 2.865 * 2.865) +
-                                                              0.1 * (0.101238 * 0.101238 + 1.59079 * 1.59079 + 0.25);
+                                                             0.1 * (0.101238 * 0.101238 + 1.59079 * 1.59079 + 0.25);
   EXPECT_NEAR(K0, 12.65, 1e-12);
   EXPECT_NEAR(K1, 4.71624, 1e-5);
 }
@@ -639,8 +636,7 @@ TEST(ScenarioPencil, ThetaRange) {
   const double lo = std::atan2(0.5, 0.5);  // pi/4 for r = h2
   for (double th : {lo, lo - 1e-9, 0.0, -0.3, kPi / 2 + 1e-12, 2.0, kPi})
     EXPECT_EQ((at(v, s, "theta") = th, build(s, v)), Status::param_out_of_range) << th;
-  for (double th : {lo + 1e-9, kPi / 3, kPi / 2})
-    EXPECT_EQ((at(v, s, "theta") = th, build(s, v)), Status::ok) << th;
+  for (double th : {lo + 1e-9, kPi / 3, kPi / 2}) EXPECT_EQ((at(v, s, "theta") = th, build(s, v)), Status::ok) << th;
   // the vertex is the lowest point exactly above lo: the rim of the cone's base at height
   // h2 sin(theta) - r cos(theta) above the vertex
   at(v, s, "r") = 0.2;
@@ -660,7 +656,7 @@ TEST(ScenarioPendulum2d, IsMorgansMechanismAgainstTheFloor) {
     ContactProblem<double> p{};
     ASSERT_EQ(build(s, v, &p), Status::ok);
     const systems::Mechanism mech = morgan_double_pendulum(get(v, s, "q1"), get(v, s, "q2"), get(v, s, "q1dot"),
-                                                  get(v, s, "q2dot"), get(v, s, "m"), get(v, s, "r"));
+                                                           get(v, s, "q2dot"), get(v, s, "m"), get(v, s, "r"));
     const systems::ContactSpace cs = contact_space(mech, Eigen::Vector3d::UnitY());
     EXPECT_EQ(to_eigen(p.W), cs.W);
     EXPECT_EQ(to_eigen(p.v0), cs.v0);
@@ -892,21 +888,44 @@ TEST(Scenarios, BadValuesGiveTheDocumentedStatus) {
     double value;
   };
   const Bad bad[] = {
-      {"contact", "w1", 0.0},       {"contact", "w2", -1.0},        {"contact", "w3", -1e-300},
-      {"ball", "m", 0.0},           {"ball", "m", -1.0},            {"ball", "r", 0.0},
-      {"ball", "r", -2.0},          {"pencil", "r", 0.0},           {"pencil", "h1", -1.0},
-      {"pencil", "h2", 0.0},        {"pencil", "m", 0.0},           {"pencil", "theta", 0.0},
-      {"pencil", "theta", 1.6},     {"pencil", "eq85", 0.5},        {"pencil", "eq85", 2.0},
-      {"pencil", "eq85", -1.0},     {"pencil", "eq85", 1.0 + 1e-15}, {"double-pendulum-2d", "m", 0.0},
-      {"double-pendulum-2d", "r", -1.0}, {"double-pendulum-2d", "q1", 3.2},
-      {"double-pendulum-2d", "q2", -3.2}, {"double-pendulum-3d", "m", 0.0},
-      {"double-pendulum-3d", "L", -1.0}, {"double-pendulum-3d", "a", 0.0},
-      {"double-pendulum-3d", "q2", 1.6}, {"two-bodies", "shape1", 0.5},
-      {"two-bodies", "shape2", 2.0}, {"two-bodies", "shape1", -1.0},
-      {"two-bodies", "shape2", 1e-300}, {"two-bodies", "shape1", 0.9999999999999999},
-      {"two-bodies", "m1", 0.0},    {"two-bodies", "m2", -1.0},     {"two-bodies", "a1", 0.0},
-      {"two-bodies", "b1", -0.1},   {"two-bodies", "c1", 0.0},      {"two-bodies", "a2", 0.0},
-      {"two-bodies", "b2", 0.0},    {"two-bodies", "c2", -3.0},
+      {"contact", "w1", 0.0},
+      {"contact", "w2", -1.0},
+      {"contact", "w3", -1e-300},
+      {"ball", "m", 0.0},
+      {"ball", "m", -1.0},
+      {"ball", "r", 0.0},
+      {"ball", "r", -2.0},
+      {"pencil", "r", 0.0},
+      {"pencil", "h1", -1.0},
+      {"pencil", "h2", 0.0},
+      {"pencil", "m", 0.0},
+      {"pencil", "theta", 0.0},
+      {"pencil", "theta", 1.6},
+      {"pencil", "eq85", 0.5},
+      {"pencil", "eq85", 2.0},
+      {"pencil", "eq85", -1.0},
+      {"pencil", "eq85", 1.0 + 1e-15},
+      {"double-pendulum-2d", "m", 0.0},
+      {"double-pendulum-2d", "r", -1.0},
+      {"double-pendulum-2d", "q1", 3.2},
+      {"double-pendulum-2d", "q2", -3.2},
+      {"double-pendulum-3d", "m", 0.0},
+      {"double-pendulum-3d", "L", -1.0},
+      {"double-pendulum-3d", "a", 0.0},
+      {"double-pendulum-3d", "q2", 1.6},
+      {"two-bodies", "shape1", 0.5},
+      {"two-bodies", "shape2", 2.0},
+      {"two-bodies", "shape1", -1.0},
+      {"two-bodies", "shape2", 1e-300},
+      {"two-bodies", "shape1", 0.9999999999999999},
+      {"two-bodies", "m1", 0.0},
+      {"two-bodies", "m2", -1.0},
+      {"two-bodies", "a1", 0.0},
+      {"two-bodies", "b1", -0.1},
+      {"two-bodies", "c1", 0.0},
+      {"two-bodies", "a2", 0.0},
+      {"two-bodies", "b2", 0.0},
+      {"two-bodies", "c2", -3.0},
   };
   for (const Bad& b : bad) {
     const systems::ScenarioInfo& s = scn(b.scenario);
@@ -949,9 +968,9 @@ TEST(Scenarios, BadValuesGiveTheDocumentedStatus) {
 // A study writes every parameter and every output as a column of one table (CSV header, .npy
 // field names): no two may share a name.
 TEST(Scenarios, ColumnNamesAreUnique) {
-  const std::vector<std::string> contact = {"sample_id", "P_x", "P_y", "P_z", "P_n", "P_t", "vf_x", "vf_y", "vf_z",
-                                            "vf_n", "vf_t", "dE", "status", "In_c", "modes", "steps", "kappa",
-                                            "sigma", "mu_cr", "mu_star", "e_star", "e_star_global"};
+  const std::vector<std::string> contact = {"sample_id", "P_x",   "P_y",   "P_z",     "P_n",    "P_t",          "vf_x",  "vf_y",
+                                            "vf_z",      "vf_n",  "vf_t",  "dE",      "status", "In_c",         "modes", "steps",
+                                            "kappa",     "sigma", "mu_cr", "mu_star", "e_star", "e_star_global"};
   for (const systems::ScenarioInfo& s : all_scenarios()) {
     std::vector<std::string> names = contact;
     for (const systems::ScenarioParam& p : s.params) names.push_back(p.name);

@@ -59,30 +59,28 @@ IMPACT_HDI bool is_finite(double x) { return (bits(x) & 0x7ff0000000000000ull) !
 // Natural logarithm (fdlibm e_log.c): x = 2^k (1 + f), sqrt(2)/2 < 1 + f < sqrt(2), then
 // log(1 + f) = f - s (f - R(s)) with s = f / (2 + f) and a degree-14 polynomial R. Error < 1 ulp.
 IMPACT_HD inline double log(double x) {
-  const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10,
-               two54 = 1.80143985094819840000e+16, Lg1 = 6.666666666666735130e-01,
-               Lg2 = 3.999999999940941908e-01, Lg3 = 2.857142874366239149e-01,
-               Lg4 = 2.222219843214978396e-01, Lg5 = 1.818357216161805012e-01,
-               Lg6 = 1.531383769920937332e-01, Lg7 = 1.479819860511658591e-01;
+  const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10, two54 = 1.80143985094819840000e+16,
+               Lg1 = 6.666666666666735130e-01, Lg2 = 3.999999999940941908e-01, Lg3 = 2.857142874366239149e-01,
+               Lg4 = 2.222219843214978396e-01, Lg5 = 1.818357216161805012e-01, Lg6 = 1.531383769920937332e-01,
+               Lg7 = 1.479819860511658591e-01;
   std::uint64_t ux = bits(x);
   std::int32_t hx = static_cast<std::int32_t>(ux >> 32);
   const std::uint32_t lx = static_cast<std::uint32_t>(ux);
   int k = 0;
-  if (hx < 0x00100000) {                                    // x < 2^-1022
-    if (((hx & 0x7fffffff) | lx) == 0) return -inf();       // log(+-0) = -inf
-    if (hx < 0) return nan();                               // log(-x) = NaN
+  if (hx < 0x00100000) {                               // x < 2^-1022
+    if (((hx & 0x7fffffff) | lx) == 0) return -inf();  // log(+-0) = -inf
+    if (hx < 0) return nan();                          // log(-x) = NaN
     k -= 54;
-    x = dmul(x, two54);                                     // subnormal: scale up
+    x = dmul(x, two54);  // subnormal: scale up
     ux = bits(x);
     hx = static_cast<std::int32_t>(ux >> 32);
   }
-  if (hx >= 0x7ff00000) return dadd(x, x);                  // inf or NaN
+  if (hx >= 0x7ff00000) return dadd(x, x);  // inf or NaN
   k += (hx >> 20) - 1023;
   hx &= 0x000fffff;
   std::int32_t i = (hx + 0x95f64) & 0x100000;
   // normalise x or x/2 into [sqrt(2)/2, sqrt(2))
-  x = from_bits((static_cast<std::uint64_t>(static_cast<std::uint32_t>(hx | (i ^ 0x3ff00000))) << 32) |
-                (ux & 0xffffffffull));
+  x = from_bits((static_cast<std::uint64_t>(static_cast<std::uint32_t>(hx | (i ^ 0x3ff00000))) << 32) | (ux & 0xffffffffull));
   k += (i >> 20);
   const double f = dsub(x, 1.0);
   const double dk = static_cast<double>(k);
@@ -114,11 +112,9 @@ IMPACT_HD inline double log(double x) {
 // degree-5 rational form, then scaled by 2^k through the exponent bits. Error < 1 ulp.
 IMPACT_HD inline double exp(double x) {
   const double o_threshold = 7.09782712893383973096e+02, u_threshold = -7.45133219101941108420e+02,
-               ln2HI = 6.93147180369123816490e-01, ln2LO = 1.90821492927058770002e-10,
-               invln2 = 1.44269504088896338700e+00, twom1000 = 9.33263618503218878990e-302,
-               P1 = 1.66666666666666019037e-01, P2 = -2.77777777770155933842e-03,
-               P3 = 6.61375632143793436117e-05, P4 = -1.65339022054652515390e-06,
-               P5 = 4.13813679705723846039e-08;
+               ln2HI = 6.93147180369123816490e-01, ln2LO = 1.90821492927058770002e-10, invln2 = 1.44269504088896338700e+00,
+               twom1000 = 9.33263618503218878990e-302, P1 = 1.66666666666666019037e-01, P2 = -2.77777777770155933842e-03,
+               P3 = 6.61375632143793436117e-05, P4 = -1.65339022054652515390e-06, P5 = 4.13813679705723846039e-08;
   const std::uint64_t ux = bits(x);
   std::uint32_t hx = static_cast<std::uint32_t>(ux >> 32);
   const int xsb = static_cast<int>((hx >> 31) & 1u);
@@ -154,27 +150,24 @@ IMPACT_HD inline double exp(double x) {
   const double y = dsub(1.0, dsub(dsub(lo, ddiv(dmul(x, c), dsub(2.0, c))), hi));
   // add k to y's exponent (y is in [0.5, 2], k >= -1074: unsigned wrap-around does the subtraction)
   if (k >= -1021) return from_bits(bits(y) + static_cast<std::uint64_t>(static_cast<std::int64_t>(k)) * (1ull << 52));
-  return dmul(from_bits(bits(y) + static_cast<std::uint64_t>(static_cast<std::int64_t>(k + 1000)) * (1ull << 52)),
-              twom1000);
+  return dmul(from_bits(bits(y) + static_cast<std::uint64_t>(static_cast<std::int64_t>(k + 1000)) * (1ull << 52)), twom1000);
 }
 
 // sin and cos kernels on [-pi/4, pi/4] for x + y, |y| <= ulp(x) (FreeBSD k_sin.c / k_cos.c).
 IMPACT_HDI double kernel_sin(double x, double y) {
-  const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
-               S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
-               S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
+  const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03, S3 = -1.98412698298579493134e-04,
+               S4 = 2.75573137070700676789e-06, S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
   const double z = dmul(x, x), w = dmul(z, z);
   const double r = dadd(dadd(S2, dmul(z, dadd(S3, dmul(z, S4)))), dmul(dmul(z, w), dadd(S5, dmul(z, S6))));
   const double v = dmul(z, x);
   return dsub(x, dsub(dsub(dmul(z, dsub(dmul(0.5, y), dmul(v, r))), y), dmul(v, S1)));
 }
 IMPACT_HDI double kernel_cos(double x, double y) {
-  const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
-               C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
-               C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
+  const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03, C3 = 2.48015872894767294178e-05,
+               C4 = -2.75573143513906633035e-07, C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
   const double z = dmul(x, x), w = dmul(z, z);
-  const double r = dadd(dmul(z, dadd(C1, dmul(z, dadd(C2, dmul(z, C3))))),
-                        dmul(dmul(w, w), dadd(C4, dmul(z, dadd(C5, dmul(z, C6))))));
+  const double r =
+      dadd(dmul(z, dadd(C1, dmul(z, dadd(C2, dmul(z, C3))))), dmul(dmul(w, w), dadd(C4, dmul(z, dadd(C5, dmul(z, C6))))));
   const double hz = dmul(0.5, z);
   const double w1 = dsub(1.0, hz);
   return dadd(w1, dadd(dsub(dsub(1.0, w1), hz), dsub(dmul(z, r), dmul(x, y))));
@@ -193,10 +186,22 @@ IMPACT_HDI void quarter_to_radians(double f, double fl, double& xh, double& xl) 
 IMPACT_HD inline void sincos_quadrant(std::int64_t q, double xh, double xl, double& s, double& c) {
   const double sn = kernel_sin(xh, xl), cs = kernel_cos(xh, xl);
   switch (static_cast<int>(q & 3)) {
-    case 0: s = sn; c = cs; break;
-    case 1: s = cs; c = -sn; break;
-    case 2: s = -sn; c = -cs; break;
-    default: s = -cs; c = sn; break;
+    case 0:
+      s = sn;
+      c = cs;
+      break;
+    case 1:
+      s = cs;
+      c = -sn;
+      break;
+    case 2:
+      s = -sn;
+      c = -cs;
+      break;
+    default:
+      s = -cs;
+      c = sn;
+      break;
   }
 }
 IMPACT_HD inline void sincos_reduced(std::int64_t q, double f, double fl, double& s, double& c) {

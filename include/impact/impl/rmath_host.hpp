@@ -42,9 +42,8 @@ inline void atan_unit(double t, bool complement, double& hi, double& lo) {
   const double w = u * u;
   const double p =
       w * (-1.0 / 3.0 +
-           w * (1.0 / 5.0 +
-                w * (-1.0 / 7.0 +
-                     w * (1.0 / 9.0 + w * (-1.0 / 11.0 + w * (1.0 / 13.0 + w * (-1.0 / 15.0 + w * (1.0 / 17.0))))))));
+           w * (1.0 / 5.0 + w * (-1.0 / 7.0 +
+                                 w * (1.0 / 9.0 + w * (-1.0 / 11.0 + w * (1.0 / 13.0 + w * (-1.0 / 15.0 + w * (1.0 / 17.0))))))));
   const double au = u + u * p;  // atan(u)
   const double* A = tables::kAtanSixteenths[j];
   if (!complement) {
@@ -145,8 +144,8 @@ inline double cbrt(double x) {
     m *= 0x1p600;
     scale = -200;
   }
-  const int e = static_cast<int>(bits(m) >> 52) - 1023;     // m in [2^e, 2^(e+1))
-  const int k = (e >= 0 ? e : e - 2) / 3;                    // floor(e / 3)
+  const int e = static_cast<int>(bits(m) >> 52) - 1023;                                           // m in [2^e, 2^(e+1))
+  const int k = (e >= 0 ? e : e - 2) / 3;                                                         // floor(e / 3)
   m = from_bits(bits(m) - (static_cast<std::uint64_t>(static_cast<std::int64_t>(3 * k)) << 52));  // in [1, 8)
   scale += k;
   double y = 0.75 + 0.2 * m;  // within 30% of cbrt on [1, 8)
@@ -197,7 +196,7 @@ inline double hypot(double x, double y) {
 // series x + x^2/2! + ... + x^17/17! (the next term is below 2^-60 |x|), summed from the top.
 inline double expm1(double x) {
   if (!(std::fabs(x) < 0.5)) return std::isnan(x) ? x + x : exp(x) - 1.0;
-  if (x == 0.0) return x;  // keeps -0
+  if (x == 0.0) return x;              // keeps -0
   double r = 1.0 / 355687428096000.0;  // 1/17!
   double f = 355687428096000.0;
   for (int n = 16; n >= 2; --n) {

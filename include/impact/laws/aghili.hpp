@@ -21,19 +21,22 @@ struct AghiliLaw {
   static constexpr const char* name = "aghili";
   static constexpr const char* summary = "Newton restitution with stick/slip discriminator, Aghili";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, true, false}; }  // mu, e, e_t, eta0
-  static constexpr ExtraColumns extras = {{{"sigma", Extra::Aux0, "(N s)^2", "\\sigma", "discriminator mu^2 i_n^2 - |i_t|^2 of the sticking impulse (>= 0: stick)"},
-                                              {"mu_cr", Extra::Aux1, "1", "\\mu_{cr}", "critical coefficient of friction |i_t| / i_n (eqs. 21-23)"},
-                                              {"mu_star", Extra::Aux2, "1", "\\mu^*", "energetic bound mu* = n.W n / |(W n)_t| (eq. 38; inf when uncoupled)"},
-                                              {"e_star", Extra::Aux3, "1", "e^*", "largest energetically consistent e for this v0 (eq. 30; -1 if none)"},
-                                              {"e_star_global", Extra::Aux4, "1", "e^*_{global}", "largest e consistent for every v0 (eq. 32; -1 if none)"},
-                                              {"modes", Extra::Modes, "", "\\mathrm{modes}", "stick or slip"},
-                                              {"steps", Extra::Steps, "1", "\\mathrm{steps}", "root-finding iterations of the slip direction"}},
-                                             7};
+  static constexpr ExtraColumns extras = {
+      {{"sigma", Extra::Aux0, "(N s)^2", "\\sigma", "discriminator mu^2 i_n^2 - |i_t|^2 of the sticking impulse (>= 0: stick)"},
+       {"mu_cr", Extra::Aux1, "1", "\\mu_{cr}", "critical coefficient of friction |i_t| / i_n (eqs. 21-23)"},
+       {"mu_star", Extra::Aux2, "1", "\\mu^*", "energetic bound mu* = n.W n / |(W n)_t| (eq. 38; inf when uncoupled)"},
+       {"e_star", Extra::Aux3, "1", "e^*", "largest energetically consistent e for this v0 (eq. 30; -1 if none)"},
+       {"e_star_global", Extra::Aux4, "1", "e^*_{global}", "largest e consistent for every v0 (eq. 32; -1 if none)"},
+       {"modes", Extra::Modes, "", "\\mathrm{modes}", "stick or slip"},
+       {"steps", Extra::Steps, "1", "\\mathrm{steps}", "root-finding iterations of the slip direction"}},
+      7};
   static constexpr Cost cost = {3069, 0};  // flops per instance: docs/bench.md
 
   // The outcome on p, evaluated in p's own units (impact/scale.hpp).
-  template <class T> IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& = LawOptions{}) {
-    return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return detail::aghili::eval_unit<T>(q, use()); }, 2);
+  template <class T>
+  IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& = LawOptions{}) {
+    return eval_in_own_units(
+        p, [&](const ContactProblem<T>& q) { return detail::aghili::eval_unit<T>(q, use()); }, 2);
   }
 };
 

@@ -18,18 +18,22 @@ struct ChatterjeeRuinaLaw {
   static constexpr const char* name = "chatterjee-ruina";
   static constexpr const char* summary = "algebraic (e, e_t, mu) law, Chatterjee & Ruina 1998";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, true, false}; }  // mu, e, e_t, eta0
-  static constexpr ExtraColumns extras = {{{"kappa", Extra::Aux0, "1", "\\kappa", "tangential impulse factor kappa of eq. (11): 1 + e_t when sticking, eq. (13) when slipping"},
-                                              {"modes", Extra::Modes, "", "\\mathrm{modes}", "stick (candidate impulse inside the cone) or slip (projected onto it)"}},
-                                             2};
+  static constexpr ExtraColumns extras = {
+      {{"kappa", Extra::Aux0, "1", "\\kappa",
+        "tangential impulse factor kappa of eq. (11): 1 + e_t when sticking, eq. (13) when slipping"},
+       {"modes", Extra::Modes, "", "\\mathrm{modes}", "stick (candidate impulse inside the cone) or slip (projected onto it)"}},
+      2};
   static constexpr Cost cost = {192, 0};  // docs/bench.md
 
   // The outcome on p, evaluated in p's own units (impact/scale.hpp).
-  template <class T> IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& o = LawOptions{}) {
+  template <class T>
+  IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& o = LawOptions{}) {
     return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return eval_unit<T>(q, o); });
   }
 
   // The law on an instance of magnitudes near 1 (eval scales it).
-  template <class T> IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
+  template <class T>
+  IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     Status s = validate(p, use());
     if (s != Status::ok) return make_result<T>(s);
     Result<T> r = make_result<T>(Status::ok);

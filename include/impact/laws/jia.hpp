@@ -21,22 +21,22 @@ struct JiaLaw {
   static constexpr const char* name = "jia";
   static constexpr const char* summary = "3D tangential compliance, energetic restitution, Jia 2013 (fixed-step integration)";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, false, true}; }  // mu, e, e_t, eta0
-  static constexpr ExtraColumns extras = {{{"In_c", Extra::In_c, "N s", "I_{n,c}", "normal impulse at the end of compression"},
-                                              {"modes", Extra::Modes, "", "\\mathrm{modes}", "contact-mode sequence, e.g. slip>stick>slip"},
-                                              {"steps", Extra::Steps, "1", "\\mathrm{steps}", "integration steps"}},
-                                             3};
+  static constexpr ExtraColumns extras = {
+      {{"In_c", Extra::In_c, "N s", "I_{n,c}", "normal impulse at the end of compression"},
+       {"modes", Extra::Modes, "", "\\mathrm{modes}", "contact-mode sequence, e.g. slip>stick>slip"},
+       {"steps", Extra::Steps, "1", "\\mathrm{steps}", "integration steps"}},
+      3};
   static constexpr Cost cost = {0, 363};  // per step: docs/bench.md
 
   // The outcome on p, evaluated in p's own units (impact/scale.hpp).
-  template <class T> IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt = LawOptions{}) {
+  template <class T>
+  IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt = LawOptions{}) {
     return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return detail::Jia::solve<T>(q, opt, use(), nullptr); });
   }
   // The same, reporting the code blocks it runs to a path probe (impact/probe.hpp).
   template <class T, class Probe>
   IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt, Probe& probe) {
-    return eval_in_own_units(p, [&](const ContactProblem<T>& q) {
-      return detail::Jia::solve<T>(q, opt, use(), nullptr, probe);
-    });
+    return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return detail::Jia::solve<T>(q, opt, use(), nullptr, probe); });
   }
 };
 

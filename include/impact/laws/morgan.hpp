@@ -26,20 +26,23 @@ struct MorganLaw {
   static constexpr const char* name = "morgan";
   static constexpr const char* summary = "planar closed form, energetic restitution, Morgan 2011";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, false, false}; }  // mu, e, e_t, eta0
-  static constexpr ExtraColumns extras = {{{"In_c", Extra::In_c, "N s", "I_{n,c}", "normal impulse at the end of compression"},
-                                              {"modes", Extra::Modes, "", "\\mathrm{modes}", "contact-mode sequence, e.g. slip>stick"},
-                                              {"steps", Extra::Steps, "1", "\\mathrm{steps}", "closed-form segments"}},
-                                             3};
+  static constexpr ExtraColumns extras = {
+      {{"In_c", Extra::In_c, "N s", "I_{n,c}", "normal impulse at the end of compression"},
+       {"modes", Extra::Modes, "", "\\mathrm{modes}", "contact-mode sequence, e.g. slip>stick"},
+       {"steps", Extra::Steps, "1", "\\mathrm{steps}", "closed-form segments"}},
+      3};
   static constexpr Cost cost = {295, 0};  // docs/bench.md
   static constexpr int kMaxSegments = 8;
 
   // The outcome on p, evaluated in p's own units (impact/scale.hpp).
-  template <class T> IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& o = LawOptions{}) {
+  template <class T>
+  IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& o = LawOptions{}) {
     return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return eval_unit<T>(q, o); });
   }
 
   // The law on an instance of magnitudes near 1 (eval scales it).
-  template <class T> IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
+  template <class T>
+  IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     Status s = validate(p, use());
     if (s != Status::ok) return make_result<T>(s);
     Result<T> r = make_result<T>(Status::ok);

@@ -60,13 +60,15 @@ struct NewtonLaw {
   // the outcome back, exactly: every law goes through it, so that 1e+-300 neither overflows nor
   // underflows inside the law. An integrator adds eval(p, opt, probe), reporting its code blocks
   // to a path probe (impact/probe.hpp; jia.hpp).
-  template <class T> IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& o = LawOptions{}) {
+  template <class T>
+  IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& o = LawOptions{}) {
     return eval_in_own_units(p, [&](const ContactProblem<T>& q) { return eval_unit<T>(q, o); });
   }
 
   // The law on an instance of magnitudes near 1 (eval scales it). Not read by the machinery: a law
   // names its helpers as it likes, and one over ~150 lines goes to laws/detail/ (jia, stronge, aghili).
-  template <class T> IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
+  template <class T>
+  IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& = LawOptions{}) {
     // first the checks every law shares (finite, unit normal, ranges of the parameters read,
     // approach, W positive definite); a failure is the row's status, with a zero outcome
     Status s = validate(p, use());

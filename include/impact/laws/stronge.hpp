@@ -22,10 +22,11 @@ struct StrongeLaw {
   static constexpr const char* name = "stronge";
   static constexpr const char* summary = "3D rigid, Coulomb slip/stick, Stronge's energetic restitution (fixed-step)";
   IMPACT_HD static constexpr ParamUse use() { return ParamUse{true, true, false, false}; }  // mu, e, e_t, eta0
-  static constexpr ExtraColumns extras = {{{"In_c", Extra::In_c, "N s", "I_{n,c}", "normal impulse at the end of compression"},
-                                              {"modes", Extra::Modes, "", "\\mathrm{modes}", "contact-mode sequence, e.g. slip>stick"},
-                                              {"steps", Extra::Steps, "1", "\\mathrm{steps}", "integration steps plus closed-form segments"}},
-                                             3};
+  static constexpr ExtraColumns extras = {
+      {{"In_c", Extra::In_c, "N s", "I_{n,c}", "normal impulse at the end of compression"},
+       {"modes", Extra::Modes, "", "\\mathrm{modes}", "contact-mode sequence, e.g. slip>stick"},
+       {"steps", Extra::Steps, "1", "\\mathrm{steps}", "integration steps plus closed-form segments"}},
+      3};
   static constexpr Cost cost = {0, 192};  // per step: docs/bench.md
 
   // On the device the lanes of a warp vote on when to run their event searches (LaneVote,
@@ -44,9 +45,8 @@ struct StrongeLaw {
   // The outcome on p, evaluated in p's own units (impact/scale.hpp).
   template <class T, class Probe, class Vote>
   IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& opt, Probe& probe, const Vote& vote) {
-    return eval_in_own_units(p, [&](const ContactProblem<T>& q) {
-      return detail::Stronge::eval_unit<T>(q, opt, use(), probe, vote);
-    });
+    return eval_in_own_units(
+        p, [&](const ContactProblem<T>& q) { return detail::Stronge::eval_unit<T>(q, opt, use(), probe, vote); });
   }
 };
 

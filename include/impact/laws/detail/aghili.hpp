@@ -51,11 +51,14 @@ namespace impact {
 template <class T>
 struct AghiliBounds {
   T sigma, mu_cr, mu_star, e_star, e_star_global;
-  T i_n;       // normal component of the sticking impulse
-  Vec3<T> i;   // the sticking impulse (11a)
+  T i_n;      // normal component of the sticking impulse
+  Vec3<T> i;  // the sticking impulse (11a)
 };
 
-template <class T> IMPACT_HDI T infinity_of() { return T(1) / T(0); }
+template <class T>
+IMPACT_HDI T infinity_of() {
+  return T(1) / T(0);
+}
 
 template <class T>
 IMPACT_HD AghiliBounds<T> aghili_bounds(const ContactProblem<T>& p, const Chol3<T>& c) {
@@ -105,22 +108,24 @@ IMPACT_HD AghiliBounds<T> aghili_bounds(const ContactProblem<T>& p, const Chol3<
 }
 
 // Is (mu, e) inside Aghili's admissible region (41)?
-template <class T> IMPACT_HDI bool aghili_admissible(const AghiliBounds<T>& b, T mu, T e) {
+template <class T>
+IMPACT_HDI bool aghili_admissible(const AghiliBounds<T>& b, T mu, T e) {
   return (mu >= b.mu_cr && e <= b.e_star) || (mu < tmin(b.mu_cr, b.mu_star));
 }
 
 namespace detail::aghili {
 
 constexpr double kPi = 3.14159265358979323846;
-constexpr int kScan = 64;        // cells of the sign scan on the circle
+constexpr int kScan = 64;                       // cells of the sign scan on the circle
 constexpr double kOffset = 0.3819660112501051;  // grid offset in cells (no structural zeros on it)
-constexpr int kSolve = 64;       // iteration bound of one bracketed solve
-constexpr int kPolish = 60;      // iteration bound of one Newton polish
-constexpr int kContinue = 64;    // continuation steps in mu
-constexpr int kRootCap = 8;      // at most 4 roots; room for numerically split ones
+constexpr int kSolve = 64;                      // iteration bound of one bracketed solve
+constexpr int kPolish = 60;                     // iteration bound of one Newton polish
+constexpr int kContinue = 64;                   // continuation steps in mu
+constexpr int kRootCap = 8;                     // at most 4 roots; room for numerically split ones
 
 // Angle wrapped to (-pi, pi].
-template <class T> IMPACT_HDI T wrap_angle(T a) {
+template <class T>
+IMPACT_HDI T wrap_angle(T a) {
   const T two_pi = T(2 * kPi);
   a = std::fmod(a, two_pi);
   if (a > T(kPi)) a -= two_pi;
@@ -132,15 +137,9 @@ template <class T> IMPACT_HDI T wrap_angle(T a) {
 template <class T>
 struct Trig2 {
   T a0, a1, b1, a2, b2;
-  IMPACT_HDI T f(T c, T s) const {
-    return a0 + a1 * c + b1 * s + a2 * ((c - s) * (c + s)) + b2 * (T(2) * c * s);
-  }
-  IMPACT_HDI T df(T c, T s) const {
-    return b1 * c - a1 * s + T(2) * (b2 * ((c - s) * (c + s)) - a2 * (T(2) * c * s));
-  }
-  IMPACT_HDI T ddf(T c, T s) const {
-    return -(a1 * c + b1 * s) - T(4) * (a2 * ((c - s) * (c + s)) + b2 * (T(2) * c * s));
-  }
+  IMPACT_HDI T f(T c, T s) const { return a0 + a1 * c + b1 * s + a2 * ((c - s) * (c + s)) + b2 * (T(2) * c * s); }
+  IMPACT_HDI T df(T c, T s) const { return b1 * c - a1 * s + T(2) * (b2 * ((c - s) * (c + s)) - a2 * (T(2) * c * s)); }
+  IMPACT_HDI T ddf(T c, T s) const { return -(a1 * c + b1 * s) - T(4) * (a2 * ((c - s) * (c + s)) + b2 * (T(2) * c * s)); }
   IMPACT_HDI T scale() const { return tabs(a0) + tabs(a1) + tabs(b1) + tabs(a2) + tabs(b2); }
 };
 
@@ -369,7 +368,8 @@ IMPACT_HD int slip_solutions(const SlipModel<T>& m, T mu, T* sols, int& iters) {
 }
 
 // The solution nearest to th (angular distance); the first one on ties.
-template <class T> IMPACT_HDI T nearest(const T* sols, int ns, T th) {
+template <class T>
+IMPACT_HDI T nearest(const T* sols, int ns, T th) {
   T best = sols[0], bd = infinity_of<T>();
   for (int q = 0; q < ns; ++q) {
     const T d = tabs(wrap_angle(sols[q] - th));
@@ -381,10 +381,9 @@ template <class T> IMPACT_HDI T nearest(const T* sols, int ns, T th) {
   return best;
 }
 
-
 // The law on an instance of magnitudes near 1 (eval scales it).
-template <class T> IMPACT_HD Result<T> eval_unit(ContactProblem<T> p, ParamUse use) {
-  namespace ad = aghili;
+template <class T>
+IMPACT_HD Result<T> eval_unit(ContactProblem<T> p, ParamUse use) {
   Status s = validate(p, use);
   if (s != Status::ok) return make_result<T>(s);
   Result<T> r = make_result<T>(Status::ok);
@@ -409,10 +408,10 @@ template <class T> IMPACT_HD Result<T> eval_unit(ContactProblem<T> p, ParamUse u
     return r;
   }
   r.modes.push(Mode::slip);
-  const ad::SlipModel<T> m = ad::SlipModel<T>::make(p);
+  const SlipModel<T> m = SlipModel<T>::make(p);
   int iters = 0;
-  T sols[ad::kRootCap];
-  const int ns = ad::slip_solutions(m, p.mu, sols, iters);
+  T sols[kRootCap];
+  const int ns = slip_solutions(m, p.mu, sols, iters);
   if (ns == 0) {
     // no direction u whose average tangential velocity points along u with g > 0
     r.steps = iters;
@@ -424,20 +423,20 @@ template <class T> IMPACT_HD Result<T> eval_unit(ContactProblem<T> p, ParamUse u
     // continuation in mu from the frictionless direction
     const Vec3<T> vbar0 = p.v0 + (T(0.5) * (T(1) + p.e) * (-m.vn / m.Wnn)) * (p.W * p.n);
     T t = math::atan2(dot(m.t2, vbar0), dot(m.t1, vbar0));
-    for (int j = 1; j <= ad::kContinue; ++j) {
-      const T muj = p.mu * T(j) / T(ad::kContinue);
+    for (int j = 1; j <= kContinue; ++j) {
+      const T muj = p.mu * T(j) / T(kContinue);
       bool ok = false;
-      const T tn = ad::polish(m.trig(muj), t, iters, ok);
-      if (ok && m.valid(muj, tn) && tabs(ad::wrap_angle(tn - t)) < T(0.5)) {
+      const T tn = polish(m.trig(muj), t, iters, ok);
+      if (ok && m.valid(muj, tn) && tabs(wrap_angle(tn - t)) < T(0.5)) {
         t = tn;
       } else {
-        T sj[ad::kRootCap];
-        const int nj = ad::slip_solutions(m, muj, sj, iters);
+        T sj[kRootCap];
+        const int nj = slip_solutions(m, muj, sj, iters);
         if (nj == 0) break;
-        t = ad::nearest(sj, nj, t);
+        t = nearest(sj, nj, t);
       }
     }
-    th = ad::nearest(sols, ns, t);
+    th = nearest(sols, ns, t);
   }
   r.steps = iters;
   r.P = m.impulse(p.mu, math::cos(th), math::sin(th));

@@ -61,7 +61,8 @@ template <class T>
 struct JiaY {
   T In, Iu, Iw, s, Gu, Gw;
   // op applied field by field (impact/rk4.hpp)
-  template <class Op, class... Ys> IMPACT_HDI static JiaY zip(Op op, const Ys&... y) {
+  template <class Op, class... Ys>
+  IMPACT_HDI static JiaY zip(Op op, const Ys&... y) {
     return JiaY{op(y.In...), op(y.Iu...), op(y.Iw...), op(y.s...), op(y.Gu...), op(y.Gw...)};
   }
 };
@@ -71,10 +72,10 @@ template <class T>
 struct JiaTrace {
   static constexpr int kMax = 16;
   int count = 0;
-  int event[kMax];        // 0 end of compression, 1 end of restitution, 2 stick->slip, 3 slip->stick
-  T In[kMax];             // normal impulse at the event
-  T v_u[kMax], v_w[kMax]; // tangential contact velocity (u, w) at the event
-  T rdot_u0;              // initial rate of the u-spring length, u_dot(0) (eq. 59)
+  int event[kMax];         // 0 end of compression, 1 end of restitution, 2 stick->slip, 3 slip->stick
+  T In[kMax];              // normal impulse at the event
+  T v_u[kMax], v_w[kMax];  // tangential contact velocity (u, w) at the event
+  T rdot_u0;               // initial rate of the u-spring length, u_dot(0) (eq. 59)
 };
 
 // The integrator of JiaLaw: static functions of the contact-frame system and the state machine Run.
@@ -89,9 +90,24 @@ struct Jia {
   // the common RK part plus the branch its mode takes (and the sigma scale), or as a whole slaved
   // step. Their names and costs for the SIMT model are SimtCosts<JiaLaw> (perf/simt/simt_costs.hpp).
   enum Seg : int {
-    kSegSetup, kSegHead, kSegCtl, kSegStiffTest, kSegSigCtl, kSegSigClose, kSegRootStep,
-    kSegStep, kSegStepStick, kSegStepSlip, kSegStepSig, kSegStepSlaved,
-    kSegEvent, kSegRootCtl, kSegProject, kSegSwitch, kSegFinish, kSegments
+    kSegSetup,
+    kSegHead,
+    kSegCtl,
+    kSegStiffTest,
+    kSegSigCtl,
+    kSegSigClose,
+    kSegRootStep,
+    kSegStep,
+    kSegStepStick,
+    kSegStepSlip,
+    kSegStepSig,
+    kSegStepSlaved,
+    kSegEvent,
+    kSegRootCtl,
+    kSegProject,
+    kSegSwitch,
+    kSegFinish,
+    kSegments
   };
 
   template <class Probe>
@@ -125,7 +141,8 @@ struct Jia {
     T mu, e, eta0;
   };
 
-  template <class T> IMPACT_HDI static void velocity(const Sys<T>& S, const JiaY<T>& y, T& vn, T& vu, T& vw) {
+  template <class T>
+  IMPACT_HDI static void velocity(const Sys<T>& S, const JiaY<T>& y, T& vn, T& vu, T& vw) {
     vn = S.v0n + S.wnn * y.In + S.wnu * y.Iu + S.wnw * y.Iw;
     vu = S.v0u + S.wnu * y.In + S.wuu * y.Iu + S.wuw * y.Iw;
     vw = S.v0w + S.wnw * y.In + S.wuw * y.Iu + S.www * y.Iw;
@@ -134,7 +151,8 @@ struct Jia {
   // Unit spring direction in slip; at |G| = 0 the limit direction is that of v_perp.
   // 1 / |G| (or 1 / |v_t|) once for both components: a division after a square root on the host,
   // one rsqrt on the device (math::inv_sqrt; a rounding apart, as the device's fused products).
-  template <class T> IMPACT_HDI static void slip_dir(const JiaY<T>& y, T vu, T vw, T& du, T& dw) {
+  template <class T>
+  IMPACT_HDI static void slip_dir(const JiaY<T>& y, T vu, T vw, T& du, T& dw) {
     const T gg = y.Gu * y.Gu + y.Gw * y.Gw;
     if (gg > T(0)) {  // sqrt(gg) > 0
       const T inv = math::inv_sqrt(gg);
@@ -195,8 +213,7 @@ struct Jia {
   // escaped alloca into registers), so that every write of the state, the step's end or the search
   // was a store: 122 STL in jia double's law loop, 37 without (sm_90; docs/perf-log.md).
   template <class T>
-  IMPACT_HD_RARE static void slaved_dir(Sys<T> S, JiaY<T> y, Phase phase, T t, T D0free, T kappa0,
-                                    T& du, T& dw) {
+  IMPACT_HD_RARE static void slaved_dir(Sys<T> S, JiaY<T> y, Phase phase, T t, T D0free, T kappa0, T& du, T& dw) {
     T vn, vu, vw;
     velocity(S, y, vn, vu, vw);
     const T vp = sqrt(vu * vu + vw * vw);
@@ -301,8 +318,8 @@ struct Jia {
   // sigma steps alike (the mode only selects the right-hand side's branch and the sigma scale),
   // so that lanes of a warp in different modes share the step.
   template <class T>
-  IMPACT_HDI static JiaY<T> advance(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, Phase phase,
-                                    Integrator integ, bool stiff, bool sig = false) {
+  IMPACT_HDI static JiaY<T> advance(const Sys<T>& S, const JiaY<T>& y, T h, bool stick, Phase phase, Integrator integ, bool stiff,
+                                    bool sig = false) {
     if (stiff && !sig) return slaved_step(S, y, h, phase, integ);
     return rk_step_one_site(y, h, integ, [&](const JiaY<T>& z, T) {
       const JiaY<T> k = rhs(S, z, stick && !sig, phase);
@@ -311,7 +328,8 @@ struct Jia {
   }
 
   // Slip constraint |G| = L = 2 mu eta eta0 s, restored after every slip step.
-  template <class T> IMPACT_HDI static void project_slip(const Sys<T>& S, JiaY<T>& y, Phase phase) {
+  template <class T>
+  IMPACT_HDI static void project_slip(const Sys<T>& S, JiaY<T>& y, Phase phase) {
     const T eta = phase == Phase::compression ? S.eta0 : S.eta0 / S.e;
     const T L = T(2) * S.mu * eta * S.eta0 * tmax(y.s, T(0));
     T vn, vu, vw;
@@ -351,7 +369,8 @@ struct Jia {
     NoProbe probe;
     return solve<T>(p, opt, use, trace, probe);
   }
-  template <class T> struct Run;
+  template <class T>
+  struct Run;
 
   // The integration of one instance: a small state machine (Run) whose loop runs one advance of the
   // Runge-Kutta body per iteration: a step, one Illinois trial point of the search for an event in
@@ -359,8 +378,7 @@ struct Jia {
   // Lanes of a warp in different stages run the same advance, so that event searches do not
   // serialize against the other lanes' steps.
   template <class T, class Probe>
-  IMPACT_HD static Result<T> solve(ContactProblem<T> p, const LawOptions& opt, ParamUse use, JiaTrace<T>* trace,
-                                    Probe& probe) {
+  IMPACT_HD static Result<T> solve(ContactProblem<T> p, const LawOptions& opt, ParamUse use, JiaTrace<T>* trace, Probe& probe) {
     probe.seg(kSegSetup);
     Status st = validate(p, use);
     if (st != Status::ok) return make_result<T>(st);
@@ -402,10 +420,8 @@ struct Jia {
     // double: out of line, so that p is read back from memory once instead of held in registers
     // across the loop (the double kernels spilled at 255 registers); float has room, and ptxas caps
     // a float kernel that calls out of line at 128 registers, with spills (tests/cli/kernel_resources.sh)
-    if constexpr (sizeof(T) == sizeof(double))
-      conclude_rare(p, y, r);
-    else
-      conclude(p, y, r);
+    if constexpr (sizeof(T) == sizeof(double)) conclude_rare(p, y, r);
+    else conclude(p, y, r);
     return r;
   }
 
@@ -415,7 +431,8 @@ struct Jia {
   IMPACT_HD_RARE static void conclude_rare(const ContactProblem<T>& p, const JiaY<T>& y, Result<T>& r) {
     conclude(p, y, r);
   }
-  template <class T> IMPACT_HDI static void conclude(const ContactProblem<T>& p, const JiaY<T>& y, Result<T>& r) {
+  template <class T>
+  IMPACT_HDI static void conclude(const ContactProblem<T>& p, const JiaY<T>& y, Result<T>& r) {
     const PlaneFrame<T> fe = plane_frame(p);
     const Vec3<T> ue = -fe.t;
     r.P = y.In * p.n + y.Iu * ue + y.Iw * cross(p.n, ue);
@@ -436,23 +453,24 @@ struct Jia::Run {
   int max_steps = 0, nsteps = 0, nswitch = 0;
   bool stick = false, done = false;
   Phase phase = Phase::compression;
-  JiaY<T> y;  // the state; during a search and the landing, the start of the step
+  JiaY<T> y;         // the state; during a search and the landing, the start of the step
   bool sig = false;  // the step runs in sigma (the head of a 3D initial slip, the tail of a restitution slip)
   T sigma = T(0);
   Event just_switched = Event::none;  // the event that produced the current mode (waits one step)
   // the step in progress
   Stage stage = Stage::step;
-  T hs = T(0);         // the step's length (in tau, or in sigma)
-  bool stiff = false;  // the step is a stiff-slip (slaved) step
-  JiaY<T> y1;          // the step's end
-  int nev = 1, q = 0;  // the events that can fire in the step, and the one examined
-  T theta_best = T(2);               // the earliest event found, as a fraction of the step
+  T hs = T(0);          // the step's length (in tau, or in sigma)
+  bool stiff = false;   // the step is a stiff-slip (slaved) step
+  JiaY<T> y1;           // the step's end
+  int nev = 1, q = 0;   // the events that can fire in the step, and the one examined
+  T theta_best = T(2);  // the earliest event found, as a fraction of the step
   Event ev_best = Event::none;
-  IllinoisBracket<T> br;             // the search, in fractions of the step
-  T rc = T(0);                       // its trial point
+  IllinoisBracket<T> br;  // the search, in fractions of the step
+  T rc = T(0);            // its trial point
 
   // The frame, the step, the bounds, the initial mode and the sigma head; false: the row ends.
-  template <class Probe> IMPACT_HDI bool start(const ContactProblem<T>& p, const LawOptions& opt, Probe& probe) {
+  template <class Probe>
+  IMPACT_HDI bool start(const ContactProblem<T>& p, const LawOptions& opt, Probe& probe) {
     r = make_result<T>(Status::ok);
     const Vec3<T> n = p.n;
     const Vec3<T> Wn = p.W * n;
@@ -556,7 +574,8 @@ struct Jia::Run {
 
   // The control of a step: the bounds, then (3D slip) the stiffness test and the sigma head and
   // tail, which set the step's length hs. Next::out: the sigma tail closed the impact.
-  template <class Probe> IMPACT_HDI Next control(Probe& probe) {
+  template <class Probe>
+  IMPACT_HDI Next control(Probe& probe) {
     if (nsteps >= max_steps || nswitch > kMaxSwitch) {
       r.status = Status::step_limit;
       r.steps = nsteps;
@@ -575,8 +594,7 @@ struct Jia::Run {
     stiff = eph * vp * hs > G;
     const T eta = phase == Phase::compression ? S.eta0 : S.eta0 / S.e;
     const T pe = vn > T(0) ? eph * vp / (S.mu * eta * S.eta0 * vn) : T(0);
-    if (!sig && !stiff && phase == Phase::restitution && vn > T(0) && T(2) * y.s < rho0 * vn &&
-        pe * h < T(0.5) * rho0) {
+    if (!sig && !stiff && phase == Phase::restitution && vn > T(0) && T(2) * y.s < rho0 * vn && pe * h < T(0.5) * rho0) {
       sig = true;
       sigma = T(0);
     }
@@ -590,7 +608,7 @@ struct Jia::Run {
       }
       stiff = false;
       hs = (h / rho0) * math::step_pow(sr / y.s, T(0.4));  // a step-size rule: in float on the device
-      const T pc = vp / (S.mu * eta * S.eta0 * (-vn));  // rate of D in sigma
+      const T pc = vp / (S.mu * eta * S.eta0 * (-vn));     // rate of D in sigma
       const T hmax = T(0.5) / (pc > T(1) ? pc : T(1));
       if (hs > hmax) hs = hmax;
       return Next::advance;
@@ -623,7 +641,8 @@ struct Jia::Run {
   // Examines events q, q+1, ... at the end of the step; true when an Illinois search starts. The
   // event function is written once (its value at the step's end y1, then where that is positive at
   // its start y), so that the kernel holds one copy of it here (code size).
-  template <class Probe> IMPACT_HDI bool scan(Probe& probe) {
+  template <class Probe>
+  IMPACT_HDI bool scan(Probe& probe) {
     for (; q < nev; ++q) {
       const Event ev = event_q(q);
       T g1 = T(0), g0 = T(0);
@@ -651,7 +670,8 @@ struct Jia::Run {
 
   // After the advance to ya: the landing on the event, a step's end, or a trial point of a search.
   // Next::settle: y is where the step or the landing ended, and settle() runs (in the loop).
-  template <class Probe> IMPACT_HDI Next advanced(const JiaY<T>& ya, Probe& probe) {
+  template <class Probe>
+  IMPACT_HDI Next advanced(const JiaY<T>& ya, Probe& probe) {
     if (stage == Stage::land) {
       y = ya;
       stage = Stage::step;
@@ -688,11 +708,12 @@ struct Jia::Run {
   }
 
   // The step's events are known: take the step, land on its earliest event, or fire it at once.
-  template <class Probe> IMPACT_HDI Next step_known(Probe& probe) {
+  template <class Probe>
+  IMPACT_HDI Next step_known(Probe& probe) {
     stage = Stage::step;
     just_switched = Event::none;
-    if (!(std::isfinite(y1.In) && std::isfinite(y1.s) && std::isfinite(y1.Iu) && std::isfinite(y1.Iw) &&
-          std::isfinite(y1.Gu) && std::isfinite(y1.Gw))) {
+    if (!(std::isfinite(y1.In) && std::isfinite(y1.s) && std::isfinite(y1.Iu) && std::isfinite(y1.Iw) && std::isfinite(y1.Gu) &&
+          std::isfinite(y1.Gw))) {
       r.status = Status::non_finite;
       r.steps = nsteps;
       probe.done();
@@ -726,7 +747,8 @@ struct Jia::Run {
   // on entering it; before the switch, which may change the phase it reads: a projection changes
   // only G, which the trace does not read), then the event's trace and the new mode or phase. One
   // copy of each in the kernel (code size).
-  template <class Probe> IMPACT_HDI void settle(Probe& probe) {
+  template <class Probe>
+  IMPACT_HDI void settle(Probe& probe) {
     if ((!stick && S.mu > T(0)) || ev_best == Event::stick_to_slip) {
       probe.seg(kSegProject);
       project_slip(S, y, phase);

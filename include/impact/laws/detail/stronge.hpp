@@ -102,7 +102,8 @@ template <class T>
 struct State {
   T p, q1, q2, vn, w1, w2, E;
   // op applied field by field (impact/rk4.hpp)
-  template <class Op, class... Ys> IMPACT_HDI static State zip(Op op, const Ys&... y) {
+  template <class Op, class... Ys>
+  IMPACT_HDI static State zip(Op op, const Ys&... y) {
     return State{op(y.p...), op(y.q1...), op(y.q2...), op(y.vn...), op(y.w1...), op(y.w2...), op(y.E...)};
   }
 };
@@ -138,8 +139,7 @@ struct System {
   T a, b1, b2, d11, d12, d22, mu;
 
   // W in the frame (n, t1, t2).
-  IMPACT_HDI static System in_frame(const Sym3<T>& W, const Vec3<T>& n, const Vec3<T>& t1, const Vec3<T>& t2,
-                                    T mu) {
+  IMPACT_HDI static System in_frame(const Sym3<T>& W, const Vec3<T>& n, const Vec3<T>& t1, const Vec3<T>& t2, T mu) {
     const Vec3<T> Wn = W * n;
     return System{dot(n, Wn), dot(t1, Wn), dot(t2, Wn), quad(W, t1), quad(W, t1, t2), quad(W, t2), mu};
   }
@@ -156,13 +156,7 @@ struct System {
 
   // dy/dp with a constant tangential impulse ratio (r1, r2) = dP_t/dp.
   IMPACT_HDI State<T> line_rate(const State<T>& y, T r1, T r2) const {
-    return State<T>{T(1),
-                    r1,
-                    r2,
-                    a + b1 * r1 + b2 * r2,
-                    b1 + d11 * r1 + d12 * r2,
-                    b2 + d12 * r1 + d22 * r2,
-                    y.vn};
+    return State<T>{T(1), r1, r2, a + b1 * r1 + b2 * r2, b1 + d11 * r1 + d12 * r2, b2 + d12 * r1 + d22 * r2, y.vn};
   }
   // The slip rate, one body for both variables: dy/dp (tau = false: dP_t/dp = -mu v_t / |v_t|) or
   // dy/dtau = |v_t| dy/dp (tau = true: Lipschitz, homogeneous of degree one in v_t). The mode only
@@ -188,13 +182,7 @@ struct System {
     const T c = -mu / d;
 #endif
     const T r1 = c * y.w1, r2 = c * y.w2;
-    return State<T>{m,
-                    r1,
-                    r2,
-                    m * a + b1 * r1 + b2 * r2,
-                    m * b1 + d11 * r1 + d12 * r2,
-                    m * b2 + d12 * r1 + d22 * r2,
-                    m * y.vn};
+    return State<T>{m, r1, r2, m * a + b1 * r1 + b2 * r2, m * b1 + d11 * r1 + d12 * r2, m * b2 + d12 * r1 + d22 * r2, m * y.vn};
   }
 
   // One explicit step of length x (in p, or in tau) from y; step_from with its first stage's rate
@@ -282,17 +270,32 @@ struct Stronge {
   // inside it, is the common RK part plus the rate (the same for p- and tau-steps). Their names and
   // costs for the SIMT model are SimtCosts<StrongeLaw> (perf/simt/simt_costs.hpp).
   enum Seg : int {
-    kSegSetup, kSegOutgoing, kSegCtl, kSegLine, kSegLineEnd, kSegSlipCtl, kSegRay, kSegTauLen,
-    kSegStep, kSegRate, kSegRoot, kSegRootRate, kSegRootCtl, kSegLocate, kSegEvent, kSegFinish, kSegments
+    kSegSetup,
+    kSegOutgoing,
+    kSegCtl,
+    kSegLine,
+    kSegLineEnd,
+    kSegSlipCtl,
+    kSegRay,
+    kSegTauLen,
+    kSegStep,
+    kSegRate,
+    kSegRoot,
+    kSegRootRate,
+    kSegRootCtl,
+    kSegLocate,
+    kSegEvent,
+    kSegFinish,
+    kSegments
   };
 
-  template <class T> struct Run;
+  template <class T>
+  struct Run;
 
   // The law on an instance of magnitudes near 1 (eval scales it): one iteration of the loop per
   // straight segment or step.
   template <class T, class Probe, class Vote>
-  IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& opt, ParamUse use, Probe& probe,
-                                        const Vote& vote) {
+  IMPACT_HD static Result<T> eval_unit(ContactProblem<T> p, const LawOptions& opt, ParamUse use, Probe& probe, const Vote& vote) {
     using namespace stronge;
     probe.seg(kSegSetup);
     Status st = validate(p, use);
@@ -352,12 +355,11 @@ struct Stronge::Run {
   int events = 0, guard = 0;
   int waited = -1;  // >= 0: the iterations this lane has waited with an event search pending
   Kind kind = Kind::slip;
-  T lr1 = T(0), lr2 = T(0);               // ratio of a straight segment to the end (Kind::line)
+  T lr1 = T(0), lr2 = T(0);              // ratio of a straight segment to the end (Kind::line)
   T ru1 = T(0), ru2 = T(0), rg = T(-1);  // the approaching ray and d|v_t|/dp on it (Kind::approach)
 
   template <class Probe>
-  IMPACT_HDI bool start(const ContactProblem<T>& p, const Vec3<T>& t1, const Vec3<T>& t2, const LawOptions& opt,
-                        Probe& probe) {
+  IMPACT_HDI bool start(const ContactProblem<T>& p, const Vec3<T>& t1, const Vec3<T>& t2, const LawOptions& opt, Probe& probe) {
     r = make_result<T>(Status::ok);
     const T eps = Eps<T>::value;
     const Vec3<T> n = p.n;
@@ -411,7 +413,8 @@ struct Stronge::Run {
   }
 
   // v_t = 0: stick, or slip resumed along the outgoing ray. False: no outgoing ray (b = 0).
-  template <class Probe> IMPACT_HDI bool tangential_zero(Mode resumed, Probe& probe) {
+  template <class Probe>
+  IMPACT_HDI bool tangential_zero(Mode resumed, Probe& probe) {
     y.w1 = T(0);
     y.w2 = T(0);
     kind = Kind::line;
@@ -432,7 +435,8 @@ struct Stronge::Run {
 
   // Closed-form straight segment with ratio (c1, c2), at most dt long (the distance to v_t = 0 on
   // an approaching ray, else inf), to its first event.
-  template <class Probe> IMPACT_HDI SegmentEnd segment(T c1, T c2, T dt, Probe& probe) {
+  template <class Probe>
+  IMPACT_HDI SegmentEnd segment(T c1, T c2, T dt, Probe& probe) {
     probe.seg(kSegLine);
     const T inf = T(1) / T(0);
     const State k = sys.line_rate(y, c1, c2);
@@ -471,7 +475,8 @@ struct Stronge::Run {
 
   // An iteration: the vote on a pending event search, the bounds, then a straight segment or the
   // slip (its tests and its step).
-  template <class Probe, class Vote> IMPACT_HDI Next control(Probe& probe, const Vote& vote) {
+  template <class Probe, class Vote>
+  IMPACT_HDI Next control(Probe& probe, const Vote& vote) {
     bool search = true;  // whether an event that this iteration's step finds is searched now
     if (vote.holds()) {  // every lane in the loop votes (impact/search_vote.hpp; false on the host)
       const bool pending = waited >= 0;
@@ -500,23 +505,17 @@ struct Stronge::Run {
         if (!line) return Next::again;
         r.status = Status::inconsistent;
         return Next::stop;
-      case SegmentEnd::stall:
-        r.status = Status::stalled;
-        return Next::stop;
-      case SegmentEnd::impact_end:
-        done = true;
-        return Next::again;
-      case SegmentEnd::compression_end:
-        compression_ends();
-        return Next::again;
-      case SegmentEnd::tangential_zero:
-        return reach_zero(probe);
+      case SegmentEnd::stall: r.status = Status::stalled; return Next::stop;
+      case SegmentEnd::impact_end: done = true; return Next::again;
+      case SegmentEnd::compression_end: compression_ends(); return Next::again;
+      case SegmentEnd::tangential_zero: return reach_zero(probe);
     }
     return Next::again;
   }
 
   // v_t = 0 reached in slip (counts as an event).
-  template <class Probe> IMPACT_HDI Next reach_zero(Probe& probe) {
+  template <class Probe>
+  IMPACT_HDI Next reach_zero(Probe& probe) {
     if (++events > kMaxEvents) return Next::out;
     if (!tangential_zero(Mode::reverse, probe)) {
       r.status = Status::inconsistent;
@@ -526,11 +525,12 @@ struct Stronge::Run {
   }
 
   // The slip: v_t = 0, a ray, or a step in p (|v_t| >= rho_sw) or in tau (step()).
-  template <class Probe> IMPACT_HDI Next slip_control(Probe& probe, bool search) {
+  template <class Probe>
+  IMPACT_HDI Next slip_control(Probe& probe, bool search) {
     probe.seg(kSegSlipCtl);
     const stronge::Speed<T> sp = stronge::Speed<T>::of(y.w1, y.w2);  // the step's first stage's too
-    if (!(sp.rr > T(0))) return reach_zero(probe);  // exactly at v_t = 0
-    const T rho = sp.rho(), inv = sp.inv();  // one inverse for both components (as in rate)
+    if (!(sp.rr > T(0))) return reach_zero(probe);                   // exactly at v_t = 0
+    const T rho = sp.rho(), inv = sp.inv();                          // one inverse for both components (as in rate)
     const T u1 = y.w1 * inv, u2 = y.w2 * inv;
     T g, kk;  // d|v_t|/dp and |v_t| dtheta/dp
     sys.slip_rates(u1, u2, g, kk);
@@ -588,7 +588,8 @@ struct Stronge::Run {
   // event: y goes to the step's end or to the event. Without `search`, a step that finds an event
   // leaves y, the step count and the guard as they were and makes its search pending
   // (impact/search_vote.hpp): the iteration runs again, bit for bit, when the vote releases it.
-  template <class Probe> IMPACT_HDI Next step(bool tau_mode, T dx, const State& k1, bool search, Probe& probe) {
+  template <class Probe>
+  IMPACT_HDI Next step(bool tau_mode, T dx, const State& k1, bool search, Probe& probe) {
     probe.seg(kSegStep);
     probe.seg(kSegRate);
     const State y1 = sys.step_from(y, k1, dx, tau_mode, integ);
@@ -618,8 +619,7 @@ struct Stronge::Run {
   // Illinois regula falsi with each trial point re-integrated from the step's start y; it becomes
   // (ev, xe, ye) when it is the first event found or earlier than that.
   template <class Probe>
-  IMPACT_HDI void locate(Event which, bool tau_mode, T dx, const State& y1, Event& ev, T& xe, State& ye,
-                        Probe& probe) const {
+  IMPACT_HDI void locate(Event which, bool tau_mode, T dx, const State& y1, Event& ev, T& xe, State& ye, Probe& probe) const {
     probe.seg(kSegLocate);
     IllinoisBracket<T> br;
     br.start(T(0), dx, value(y, which), value(y1, which));
@@ -647,7 +647,8 @@ struct Stronge::Run {
   }
 
   // The event ev reached (y is there).
-  template <class Probe> IMPACT_HDI Next on_event(Event ev, Probe& probe) {
+  template <class Probe>
+  IMPACT_HDI Next on_event(Event ev, Probe& probe) {
     probe.seg(kSegEvent);
     if (ev == Event::stall) {
       r.status = Status::stalled;
