@@ -16,7 +16,8 @@
 #                  work over several calls of a machine that limits one command's time
 #   --baseline DIR a CUDA build of another revision (its DIR/impact): step 5 runs every case with it
 #                  too, in the same call on the same device, and the ratios are against those runs
-#                  (without it: against the 573a81e figures recorded on an H100)
+#                  (without it: against the figures of the nested-search build recorded on an H100,
+#                  docs/perf-log.md "The first GPU measurements")
 #   --no-ctest     step 2 runs the CUDA gtests only, not the whole ctest (a device machine without
 #                  the Debian packages, MPI or the test tools)
 #   --ncu-laws L   step 4 profiles these laws only (comma-separated), e.g. jia,stronge
@@ -24,11 +25,11 @@
 #                  default DIR = BUILD/python)
 # Steps: 1 device facts (nvidia-smi), 2 CUDA tests (impact_tests Cuda*, the whole ctest),
 #   3 compute-sanitizer (memcheck on eval and reduce, racecheck on reduce), 4 Nsight Compute on every
-#   law's sampled_reduce_kernel, 5 throughput of `impact reduce` against the 573a81e baseline and the
-#   goals, 6 the SIMT model (CPU prediction), 7 the `impact bench` matrix, 8 ptxas registers/spills
-#   (perf/ptxas/kernel_resources.py), 9 Python on device arrays (pytest test_device.py, python_bench.py
-#   --device against the JAX peer), 10 `impact calibrate` on cuda against omp (the ensemble's and
-#   SMC's evaluation rates beside `reduce`'s).
+#   law's sampled_reduce_kernel, 5 throughput of `impact reduce` against a baseline (the recorded H100
+#   figures, or the --baseline build) and the goals, 6 the SIMT model (CPU prediction), 7 the `impact
+#   bench` matrix, 8 ptxas registers/spills (perf/ptxas/kernel_resources.py), 9 Python on device arrays
+#   (pytest test_device.py, python_bench.py --device against the JAX peer), 10 `impact calibrate` on
+#   cuda against omp (the ensemble's and SMC's evaluation rates beside `reduce`'s).
 # Every step runs under `timeout`, its exit status and seconds recorded; a failing step does not stop
 # the others. Exit status: 0 when every check passed, 1 when a check failed (measurements that fail
 # are reported but do not change it), 2 usage error, 77 no usable GPU here (nvidia-smi fails or
@@ -49,7 +50,12 @@ BASELINE=""
 CTEST=1
 NCU_LAWS=""
 PYDIR=""
-usage() { sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+# The name of the baseline whose figures are written into steps 4 and 5 (the baseline column of
+# tp_cases): the first GPU measurements, of the nested-search build on an H100, so that a report made
+# without --baseline still has ratios. The revision it was built from is in docs/perf-log.md ("The
+# first GPU measurements"), not here: the report names the record, the log names the build.
+RECORDED_BASE="H100 record"
+usage() { sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case $1 in
     --build) [ $# -ge 2 ] || { echo "gpu_check: --build needs a folder" >&2; exit 2; }; BUILD=$2; shift 2 ;;
@@ -425,7 +431,7 @@ if want 4; then
     add "per warp: \`smsp__thread_inst_executed_per_inst_executed.ratio\`; IPC: \`sm__inst_executed.avg.per_cycle_active\`"
     add "(executed, per SM); local memory: \`l1tex__t_bytes_pipe_lsu_mem_local_op_ld/st.sum\` (spills and the stack frames"
     add "of out-of-line calls); top stall: the largest \`smsp__average_warps_issue_stalled_*_per_issue_active.ratio\`"
-    add "(cycles per issued instruction; [text]: read from the section text). 573a81e (--set full): jia double 255"
+    add "(cycles per issued instruction; [text]: read from the section text). $RECORDED_BASE (--set full): jia double 255"
     add "regs + spills, 12.5%/12.4%, 6.96 threads, IPC 0.36, no_instruction 62%; stronge double 255, 11.6 threads,"
     add "IPC 1.21; chatterjee-ruina 128, 25%/24.2%, 27.7 threads, IPC 1.57."
     add
@@ -475,28 +481,28 @@ if want 5; then
   if [ -n "$BASE_IMPACT" ]; then
     BASE_REV=$("$BASE_IMPACT" --version 2> /dev/null | head -n 1)
     add "Baseline: \`$BASE_IMPACT\` (${BASE_REV:-no version}), run here on the same device after the first case of each law,"
-    add "precision and backend, with its arguments (a baseline older than the lane switch ignores IMPACT_CUDA_LANES). Goals: issue 22's on an"
-    add "H200 (jia double >= 2.5e7/s, float >= 4e7/s; stronge double >= 1e8/s)."
+    add "precision and backend, with its arguments (a baseline older than the lane switch ignores IMPACT_CUDA_LANES). Goals: the H200's (docs/bench.md,"
+    add "\"Where the kernels stand\": jia double >= 2.5e7/s, float >= 4e7/s; stronge double >= 1e8/s)."
     base_head=baseline
   else
-    add "Baseline: build 573a81e on an H100 80GB HBM3 (docs/perf-log.md, "The first GPU measurements"). Goals: the issue's"
-    add "(jia double >= 1.7e7/s, stronge double >= 1.7e8/s on the H100)."
-    base_head=573a81e
+    add "Baseline: $RECORDED_BASE, the nested-search build on an H100 80GB HBM3 (docs/perf-log.md, \"The first GPU"
+    add "measurements\"). Goals: the H100's (jia double >= 1.7e7/s, stronge double >= 1.7e8/s)."
+    base_head=$RECORDED_BASE
   fi
   add
   add "| law, precision, backend | n | instances/s | $base_head | ratio | goal |"
   add "| --- | ---: | ---: | ---: | ---: | --- |"
   # n large enough that a process's fixed costs stay under ~5% of the study time: the first launch
-  # loads the kernel's module (about 30 ms on an H200, 60 ms from a -lineinfo build; 2026-11-27,
-  # stronge double at 4e6 spent a third of its 0.09 s there)
+  # loads the kernel's module (about 30 ms on an H200, 60 ms from a -lineinfo build: stronge double
+  # at 4e6 spent a third of its 0.09 s there, docs/bench.md "Fixed costs of a process")
   if [ $QUICK = 1 ]; then n_jia=4000000; n_st=4000000; n_cr=100000000; n_omp=200000
   else n_jia=40000000; n_st=40000000; n_cr=1000000000; n_omp=1000000; fi
   # law precision backend n baseline goal lanes (IMPACT_CUDA_LANES: grid-stride, or persistent lanes
-  # with a work counter, issue 22; "+at-once": IMPACT_CUDA_SEARCH=at-once, every lane searching its
+  # with a work counter; "+at-once": IMPACT_CUDA_SEARCH=at-once, every lane searching its
   # events at once instead of the warp's vote, impact/search_vote.hpp; the summaries are the same
   # bits, compare the rates). The recorded
-  # baseline and goal columns are 573a81e's on an H100; with --baseline, the baseline is measured and
-  # the goals are issue 22's on an H200.
+  # baseline and goal columns are $RECORDED_BASE's on an H100; with --baseline, the baseline is measured
+  # and the goals are the H200's (goal_h200).
   tp_cases=("jia double cuda $n_jia 1.69e6 1.7e7 grid-stride" "jia double cuda $n_jia 1.69e6 1.7e7 persistent"
             "jia float cuda $n_jia 3.14e6 - grid-stride" "jia float cuda $n_jia 3.14e6 - persistent"
             "stronge double cuda $n_st 1.72e7 1.7e8 grid-stride" "stronge double cuda $n_st 1.72e7 1.7e8 persistent"
@@ -505,7 +511,7 @@ if want 5; then
             "stronge float cuda $n_st 4.49e7 - persistent+at-once"
             "chatterjee-ruina double cuda $n_cr 1.68e9 - grid-stride" "chatterjee-ruina double cuda $n_cr 1.68e9 - persistent"
             "jia double omp $n_omp 1.64e5 - grid-stride")
-  declare -A goal22=([jia_double]=2.5e7 [jia_float]=4e7 [stronge_double]=1e8)
+  declare -A goal_h200=([jia_double]=2.5e7 [jia_float]=4e7 [stronge_double]=1e8)
   declare -A base_rate=()
   for c in "${tp_cases[@]}"; do
     read -r law prec be n base goal lanes <<< "$c"
@@ -519,7 +525,7 @@ if want 5; then
     step "$tag" measure 900 -- env IMPACT_CUDA_LANES="$lanes" IMPACT_CUDA_SEARCH="$search" "$IMPACT" "${args[@]}" \
       --out "$LOGDIR/$tag.json"
     if [ -n "$BASE_IMPACT" ]; then
-      goal=${goal22[${law}_$prec]:--}
+      goal=${goal_h200[${law}_$prec]:--}
       [ "$be" = cuda ] || goal=-
       bkey=${law}_${prec}_$be
       if [ -z "${base_rate[$bkey]:-}" ]; then  # the baseline once per law, precision and backend
@@ -537,7 +543,7 @@ if want 5; then
     fi
   done
   add
-  [ -n "$BASE_IMPACT" ] || add "The omp baseline is 573a81e on that machine's 16 cores; compare it only on a like machine."
+  [ -n "$BASE_IMPACT" ] || add "The omp baseline is $RECORDED_BASE, on that machine's 16 cores; compare it only on a like machine."
   add
   write_report
 fi
