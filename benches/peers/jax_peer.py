@@ -22,7 +22,6 @@ the project's host code is compiled without contraction, so the JAX CPU results 
 Exit status 77 (skipped) with "JAX not available" when jax cannot be imported.
 """
 import os
-import statistics
 import sys
 import time
 
@@ -150,19 +149,11 @@ def main(argv=None):
     res = jax.tree_util.tree_map(np.asarray, res)
     if a.out:
         pc.write_results(a.out, a.law, a.precision, ids, id_name, res, np)
-    med = statistics.median(times)
-    counts = {}
-    for s in np.asarray(res["status"]).tolist():
-        counts[pc.STATUS_NAMES[s]] = counts.get(pc.STATUS_NAMES[s], 0) + 1
     dev = jax.devices()[0]
-    pc.write_timing(a.timing_out, {
-        "peer": "jax", "law": a.law, "precision": a.precision,
-        "steps": a.steps if a.law == "jia" else None, "integrator": a.integrator if a.law == "jia" else None,
-        "n": nrows, "reps": len(times), "warmup": a.warmup, "median_s": med, "times_s": times,
-        "instances_per_s": nrows / med if med > 0 else None, "compile_s": compile_s, "status": counts,
-        "device": "%s (%s)" % (dev.platform, getattr(dev, "device_kind", "")), "jax": jax.__version__,
-        "cpu_isa_limit": CPU_ISA_LIMIT,
-        "python": sys.version.split()[0]})
+    pc.write_timing(a.timing_out, pc.timing_record(
+        "jax", a, nrows, times, res["status"], compile_s=compile_s,
+        device="%s (%s)" % (dev.platform, getattr(dev, "device_kind", "")), jax=jax.__version__,
+        cpu_isa_limit=CPU_ISA_LIMIT))
     return 0
 
 

@@ -24,7 +24,6 @@ with `impact eval --backend omp|serial` bit for bit in double (apart from libm's
 benches/peers/check.py measures it.
 """
 import os
-import statistics
 import sys
 import time
 
@@ -146,16 +145,7 @@ def main(argv=None):
     nrows = len(cols["mu"])
     if a.out:
         pc.write_results(a.out, a.law, a.precision, ids, id_name, res, np)
-    med = statistics.median(times)
-    counts = {}
-    for s in np.asarray(res["status"]).tolist():
-        counts[pc.STATUS_NAMES[s]] = counts.get(pc.STATUS_NAMES[s], 0) + 1
-    pc.write_timing(a.timing_out, {
-        "peer": "numpy", "law": a.law, "precision": a.precision,
-        "steps": a.steps if a.law == "jia" else None, "integrator": a.integrator if a.law == "jia" else None,
-        "n": nrows, "reps": len(times), "warmup": a.warmup, "median_s": med, "times_s": times,
-        "instances_per_s": nrows / med if med > 0 else None, "status": counts,
-        "numpy": np.__version__, "python": sys.version.split()[0]})
+    pc.write_timing(a.timing_out, pc.timing_record("numpy", a, nrows, times, res["status"], numpy=np.__version__))
     return 0
 
 

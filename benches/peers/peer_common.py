@@ -19,6 +19,7 @@ instance in jax_peer.py.
 import argparse
 import csv
 import json
+import statistics
 import sys
 from types import SimpleNamespace
 
@@ -145,6 +146,23 @@ def peer_arguments(description, warmup_help):
     ap.add_argument("--warmup", type=int, default=1, help=warmup_help)
     ap.add_argument("--timing-out", default="-", help="timing JSON (default: stdout)")
     return ap
+
+
+def timing_record(peer, a, nrows, times, status, **extra):
+    """The timing JSON of one peer run, the same entries for every peer so that the benches read them
+    alike: the run's arguments `a` (peer_arguments), the timed repetitions `times` and their median
+    rate over `nrows` rows, the count of each name of `status` (the status codes of the rows), then
+    the peer's own entries (`extra`: its library's version, its device, ...) and the Python version."""
+    med = statistics.median(times)
+    counts = {}
+    for s in _np.asarray(status).tolist():
+        counts[STATUS_NAMES[s]] = counts.get(STATUS_NAMES[s], 0) + 1
+    jia = a.law == "jia"
+    return {"peer": peer, "law": a.law, "precision": a.precision,
+            "steps": a.steps if jia else None, "integrator": a.integrator if jia else None,
+            "n": nrows, "reps": len(times), "warmup": a.warmup, "median_s": med, "times_s": times,
+            "instances_per_s": nrows / med if med > 0 else None, "status": counts,
+            **extra, "python": sys.version.split()[0]}
 
 
 def write_timing(path, obj):

@@ -47,6 +47,16 @@ def cases():
     return header, rows, inputs_of(header, rows)
 
 
+def first_cases(tmp_path, cases, k):
+    """The first k rows of examples/cases.csv as a table of their own (tmp_path/sub.csv, for the CLI)
+    and as inputs_of's arrays (for the module): the same rows for both sides of a comparison."""
+    header, rows, _ = cases
+    sub = tmp_path / "sub.csv"
+    with open(sub, "w", newline="") as f:
+        csv.writer(f).writerows([header] + rows[:k])
+    return sub, inputs_of(header, rows[:k])
+
+
 def cli_eval(tmp_path, law, precision, backend, src=CASES, steps=None):
     out = tmp_path / f"{law}.{precision}.{backend}.csv"
     cmd = [IMPACT, "eval", "--law", law, "--precision", precision, "--backend", backend, "--in", str(src),
@@ -96,11 +106,7 @@ def test_bit_identical_to_cli_eval(tmp_path, cases, law, precision, backend):
 
 
 def test_reference_backend_equals_cli(tmp_path, cases):
-    header, rows, _ = cases
-    sub = tmp_path / "sub.csv"
-    with open(sub, "w", newline="") as f:
-        csv.writer(f).writerows([header] + rows[:60])
-    W, n, v, params = inputs_of(header, rows[:60])
+    sub, (W, n, v, params) = first_cases(tmp_path, cases, 60)
     for law in LAWS:
         r = ib.evaluate(law, W, n, v, **params, backend="reference")
         out_header, out_rows = cli_eval(tmp_path, law, "double", "reference", src=sub)
@@ -210,11 +216,7 @@ def test_laws_metadata():
 
 
 def test_compare_equals_cli_compare(tmp_path, cases):
-    header, rows, _ = cases
-    sub = tmp_path / "sub.csv"
-    with open(sub, "w", newline="") as f:
-        csv.writer(f).writerows([header] + rows[:200])
-    W, n, v, params = inputs_of(header, rows[:200])
+    sub, (W, n, v, params) = first_cases(tmp_path, cases, 200)
     for law in ("chatterjee-ruina", "jia"):
         c = ib.compare(law, W, n, v, **params, backend="omp")
         rep = tmp_path / f"{law}.json"

@@ -7,6 +7,16 @@ source "$(dirname "$0")/common.bash"
 E="$(dirname "$0")/../../examples/cases.csv"
 cp "$E" "$T/a.csv"
 ROWS=$(wc -l < "$E")
+repeat_rows() {  # repeat_rows OUT K: the header of $E, then its rows K times (a long input from the example)
+  python3 - "$E" "$1" "$2" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+with open(sys.argv[2], "w") as f:
+    f.write(lines[0] + "\n")
+    for k in range(int(sys.argv[3])):
+        f.write("\n".join(lines[1:]) + "\n")
+PY
+}
 
 # 1. same file in and out (as given, through ./, through a link): refused, the input intact
 ln -s a.csv "$T/link.csv"
@@ -29,14 +39,7 @@ check "binary input exits 1" '[ $rc -eq 1 ] && grep -q "zero.bin:1:1: NUL byte" 
 if command -v strace > /dev/null && strace -f -o /dev/null true 2> /dev/null; then
   # 80000 rows (25 MB) in 1 MB reads (io::CsvReader's blocks): from the 20th read() of the process
   # on (the loader's reads of the libraries come first), read() fails with EIO
-  python3 - "$E" "$T/big.csv" <<'PY'
-import sys
-lines = open(sys.argv[1]).read().splitlines()
-with open(sys.argv[2], "w") as f:
-    f.write(lines[0] + "\n")
-    for k in range(40):
-        f.write("\n".join(lines[1:]) + "\n")
-PY
+  repeat_rows "$T/big.csv" 40
   strace -f -e trace=read -e inject=read:error=EIO:when=20+ -o /dev/null \
     "$IMPACT" eval --law newton --in "$T/big.csv" --out "$T/o.csv" -q 2> "$T/err"; rc=$?
   check "EIO on read exits 1" '[ $rc -eq 1 ] && grep -q "read error: Input/output error" "$T/err"'
@@ -80,14 +83,7 @@ head -1 "$E" > "$T/header_only.csv"
 check "header-only input: exit 0, a header line" '[ $rc -eq 0 ] && [ $(wc -l < "$T/h.csv") -eq 1 ]'
 
 # 5. a killed run leaves neither the table nor a temporary
-python3 - "$E" "$T/long.csv" <<'PY'
-import sys
-lines = open(sys.argv[1]).read().splitlines()
-with open(sys.argv[2], "w") as f:
-    f.write(lines[0] + "\n")
-    for k in range(200):
-        f.write("\n".join(lines[1:]) + "\n")
-PY
+repeat_rows "$T/long.csv" 200
 mkdir "$T/kill"
 "$IMPACT" eval --law jia --steps 2000 --backend serial --in "$T/long.csv" --out "$T/kill/o.csv" -q & pid=$!
 for i in $(seq 50); do [ -n "$(ls -A "$T/kill")" ] && break; sleep 0.1; done
