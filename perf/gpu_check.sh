@@ -5,10 +5,12 @@
 # Usage: bash perf/gpu_check.sh [--build DIR] [--out REPORT.md] [--quick] [--dry-run]
 #                                  [--only 1,2,...] [--skip 4,7] [--baseline DIR] [--no-ctest]
 #                                  [--ncu-laws jia,stronge] [--python DIR]
+#        bash perf/gpu_check.sh --goals [--baseline DIR] [--last DIR] [--build DIR] [--out REPORT.md]
+#                                  [--only 1,5] [--dry-run]
 #   --build DIR    the CUDA build (default: build). When DIR/impact is missing it is configured and
 #                  built: cmake -S . -B DIR -DCMAKE_BUILD_TYPE=Release -DIMPACT_CUDA=ON && cmake --build DIR -j
-#   --out REPORT   the report (default: gpu_check.md); every raw log goes to the folder next to it
-#                  named after it without .md (default: gpu_check/)
+#   --out REPORT   the report (default: gpu_check.md, with --goals gpu_goals.md); every raw log goes
+#                  to the folder next to it named after it without .md (default: gpu_check/)
 #   --quick        smaller throughput runs (jia and stronge n = 4e6, chatterjee-ruina n = 1e8), the double
 #                  kernels only under ncu, and the bench matrix at 250 steps, --min-time 0.2 --reps 3
 #   --dry-run      print every command it would run, run none (works without a GPU)
@@ -23,6 +25,28 @@
 #   --ncu-laws L   step 4 profiles these laws only (comma-separated), e.g. jia,stronge
 #   --python DIR   the folder holding the impactbatch module for this machine's Python (step 9;
 #                  default DIR = BUILD/python)
+#   --goals        instead of steps 2..10: the seven goals, each measured once on this build, on the
+#                  --baseline build and on the --last build (each DIR/impact, DIR/python), in one
+#                  call that fits 8 minutes; prints the table path | measured | baseline | last
+#                  measured build | goal | met? and writes it to the report (default gpu_goals.md).
+#                  --only/--skip select goal rows. Never builds: DIR/impact must exist. Rows, their
+#                  sizes (the smallest that give a stable rate) and budgets in seconds (all the
+#                  builds' commands of a row share its budget, each under `timeout` with its share
+#                  of what is left, this build's twice the others'; the rows add up to 420 s, and
+#                  the whole call stays under GOALS_TOTAL_S = 450):
+#                    1 chatterjee-ruina sampled reduce, double, n = 4e9 (>= 5e9/s)            30 s
+#                    2 jia sampled reduce on identical ball instances, n = 4e7 (>= 4.3e7/s)   30 s
+#                    3 evaluate on JAX device arrays, algebraic laws, n = 4e6, best of 5,
+#                      against the JAX peer (every ratio >= 1)                                95 s
+#                    4 eval path (`impact bench`), chatterjee-ruina double, rows in host
+#                      memory: bytes/s over the pinned memcpy rate (>= 50%)                   60 s
+#                    5 10^6-row study (examples/studies/pencil-mc.toml, jia and stronge):
+#                      metadata.json's total_s over laws_s (<= 2)                            120 s
+#                    6 fit on the Cornell data with jia (cornell-jia.toml, calibrate.method
+#                      fit, a 512-point global design, 24-row batches): cuda total_s over
+#                      omp total_s (<= 1)                                                    60 s
+#                    7 stronge double sampled reduce, n = 4e7 (>= 1e8/s)                      25 s
+#   --last DIR     with --goals: a CUDA build of the last revision a device measured (its column)
 # Steps: 1 device facts (nvidia-smi), 2 CUDA tests (impact_tests Cuda*, the whole ctest),
 #   3 compute-sanitizer (memcheck on eval and reduce, racecheck on reduce), 4 Nsight Compute on every
 #   law's sampled_reduce_kernel, 5 throughput of `impact reduce` against a baseline (the recorded H100
@@ -32,16 +56,19 @@
 #   cuda against omp (the ensemble's and SMC's evaluation rates beside `reduce`'s).
 # Every step runs under `timeout`, its exit status and seconds recorded; a failing step does not stop
 # the others. Exit status: 0 when every check passed, 1 when a check failed (measurements that fail
-# are reported but do not change it), 2 usage error, 77 no usable GPU here (nvidia-smi fails or
-# `impact` finds no CUDA device).
+# are reported but do not change it; every goal row is a measurement), 2 usage error, 77 no usable
+# GPU here (nvidia-smi fails or `impact` finds no CUDA device).
 set -uo pipefail
+T_START=$(date +%s)
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CMDLINE="bash perf/gpu_check.sh"
 for a in "$@"; do CMDLINE+=" $(printf '%q' "$a")"; done
 
 BUILD=build
-REPORT=gpu_check.md
+REPORT=""
+GOALS=0
+LAST=""
 QUICK=0
 DRY=0
 ONLY=""
@@ -55,7 +82,7 @@ PYDIR=""
 # without --baseline still has ratios. The revision it was built from is in docs/perf-log.md ("The
 # first GPU measurements"), not here: the report names the record, the log names the build.
 RECORDED_BASE="H100 record"
-usage() { sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --build) [ $# -ge 2 ] || { echo "gpu_check: --build needs a folder" >&2; exit 2; }; BUILD=$2; shift 2 ;;
@@ -70,12 +97,18 @@ while [ $# -gt 0 ]; do
     --no-ctest) CTEST=0; shift ;;
     --ncu-laws) [ $# -ge 2 ] || { echo "gpu_check: --ncu-laws needs a list" >&2; exit 2; }; NCU_LAWS=$2; shift 2 ;;
     --python) [ $# -ge 2 ] || { echo "gpu_check: --python needs a folder" >&2; exit 2; }; PYDIR=$2; shift 2 ;;
+    --goals) GOALS=1; shift ;;
+    --last) [ $# -ge 2 ] || { echo "gpu_check: --last needs a build folder" >&2; exit 2; }; LAST=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "gpu_check: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
 abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
+[ -z "$LAST" ] || [ $GOALS = 1 ] || { echo "gpu_check: --last is a column of --goals' table: add --goals" >&2; exit 2; }
+if [ -z "$REPORT" ]; then if [ $GOALS = 1 ]; then REPORT=gpu_goals.md; else REPORT=gpu_check.md; fi; fi
+BASELINE_ARG=$BASELINE
+LAST_ARG=$LAST
 BUILD=$(abspath "$BUILD")
 REPORT=$(abspath "$REPORT")
 [ -n "$PYDIR" ] || PYDIR=$BUILD/python
@@ -85,6 +118,10 @@ if [ -n "$BASELINE" ]; then
   BASELINE=$(abspath "$BASELINE")
   BASE_IMPACT=$BASELINE/impact
   [ -x "$BASE_IMPACT" ] || [ "$DRY" = 1 ] || { echo "gpu_check: --baseline $BASELINE: no $BASE_IMPACT" >&2; exit 2; }
+fi
+if [ -n "$LAST" ]; then
+  LAST=$(abspath "$LAST")
+  [ -x "$LAST/impact" ] || [ "$DRY" = 1 ] || { echo "gpu_check: --last $LAST: no $LAST/impact" >&2; exit 2; }
 fi
 LOGDIR=${REPORT%.md}
 [ "$LOGDIR" != "$REPORT" ] || LOGDIR=$REPORT.logs
@@ -97,6 +134,7 @@ STEP_TITLES=("" "device facts" "CUDA tests" "compute-sanitizer" "Nsight Compute"
 want() {  # want STEP_NUMBER: is this step selected? (a step left out gets a SKIP row in the summary)
   local n=$1
   [ "$n" = 1 ] && return 0
+  [ $GOALS = 0 ] || return 1  # --goals runs its rows instead (--only/--skip select those)
   if { [ -n "$ONLY" ] && [[ ",$ONLY," != *",$n,"* ]]; } || { [ -n "$SKIP" ] && [[ ",$SKIP," == *",$n,"* ]]; }; then
     skip_step "$n. ${STEP_TITLES[n]}" - "not selected (--only/--skip)"
     return 1
@@ -134,6 +172,7 @@ set_status() {  # set_status NAME STATUS [NOTE]
 }
 status_of() { local i=${S_IDX[$1]:-}; [ -n "$i" ] && printf '%s' "${S_STATUS[i]}"; }
 
+KILL_S=30  # timeout's -k: seconds between its TERM and its KILL
 # step NAME KIND TIMEOUT [--stdout FILE] -- COMMAND...
 #   KIND: check (a failure makes the exit status 1) or measure. The command's stdout and stderr go to
 #   LOGDIR/NAME.log (stdout to FILE with --stdout). Sets LAST_RC and LAST_LOG; returns the exit status.
@@ -144,7 +183,7 @@ step() {
   [ "${1:-}" = -- ] && shift
   LAST_LOG=$LOGDIR/$name.log
   if [ $DRY = 1 ]; then
-    printf '[%s] timeout -k 30 %s %s' "$name" "$tmo" "$(quote "$@")"
+    printf '[%s] timeout -k %s %s %s' "$name" "$KILL_S" "$tmo" "$(quote "$@")"
     if [ -n "$out" ]; then printf ' > %s 2> %s\n' "$(quote "$out")" "$(quote "$LAST_LOG")"; else printf ' > %s 2>&1\n' "$(quote "$LAST_LOG")"; fi
     LAST_RC=0
     return 0
@@ -154,9 +193,9 @@ step() {
   local t0 rc
   t0=$(now)
   if [ -n "$out" ]; then
-    timeout -k 30 "$tmo" "$@" > "$out" 2>> "$LAST_LOG"
+    timeout -k "$KILL_S" "$tmo" "$@" > "$out" 2>> "$LAST_LOG"
   else
-    timeout -k 30 "$tmo" "$@" >> "$LAST_LOG" 2>&1
+    timeout -k "$KILL_S" "$tmo" "$@" >> "$LAST_LOG" 2>&1
   fi
   rc=$?
   local secs status note=""
@@ -212,7 +251,7 @@ write_report() {
     echo "| device | $DEVICE_NAME |"
     echo "| build | \`$BUILD\` |"
     echo "| command | \`$CMDLINE\` |"
-    echo "| mode | $([ $QUICK = 1 ] && echo quick || echo full) |"
+    echo "| mode | $(if [ $GOALS = 1 ]; then echo goals; elif [ $QUICK = 1 ]; then echo quick; else echo full; fi) |"
     echo "| raw logs | \`$(basename "$LOGDIR")/\` |"
     echo
     [ $COMPLETE = 1 ] || { echo "**Incomplete: the script was still running (or was stopped) when this was written.**"; echo; }
@@ -252,7 +291,10 @@ early_exit() {  # early_exit STATUS: leave no empty log folder behind
   exit "$1"
 }
 
-if [ ! -x "$IMPACT" ]; then
+if [ ! -x "$IMPACT" ] && [ $GOALS = 1 ]; then
+  # a build takes longer than the call --goals has to fit in
+  if [ $DRY = 1 ]; then echo "# $IMPACT is missing: --goals builds nothing (exit 2)"; else say "--goals: $IMPACT is missing; build it first (--goals builds nothing)"; early_exit 2; fi
+elif [ ! -x "$IMPACT" ]; then
   if [ $DRY = 1 ]; then echo "# $IMPACT is missing: it would be built"; else say "$IMPACT is missing: configuring and building $BUILD"; fi
   step build_configure check 1800 -- cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DIMPACT_CUDA=ON &&
     step build check 3600 -- cmake --build "$BUILD" -j
@@ -324,6 +366,175 @@ else
   add
 fi
 write_report
+
+# ---- --goals: the seven goals, every build, in one call ---------------------------------------------
+# The whole call, precheck included, stays under the lent machine's 8 minutes less a margin; each row
+# has its own budget (the --help table; they add up to 420 s), shared by its commands on every build:
+# each command may take its weight's share of what is left (this build 2, the others 1 each), so
+# the measured column, which decides met?, has the most time, and what a command leaves goes on.
+GOALS_TOTAL_S=450
+GOAL_PATH=(""
+  "chatterjee-ruina sampled reduce (\`impact reduce --law chatterjee-ruina --backend cuda\`, double, n = 4e9), instances/s"
+  "identical-ball jia (\`impact reduce --law jia --scenario ball\`, every parameter fixed, double, n = 4e7: the sort's cost on a coherent batch), instances/s"
+  "\`impactbatch.evaluate\` on JAX device arrays, algebraic laws, double and float, n = 4e6, against the JAX peer (benches/python_bench.py --device, benches/peers/jax_peer.py)"
+  "eval path, chatterjee-ruina double, rows in host memory (\`impact bench\`): bytes/s as a share of a pinned memcpy to the device"
+  "10^6-row study (examples/studies/pencil-mc.toml, jia and stronge, cuda): total time over law time"
+  "calibration fit on the Cornell data with jia (examples/calibration/cornell-jia.toml, 24-row batches): cuda time over omp time"
+  "stronge double sampled reduce (\`impact reduce --law stronge --backend cuda\`, n = 4e7), instances/s")
+GOAL_KIND=("" rate rate device-ratio eval-share study-ratio calibrate-ratio rate)  # gpu_check_rows.py goal-value
+GOAL_OP=("" ">=" ">=" ">=" ">=" "<=" "<=" ">=")
+GOAL_VAL=("" 5e9 4.3e7 1 50 2 1 1e8)
+GOAL_TEXT=("" ">= 5e9/s" ">= 4.3e7/s" ">= 1x JAX on every law" ">= 50%" "<= 2" "cuda time <= omp time" ">= 1e8/s")
+GOAL_BUDGET=("" 30 30 95 60 120 60 25)
+# the identical ball instances of docs/bench.md ("SIMT model"): the ball scenario with every parameter fixed
+BALL_FIXED=(--scenario ball --set V0x=-1 --set V0y=0 --set V0z=-5 --set w0x=0 --set w0y=2 --set mu=0.4 --set e=0.5)
+declare -a G_KEYS=() G_FILES=()
+declare -A G_DIR=() G_PYDIR=() G_CELL=()
+ROW_BUDGET=0
+ROW_END=0
+ROW_WEIGHTS=0  # the weights of the row's commands not yet run
+G_WEIGHT=1     # the weight of the build whose commands run now
+DRY_SPENT=0    # --dry-run: the seconds the row's commands printed so far may take
+STUDY_TMP=""
+
+goal_selected() {  # goal_selected ROW: is this goal row selected by --only/--skip?
+  if { [ -n "$ONLY" ] && [[ ",$ONLY," != *",$1,"* ]]; } || { [ -n "$SKIP" ] && [[ ",$SKIP," == *",$1,"* ]]; }; then
+    return 1
+  fi
+  return 0
+}
+
+gstep() {  # gstep TAG COMMAND...: a measurement under its share of the row's and the call's budgets
+  local tag=$1 t left share
+  shift
+  t=$(date +%s)
+  left=$((ROW_END - t))
+  [ $((T_START + GOALS_TOTAL_S - t)) -ge "$left" ] || left=$((T_START + GOALS_TOTAL_S - t))
+  [ $DRY = 0 ] || left=$((ROW_BUDGET - DRY_SPENT))  # as if every command took all its time
+  share=$((left * G_WEIGHT / (ROW_WEIGHTS > 0 ? ROW_WEIGHTS : 1)))
+  ROW_WEIGHTS=$((ROW_WEIGHTS - G_WEIGHT))
+  DRY_SPENT=$((DRY_SPENT + share))
+  if [ "$share" -lt 5 ]; then
+    skip_step "$tag" measure "not run: under 5 s left of the budget"
+    return 1
+  fi
+  step "$tag" measure "$share" -- "$@"
+}
+
+goal_commands() {  # goal_commands ROW BUILD_DIR PYTHON_DIR TAG: one build's commands of a row; sets G_FILES
+  local r=$1 b=$2 py=$3 tag=$4 be out
+  local imp=$b/impact
+  G_FILES=("$LOGDIR/$tag.json")
+  case $r in
+    1) gstep "$tag" "$imp" reduce --law chatterjee-ruina --backend cuda --precision double --n 4000000000 --steps 250 -q \
+         --out "${G_FILES[0]}" ;;
+    2) gstep "$tag" "$imp" reduce --law jia "${BALL_FIXED[@]}" --backend cuda --precision double --n 40000000 --steps 250 -q \
+         --out "${G_FILES[0]}" ;;
+    3) if [ $DRY = 0 ] && [ ! -d "$py" ]; then
+         ROW_WEIGHTS=$((ROW_WEIGHTS - G_WEIGHT))
+         skip_step "$tag" measure "no $py"
+         return
+       fi
+       gstep "$tag" env PYTHONPATH="$py" "$PY" "$ROOT/benches/python_bench.py" --device --n 4000000 \
+         --laws newton,chatterjee-ruina,aghili,morgan --precisions double,float --reps 5 --json "${G_FILES[0]}" ;;
+    4) gstep "$tag" "$imp" bench --laws chatterjee-ruina --backends cuda --precisions double --max-n 16777216 \
+         --min-time 0.5 --reps 3 -q --json "${G_FILES[0]}" ;;
+    5) out=$STUDY_TMP/$tag
+       G_FILES=("$LOGDIR/$tag.metadata.json")
+       gstep "$tag" "$imp" study "$ROOT/examples/studies/pencil-mc.toml" --set design.n=1000000 --backend cuda --no-plots -q \
+         --out "$out"
+       # metadata.json is the measurement; the tables (about 2 GB) go
+       if [ $DRY = 1 ]; then echo "[$tag] cp $out/metadata.json ${G_FILES[0]}; rm -rf $out"
+       else cp "$out/metadata.json" "${G_FILES[0]}" 2> /dev/null; rm -rf "$out"; fi ;;
+    6) G_FILES=("$LOGDIR/${tag}_cuda/metadata.json" "$LOGDIR/${tag}_omp/metadata.json")
+       for be in cuda omp; do
+         [ $DRY = 1 ] || rm -rf "${LOGDIR:?}/${tag}_$be"
+         gstep "${tag}_$be" "$imp" calibrate "$ROOT/examples/calibration/cornell-jia.toml" --set 'calibrate.method="fit"' \
+           --set fit.global=512 --backend "$be" -q --no-plots --out "$LOGDIR/${tag}_$be"
+       done ;;
+    7) gstep "$tag" "$imp" reduce --law stronge --backend cuda --precision double --n 40000000 --steps 250 -q \
+         --out "${G_FILES[0]}" ;;
+  esac
+}
+
+runs_of() {  # runs_of TAG: the status and note of the steps TAG and TAG_*, for a cell without a value
+  local i out=""
+  for i in "${!S_NAME[@]}"; do
+    case ${S_NAME[i]} in "$1" | "$1"_*) out+="${out:+, }${S_NAME[i]} ${S_STATUS[i]}${S_NOTE[i]:+: ${S_NOTE[i]}}" ;; esac
+  done
+  printf '%s' "${out:-not run}"
+}
+
+goal_row() {  # goal_row ROW: the row's commands on every build, then its line of the table (GOAL_LINES)
+  local r=$1 k tag val v=""
+  ROW_BUDGET=${GOAL_BUDGET[r]}
+  ROW_END=$(($(date +%s) + ROW_BUDGET))
+  ROW_WEIGHTS=$((${#G_KEYS[@]} + 1))  # this build 2, the others 1
+  [ "$r" != 6 ] || ROW_WEIGHTS=$((ROW_WEIGHTS * 2))  # cuda and omp
+  DRY_SPENT=0
+  [ $DRY = 0 ] || echo "# goal $r: ${GOAL_PATH[r]}; goal ${GOAL_TEXT[r]}; budget $ROW_BUDGET s shared by the commands below (timeouts: the worst case)"
+  for k in "${G_KEYS[@]}"; do
+    tag=goal${r}_$k
+    G_WEIGHT=1
+    [ "$k" != this ] || G_WEIGHT=2
+    goal_commands "$r" "${G_DIR[$k]}" "${G_PYDIR[$k]}" "$tag"
+    [ $DRY = 0 ] || continue
+    if val=$($PY "$ROWS" goal-value "${GOAL_KIND[r]}" "${G_FILES[@]}" 2>> "$LOGDIR/goal_values.log") && [ -n "$val" ]; then
+      G_CELL[$k]=${val#*$'\t'}
+      [ "$k" != this ] || v=${val%%$'\t'*}
+    else
+      G_CELL[$k]="no value ($(runs_of "$tag"); \`$(basename "$LOGDIR")/$tag*.log\`)"
+    fi
+  done
+  [ $DRY = 0 ] || return 0
+  local met
+  met=$($PY "$ROWS" goal-met "$v" "${GOAL_OP[r]}" "${GOAL_VAL[r]}")
+  GOAL_LINES+="| $r. ${GOAL_PATH[r]} | ${G_CELL[this]} | ${G_CELL[base]:-no --baseline} | ${G_CELL[last]:-no --last} | ${GOAL_TEXT[r]} | $met |"$'\n'
+}
+
+run_goals() {  # the goals table in place of steps 2..10
+  G_KEYS=(this)
+  G_DIR=([this]=$BUILD)
+  G_PYDIR=([this]=$PYDIR)  # --python, or BUILD/python
+  [ -z "$BASELINE" ] || { G_KEYS+=(base); G_DIR[base]=$BASELINE; G_PYDIR[base]=$BASELINE/python; }
+  [ -z "$LAST" ] || { G_KEYS+=(last); G_DIR[last]=$LAST; G_PYDIR[last]=$LAST/python; }
+  KILL_S=5
+  if [ $DRY = 1 ]; then
+    STUDY_TMP=${TMPDIR:-/tmp}/gpu_check_study.XXXXXX
+    echo "# --goals: the call within $GOALS_TOTAL_S s; builds: ${G_KEYS[*]} (this = $BUILD${BASELINE:+, base = $BASELINE}${LAST:+, last = $LAST})"
+  else
+    STUDY_TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpu_check_study.XXXXXX") || { say "cannot create a temporary folder"; return 1; }
+    trap 'rm -rf "$STUDY_TMP"' EXIT
+  fi
+  local body0=$BODY r head
+  head="| path | measured | baseline (${BASELINE_ARG:-none}) | last measured build (${LAST_ARG:-none}) | goal | met? |"
+  GOAL_LINES=""
+  for r in 1 2 3 4 5 6 7; do
+    if goal_selected "$r"; then
+      goal_row "$r"
+    elif [ $DRY = 1 ]; then
+      echo "# goal $r: not selected (--only/--skip)"
+    else
+      GOAL_LINES+="| $r. ${GOAL_PATH[r]} | not selected (--only/--skip) | | | ${GOAL_TEXT[r]} | - |"$'\n'
+    fi
+    [ $DRY = 0 ] || continue
+    BODY=$body0  # the report so far: the device, then the table as far as it goes
+    add "## Goals"
+    add
+    add "Each build's own run on this device in this call; \`met?\` reads the measured column. Raw files: \`$(basename "$LOGDIR")/goalROW_BUILD*\`."
+    add
+    add "$head"
+    add "| --- | --- | --- | --- | --- | --- |"
+    BODY+=$GOAL_LINES
+    add
+    write_report
+  done
+  [ $DRY = 1 ] || printf '%s\n%s\n%s' "$head" "| --- | --- | --- | --- | --- | --- |" "$GOAL_LINES"
+}
+
+if [ $GOALS = 1 ]; then
+  run_goals
+fi
 
 # ---- 2. CUDA tests ----------------------------------------------------------------------------------
 if want 2; then
@@ -663,7 +874,11 @@ fi
 
 # ---- summary ----------------------------------------------------------------------------------------
 if [ $DRY = 1 ]; then
-  echo "# then: the report $REPORT (header, one section per step, summary table step | kind | status | seconds | note)"
+  if [ $GOALS = 1 ]; then
+    echo "# then: the goals table (path | measured | baseline | last measured build | goal | met?) on stdout and in $REPORT"
+  else
+    echo "# then: the report $REPORT (header, one section per step, summary table step | kind | status | seconds | note)"
+  fi
   exit 0
 fi
 FAILED_CHECKS=0

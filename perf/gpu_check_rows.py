@@ -1,14 +1,25 @@
 #!/usr/bin/env python3
 """The rows perf/gpu_check.sh writes into its report from the files its steps leave behind: the
 rate of an `impact reduce --out F.json`, a Nsight Compute row (the `--page raw --csv` export and the
-`--page details` text of one kernel), a throughput row against a baseline and a goal, and a
-calibration row from `impact calibrate`'s metadata.json.
+`--page details` text of one kernel), a throughput row against a baseline and a goal, a
+calibration row from `impact calibrate`'s metadata.json, and the cells of the goals table
+(`gpu_check.sh --goals`): one row's value from its files, and whether it meets its goal.
 
 Usage (each prints one line; the row commands exit 1 when their input held nothing to show):
   gpu_check_rows.py rate F.json
   gpu_check_rows.py ncu-row LABEL NCU.csv NCU.txt
   gpu_check_rows.py throughput-row LABEL F.json BASELINE GOAL      (BASELINE, GOAL: a number or -)
   gpu_check_rows.py calibrate-row metadata.json
+  gpu_check_rows.py goal-value KIND FILE...   prints VALUE, a tab and the cell's text; KIND one of
+      rate F.json                        instances_per_second of `impact reduce --out`
+      eval-share BENCH.json              the cuda row's bytes/s over the pinned memcpy rate to the
+                                         device (`impact bench --json`: gbytes_per_second over
+                                         machine.cuda.link_h2d_gbs), in %
+      device-ratio PY.json               the least evaluate/JAX-peer ratio over the laws and precisions
+                                         that have a peer (`python_bench.py --device --json`)
+      study-ratio metadata.json          timings.total_s over timings.laws_s of `impact study`
+      calibrate-ratio CUDA.json OMP.json  total_s of the cuda run over the omp run's (metadata.json)
+  gpu_check_rows.py goal-met VALUE OP GOAL   (OP >= or <=) prints "yes" or "no (R of it)", "-" without VALUE
 """
 import csv
 import json
@@ -162,6 +173,82 @@ def calibrate_row(path):
     print("%.4g | %.3f | %.3g | %.0f%%" % (rows, t["total_s"], t["rows_per_s"], law_share))
 
 
+def _load(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+
+
+def goal_rate(path):
+    d = _load(path) or {}
+    v = num(d.get("instances_per_second"))
+    return (v, "%.3g/s (n = %.3g)" % (v, d.get("n") or 0)) if v else None
+
+
+def goal_eval_share(path):
+    d = _load(path) or {}
+    link = num(((d.get("machine") or {}).get("cuda") or {}).get("link_h2d_gbs"))
+    for r in d.get("results") or []:
+        gbs = num(r.get("gbytes_per_second"))
+        if r.get("backend") == "cuda" and gbs and link:
+            rate = num((r.get("instances_per_second") or {}).get("median")) or 0
+            share = 100 * gbs / link
+            return share, "%.0f%% (%.3g/s, %.1f of %.1f GB/s)" % (share, rate, gbs, link)
+    return None
+
+
+def goal_device_ratio(path):
+    rows = (_load(path) or {}).get("device_rows") or []
+    pairs = [(r["ratio"], "%s %s" % (r["law"], r["precision"])) for r in rows if num(r.get("ratio"))]
+    if not pairs:
+        return None
+    worst = min(pairs)
+    text = "least %.2fx (%s); " % worst + ", ".join("%s %.2fx" % (name, v) for v, name in pairs)
+    nopeer = sorted({r["law"] for r in rows if not num(r.get("ratio"))})
+    if nopeer:
+        text += "; no JAX peer: " + ", ".join(nopeer)
+    return worst[0], text
+
+
+def goal_study_ratio(path):
+    t = (_load(path) or {}).get("timings") or {}
+    total, laws = num(t.get("total_s")), num(t.get("laws_s"))
+    if not total or not laws:
+        return None
+    return total / laws, "%.2f (total %.2f s, laws %.2f s)" % (total / laws, total, laws)
+
+
+def goal_calibrate_ratio(cuda_path, omp_path):
+    c, o = ((_load(p) or {}).get("timings") or {} for p in (cuda_path, omp_path))
+    tc, to = num(c.get("total_s")), num(o.get("total_s"))
+    if not tc or not to:
+        return None
+    return tc / to, "cuda %.3g s (law %.3g), omp %.3g s (law %.3g): %.2f" % (
+        tc, num(c.get("law_s")) or 0, to, num(o.get("law_s")) or 0, tc / to)
+
+
+GOAL_KINDS = {"rate": goal_rate, "eval-share": goal_eval_share, "device-ratio": goal_device_ratio,
+              "study-ratio": goal_study_ratio, "calibrate-ratio": goal_calibrate_ratio}
+
+
+def goal_value(kind, *paths):
+    got = GOAL_KINDS[kind](*paths)
+    if got is None:
+        return 1
+    print("%.6g\t%s" % got)
+    return 0
+
+
+def goal_met(value, op, goal):
+    v, g = num(value), num(goal)
+    if v is None or g is None:
+        print("-")
+        return
+    ok = v >= g if op == ">=" else v <= g
+    print("yes" if ok else "no (%.2f of it)" % (v / g))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "rate":
@@ -172,3 +259,7 @@ if __name__ == "__main__":
         sys.exit(throughput_row(*sys.argv[2:6]))
     elif cmd == "calibrate-row":
         calibrate_row(sys.argv[2])
+    elif cmd == "goal-value":
+        sys.exit(goal_value(*sys.argv[2:]))
+    elif cmd == "goal-met":
+        goal_met(*sys.argv[2:5])
