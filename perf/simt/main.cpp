@@ -3,6 +3,7 @@
 // coherently the lanes of a warp run each CUDA schedule, predicted from CPU traces of the laws.
 // A tool of the performance room (perf/README.md), not of the product.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -33,6 +34,7 @@ struct SimtArgs {
   std::string local_traffic;      // a JSON of perf/sass/local_traffic.py: configurations to predict
   std::string json, markdown;     // "" none, "-" stdout
   bool quiet = false;
+  bool levers = false;  // the table of the levers: predictors of the iteration count, instances per thread
 };
 
 // The run's laws, precisions, steps and instances, checked (usage errors throw invalid_argument).
@@ -167,6 +169,68 @@ std::string local_rows(const std::vector<LocalConfig>& configs, std::vector<bool
   return md;
 }
 
+// Active threads per warp if a warp's lanes ran only their loop iterations, in batches of kWarp
+// consecutive instances of the key's order: the iterations over kWarp x each batch's longest.
+double iteration_coherence(const perf::PathTrace& t) {
+  const std::vector<std::uint32_t> it = perf::iterations_running(t, -1);
+  std::vector<std::size_t> order(it.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return t.key[x] < t.key[y]; });
+  double sum = 0, slots = 0;
+  for (std::size_t b = 0; b + 32 <= order.size(); b += 32) {
+    std::uint32_t most = 0;
+    for (std::size_t l = b; l < b + 32; ++l) {
+      sum += it[order[l]];
+      most = std::max(most, it[order[l]]);
+    }
+    slots += 32.0 * most;
+  }
+  return slots > 0 ? 32 * sum / slots : 32.0;
+}
+
+// The levers of docs/bench.md ("Two levers weighed on the model"), on the kernels' schedule (persistent lanes,
+// deferred searches): the regime key against keys from predictors of each instance's iteration count
+// (perf::predicted_count_keys; the oracle knows it, a log-correlation of 0.99 orders about as well
+// as the key), each at one instance per thread at `blocks1` blocks per SM (the kernel's launch
+// bound) and at two per thread at half of them (the registers per instance of one per thread) and
+// one block more. Time per 1e6 instances, issue and latency
+// (no local term), with GpuTiming's dependent share of the latency and with 0.74 (every stall but the
+// issue and the scheduler's queue: an upper bound of what a second instance covers).
+std::string lever_rows(const std::string& what, const perf::PathTrace& t0, const perf::SimtBlocks& blocks,
+                       const perf::SimtGeometry& geom, int blocks1) {
+  struct Key {
+    std::string name;
+    double outside, descent;  // log-correlations of the predictor; 0: the regime key
+  };
+  const std::vector<Key> keys = {{"regime key", 0, 0},
+                                 {"oracle: the true count", 1, 1},
+                                 {"count to 0.999", 0.999, 0.999},
+                                 {"count to 0.995", 0.995, 0.995},
+                                 {"count to 0.99", 0.99, 0.99},
+                                 {"p-steps exact, tau-steps to 0.95", 1, 0.95},
+                                 {"p-steps exact, tau-steps to 0.81", 1, 0.81},
+                                 {"p-steps to 0.99, tau-steps exact", 0.99, 1}};
+  perf::GpuTiming bound;
+  bound.dependent_share = 0.74;
+  std::string md;
+  for (const Key& k : keys) {
+    perf::PathTrace t = t0;
+    if (k.outside > 0) t.key = perf::predicted_count_keys(t0, blocks.descent_block, k.outside, k.descent, 1);
+    const double iter_active = iteration_coherence(t);
+    for (int per_lane : {1, 2})
+      for (int bl : per_lane == 1 ? std::vector<int>{blocks1} : std::vector<int>{blocks1 / 2, blocks1 / 2 + 1}) {
+        const perf::SimtResult r = perf::simt_model(t, blocks, geom, perf::Schedule::deferred, per_lane);
+        const double occ = perf::occupancy_of_blocks(bl, perf::kSimtBlockWarps * 32);
+        md += "| " + what + " | " + k.name + " | " + std::to_string(per_lane) + " | " + std::to_string(bl) + " (" +
+              fixed(100 * occ, 2) + "%) | " + fixed(iter_active, 2) + " | " + fixed(r.active_threads, 2) + " | " +
+              fixed(r.warp_issue, 0) + " | " + fixed(100 * r.overlapped_issue / r.warp_issue, 0) + "% | " +
+              fixed(1e3 * perf::predicted_seconds(r, 1e6, occ), 2) + " | " +
+              fixed(1e3 * perf::predicted_seconds(r, 1e6, occ, bound), 2) + " |\n";
+      }
+  }
+  return md;
+}
+
 }  // namespace
 
 int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
@@ -189,7 +253,8 @@ int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
   const std::vector<LocalConfig> configs =
       a.local_traffic.empty() ? std::vector<LocalConfig>{} : read_local_traffic(a.local_traffic);
   std::vector<bool> config_traced(configs.size(), false);
-  std::string local_md;  // the configurations' predicted times (--local-traffic)
+  std::string local_md;   // the configurations' predicted times (--local-traffic)
+  std::string levers_md;  // --levers
   for (const engine::LawInfo* law : spec.laws) {
     if (!perf::simt_supported(law->name)) {
       if (all) continue;
@@ -231,6 +296,9 @@ int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
         where += where_table(law->name + " " + engine::precision_name(p) + ", " + std::to_string(steps) + " steps", de);
         nlohmann::ordered_json local_json = nlohmann::ordered_json::array();
         local_md += local_rows(configs, config_traced, law->name, engine::precision_name(p), steps, de, local_json);
+        if (a.levers)
+          levers_md += lever_rows(law->name + " " + engine::precision_name(p) + " " + std::to_string(steps), t, blocks, geom,
+                                  p == engine::Precision::f32 ? 5 : (law->name == "jia" ? 3 : 4));
         rows.push_back({{"law", law->name},
                         {"precision", engine::precision_name(p)},
                         {"steps", steps},
@@ -289,6 +357,17 @@ int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
         "stores per instance | ms per 1e6 | relative rate |\n| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | "
         "---: |\n" +
         local_md;
+  if (a.levers)
+    md +=
+        "\nLevers (docs/bench.md, \"Two levers weighed on the model\"): persistent lanes with deferred searches, sorted by the "
+        "regime key or "
+        "by a predictor of each instance's iteration count (log-normal errors of the given log-correlation, the p-steps and "
+        "tau-steps apart; the oracle knows the count), at one or two instances per thread; ms per 1e6 from issue and latency "
+        "(no local term), a second instance covering the dependent share of the latency (0.35: Nsight Compute's fixed-latency "
+        "wait; 0.74: every stall but the issue and the queue).\n\n| kernel | key | instances per thread | blocks per SM | "
+        "iterations alone: active | active threads | warp issue/instance | overlapped issue | ms per 1e6 (0.35) | "
+        "ms per 1e6 (0.74) |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
+        levers_md;
   if (!a.json.empty()) {
     nlohmann::ordered_json j = {
         {"simt", rows}, {"scenario", spec.scenario_name}, {"seed", spec.seed}, {"warps", geom.warps}, {"rounds", geom.rounds}};
@@ -320,6 +399,9 @@ int main(int argc, char** argv) {
                  "per SM); the model predicts each configuration's time (docs/bench.md, Local memory in the model)");
   app.add_option("--json", a.json, "Write the results as JSON ('-' for stdout)");
   app.add_option("--markdown", a.markdown, "Write the markdown table to a file ('-' for stdout)");
+  app.add_flag("--levers", a.levers,
+               "Add the table of the levers: the regime key against predictors of the iteration count, one or two "
+               "instances per thread (docs/bench.md, Two levers weighed on the model)");
   app.add_flag("--quiet,-q", a.quiet, "No progress lines on stderr and no table on stdout (unless --markdown -)");
   CLI11_PARSE(app, argc, argv);
   try {

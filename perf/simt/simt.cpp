@@ -1,6 +1,7 @@
 #include "perf/simt/simt.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <type_traits>
 
@@ -51,6 +52,10 @@ template <class Law, class = void>
 struct HasSearchBlock : std::false_type {};
 template <class Law>
 struct HasSearchBlock<Law, std::void_t<decltype(SimtCosts<Law>::search)>> : std::true_type {};
+template <class Law, class = void>
+struct HasDescentBlock : std::false_type {};
+template <class Law>
+struct HasDescentBlock<Law, std::void_t<decltype(SimtCosts<Law>::descent)>> : std::true_type {};
 
 template <class Law, class T>
 void trace_law(PathTrace& out, const SampleSpec& spec, std::uint64_t seed, const LawOptions& opt, const SimtGeometry& geom) {
@@ -87,22 +92,28 @@ bool with_probed_law(const std::string& law, F&& f) {
 }
 
 // The issue of one aligned unit of a warp: per block the largest count any lane runs. Slots
-// count..2 count-1 are the blocks as run at a second code site (sub-steps in the nested replay).
+// j count..(j+1) count-1 are the blocks as run at code site j: the sub-steps in the nested replay
+// (site 1), a lane's instance j with several instances per thread (`streams` sites).
 struct Issue {
   std::vector<int> lane_count, warp_count;
   std::vector<double> lane_sum, warp_sum;  // per slot, instructions over the whole run
+  std::vector<double> overlap;             // per block, issue with another site running it in the same unit
   std::vector<double> warp_total;          // per warp of the geometry, its issue over the whole run
   int warp = 0;                            // the warp being replayed
   const SimtBlocks* b;
   int n;
-  Issue(const SimtBlocks& blocks, int warps)
-      : lane_count(2 * blocks.count()),
-        warp_count(2 * blocks.count()),
-        lane_sum(2 * blocks.count()),
-        warp_sum(2 * blocks.count()),
+  int streams;  // instances per lane: sites 0..streams-1 (1: sites 0 and 1 for the nested replay)
+  Issue(const SimtBlocks& blocks, int warps, int per_lane = 1)
+      : lane_count(std::max(2, per_lane) * blocks.count()),
+        warp_count(lane_count.size()),
+        lane_sum(lane_count.size()),
+        warp_sum(lane_count.size()),
+        overlap(blocks.count()),
         warp_total(warps, 0.0),
         b(&blocks),
-        n(blocks.count()) {}
+        n(blocks.count()),
+        streams(per_lane) {}
+  int slots() const { return static_cast<int>(lane_count.size()); }
   double cost(int slot) const { return b->cost[slot % n]; }
   // adds the blocks seg[a .. e) of the trace as one lane's part of the current warp unit
   void lane_blocks(const PathTrace& t, std::uint32_t a, std::uint32_t e, int offset = 0) {
@@ -120,7 +131,7 @@ struct Issue {
     end_unit();
   }
   void end_lane() {
-    for (int s = 0; s < 2 * n; ++s) {
+    for (int s = 0; s < slots(); ++s) {
       if (!lane_count[s]) continue;
       lane_sum[s] += lane_count[s] * cost(s);
       warp_count[s] = std::max(warp_count[s], lane_count[s]);
@@ -128,7 +139,21 @@ struct Issue {
     }
   }
   void end_unit() {
-    for (int s = 0; s < 2 * n; ++s) {
+    // a block that sites run in the same unit: all but the excess of its largest count over the
+    // next largest is issued with a partner's independent instructions beside it
+    for (int s = 0; streams > 1 && s < n; ++s) {
+      int sum = 0, top = 0, next = 0;
+      for (int j = 0; j < streams; ++j) {
+        const int c = warp_count[s + j * n];
+        sum += c;
+        if (c > top) {
+          next = top;
+          top = c;
+        } else if (c > next) next = c;
+      }
+      overlap[s] += (sum - (top - next)) * cost(s);
+    }
+    for (int s = 0; s < slots(); ++s) {
       const double c = warp_count[s] * cost(s);
       warp_sum[s] += c;
       warp_total[warp] += c;
@@ -167,59 +192,70 @@ void run_batch(const PathTrace& t, std::size_t first, Issue& is, bool nested) {
   is.each_lane(t, [&](int l) { return group[l].back(); });  // finishes
 }
 
-// A batch run with deferred event searches (Schedule::deferred, impact/search_vote.hpp): a lane
-// whose step finds an event (its iteration holds b.search_block) runs that step (the blocks before
-// the search), then waits, pending, issuing only the loop's top, until deferred_search_due() says
-// so with the counts at the top of the iteration; it then runs the whole iteration (the step again
-// and its search) beside the lanes released with it and the lanes that step on. The iteration that
-// ends a lane's path is the one whose event ends the impact (`last`).
-void run_batch_deferred(const PathTrace& t, std::size_t first, Issue& is) {
-  const int search = is.b->search_block;
-  std::uint32_t pos[kWarp], fin[kWarp];
-  bool pending[kWarp] = {};
-  int waited[kWarp] = {};
-  for (int l = 0; l < kWarp; ++l) {
-    pos[l] = t.unit_begin[first + l] + 1;
-    fin[l] = t.unit_begin[first + l + 1] - 1;
+// A batch of `per_lane` x kWarp instances from trace index `first`, instance s of it at lane s % kWarp
+// and code site s / kWarp (one instance per lane: the batch as run_batch runs it). Each instance
+// aligns by iteration index; with `defer`, its event searches are deferred (Schedule::deferred,
+// impact/search_vote.hpp): an instance whose step finds an event (its iteration holds
+// b.search_block) runs that step (the blocks before the search), then waits, pending, issuing only
+// the loop's top, until deferred_search_due() says so with the counts of instances at the top of the
+// iteration; it then runs the whole iteration (the step again and its search) beside the instances
+// released with it and those that step on. The iteration that ends an instance's path is the one
+// whose event ends the impact (`last`).
+void run_streams(const PathTrace& t, std::size_t first, Issue& is, int per_lane, bool defer) {
+  const int search = defer ? is.b->search_block : -1, m = per_lane * kWarp;
+  std::vector<std::uint32_t> pos(m), fin(m);
+  std::vector<char> pending(m, 0);
+  std::vector<int> waited(m, 0);
+  for (int i = 0; i < m; ++i) {
+    pos[i] = t.unit_begin[first + i] + 1;
+    fin[i] = t.unit_begin[first + i + 1] - 1;
   }
-  is.each_lane(t, [&](int l) { return pos[l] - 1; });  // set-ups
+  auto each = [&](auto unit_of) {  // one warp unit of every instance's unit unit_of(i)
+    for (int l = 0; l < kWarp; ++l) {
+      for (int j = 0; j < per_lane; ++j) is.lane(t, unit_of(l + j * kWarp), j * is.n);
+      is.end_lane();
+    }
+    is.end_unit();
+  };
+  each([&](int i) { return pos[i] - 1; });  // set-ups
   for (;;) {
     int active = 0, pend = 0;
-    for (int l = 0; l < kWarp; ++l)
-      if (pos[l] < fin[l]) {
+    for (int i = 0; i < m; ++i)
+      if (pos[i] < fin[i]) {
         ++active;
-        pend += pending[l];
+        pend += pending[i];
       }
     if (!active) break;
     for (int l = 0; l < kWarp; ++l) {
-      if (pos[l] >= fin[l]) continue;
-      const std::uint32_t u = pos[l], a = t.unit_start(u), e = t.unit_end[u];
-      if (pending[l]) {
-        if (!deferred_search_due(pend, active, u + 1 == fin[l], waited[l])) {
-          ++waited[l];
-          is.lane_blocks(t, a, a + 1);  // the loop's top and the vote
-          is.end_lane();
-          continue;
+      for (int j = 0; j < per_lane; ++j) {
+        const int i = l + j * kWarp, site = j * is.n;
+        if (pos[i] >= fin[i]) continue;
+        const std::uint32_t u = pos[i], a = t.unit_start(u), e = t.unit_end[u];
+        if (pending[i]) {
+          if (!deferred_search_due(pend, active, u + 1 == fin[i], waited[i])) {
+            ++waited[i];
+            is.lane_blocks(t, a, a + 1, site);  // the loop's top and the vote
+            continue;
+          }
+          pending[i] = 0;
+        } else if (search >= 0) {
+          std::uint32_t k = a;
+          while (k < e && t.seg[k] != search) ++k;
+          if (k < e) {  // the step finds an event: it waits
+            is.lane_blocks(t, a, k, site);
+            pending[i] = 1;
+            waited[i] = 0;
+            continue;
+          }
         }
-        pending[l] = false;
-      } else if (search >= 0) {
-        std::uint32_t k = a;
-        while (k < e && t.seg[k] != search) ++k;
-        if (k < e) {  // the step finds an event: it waits
-          is.lane_blocks(t, a, k);
-          is.end_lane();
-          pending[l] = true;
-          waited[l] = 0;
-          continue;
-        }
+        is.lane(t, u, site);
+        ++pos[i];
       }
-      is.lane(t, u);
       is.end_lane();
-      ++pos[l];
     }
     is.end_unit();
   }
-  is.each_lane(t, [&](int l) { return fin[l]; });  // finishes
+  each([&](int i) { return fin[i]; });  // finishes
 }
 
 // Grid-stride rounds: warp w takes its round r's batch.
@@ -231,18 +267,21 @@ void run_grid_stride(const PathTrace& t, const SimtGeometry& g, Issue& is, bool 
     }
 }
 
-// Persistent lanes: the batches (kWarp consecutive instances of the sorted order each), from the last
-// one down as the kernel's counter deals them (the dearest keys first), go one by one to the warp
-// that is free first, the one that has issued least so far (the lowest index on a tie): what a
-// warp-wide atomic work counter does when the warps run side by side. Dealt from the first one up,
-// the cheap batches came first and the dear ones last, and the model's block wait hardly moved; from
-// the last one down it is 1.02 for jia (sorted, grid-stride: 1.07).
-void run_persistent(const PathTrace& t, const SimtGeometry& g, Issue& is, bool defer) {
-  const std::size_t batches = static_cast<std::size_t>(g.warps) * g.rounds;
+// Persistent lanes: the batches (kWarp x per_lane consecutive instances of the sorted order each),
+// from the last one down as the kernel's counter deals them (the dearest keys first), go one by one
+// to the warp that is free first, the one that has issued least so far (the lowest index on a tie):
+// what a warp-wide atomic work counter does when the warps run side by side. Dealt from the first one
+// up, the cheap batches came first and the dear ones last, and the model's block wait hardly moved;
+// from the last one down it is 1.02 for jia (sorted, grid-stride: 1.07). per_lane instances per
+// thread: geom.warps / per_lane warps.
+void run_persistent(const PathTrace& t, const SimtGeometry& g, Issue& is, bool defer, int per_lane) {
+  const std::size_t size = static_cast<std::size_t>(kWarp) * per_lane, batches = t.instances() / size;
+  const int warps = std::max(1, g.warps / per_lane);
   for (std::size_t b = 0; b < batches; ++b) {
-    is.warp = static_cast<int>(std::min_element(is.warp_total.begin(), is.warp_total.begin() + g.warps) - is.warp_total.begin());
-    if (defer && is.b->search_block >= 0) run_batch_deferred(t, (batches - 1 - b) * kWarp, is);
-    else run_batch(t, (batches - 1 - b) * kWarp, is, false);
+    is.warp = static_cast<int>(std::min_element(is.warp_total.begin(), is.warp_total.begin() + warps) - is.warp_total.begin());
+    if (per_lane > 1 || (defer && is.b->search_block >= 0))
+      run_streams(t, (batches - 1 - b) * size, is, per_lane, defer && is.b->search_block >= 0);
+    else run_batch(t, (batches - 1 - b) * size, is, false);
   }
 }
 
@@ -339,6 +378,7 @@ SimtBlocks law_blocks(const std::string& law) {
         b.law_blocks = C::kSegments;
         b.law_latency = C::latency;
         if constexpr (HasSearchBlock<Law>::value) b.search_block = C::search;
+        if constexpr (HasDescentBlock<Law>::value) b.descent_block = C::descent;
         for (int s = 0; s < C::kSegments; ++s) {
           b.name.push_back(C::name[s]);
           b.code.push_back(C::code[s]);
@@ -373,9 +413,60 @@ PathTrace trace_paths(const std::string& law, engine::Precision precision, const
   return t;
 }
 
-SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeometry& g, Schedule schedule) {
+namespace {
+
+// The result of a replay: per instance, the blocks' issue (with several instances per lane, each
+// block's sites merged), the coherence and the block wait over the warps that ran.
+SimtResult result_of(const Issue& is, const SimtBlocks& b, const PathTrace& t, int warps, int per_lane) {
+  const std::size_t n = t.instances();
+  SimtResult r;
+  r.instances = n;
+  r.per_lane = per_lane;
+  double lane = 0, warp = 0, kernel = 0;
+  std::vector<double> lane_of(is.slots(), 0.0), warp_of(is.slots(), 0.0);  // per block as reported
+  for (int s = 0; s < is.slots(); ++s) {
+    const int id = s % b.count(), at = per_lane > 1 ? id : s;
+    lane += is.lane_sum[s];
+    warp += is.warp_sum[s];
+    lane_of[at] += is.lane_sum[s];
+    warp_of[at] += is.warp_sum[s];
+    if (id == b.sample() || id == b.reduce()) kernel += is.warp_sum[s];
+  }
+  for (int s = 0; s < is.slots(); ++s)
+    if (warp_of[s] > 0)
+      r.blocks.push_back({b.name[s % b.count()] + (s < b.count() ? "" : " (in event search)"), code_of(b, s % b.count()),
+                          static_cast<double>(b.cost[s % b.count()]), lane_of[s] / n, warp_of[s] / n});
+  std::sort(r.blocks.begin(), r.blocks.end(),
+            [](const SimtBlockUse& x, const SimtBlockUse& y) { return x.warp_issue > y.warp_issue; });
+  for (int s = 0; s < b.count(); ++s) {
+    r.overlapped_issue += is.overlap[s] / n;
+    if (s == b.sample() || s == b.reduce()) r.kernel_overlapped_issue += is.overlap[s] / n;
+  }
+  r.active_threads = warp > 0 ? lane / warp : 0;
+  r.warp_issue = warp / n;
+  r.kernel_issue = kernel / n;
+  double block = 0;  // blocks of kSimtBlockWarps consecutive warps (the last one may be partial)
+  for (int w0 = 0; w0 < warps; w0 += kSimtBlockWarps) {
+    const int w1 = std::min(warps, w0 + kSimtBlockWarps);
+    block += (w1 - w0) * *std::max_element(is.warp_total.begin() + w0, is.warp_total.begin() + w1);
+  }
+  r.block_issue = block / n;
+  r.lane_work = lane / n;
+  r.law_latency = b.law_latency;
+  r.mean_iterations = static_cast<double>(t.unit_end.size() - 2 * n) / n;
+  return r;
+}
+
+}  // namespace
+
+SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeometry& g, Schedule schedule, int per_lane) {
   const std::size_t n = static_cast<std::size_t>(g.warps) * g.rounds * kWarp;
   if (t0.instances() != n || t0.key.size() != n) throw std::invalid_argument("simt_model: the trace does not match the geometry");
+  if (per_lane < 1 || per_lane > kSimtMaxPerLane) throw std::invalid_argument("simt_model: per_lane must be 1 to 4");
+  if (per_lane > 1 && schedule != Schedule::persistent && schedule != Schedule::deferred)
+    throw std::invalid_argument("simt_model: several instances per thread on the persistent and deferred schedules only");
+  if (n % (static_cast<std::size_t>(kWarp) * per_lane) != 0)
+    throw std::invalid_argument("simt_model: the instances do not fill batches of per_lane x 32");
   PathTrace sorted;
   const bool by_key = schedule == Schedule::sorted || schedule == Schedule::persistent || schedule == Schedule::deferred;
   if (by_key) {
@@ -397,37 +488,73 @@ SimtResult simt_model(const PathTrace& t0, const SimtBlocks& b, const SimtGeomet
     sorted = permuted(t0, perm);
   }
   const PathTrace& t = by_key ? sorted : t0;
-  Issue is(b, g.warps);
+  Issue is(b, g.warps, per_lane);
   if (schedule == Schedule::refill) run_refill(t, g, is);
   else if (schedule == Schedule::persistent || schedule == Schedule::deferred)
-    run_persistent(t, g, is, schedule == Schedule::deferred);
+    run_persistent(t, g, is, schedule == Schedule::deferred, per_lane);
   else run_grid_stride(t, g, is, schedule == Schedule::nested_search);
-  SimtResult r;
-  r.instances = n;
-  double lane = 0, warp = 0, kernel = 0;
-  for (int s = 0; s < 2 * b.count(); ++s) {
-    lane += is.lane_sum[s];
-    warp += is.warp_sum[s];
-    if (s % b.count() == b.sample() || s % b.count() == b.reduce()) kernel += is.warp_sum[s];
-    if (is.warp_sum[s] > 0)
-      r.blocks.push_back({b.name[s % b.count()] + (s < b.count() ? "" : " (in event search)"), code_of(b, s % b.count()),
-                          static_cast<double>(b.cost[s % b.count()]), is.lane_sum[s] / n, is.warp_sum[s] / n});
-  }
-  std::sort(r.blocks.begin(), r.blocks.end(),
-            [](const SimtBlockUse& x, const SimtBlockUse& y) { return x.warp_issue > y.warp_issue; });
-  r.active_threads = warp > 0 ? lane / warp : 0;
-  r.warp_issue = warp / n;
-  r.kernel_issue = kernel / n;
-  double block = 0;  // blocks of kSimtBlockWarps consecutive warps (the last one may be partial)
-  for (int w0 = 0; w0 < g.warps; w0 += kSimtBlockWarps) {
-    const int w1 = std::min(g.warps, w0 + kSimtBlockWarps);
-    block += (w1 - w0) * *std::max_element(is.warp_total.begin() + w0, is.warp_total.begin() + w1);
-  }
-  r.block_issue = block / n;
-  r.lane_work = lane / n;
-  r.law_latency = b.law_latency;
-  r.mean_iterations = static_cast<double>(t.unit_end.size() - 2 * n) / n;
-  return r;
+  return result_of(is, b, t, std::max(1, g.warps / per_lane), per_lane);
+}
+
+std::vector<std::uint32_t> iterations_running(const PathTrace& t, int block) {
+  std::vector<std::uint32_t> out(t.instances(), 0);
+  for (std::size_t i = 0; i < t.instances(); ++i)
+    for (std::uint32_t u = t.unit_begin[i] + 1; u + 1 < t.unit_begin[i + 1]; ++u) {
+      bool runs = block < 0;
+      for (std::uint32_t k = t.unit_start(u); !runs && k < t.unit_end[u]; ++k) runs = t.seg[k] == block;
+      out[i] += runs;
+    }
+  return out;
+}
+
+namespace {
+
+// A standard normal draw for instance i of stream `seed` (splitmix64, Box-Muller): the same on every
+// machine for the same arguments.
+double normal_draw(std::uint64_t seed, std::uint64_t i) {
+  auto mix = [](std::uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  const std::uint64_t a = mix(seed * 0x100000001b3ULL + 2 * i), c = mix(a ^ (2 * i + 1));
+  const double u1 = (static_cast<double>(a >> 11) + 0.5) * 0x1.0p-53, u2 = static_cast<double>(c >> 11) * 0x1.0p-53;
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+// counts x_i > 0 predicted to log-correlation rho: x exp(sigma z), sigma = sd(log x) sqrt(1 / rho^2 - 1)
+std::vector<double> predicted(const std::vector<std::uint32_t>& x, double rho, std::uint64_t seed) {
+  if (!(rho > 0 && rho <= 1)) throw std::invalid_argument("predicted_count_keys: a correlation must be in (0, 1]");
+  double sum = 0, sq = 0, m = 0;
+  for (std::uint32_t v : x)
+    if (v > 0) {
+      const double l = std::log(static_cast<double>(v));
+      sum += l;
+      sq += l * l;
+      ++m;
+    }
+  const double var = m > 1 ? std::max(0.0, (sq - sum * sum / m) / (m - 1)) : 0.0;
+  const double sigma = std::sqrt(var) * std::sqrt(1 / (rho * rho) - 1);
+  std::vector<double> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = x[i] > 0 ? x[i] * std::exp(sigma * normal_draw(seed, i)) : 0.0;
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> predicted_count_keys(const PathTrace& t, int descent_block, double outside_correlation,
+                                                double descent_correlation, std::uint64_t seed) {
+  const std::vector<std::uint32_t> all = iterations_running(t, -1);
+  std::vector<std::uint32_t> descent(all.size(), 0), outside(all);
+  if (descent_block >= 0) descent = iterations_running(t, descent_block);
+  for (std::size_t i = 0; i < all.size(); ++i) outside[i] -= descent[i];
+  const std::vector<double> p = predicted(outside, outside_correlation, 2 * seed + 1);
+  const std::vector<double> d = predicted(descent, descent_correlation, 2 * seed + 2);
+  std::vector<std::uint32_t> key(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i)
+    key[i] = static_cast<std::uint32_t>(std::min(4.0e9, std::round(64 * (p[i] + d[i]))));
+  return key;
 }
 
 double theoretical_occupancy(int registers, int block_threads, const GpuTiming& g) {
@@ -466,6 +593,11 @@ double predicted_seconds(const SimtResult& r, const LocalTraffic& local, double 
   const double factor = r.warp_issue > 0 ? r.block_issue / r.warp_issue : 1.0;
   GpuTiming own = g;
   if (r.law_latency > 0) own.law_latency = r.law_latency;
+  if (r.per_lane > 1) {  // the overlapped issue waits its dependent share once per r.per_lane instructions
+    const double cut = g.dependent_share * (1 - 1.0 / r.per_lane), law = r.warp_issue - r.kernel_issue;
+    if (law > 0) own.law_latency *= 1 - cut * (r.overlapped_issue - r.kernel_overlapped_issue) / law;
+    if (r.kernel_issue > 0) own.kernel_latency *= 1 - cut * r.kernel_overlapped_issue / r.kernel_issue;
+  }
   const double lanes = r.active_threads > 0 ? r.active_threads : static_cast<double>(kWarp);
   return predicted_seconds(r.warp_issue - r.kernel_issue, r.kernel_issue, local.loads / lanes, local.stores / lanes, factor,
                            instances, occupancy, own);

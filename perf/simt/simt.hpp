@@ -50,6 +50,8 @@ struct SimtBlocks {
   int law_blocks = 0;      // ids 0..law_blocks-1 are the law's; then sample, reduce
   double law_latency = 0;  // SimtCosts<Law>::latency: cycles between a warp's issues in the law's blocks
   int search_block = -1;   // SimtCosts<Law>::search: the block that opens an event search inside a step
+  int descent_block = -1;  // SimtCosts<Law>::descent: the block that marks an iteration of the second phase
+                           // (stronge's tau-steps), which predicted_count_keys predicts apart
   int count() const { return static_cast<int>(cost.size()); }
   int sample() const { return law_blocks; }
   int reduce() const { return law_blocks + 1; }
@@ -74,6 +76,15 @@ struct SimtGeometry {
 // back and run together as the CUDA kernels' warp vote lets them (impact/search_vote.hpp); for a
 // law without, persistent.
 enum class Schedule { grid_stride, refill, sorted, nested_search, persistent, deferred };
+// Instances per thread (simt_model's per_lane; docs/bench.md, "Two levers weighed on the model"): on the
+// persistent and deferred schedules a batch is per_lane x kWarp consecutive instances of the sorted
+// order, and lane l carries instances l, l + kWarp, ... of it, one per code site: the kernel's body
+// holds each block once per instance, so a warp issues a site's block when any lane's instance of
+// that site runs it. A lane's instances advance together: iteration k of each in one unit, and the
+// lane stays in the loop until its last instance is done. The deferred vote counts instances, not
+// lanes. A batch carries per_lane times the instances, so geom.warps / per_lane warps take them (the
+// registers of per_lane instances per thread hold the SM to fewer warps).
+constexpr int kSimtMaxPerLane = 4;
 
 struct SimtBlockUse {
   std::string name;
@@ -88,10 +99,14 @@ struct SimtResult {
   // the same, counting each warp as long as its block's slowest (a block of kSimtBlockWarps warps
   // holds its slots until the barrier after the loop: the kernel's time in the latency-bound regime)
   double block_issue = 0;
-  double kernel_issue = 0;           // the part of warp_issue in the kernel's own blocks (sample, reduce)
-  double lane_work = 0;              // instructions per instance
-  double law_latency = 0;            // the law's own latency (SimtBlocks::law_latency; 0: GpuTiming's)
-  double mean_iterations = 0;        // loop iterations per instance
+  double kernel_issue = 0;     // the part of warp_issue in the kernel's own blocks (sample, reduce)
+  double lane_work = 0;        // instructions per instance
+  double law_latency = 0;      // the law's own latency (SimtBlocks::law_latency; 0: GpuTiming's)
+  double mean_iterations = 0;  // loop iterations per instance
+  int per_lane = 1;            // instances per thread
+  // the part of warp_issue (of kernel_issue) issued in a unit where another instance of the same
+  // lanes runs the same block: independent instructions the compiler can interleave (per_lane > 1)
+  double overlapped_issue = 0, kernel_overlapped_issue = 0;
   std::vector<SimtBlockUse> blocks;  // per block, largest warp issue first
 };
 
@@ -123,6 +138,12 @@ struct GpuTiming {
   // term: it tells how a build's time changes with its local traffic, not an absolute time.
   double local_load_latency = 62.0;
   double local_store_latency = 0.0;  // a store is issued, then nothing waits on it
+  // The share of a warp's cycles between its issues that waits on its own fixed-latency dependencies
+  // (Nsight Compute's "wait": 2.4 of 6.9 cycles, H200, stronge double at 25% occupancy). With k
+  // independent instances per lane (SimtResult::per_lane), the overlapped issue has k instructions
+  // ready per dependency: that share of its latency falls to 1/k, the rest (the issue itself, the
+  // scheduler's queue, instruction fetch, the pipes' throttles, memory) stays.
+  double dependent_share = 2.4 / 6.9;
 };
 // A kernel's local-memory instructions per instance, counted per lane (perf/sass/local_traffic.py):
 // loads (LDL) and stores (STL). A warp issues each once for its active lanes.
@@ -162,8 +183,20 @@ SimtBlocks simt_blocks(const std::string& law);
 PathTrace trace_paths(const std::string& law, engine::Precision precision, const SampleSpec& spec, std::uint64_t seed,
                       const LawOptions& opt, const SimtGeometry& geom);
 
-// The model on a trace recorded with trace_paths(geom).
-SimtResult simt_model(const PathTrace& trace, const SimtBlocks& blocks, const SimtGeometry& geom, Schedule schedule);
+// The model on a trace recorded with trace_paths(geom); per_lane instances per thread (1 to
+// kSimtMaxPerLane; above 1 on the persistent and deferred schedules only).
+SimtResult simt_model(const PathTrace& trace, const SimtBlocks& blocks, const SimtGeometry& geom, Schedule schedule,
+                      int per_lane = 1);
+
+// Per instance: its loop iterations, and those of them that run `block` (-1: every iteration).
+std::vector<std::uint32_t> iterations_running(const PathTrace& trace, int block);
+// Regime keys from a predictor of each instance's iteration count (docs/bench.md, "Two levers
+// weighed on the model"): its iterations outside the descent block (SimtBlocks::descent_block) and in it, each
+// known to a log-correlation (1: exactly) by multiplicative log-normal noise, seeded; whether an
+// instance has descent iterations at all is known. Sorted by the key, the instances are in the
+// predicted count's order (1/64 of an iteration).
+std::vector<std::uint32_t> predicted_count_keys(const PathTrace& trace, int descent_block, double outside_correlation,
+                                                double descent_correlation, std::uint64_t seed);
 
 // The instance a grid-stride kernel gives lane `lane` of global warp `warp` in round `round`.
 std::uint64_t simt_instance(const SimtGeometry& geom, int warp, int round, int lane);

@@ -14,7 +14,9 @@
 //                Little's law), fitted to an H200's time for 2e5 random-contact instances at 12.5%
 //                occupancy (perf/simt/test_simt.cpp, SimtOccupancy; docs/perf-log.md);
 //   search       (stronge) the block that opens an event search inside a step: what a lane defers
-//                on the device (impact/search_vote.hpp), which Schedule::deferred replays.
+//                on the device (impact/search_vote.hpp), which Schedule::deferred replays;
+//   descent      (stronge) the block of a tau-step iteration (the descent to the slip's end), which
+//                predicted_count_keys predicts apart from the p-steps.
 #pragma once
 #include "impact/laws/jia.hpp"
 #include "impact/laws/stronge.hpp"
@@ -103,6 +105,7 @@ struct SimtCosts<StrongeLaw> {
   // shorter than jia's: fewer FP64 division and square-root chains per instruction
   static constexpr double latency = 7.0;
   static constexpr int search = S::kSegLocate;
+  static constexpr int descent = S::kSegTauLen;
 };
 
 }  // namespace impact::perf

@@ -341,6 +341,116 @@ TEST(SimtSchedule, DeferredSearchesRaiseStrongeCoherence) {
   EXPECT_DOUBLE_EQ(jia_d.active_threads, jia_p.active_threads);
 }
 
+// Two instances per thread (simt_model's per_lane): on identical lanes the batches carry twice the
+// instances over half the warps, no lane's path changes, and every figure is per instance: the same
+// lane work, warp issue, coherence, iterations and block wait as one instance per thread, all of
+// the issue overlapped (each block runs at both sites in the same unit).
+TEST(SimtSchedule, TwoInstancesPerThreadOnIdenticalLanes) {
+  perf::PathTrace t;
+  perf::SimtGeometry g;
+  g.warps = 4;
+  g.rounds = 2;
+  for (int i = 0; i < 4 * 2 * 32; ++i) add_instance(t, 5, {0, 1});
+  for (perf::Schedule s : {perf::Schedule::persistent, perf::Schedule::deferred}) {
+    const perf::SimtResult one = simt_model(t, toy_blocks(), g, s);
+    const perf::SimtResult two = simt_model(t, toy_blocks(), g, s, 2);
+    EXPECT_EQ(two.per_lane, 2);
+    EXPECT_DOUBLE_EQ(two.lane_work, one.lane_work);
+    EXPECT_DOUBLE_EQ(two.lane_work, 10 + 5 * 110);
+    EXPECT_DOUBLE_EQ(two.warp_issue, one.warp_issue);
+    EXPECT_DOUBLE_EQ(two.active_threads, 32.0);
+    EXPECT_DOUBLE_EQ(two.mean_iterations, one.mean_iterations);
+    EXPECT_DOUBLE_EQ(two.block_issue, one.block_issue);  // 2 warps of 4 batches each hold what 4 of 2 did
+    EXPECT_DOUBLE_EQ(one.overlapped_issue, 0.0);
+    EXPECT_DOUBLE_EQ(two.overlapped_issue, two.warp_issue);
+  }
+  EXPECT_THROW(simt_model(t, toy_blocks(), g, perf::Schedule::sorted, 2), std::invalid_argument);
+  EXPECT_THROW(simt_model(t, toy_blocks(), g, perf::Schedule::persistent, 5), std::invalid_argument);
+}
+
+// Each instance of a lane runs at its own code site, issued while any lane's instance there runs it:
+// site 0 (instances 0-31) runs 2 iterations, site 1 (32-63) 6. The two sites' set-ups and first two
+// iterations are issued side by side (overlapped), the last four iterations at site 1 alone.
+TEST(SimtSchedule, TwoInstancesPerThreadIssueEachSiteWhileItRuns) {
+  perf::PathTrace t;
+  for (int i = 0; i < 64; ++i) add_instance(t, i < 32 ? 2 : 6, {0, 1});
+  const perf::SimtResult r = simt_model(t, toy_blocks(), one_warp(2), perf::Schedule::persistent, 2);
+  EXPECT_DOUBLE_EQ(r.warp_issue * 64, 2 * 10 + 2 * 2 * 110 + 4 * 110);
+  EXPECT_DOUBLE_EQ(r.overlapped_issue * 64, 2 * 10 + 2 * 2 * 110);
+  EXPECT_DOUBLE_EQ(r.lane_work * 64, 64 * 10 + 32 * 2 * 110 + 32 * 6 * 110);
+}
+
+// The latency rule of several instances per thread (GpuTiming::dependent_share): on overlapped issue
+// the dependent share of a warp's wait falls to 1 / per_lane. A second instance that covered the
+// whole wait, at half the warps, would take the time of one instance per thread at all of them; the
+// fixed-latency share Nsight Compute measured (2.4 of 6.9 cycles) covers only part of it.
+TEST(SimtOccupancy, ASecondInstanceCoversTheDependentShare) {
+  perf::PathTrace t;
+  perf::SimtGeometry g;
+  g.warps = 4;
+  g.rounds = 2;
+  for (int i = 0; i < 4 * 2 * 32; ++i) add_instance(t, 5, {0, 1});
+  perf::SimtBlocks b = toy_blocks();
+  b.law_latency = 7.0;
+  const perf::SimtResult one = simt_model(t, b, g, perf::Schedule::deferred);
+  const perf::SimtResult two = simt_model(t, b, g, perf::Schedule::deferred, 2);
+  perf::GpuTiming all;
+  all.dependent_share = 1.0;
+  EXPECT_NEAR(predicted_seconds(two, 1e6, 0.125, all), predicted_seconds(one, 1e6, 0.25, all), 1e-15);
+  const perf::GpuTiming measured;
+  EXPECT_NEAR(measured.dependent_share, 2.4 / 6.9, 1e-12);
+  EXPECT_NEAR(predicted_seconds(two, 1e6, 0.125) / predicted_seconds(one, 1e6, 0.25), 2 * (1 - measured.dependent_share / 2),
+              1e-12);
+  EXPECT_DOUBLE_EQ(predicted_seconds(one, 1e6, 0.25, all), predicted_seconds(one, 1e6, 0.25));  // one instance: no change
+}
+
+// Keys from a predictor of the iteration count: exact (log-correlation 1), the key is 64 x the count
+// and orders like it; iterations_running counts the iterations that run a block; a predictor with
+// errors keeps whether an instance has descent iterations and moves its key.
+TEST(SimtSchedule, PredictedCountKeys) {
+  perf::PathTrace t;
+  for (int i = 0; i < 64; ++i) {
+    std::vector<std::uint8_t> blocks = {0};
+    if (i % 2) blocks.push_back(1);  // odd instances: every iteration runs block 1 (the "descent")
+    add_instance(t, 1 + (i * 37) % 50, blocks, 7);
+  }
+  const std::vector<std::uint32_t> all = perf::iterations_running(t, -1), descent = perf::iterations_running(t, 1);
+  const std::vector<std::uint32_t> exact = perf::predicted_count_keys(t, 1, 1, 1, 1);
+  const std::vector<std::uint32_t> noisy = perf::predicted_count_keys(t, 1, 0.5, 0.5, 1);
+  int moved = 0;
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_EQ(all[i], 1u + static_cast<std::uint32_t>((i * 37) % 50));
+    EXPECT_EQ(descent[i], i % 2 ? all[i] : 0u);
+    EXPECT_EQ(exact[i], 64 * all[i]);
+    moved += noisy[i] != exact[i];
+  }
+  EXPECT_GT(moved, 48);
+  EXPECT_EQ(perf::predicted_count_keys(t, 1, 0.5, 0.5, 1), noisy);  // seeded
+  EXPECT_THROW(perf::predicted_count_keys(t, 1, 0, 1, 1), std::invalid_argument);
+  // sorted by the exact count, one warp of 32 like counts issues less than by the original order
+  perf::PathTrace by_count = t;
+  by_count.key = exact;
+  EXPECT_LT(simt_model(by_count, toy_blocks(), one_warp(2), perf::Schedule::persistent).warp_issue,
+            simt_model(t, toy_blocks(), one_warp(2), perf::Schedule::persistent).warp_issue);
+}
+
+// On stronge's random contact, two instances per thread replay every instance's own path: the same
+// lane work and iterations per instance as one per thread (persistent lanes, no vote).
+TEST(SimtSchedule, TwoInstancesPerThreadKeepStrongePaths) {
+  SampleSpec spec = systems::default_spec(Scenario::contact);
+  LawOptions opt;
+  opt.steps = 250;
+  const perf::SimtGeometry g;
+  const perf::PathTrace t = trace_paths("stronge", engine::Precision::f64, spec, 1, opt, g);
+  const perf::SimtBlocks b = simt_blocks("stronge");
+  const perf::SimtResult one = simt_model(t, b, g, perf::Schedule::persistent);
+  const perf::SimtResult two = simt_model(t, b, g, perf::Schedule::persistent, 2);
+  EXPECT_NEAR(two.lane_work, one.lane_work, 1e-9 * one.lane_work);
+  EXPECT_DOUBLE_EQ(two.mean_iterations, one.mean_iterations);
+  EXPECT_GT(two.overlapped_issue, 0.5 * two.warp_issue);
+  EXPECT_EQ(b.descent_block, static_cast<int>(detail::Stronge::kSegTauLen));
+}
+
 // Every block names the functions its instructions come from (SimtCosts<Law>::code), and each of them is
 // a function defined in the law's header, in the RK or Illinois helpers, or in the sampling kernel,
 // so that the model's issue per function can be set beside a per-line profile.
