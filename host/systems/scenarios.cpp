@@ -159,6 +159,19 @@ Status built(Status on_throw, F&& f) {
   } catch (const std::exception&) { return on_throw; }
 }
 
+// build() as the registry holds it: every value finite first (else non_finite), then the scenario's
+// own ranges and mapping.
+template <std::size_t N, Status (*Build)(const double*, ContactProblem<double>*)>
+Status finite_first(const double* v, ContactProblem<double>* p) {
+  return all_finite(v, N) ? Build(v, p) : Status::non_finite;
+}
+
+// The instance of bodies in contact: a throw of their geometry and inertia code is only reachable
+// through overflow of valid-looking values (non_finite).
+Status bodies_instance(TwoBodyContact (*contact)(const double*), const double* v, const double* law, ContactProblem<double>* p) {
+  return built(Status::non_finite, [&] { return finish(contact_space(contact(v)), law, p); });
+}
+
 // The n body outputs f writes, or n NaN where it throws.
 template <class F>
 void body_or_nan(double* out, std::size_t n, F&& f) {
@@ -174,14 +187,14 @@ void body_or_nan(double* out, std::size_t n, F&& f) {
   X(P##E, "e", 0.5, "1", "e", "restitution ([0, 1]; kinematic or energetic per law)")            \
   X(P##ET, "e_t", 0.0, "1", "e_t", "tangential restitution ([-1, 1]; chatterjee-ruina, aghili)") \
   X(P##ETA, "eta0", kEta0Default, "1", "\\eta_0", "Jia's stiffness ratio sqrt(k_n/k_t) (> 0; jia)")
-// The expansions: an enum's index, and a table's entry.
+// Each scenario below states its parameters once, in one list in the order of the values build() and
+// body() receive: each one's index, key, default, unit, symbol and meaning. Its index enum and its
+// table entry are expanded from the list:
 #define PARAM_INDEX(index, key, value, unit, symbol, help) index,
 #define PARAM_ENTRY(index, key, value, unit, symbol, help) ScenarioParam{key, value, unit, symbol, help},
 
 // ---- contact ----------------------------------------------------------------------------------
 
-// The parameters of `contact` in the order of the values build() and body() receive, each stated
-// once: its index, key, default and meaning (the enum and the table are expanded from it).
 #define CONTACT_PARAMS(X)                                                                      \
   X(cW1, "w1", 1.0, "1/kg", "w_1", "first eigenvalue of W (> 0)")                              \
   X(cW2, "w2", 1.0, "1/kg", "w_2", "second eigenvalue of W (> 0)")                             \
@@ -196,7 +209,6 @@ void body_or_nan(double* out, std::size_t n, F&& f) {
 enum ContactIdx { CONTACT_PARAMS(PARAM_INDEX) cN };
 
 Status contact_build(const double* v, ContactProblem<double>* p) {
-  if (!all_finite(v, cN)) return Status::non_finite;
   if (!positive(v[cW1]) || !positive(v[cW2]) || !positive(v[cW3])) return Status::param_out_of_range;
   // the device scenario's functions (impact/sampling.hpp): `impact reduce --scenario contact` with
   // the same values builds the same bits
@@ -212,8 +224,6 @@ void contact_body(const double*, const double*, double*) {}
 
 // ---- ball -------------------------------------------------------------------------------------
 
-// The parameters of `ball` in the order of the values build() and body() receive, each stated
-// once: its index, key, default and meaning (the enum and the table are expanded from it).
 #define BALL_PARAMS(X)                                                                        \
   X(bM, "m", 1.0, "kg", "m", "mass of the sphere (> 0)")                                      \
   X(bR, "r", 1.0, "m", "r", "radius of the sphere (> 0)")                                     \
@@ -235,16 +245,12 @@ TwoBodyContact ball_contact(const double* v) {
   c.b1.V = vec3(v + bV0X);
   c.b1.omega = vec3(v + bW0X);
   c.b2 = RigidBody::fixed();
-  c.point = Eigen::Vector3d::Zero();
-  c.normal = Eigen::Vector3d::UnitZ();
-  return c;
+  return c;  // at the origin, n = +z: TwoBodyContact's defaults
 }
 
 Status ball_build(const double* v, ContactProblem<double>* p) {
-  if (!all_finite(v, bN)) return Status::non_finite;
   if (!positive(v[bM]) || !positive(v[bR])) return Status::param_out_of_range;
-  // only reachable through overflow of valid-looking values
-  return built(Status::non_finite, [&] { return finish(contact_space(ball_contact(v)), v + bMU, p); });
+  return bodies_instance(ball_contact, v, v + bMU, p);
 }
 
 void ball_body(const double* v, const double P[3], double* out) {
@@ -257,8 +263,6 @@ void ball_body(const double* v, const double P[3], double* out) {
 
 // ---- ball at a speed and an incidence angle ------------------------------------------------------
 
-// The parameters of `ball-oblique` in the order of the values build() and body() receive, each stated
-// once: its index, key, default and meaning (the enum and the table are expanded from it).
 #define BALL_OBLIQUE_PARAMS(X)                                                                        \
   X(aM, "m", 1.0, "kg", "m", "mass of the sphere (> 0)")                                              \
   X(aR, "r", 1.0, "m", "r", "radius of the sphere (> 0)")                                             \
@@ -287,7 +291,6 @@ bool ball_values_of(const double* v, double* b) {
 }
 
 Status ball_angle_build(const double* v, ContactProblem<double>* p) {
-  if (!all_finite(v, aN)) return Status::non_finite;
   double b[bN];
   if (!ball_values_of(v, b)) return Status::param_out_of_range;
   return ball_build(b, p);
@@ -301,8 +304,6 @@ void ball_angle_body(const double* v, const double P[3], double* out) {
 
 // ---- pencil -----------------------------------------------------------------------------------
 
-// The parameters of `pencil` in the order of the values build() and body() receive, each stated
-// once: its index, key, default and meaning (the enum and the table are expanded from it).
 #define PENCIL_PARAMS(X)                                                                                              \
   X(pR, "r", 0.5, "m", "r", "radius of the cylinder and of the cone's base (> 0)")                                    \
   X(pH1, "h1", 3.0, "m", "h_1", "height of the cylinder (> 0)")                                                       \
@@ -341,18 +342,15 @@ TwoBodyContact pencil_contact(const double* v) {
   c.b1.V = vec3(v + pV0X);
   c.b1.omega = R * vec3(v + pW1);  // omega0 is given in the pencil frame
   c.b2 = RigidBody::fixed();
-  c.point = Eigen::Vector3d::Zero();
-  c.normal = Eigen::Vector3d::UnitZ();
-  return c;
+  return c;  // at the origin, n = +z: TwoBodyContact's defaults
 }
 
 Status pencil_build(const double* v, ContactProblem<double>* p) {
-  if (!all_finite(v, pN)) return Status::non_finite;
   if (!positive(v[pR]) || !positive(v[pH1]) || !positive(v[pH2]) || !positive(v[pM]) || !is_code01(v[pQ85]))
     return Status::param_out_of_range;
   // The vertex is the lowest point iff the axis is steeper than the cone's half-angle.
   if (!(v[pTH] > rmath::atan2(v[pR], v[pH2]) && v[pTH] <= 0.5 * kPi)) return Status::param_out_of_range;
-  return built(Status::non_finite, [&] { return finish(contact_space(pencil_contact(v)), v + pMU, p); });
+  return bodies_instance(pencil_contact, v, v + pMU, p);
 }
 
 void pencil_body(const double* v, const double P[3], double* out) {
@@ -366,8 +364,6 @@ void pencil_body(const double* v, const double P[3], double* out) {
 
 // ---- double-pendulum-2d -----------------------------------------------------------------------
 
-// The parameters of `double-pendulum-2d` in the order of the values build() and body() receive, each stated
-// once: its index, key, default and meaning (the enum and the table are expanded from it).
 #define PEND2_PARAMS(X)                                                                  \
   X(dQ1, "q1", -kPi / 3.0, "rad", "q_1", "angle of bar 1 from the x axis ([-pi, pi])")   \
   X(dQ2, "q2", -kPi / 6.0, "rad", "q_2", "angle of bar 2 relative to bar 1 ([-pi, pi])") \
@@ -379,7 +375,6 @@ void pencil_body(const double* v, const double P[3], double* out) {
 enum Pend2Idx { PEND2_PARAMS(PARAM_INDEX) dN };
 
 Status pend2_build(const double* v, ContactProblem<double>* p) {
-  if (!all_finite(v, dN)) return Status::non_finite;
   if (!positive(v[dM]) || !positive(v[dR]) || !in_closed(v[dQ1], -kPi, kPi) || !in_closed(v[dQ2], -kPi, kPi))
     return Status::param_out_of_range;
   if (!scale_ok(v[dM] * v[dR] * v[dR])) return Status::non_finite;
@@ -403,8 +398,6 @@ void pend2_body(const double* v, const double P[3], double* out) {
 
 // ---- double-pendulum-3d -----------------------------------------------------------------------
 
-// The parameters of `double-pendulum-3d` in the order of the values build() and body() receive, each stated
-// once: its index, key, default and meaning (the enum and the table are expanded from it).
 #define PEND3_PARAMS(X)                                                                \
   X(sQ1, "q1", 0.5, "rad", "q_1", "body 1 Euler angle about x ([-pi, pi])")            \
   X(sQ2, "q2", 0.6, "rad", "q_2", "body 1 Euler angle about y' (in (-pi/2, pi/2))")    \
@@ -475,7 +468,6 @@ Mechanism spatial_mechanism(const double* v) {
 }
 
 Status pend3_build(const double* v, ContactProblem<double>* p) {
-  if (!all_finite(v, sN)) return Status::non_finite;
   if (!positive(v[sM]) || !positive(v[sL]) || !positive(v[sA])) return Status::param_out_of_range;
   if (!scale_ok(v[sM] * v[sA] * v[sA]) || !scale_ok(v[sM] * v[sL] * v[sL])) return Status::non_finite;
   for (int k : {sQ1, sQ3, sQ4, sQ6})
@@ -500,8 +492,6 @@ void pend3_body(const double* v, const double P[3], double* out) {
 
 // ---- two-bodies -------------------------------------------------------------------------------
 
-// The parameters of `two-bodies` in the order of the values build() and body() receive, each stated
-// once: its index, key, default and meaning (the enum and the table are expanded from it).
 #define TWO_PARAMS(X)                                                                     \
   X(tS1, "shape1", 0.0, "1", "\\mathrm{shape}_1", "shape of body 1 (0 box, 1 ellipsoid)") \
   X(tS2, "shape2", 1.0, "1", "\\mathrm{shape}_2", "shape of body 2 (0 box, 1 ellipsoid)") \
@@ -561,17 +551,14 @@ TwoBodyContact two_contact(const double* v) {
   TwoBodyContact c;
   c.b1 = two_body(v, 1);
   c.b2 = two_body(v, 2);
-  c.point = Eigen::Vector3d::Zero();
-  c.normal = Eigen::Vector3d::UnitZ();
-  return c;
+  return c;  // at the origin, n = +z: TwoBodyContact's defaults
 }
 
 Status two_build(const double* v, ContactProblem<double>* p) {
-  if (!all_finite(v, tN)) return Status::non_finite;
   if (!is_code01(v[tS1]) || !is_code01(v[tS2])) return Status::param_out_of_range;
   for (int k : {tM1, tM2, tA1, tB1, tC1, tA2, tB2, tC2})
     if (!positive(v[k])) return Status::param_out_of_range;
-  return built(Status::non_finite, [&] { return finish(contact_space(two_contact(v)), v + tMU, p); });
+  return bodies_instance(two_contact, v, v + tMU, p);
 }
 
 void two_body_out(const double* v, const double P[3], double* out) {
@@ -627,19 +614,19 @@ std::vector<ScenarioInfo> make_scenarios() {
                            "n = z, v0 = (vt cos phi, vt sin phi, -vn)",
                            {CONTACT_PARAMS(PARAM_ENTRY)},
                            {},
-                           contact_build,
+                           finite_first<cN, contact_build>,
                            contact_body});
   s.push_back(ScenarioInfo{"ball",
                            "solid sphere on a fixed table (Jia 2013, Section 8.1), n = z",
                            {BALL_PARAMS(PARAM_ENTRY)},
                            ball_outputs(),
-                           ball_build,
+                           finite_first<bN, ball_build>,
                            ball_body});
   s.push_back(ScenarioInfo{"ball-oblique",
                            "the ball scenario at a speed and an incidence angle: V0 = speed (sin a cos b, sin a sin b, -cos a)",
                            {BALL_OBLIQUE_PARAMS(PARAM_ENTRY)},
                            ball_outputs(),
-                           ball_angle_build,
+                           finite_first<aN, ball_angle_build>,
                            ball_angle_body});
   s.push_back(ScenarioInfo{"pencil",
                            "cylinder on a cone striking a desk with the cone's vertex (Jia 2013, Section 8.2), n = z",
@@ -650,28 +637,28 @@ std::vector<ScenarioInfo> make_scenarios() {
                             {"w1", "rad/s", "\\omega_1^+", "angular velocity about x_p after the impact, pencil frame"},
                             {"w2", "rad/s", "\\omega_2^+", "angular velocity about y_p after the impact, pencil frame"},
                             {"w3", "rad/s", "\\omega_3^+", "angular velocity about the axis z_p after the impact, pencil frame"}},
-                           pencil_build,
+                           finite_first<pN, pencil_build>,
                            pencil_body});
   s.push_back(ScenarioInfo{"double-pendulum-2d",
                            "planar double pendulum of two slender bars striking a floor with its tip (Morgan 2011 "
                            "ch. 2), n = y",
                            {PEND2_PARAMS(PARAM_ENTRY)},
                            rates_after(2),
-                           pend2_build,
+                           finite_first<dN, pend2_build>,
                            pend2_body});
   s.push_back(ScenarioInfo{"double-pendulum-3d",
                            "spatial double pendulum of two cylinders on spherical joints, absolute body-three 1-2-3 "
                            "Euler angles, striking the ground with its tip (after Rodriguez & Bowling), n = z",
                            {PEND3_PARAMS(PARAM_ENTRY)},
                            rates_after(6),
-                           pend3_build,
+                           finite_first<sN, pend3_build>,
                            pend3_body});
   s.push_back(ScenarioInfo{"two-bodies",
                            "two free boxes or ellipsoids touching at the origin with their support points, n = z "
                            "from body 2 (below) into body 1 (above)",
                            {TWO_PARAMS(PARAM_ENTRY)},
                            two_body_outputs(),
-                           two_build,
+                           finite_first<tN, two_build>,
                            two_body_out});
   return s;
 }
