@@ -300,6 +300,13 @@ json run_json(const CalibrateConfig& c, const CalibrationOutcome& o, const Exper
   return j;
 }
 
+// A parameter's posterior quantiles, keyed by their probabilities (summary_probs).
+json quantiles_json(const ParamSummary& p) {
+  json q = json::object();
+  for (std::size_t i = 0; i < summary_probs().size(); ++i) q[num(summary_probs()[i])] = p.quantiles[i];
+  return q;
+}
+
 json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const EnsembleChain& ch, const Experiments& d) {
   json j = run_json(c, o, d);
   j["walkers"] = ch.walkers;
@@ -312,15 +319,11 @@ json metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const Ensem
   json ps = json::object();
   for (std::size_t k = 0; k < o.params.size(); ++k) {
     const ParamSummary& p = o.params[k];
-    json q = json::object();
-    for (std::size_t i = 0; i < summary_probs().size(); ++i) q[num(summary_probs()[i])] = p.quantiles[i];
     ps[o.names[k]] = {
-        {"mean", p.mean},           {"sd", p.sd},       {"quantiles", q},         {"tau", p.tau},          {"ess", p.ess},
-        {"converged", p.converged}, {"r_hat", p.r_hat}, {"ess_bulk", p.ess_bulk}, {"ess_tail", p.ess_tail}};
+        {"mean", p.mean},           {"sd", p.sd},       {"quantiles", quantiles_json(p)}, {"tau", p.tau},          {"ess", p.ess},
+        {"converged", p.converged}, {"r_hat", p.r_hat}, {"ess_bulk", p.ess_bulk},         {"ess_tail", p.ess_tail}};
   }
   j["posterior"] = ps;
-  j["files"] = kFiles;
-  j["config"] = to_json(c);
   return j;
 }
 
@@ -329,8 +332,6 @@ json fit_metadata(const CalibrateConfig& c, const CalibrationOutcome& o, const E
   j["seed"] = c.fit_seed;
   j["estimate"] = fit_json(o.names, o.fit);
   j["global"] = global;
-  j["files"] = kFitFiles;
-  j["config"] = to_json(c);
   return j;
 }
 
@@ -381,6 +382,9 @@ double batch_seconds(Model& m, const std::vector<double>& pts, std::size_t n, in
   }
   return best;
 }
+
+// The process that writes a run's files: rank 0, or the only one.
+bool writes_files(const resume::ProcessGroup* group) { return !group || group->rank() == 0; }
 
 std::string ms_text(double s) {
   char b[32];
@@ -448,7 +452,7 @@ void on_every_process(resume::ProcessGroup* group, const std::function<void()>& 
 resume::FolderClaim claim_on_rank0(const resume::FolderRequest& r, resume::ProcessGroup* group) {
   resume::FolderClaim claim;
   on_every_process(group, [&] {
-    if (!group || group->rank() == 0) claim = resume::claim_folder(r);
+    if (writes_files(group)) claim = resume::claim_folder(r);
   });
   return claim;
 }
@@ -565,7 +569,7 @@ std::unique_ptr<resume::SamplerCheckpoint> open_checkpoint(const CalibrateConfig
                                                            const nlohmann::ordered_json& sizes, resume::ProcessGroup* group,
                                                            std::FILE* progress) {
   if (c.checkpoint.dir.empty()) return nullptr;
-  const bool writer = !group || group->rank() == 0;
+  const bool writer = writes_files(group);
   if (writer) io::make_dirs(c.checkpoint.dir, "--checkpoint");
   claim_on_rank0(resume::checkpoint_request(c.checkpoint), group);
   auto ck = std::make_unique<resume::SamplerCheckpoint>(c.checkpoint, run_fingerprint(c, m, sizes), writer);
@@ -593,8 +597,16 @@ resume::FolderClaim claim_output(const CalibrateConfig& c, bool force, resume::P
   return claim_on_rank0(r, group);
 }
 
-// The plots and the file list, after the files.
-void finish(const CalibrateConfig& c, const resume::FolderClaim& claim, std::FILE* progress, CalibrationOutcome& o) {
+// The tail every method shares: its last files, summary.md and metadata.json (`meta` and, last in it,
+// the method's files and the config), the end of its checkpoint (null: none), then the plots and the
+// file list.
+void finish(const CalibrateConfig& c, const std::string& summary, json meta, resume::SamplerCheckpoint* ck,
+            const resume::FolderClaim& claim, std::FILE* progress, CalibrationOutcome& o) {
+  io::write_file(c.out_dir + "/summary.md", summary);
+  meta["files"] = method_files(c);
+  meta["config"] = to_json(c);
+  io::write_file(c.out_dir + "/metadata.json", meta.dump(2) + "\n");
+  if (ck) ck->finish();
   if (const std::string n = resume::claim_note(claim); !n.empty() && progress) std::fprintf(progress, "%s\n", n.c_str());
   o.files = method_files(c);
   if (c.plots) {
@@ -636,7 +648,7 @@ io::OutFile predict_and_count(const CalibrateConfig& c, Model& m, const std::vec
 
 CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* progress, Model& m, CalibrationOutcome o,
                             std::chrono::steady_clock::time_point t0, resume::ProcessGroup* group) {
-  const bool writer = !group || group->rank() == 0;
+  const bool writer = writes_files(group);
   const std::size_t experiments = m.data().n;
   const std::vector<double> start =
       start_from_prior(m, c.walkers, c.seed);  // before the folder: a model that holds nowhere writes nothing
@@ -689,16 +701,13 @@ CalibrationOutcome run_mcmc(const CalibrateConfig& c, bool force, std::FILE* pro
   if (!high.empty())
     md += "\nwarning: R-hat above " + num(kRhatLimit) + " (or unknown) for " + high +
           ": the walkers disagree (Vehtari et al. 2021); run more steps or look for modes.\n";
-  io::write_file(c.out_dir + "/summary.md", md);
-  io::write_file(c.out_dir + "/metadata.json", metadata(c, o, ch, m.data()).dump(2) + "\n");
-  if (ck) ck->finish();
-  finish(c, claim, progress, o);
+  finish(c, md, metadata(c, o, ch, m.data()), ck.get(), claim, progress, o);
   return o;
 }
 
 CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FILE* progress, Model& m, CalibrationOutcome o,
                                   std::chrono::steady_clock::time_point t0, resume::ProcessGroup* group) {
-  const bool writer = !group || group->rank() == 0;
+  const bool writer = writes_files(group);
   const std::size_t experiments = m.data().n, D = m.dim();
   infer::SmcOptions so = c.smc;
   so.particles = smc_particles(c, m.backend());
@@ -745,7 +754,6 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
                 so.ess_target, static_cast<unsigned long long>(so.seed));
   std::string md = run_line(c, o, experiments, how) + o.table + "\n" + smc_evidence_line(r) + "\n## Modes\n\n" +
                    smc_modes_table(o.names, o.modes) + "\n## Stages\n\n" + smc_stages_table(r);
-  io::write_file(c.out_dir + "/summary.md", md);
   json j = run_json(c, o, m.data());
   j["seed"] = so.seed;
   j["ess_target"] = so.ess_target;
@@ -753,22 +761,17 @@ CalibrationOutcome run_smc_method(const CalibrateConfig& c, bool force, std::FIL
   json ps = json::object();
   for (std::size_t k = 0; k < o.params.size(); ++k) {
     const ParamSummary& p = o.params[k];
-    json q = json::object();
-    for (std::size_t i = 0; i < summary_probs().size(); ++i) q[num(summary_probs()[i])] = p.quantiles[i];
-    ps[o.names[k]] = {{"mean", p.mean}, {"sd", p.sd}, {"quantiles", q}, {"ess", std::isfinite(p.ess) ? json(p.ess) : json()}};
+    ps[o.names[k]] = {
+        {"mean", p.mean}, {"sd", p.sd}, {"quantiles", quantiles_json(p)}, {"ess", std::isfinite(p.ess) ? json(p.ess) : json()}};
   }
   j["posterior"] = ps;
-  j["files"] = kFiles;
-  j["config"] = to_json(c);
-  io::write_file(c.out_dir + "/metadata.json", j.dump(2) + "\n");
-  if (ck) ck->finish();
-  finish(c, claim, progress, o);
+  finish(c, md, std::move(j), ck.get(), claim, progress, o);
   return o;
 }
 
 CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* progress, Model& m, CalibrationOutcome o,
                            std::chrono::steady_clock::time_point t0, resume::ProcessGroup* group) {
-  const bool writer = !group || group->rank() == 0;
+  const bool writer = writes_files(group);
   const std::size_t experiments = m.data().n, D = m.dim();
   const std::size_t points = fit_design_points(c, m.backend(), experiments);
   // without a global stage the starts are prior draws, checked before the folder is claimed (a
@@ -827,10 +830,7 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
         "(nearest-better clustering in prior CDF space, then the hill-valley test: no two basins without a "
         "valley between them), and where the local optimiser climbed from it:\n\n" +
         basins_table(o.names, g, r);
-  io::write_file(c.out_dir + "/summary.md", md);
-  io::write_file(c.out_dir + "/metadata.json",
-                 fit_metadata(c, o, m.data(), points ? basins_json(o.names, g, r) : json()).dump(2) + "\n");
-  finish(c, claim, progress, o);
+  finish(c, md, fit_metadata(c, o, m.data(), points ? basins_json(o.names, g, r) : json()), nullptr, claim, progress, o);
   return o;
 }
 
