@@ -4,12 +4,7 @@
 #include <cstdio>
 #include <string>
 
-namespace CLI {
-class App;
-}
-namespace impact::dist {
-class World;
-}
+#include "cli/forward.hpp"
 
 namespace impact::cli {
 

@@ -10,14 +10,7 @@
 #include <vector>
 
 #include "cli/config_options.hpp"
-
-namespace CLI {
-class App;
-}
-
-namespace impact::dist {
-class World;
-}
+#include "cli/forward.hpp"
 
 namespace impact::cli {
 
