@@ -68,28 +68,18 @@ ParamSpec param_from_numbers(const std::string& name, const std::string& key, Pa
   ParamSpec p;
   p.name = name;
   p.kind = kind;
-  switch (kind) {
-    case ParamKind::fixed: p.a = v[0]; break;
-    case ParamKind::uniform:
-    case ParamKind::normal:
-    case ParamKind::lognormal:
-      p.a = v[0];
-      p.b = v[1];
-      break;
-    case ParamKind::truncnormal:
-      p.a = v[0];
-      p.b = v[1];
-      p.lo = v[2];
-      p.hi = v[3];
-      break;
-    case ParamKind::linspace:
-      p.a = v[0];
-      p.b = v[1];
-      // 1e9 points are beyond any grid a study can hold (kMaxDesignRows bounds the product)
-      if (!(v[2] >= 1 && v[2] == std::floor(v[2]) && v[2] < 1e9))
-        fail(key, "linspace COUNT must be a positive integer below 1e9");
-      p.count = static_cast<std::size_t>(v[2]);
-      break;
+  // the form's numbers in its order (param_text's): a, then b, then lo and hi (truncnormal) or the
+  // count (linspace)
+  p.a = v[0];
+  if (kind != ParamKind::fixed) p.b = v[1];
+  if (kind == ParamKind::truncnormal) {
+    p.lo = v[2];
+    p.hi = v[3];
+  }
+  if (kind == ParamKind::linspace) {
+    // 1e9 points are beyond any grid a study can hold (kMaxDesignRows bounds the product)
+    if (!(v[2] >= 1 && v[2] == std::floor(v[2]) && v[2] < 1e9)) fail(key, "linspace COUNT must be a positive integer below 1e9");
+    p.count = static_cast<std::size_t>(v[2]);
   }
   p.validate(key);
   return p;
