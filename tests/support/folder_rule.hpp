@@ -250,22 +250,27 @@ inline std::string spelled(Choices& c, const std::string& root) {
   return root + "/out" + c.pick(tails);
 }
 
-// The index of `entry` as a part of `name` (NAME-STEM.part-DIGITS.EXT: at least 5 digits), or -1.
-// The grammar written again from docs/distributed.md, deliberately not io::part_index: a checker
-// that called the code under test could not find its faults.
-inline long part_of(const std::string& entry, const std::string& name) {
+// Part k of `name`, as docs/distributed.md writes it: ".part-" and k in at least 5 digits before the
+// extension of the last path element (jia.npy -> jia.part-00003.npy, design -> design.part-00003).
+inline std::string part_name(const std::string& name, long k) {
   const std::size_t slash = name.rfind('/'), dot = name.rfind('.');
   const std::size_t at = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? name.size() : dot;
-  const std::string head = name.substr(0, at) + ".part-", tail = name.substr(at);
-  if (entry.size() < head.size() + 5 + tail.size() || entry.compare(0, head.size(), head) != 0 ||
-      entry.compare(entry.size() - tail.size(), tail.size(), tail) != 0)
-    return -1;
-  const std::string digits = entry.substr(head.size(), entry.size() - head.size() - tail.size());
-  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
-  const long k = std::atol(digits.c_str());
-  char canon[32];
-  std::snprintf(canon, sizeof canon, "%05ld", k);
-  return digits == canon ? k : -1;
+  char tag[32];
+  std::snprintf(tag, sizeof tag, ".part-%05ld", k);
+  return name.substr(0, at) + tag + name.substr(at);
+}
+
+// The index of `entry` as a part of `name`, or -1: the k (below 1e9) with part_name(name, k) == entry,
+// tried for the digits after each ".part-" of entry. The grammar by generation, deliberately not
+// io::part_index (a parser): a checker that called the code under test could not find its faults.
+inline long part_of(const std::string& entry, const std::string& name) {
+  for (std::size_t at = entry.find(".part-"); at != std::string::npos; at = entry.find(".part-", at + 1)) {
+    const std::size_t from = at + 6, to = std::min(entry.find_first_not_of("0123456789", from), entry.size());
+    if (to - from < 5 || to - from > 9) continue;
+    const long k = std::atol(entry.substr(from, to - from).c_str());
+    if (part_name(name, k) == entry) return k;
+  }
+  return -1;
 }
 
 // What a run may take by name: listed names, and parts 0..parts-1 of its tables.
