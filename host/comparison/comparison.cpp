@@ -64,7 +64,7 @@ resume::FolderClaim claim_comparison(const CalibrateConfig& c, bool force, resum
   r.removed_first = {"comparison.json"};  // it marks a complete comparison
   if (c.plots) r.files.emplace_back("comparison.png"), r.removed_first.emplace_back("comparison.png");
   r.force = force;
-  return claim_on_rank0(r, group);
+  return calibrate::claim_on_rank0(r, group);
 }
 
 std::string table(const Comparison& k) {
@@ -90,10 +90,10 @@ std::string table(const Comparison& k) {
 
 std::string posteriors(const Comparison& k) {
   std::string t = "| law | parameter | mean | sd | 5% | 95% | ESS |\n|---|---|---:|---:|---:|---:|---:|\n";
-  const std::vector<double>& probs = summary_probs();
+  const std::vector<double>& probs = calibrate::summary_probs();
   for (const LawRun& l : k.laws)
     for (std::size_t p = 0; p < l.o.names.size(); ++p) {
-      const ParamSummary& s = l.o.params[p];
+      const calibrate::ParamSummary& s = l.o.params[p];
       t += "| " + l.law + " | " + l.o.names[p] + fmt(" | %.6g", s.mean) + fmt(" | %.3g", s.sd);
       for (std::size_t i = 0; i < probs.size(); ++i)
         if (probs[i] == 0.05 || probs[i] == 0.95) t += fmt(" | %.6g", s.quantiles[i]);
