@@ -25,15 +25,7 @@ const double kPi = 3.14159265358979323846;
 
 ParamSpec P(const std::string& name, ParamKind kind, double a = 0, double b = 0, double lo = 0, double hi = 0,
             std::size_t count = 0) {
-  ParamSpec p;
-  p.name = name;
-  p.kind = kind;
-  p.a = a;
-  p.b = b;
-  p.lo = lo;
-  p.hi = hi;
-  p.count = count;
-  return p;
+  return ParamSpec{name, kind, a, b, lo, hi, count};
 }
 ParamSpec U(const std::string& n, double a, double b) { return P(n, ParamKind::uniform, a, b); }
 ParamSpec N(const std::string& n, double m, double s) { return P(n, ParamKind::normal, m, s); }
@@ -413,26 +405,32 @@ TEST(Design, ImportedKeepsRowOrderAndReordersColumns) {
 
 TEST(Design, ImportedErrorsNameFileLineColumn) {
   const std::vector<ParamSpec> specs = {U("a", 0, 1), U("b", 0, 1)};
-  auto expect_err = [&](const std::string& name, const std::string& text, const std::string& where, const std::string& also) {
-    DesignSpec s = DS(DesignKind::imported, 0);
-    s.file = write_temp(name, text);
-    SCOPED_TRACE(name);
-    expect_throw_key([&] { make_design(specs, s); }, "design.file", s.file + ":" + where + ": ");
-    if (!also.empty()) expect_throw_key([&] { make_design(specs, s); }, "design.file", also);
-    std::remove(s.file.c_str());
+  // each file: its name, its text, where the error is (line:column) and what the message also says
+  struct Bad {
+    const char *name, *text, *where, *also;
   };
-  expect_err("badnum.txt", "# c\n1 2\n3 4x\n", "3:3", "expected a finite number, found '4x'");
-  expect_err("nan.txt", "1 2\nnan 4\n", "2:1", "finite number");
-  expect_err("inf.csv", "1,2\n3,1e999\n", "2:3", "finite number");
-  expect_err("empty_field.csv", "1,,2\n", "1:3", "finite number");
-  expect_err("few.txt", "1 2\n3\n", "2:2", "expected 2 values per row, found 1");
-  expect_err("many.csv", "a,b\n1,2\n3,4,5\n", "3:5", "expected 2 values per row, found 3");
-  expect_err("empty.txt", "", "1:1", "at least one row");
-  expect_err("comments.txt", "# only\n# comments\n", "3:1", "at least one row");
-  expect_err("header_only.txt", "a b\n", "2:1", "at least one row");
-  expect_err("unknown.txt", "a z\n1 2\n", "1:3", "'z' is not one of them");
-  expect_err("missing_col.txt", "b\n1\n", "1:2", "missing a");
-  expect_err("repeat.txt", "a a\n1 2\n", "1:3", "repeats");
+  const Bad bad[] = {
+      {"badnum.txt", "# c\n1 2\n3 4x\n", "3:3", "expected a finite number, found '4x'"},
+      {"nan.txt", "1 2\nnan 4\n", "2:1", "finite number"},
+      {"inf.csv", "1,2\n3,1e999\n", "2:3", "finite number"},
+      {"empty_field.csv", "1,,2\n", "1:3", "finite number"},
+      {"few.txt", "1 2\n3\n", "2:2", "expected 2 values per row, found 1"},
+      {"many.csv", "a,b\n1,2\n3,4,5\n", "3:5", "expected 2 values per row, found 3"},
+      {"empty.txt", "", "1:1", "at least one row"},
+      {"comments.txt", "# only\n# comments\n", "3:1", "at least one row"},
+      {"header_only.txt", "a b\n", "2:1", "at least one row"},
+      {"unknown.txt", "a z\n1 2\n", "1:3", "'z' is not one of them"},
+      {"missing_col.txt", "b\n1\n", "1:2", "missing a"},
+      {"repeat.txt", "a a\n1 2\n", "1:3", "repeats"},
+  };
+  for (const Bad& b : bad) {
+    DesignSpec s = DS(DesignKind::imported, 0);
+    s.file = write_temp(b.name, b.text);
+    SCOPED_TRACE(b.name);
+    expect_throw_key([&] { make_design(specs, s); }, "design.file", s.file + ":" + b.where + ": ");
+    expect_throw_key([&] { make_design(specs, s); }, "design.file", b.also);
+    std::remove(s.file.c_str());
+  }
   DesignSpec s = DS(DesignKind::imported, 0);
   s.file = ::testing::TempDir() + "impact_design_does_not_exist.txt";
   expect_throw_key([&] { make_design(specs, s); }, "design.file", s.file + ": cannot open for reading");

@@ -21,6 +21,7 @@
 #include <limits>
 
 #include "fuzz_common.hpp"
+#include "impact/columns.hpp"
 #include "impact/problem.hpp"
 
 namespace impact::fuzz {
@@ -109,16 +110,10 @@ inline LawInput decode_law_input(const std::uint8_t* data, std::size_t size) {
   LawInput li;
   li.opt.steps = 1 + in.u16() % 300;
   li.opt.integrator = (flags & 2) ? Integrator::euler : Integrator::rk4;
-  double v[16];
+  double v[kNumInputs];
   for (double& x : v) x = decode_value(in);
+  li.p = from_columns(v);
   if (flags & 1) li.p.W = from_eigen(v, v + 3);
-  else li.p.W = Sym3<double>{v[0], v[1], v[2], v[3], v[4], v[5]};
-  li.p.n = Vec3<double>{v[6], v[7], v[8]};
-  li.p.v0 = Vec3<double>{v[9], v[10], v[11]};
-  li.p.mu = v[12];
-  li.p.e = v[13];
-  li.p.e_t = v[14];
-  li.p.eta0 = v[15];
   return li;
 }
 

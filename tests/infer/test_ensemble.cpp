@@ -42,6 +42,22 @@ std::vector<double> start_near(std::size_t walkers, std::size_t dim, const std::
   return s;
 }
 
+// A correlated 3D Gaussian sampled by 24 walkers over 300 steps from starts near its mean: the
+// chain the bit-for-bit tests run again (chain seed `seed`, starts drawn with `start_seed`).
+struct Gaussian3Run {
+  Gaussian g{{1.0, 2.0, 3.0}, {1, 0.3, 0, 0.3, 2, 0.5, 0, 0.5, 3}};
+  EnsembleOptions o;
+  std::vector<double> x0;
+};
+Gaussian3Run gaussian3_run(std::uint64_t seed, unsigned start_seed) {
+  Gaussian3Run r;
+  r.o.walkers = 24;
+  r.o.steps = 300;
+  r.o.seed = seed;
+  r.x0 = start_near(24, 3, {1, 2, 3}, 0.3, start_seed);
+  return r;
+}
+
 // The chain's mean and covariance over steps [burn, steps), and each parameter's effective size.
 struct Moments {
   std::vector<double> mean, cov, ess;
@@ -195,12 +211,10 @@ TEST(Ensemble, AffineInvarianceIsExact) {
 
 // A seed is one chain: whatever the log density's threads; another seed, another chain.
 TEST(Ensemble, SameBitsForASeedWhateverTheThreads) {
-  const Gaussian g({1.0, 2.0, 3.0}, {1, 0.3, 0, 0.3, 2, 0.5, 0, 0.5, 3});
-  EnsembleOptions o;
-  o.walkers = 24;
-  o.steps = 300;
-  o.seed = 99;
-  const std::vector<double> x0 = start_near(24, 3, {1, 2, 3}, 0.3, 4);
+  Gaussian3Run run = gaussian3_run(99, 4);
+  const Gaussian& g = run.g;
+  EnsembleOptions& o = run.o;
+  const std::vector<double>& x0 = run.x0;
   std::vector<EnsembleChain> chains;
   const int threads_before = omp_get_max_threads();
   for (int threads : {1, 2, 5}) {
@@ -291,12 +305,10 @@ TEST(Ensemble, SummaryHoldsAtAnyMagnitude) {
 // A chain that goes on from its state after step k (a checkpoint's) is the uninterrupted chain, bit
 // for bit, and asks the density only for the steps it has left.
 TEST(Ensemble, GoingOnFromAStateIsTheUninterruptedChain) {
-  const Gaussian g({1.0, 2.0, 3.0}, {1, 0.3, 0, 0.3, 2, 0.5, 0, 0.5, 3});
-  EnsembleOptions o;
-  o.walkers = 24;
-  o.steps = 300;
-  o.seed = 41;
-  const std::vector<double> x0 = start_near(24, 3, {1, 2, 3}, 0.3, 5);
+  Gaussian3Run run = gaussian3_run(41, 5);
+  const Gaussian& g = run.g;
+  EnsembleOptions& o = run.o;
+  const std::vector<double>& x0 = run.x0;
   const EnsembleChain whole = run_ensemble(x0, 3, batch(g, 3), o);
   for (std::uint64_t k : {std::uint64_t{1}, std::uint64_t{137}, std::uint64_t{299}}) {
     EnsembleState at;

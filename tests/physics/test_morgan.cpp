@@ -15,6 +15,7 @@
 
 #include "impact/laws/morgan.hpp"
 #include "impact/problem.hpp"
+#include "planar_cases.hpp"
 #include "planar_ode_reference.hpp"
 #include "random_instances.hpp"
 
@@ -23,9 +24,7 @@ namespace {
 using Eigen::Matrix2d;
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
-using impact_test::integrate_planar_impact;
-using impact_test::OdeMode;
-using impact_test::PlanarOdeResult;
+using namespace impact_test;  // planar_ode_reference.hpp, planar_cases.hpp
 
 // ---- conversions ------------------------------------------------------------------------------
 impact::Vec3<double> to_v(const Vector3d& a) { return impact::Vec3<double>{a.x(), a.y(), a.z()}; }
@@ -124,20 +123,6 @@ Instance local_random_planar(std::mt19937_64& rng) {
   return c;
 }
 
-// ---- classification (Morgan Fig. 2.8 event orders) ---------------------------------------------
-enum Category { cat_a = 0, cat_b = 1, cat_c = 2 };
-const char* cat_name(int k) {
-  static const char* names[] = {"(a) normal pause first, tangential pause in restitution",
-                                "(b) tangential pause first (compression)", "(c) no tangential pause"};
-  return names[k];
-}
-int classify(const PlanarOdeResult& o) {
-  if (o.tan_events == 0) return cat_c;
-  return o.tan_in_compression ? cat_b : cat_a;
-}
-bool sticks(const PlanarOdeResult& o) { return std::find(o.modes.begin(), o.modes.end(), OdeMode::stick) != o.modes.end(); }
-bool reverses(const PlanarOdeResult& o) { return std::find(o.modes.begin(), o.modes.end(), OdeMode::reverse) != o.modes.end(); }
-
 impact::Mode to_mode(OdeMode m) {
   switch (m) {
     case OdeMode::slip: return impact::Mode::slip;
@@ -233,103 +218,58 @@ TEST(MorganOdeReference, FrictionlessEqualsNewton) {
   }
 }
 
-// A particle (W = I/m, no n-t coupling) sliding on a floor: friction stops the slip at
-// p = m vt / mu and it sticks (tau = 0); the normal impulse is (1 + e) m |vn|.
+// The instances of planar_cases.hpp worked by hand, each in a random frame R: the ODE reference's
+// impulse within 1e-12 (relative), In_c within in_c_tol and the modes, where it ran (the caller
+// asserts o.ok).
+namespace {
+PlanarOdeResult hand_worked_ode(const HandWorked& h, const Matrix3d& R, const char* origin, double in_c_tol) {
+  Instance c = embed_planar(R, h.B, h.wss, h.vn, h.vt, h.mu, h.e);
+  c.origin = origin;
+  const PlanarOdeResult o = run_ode(c);
+  if (!o.ok) return o;
+  const Vector3d Pexp = h.Pn * R.col(0) + h.Pt * R.col(1);
+  EXPECT_LE((o.P - Pexp).norm(), 1e-12 * Pexp.norm()) << describe(c);
+  EXPECT_NEAR(o.In_c, h.In_c, in_c_tol);
+  EXPECT_EQ(modes_str(o.modes), h.modes);
+  return o;
+}
+}  // namespace
+
 TEST(MorganOdeReference, ParticleSticksHandWorked) {
   std::mt19937_64 rng(12);
-  const double m = 2.0;
-  struct Case {
-    double vn, vt, mu, e;
-    bool sticks;
-    bool in_compression;
-  };
-  const Case cases[] = {
-      {-1.0, 0.5, 0.4, 1.0, true, false},   // pause at p = 2.5 (m|vn| = 2): category (a), stick
-      {-1.0, 0.5, 0.4, 0.5, true, false},   // pause 2.5 <= end 3: (a)
-      {-1.0, 0.3, 0.4, 0.5, true, true},    // pause 1.5 < 2: (b)
-      {-1.0, 0.9, 0.4, 0.5, false, false},  // pause 4.5 > end 3: (c)
-  };
-  for (const Case& k : cases) {
-    const Matrix3d R = random_rotation(rng);
-    Matrix2d B = Matrix2d::Identity() / m;
-    Instance c = embed_planar(R, B, 1.0 / m, k.vn, k.vt, k.mu, k.e);
-    c.origin = "particle";
-    const PlanarOdeResult o = run_ode(c);
+  for (const impact_test::ParticleCase& k : impact_test::kParticleCases) {
+    const HandWorked h = impact_test::particle_hand_worked(k);
+    const PlanarOdeResult o = hand_worked_ode(h, random_rotation(rng), "particle", 1e-12);
     ASSERT_TRUE(o.ok) << o.fail;
-    const double pend = (1.0 + k.e) * m * std::abs(k.vn);
-    const double ppause = m * k.vt / k.mu;
-    const double Pt = -k.mu * std::min(pend, ppause);
-    const Vector3d Pexp = pend * R.col(0) + Pt * R.col(1);
-    EXPECT_LE((o.P - Pexp).norm(), 1e-12 * Pexp.norm()) << describe(c);
-    EXPECT_NEAR(o.In_c, m * std::abs(k.vn), 1e-12);
-    EXPECT_EQ(sticks(o), k.sticks);
+    EXPECT_EQ(ode_has(o, OdeMode::stick), k.sticks);
     if (k.sticks) {
-      EXPECT_NEAR(o.p_tan, ppause, 1e-12);
+      EXPECT_NEAR(o.p_tan, h.p_tan, 1e-12);
       EXPECT_EQ(o.tan_in_compression, k.in_compression);
-      EXPECT_EQ(modes_str(o.modes), "slip>stick");
     } else {
       EXPECT_EQ(o.tan_events, 0);
-      EXPECT_EQ(modes_str(o.modes), "slip");
     }
   }
 }
 
-// Friction reversal in compression, worked by hand. In (n, t): W = [[2, 1], [1, 1]], w_ss = 1.5,
-// mu = 0.5 (|tau| = |b/d| = 1 > mu: no sticking), v0 = -1 n - 0.3 t, e = 0.5.
-//   slip with v_t < 0: r = +0.5, dv_n = 2.5, dv_t = 1.5 -> v_t = 0 at p = 0.2, v_n = -0.5.
-//   reversed (r = -0.5): dv_n = 1.5, dv_t = 0.5 -> v_n = 0 at p = 0.2 + 1/3.
-//   W_c = -(1 + 0.5)/2 * 0.2 - 0.5/2 * (1/3) = -0.15 - 1/12; target (1 - e^2) W_c:
-//   restitution work 1/2 * 1.5 * dp^2 = e^2 |W_c|.
 TEST(MorganOdeReference, ReversalHandWorked) {
   std::mt19937_64 rng(13);
-  Matrix2d B;
-  B << 2.0, 1.0, 1.0, 1.0;
+  const HandWorked h = impact_test::reversal_hand_worked();
   for (int rep = 0; rep < 5; ++rep) {
     const Matrix3d R = random_rotation(rng);
-    Instance c = embed_planar(R, B, 1.5, -1.0, -0.3, 0.5, 0.5);
-    c.origin = "reversal";
-    const PlanarOdeResult o = run_ode(c);
+    const PlanarOdeResult o = hand_worked_ode(h, R, "reversal", 1e-12);
     ASSERT_TRUE(o.ok) << o.fail;
-    const double Inc = 0.2 + 1.0 / 3.0;
-    const double Wc = -0.15 - 1.0 / 12.0;
-    const double dp = std::sqrt(0.25 * -Wc / 0.75);
-    const double pend = Inc + dp;
-    const double Pt = 0.5 * 0.2 - 0.5 * (pend - 0.2);
-    const Vector3d Pexp = pend * R.col(0) + Pt * R.col(1);
-    EXPECT_LE((o.P - Pexp).norm(), 1e-12 * Pexp.norm());
-    EXPECT_NEAR(o.In_c, Inc, 1e-12);
-    EXPECT_NEAR(o.Wc, Wc, 1e-12);
-    EXPECT_NEAR(o.p_tan, 0.2, 1e-12);
+    EXPECT_NEAR(o.Wc, h.Wc, 1e-12);
+    EXPECT_NEAR(o.p_tan, h.p_tan, 1e-12);
     EXPECT_TRUE(o.tan_in_compression);
-    EXPECT_EQ(modes_str(o.modes), "slip>reverse");
-    // vf from the hand solution: v_n = 1.5 dp, v_t = 0.5 (pend - 0.2)
-    const Vector3d vexp = 1.5 * dp * R.col(0) + 0.5 * (pend - 0.2) * R.col(1);
+    const Vector3d vexp = h.vf_n * R.col(0) + h.vf_t * R.col(1);
     EXPECT_LE((o.vf - vexp).norm(), 1e-12);
   }
 }
 
-// Jam: with this W and mu the slip first drives v_n more negative (a + r b < 0) until the
-// tangential velocity stops; the instance then sticks. In (n, t): W = [[1, 0.9], [0.9, 1]],
-// mu = 1.2, v0 = -1 n + 0.5 t: r = -1.2, dv_n = 1 - 1.08 = -0.08, dv_t = 0.9 - 1.2 = -0.3.
-// v_t = 0 at p = 5/3 with v_n = -1 - 0.08 * 5/3; tau = -0.9 (|tau| <= mu: stick), then
-// dv_n = 1 - 0.81 = 0.19.
 TEST(MorganOdeReference, JamThenStickHandWorked) {
   std::mt19937_64 rng(14);
-  Matrix2d B;
-  B << 1.0, 0.9, 0.9, 1.0;
-  const Matrix3d R = random_rotation(rng);
-  Instance c = embed_planar(R, B, 0.7, -1.0, 0.5, 1.2, 1.0);
-  c.origin = "jam";
-  const PlanarOdeResult o = run_ode(c);
+  const PlanarOdeResult o = hand_worked_ode(impact_test::jam_hand_worked(), random_rotation(rng), "jam", 1e-11);
   ASSERT_TRUE(o.ok) << o.fail;
-  const double p1 = 0.5 / 0.3, vn1 = -1.0 - 0.08 * p1;
-  const double Inc = p1 + (-vn1) / 0.19;
-  const double Wc = 0.5 * (-1.0 + vn1) * p1 + 0.5 * vn1 * (Inc - p1);
-  const double pend = Inc + std::sqrt(2.0 * -Wc / 0.19);  // e = 1: restitution work = |W_c|
-  const Vector3d Pexp = pend * R.col(0) + (-1.2 * p1 - 0.9 * (pend - p1)) * R.col(1);
-  EXPECT_LE((o.P - Pexp).norm(), 1e-12 * Pexp.norm());
-  EXPECT_NEAR(o.In_c, Inc, 1e-11);
-  EXPECT_EQ(modes_str(o.modes), "slip>stick");
   EXPECT_TRUE(o.tan_in_compression);
 }
 
@@ -386,8 +326,8 @@ TEST(MorganVsOde, RandomPlanarInstancesAgree) {
     odes.push_back(o);
     if (o.ok) {
       ++cat_count[classify(o)];
-      if (sticks(o)) ++stick_count;
-      if (reverses(o)) ++reverse_count;
+      if (ode_has(o, OdeMode::stick)) ++stick_count;
+      if (ode_has(o, OdeMode::reverse)) ++reverse_count;
     }
   };
   // mu in [0, 1.5], e in [0, 1]; W block diagonal in a random (n, t, s) frame, v0 in span(n, t).
@@ -405,7 +345,7 @@ TEST(MorganVsOde, RandomPlanarInstancesAgree) {
       const Instance c = biased_instance(rng, want == 3 ? 1 : want == 4 ? 2 : 0, want >= 3 ? cat_a : want);
       const PlanarOdeResult o = run_ode(c);
       if (!o.ok) continue;
-      const bool hit = want == 3 ? sticks(o) : want == 4 ? reverses(o) : classify(o) == want;
+      const bool hit = want == 3 ? ode_has(o, OdeMode::stick) : want == 4 ? ode_has(o, OdeMode::reverse) : classify(o) == want;
       if (hit) add(c, o);
     }
   }
@@ -506,7 +446,7 @@ TEST(MorganPendulum, DoublePendulumAgreesWithOde) {
     check_against_ode(c, o, ag);
     if (HasFatalFailure()) return;
     ++cats[classify(o)];
-    if (sticks(o)) ++stick;
+    if (ode_has(o, OdeMode::stick)) ++stick;
     // The generalised speeds after impact, u_f = u0 + M^-1 J^T P (floor frame), reproduce vf.
     const impact::Result<double> res = impact::MorganLaw::eval<double>(to_problem(c));
     const Vector3d Pl = Rw.transpose() * to_e(res.P);

@@ -72,6 +72,19 @@ double logspread(std::mt19937_64& g, int lo, int hi) {
   return u01(g) < 0.5 ? -m : m;
 }
 
+// The largest ulp error of f(y, x) against ref over n draws, y log-spread over the binades
+// [ylo, yhi), then x over [xlo, xhi).
+template <class F, class Ref>
+double worst_yx(int n, std::uint64_t seed, int ylo, int yhi, int xlo, int xhi, F f, Ref ref) {
+  std::mt19937_64 g(seed);
+  double w = 0;
+  for (int i = 0; i < n; ++i) {
+    const double y = logspread(g, ylo, yhi), x = logspread(g, xlo, xhi);
+    w = std::max(w, ulp_error(f(y, x), ref(static_cast<long double>(y), static_cast<long double>(x))));
+  }
+  return w;
+}
+
 }  // namespace
 
 // ---- accuracy -------------------------------------------------------------------------------------
@@ -125,13 +138,10 @@ TEST(Rmath, AtanFamilyAccuracy) {
                 400000, 6, wide, [](double x) { return rmath::atan(x); },
                 [](double x) { return std::atan(static_cast<long double>(x)); }),
             1.0);
-  std::mt19937_64 g(7);
-  double w2 = 0;
-  for (int i = 0; i < 400000; ++i) {
-    const double y = logspread(g, -20, 20), x = logspread(g, -20, 20);
-    w2 = std::max(w2, ulp_error(rmath::atan2(y, x), std::atan2(static_cast<long double>(y), static_cast<long double>(x))));
-  }
-  EXPECT_LT(w2, 1.6);
+  EXPECT_LT(worst_yx(
+                400000, 7, -20, 20, -20, 20, [](double y, double x) { return rmath::atan2(y, x); },
+                [](long double y, long double x) { return std::atan2(y, x); }),
+            1.6);
   EXPECT_LT(worst(
                 400000, 8, [](std::mt19937_64& g) { return 2 * u01(g) - 1; }, [](double x) { return rmath::acos(x); },
                 [](double x) { return std::acos(static_cast<long double>(x)); }),
@@ -143,13 +153,10 @@ TEST(Rmath, CbrtHypotExpm1Accuracy) {
                 400000, 9, [](std::mt19937_64& g) { return logspread(g, -1074, 1023); }, [](double x) { return rmath::cbrt(x); },
                 [](double x) { return std::cbrt(static_cast<long double>(x)); }),
             0.51);
-  std::mt19937_64 g(10);
-  double wh = 0;
-  for (int i = 0; i < 400000; ++i) {
-    const double y = logspread(g, -1074, 1023), x = logspread(g, -600, 600);
-    wh = std::max(wh, ulp_error(rmath::hypot(y, x), std::hypot(static_cast<long double>(y), static_cast<long double>(x))));
-  }
-  EXPECT_LT(wh, 0.51);
+  EXPECT_LT(worst_yx(
+                400000, 10, -1074, 1023, -600, 600, [](double y, double x) { return rmath::hypot(y, x); },
+                [](long double y, long double x) { return std::hypot(y, x); }),
+            0.51);
   EXPECT_LT(worst(
                 400000, 11, [](std::mt19937_64& g) { return logspread(g, -60, 9); }, [](double x) { return rmath::expm1(x); },
                 [](double x) { return std::expm1(static_cast<long double>(x)); }),
@@ -265,97 +272,75 @@ TEST(Rmath, SpecialValues) {
 
 namespace {
 
-enum class Fn { quantile, cdf, pdf };
-struct NormalPin {
-  const char* name;
-  Fn fn;
-  double arg;
+// A pinned value: the function at x (written arg in messages) must give these bits.
+struct Pin {
+  const char* arg;
+  double x;
   std::uint64_t bits;
+};
+// cdf and pdf are pinned at the same arguments.
+struct ZPin {
+  const char* arg;
+  double z;
+  std::uint64_t cdf_bits, pdf_bits;
 };
 
 // Written by this implementation on an Intel Xeon; each is within 1.2 ulp of the true
 // value (mpmath, 60 digits). Any machine must give these bits.
-const NormalPin kNormalPins[] = {
-    {"quantile(5e-324)", Fn::quantile, 0x0.0000000000001p-1022, 0xc0433bd3f27fcd03ull},
-    {"quantile(1e-300)", Fn::quantile, 0x1.56e1fc2f8f359p-997, 0xc04286074064c26eull},
-    {"quantile(1e-100)", Fn::quantile, 0x1.bff2ee48e053p-333, 0xc03546010d755221ull},
-    {"quantile(1e-30)", Fn::quantile, 0x1.4484bfeebc2ap-100, 0xc026ed94a4dacdc8ull},
-    {"quantile(1e-12)", Fn::quantile, 0x1.19799812dea11p-40, 0xc01c234fba57a32aull},
-    {"quantile(1e-06)", Fn::quantile, 0x1.0c6f7a0b5ed8dp-20, 0xc0130381a9799f7eull},
-    {"quantile(0.001)", Fn::quantile, 0x1.0624dd2f1a9fcp-10, 0xc008b8cbb7204471ull},
-    {"quantile(0.01)", Fn::quantile, 0x1.47ae147ae147bp-7, 0xc0029c5c4630ff0full},
-    {"quantile(0.025)", Fn::quantile, 0x1.999999999999ap-6, 0xbfff5c0331eeff85ull},
-    {"quantile(0.05)", Fn::quantile, 0x1.999999999999ap-5, 0xbffa515209676abeull},
-    {"quantile(0.1)", Fn::quantile, 0x1.999999999999ap-4, 0xbff4813c36e26d32ull},
-    {"quantile(0.15865525393145707)", Fn::quantile, 0x1.44ed0bb7cb20cp-3, 0xbff0000000000000ull},
-    {"quantile(0.2)", Fn::quantile, 0x1.999999999999ap-3, 0xbfeaee8fa73a1332ull},
-    {"quantile(0.24)", Fn::quantile, 0x1.eb851eb851eb8p-3, 0xbfe69a07d50f5548ull},
-    {"quantile(0.25)", Fn::quantile, 0x1p-2, 0xbfe5956b87528a49ull},
-    {"quantile(0.3)", Fn::quantile, 0x1.3333333333333p-2, 0xbfe0c7e39582c5fbull},
-    {"quantile(0.4)", Fn::quantile, 0x1.999999999999ap-2, 0xbfd036d6c4a04b59ull},
-    {"quantile(0.5)", Fn::quantile, 0x1p-1, 0x0000000000000000ull},
-    {"quantile(0.6)", Fn::quantile, 0x1.3333333333333p-1, 0x3fd036d6c4a04b59ull},
-    {"quantile(0.7)", Fn::quantile, 0x1.6666666666666p-1, 0x3fe0c7e39582c5f9ull},
-    {"quantile(0.75)", Fn::quantile, 0x1.8p-1, 0x3fe5956b87528a49ull},
-    {"quantile(0.8)", Fn::quantile, 0x1.999999999999ap-1, 0x3feaee8fa73a1335ull},
-    {"quantile(0.9)", Fn::quantile, 0x1.ccccccccccccdp-1, 0x3ff4813c36e26d33ull},
-    {"quantile(0.975)", Fn::quantile, 0x1.f333333333333p-1, 0x3fff5c0331eeff84ull},
-    {"quantile(0.99)", Fn::quantile, 0x1.fae147ae147aep-1, 0x40029c5c4630ff0eull},
-    {"quantile(0.999)", Fn::quantile, 0x1.ff7ced916872bp-1, 0x4008b8cbb7204470ull},
-    {"quantile(0.999999)", Fn::quantile, 0x1.ffffde7210be9p-1, 0x40130381a97985efull},
-    {"quantile(0.9999999999999999)", Fn::quantile, 0x1.fffffffffffffp-1, 0x40206b48528cea52ull},
-    {"quantile(5.421010862427522e-20)", Fn::quantile, 0x1p-64, 0xc022290a17afe0c0ull},
-    {"quantile(0.3333333333333333)", Fn::quantile, 0x1.5555555555555p-2, 0xbfdb91093bfdfa2aull},
-    {"cdf(-38.4)", Fn::cdf, -0x1.3333333333333p+5, 0x000000000000000dull},
-    {"cdf(-20.0)", Fn::cdf, -0x1.4p+4, 0x2d8c0bd0f1880784ull},
-    {"cdf(-8.5)", Fn::cdf, -0x1.1p+3, 0x3c65dbbaccf1a4e1ull},
-    {"cdf(-5.0)", Fn::cdf, -0x1.4p+2, 0x3e933ca2f2133831ull},
-    {"cdf(-3.0)", Fn::cdf, -0x1.8p+1, 0x3f561de1f985b5d7ull},
-    {"cdf(-1.96)", Fn::cdf, -0x1.f5c28f5c28f5cp+0, 0x3f99990c58859312ull},
-    {"cdf(-1.0)", Fn::cdf, -0x1p+0, 0x3fc44ed0bb7cb20bull},
-    {"cdf(-0.7)", Fn::cdf, -0x1.6666666666666p-1, 0x3fcef8aa3a8f3561ull},
-    {"cdf(-0.625)", Fn::cdf, -0x1.4p-1, 0x3fd105e82b1e4ca0ull},
-    {"cdf(-0.5)", Fn::cdf, -0x1p-1, 0x3fd3bf143b9aa712ull},
-    {"cdf(-0.1)", Fn::cdf, -0x1.999999999999ap-4, 0x3fdd7375f15b2f1eull},
-    {"cdf(0.0)", Fn::cdf, 0x0p+0, 0x3fe0000000000000ull},
-    {"cdf(0.3)", Fn::cdf, 0x1.3333333333333p-2, 0x3fe3c5ee2cc40b79ull},
-    {"cdf(0.625)", Fn::cdf, 0x1.4p-1, 0x3fe77d0bea70d9b0ull},
-    {"cdf(1.0)", Fn::cdf, 0x1p+0, 0x3feaec4bd120d37dull},
-    {"cdf(2.5)", Fn::cdf, 0x1.4p+1, 0x3fefcd21635036c6ull},
-    {"cdf(6.0)", Fn::cdf, 0x1.8p+2, 0x3fefffffff786788ull},
-    {"cdf(8.0)", Fn::cdf, 0x1p+3, 0x3feffffffffffffaull},
-    {"cdf(9.0)", Fn::cdf, 0x1.2p+3, 0x3ff0000000000000ull},
-    {"cdf(30.0)", Fn::cdf, 0x1.ep+4, 0x3ff0000000000000ull},
-    {"pdf(-38.4)", Fn::pdf, -0x1.3333333333333p+5, 0x0000000000000201ull},
-    {"pdf(-20.0)", Fn::pdf, -0x1.4p+4, 0x2dd1928c553065a4ull},
-    {"pdf(-8.5)", Fn::pdf, -0x1.1p+3, 0x3c97899e4c2ad3a6ull},
-    {"pdf(-5.0)", Fn::pdf, -0x1.4p+2, 0x3eb8f16964c8fd3full},
-    {"pdf(-3.0)", Fn::pdf, -0x1.8p+1, 0x3f7227213fd77689ull},
-    {"pdf(-1.96)", Fn::pdf, -0x1.f5c28f5c28f5cp+0, 0x3fadebf8b151adfdull},
-    {"pdf(-1.0)", Fn::pdf, -0x1p+0, 0x3fcef8e58e331738ull},
-    {"pdf(-0.7)", Fn::pdf, -0x1.6666666666666p-1, 0x3fd3fbf7ebf6e2f8ull},
-    {"pdf(-0.625)", Fn::pdf, -0x1.4p-1, 0x3fd50096dcefd7c9ull},
-    {"pdf(-0.5)", Fn::pdf, -0x1p-1, 0x3fd6883d022086adull},
-    {"pdf(-0.1)", Fn::pdf, -0x1.999999999999ap-4, 0x3fd967aba85e91deull},
-    {"pdf(0.0)", Fn::pdf, 0x0p+0, 0x3fd9884533d43651ull},
-    {"pdf(0.3)", Fn::pdf, 0x1.3333333333333p-2, 0x3fd868a8709fbbc0ull},
-    {"pdf(0.625)", Fn::pdf, 0x1.4p-1, 0x3fd50096dcefd7c9ull},
-    {"pdf(1.0)", Fn::pdf, 0x1p+0, 0x3fcef8e58e331738ull},
-    {"pdf(2.5)", Fn::pdf, 0x1.4p+1, 0x3f91f2f0557f5257ull},
-    {"pdf(6.0)", Fn::pdf, 0x1.8p+2, 0x3e3a1880fbd087fdull},
-    {"pdf(8.0)", Fn::pdf, 0x1p+3, 0x3cf6c0df3a094835ull},
-    {"pdf(9.0)", Fn::pdf, 0x1.2p+3, 0x3c32f67c5e7a9a3aull},
-    {"pdf(30.0)", Fn::pdf, 0x1.ep+4, 0x1746080417588184ull},
+const Pin kQuantilePins[] = {
+    {"5e-324", 0x0.0000000000001p-1022, 0xc0433bd3f27fcd03ull},
+    {"1e-300", 0x1.56e1fc2f8f359p-997, 0xc04286074064c26eull},
+    {"1e-100", 0x1.bff2ee48e053p-333, 0xc03546010d755221ull},
+    {"1e-30", 0x1.4484bfeebc2ap-100, 0xc026ed94a4dacdc8ull},
+    {"1e-12", 0x1.19799812dea11p-40, 0xc01c234fba57a32aull},
+    {"1e-06", 0x1.0c6f7a0b5ed8dp-20, 0xc0130381a9799f7eull},
+    {"0.001", 0x1.0624dd2f1a9fcp-10, 0xc008b8cbb7204471ull},
+    {"0.01", 0x1.47ae147ae147bp-7, 0xc0029c5c4630ff0full},
+    {"0.025", 0x1.999999999999ap-6, 0xbfff5c0331eeff85ull},
+    {"0.05", 0x1.999999999999ap-5, 0xbffa515209676abeull},
+    {"0.1", 0x1.999999999999ap-4, 0xbff4813c36e26d32ull},
+    {"0.15865525393145707", 0x1.44ed0bb7cb20cp-3, 0xbff0000000000000ull},
+    {"0.2", 0x1.999999999999ap-3, 0xbfeaee8fa73a1332ull},
+    {"0.24", 0x1.eb851eb851eb8p-3, 0xbfe69a07d50f5548ull},
+    {"0.25", 0x1p-2, 0xbfe5956b87528a49ull},
+    {"0.3", 0x1.3333333333333p-2, 0xbfe0c7e39582c5fbull},
+    {"0.4", 0x1.999999999999ap-2, 0xbfd036d6c4a04b59ull},
+    {"0.5", 0x1p-1, 0x0000000000000000ull},
+    {"0.6", 0x1.3333333333333p-1, 0x3fd036d6c4a04b59ull},
+    {"0.7", 0x1.6666666666666p-1, 0x3fe0c7e39582c5f9ull},
+    {"0.75", 0x1.8p-1, 0x3fe5956b87528a49ull},
+    {"0.8", 0x1.999999999999ap-1, 0x3feaee8fa73a1335ull},
+    {"0.9", 0x1.ccccccccccccdp-1, 0x3ff4813c36e26d33ull},
+    {"0.975", 0x1.f333333333333p-1, 0x3fff5c0331eeff84ull},
+    {"0.99", 0x1.fae147ae147aep-1, 0x40029c5c4630ff0eull},
+    {"0.999", 0x1.ff7ced916872bp-1, 0x4008b8cbb7204470ull},
+    {"0.999999", 0x1.ffffde7210be9p-1, 0x40130381a97985efull},
+    {"0.9999999999999999", 0x1.fffffffffffffp-1, 0x40206b48528cea52ull},
+    {"5.421010862427522e-20", 0x1p-64, 0xc022290a17afe0c0ull},
+    {"0.3333333333333333", 0x1.5555555555555p-2, 0xbfdb91093bfdfa2aull},
 };
-
-double eval(Fn f, double x) {
-  switch (f) {
-    case Fn::quantile: return rmath::normal_quantile(x);
-    case Fn::cdf: return rmath::normal_cdf(x);
-    case Fn::pdf: return rmath::normal_pdf(x);
-  }
-  return 0;
-}
+const ZPin kZPins[] = {
+    {"-38.4", -0x1.3333333333333p+5, 0x000000000000000dull, 0x0000000000000201ull},
+    {"-20.0", -0x1.4p+4, 0x2d8c0bd0f1880784ull, 0x2dd1928c553065a4ull},
+    {"-8.5", -0x1.1p+3, 0x3c65dbbaccf1a4e1ull, 0x3c97899e4c2ad3a6ull},
+    {"-5.0", -0x1.4p+2, 0x3e933ca2f2133831ull, 0x3eb8f16964c8fd3full},
+    {"-3.0", -0x1.8p+1, 0x3f561de1f985b5d7ull, 0x3f7227213fd77689ull},
+    {"-1.96", -0x1.f5c28f5c28f5cp+0, 0x3f99990c58859312ull, 0x3fadebf8b151adfdull},
+    {"-1.0", -0x1p+0, 0x3fc44ed0bb7cb20bull, 0x3fcef8e58e331738ull},
+    {"-0.7", -0x1.6666666666666p-1, 0x3fcef8aa3a8f3561ull, 0x3fd3fbf7ebf6e2f8ull},
+    {"-0.625", -0x1.4p-1, 0x3fd105e82b1e4ca0ull, 0x3fd50096dcefd7c9ull},
+    {"-0.5", -0x1p-1, 0x3fd3bf143b9aa712ull, 0x3fd6883d022086adull},
+    {"-0.1", -0x1.999999999999ap-4, 0x3fdd7375f15b2f1eull, 0x3fd967aba85e91deull},
+    {"0.0", 0x0p+0, 0x3fe0000000000000ull, 0x3fd9884533d43651ull},
+    {"0.3", 0x1.3333333333333p-2, 0x3fe3c5ee2cc40b79ull, 0x3fd868a8709fbbc0ull},
+    {"0.625", 0x1.4p-1, 0x3fe77d0bea70d9b0ull, 0x3fd50096dcefd7c9ull},
+    {"1.0", 0x1p+0, 0x3feaec4bd120d37dull, 0x3fcef8e58e331738ull},
+    {"2.5", 0x1.4p+1, 0x3fefcd21635036c6ull, 0x3f91f2f0557f5257ull},
+    {"6.0", 0x1.8p+2, 0x3fefffffff786788ull, 0x3e3a1880fbd087fdull},
+    {"8.0", 0x1p+3, 0x3feffffffffffffaull, 0x3cf6c0df3a094835ull},
+    {"9.0", 0x1.2p+3, 0x3ff0000000000000ull, 0x3c32f67c5e7a9a3aull},
+    {"30.0", 0x1.ep+4, 0x3ff0000000000000ull, 0x1746080417588184ull},
+};
 
 enum ElemFn { exp_, log_, sin_, cos_, tan_, atan_, acos_, cbrt_, expm1_, atan2_, hypot_ };
 struct ElemPin {
@@ -416,10 +401,14 @@ std::string hex(std::uint64_t b) {
 
 TEST(Rmath, PinnedNormalBits) {
   int n = 0;
-  for (const NormalPin& p : kNormalPins) {
-    const double v = eval(p.fn, p.arg);
-    EXPECT_EQ(hex(bits_of(v)), hex(p.bits)) << p.name << " = " << v;
+  const auto expect_bits = [&n](const char* fn, const char* arg, double v, std::uint64_t bits) {
+    EXPECT_EQ(hex(bits_of(v)), hex(bits)) << fn << "(" << arg << ") = " << v;
     ++n;
+  };
+  for (const Pin& p : kQuantilePins) expect_bits("quantile", p.arg, rmath::normal_quantile(p.x), p.bits);
+  for (const ZPin& p : kZPins) {
+    expect_bits("cdf", p.arg, rmath::normal_cdf(p.z), p.cdf_bits);
+    expect_bits("pdf", p.arg, rmath::normal_pdf(p.z), p.pdf_bits);
   }
   EXPECT_GE(n, 60);
 }

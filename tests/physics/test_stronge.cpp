@@ -22,7 +22,9 @@
 #include "impact/laws/stronge.hpp"
 #include "permissible.hpp"
 #include "impact/problem.hpp"
+#include "planar_cases.hpp"
 #include "planar_ode_reference.hpp"
+#include "contact_frame.hpp"
 #include "eigen_problem.hpp"
 #include "random_instances.hpp"
 
@@ -38,103 +40,24 @@ using impact::Mode;
 using impact::Result;
 using impact::Status;
 using impact::StrongeLaw;
-using impact_test::OdeMode;
-using impact_test::PlanarOdeResult;
+using namespace impact_test;  // planar_ode_reference.hpp, planar_cases.hpp
 using Problem = impact::ContactProblem<double>;
-using namespace impact::testing;  // eigen_problem.hpp: to_e, to_v, to_sym, W_of, describe, modes_str, has_mode
+using namespace impact::testing;  // eigen_problem.hpp, contact_frame.hpp
 
-// ---- conversions and printing ------------------------------------------------------------------
-Problem make(const Matrix3d& W, const Vector3d& n, const Vector3d& v0, double mu, double e) {
-  Problem p{};
-  p.W = to_sym(W);
-  p.n = to_v(n);
-  p.v0 = to_v(v0);
-  p.mu = mu;
-  p.e = e;
-  p.e_t = 0.0;
-  p.eta0 = 1.0;
-  return p;
-}
-
+// ---- results -------------------------------------------------------------------------------------
 bool finite_result(const Result<double>& r) {
   return std::isfinite(r.P.x) && std::isfinite(r.P.y) && std::isfinite(r.P.z) && std::isfinite(r.vf.x) && std::isfinite(r.vf.y) &&
          std::isfinite(r.vf.z) && std::isfinite(r.dE) && std::isfinite(r.In_c);
 }
 
-double kinetic_energy(const Problem& p) {
-  const Vector3d v0 = to_e(p.v0);
-  return 0.5 * v0.dot(W_of(p).ldlt().solve(v0));
-}
-
-LawOptions opts(int steps, Integrator integ = Integrator::rk4) {
-  LawOptions o;
-  o.steps = steps;
-  o.integrator = integ;
-  return o;
-}
-
 // ---- contact-frame quantities, computed here independently of the law --------------------------
-struct Frame {
-  Vector3d n, t1, t2;
-  Matrix2d D;  // T^T W T
-  Vector2d b;  // T^T W n
-  double a;    // n^T W n
-};
+// t1: the world axis least aligned with n, made normal to n.
 Frame frame_of(const Problem& p) {
-  Frame f;
-  f.n = to_e(p.n).normalized();
-  const Vector3d ax = std::abs(f.n.x()) < 0.6 ? Vector3d::UnitX() : Vector3d::UnitY();
-  f.t1 = (ax - ax.dot(f.n) * f.n).normalized();
-  f.t2 = f.n.cross(f.t1);
-  const Matrix3d W = W_of(p);
-  Eigen::Matrix<double, 3, 2> T;
-  T.col(0) = f.t1;
-  T.col(1) = f.t2;
-  f.D = T.transpose() * W * T;
-  f.b = T.transpose() * W * f.n;
-  f.a = f.n.dot(W * f.n);
-  return f;
+  return impact::testing::frame_of(p, [](const Vector3d& n) {
+    const Vector3d ax = std::abs(n.x()) < 0.6 ? Vector3d::UnitX() : Vector3d::UnitY();
+    return Vector3d((ax - ax.dot(n) * n).normalized());
+  });
 }
-// Sticking ratio: tangential tau with the tangential part of W (n + tau) = 0.
-Vector2d stick_ratio(const Frame& f) { return -f.D.ldlt().solve(f.b); }
-
-// Invariant slip rays: unit u (angle th) with F(u) = b - mu D u parallel to u. Returns the
-// angles where k(th) = u_perp . F(u) changes sign (scan of 7200 points, then bisection), each
-// with g = u . F(u) (> 0: moving away from v_t = 0, < 0: approaching it).
-struct Ray {
-  double th, g;
-};
-std::vector<Ray> invariant_rays(const Frame& f, double mu) {
-  auto F = [&](double th) {
-    const Vector2d u(std::cos(th), std::sin(th));
-    return Vector2d(f.b - mu * f.D * u);
-  };
-  auto k = [&](double th) {
-    const Vector2d u(std::cos(th), std::sin(th)), Fu = F(th);
-    return u.x() * Fu.y() - u.y() * Fu.x();
-  };
-  std::vector<Ray> out;
-  const int M = 7200;
-  const double dth = 2.0 * M_PI / M;
-  for (int i = 0; i < M; ++i) {
-    double lo = i * dth, hi = (i + 1) * dth, klo = k(lo), khi = k(hi);
-    if (!((klo < 0) != (khi < 0))) continue;
-    for (int it = 0; it < 200 && hi - lo > 1e-16; ++it) {
-      const double mid = 0.5 * (lo + hi), km = k(mid);
-      if ((km < 0) == (klo < 0)) {
-        lo = mid;
-        klo = km;
-      } else {
-        hi = mid;
-      }
-    }
-    const double th = 0.5 * (lo + hi);
-    const Vector2d u(std::cos(th), std::sin(th));
-    out.push_back(Ray{th, u.dot(F(th))});
-  }
-  return out;
-}
-Vector3d world_tangent(const Frame& f, double th) { return std::cos(th) * f.t1 + std::sin(th) * f.t2; }
 
 // ---- a non-planar random instance and a 3D slip-to-stick instance ------------------------------
 bool non_planar(const Problem& p) {
@@ -156,7 +79,7 @@ Problem slip_to_stick_instance(impact::randinst::Rng& rng) {
   const double pc = -vn / f.a;
   const double ang = impact::randinst::uniform(rng, 0.0, 2.0 * M_PI);
   const double mag = impact::randinst::uniform(rng, 0.2, 1.0) * pc * p.mu * std::sqrt(f.D.determinant());
-  p.v0 = to_v(vn * f.n + mag * world_tangent(f, ang));
+  p.v0 = to_v(vn * f.n + mag * tangent_at(f, ang));
   p.e = 0.7;
   return p;
 }
@@ -320,17 +243,6 @@ Ref3 reference_3d(const Problem& prob) {
 // Planar instances: agreement with MorganLaw (classification of the event order by the
 // independent planar ODE reference, as in test_morgan.cpp).
 // =================================================================================================
-enum Category { cat_a = 0, cat_b = 1, cat_c = 2 };
-const char* cat_name(int k) {
-  static const char* names[] = {"(a) normal pause first, tangential pause in restitution",
-                                "(b) tangential pause first (compression)", "(c) no tangential pause"};
-  return names[k];
-}
-int classify(const PlanarOdeResult& o) {
-  if (o.tan_events == 0) return cat_c;
-  return o.tan_in_compression ? cat_b : cat_a;
-}
-bool ode_has(const PlanarOdeResult& o, OdeMode m) { return std::find(o.modes.begin(), o.modes.end(), m) != o.modes.end(); }
 
 Matrix3d random_rotation(std::mt19937_64& rng) { return impact::randinst::random_rotation(rng).toRotationMatrix(); }
 
@@ -368,7 +280,7 @@ Problem biased_planar(std::mt19937_64& rng, int want) {
   if (want != cat_c) s = B(0, 1) > 0 ? -1.0 : 1.0;  // v_t on the side friction drives to zero
   Matrix3d W = R * Wl * R.transpose();
   W = (0.5 * (W + W.transpose())).eval();
-  return make(W, R.col(0), vn * R.col(0) + s * ratio * std::abs(vn) * R.col(1), mu, e);
+  return problem_of(W, R.col(0), vn * R.col(0) + s * ratio * std::abs(vn) * R.col(1), mu, e);
 }
 
 struct PlanarStats {
@@ -427,7 +339,7 @@ TEST(StrongePlanar, AgreesWithMorganClosedForm) {
   for (const Problem& p : cases) {
     check_planar(p, LawOptions{}, st);
     if (HasFatalFailure()) return;
-    check_planar(p, opts(250, Integrator::euler), st_euler);
+    check_planar(p, law_options(250, Integrator::euler), st_euler);
     if (HasFatalFailure()) return;
   }
   std::printf("[ StrongePlanar ] %d instances (%d random, %d targeted)\n", st.n, random_count, st.n - random_count);
@@ -530,7 +442,7 @@ TEST(StrongeLaw, PlasticEndsAtLocatedCompressionEnd) {
   for (int i = 0; i < 1000; ++i) {
     Problem p = impact::randinst::random_contact_problem(rng, {0.0, 2.0}, {0.0, 0.0});
     for (Integrator integ : {Integrator::rk4, Integrator::euler}) {
-      const Result<double> r = StrongeLaw::eval<double>(p, opts(250, integ));
+      const Result<double> r = StrongeLaw::eval<double>(p, law_options(250, integ));
       if (r.status != Status::ok) continue;
       ++n;
       const Vector3d vf = to_e(r.vf), P = to_e(r.P), nn = to_e(p.n).normalized();
@@ -565,7 +477,7 @@ TEST(StrongeLaw, AgreesWithIndependent3DIntegration) {
     EXPECT_LE(eI, 1e-7) << describe(p);
     EXPECT_EQ(modes_str(r.modes), ref.modes) << describe(p);
     // and the law converges to it: 16x the steps
-    const Result<double> r16 = StrongeLaw::eval<double>(p, opts(4000));
+    const Result<double> r16 = StrongeLaw::eval<double>(p, law_options(4000));
     ASSERT_EQ(r16.status, Status::ok);
     const double e16 = (to_e(r16.P) - ref.P).norm() / ref.P.norm();
     max_P16 = std::max(max_P16, e16);
@@ -594,7 +506,7 @@ TEST(StrongeLaw, StalledRowsStallInTheReferenceToo) {
     EXPECT_FALSE(ref.ok) << describe(p);
     EXPECT_EQ(ref.fail, "stalled") << describe(p);
     // and at 16x the steps
-    EXPECT_EQ(StrongeLaw::eval<double>(p, opts(4000)).status, Status::stalled) << describe(p);
+    EXPECT_EQ(StrongeLaw::eval<double>(p, law_options(4000)).status, Status::stalled) << describe(p);
   }
   std::printf("[ StrongeLaw ] %d stalled rows in %d random rows, all stalled in the reference\n", stalled, scanned);
   EXPECT_GE(stalled, 3);
@@ -612,7 +524,7 @@ TEST(StrongeLaw, StepLimitIsReported) {
     if (vt.norm() < 1e-3 * v0.norm()) continue;
     p.v0 = to_v(-1e-4 * vt.norm() * f.n + vt);  // grazing: |v_n| = 1e-4 |v_t|
     for (int steps : {8, 250}) {
-      const Result<double> r = StrongeLaw::eval<double>(p, opts(steps));
+      const Result<double> r = StrongeLaw::eval<double>(p, law_options(steps));
       EXPECT_TRUE(r.status == Status::ok || r.status == Status::step_limit || r.status == Status::stalled)
           << impact::status_name(r.status);
       EXPECT_LE(r.steps, 64 * steps + 512);
@@ -651,7 +563,7 @@ TEST(StrongeStick, StickingWhenTheConeAdmitsIt) {
       const double ang = impact::randinst::uniform(rng, 0.0, 2.0 * M_PI);
       const double mag = impact::randinst::uniform(rng, 0.05, 2.0) * pc * (p.mu - tau.norm()) *
                          Eigen::SelfAdjointEigenSolver<Matrix2d>(f.D).eigenvalues()(0);
-      p.v0 = to_v(vn * f.n + mag * world_tangent(f, ang));
+      p.v0 = to_v(vn * f.n + mag * tangent_at(f, ang));
     }
     const Vector3d v0 = to_e(p.v0);
     const Vector2d vt0(v0.dot(f.t1), v0.dot(f.t2));
@@ -694,12 +606,12 @@ TEST(StrongeStick, OutsideTheConeSlipResumesAlongTheOutgoingRay) {
     const Frame f = frame_of(p);
     const double tn = stick_ratio(f).norm();
     p.mu = tn * impact::randinst::uniform(rng, 0.05, 0.95);
-    const std::vector<Ray> rays = invariant_rays(f, p.mu);
+    const std::vector<Ray> rays = invariant_rays(f, p.mu, 7200);
     std::vector<Ray> out, in;
     for (const Ray& ry : rays) (ry.g > 0 ? out : in).push_back(ry);
     ASSERT_EQ(out.size(), 1u) << "one outgoing ray when |tau| > mu: " << describe(p);
     ASSERT_GE(in.size(), 1u) << describe(p);
-    const Vector3d s_out = world_tangent(f, out[0].th);
+    const Vector3d s_out = tangent_at(f, out[0].th);
     const double vn = to_e(p.v0).dot(f.n);
     const double pc = -vn / f.a;
     const bool head_on = i % 4 == 0;
@@ -709,7 +621,7 @@ TEST(StrongeStick, OutsideTheConeSlipResumesAlongTheOutgoingRay) {
     } else {
       const Ray& ry = in[static_cast<size_t>(i) % in.size()];
       const double rho0 = impact::randinst::uniform(rng, 0.05, 0.5) * -ry.g * pc;
-      p.v0 = to_v(vn * f.n + rho0 * world_tangent(f, ry.th));
+      p.v0 = to_v(vn * f.n + rho0 * tangent_at(f, ry.th));
       p_zero = rho0 / -ry.g;
     }
     const Result<double> r = StrongeLaw::eval<double>(p);
@@ -780,11 +692,11 @@ void convergence_order(Integrator integ, int N, double lo, double hi, double min
   for (int i = 0; i < 200 && cases < 12; ++i) {
     const Problem p = slip_to_stick_instance(rng);
     if (!non_planar(p)) continue;
-    const Result<double> ref = StrongeLaw::eval<double>(p, opts(64 * N, integ));
+    const Result<double> ref = StrongeLaw::eval<double>(p, law_options(64 * N, integ));
     if (ref.status != Status::ok || modes_str(ref.modes) != "slip>stick") continue;
     double err[3];
     for (int k = 0; k < 3; ++k) {
-      const Result<double> r = StrongeLaw::eval<double>(p, opts(N << k, integ));
+      const Result<double> r = StrongeLaw::eval<double>(p, law_options(N << k, integ));
       ASSERT_EQ(r.status, Status::ok) << describe(p);
       ASSERT_EQ(modes_str(r.modes), "slip>stick") << describe(p);
       err[k] = (to_e(r.P) - to_e(ref.P)).norm() / to_e(ref.P).norm();
@@ -829,7 +741,7 @@ TEST(StrongeLaw, TinyStepCounts) {
     const Result<double> ref = StrongeLaw::eval<double>(p);
     for (int steps : {1, 2, 0, -7}) {
       for (Integrator integ : {Integrator::rk4, Integrator::euler}) {
-        const Result<double> r = StrongeLaw::eval<double>(p, opts(steps, integ));
+        const Result<double> r = StrongeLaw::eval<double>(p, law_options(steps, integ));
         ++total;
         if (r.status == Status::ok) {
           ++ok;
@@ -854,42 +766,31 @@ TEST(StrongeLaw, InvalidInputGivesValidateStatus) {
   impact::randinst::Rng rng(4112);
   const Problem good = impact::randinst::random_contact_problem(rng, {0.0, 2.0}, {0.0, 1.0});
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  auto expect = [&](Problem p, Status s) {
+  // good with one input spoiled by `spoil`: status s from validate and from the law
+  auto expect = [&](auto spoil, Status s) {
+    Problem p = good;
+    spoil(p);
     Problem q = p;
     EXPECT_EQ(impact::validate(q, StrongeLaw::use()), s);
     const Result<double> r = StrongeLaw::eval<double>(p);
     EXPECT_EQ(r.status, s) << impact::status_name(r.status);
     EXPECT_EQ(r.steps, 0);
   };
-  Problem p = good;
-  p.W.xy = nan;
-  expect(p, Status::non_finite);
-  p = good;
-  p.v0.z = std::numeric_limits<double>::infinity();
-  expect(p, Status::non_finite);
-  p = good;
-  p.e = nan;
-  expect(p, Status::non_finite);
-  p = good;
-  p.n = impact::Vec3<double>{0, 0, 0};
-  expect(p, Status::bad_normal);
-  p = good;
-  p.mu = -0.1;
-  expect(p, Status::param_out_of_range);
-  p = good;
-  p.e = 1.2;
-  expect(p, Status::param_out_of_range);
-  p = good;
-  p.e = -0.2;
-  expect(p, Status::param_out_of_range);
-  p = good;
-  p.v0 = to_v(to_e(good.v0) - 2.0 * to_e(good.v0).dot(to_e(good.n).normalized()) * to_e(good.n).normalized());
-  expect(p, Status::no_approach);
-  p = good;
-  p.W = impact::Sym3<double>{1, 1, 0, 1, 0, 1};  // singular
-  expect(p, Status::W_not_spd);
+  expect([&](Problem& p) { p.W.xy = nan; }, Status::non_finite);
+  expect([&](Problem& p) { p.v0.z = std::numeric_limits<double>::infinity(); }, Status::non_finite);
+  expect([&](Problem& p) { p.e = nan; }, Status::non_finite);
+  expect([&](Problem& p) { p.n = impact::Vec3<double>{0, 0, 0}; }, Status::bad_normal);
+  expect([&](Problem& p) { p.mu = -0.1; }, Status::param_out_of_range);
+  expect([&](Problem& p) { p.e = 1.2; }, Status::param_out_of_range);
+  expect([&](Problem& p) { p.e = -0.2; }, Status::param_out_of_range);
+  expect(
+      [&](Problem& p) {
+        p.v0 = to_v(to_e(good.v0) - 2.0 * to_e(good.v0).dot(to_e(good.n).normalized()) * to_e(good.n).normalized());
+      },
+      Status::no_approach);
+  expect([&](Problem& p) { p.W = impact::Sym3<double>{1, 1, 0, 1, 0, 1}; }, Status::W_not_spd);  // singular
   // e_t and eta0 are not read
-  p = good;
+  Problem p = good;
   p.e_t = nan;
   p.eta0 = -1;
   EXPECT_EQ(StrongeLaw::eval<double>(p).status, Status::ok);
@@ -987,7 +888,7 @@ TEST(StrongeDeferredSearch, WhenTheVoteReleasesASearchChangesNoBit) {
       if (vt.norm() > 1e-3 * v0.norm()) p.v0 = to_v(-1e-4 * vt.norm() * n + vt);
     }
     const int steps = i % 3 == 0 ? 8 : (i % 3 == 1 ? 60 : 250);
-    const LawOptions opt = opts(steps, i % 4 == 3 ? Integrator::euler : Integrator::rk4);
+    const LawOptions opt = law_options(steps, i % 4 == 3 ? Integrator::euler : Integrator::rk4);
     impact::NoProbe probe;
     HoldingVote vote;
     const Result<double> now = StrongeLaw::eval<double>(p, opt, probe, impact::SearchAtOnce{});

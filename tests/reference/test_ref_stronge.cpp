@@ -19,7 +19,9 @@
 #include "impact/laws/morgan.hpp"
 #include "impact/laws/stronge.hpp"
 #include "impact/problem.hpp"
+#include "contact_frame.hpp"
 #include "eigen_problem.hpp"
+#include "planar_cases.hpp"
 #include "random_instances.hpp"
 #include "reference/reference.hpp"
 
@@ -34,32 +36,15 @@ using impact::Mode;
 using impact::Result;
 using impact::Status;
 using Problem = impact::ContactProblem<double>;
-using namespace impact::testing;  // eigen_problem.hpp: to_e, to_v, to_sym, W_of, describe, modes_str, has_mode
+using namespace impact::testing;  // eigen_problem.hpp, contact_frame.hpp
 namespace ri = impact::randinst;
 
+// The instance of W's symmetric part.
 Problem make(const Matrix3d& W, const Vector3d& n, const Vector3d& v0, double mu, double e) {
-  Problem p{};
-  p.W = to_sym(0.5 * (W + W.transpose()));
-  p.n = to_v(n);
-  p.v0 = to_v(v0);
-  p.mu = mu;
-  p.e = e;
-  p.e_t = 0.0;
-  p.eta0 = 1.0;
-  return p;
+  return problem_of(0.5 * (W + W.transpose()), n, v0, mu, e);
 }
 
 double rel(const Result<double>& a, const Result<double>& b) { return (to_e(a.P) - to_e(b.P)).norm() / to_e(b.P).norm(); }
-double kinetic_energy(const Problem& p) {
-  const Vector3d v0 = to_e(p.v0);
-  return 0.5 * v0.dot(W_of(p).ldlt().solve(v0));
-}
-LawOptions steps(int N) {
-  LawOptions o;
-  o.steps = N;
-  o.integrator = impact::Integrator::rk4;
-  return o;
-}
 
 struct Quantiles {
   double median = 0, p99 = 0, max = 0;
@@ -77,59 +62,9 @@ Quantiles quantiles(std::vector<double> v) {
 }
 
 // ---- contact frame, computed here (independently of both paths) ------------------------------
-struct Frame {
-  Vector3d n, t1, t2;
-  Matrix2d D;
-  Vector2d b;
-  double a;
-};
+// t1: Eigen's unitOrthogonal of n.
 Frame frame_of(const Problem& p) {
-  Frame f;
-  f.n = to_e(p.n).normalized();
-  f.t1 = f.n.unitOrthogonal();
-  f.t2 = f.n.cross(f.t1);
-  const Matrix3d W = W_of(p);
-  Eigen::Matrix<double, 3, 2> T;
-  T.col(0) = f.t1;
-  T.col(1) = f.t2;
-  f.D = T.transpose() * W * T;
-  f.b = T.transpose() * W * f.n;
-  f.a = f.n.dot(W * f.n);
-  return f;
-}
-Vector2d stick_ratio(const Frame& f) { return -f.D.ldlt().solve(f.b); }
-Vector3d tangent(const Frame& f, double ang) { return std::cos(ang) * f.t1 + std::sin(ang) * f.t2; }
-
-// Invariant slip rays: angles th where F(u) = b - mu D u is parallel to u = (cos th, sin th), by a
-// 3600-point scan of k(th) = u_perp . F(u) and bisection; each with g = u . F(u) (< 0 approaching
-// v_t = 0).
-struct Ray {
-  double th, g;
-};
-std::vector<Ray> invariant_rays(const Frame& f, double mu) {
-  auto F = [&](double th) { return Vector2d(f.b - mu * f.D * Vector2d(std::cos(th), std::sin(th))); };
-  auto k = [&](double th) {
-    const Vector2d Fu = F(th);
-    return std::cos(th) * Fu.y() - std::sin(th) * Fu.x();
-  };
-  std::vector<Ray> out;
-  const int M = 3600;
-  for (int i = 0; i < M; ++i) {
-    double lo = 2 * M_PI * i / M, hi = 2 * M_PI * (i + 1) / M, klo = k(lo);
-    if ((klo < 0) == (k(hi) < 0)) continue;
-    for (int it = 0; it < 100; ++it) {
-      const double mid = 0.5 * (lo + hi), km = k(mid);
-      if ((km < 0) == (klo < 0)) {
-        lo = mid;
-        klo = km;
-      } else {
-        hi = mid;
-      }
-    }
-    const double th = 0.5 * (lo + hi);
-    out.push_back(Ray{th, Vector2d(std::cos(th), std::sin(th)).dot(F(th))});
-  }
-  return out;
+  return impact::testing::frame_of(p, [](const Vector3d& n) { return Vector3d(n.unitOrthogonal()); });
 }
 
 // ---- planar instances biased to sticking (want = 1) or reversal (want = 2) ---------------------
@@ -254,17 +189,17 @@ std::vector<Row> rows_3d(ri::Rng& rng, int count) {
       if (tn * 1.05 > 1.5) continue;
       p.mu = std::min(1.5, tn * ri::uniform(rng, 1.05, 3.0));
       const double mag = ri::uniform(rng, 0.05, 2.0) * pc * (p.mu - tn) * lmin;
-      p.v0 = to_v(vn * f.n + mag * tangent(f, ang));
+      p.v0 = to_v(vn * f.n + mag * tangent_at(f, ang));
     } else if (kind == 2) {  // no sticking, v0_t on (or near) a ray approaching v_t = 0: reversal
       p.mu = std::min(1.5, tn) * ri::uniform(rng, 0.05, 0.95);
       std::vector<Ray> in;
-      for (const Ray& ry : invariant_rays(f, p.mu))
+      for (const Ray& ry : invariant_rays(f, p.mu, 3600))
         if (ry.g < 0) in.push_back(ry);
       if (in.empty()) continue;
       const Ray& ry = in[static_cast<size_t>(i) % in.size()];
       const double mag = ri::uniform(rng, 0.05, 0.5) * -ry.g * pc;
       const double off = i % 2 ? 0.0 : ri::uniform(rng, -0.05, 0.05);
-      p.v0 = to_v(vn * f.n + mag * tangent(f, ry.th + off));
+      p.v0 = to_v(vn * f.n + mag * tangent_at(f, ry.th + off));
     } else if (kind == 3) {  // v_t = 0 at the start
       p.v0 = to_v(vn * f.n);
     } else if (kind == 4) {  // near-grazing: |v_n| = 0.02 .. 0.2 |v_t|
@@ -293,7 +228,7 @@ TEST(RefStronge3D, FastLawConvergesToReference) {
   for (const Row& row : rows) {
     const Problem& p = row.p;
     const Result<double> ref = impact::ref::stronge(p);
-    const Result<double> f4 = impact::StrongeLaw::eval<double>(p, steps(4000));
+    const Result<double> f4 = impact::StrongeLaw::eval<double>(p, law_options(4000));
     if (ref.status != Status::ok || f4.status != Status::ok) {
       if (ref.status == Status::stalled && f4.status == Status::stalled) {
         ++stalled;
@@ -322,7 +257,7 @@ TEST(RefStronge3D, FastLawConvergesToReference) {
     EXPECT_LE(std::abs(f4.In_c - ref.In_c), 1e-8 * ref.In_c) << describe(p);
     err[2].push_back(e4);
     for (int k = 0; k < 2; ++k) {
-      const Result<double> fk = impact::StrongeLaw::eval<double>(p, steps(Ns[k]));
+      const Result<double> fk = impact::StrongeLaw::eval<double>(p, law_options(Ns[k]));
       if (fk.status == Status::ok) err[k].push_back(rel(fk, ref));
     }
   }
@@ -413,7 +348,8 @@ TEST(RefStronge, EnergyNeverIncreases) {
   EXPECT_GE(ok, 1900);
 }
 
-// (4) Hand-worked values (tests/physics/test_morgan.cpp) and a 3D closed form.
+// (4) Hand-worked values (tests/support/planar_cases.hpp, as in tests/physics/test_morgan.cpp) and a
+// 3D closed form.
 namespace {
 Problem embed_planar(const Matrix3d& R, const Matrix2d& B, double wss, double vn, double vt, double mu, double e) {
   Matrix3d Wl = Matrix3d::Zero();
@@ -434,44 +370,14 @@ void expect_both(const Problem& p, const Vector3d& Pexp, double Inc, const std::
 
 TEST(RefStronge, HandWorkedPlanarValues) {
   ri::Rng rng(7107);
-  // particle W = I/m on a floor: stops at p = m vt / mu, sticks (tau = 0); P_n = (1 + e) m |vn|
-  const double m = 2.0;
-  struct Case {
-    double vn, vt, mu, e;
-    bool sticks;
+  const auto expect_hand_worked = [&rng](const impact_test::HandWorked& h) {
+    const Matrix3d R = ri::random_rotation(rng).toRotationMatrix();
+    const Problem p = embed_planar(R, h.B, h.wss, h.vn, h.vt, h.mu, h.e);
+    expect_both(p, h.Pn * R.col(0) + h.Pt * R.col(1), h.In_c, h.modes);
   };
-  const Case cases[] = {
-      {-1.0, 0.5, 0.4, 1.0, true}, {-1.0, 0.5, 0.4, 0.5, true}, {-1.0, 0.3, 0.4, 0.5, true}, {-1.0, 0.9, 0.4, 0.5, false}};
-  for (const Case& k : cases) {
-    const Matrix3d R = ri::random_rotation(rng).toRotationMatrix();
-    const Problem p = embed_planar(R, Matrix2d::Identity() / m, 1.0 / m, k.vn, k.vt, k.mu, k.e);
-    const double pend = (1.0 + k.e) * m * std::abs(k.vn);
-    const double Pt = -k.mu * std::min(pend, m * k.vt / k.mu);
-    expect_both(p, pend * R.col(0) + Pt * R.col(1), m * std::abs(k.vn), k.sticks ? "slip>stick" : "slip");
-  }
-  // reversal: W_nt = [[2, 1], [1, 1]], w_ss = 1.5, mu = 0.5, v0 = -n - 0.3 t, e = 0.5
-  {
-    Matrix2d B;
-    B << 2.0, 1.0, 1.0, 1.0;
-    const Matrix3d R = ri::random_rotation(rng).toRotationMatrix();
-    const Problem p = embed_planar(R, B, 1.5, -1.0, -0.3, 0.5, 0.5);
-    const double Inc = 0.2 + 1.0 / 3.0, Wc = -0.15 - 1.0 / 12.0;
-    const double pend = Inc + std::sqrt(0.25 * -Wc / 0.75);
-    const double Pt = 0.5 * 0.2 - 0.5 * (pend - 0.2);
-    expect_both(p, pend * R.col(0) + Pt * R.col(1), Inc, "slip>reverse");
-  }
-  // jam then stick: W_nt = [[1, 0.9], [0.9, 1]], mu = 1.2, v0 = -n + 0.5 t, e = 1
-  {
-    Matrix2d B;
-    B << 1.0, 0.9, 0.9, 1.0;
-    const Matrix3d R = ri::random_rotation(rng).toRotationMatrix();
-    const Problem p = embed_planar(R, B, 0.7, -1.0, 0.5, 1.2, 1.0);
-    const double p1 = 0.5 / 0.3, vn1 = -1.0 - 0.08 * p1;
-    const double Inc = p1 + (-vn1) / 0.19;
-    const double Wc = 0.5 * (-1.0 + vn1) * p1 + 0.5 * vn1 * (Inc - p1);
-    const double pend = Inc + std::sqrt(2.0 * -Wc / 0.19);
-    expect_both(p, pend * R.col(0) + (-1.2 * p1 - 0.9 * (pend - p1)) * R.col(1), Inc, "slip>stick");
-  }
+  for (const impact_test::ParticleCase& k : impact_test::kParticleCases) expect_hand_worked(impact_test::particle_hand_worked(k));
+  expect_hand_worked(impact_test::reversal_hand_worked());
+  expect_hand_worked(impact_test::jam_hand_worked());
 }
 
 // 3D closed form: W does not couple n to the tangent plane (b = 0) but D is anisotropic, so the
@@ -545,28 +451,19 @@ TEST(RefStronge, InvalidInputAndBoundedRunaway) {
   ri::Rng rng(7110);
   const Problem good = ri::random_contact_problem(rng, {0.1, 1.5}, {0.0, 1.0});
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  auto expect = [&](Problem p, Status s) {
+  // good with one input spoiled by `spoil`: status s from both references
+  auto expect = [&](auto spoil, Status s) {
+    Problem p = good;
+    spoil(p);
     EXPECT_EQ(impact::ref::stronge(p).status, s);
     EXPECT_EQ(impact::ref::morgan(p).status, s);
   };
-  Problem p = good;
-  p.W.xy = nan;
-  expect(p, Status::non_finite);
-  p = good;
-  p.n = impact::Vec3<double>{0, 0, 0};
-  expect(p, Status::bad_normal);
-  p = good;
-  p.mu = -0.1;
-  expect(p, Status::param_out_of_range);
-  p = good;
-  p.e = 1.5;
-  expect(p, Status::param_out_of_range);
-  p = good;
-  p.v0 = to_v(-to_e(good.v0));
-  expect(p, Status::no_approach);
-  p = good;
-  p.W = impact::Sym3<double>{1, 1, 0, 1, 0, 1};
-  expect(p, Status::W_not_spd);
+  expect([&](Problem& p) { p.W.xy = nan; }, Status::non_finite);
+  expect([&](Problem& p) { p.n = impact::Vec3<double>{0, 0, 0}; }, Status::bad_normal);
+  expect([&](Problem& p) { p.mu = -0.1; }, Status::param_out_of_range);
+  expect([&](Problem& p) { p.e = 1.5; }, Status::param_out_of_range);
+  expect([&](Problem& p) { p.v0 = to_v(-to_e(good.v0)); }, Status::no_approach);
+  expect([&](Problem& p) { p.W = impact::Sym3<double>{1, 1, 0, 1, 0, 1}; }, Status::W_not_spd);
 
   // tiny step budget: step_limit, never a hang
   impact::ref::Options tight;
