@@ -7,26 +7,24 @@
 //   - the kinetic energy is not gained:             dE <= tol K0, K0 = 1/2 v0.W^-1 v0,
 //     unless the law allows a gain (Aghili's Newton-restitution law gains energy outside its
 //     admissible region (41), Kane's paradox, which is its physics).
-// tol: kAdmissTol<T> (1e-6 in double, 2e-3 in float), far above round-off and the integrators'
+// tol: AdmissTol<T> (1e-6 in double, 2e-3 in float), far above round-off and the integrators'
 // discretization error (dissipative at every step count: docs/laws.md), far below the failures it
 // catches (energy gains of +33% to 1e306, cones broken 7x to 1e9x, in the adversarial cases of
 // tests/kernels/test_adversarial.cpp).
 // A violation turns `ok` into Status::inadmissible; every other status is left as it is.
 #pragma once
+#include <type_traits>
+
 #include "impact/derived.hpp"
 #include "impact/scale.hpp"
 
 namespace impact {
 
+// tol for T: float and double are the precisions built
 template <class T>
-struct AdmissTol;
-template <>
-struct AdmissTol<double> {
-  static constexpr double value = 1e-6;
-};
-template <>
-struct AdmissTol<float> {
-  static constexpr double value = 2e-3;
+struct AdmissTol {
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>, "a law is built in double and float");
+  static constexpr double value = std::is_same_v<T, double> ? 1e-6 : 2e-3;
 };
 
 // What failed, for tests and diagnostics (0: admissible).
