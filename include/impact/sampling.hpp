@@ -192,35 +192,16 @@ enum class Scenario : std::uint8_t { contact = 0, ball = 1, count_ };
 
 constexpr int kMaxSlots = 16;
 
-// Slots shared by every scenario: the law parameters.
+// Slots shared by every scenario: the law parameters. A scenario's slots follow them, consecutive.
 enum CommonSlot : int { kSlotMu = 0, kSlotE = 1, kSlotEt = 2, kSlotEta0 = 3, kFirstScenarioSlot = 4 };
 // contact: W = R diag(w1, w2, w3) R^T, n = (0, 0, 1), v0 = (vt cos phi, vt sin phi, -vn), with R
 // uniformly random (kRandomRotation) or the rotation by the vector (rx, ry, rz). The study's contact
 // scenario (host/systems/scenarios.cpp) builds its instances with the same functions below, so an
 // instance of the same values is the same bits in `impact reduce` and `impact study`.
-enum ContactSlot : int {
-  kSlotW1 = 4,
-  kSlotW2 = 5,
-  kSlotW3 = 6,
-  kSlotVn = 7,
-  kSlotVt = 8,
-  kSlotPhi = 9,
-  kSlotRx = 10,
-  kSlotRy = 11,
-  kSlotRz = 12
-};
+enum ContactSlot : int { kSlotW1 = kFirstScenarioSlot, kSlotW2, kSlotW3, kSlotVn, kSlotVt, kSlotPhi, kSlotRx, kSlotRy, kSlotRz };
 // ball (Jia 2013, Section 8.1): sphere of mass m, radius r on a fixed table, normal z; velocity of
 // the centre V0 and angular velocity w0 (table frame).
-enum BallSlot : int {
-  kSlotMass = 4,
-  kSlotRadius = 5,
-  kSlotV0x = 6,
-  kSlotV0y = 7,
-  kSlotV0z = 8,
-  kSlotW0x = 9,
-  kSlotW0y = 10,
-  kSlotW0z = 11
-};
+enum BallSlot : int { kSlotMass = kFirstScenarioSlot, kSlotRadius, kSlotV0x, kSlotV0y, kSlotV0z, kSlotW0x, kSlotW0y, kSlotW0z };
 
 // Philox stream of the random rotation's quaternion (slots use streams 0 .. kMaxSlots-1).
 constexpr std::uint32_t kRotationStream = 32;
