@@ -20,6 +20,7 @@
 #include "calibrate/smc_report.hpp"
 #include "design/design.hpp"
 #include "design/scrambled_sobol.hpp"
+#include "engine/backend_cost.hpp"
 #include "engine/backend_pick.hpp"
 #include "engine/registry.hpp"
 #include "impact/rng.hpp"
@@ -383,14 +384,25 @@ double batch_seconds(Model& m, const std::vector<double>& pts, std::size_t n, in
   return best;
 }
 
+// `count` points from the prior for the backend trial (start_from_prior's, the method's batch of
+// `half` first): when the prior refuses that many (said of the run's own walkers or starts, as the
+// run would), the run's own starting points, repeated to `count`.
+std::vector<double> trial_points(Model& m, const CalibrateConfig& c, std::size_t half, std::size_t count) {
+  std::vector<double> pts;
+  try {
+    pts = start_from_prior(m, count, c.seed);
+  } catch (const std::invalid_argument&) {
+    const bool fit = c.method == "fit";
+    pts = start_from_prior(m, fit ? c.fit_starts : c.walkers, fit ? c.fit_seed : c.seed, fit ? "starts" : "walkers");
+    pts.resize(std::min(pts.size(), half * m.dim()));
+  }
+  const std::size_t have = pts.size();
+  for (std::size_t k = have; k < count * m.dim(); ++k) pts.push_back(pts[k % have]);
+  return pts;
+}
+
 // The process that writes a run's files: rank 0, or the only one.
 bool writes_files(const resume::ProcessGroup* group) { return !group || group->rank() == 0; }
-
-std::string ms_text(double s) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g ms", 1e3 * s);
-  return b;
-}
 
 }  // namespace
 
@@ -491,43 +503,44 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, re
   const std::size_t batch = half * data.n;
   // auto: a trial. The rate models cannot say what a batch of the sampler costs: the rows of a
   // calibration are not random contact (stronge on the Cornell rows ran at 2e6 rows/s on one thread
-  // of the 2-core development VM, where the model says 1.7e4/s), and a small batch's time on the GPU is its latency, the slowest instance's integration on
-  // one lane included (an H200 took 3.4 ms per 768-row batch of jia on the Cornell data, 16 CPU
-  // threads 2.6). So the sampler's own batch, half the walkers drawn from the prior, is timed on
-  // omp, serial and (where usable) cuda, each after a first call that is not counted (the GPU
-  // context's start, the buffers), and the fastest runs the chain. The CPU paths give the same
-  // bits, so the choice between them changes no result.
+  // of the 2-core development VM, where the model says 1.7e4/s), and a small batch's time is mostly
+  // fixed cost: on the GPU its launch, copies and wait, the slowest instance's integration on one
+  // lane included (an H200 took 3.4 ms per 768-row batch of jia on the Cornell data, 16 CPU threads
+  // 2.6), on omp the team's wake-up. So each backend (omp, serial, cuda where usable) times batches
+  // of the sampler's own points drawn from the prior at two sizes, L = max(the method's batch, 8)
+  // points and L / 8, each after a first call that is not counted (the GPU context's start, the
+  // buffers), and is modelled as fixed cost + rows / rate (engine::cost_from_two_batches); the
+  // backend of least modelled time for the method's batch runs the chain. The CPU paths give the
+  // same bits, so the choice between them changes no result.
   // (serial only for a batch under kParallelRows rows: on a larger one the team pays, and one thread
   // of a dear law is long to time: jia's 49152 rows, 2.2 s on an H200's host)
   std::vector<std::unique_ptr<Model>> ms;
   for (engine::Backend b : {engine::Backend::omp, engine::Backend::serial, engine::Backend::cuda})
     if ((b != engine::Backend::serial || batch < study::kParallelRows) && (b != engine::Backend::cuda || cuda))
       ms.push_back(make(b, data));
-  std::vector<double> pts;
-  try {
-    pts = start_from_prior(*ms[0], half, c.seed);
-  } catch (const std::invalid_argument&) {  // said of the run's own walkers (or starts), as the run would
-    const bool fit = c.method == "fit";
-    pts = start_from_prior(*ms[0], fit ? c.fit_starts : c.walkers, fit ? c.fit_seed : c.seed, fit ? "starts" : "walkers");
-    pts.resize(half * ms[0]->dim());
-  }
-  std::size_t best = 0;
-  double best_s = HUGE_VAL;
-  std::string said;
-  for (std::size_t k = 0; k < ms.size(); ++k) {
-    const bool gpu = ms[k]->backend() == engine::Backend::cuda;
-    const double first = batch_seconds(*ms[k], pts, half, 1);  // the GPU's: its context, buffers, code loaded
+  const std::size_t large = std::max<std::size_t>(half, 8), small = large / 8;
+  std::vector<double> pts = trial_points(*ms[0], c, half, large);
+  std::vector<engine::BatchCost> costs;
+  for (const auto& m : ms) {
+    const bool gpu = m->backend() == engine::Backend::cuda;
+    const double first = batch_seconds(*m, pts, large, 1);  // the GPU's: its context, buffers, code loaded
     // the least of 5 (a thread team just woken, a clock just raised: an H200 host's omp timed 6 ms
     // for a 768-row jia batch at 2 repetitions, 2.3 ms per batch in the chain); a long CPU batch: once
     // (over processes rank 0's times decide, so that every process makes the same batches)
     bool once = !gpu && first > 0.5;
     if (shared) once = group->allgather(once ? "1" : "0", "")[0] == "1";
-    const double t = once ? first : batch_seconds(*ms[k], pts, half, 5);
-    said += (k ? ", " : "") + ms_text(t) + " on " + engine::backend_name(ms[k]->backend());
-    if (t < best_s) best_s = t, best = k;
+    const double t_large = once ? first : batch_seconds(*m, pts, large, 5);
+    const double t_small = batch_seconds(*m, pts, small, once ? 1 : 5);
+    const double rows = static_cast<double>(data.n);
+    costs.push_back(engine::cost_from_two_batches(m->backend(), static_cast<double>(small) * rows, t_small,
+                                                  static_cast<double>(large) * rows, t_large));
   }
+  const engine::CostPick pick = engine::cheapest(costs, static_cast<double>(batch));
+  std::size_t best = pick.best;
   if (shared) best = std::stoul(group->allgather(std::to_string(best), "")[0]);  // rank 0's choice
-  if (why) *why = " (auto: a trial batch of " + std::to_string(batch) + " rows took " + said + (shared ? " on rank 0" : "") + ")";
+  if (why)
+    *why = " (auto: trial batches of " + std::to_string(small * data.n) + " and " + std::to_string(large * data.n) +
+           " rows: " + pick.why + (shared ? " on rank 0" : "") + ")";
   ms[best]->reset_counters();  // the run's rate counts the chain's rows only
   return std::move(ms[best]);
 }
