@@ -22,7 +22,7 @@ EntryPoints<T> entry_points_of() {
 #ifdef IMPACT_WITH_CUDA
   return EntryPoints<T>{{&serial::evaluate<Law, T>, &omp::evaluate<Law, T>, &cuda::evaluate<Law, T>},
                         {&serial::reduce_sampled<Law, T>, &omp::reduce_sampled<Law, T>, &cuda::reduce_sampled<Law, T>},
-                        &cuda::evaluate_on_device<Law, T>};
+                        &cuda::evaluate_device_arrays<Law, T>};
 #else
   return EntryPoints<T>{{&serial::evaluate<Law, T>, &omp::evaluate<Law, T>, nullptr},
                         {&serial::reduce_sampled<Law, T>, &omp::reduce_sampled<Law, T>, nullptr},

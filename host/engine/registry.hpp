@@ -13,6 +13,7 @@
 #include "impact/law_meta.hpp"
 #include "impact/sampling.hpp"
 #include "kernels/batch.hpp"
+#include "kernels/device_rows.hpp"
 
 namespace impact::engine {
 
@@ -24,13 +25,19 @@ template <class T>
 using SampledFn = BatchSummary (*)(const SampleSpec&, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,
                                    const LawOptions&, const SummaryRanges&);
 
+// The law over rows [0, n) of a caller's arrays on CUDA device `device` (cuda::evaluate_device_arrays):
+// the first row whose W is not symmetric, or -1.
+template <class T>
+using ArraysFn = std::int64_t (*)(int device, const cuda::DeviceInputs&, std::size_t n, const cuda::DeviceOutputs<T>&,
+                                  const LawOptions&);
+
 // The entry points of one law on the serial, omp and cuda backends (cuda: null without CUDA).
 constexpr int kDeviceBackends = 3;
 template <class T>
 struct EntryPoints {
   BatchFn<T> batch[kDeviceBackends];
   SampledFn<T> sampled[kDeviceBackends];
-  BatchFn<T> on_device;  // columns already in device memory (cuda::evaluate_on_device); null without CUDA
+  ArraysFn<T> device_arrays;  // the caller's arrays on a device (cuda::evaluate_device_arrays); null without CUDA
 };
 
 struct LawInfo {

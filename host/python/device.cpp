@@ -2,7 +2,8 @@
 // (their pointers and strides, from __cuda_array_interface__ or DLPack) and writes its results into
 // device memory it hands out as DeviceArray objects, which CuPy, PyTorch and JAX take without a copy
 // (__dlpack__ / __dlpack_device__, and __cuda_array_interface__ for the others). The law runs
-// through the registry's on-device entry point (kernels/cuda: cuda::evaluate_device_arrays).
+// through the registry's device-array entry point (kernels/cuda: cuda::evaluate_device_arrays, one
+// kernel per law reading, evaluating and writing each row in place).
 #include "python/device.hpp"
 
 #include <dlpack/dlpack.h>
@@ -171,7 +172,7 @@ cuda::DeviceOutputs<T> from_row(const cuda::DeviceOutputs<T>& out, std::int64_t 
 constexpr double kDevicePieceSeconds = 0.12;
 constexpr std::size_t kMinDevicePiece = 4096;
 template <class T>
-std::int64_t in_pieces(engine::BatchFn<T> fn, int device, const cuda::DeviceInputs& in, std::size_t n,
+std::int64_t in_pieces(engine::ArraysFn<T> fn, int device, const cuda::DeviceInputs& in, std::size_t n,
                        const cuda::DeviceOutputs<T>& out, const LawOptions& opt) {
   for (std::size_t lo = 0, piece = kMinDevicePiece; lo < n;) {
     const std::size_t m = std::min(piece, n - lo);
@@ -184,7 +185,7 @@ std::int64_t in_pieces(engine::BatchFn<T> fn, int device, const cuda::DeviceInpu
     {
       py::gil_scoped_release nogil;
       const auto t0 = std::chrono::steady_clock::now();
-      asym = cuda::evaluate_device_arrays<T>(fn, device, at, m, from_row(out, r), opt);
+      asym = fn(device, at, m, from_row(out, r), opt);
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     if (asym >= 0) return r + asym;
@@ -239,7 +240,7 @@ py::dict evaluate_typed(const engine::LawInfo& law, int device, std::size_t n, c
       res[x.name] = a;
     }
   }
-  const engine::BatchFn<T> fn = engine::entry_points<T>(law).on_device;
+  const engine::ArraysFn<T> fn = engine::entry_points<T>(law).device_arrays;
   res["asym_row"] = in_pieces<T>(fn, device, in, n, out, opt);
   return res;
 }
@@ -290,6 +291,18 @@ void bind_device(py::module_& m) {
 #endif
       },
       "Device buffers the core has allocated for its own scratch so far (not the results it hands out)");
+  m.def(
+      "cuda_calls",
+      []() {
+        py::dict d;
+#ifdef IMPACT_WITH_CUDA
+        const cuda::CallCounts c = cuda::call_counts();
+        for (int k = 0; k < cuda::kCallKinds; ++k) d[cuda::call_name(static_cast<cuda::Call>(k))] = c.n[k];
+#endif
+        return d;
+      },
+      "The CUDA runtime calls this thread's evaluations have made so far, by kind (allocations, stream creations, uploads, "
+      "launches, downloads, stream and device waits; empty without CUDA)");
   m.def("has_cuda_build", []() {
 #ifdef IMPACT_WITH_CUDA
     return true;

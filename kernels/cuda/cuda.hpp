@@ -7,6 +7,8 @@
 
 #include "impact/sampling.hpp"
 #include "kernels/batch.hpp"
+#include "kernels/cuda/stream_plan.hpp"
+#include "kernels/device_rows.hpp"
 
 namespace impact::cuda {
 
@@ -44,74 +46,37 @@ LinkRate link_rate(std::size_t bytes);
 template <class Law, class T>
 void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt);
 
-// Chunked streaming: the batch is cut into chunks of `chunk_rows` rows (0: about a quarter of
-// the batch, between 2^14 and 2^17 rows); chunk k goes through pinned host staging buffers and
-// device buffers of stream k mod `streams` (>= 2): host packing, cudaMemcpyAsync in, kernel,
-// cudaMemcpyAsync out, so the kernel of chunk k overlaps the copies of chunks k-1 and k+1.
-// Device and pinned memory: `streams` chunks' worth, whatever the batch size.
-// sort: a law with a regime key (HasRegimeKey: jia, stronge) has each chunk's rows ordered by key
-// on the device (CUB radix sort, stable) and evaluated in that order, so that a warp holds rows on
-// similar code paths; every row's result is written to its own place, so the outputs are those of
-// the unsorted evaluation, row for row (tests/kernels/test_cuda_order.cpp compares the bytes). A
-// chunk whose probed keys are all alike (kernels/batch.hpp batch_keys_vary) is not sorted.
-struct StreamOptions {
-  std::size_t chunk_rows = 0;
-  int streams = 3;
-  bool sort = true;
-};
+// Chunked streaming (kernels/cuda/stream_plan.hpp, StreamOptions: chunks, stages, the regime sort):
+// the batch goes through pinned staging buffers and device buffers kept per device and host thread
+// across calls (no allocation after the first call of a shape), one upload, one launch sequence and
+// one download per chunk, each chunk on its stage's stream, waited on by stream, never device-wide.
+// A law with a regime key (HasRegimeKey: jia, stronge) has each chunk's rows ordered by key on the
+// device (CUB radix sort, stable); every row's result is written to its own place, so the outputs are
+// those of the unsorted evaluation, row for row (tests/kernels/test_cuda_order.cpp compares the bytes).
 template <class Law, class T>
 void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt, const StreamOptions& so);
 
-// Evaluates a batch whose columns already live in device memory (the current device): the law's
-// kernels (sorted by regime key where the law has one, as evaluate_streamed) on the legacy default
-// stream (ordered after the work of CuPy's and PyTorch's default streams), which is
-// synchronized before returning. No host copy.
-template <class Law, class T>
-void evaluate_on_device(const BatchIn<T>& device_in, const BatchOut<T>& device_out, const LawOptions& opt);
+// The runtime calls this host thread's batches in host memory have made on the CUDA eval path
+// (evaluate, evaluate_streamed, evaluate_device_arrays), by kind (stream_plan.hpp's Call):
+// CallCounts::since gives one call's.
+CallCounts call_counts();
 
 // ---- arrays owned by the caller on the device (DLPack, __cuda_array_interface__) ----------------
-// A float32 or float64 array on the device with element strides (the batch index first, then the
-// array's own indices; a stride 0 broadcasts), or a constant for every row (data null).
-struct DeviceView {
-  const void* data = nullptr;
-  bool f64 = true;
-  std::int64_t stride[3] = {0, 0, 0};
-  double value = 0;
-};
-// evaluate()'s arguments: W (N, 3, 3), n and v (N, 3), the parameters mu, e, e_t, eta0 (N,);
-// has[k] false: the law does not read parameter k.
-struct DeviceInputs {
-  DeviceView W, n, v, param[4];
-  bool has[4] = {true, true, true, true};
-};
-// The results, C-contiguous device arrays of N rows: P and vf (N, 3), the real columns (N,) by
-// OutputColumn (out_dE, out_In_c, out_aux0 + k: null where not wanted), modes, steps, status (N,).
-template <class T>
-struct DeviceOutputs {
-  T* P = nullptr;
-  T* vf = nullptr;
-  T* real[kNumRealOutputs] = {};
-  std::uint32_t* modes = nullptr;
-  std::int32_t* steps = nullptr;
-  std::uint8_t* status = nullptr;
-};
-template <class T>
-using DeviceLawFn = void (*)(const BatchIn<T>&, const BatchOut<T>&, const LawOptions&);
-
-// Reads the caller's device arrays into the law's columns (in chunks of kDeviceChunk rows, in
-// device memory: a gather kernel converting to T, W's upper triangle), runs `law`
-// (evaluate_on_device<Law, T>) and writes the results into the caller's device arrays (a scatter
-// kernel). Nothing goes through host memory but one flag: the first row whose W is not symmetric
-// to 1e-12 of max |W| (as the host path checks), returned (-1: none; then nothing is evaluated).
-// `device`: the CUDA device the arrays live on. Throws std::runtime_error on a CUDA error.
+// The law over rows [0, n) of the caller's device arrays (kernels/device_rows.hpp: DeviceInputs,
+// DeviceOutputs), each row read, evaluated and written back in one kernel (sorted by regime key
+// first where the law has one, in pieces of kDeviceChunk rows), on the legacy default stream
+// (ordered after the work of CuPy's and PyTorch's default streams), waited on before returning.
+// Nothing goes through host memory but one flag: the first row whose W is not symmetric to 1e-12
+// of max |W| (as the host path checks), returned (-1: none; otherwise the results are not to be
+// kept). `device`: the CUDA device the arrays live on. Throws std::runtime_error on a CUDA error.
 constexpr std::size_t kDeviceChunk = std::size_t(1) << 22;
-template <class T>
-std::int64_t evaluate_device_arrays(DeviceLawFn<T> law, int device, const DeviceInputs& in, std::size_t n,
-                                    const DeviceOutputs<T>& out, const LawOptions& opt);
+template <class Law, class T>
+std::int64_t evaluate_device_arrays(int device, const DeviceInputs& in, std::size_t n, const DeviceOutputs<T>& out,
+                                    const LawOptions& opt);
 
 // The device buffers the library has allocated in this process (cudaMalloc through its own buffers,
-// not device_alloc's results): the device-array path keeps its scratch per host thread and device,
-// so a repeated call of the same shape adds none.
+// not device_alloc's results): the eval paths keep theirs per host thread and device, so a repeated
+// call of the same shape adds none.
 std::uint64_t device_allocations();
 
 // Device memory for results handed to Python (DLPack capsules, __cuda_array_interface__): on
@@ -164,7 +129,7 @@ BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uin
 // The schedule `impact reduce` and the Python package use: ReduceSchedule{}, with persistent lanes
 // set by the environment variable IMPACT_CUDA_LANES=persistent|grid-stride and the event searches by
 // IMPACT_CUDA_SEARCH=deferred|at-once where they are given (to compare on a device:
-// benches/gpu_check.sh, benches/ab_reduce.py; std::invalid_argument for another value).
+// perf/gpu_check.sh, perf/ab_reduce.py; std::invalid_argument for another value).
 ReduceSchedule default_reduce_schedule();
 template <class Law, class T>  // default_reduce_schedule()
 BatchSummary reduce_sampled(const SampleSpec& spec, std::uint64_t seed, std::uint64_t begin, std::uint64_t end,

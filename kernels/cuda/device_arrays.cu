@@ -1,126 +1,121 @@
 // Arrays owned by the caller on the device (DLPack / __cuda_array_interface__ from CuPy, PyTorch,
-// JAX): a gather kernel reads them, with their strides and dtype, into the law's input columns; the
-// law runs on the device (evaluate_on_device); a scatter kernel writes its columns into the caller's
-// result arrays. Chunks of kDeviceChunk rows bound the scratch memory. Nothing crosses to the host
-// but the W-symmetry flag.
+// JAX): one kernel per law reads each row from them (their strides and dtype), evaluates it and
+// writes its outcome into the caller's result arrays (kernels/device_rows.hpp: ArrayRowFunctor), with
+// a law that has a regime key sorted first (its key kernel and CUB's sort, in pieces of
+// kDeviceChunk rows, which bound the sort's memory). Per call: a reset of the W-symmetry flag, the
+// launches, the flag's copy back and one wait on the stream; nothing is allocated after the first
+// call of a shape (the flag and the sort's buffers are kept per host thread and device), and
+// nothing crosses to the host but the flag.
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 
+#include "impact/laws/all.hpp"
 #include "kernels/cuda/cuda.hpp"
 #include "kernels/cuda/util.cuh"
+#include "kernels/device_rows.hpp"
 
 namespace impact::cuda {
 
 namespace {
 
-constexpr int kBlock = 256;
-
-__device__ double read_view(const DeviceView& v, std::size_t row, int a, int b) {
-  if (!v.data) return v.value;
-  const std::int64_t k = static_cast<std::int64_t>(row) * v.stride[0] + a * v.stride[1] + b * v.stride[2];
-  return v.f64 ? static_cast<const double*>(v.data)[k] : static_cast<double>(static_cast<const float*>(v.data)[k]);
-}
-
-// Rows [first, first + m) of the caller's arrays into the input columns cols[c * m + i] (InputColumn
-// order; W's upper triangle); the first row whose W is not symmetric to 1e-12 of max |W| (the host
-// path's rule) into *asym (atomicMin).
-template <class T>
-__global__ void gather_kernel(const DeviceInputs in, std::size_t first, std::size_t m, T* cols, unsigned long long* asym) {
+// Row i of the caller's arrays; the first row whose W is not symmetric into *asym (atomicMin: the
+// caller keeps no result of a call that has one, so the rows are evaluated regardless).
+template <class Law, class T>
+__global__ void __launch_bounds__(kEvalBlock, kEvalMinBlocks)
+    array_kernel(__grid_constant__ const ArrayRowFunctor<Law, T> f, std::size_t first, std::size_t m, unsigned long long* asym) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= m) return;
   const std::size_t r = first + i;
-  const double xx = read_view(in.W, r, 0, 0), xy = read_view(in.W, r, 0, 1), xz = read_view(in.W, r, 0, 2);
-  const double yy = read_view(in.W, r, 1, 1), yz = read_view(in.W, r, 1, 2), zz = read_view(in.W, r, 2, 2);
-  const double d =
-      fmax(fabs(xy - read_view(in.W, r, 1, 0)), fmax(fabs(xz - read_view(in.W, r, 2, 0)), fabs(yz - read_view(in.W, r, 2, 1))));
-  const double s = fmax(fmax(fmax(fabs(xx), fabs(xy)), fmax(fabs(xz), fabs(yy))), fmax(fabs(yz), fabs(zz)));
-  if (!(d <= 1e-12 * s) && isfinite(s)) atomicMin(asym, static_cast<unsigned long long>(r));
-  const double w[6] = {xx, xy, xz, yy, yz, zz};
-  for (int c = 0; c < 6; ++c) cols[c * m + i] = static_cast<T>(w[c]);
-  for (int k = 0; k < 3; ++k) {
-    cols[(in_n_x + k) * m + i] = static_cast<T>(read_view(in.n, r, k, 0));
-    cols[(in_v_x + k) * m + i] = static_cast<T>(read_view(in.v, r, k, 0));
-  }
-  for (int p = 0; p < 4; ++p)
-    if (in.has[p]) cols[(in_mu + p) * m + i] = static_cast<T>(read_view(in.param[p], r, 0, 0));
+  if (!row_w_symmetric(f.in, r)) atomicMin(asym, static_cast<unsigned long long>(r));
+  f(r);
 }
 
-// The law's columns of rows [first, first + m) into the caller's result arrays.
-template <class T>
-__global__ void scatter_kernel(const BatchOut<T> src, std::size_t first, std::size_t m, const DeviceOutputs<T> out) {
+// Thread j evaluates row first + order[j] (the piece's rows sorted by regime key).
+template <class Law, class T>
+__global__ void __launch_bounds__(kEvalBlock, kEvalMinBlocks)
+    array_ordered_kernel(__grid_constant__ const ArrayRowFunctor<Law, T> f, std::size_t first, const std::uint32_t* order,
+                         std::size_t m, unsigned long long* asym) {
+  const std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= m) return;
+  const std::size_t r = first + order[j];
+  if (!row_w_symmetric(f.in, r)) atomicMin(asym, static_cast<unsigned long long>(r));
+  f(r);
+}
+
+template <class Law, class T>
+__global__ void array_key_kernel(__grid_constant__ const ArrayKeyFunctor<Law, T> f, std::size_t first, std::size_t m,
+                                 std::uint32_t* key, std::uint32_t* index) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  const std::size_t r = first + i;
-  for (int k = 0; k < 3; ++k) {
-    if (out.P) out.P[3 * r + k] = src.real[out_P_x + k][i];
-    if (out.vf) out.vf[3 * r + k] = src.real[out_vf_x + k][i];
-  }
-  for (int k = out_dE; k < kNumRealOutputs; ++k)
-    if (out.real[k]) out.real[k][r] = src.real[k][i];
-  if (out.modes) out.modes[r] = src.modes[i];
-  if (out.steps) out.steps[r] = src.steps[i];
-  if (out.status) out.status[r] = src.status[i];
+  key[i] = f(first + i);
+  index[i] = static_cast<std::uint32_t>(i);
 }
 
-// The gather/result/flag buffers of this host thread on one device, kept across calls: a repeated
-// call of the same shape allocates nothing (device_allocations() counts).
+// What the path keeps per host thread and device across calls.
 struct ArrayScratch {
-  DeviceBuffer cols, res, flag;
+  DeviceBuffer flag;
+  PinnedBuffer flag_host;
+  KeyOrder order;
 };
-ArrayScratch& array_scratch(int device) { return per_thread_device<ArrayScratch>(device); }
 
 }  // namespace
 
 std::uint64_t device_allocations() { return device_allocation_counter().load(); }
 
-template <class T>
-std::int64_t evaluate_device_arrays(DeviceLawFn<T> law, int device, const DeviceInputs& in, std::size_t n,
-                                    const DeviceOutputs<T>& out, const LawOptions& opt) {
+template <class Law, class T>
+std::int64_t evaluate_device_arrays(int device, const DeviceInputs& in, std::size_t n, const DeviceOutputs<T>& out,
+                                    const LawOptions& opt) {
   if (n == 0) return -1;
   check(cudaSetDevice(device), "cudaSetDevice");
-  const std::size_t chunk = std::min(n, kDeviceChunk);
-  ArrayScratch& sc = array_scratch(device);
-  sc.cols.reserve(std::size_t(kNumInputs) * chunk * sizeof(T));
-  sc.res.reserve(chunk * output_row_bytes<T>());
-  sc.flag.reserve(sizeof(unsigned long long));
-  const DeviceBuffer &cols = sc.cols, &res = sc.res, &flag = sc.flag;
-  // the symmetry of every W first: an asymmetric W is an error before anything is evaluated
-  const unsigned long long none = ~0ull;
-  check(cudaMemcpy(flag.get(), &none, sizeof none, cudaMemcpyHostToDevice), "cudaMemcpy (flag)");
-  for (std::size_t first = 0; first < n; first += chunk) {
-    const std::size_t m = std::min(chunk, n - first);
-    gather_kernel<T><<<blocks_for(m, kBlock), kBlock>>>(in, first, m, cols.as<T>(), flag.as<unsigned long long>());
-    check(cudaGetLastError(), "gather kernel launch");
+  CallCounts& calls = thread_call_counts();
+  ArrayScratch& sc = per_thread_device<ArrayScratch>(device);
+  if (!sc.flag.get()) {
+    sc.flag.reserve(sizeof(unsigned long long));
+    sc.flag_host.alloc(sizeof(unsigned long long));
+    ++calls[Call::device_alloc];
+    ++calls[Call::host_alloc];
   }
-  unsigned long long asym = none;
-  check(cudaMemcpy(&asym, flag.get(), sizeof asym, cudaMemcpyDeviceToHost), "cudaMemcpy (flag)");
-  if (asym != none) return static_cast<std::int64_t>(asym);
-  for (std::size_t first = 0; first < n; first += chunk) {
-    const std::size_t m = std::min(chunk, n - first);
-    if (n > chunk) {  // one chunk: its columns are there from the symmetry pass
-      gather_kernel<T><<<blocks_for(m, kBlock), kBlock>>>(in, first, m, cols.as<T>(), flag.as<unsigned long long>());
-      check(cudaGetLastError(), "gather kernel launch");
+  // the legacy default stream: ordered after the work of CuPy's and PyTorch's default streams
+  const cudaStream_t s = nullptr;
+  auto* asym = sc.flag.as<unsigned long long>();
+  check(cudaMemsetAsync(asym, 0xff, sizeof(unsigned long long), s), "cudaMemsetAsync (flag)");
+  ++calls[Call::launch];
+  const ArrayRowFunctor<Law, T> f{in, out, opt};
+  if constexpr (HasRegimeKey<Law>::value) {
+    for (std::size_t first = 0; first < n; first += kDeviceChunk) {
+      const std::size_t m = std::min(kDeviceChunk, n - first);
+      calls[Call::device_alloc] += sc.order.reserve(m);
+      array_key_kernel<Law, T><<<blocks_for(m, kEvalBlock), kEvalBlock, 0, s>>>(ArrayKeyFunctor<Law, T>{in}, first, m,
+                                                                                sc.order.key_in(), sc.order.index_in());
+      check(cudaGetLastError(), "regime key kernel launch");
+      const std::uint32_t* o = sc.order.sort(m, s);
+      array_ordered_kernel<Law, T><<<blocks_for(m, kEvalBlock), kEvalBlock, 0, s>>>(f, first, o, m, asym);
+      check(cudaGetLastError(), "kernel launch");
+      calls[Call::launch] += 3;
     }
-    const T* c[kNumInputs];
-    for (int k = 0; k < kNumInputs; ++k) c[k] = cols.as<T>() + std::size_t(k) * m;
-    for (int p = 0; p < 4; ++p)
-      if (!in.has[p]) c[in_mu + p] = nullptr;
-    const BatchOut<T> o = packed_batch_out<T>(res.get(), m);
-    law(batch_in_of<T>(c, m), o, opt);  // synchronizes the default stream
-    scatter_kernel<T><<<blocks_for(m, kBlock), kBlock>>>(o, first, m, out);
-    check(cudaGetLastError(), "scatter kernel launch");
+  } else {
+    array_kernel<Law, T><<<blocks_for(n, kEvalBlock), kEvalBlock, 0, s>>>(f, 0, n, asym);
+    check(cudaGetLastError(), "kernel launch");
+    ++calls[Call::launch];
   }
-  check(cudaDeviceSynchronize(), "device arrays (gather, law, scatter)");
-  return -1;
+  check(cudaMemcpyAsync(sc.flag_host.get(), asym, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s),
+        "cudaMemcpyAsync (flag)");
+  ++calls[Call::download];
+  check(cudaStreamSynchronize(s), "device arrays (the law's kernels)");
+  ++calls[Call::stream_sync];
+  const unsigned long long first_asym = *static_cast<const unsigned long long*>(sc.flag_host.get());
+  return first_asym == ~0ull ? -1 : static_cast<std::int64_t>(first_asym);
 }
 
-template std::int64_t evaluate_device_arrays<double>(DeviceLawFn<double>, int, const DeviceInputs&, std::size_t,
-                                                     const DeviceOutputs<double>&, const LawOptions&);
-template std::int64_t evaluate_device_arrays<float>(DeviceLawFn<float>, int, const DeviceInputs&, std::size_t,
-                                                    const DeviceOutputs<float>&, const LawOptions&);
+#define IMPACT_INSTANTIATE(LAW)                                                                                                  \
+  template std::int64_t evaluate_device_arrays<LAW, double>(int, const DeviceInputs&, std::size_t, const DeviceOutputs<double>&, \
+                                                            const LawOptions&);                                                  \
+  template std::int64_t evaluate_device_arrays<LAW, float>(int, const DeviceInputs&, std::size_t, const DeviceOutputs<float>&,   \
+                                                           const LawOptions&);
+IMPACT_FOR_EACH_LAW(IMPACT_INSTANTIATE)
+#undef IMPACT_INSTANTIATE
 
 void* device_alloc(int device, std::size_t bytes) {
   check(cudaSetDevice(device), "cudaSetDevice");

@@ -1,5 +1,5 @@
 // CUDA backend: one thread per impact instance; structure-of-arrays in device memory, streamed
-// through in chunks (evaluate_streamed).
+// through in chunks (evaluate_streamed: the schedule of kernels/cuda/stream_plan.hpp on CudaRuntime).
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <link.h>
@@ -15,20 +15,13 @@
 #include "impact/rng.hpp"
 #include "kernels/cuda/cuda.hpp"
 #include "kernels/cuda/host_copy.hpp"
+#include "kernels/cuda/stream_plan.hpp"
 #include "kernels/cuda/util.cuh"
 #include "kernels/sampled.hpp"
 
 namespace impact::cuda {
 
 namespace {
-
-constexpr int kEvalBlock = 128;
-// Blocks per SM ptxas must fit: 4 caps the eval kernels at 128 registers, 25% occupancy, as the
-// sampled reduction (sampled.cu, reduce_min_blocks, where the measurements are). On an H200,
-// `impact bench` (2^21 rows in host memory, PCIe included; same call, tables byte-identical):
-// stronge double 1.35x (13.9 -> 18.8 M/s), jia double 1.04x (9.1 -> 9.3 M/s, within the noise),
-// the floats and the algebraic laws unchanged (transfer-bound).
-constexpr int kEvalMinBlocks = 4;
 
 template <class Law, class T>
 __global__ void __launch_bounds__(kEvalBlock, kEvalMinBlocks)
@@ -141,7 +134,8 @@ void warm_up() {
   empty_kernel<<<1, 1>>>();
   check(cudaGetLastError(), "kernel launch");
   check(cudaDeviceSynchronize(), "kernel");
-  // every evaluate call allocates device and pinned staging buffers: the first of each kind here
+  // the allocators' set-up: the eval path's first call of a shape allocates device and pinned
+  // staging buffers (kept for later calls), the first of each kind here
   constexpr std::size_t kBytes = 1 << 16;
   DeviceBuffer d(kBytes);
   PinnedBuffer p;
@@ -203,131 +197,65 @@ void launch_law(const BatchIn<T>& din, const BatchOut<T>& dout, const LawOptions
   check(cudaGetLastError(), "kernel launch");
 }
 
-// One pipeline stage: the staging buffers of one stream, sized for one chunk. Within a chunk of m
-// rows the columns are packed with stride m (inputs, then packed_batch_out), so each direction is
-// one contiguous copy.
-template <class T>
-struct Stage {
-  PinnedBuffer host;
-  DeviceBuffer dev;
-  KeyOrder order;                   // the regime-key sort of a chunk (laws with a key, StreamOptions::sort)
-  Stream stream;                    // declared last: destroyed (synchronized) before the buffers are freed
-  std::size_t first = 0, rows = 0;  // the chunk in flight
-  bool pending = false;
-  static std::size_t in_bytes(int nin, std::size_t m) { return std::size_t(nin) * m * sizeof(T); }
-  static std::size_t out_bytes(std::size_t m) { return m * output_row_bytes<T>(); }
+// The CUDA runtime under the eval path's schedule (kernels/cuda/stream_plan.hpp), its calls counted
+// per host thread (call_counts()).
+struct CudaRuntime {
+  using Stream = cudaStream_t;
+  using Order = KeyOrder;
+  CallCounts& counts() { return thread_call_counts(); }
+  void* device_alloc(std::size_t bytes) {
+    void* p = nullptr;
+    check(cudaMalloc(&p, bytes), "cudaMalloc");
+    ++device_allocation_counter();
+    return p;
+  }
+  void* host_alloc(std::size_t bytes) {
+    void* p = nullptr;
+    check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+    return p;
+  }
+  // the frees, the stream's destruction and the quiet wait report nothing: they run in destructors
+  // and after an error that is already on its way to the caller
+  static void device_free(void* p) { cudaFree(p); }
+  static void host_free(void* p) { cudaFreeHost(p); }
+  static void stream_destroy(Stream s) { cudaStreamDestroy(s); }
+  static void stream_sync_quiet(Stream s) { cudaStreamSynchronize(s); }
+  Stream stream_create() {
+    cudaStream_t s = nullptr;
+    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    return s;
+  }
+  void stream_sync(Stream s) { check(cudaStreamSynchronize(s), "chunk (copy in, kernel, copy out)"); }
+  std::size_t order_reserve(KeyOrder& o, std::size_t rows) { return o.reserve(rows); }
+  void upload(void* dev, const void* host, std::size_t bytes, Stream s) {
+    check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync to device");
+  }
+  void download(void* host, const void* dev, std::size_t bytes, Stream s) {
+    check(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync to host");
+  }
+  template <class Law, class T>
+  void launch_law(const BatchIn<T>& din, const BatchOut<T>& dout, const LawOptions& opt, std::size_t m, KeyOrder* order,
+                  Stream s) {
+    cuda::launch_law<Law, T>(din, dout, opt, m, order, s);
+  }
 };
 
 }  // namespace
 
+CallCounts call_counts() { return thread_call_counts(); }
+
 template <class Law, class T>
 void evaluate_streamed(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt, const StreamOptions& so) {
-  const std::size_t n = in.count;
-  if (n == 0) return;
-  if (so.streams < 2) throw std::invalid_argument("CUDA streaming needs at least 2 streams");
-  std::size_t chunk = so.chunk_rows;
-  if (chunk == 0) {
-    chunk = (n + 3) / 4;
-    if (chunk < (std::size_t(1) << 14)) chunk = std::size_t(1) << 14;
-    if (chunk > (std::size_t(1) << 17)) chunk = std::size_t(1) << 17;
-  }
-  if (chunk > n) chunk = n;
-  // the input columns the law reads (a null column stays null on the device)
-  int nin = 0;
-  for (const T* c : in.col) nin += c != nullptr;
-
-  const int S = so.streams;
-  const bool sorted = HasRegimeKey<Law>::value && so.sort;
-  std::vector<std::unique_ptr<Stage<T>>> stages;
-  for (int k = 0; k < S; ++k) {
-    stages.emplace_back(new Stage<T>());
-    Stage<T>& st = *stages.back();
-    const std::size_t bytes = st.in_bytes(nin, chunk) + st.out_bytes(chunk);
-    st.host.alloc(bytes);
-    st.dev.alloc(bytes);
-    if (sorted) st.order.alloc(chunk);
-  }
-
-  // copies the outputs of a finished stage into the caller's arrays
-  auto drain = [&](Stage<T>& st) {
-    if (!st.pending) return;
-    check(cudaStreamSynchronize(st.stream.get()), "chunk (copy in, kernel, copy out)");
-    const std::size_t m = st.rows, f = st.first;
-    const BatchOut<T> h = packed_batch_out<T>(static_cast<char*>(st.host.get()) + st.in_bytes(nin, m), m);
-    CopySpan sp[kNumRealOutputs + 3];
-    int c = 0;
-    for (int k = 0; k < kNumRealOutputs; ++k) sp[c++] = {out.real[k] + f, h.real[k], m * sizeof(T)};
-    sp[c++] = {out.modes + f, h.modes, m * sizeof(std::uint32_t)};
-    sp[c++] = {out.steps + f, h.steps, m * sizeof(std::int32_t)};
-    sp[c++] = {out.status + f, h.status, m};
-    copy_spans(sp, c);  // over the host's threads (kernels/cuda/host_copy.hpp)
-    st.pending = false;
-  };
-
-  std::size_t k = 0;
-  for (std::size_t first = 0; first < n; first += chunk, ++k) {
-    Stage<T>& st = *stages[k % S];
-    drain(st);  // the chunk this stage carried S chunks ago
-    const std::size_t m = n - first < chunk ? n - first : chunk;
-    // pack the inputs: the present columns, stride m
-    T* hin = static_cast<T*>(st.host.get());
-    T* din_base = st.dev.template as<T>();
-    const T* dcol[kNumInputs];
-    CopySpan sp[kNumInputs];
-    int j = 0;
-    for (int c = 0; c < kNumInputs; ++c) {
-      if (!in.col[c]) {
-        dcol[c] = nullptr;
-        continue;
-      }
-      sp[j] = {hin + j * m, in.col[c] + first, m * sizeof(T)};
-      dcol[c] = din_base + j * m;
-      ++j;
-    }
-    copy_spans(sp, j);
-    const BatchIn<T> din = batch_in_of<T>(dcol, m);
-    const std::size_t ib = st.in_bytes(nin, m), ob = st.out_bytes(m);
-    const BatchOut<T> dout = packed_batch_out<T>(static_cast<char*>(st.dev.get()) + ib, m);
-    check(cudaMemcpyAsync(st.dev.get(), st.host.get(), ib, cudaMemcpyHostToDevice, st.stream.get()), "cudaMemcpyAsync to device");
-    const bool sort_chunk = sorted && batch_keys_vary<Law, T>(in, first, m);  // else the plain order
-    launch_law<Law, T>(din, dout, opt, m, sort_chunk ? &st.order : nullptr, st.stream.get());
-    check(cudaMemcpyAsync(static_cast<char*>(st.host.get()) + ib, static_cast<char*>(st.dev.get()) + ib, ob,
-                          cudaMemcpyDeviceToHost, st.stream.get()),
-          "cudaMemcpyAsync to host");
-    st.first = first;
-    st.rows = m;
-    st.pending = true;
-  }
-  // the last S chunks, in order
-  for (std::size_t r = 0; r < static_cast<std::size_t>(S); ++r) drain(*stages[(k + r) % S]);
+  if (in.count == 0) return;
+  int dev = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  CudaRuntime rt;
+  run_streamed<CudaRuntime, Law, T>(rt, per_thread_device<StagePool<CudaRuntime>>(dev), in, out, opt, so);
 }
 
 template <class Law, class T>
 void evaluate(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt) {
   evaluate_streamed<Law, T>(in, out, opt, StreamOptions{});
-}
-
-namespace {
-// The regime sort's buffers of this host thread on the current device, kept across calls (a repeated
-// call of the same size allocates nothing).
-KeyOrder& cached_key_order() {
-  int dev = 0;
-  check(cudaGetDevice(&dev), "cudaGetDevice");
-  return per_thread_device<KeyOrder>(dev);
-}
-}  // namespace
-
-template <class Law, class T>
-void evaluate_on_device(const BatchIn<T>& din, const BatchOut<T>& dout, const LawOptions& opt) {
-  const std::size_t m = din.count;
-  if (m == 0) return;
-  KeyOrder* order = nullptr;
-  if (HasRegimeKey<Law>::value) {
-    order = &cached_key_order();
-    order->reserve(m);
-  }
-  launch_law<Law, T>(din, dout, opt, m, order, nullptr);
-  check(cudaStreamSynchronize(nullptr), "kernel on device arrays");
 }
 
 namespace {
@@ -352,15 +280,13 @@ void philox_uniforms(std::uint64_t seed, std::uint32_t stream, std::uint64_t fir
   check(cudaMemcpy(out, d.get(), 2 * count * sizeof(double), cudaMemcpyDeviceToHost), "copy to host");
 }
 
-#define IMPACT_INSTANTIATE(LAW)                                                                                      \
-  template void evaluate<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&);           \
-  template void evaluate<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&);              \
-  template void evaluate_streamed<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&,   \
-                                               const StreamOptions&);                                                \
-  template void evaluate_streamed<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&,      \
-                                              const StreamOptions&);                                                 \
-  template void evaluate_on_device<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&); \
-  template void evaluate_on_device<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&);
+#define IMPACT_INSTANTIATE(LAW)                                                                                    \
+  template void evaluate<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&);         \
+  template void evaluate<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&);            \
+  template void evaluate_streamed<LAW, double>(const BatchIn<double>&, const BatchOut<double>&, const LawOptions&, \
+                                               const StreamOptions&);                                              \
+  template void evaluate_streamed<LAW, float>(const BatchIn<float>&, const BatchOut<float>&, const LawOptions&,    \
+                                              const StreamOptions&);
 IMPACT_FOR_EACH_LAW(IMPACT_INSTANTIATE)
 #undef IMPACT_INSTANTIATE
 

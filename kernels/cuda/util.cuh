@@ -12,6 +12,7 @@
 #include <string>
 
 #include "kernels/batch.hpp"
+#include "kernels/cuda/stream_plan.hpp"
 
 namespace impact::cuda {
 
@@ -99,8 +100,11 @@ class Stream {
 // key order (device memory, valid until the next sort).
 class KeyOrder {
  public:
-  void reserve(std::size_t capacity) {  // alloc() unless the buffers hold capacity items already
-    if (cap_ < capacity || !buf_.get()) alloc(capacity);
+  // alloc() unless the buffers hold capacity items already; returns the device allocations made (0 or 2)
+  std::size_t reserve(std::size_t capacity) {
+    if (cap_ >= capacity && buf_.get()) return 0;
+    alloc(capacity);
+    return 2;
   }
   void alloc(std::size_t capacity) {
     cap_ = capacity;
@@ -129,6 +133,20 @@ class KeyOrder {
   DeviceBuffer buf_, temp_;
   std::size_t cap_ = 0, temp_bytes_ = 0;
 };
+
+// The eval kernels' block, and the blocks per SM ptxas must fit: 4 caps them at 128 registers, 25%
+// occupancy, as the sampled reduction (sampled.cu, reduce_min_blocks, where the measurements are). On
+// an H200, `impact bench` (2^21 rows in host memory, PCIe included; same call, tables byte-identical):
+// stronge double 1.35x (13.9 -> 18.8 M/s), jia double 1.04x (9.1 -> 9.3 M/s, within the noise), the
+// floats and the algebraic laws unchanged (transfer-bound). The device-array path's kernels share them.
+constexpr int kEvalBlock = 128;
+constexpr int kEvalMinBlocks = 4;
+
+// The runtime calls of this host thread's eval paths (stream_plan.hpp's Call; cuda::call_counts()).
+inline CallCounts& thread_call_counts() {
+  thread_local CallCounts counts;
+  return counts;
+}
 
 // Blocks of `block` threads covering n items.
 inline unsigned blocks_for(std::size_t n, int block) { return static_cast<unsigned>((n + block - 1) / block); }

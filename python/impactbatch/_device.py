@@ -2,8 +2,8 @@
 CUDA DLPack export) read and written on the GPU without a host round trip.
 
 Each argument is described to the compiled core by its pointer, dtype and element strides (a view,
-not a copy); the core's gather kernel reads the arrays where they are, the law runs on the device,
-and the results are device memory handed back through DLPack as arrays of the inputs' kind.
+not a copy); one kernel per law reads each row where it is, evaluates it and writes its outcome
+into device memory handed back through DLPack as arrays of the inputs' kind.
 """
 from __future__ import annotations
 

@@ -197,6 +197,26 @@ def test_repeated_call_of_the_same_shape_allocates_no_scratch(law):
     np.testing.assert_array_equal(_to_host(got[0].P), _to_host(first.P))
 
 
+@pytest.mark.parametrize("law,launches", [("chatterjee-ruina", 2), ("jia", 4)])
+def test_a_call_of_a_known_shape_is_one_flag_reset_its_launches_one_copy_and_one_wait(law, launches):
+    """The fused path's runtime calls, counted by the core per host thread: after a call of the same
+    shape none allocates; a law without a regime key is the flag's reset and its one kernel, jia the
+    reset, its key kernel, the sort and the ordered kernel; then the flag's copy back and one wait on
+    the stream, never on the whole device."""
+    fw = next((f for f in _frameworks() if f in ("cupy", "torch")), None)
+    _gpu_or_skip(fw or "cupy")
+    from impactbatch import _core
+
+    dev_in = [_to_device(fw, np.asarray(x)) for x in _random_rows(3000, seed=11)]
+    ib.evaluate(law, *dev_in)
+    before = _core.cuda_calls()
+    ib.evaluate(law, *dev_in)
+    after = _core.cuda_calls()
+    made = {k: after[k] - before[k] for k in after}
+    assert made == {"device_alloc": 0, "host_alloc": 0, "stream_create": 0, "upload": 0, "launch": launches,
+                    "download": 1, "stream_sync": 1, "device_sync": 0}
+
+
 def test_device_inputs_read_in_place_and_strided():
     """A transposed (non-contiguous) W and a broadcast normal give the host path's results."""
     fw = next((f for f in _frameworks() if f in ("cupy", "torch")), None)

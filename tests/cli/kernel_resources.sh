@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Register budget of the integrators on the GPU: ptxas's resource report of the CUDA build
 # (build/ptxas/, perf/ptxas/kernel_resources.py) shows no spill stores or loads in any jia or
-# stronge kernel or device function, but the sampled reduction and eval kernels, whose launch
+# stronge kernel or device function, but the sampled reduction and eval kernels (and the device-array
+# path's fused kernels, the same law under the same bounds), whose launch
 # bounds (kernels/cuda/sampled.cu reduce_min_blocks, evaluate.cu kEvalMinBlocks = 4) cap them at 128
 # registers for 25% occupancy and trade spills for it on purpose (measured faster on an H200):
 # at most 128 registers and 4096 bytes of spill traffic per law and precision there; their float
@@ -16,7 +17,8 @@
 # kernels/cuda/sampled.cu reduce_min_blocks) with at most 96 bytes of spills (morgan double: 44 +
 # 44, 8 bytes of them the contact scenario's rotation vector rx, ry, rz as keys of `impact reduce`,
 # however it is written), but aghili double, the one heavy algebraic law (3069 flops), with at most
-# 4096; no other kernel of theirs spills but aghili double's eval kernel. A build without CUDA has
+# 4096; no other kernel of theirs spills but aghili double's eval kernel and its fused device-array
+# kernel. A build without CUDA has
 # no report: skipped (77).
 set -u
 BUILD=$(dirname "$(readlink -f "$1")")
@@ -25,7 +27,9 @@ python3 "$2/perf/ptxas/kernel_resources.py" "$BUILD" --check Jia,Stronge --budge
   --budget sampled_reduce_kernel@Jia/double=168:1024:640 \
   --budget eval_kernel=128:4096 --budget eval_ordered_kernel=128:4096 \
   --budget eval_kernel@Jia/double=128:4096:800 --budget eval_ordered_kernel@Jia/double=128:4096:800 \
-  --budget eval_kernel@Jia/float=128:4096:320 --budget eval_ordered_kernel@Jia/float=128:4096:320 || exit $?
+  --budget eval_kernel@Jia/float=128:4096:320 --budget eval_ordered_kernel@Jia/float=128:4096:320 \
+  --budget array_ordered_kernel=128:4096 --budget array_ordered_kernel@Jia/double=128:4096:800 \
+  --budget array_ordered_kernel@Jia/float=128:4096:320 || exit $?
 python3 "$2/perf/ptxas/kernel_resources.py" "$BUILD" --check Newton,ChatterjeeRuina,Morgan,Aghili \
   --budget sampled_reduce_kernel=96:96 --budget sampled_reduce_kernel@Aghili/double=96:4096 \
-  --budget eval_kernel@Aghili/double=128:4096
+  --budget eval_kernel@Aghili/double=128:4096 --budget array_kernel@Aghili/double=128:4096
