@@ -5,8 +5,9 @@
 // A law that supports probes takes a `Probe& probe` and calls
 //   probe.iter()       where a new iteration of its main loop begins: lanes of a warp that run the
 //                      same code align there (the loop's back edge is where a warp reconverges);
-//   probe.seg(id)      for each code block it runs, id < Law::kSegments, with Law::seg_cost[id]
-//                      its cost in issued instructions and Law::seg_name[id] its name; a block
+//   probe.seg(id)      for each code block it runs, id < SimtCosts<Law>::kSegments (the block's
+//                      cost in issued instructions and its name are the model's, perf/simt/
+//                      simt_costs.hpp, not the law's); a block
 //                      run twice in one iteration (a nested loop) is reported twice;
 //   probe.sub()        right after iter() when the iteration is a sub-step of the one before (an
 //                      Illinois trial point of an event search, the landing on the event): the
@@ -30,7 +31,7 @@ struct NoProbe {
   IMPACT_HDI void done() const {}
 };
 
-// Regime keys (Law::regime_key, the integrators'): an instance's expected code path as an integer,
+// Regime keys (LaunchTraits<Law>::regime_key, kernels/launch_traits.hpp): an instance's expected code path as an integer,
 // so that a kernel can hand a warp instances of nearby keys. slip_ratio_key: 3D after planar, then
 // log2(vt / scale) in eighths of an octave, clipped to 10 bits (scale <= 0, e.g. mu = 0: the top).
 template <class T>

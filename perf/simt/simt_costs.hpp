@@ -9,7 +9,7 @@
 //                or division ~17-25 (a division's fast path is 17), exp, log, atan, sin, cos ~40-60,
 //                one rsqrt (math::inv_sqrt) ~15;
 //   code[s]      the functions whose source lines a line table charges its instructions to, so that
-//                the model can be set beside per-line GPU profiles (perf/simt_beside_hotspots.py);
+//                the model can be set beside per-line GPU profiles (perf/sass/simt_beside_hotspots.py);
 //   latency      cycles between a warp's issues in these blocks on sm_90 (the model's latency term,
 //                Little's law), fitted to an H200's time for 2e5 random-contact instances at 12.5%
 //                occupancy (perf/simt/test_simt.cpp, SimtOccupancy; docs/perf-log.md);

@@ -7,7 +7,7 @@
 # registers for 25% occupancy and trade spills for it on purpose (measured faster on an H200):
 # at most 128 registers and 4096 bytes of spill traffic per law and precision there; their float
 # reductions fit 5 blocks (96 registers; sm_90: jia 212 + 556 bytes, stronge 156 + 300), at
-# most 1024 bytes, and jia's double one 3 blocks (168 registers, JiaLaw::cuda_reduce_blocks_double:
+# most 1024 bytes, and jia's double one 3 blocks (168 registers, LaunchTraits<JiaLaw>::reduce_blocks_double:
 # 260 + 292 bytes), at most 1024. Jia's stack frames are capped too (the third figure), about 30%
 # above the frames of sm_90's build: sampled reduction 456 / 304 bytes (double / float), eval kernels
 # 608 / 184. An out-of-line call that takes the address of jia's state would keep the whole state in
