@@ -27,7 +27,8 @@
    parsed, linted and imported, instead
 6. no history in the code: code and comments state rules and their reasons; when a thing happened
    and in which build belong to git and to docs/perf-log.md (a measurement cited as a reason names
-   its figure and its machine). In include/, kernels/, host/, python/, scripts/ and tests/, the
+   its figure and its machine). In CMakeLists.txt, pyproject.toml, include/, kernels/, host/,
+   python/, scripts/, tests/, perf/ (but its measurement records), benches/, examples/ and cmake/, the
    comments and strings of C++ and Python files, and every line of any other text file (bash,
    CMake, Markdown, TOML: their words are strings), hold no
      commit hash  a word (a maximal run of [0-9A-Za-z_]) of 7 to 40 hex digits, either case, with
@@ -40,8 +41,10 @@
      date         YYYY-MM-DD, 1900-2099 (a timestamp's date too)
    Data is not read: tests/data/ (inputs read as they are), tests/fuzz/corpus/, tests/fuzz/findings/
    and tests/fuzz/dict/ (fuzz inputs and dictionaries; a README.md there is prose, and read),
-   tests/golden/ (digests), and files that are not UTF-8 text. HISTORY_ALLOWED names the few words
-   that are data where they stand (CRC-32 values, a format's example), each with why. The rule is
+   tests/golden/ (digests), perf/measurements/ (the records of device runs, which name their
+   builds by design), and files that are not UTF-8 text. HISTORY_ALLOWED names the few words
+   that are data where they stand (CRC-32 values, a format's example, a data source's commit in
+   another repository), each with why. The rule is
    lexical: it does not ask git whether a word names a commit, so a clean clone and a working tree
    give the same findings. Every finding is printed, as FILE:LINE.
 
@@ -510,11 +513,15 @@ def report_longest_by_language(longest, counts):
 # Code and comments state rules and their reasons. When a thing happened and in which build (a commit,
 # an issue, a work session, a date) belongs to git and to docs/perf-log.md, the one file where dates
 # and hashes are kept; a measurement cited as a reason names its figure and its machine instead.
-HISTORY_TOPS = ("include", "kernels", "host", "python", "scripts", "tests")
+HISTORY_TOPS = ("include", "kernels", "host", "python", "scripts", "tests", "perf", "benches", "examples", "cmake")
+# the build's and the package's own files at the top of the tree
+HISTORY_ROOT_FILES = ("CMakeLists.txt", "pyproject.toml")
 # data, not prose: inputs read as they are (a comment line there would be part of what is read),
 # fuzz inputs and dictionaries, the golden digests; the README.md of such a folder is prose, and read
 HISTORY_DATA = tuple(os.path.join(*p.split("/")) + os.sep for p in (
-    "tests/data", "tests/fuzz/corpus", "tests/fuzz/findings", "tests/fuzz/dict", "tests/golden"))
+    "tests/data", "tests/fuzz/corpus", "tests/fuzz/findings", "tests/fuzz/dict", "tests/golden",
+    # the records of device runs: what ran and in which build, by design (docs/perf-log.md reads them)
+    "perf/measurements"))
 HISTORY_PROSE = ("README.md",)
 # a commit hash: a word (a maximal run of [0-9A-Za-z_]) of 7 to 40 hex digits with a letter a-f and a
 # digit, so that 0x-constants and identifiers (an x or another letter in the word), longer digests
@@ -535,6 +542,8 @@ HISTORY_ALLOWED = {
     ("tests/study/test_parts.cpp", "0123abcd"): "a parts manifest's run: the CRC-32 of a run's key, as written",
     ("tests/study/test_parts.cpp", "0000abcd"): "a part file's CRC-32 in a hand-written manifest",
     ("tests/fuzz/fuzz_folder.cpp", "0000abcd"): "a parts manifest's run: the CRC-32 of a run's key, as written",
+    ("examples/calibration/README.md", "1997226fda1d9e27e7000ab23691cc2930ccd0bf"):
+        "the Cornell data's source: a commit of another repository (provenance, not this project's history)",
 }
 
 
@@ -580,9 +589,9 @@ def history_text(rel, text):
 
 
 def history_files(root):
-    """The relative paths the history rule reads, sorted: every file under HISTORY_TOPS but those of
-    the data folders (HISTORY_DATA) that are not their prose (HISTORY_PROSE)."""
-    found = []
+    """The relative paths the history rule reads, sorted: HISTORY_ROOT_FILES and every file under
+    HISTORY_TOPS but those of the data folders (HISTORY_DATA) that are not their prose (HISTORY_PROSE)."""
+    found = [f for f in HISTORY_ROOT_FILES if os.path.isfile(os.path.join(root, f))]
     for top in HISTORY_TOPS:
         for d, dirs, files in os.walk(os.path.join(root, top)):
             dirs[:] = [x for x in dirs if not x.startswith(".") and x != "__pycache__"]
