@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# clang-tidy (the checks of .clang-tidy at the root) over the C++ files of host/ and kernels/ in a
+# clang-tidy (the checks of .clang-tidy at the root) over the C++ files of host/, kernels/ and perf/simt/
+# (the SIMT model and its command; not its tests) in a
 # build's compile_commands.json, in parallel; the headers of include/impact, host/ and kernels/ are
 # checked through the files that include them (HeaderFilterRegex). The .cu files are left out: their
 # entries are nvcc command lines, and clang-tidy 14's CUDA front end knows neither those flags nor
@@ -30,7 +31,8 @@ db, root, only = sys.argv[1], sys.argv[2].rstrip("/") + "/", sys.argv[3]
 files = sorted({e["file"] for e in json.load(open(db))})
 for f in files:
     rel = f[len(root):] if f.startswith(root) else None
-    if rel and rel.startswith(("host/", "kernels/")) and rel.endswith(".cpp") and re.search(only, rel):
+    tool = rel and rel.startswith("perf/simt/") and not rel.endswith("test_simt.cpp")  # the SIMT model, its command
+    if rel and (rel.startswith(("host/", "kernels/")) or tool) and rel.endswith(".cpp") and re.search(only, rel):
         print(f)
 EOF
 n=$(wc -l < "$out/files")

@@ -104,7 +104,7 @@ struct Issue {
   int n;
   int streams;  // instances per lane: sites 0..streams-1 (1: sites 0 and 1 for the nested replay)
   Issue(const SimtBlocks& blocks, int warps, int per_lane = 1)
-      : lane_count(std::max(2, per_lane) * blocks.count()),
+      : lane_count(static_cast<std::size_t>(std::max(2, per_lane)) * blocks.count()),
         warp_count(lane_count.size()),
         lane_sum(lane_count.size()),
         warp_sum(lane_count.size()),
@@ -182,9 +182,9 @@ void run_batch(const PathTrace& t, std::size_t first, Issue& is, bool nested) {
   }
   is.each_lane(t, [&](int l) { return t.unit_begin[first + l]; });  // set-ups
   for (std::size_t k = 0; k < most; ++k) {                          // iterations
-    for (int l = 0; l < kWarp; ++l) {
-      if (k + 1 >= group[l].size()) continue;
-      for (std::uint32_t u = group[l][k]; u < group[l][k + 1]; ++u) is.lane(t, u, u == group[l][k] ? 0 : is.n);
+    for (const std::vector<std::uint32_t>& g : group) {
+      if (k + 1 >= g.size()) continue;
+      for (std::uint32_t u = g[k]; u < g[k + 1]; ++u) is.lane(t, u, u == g[k] ? 0 : is.n);
       is.end_lane();
     }
     is.end_unit();
@@ -384,11 +384,11 @@ SimtBlocks law_blocks(const std::string& law) {
           b.code.push_back(C::code[s]);
           b.cost.push_back(C::cost[s]);
         }
-        b.name.push_back("kernel: sample instance");
-        b.code.push_back("make_instance_double");
+        b.name.emplace_back("kernel: sample instance");
+        b.code.emplace_back("make_instance_double");
         b.cost.push_back(kSimtSampleCost);
-        b.name.push_back("kernel: reduce row");
-        b.code.push_back("sampled_reduce_kernel");
+        b.name.emplace_back("kernel: reduce row");
+        b.code.emplace_back("sampled_reduce_kernel");
         b.cost.push_back(kSimtReduceCost);
       }))
     throw std::invalid_argument("law '" + law + "' has no path probes (the SIMT model covers jia and stronge)");
