@@ -116,7 +116,7 @@ void expect_throw_key(F&& f, const std::string& key, const std::string& also = "
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
     EXPECT_EQ(msg.rfind(key + ":", 0), 0u) << "message does not begin with '" << key << ":': " << msg;
-    if (!also.empty()) EXPECT_NE(msg.find(also), std::string::npos) << "message lacks '" << also << "': " << msg;
+    if (!also.empty()) { EXPECT_NE(msg.find(also), std::string::npos) << "message lacks '" << also << "': " << msg; }
   }
 }
 
@@ -276,7 +276,7 @@ TEST(Design, LhsOnePointPerStratum) {
       for (std::size_t s = 0; s < n; ++s) ASSERT_EQ(hits[s], 1) << "n " << n << " param " << k << " stratum " << s;
     }
     // the permutations differ between parameters
-    if (n == 1000) EXPECT_NE(column(m, d, 0), column(m, d, 1));
+    if (n == 1000) { EXPECT_NE(column(m, d, 0), column(m, d, 1)); }
   }
   // and the seed matters
   EXPECT_NE(all_rows(*make_design({U("a", 0, 1)}, DS(DesignKind::lhs, 50, 1))),

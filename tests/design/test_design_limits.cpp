@@ -79,7 +79,7 @@ TEST(DesignLimits, LhsMemoryRefusedBeforeAllocating) {
   const double budget = memory_budget_bytes();
   EXPECT_GT(budget, 0.0);
   rlimit as{};
-  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) EXPECT_LE(budget, 0.5 * double(as.rlim_cur));
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) { EXPECT_LE(budget, 0.5 * double(as.rlim_cur)); }
 }
 
 TEST(DesignLimits, RowsBounded) {

@@ -100,8 +100,9 @@ TEST(EngineOptions, AutoRateModelMatchesMeasuredChoices) {
     const double gpu = 1.0 / engine::gpu_seconds(*w.laws[0], w, h100_fp64);
     EXPECT_EQ(gpu > cpu, c.cuda > c.omp) << c.law << ": model cpu " << cpu << " gpu " << gpu;
     EXPECT_LT(std::abs(std::log(cpu / c.omp)), std::log(2.0)) << c.law << ": cpu " << cpu << " vs " << c.omp;
-    if (std::string(c.law) != "newton")  // newton cuda double (2.08e6/s) was the calibration defect; float: 5.46e7
+    if (std::string(c.law) != "newton") {  // newton cuda double (2.08e6/s) was the calibration defect; float: 5.46e7
       EXPECT_LT(std::abs(std::log(gpu / c.cuda)), std::log(3.0)) << c.law << ": gpu " << gpu << " vs " << c.cuda;
+    }
   }
   // on the device (reduce) nothing crosses the link: even the cheapest law belongs on the GPU
   engine::Workload r;

@@ -353,8 +353,9 @@ TEST(PhysicsReproducers, ScaleTwinsAgree) {
     const auto ra = eval(a.p), rb = eval(b.p);
     EXPECT_EQ(ra.status, rb.status) << law << " " << a.id;
     EXPECT_EQ(ra.modes.bits, rb.modes.bits) << law << " " << a.id;
-    if (rb.status == Status::ok)
+    if (rb.status == Status::ok) {
       for (int c = 0; c < 3; ++c) EXPECT_NEAR((&ra.P.x)[c] / ki, (&rb.P.x)[c], 1e-12 * max_abs3(rb.P)) << law << " " << a.id;
+    }
   };
   auto all = [&](const Row& a, const Row& b, double ki) {
     twins([](const ContactProblem<double>& p) { return NewtonLaw::eval(p); }, a, b, ki, "newton");

@@ -264,7 +264,7 @@ TEST(Aghili, EnergyBalanceInGeneralizedCoordinates) {
       const Eigen::Vector3d P = to_eigen(r.P);
       const Eigen::Vector3d Pt = P - n * n.dot(P);
       EXPECT_NEAR(Pt.norm(), mu * n.dot(P), 1e-12 * P.norm());
-      if (mu > 0) EXPECT_LT((Pt.normalized() + u).norm(), 1e-9) << k;
+      if (mu > 0) { EXPECT_LT((Pt.normalized() + u).norm(), 1e-9) << k; }
       // normal restitution is kinematic
       EXPECT_NEAR(vp.dot(n), -e * vn, 1e-10 * vm.norm());
     }

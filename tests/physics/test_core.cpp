@@ -99,7 +99,7 @@ TEST(Core, ValidationStatuses) {
     auto q = p;
     q.e = 1.5;
     EXPECT_EQ(validate(q, ParamUse{true, true, false, false}), Status::param_out_of_range);
-    EXPECT_EQ(validate(q, ParamUse{false, false, false}), Status::ok);  // law ignores e
+    EXPECT_EQ(validate(q, ParamUse{false, false, false, false}), Status::ok);  // law ignores e
   }
   {
     auto q = p;

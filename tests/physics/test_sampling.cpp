@@ -363,7 +363,7 @@ TEST(SamplingScenario, RotationFromAnyFiniteVector) {
                        R[0][2] * (R[1][0] * R[2][1] - R[1][1] * R[2][0]);
     EXPECT_NEAR(det, 1.0, 4e-15);
     for (int i = 0; i < 3; ++i) EXPECT_NEAR(R[i][0] * u[0] + R[i][1] * u[1] + R[i][2] * u[2], u[i], 4e-15);  // the axis
-    if (scale < 1e-150) EXPECT_LT(std::fabs(R[0][1]) + std::fabs(R[1][2]), 1e-140);  // a tiny rotation, not a wrong one
+    if (scale < 1e-150) { EXPECT_LT(std::fabs(R[0][1]) + std::fabs(R[1][2]), 1e-140); }  // a tiny rotation, not a wrong one
   }
   // the plain formula's bits where it holds, on random vectors of every magnitude in its range
   std::mt19937_64 g(3);

@@ -239,7 +239,7 @@ TEST(RefAlgebraic, ChatterjeeRuinaAgreesWithFastPath) {
     eP.add(rel_vec(f.P, r.P));
     ek.add(scaled(f.aux[0], r.aux[0], std::abs(r.aux[0])));
     for (int j = 1; j < kAux; ++j) EXPECT_EQ(r.aux[j], 0.0);
-    if (r.modes.at(0) == Mode::stick) EXPECT_EQ(r.aux[0], 1 + p.e_t) << k;
+    if (r.modes.at(0) == Mode::stick) { EXPECT_EQ(r.aux[0], 1 + p.e_t) << k; }
   }
   EXPECT_LE(eP.v, kTol);
   EXPECT_LE(ek.v, kTol);
@@ -263,7 +263,7 @@ TEST(RefAlgebraic, ChatterjeeRuinaOutcomeIsPermissible) {
                             << " normal " << q.normal_impulse << " cone " << q.cone_margin;
     worst = std::min({worst, q.energy_margin, q.separation, q.normal_impulse, q.cone_margin});
     // a slipping outcome lies on the cone
-    if (r.modes.at(0) == Mode::slip && r.aux[0] < 1 + p.e_t) EXPECT_NEAR(q.cone_margin, 0.0, 1e-12) << k;
+    if (r.modes.at(0) == Mode::slip && r.aux[0] < 1 + p.e_t) { EXPECT_NEAR(q.cone_margin, 0.0, 1e-12) << k; }
   }
   std::printf("chatterjee-ruina permissible: worst margin %.3g over %d rows\n", worst, kRows);
 }
@@ -338,7 +338,7 @@ struct AghiliCompare {
       eaux[j].add(err[j] * kTol / tol);
     }
     // the stick decision is the reference's own sigma and i_n
-    if (r.status == Status::ok) EXPECT_EQ(sticks, r.aux[0] >= 0 && r.aux[1] < kInf) << k;
+    if (r.status == Status::ok) { EXPECT_EQ(sticks, r.aux[0] >= 0 && r.aux[1] < kInf) << k; }
   }
 
   void print(const char* what) const {
@@ -531,7 +531,7 @@ TEST(RefAlgebraic, AghiliEStarGlobalIsTheLargestAdmissibleRestitution) {
       ++one;
     }
     if (lambda_min_G_EGE(pv, 0) < -tol) ++e0_inadmissible;
-    if (pv.e_t >= 0) EXPECT_GE(eg, pv.e_t - 1e-12) << k;
+    if (pv.e_t >= 0) { EXPECT_GE(eg, pv.e_t - 1e-12) << k; }
     if (pv.e_t == 0) {
       const Matrix3d W = ref::to_eigen(pv.W);
       const Vector3d n = E3(pv.n);
@@ -615,12 +615,12 @@ TEST(RefAlgebraic, InvalidRowsGetTheFastPathStatus) {
       case 2: p.e_t = ri::coin(rng) ? 1 + ri::uniform(rng, 1e-12, 1) : -1 - ri::uniform(rng, 1e-12, 1); break;
       case 3: p.v0 = -1.0 * p.v0; break;
       case 4: {  // W with a negative or vanishing eigenvalue
-        Matrix3d W = ref::to_eigen(p.W);
-        Eigen::SelfAdjointEigenSolver<Matrix3d> es(W);
+        Matrix3d Wd = ref::to_eigen(p.W);
+        Eigen::SelfAdjointEigenSolver<Matrix3d> es(Wd);
         Vector3d ev = es.eigenvalues();
         ev(0) = ri::coin(rng) ? -ri::uniform(rng, 0, 1) * ev(2) : 0.0;
-        W = es.eigenvectors() * ev.asDiagonal() * es.eigenvectors().transpose();
-        p.W = systems::to_sym3(0.5 * (W + W.transpose()));
+        Wd = es.eigenvectors() * ev.asDiagonal() * es.eigenvectors().transpose();
+        p.W = systems::to_sym3(0.5 * (Wd + Wd.transpose()));
         break;
       }
       case 5: p.n = Vec3<double>{0, 0, 0}; break;
@@ -637,7 +637,7 @@ TEST(RefAlgebraic, InvalidRowsGetTheFastPathStatus) {
     const auto evaluated = [](Status st) { return st == Status::ok || st == Status::inconsistent; };
     if (evaluated(sa) || evaluated(fa)) {
       ASSERT_TRUE(evaluated(sa) && evaluated(fa)) << k << " " << status_name(sa) << " " << status_name(fa);
-      if (cond_W(validated(p, AghiliLaw::use())) < 1e12) ASSERT_EQ(sa, fa) << k;
+      if (cond_W(validated(p, AghiliLaw::use())) < 1e12) { ASSERT_EQ(sa, fa) << k; }
     } else {
       ASSERT_EQ(sa, fa) << k;
     }

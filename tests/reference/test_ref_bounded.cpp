@@ -83,8 +83,8 @@ std::string wrong_end(const Problem& p_in, const Result<double>& r, bool planar_
     case Status::inadmissible: {
       const double w = std::max(
           {std::fabs(p.W.xx), std::fabs(p.W.xy), std::fabs(p.W.xz), std::fabs(p.W.yy), std::fabs(p.W.yz), std::fabs(p.W.zz)});
-      const double v = std::max({std::fabs(p.v0.x), std::fabs(p.v0.y), std::fabs(p.v0.z)});
-      const double scale = v / w;
+      const double v0_max = std::max({std::fabs(p.v0.x), std::fabs(p.v0.y), std::fabs(p.v0.z)});
+      const double scale = v0_max / w;
       return scale >= DBL_MIN && scale <= DBL_MAX
                  ? "inadmissible with a representable impulse (scale " + std::to_string(scale) + ")"
                  : "";

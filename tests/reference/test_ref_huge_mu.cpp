@@ -80,7 +80,7 @@ TEST(RefHugeMu, RandomRowsAgreeWithTheLimit) {
     for (double mu : {5e307, DBL_MAX}) {
       const Result<double> r = ref(mu);
       EXPECT_EQ(r.status, lim.status) << "row " << i << " mu " << mu;
-      if (r.status == Status::ok && lim.status == Status::ok) EXPECT_LE(rel(r, lim, v0), 1e-9) << "row " << i;
+      if (r.status == Status::ok && lim.status == Status::ok) { EXPECT_LE(rel(r, lim, v0), 1e-9) << "row " << i; }
     }
   }
   EXPECT_GE(ok, 50);

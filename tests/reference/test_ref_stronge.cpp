@@ -125,7 +125,7 @@ TEST(RefStrongePlanar, AgreesWithMorganClosedForm) {
     EXPECT_LE(e2, 1e-10) << describe(p);
     EXPECT_LE(e3, 1e-10) << describe(p);
     EXPECT_EQ(modes_str(rm.modes), modes_str(m.modes)) << describe(p);
-    if (p.mu > 0) EXPECT_EQ(modes_str(rs.modes), modes_str(m.modes)) << describe(p);
+    if (p.mu > 0) { EXPECT_EQ(modes_str(rs.modes), modes_str(m.modes)) << describe(p); }
     if (has_mode(m.modes, Mode::stick)) ++stick;
     else if (has_mode(m.modes, Mode::reverse)) ++reverse;
     else ++slip_only;

@@ -130,7 +130,7 @@ TEST(StudyPieces, AnyNumberOfProcessesWritesTheSingleProcessFolder) {
     EXPECT_EQ(res[0].code, 0);
     EXPECT_EQ(test::names_in(out), want);
     for (const std::string& f : want)
-      if (f != "metadata.json") EXPECT_EQ(test::slurp(out + "/" + f), test::slurp(one + "/" + f)) << f;
+      if (f != "metadata.json") { EXPECT_EQ(test::slurp(out + "/" + f), test::slurp(one + "/" + f)) << f; }
   }
 }
 

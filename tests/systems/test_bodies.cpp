@@ -90,7 +90,7 @@ TEST(BodiesTwoBody, RandomContactsMomentumVelocityEnergy) {
     ASSERT_NEAR(cs.n.norm(), 1.0, 1e-15);
     ASSERT_LT(cs.v0.dot(cs.n), 0.0);
     ContactProblem<double> p = make_problem(cs, 0.5, 0.5, 0.0, 1.0);
-    ASSERT_EQ(validate(p, ParamUse{true, true, true}), Status::ok);
+    ASSERT_EQ(validate(p, ParamUse{true, true, true, false}), Status::ok);
 
     const double E0 = kinetic_energy(c);
     for (int k = 0; k < 3; ++k) {
@@ -483,7 +483,7 @@ TEST(BodiesRandomInstances, ContactProblemsAreValid) {
   ri::Rng rng(8);
   for (int i = 0; i < 1000; ++i) {
     ContactProblem<double> p = ri::random_contact_problem(rng, {0.1, 0.9}, {0.2, 0.8}, {-0.5, 0.5}, {1.0, 2.0});
-    ASSERT_EQ(validate(p, ParamUse{true, true, true}), Status::ok);
+    ASSERT_EQ(validate(p, ParamUse{true, true, true, false}), Status::ok);
     ASSERT_TRUE(p.mu >= 0.1 && p.mu <= 0.9);
     ASSERT_TRUE(p.e >= 0.2 && p.e <= 0.8);
     ASSERT_TRUE(p.e_t >= -0.5 && p.e_t <= 0.5);
@@ -499,7 +499,7 @@ TEST(BodiesRandomInstances, PlanarInstancesArePlanar) {
     const ri::PlanarInstance inst =
         ri::random_planar_instance(rng, ri::kMuRange, ri::kERange, ri::kEtRange, ri::kEta0Range, head_on);
     ContactProblem<double> p = inst.problem;
-    ASSERT_EQ(validate(p, ParamUse{true, true, true}), Status::ok);
+    ASSERT_EQ(validate(p, ParamUse{true, true, true, false}), Status::ok);
     const systems::ContactSpace cs = to_contact_space(p);
     const Eigen::Vector3d &n = cs.n, &t = inst.t, &s = inst.s;
     ASSERT_NEAR(n.dot(t), 0.0, 1e-15);
@@ -524,10 +524,10 @@ TEST(BodiesRandomInstances, PlanarInstancesArePlanar) {
   // The named wrappers.
   for (int i = 0; i < 100; ++i) {
     ContactProblem<double> p = ri::random_planar_problem_head_on(rng);
-    ASSERT_EQ(validate(p, ParamUse{true, true, true}), Status::ok);
+    ASSERT_EQ(validate(p, ParamUse{true, true, true, false}), Status::ok);
     ASSERT_LE(norm(cross(p.v0, p.n)), 1e-15 * norm(p.v0));
     p = ri::random_planar_problem(rng);
-    ASSERT_EQ(validate(p, ParamUse{true, true, true}), Status::ok);
+    ASSERT_EQ(validate(p, ParamUse{true, true, true, false}), Status::ok);
   }
 }
 

@@ -410,7 +410,7 @@ TEST(Scenarios, DefaultsBuildAndValidate) {
     SCOPED_TRACE(s.name);
     ContactProblem<double> p{};
     ASSERT_EQ(build(s, defaults(s), &p), Status::ok);
-    EXPECT_EQ(validate(p, ParamUse{true, true, true}), Status::ok);
+    EXPECT_EQ(validate(p, ParamUse{true, true, true, false}), Status::ok);
     const double P[3] = {0.1, -0.2, 0.7};
     std::vector<double> out(s.body_outputs.size(), kNaN);
     s.body(defaults(s).data(), P, out.data());
@@ -954,7 +954,7 @@ TEST(Scenarios, BadValuesGiveTheDocumentedStatus) {
     at(v, s, "eta0") = -1;
     ContactProblem<double> p{};
     EXPECT_EQ(build(s, v, &p), Status::ok) << s.name;
-    EXPECT_EQ(validate(p, ParamUse{true, true, true}), Status::param_out_of_range) << s.name;
+    EXPECT_EQ(validate(p, ParamUse{true, true, true, false}), Status::param_out_of_range) << s.name;
   }
   // a receding contact builds (no_approach is validate()'s)
   const systems::ScenarioInfo& c = scn("contact");
@@ -962,7 +962,7 @@ TEST(Scenarios, BadValuesGiveTheDocumentedStatus) {
   at(v, c, "vn") = -1;
   ContactProblem<double> p{};
   ASSERT_EQ(build(c, v, &p), Status::ok);
-  EXPECT_EQ(validate(p, ParamUse{true, true, true}), Status::no_approach);
+  EXPECT_EQ(validate(p, ParamUse{true, true, true, false}), Status::no_approach);
 }
 
 // A study writes every parameter and every output as a column of one table (CSV header, .npy
