@@ -130,14 +130,16 @@ class StagePool {
     }
     if (st.host_bytes < bytes) {
       if (st.host) R::host_free(st.host);
-      st.host = nullptr;
+      st.host = nullptr;  // an allocation that throws leaves the stage empty, not its old size on no memory
+      st.host_bytes = 0;
       st.host = rt.host_alloc(bytes);
       st.host_bytes = bytes;
       ++rt.counts()[Call::host_alloc];
     }
     if (st.dev_bytes < bytes) {
       if (st.dev) R::device_free(st.dev);
-      st.dev = nullptr;
+      st.dev = nullptr;  // an allocation that throws leaves the stage empty, not its old size on no memory
+      st.dev_bytes = 0;
       st.dev = rt.device_alloc(bytes);
       st.dev_bytes = bytes;
       ++rt.counts()[Call::device_alloc];

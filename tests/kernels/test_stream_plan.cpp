@@ -35,7 +35,8 @@ struct RecordingRuntime {
   CallCounts calls;
   std::vector<Call> trace;
   int streams = 0;
-  int fail_launch = -1;  // the index of the launch sequence that throws (-1: none)
+  int fail_launch = -1;     // the index of the launch sequence that throws (-1: none)
+  bool fail_alloc = false;  // every allocation throws
   int launched = 0;
 
   CallCounts& counts() { return calls; }
@@ -88,7 +89,8 @@ struct RecordingRuntime {
 
  private:
   void* note(Call c, void* p) {
-    if (!p) throw std::bad_alloc();
+    if (fail_alloc) std::free(p);
+    if (!p || fail_alloc) throw std::bad_alloc();
     trace.push_back(c);
     return p;
   }
@@ -221,6 +223,25 @@ TEST(StreamPlan, ACallThatThrowsLeavesNoChunkInFlightAndTheNextCallIsRight) {
   got.out.fill_sentinel(ps.size());
   got.bout = got.out.view();
   cuda::run_streamed<RecordingRuntime, StrongeLaw, double>(rt, pool, got.bin, got.bout, LawOptions{}, {500, 3, true});
+  EXPECT_TRUE(same_bytes(ref.bout, got.bout, ps.size()));
+}
+
+TEST(StreamPlan, AnAllocationThatThrowsLeavesNoStageClaimingMemoryItHasNot) {
+  const auto ps = instances(2000);
+  Buffers<double> ref(ps), got(ps);
+  serial::evaluate<NewtonLaw, double>(ref.bin, ref.bout, LawOptions{});
+  RecordingRuntime rt;
+  Pool pool;
+  cuda::run_streamed<RecordingRuntime, NewtonLaw, double>(rt, pool, got.bin, got.bout, LawOptions{}, {500, 2, true});
+  rt.fail_alloc = true;  // a larger chunk must grow the stages, and cannot
+  EXPECT_THROW(
+      (cuda::run_streamed<RecordingRuntime, NewtonLaw, double>(rt, pool, got.bin, got.bout, LawOptions{}, {1000, 2, true})),
+      std::bad_alloc);
+  rt.fail_alloc = false;  // the first size again: the stage allocates anew rather than use the block it freed
+  got.out.fill_sentinel(ps.size());
+  got.bout = got.out.view();
+  cuda::run_streamed<RecordingRuntime, NewtonLaw, double>(rt, pool, got.bin, got.bout, LawOptions{}, {500, 2, true});
+  EXPECT_GE(rt.calls[Call::host_alloc], 3u);
   EXPECT_TRUE(same_bytes(ref.bout, got.bout, ps.size()));
 }
 
