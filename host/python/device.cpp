@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -113,16 +115,48 @@ py::dict dlpack_view(const py::capsule& cap) {
   return d;
 }
 
+// The arrays a law's call writes, in this order: P and vf (N, 3), dE and status (N,), then the law's
+// extras (N,): modes uint32, steps int32, the others real. The caller's allocator makes these, or
+// the core makes them in one block from the device's pool.
+struct OutputSpec {
+  std::string name;
+  int width = 1;  // 3: (N, 3); 1: (N,)
+  DLDataType dtype{};
+};
+std::vector<OutputSpec> output_specs(const engine::LawInfo& law, engine::Precision p) {
+  const DLDataType real{kDLFloat, static_cast<std::uint8_t>(p == engine::Precision::f32 ? 32 : 64), 1};
+  std::vector<OutputSpec> o{{"P", 3, real}, {"vf", 3, real}, {"dE", 1, real}, {"status", 1, DLDataType{kDLUInt, 8, 1}}};
+  for (const ExtraColumn& x : law.extras) {
+    const DLDataType t = x.what == Extra::Modes   ? DLDataType{kDLUInt, 32, 1}
+                         : x.what == Extra::Steps ? DLDataType{kDLInt, 32, 1}
+                                                  : real;
+    o.push_back({x.name, 1, t});
+  }
+  return o;
+}
+
 #ifdef IMPACT_WITH_CUDA
-DeviceArray device_array(int device, std::vector<std::int64_t> shape, DLDataType dtype) {
-  std::size_t count = 1;
-  for (std::int64_t s : shape) count *= static_cast<std::size_t>(s);
-  DeviceArray a;
-  a.mem = std::shared_ptr<void>(cuda::device_alloc(device, count * dtype.bits / 8), &cuda::device_free);
-  a.shape = std::move(shape);
-  a.dtype = dtype;
-  a.device = device;
-  return a;
+// Every output of a call in one block from the pool (one allocation and one free per call), each
+// array at a 256-byte boundary, sharing the block's ownership.
+std::vector<DeviceArray> device_arrays(int device, std::int64_t N, const std::vector<OutputSpec>& specs) {
+  constexpr std::size_t kAlign = 256;
+  std::vector<std::size_t> at;
+  std::size_t bytes = 0;
+  for (const OutputSpec& o : specs) {
+    at.push_back(bytes);
+    bytes += (static_cast<std::size_t>(N) * o.width * o.dtype.bits / 8 + kAlign - 1) / kAlign * kAlign;
+  }
+  const std::shared_ptr<void> block(cuda::device_alloc(device, bytes), [device](void* p) { cuda::device_free(device, p); });
+  std::vector<DeviceArray> out;
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    DeviceArray a;
+    a.mem = std::shared_ptr<void>(block, static_cast<char*>(block.get()) + at[k]);
+    a.shape = specs[k].width == 3 ? std::vector<std::int64_t>{N, 3} : std::vector<std::int64_t>{N};
+    a.dtype = specs[k].dtype;
+    a.device = device;
+    out.push_back(std::move(a));
+  }
+  return out;
 }
 
 // One argument: None (a parameter the law does not read), a number (every row), or the tuple
@@ -169,12 +203,21 @@ cuda::DeviceOutputs<T> from_row(const cuda::DeviceOutputs<T>& out, std::int64_t 
 // and the signal handlers run between them: Ctrl-C raises KeyboardInterrupt within about a piece's
 // time. The rows are independent: the bits of one call. Returns the first row whose W is not
 // symmetric (-1: none; the pieces after it are not evaluated, and the caller keeps no result).
+// The first piece of a call is sized from the rate of the law's last piece in this process (rates
+// under the GIL, by entry point), so that a batch that fits kDevicePieceSeconds runs as one piece
+// once the law has run here: the pieces' launches and waits are not paid again per call.
 constexpr double kDevicePieceSeconds = 0.12;
 constexpr std::size_t kMinDevicePiece = 4096;
 template <class T>
 std::int64_t in_pieces(engine::ArraysFn<T> fn, int device, const cuda::DeviceInputs& in, std::size_t n,
                        const cuda::DeviceOutputs<T>& out, const LawOptions& opt) {
-  for (std::size_t lo = 0, piece = kMinDevicePiece; lo < n;) {
+  static std::map<std::pair<std::uintptr_t, std::int32_t>, double> rows_per_second;  // guarded by the GIL
+  const auto key = std::make_pair(reinterpret_cast<std::uintptr_t>(fn), opt.steps);
+  const auto known = rows_per_second.find(key);
+  std::size_t piece = kMinDevicePiece;
+  if (known != rows_per_second.end())
+    piece = static_cast<std::size_t>(std::clamp(known->second * kDevicePieceSeconds, static_cast<double>(kMinDevicePiece), 1e12));
+  for (std::size_t lo = 0; lo < n;) {
     const std::size_t m = std::min(piece, n - lo);
     const auto r = static_cast<std::int64_t>(lo);
     cuda::DeviceInputs at = in;
@@ -189,6 +232,8 @@ std::int64_t in_pieces(engine::ArraysFn<T> fn, int device, const cuda::DeviceInp
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     if (asym >= 0) return r + asym;
+    // a piece too small to fill the device understates its rate: only full pieces teach it
+    if (m == piece && seconds > 0) rows_per_second[key] = static_cast<double>(m) / seconds;
     lo += m;
     if (lo < n && PyErr_CheckSignals() != 0) throw py::error_already_set();
     if (m == piece) {
@@ -200,8 +245,12 @@ std::int64_t in_pieces(engine::ArraysFn<T> fn, int device, const cuda::DeviceInp
   return -1;
 }
 
+// The results go to `outputs` where the caller gives them (name -> device address of a C-contiguous
+// array of output_specs' shape and dtype on `device`, from its own array library's allocator), else
+// to DeviceArray objects from the pool.
 template <class T>
-py::dict evaluate_typed(const engine::LawInfo& law, int device, std::size_t n, const py::dict& views, const LawOptions& opt) {
+py::dict evaluate_typed(const engine::LawInfo& law, int device, std::size_t n, const py::dict& views, const py::object& outputs,
+                        const LawOptions& opt) {
   cuda::DeviceInputs in;
   in.W = view_of(views["W"]);
   in.n = view_of(views["n"]);
@@ -211,34 +260,35 @@ py::dict evaluate_typed(const engine::LawInfo& law, int device, std::size_t n, c
     in.param[p] = view_of(views[params[p]], &in.has[p]);
     in.has[p] = in.has[p] && law.reads(in_mu + p);
   }
-  const std::int64_t N = static_cast<std::int64_t>(n);
-  const DLDataType real{kDLFloat, sizeof(T) * 8, 1};
+  const auto N = static_cast<std::int64_t>(n);
+  const std::vector<OutputSpec> specs = output_specs(law, sizeof(T) == 4 ? engine::Precision::f32 : engine::Precision::f64);
+  std::vector<void*> ptr(specs.size(), nullptr);
   py::dict res;
-  cuda::DeviceOutputs<T> out;
-  DeviceArray P = device_array(device, {N, 3}, real), vf = device_array(device, {N, 3}, real);
-  DeviceArray dE = device_array(device, {N}, real), status = device_array(device, {N}, DLDataType{kDLUInt, 8, 1});
-  out.P = static_cast<T*>(P.mem.get());
-  out.vf = static_cast<T*>(vf.mem.get());
-  out.real[out_dE] = static_cast<T*>(dE.mem.get());
-  out.status = static_cast<std::uint8_t*>(status.mem.get());
-  res["P"] = P;
-  res["vf"] = vf;
-  res["dE"] = dE;
-  res["status"] = status;
-  for (const ExtraColumn& x : law.extras) {
-    if (x.what == Extra::Modes) {
-      DeviceArray a = device_array(device, {N}, DLDataType{kDLUInt, 32, 1});
-      out.modes = static_cast<std::uint32_t*>(a.mem.get());
-      res[x.name] = a;
-    } else if (x.what == Extra::Steps) {
-      DeviceArray a = device_array(device, {N}, DLDataType{kDLInt, 32, 1});
-      out.steps = static_cast<std::int32_t*>(a.mem.get());
-      res[x.name] = a;
-    } else {
-      DeviceArray a = device_array(device, {N}, real);
-      out.real[real_column_of(x.what)] = static_cast<T*>(a.mem.get());
-      res[x.name] = a;
+  if (outputs.is_none()) {
+    std::vector<DeviceArray> made = device_arrays(device, N, specs);
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+      ptr[k] = made[k].mem.get();
+      res[specs[k].name.c_str()] = std::move(made[k]);
     }
+  } else {
+    const auto given = outputs.cast<py::dict>();
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+      if (!given.contains(specs[k].name)) throw std::invalid_argument("outputs: no array for " + specs[k].name);
+      // NOLINTNEXTLINE(performance-no-int-to-ptr): Python gives the device array's address as an integer
+      ptr[k] = reinterpret_cast<void*>(given[specs[k].name.c_str()].cast<std::uintptr_t>());
+    }
+  }
+  cuda::DeviceOutputs<T> out;
+  out.P = static_cast<T*>(ptr[0]);
+  out.vf = static_cast<T*>(ptr[1]);
+  out.real[out_dE] = static_cast<T*>(ptr[2]);
+  out.status = static_cast<std::uint8_t*>(ptr[3]);
+  for (std::size_t k = 0; k < law.extras.size(); ++k) {
+    void* p = ptr[4 + k];
+    const Extra what = law.extras[k].what;
+    if (what == Extra::Modes) out.modes = static_cast<std::uint32_t*>(p);
+    else if (what == Extra::Steps) out.steps = static_cast<std::int32_t*>(p);
+    else out.real[real_column_of(what)] = static_cast<T*>(p);
   }
   const engine::ArraysFn<T> fn = engine::entry_points<T>(law).device_arrays;
   res["asym_row"] = in_pieces<T>(fn, device, in, n, out, opt);
@@ -247,20 +297,21 @@ py::dict evaluate_typed(const engine::LawInfo& law, int device, std::size_t n, c
 #endif
 
 // evaluate() on device arrays (views: W, n, v, mu, e, e_t, eta0 as view_of() takes them): the
-// results as DeviceArray objects (P, vf, dE, status, the law's extras), and asym_row (-1, or the
-// first row whose W is not symmetric: then nothing was evaluated).
+// results (P, vf, dE, status, the law's extras) into `outputs` (name -> address) where given, else
+// as DeviceArray objects, and asym_row (-1, or the first row whose W is not symmetric: then nothing
+// was evaluated).
 py::dict evaluate_device(const std::string& law_name, const std::string& precision, int steps, const std::string& integrator,
-                         int device, std::size_t n, const py::dict& views) {
+                         int device, std::size_t n, const py::dict& views, const py::object& outputs) {
   const engine::LawInfo& law = engine::law_named(law_name);
   const engine::Precision p = engine::parse_precision(precision);
   const LawOptions opt = engine::law_options(steps, engine::parse_integrator(integrator));
 #ifdef IMPACT_WITH_CUDA
   std::string why;
   if (!engine::cuda_usable(&why)) throw std::runtime_error("device arrays need a usable CUDA device: " + why);
-  if (p == engine::Precision::f32) return evaluate_typed<float>(law, device, n, views, opt);
-  return evaluate_typed<double>(law, device, n, views, opt);
+  if (p == engine::Precision::f32) return evaluate_typed<float>(law, device, n, views, outputs, opt);
+  return evaluate_typed<double>(law, device, n, views, outputs, opt);
 #else
-  (void)law, (void)p, (void)opt, (void)device, (void)n, (void)views;
+  (void)law, (void)p, (void)opt, (void)device, (void)n, (void)views, (void)outputs;
   throw std::runtime_error(
       "device arrays need the CUDA backend, and this impactbatch was built without CUDA "
       "(build with nvcc present, or -DIMPACT_CUDA=ON)");
@@ -280,7 +331,37 @@ void bind_device(py::module_& m) {
       .def("__dlpack__", [](const DeviceArray& a, const py::object&, const py::kwargs&) { return to_dlpack(a); })
       .def("__dlpack_device__", [](const DeviceArray& a) { return py::make_tuple(static_cast<int>(kDLCUDA), a.device); });
   m.def("dlpack_view", &dlpack_view, "Pointer, dtype, shape, strides and device of a DLPack capsule (not consumed)");
-  m.def("evaluate_device", &evaluate_device, "evaluate() on device arrays (views), results as DeviceArray");
+  m.def("evaluate_device", &evaluate_device,
+        "evaluate() on device arrays (views); results into outputs (name -> address) or as DeviceArray", py::arg("law"),
+        py::arg("precision"), py::arg("steps"), py::arg("integrator"), py::arg("device"), py::arg("n"), py::arg("views"),
+        py::arg("outputs") = py::none());
+  m.def(
+      "device_outputs",
+      [](const std::string& law, const std::string& precision) {
+        py::list l;
+        for (const OutputSpec& o : output_specs(engine::law_named(law), engine::parse_precision(precision))) {
+          const char kind = o.dtype.code == kDLFloat ? 'f' : o.dtype.code == kDLInt ? 'i' : 'u';
+          l.append(py::make_tuple(o.name, o.width, std::string("<") + kind + std::to_string(o.dtype.bits / 8)));
+        }
+        return l;
+      },
+      "The arrays evaluate_device writes for a law and precision: (name, 3 for (N, 3) or 1 for (N,), typestr)");
+  m.def(
+      "result_memory",
+      [](int device) {
+        py::dict d;
+#ifdef IMPACT_WITH_CUDA
+        const cuda::ResultMemory r = cuda::result_memory(device);
+        d["reserved"] = r.reserved;
+        d["used"] = r.used;
+#else
+        (void)device;
+#endif
+        return d;
+      },
+      py::arg("device") = 0,
+      "The device pool the core's result arrays come from: bytes reserved from the device and bytes in use (empty without "
+      "CUDA)");
   m.def(
       "device_allocations",
       []() -> std::uint64_t {

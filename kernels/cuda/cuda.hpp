@@ -79,10 +79,20 @@ std::int64_t evaluate_device_arrays(int device, const DeviceInputs& in, std::siz
 // call of the same shape adds none.
 std::uint64_t device_allocations();
 
-// Device memory for results handed to Python (DLPack capsules, __cuda_array_interface__): on
-// `device`; device_free(nullptr) does nothing. Throw std::runtime_error on a CUDA error.
+// Device memory for results handed to Python (DLPack capsules, __cuda_array_interface__) on
+// `device`, from the device's stream-ordered pool (cudaMallocAsync), which keeps what is freed
+// into it: after the first call of a shape, a call whose earlier results were dropped takes its
+// block from the pool, with no cudaMalloc. device_alloc throws std::runtime_error on a CUDA error;
+// device_free (a deleter) waits for the device's work in flight, returns the block to the pool and
+// never throws; device_free(d, nullptr) does nothing.
 void* device_alloc(int device, std::size_t bytes);
-void device_free(void* p);
+void device_free(int device, void* p);
+// What the pool holds: bytes reserved from the device, and bytes of them handed out now.
+struct ResultMemory {
+  std::uint64_t reserved = 0;
+  std::uint64_t used = 0;
+};
+ResultMemory result_memory(int device);
 
 // Makes device (local_rank mod the number of devices) current for this host thread; returns it.
 int select_device(int local_rank);

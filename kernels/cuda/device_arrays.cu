@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <mutex>
 
 #include "impact/laws/all.hpp"
 #include "kernels/cuda/cuda.hpp"
@@ -117,15 +119,54 @@ std::int64_t evaluate_device_arrays(int device, const DeviceInputs& in, std::siz
 IMPACT_FOR_EACH_LAW(IMPACT_INSTANTIATE)
 #undef IMPACT_INSTANTIATE
 
+namespace {
+
+// The device's default memory pool, set once per device to keep what is freed into it (release
+// threshold: no limit), so that a result block freed after use is the next call's without a
+// cudaMalloc: a call of a shape seen before reserves nothing new.
+cudaMemPool_t result_pool(int device) {
+  static std::mutex m;
+  static std::map<int, cudaMemPool_t> pools;
+  const std::lock_guard<std::mutex> lock(m);
+  auto it = pools.find(device);
+  if (it != pools.end()) return it->second;
+  cudaMemPool_t pool = nullptr;
+  check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
+  std::uint64_t keep = ~std::uint64_t(0);
+  check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
+  pools.emplace(device, pool);
+  return pool;
+}
+
+}  // namespace
+
 void* device_alloc(int device, std::size_t bytes) {
   check(cudaSetDevice(device), "cudaSetDevice");
+  (void)result_pool(device);
   void* p = nullptr;
-  check(cudaMalloc(&p, bytes > 0 ? bytes : 1), "cudaMalloc");
+  // stream-ordered on the legacy default stream, which the device-array kernels run on
+  check(cudaMallocAsync(&p, bytes > 0 ? bytes : 1, nullptr), "cudaMallocAsync");
   return p;
 }
 
-void device_free(void* p) {
-  if (p) cudaFree(p);
+void device_free(int device, void* p) {
+  if (!p) return;
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess) return;  // no CUDA error escapes a deleter
+  if (cudaSetDevice(device) != cudaSuccess) return;
+  // The block goes back to the pool only once every consumer's work on it has finished: a DLPack
+  // consumer (JAX) may free it with kernels still queued on its own non-blocking streams, which
+  // the legacy stream's order does not cover. cudaFree waited so too.
+  if (cudaDeviceSynchronize() == cudaSuccess) cudaFreeAsync(p, nullptr);
+  cudaSetDevice(current);
+}
+
+ResultMemory result_memory(int device) {
+  ResultMemory r;
+  cudaMemPool_t pool = result_pool(device);
+  check(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r.reserved), "cudaMemPoolGetAttribute");
+  check(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &r.used), "cudaMemPoolGetAttribute");
+  return r;
 }
 
 int select_device(int local_rank) {

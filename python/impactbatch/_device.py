@@ -3,7 +3,8 @@ CUDA DLPack export) read and written on the GPU without a host round trip.
 
 Each argument is described to the compiled core by its pointer, dtype and element strides (a view,
 not a copy); one kernel per law reads each row where it is, evaluates it and writes its outcome
-into device memory handed back through DLPack as arrays of the inputs' kind.
+into arrays of the inputs' kind: made by that library's allocator where it has one (CuPy, PyTorch),
+else device memory from the core's pool handed over through DLPack.
 """
 from __future__ import annotations
 
@@ -126,12 +127,47 @@ def evaluate(law: str, args: Dict[str, Any], info: Dict[str, Any], *, backend: s
         raise ValueError("batch lengths differ: " + ", ".join(f"{k} {n}" for k, n in lengths.items()))
     N = sizes.pop() if sizes else 1
     core = {k: (v.core(k in lengths, kinds[k]) if isinstance(v, _View) else v) for k, v in views.items()}
-    out = _core.evaluate_device(law, precision, int(steps), integrator, first[1].device, N, core)
+    framework = _framework(args[first[0]])
+    made = _allocate(framework, law, precision, N, first[1].device)
+    pointers = None if made is None else {k: _pointer(framework, a) for k, a in made.items()}
+    out = _core.evaluate_device(law, precision, int(steps), integrator, first[1].device, N, core, pointers)
     del views  # the capsules (and the inputs they hold) may go now: the device work is finished
     if out["asym_row"] >= 0:
         raise ValueError(f"W: not symmetric (instance {out['asym_row']}: |W - W^T| > 1e-12 max |W|)")
-    return DeviceResult(law, info, precision, {k: a for k, a in out.items() if k != "asym_row"},
-                        _framework(args[first[0]]))
+    if made is not None:
+        return DeviceResult(law, info, precision, made, framework, pointers, "framework")
+    raw = {k: a for k, a in out.items() if k != "asym_row"}
+    return DeviceResult(law, info, precision, raw, framework, {k: a.ptr for k, a in raw.items()}, "core")
+
+
+_DTYPES = {"<f8": "float64", "<f4": "float32", "<u1": "uint8", "<u4": "uint32", "<i4": "int32"}
+
+
+def _allocate(framework: str, law: str, precision: str, N: int, device: int) -> Optional[Dict[str, Any]]:
+    """The result arrays from the inputs' own array library where it has an allocator the core can
+    write into (CuPy's memory pool, PyTorch's caching allocator; both order their memory on the
+    legacy default stream the core's kernels run on), so that the results are that library's arrays
+    from its pool; None for another (JAX arrays are immutable: the core's pool makes them)."""
+    specs = _core.device_outputs(law, precision)
+    if framework == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(device):
+            return {name: cupy.empty((N, 3) if width == 3 else (N,), dtype=_DTYPES[t]) for name, width, t in specs}
+    if framework == "torch":
+        import torch
+
+        dtypes = {t: getattr(torch, _DTYPES[t], None) for _, _, t in specs}
+        if any(d is None for d in dtypes.values()):  # a torch without uint32
+            return None
+        dev = torch.device("cuda", device)
+        return {name: torch.empty((N, 3) if width == 3 else (N,), dtype=dtypes[t], device=dev)
+                for name, width, t in specs}
+    return None
+
+
+def _pointer(framework: str, a: Any) -> int:
+    return int(a.data.ptr) if framework == "cupy" else int(a.data_ptr())
 
 
 def as_kind(a: Any, framework: str) -> Any:
@@ -158,26 +194,38 @@ class DeviceResult:
     """The results of evaluate() on device arrays, as device arrays of the inputs' kind (CuPy, PyTorch,
     JAX; impactbatch.DeviceArray for others, which speaks DLPack and __cuda_array_interface__):
     P and vf (N, 3), dE and status (N,), and the law's extra outputs by name (r["modes"], r["In_c"], ...;
-    modes as packed codes, see Result.mode_strings)."""
+    modes as packed codes, see Result.mode_strings).
 
-    def __init__(self, law: str, info: Dict[str, Any], precision: str, out: Dict[str, Any], framework: str):
+    Where the results live (`memory`): "framework", arrays from CuPy's or PyTorch's own allocator
+    (their pools); "core", one block per call from the device's stream-ordered pool, handed to the
+    framework through DLPack without a copy when an array is first read. `pointers` holds each
+    array's device address."""
+
+    def __init__(self, law: str, info: Dict[str, Any], precision: str, out: Dict[str, Any], framework: str,
+                 pointers: Dict[str, int], memory: str):
         self.law, self.info, self.precision, self.framework = law, info, precision, framework
-        self.raw = out  # the DeviceArray objects (pointers: .ptr)
-        self.arrays = {k: as_kind(a, framework) for k, a in out.items()}
+        self.raw, self.pointers, self.memory = out, pointers, memory
+        self._arrays: Dict[str, Any] = dict(out) if memory == "framework" else {}
 
     def __getitem__(self, name: str) -> Any:
-        return self.arrays[name]
+        a = self._arrays.get(name)
+        if a is None:
+            a = self._arrays[name] = as_kind(self.raw[name], self.framework)  # KeyError for an unknown name
+        return a
+
+    @property
+    def arrays(self) -> Dict[str, Any]:
+        return {k: self[k] for k in self.raw}
 
     def __len__(self) -> int:
         return int(self.raw["status"].shape[0])
 
     def columns(self) -> List[str]:
-        return list(self.arrays)
+        return list(self.raw)
 
     def __repr__(self) -> str:
-        return (f"DeviceResult({self.law}, {len(self)} rows on CUDA device {self.raw['status'].device}, "
-                f"{self.framework})")
+        return f"DeviceResult({self.law}, {len(self)} rows on a CUDA device, {self.framework}, memory {self.memory})"
 
 
 for _name in ("P", "vf", "dE", "status"):  # r.P, r.vf, r.dE, r.status: device arrays of the inputs' kind
-    setattr(DeviceResult, _name, property(lambda self, _k=_name: self.arrays[_k]))
+    setattr(DeviceResult, _name, property(lambda self, _k=_name: self[_k]))

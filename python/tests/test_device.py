@@ -154,9 +154,11 @@ def test_device_arrays_in_device_arrays_out(fw, law, precision):
     r = ib.evaluate(law, *dev_in, precision=precision)
     assert isinstance(r, ib.DeviceResult) and r.framework in (fw, "jaxlib")
     assert type(r.P).__module__.split(".")[0] == type(dev_in[0]).__module__.split(".")[0]
-    # no copy of the results: the framework's array is the memory the core wrote
-    for k in ("P", "vf", "dE", "status"):
-        assert _pointer(fw, r[k]) == r.raw[k].ptr, k
+    # no copy of the results: the framework's array is the memory the core wrote, from the
+    # framework's own allocator where it has one
+    assert r.memory == ("core" if fw == "jax" else "framework")
+    for k in r.columns():
+        assert _pointer(fw, r[k]) == r.pointers[k], k
     st = _to_host(r.status)
     np.testing.assert_array_equal(st, host.status)
     ok = st == 0
@@ -231,3 +233,83 @@ def test_device_inputs_read_in_place_and_strided():
     np.testing.assert_array_equal(_to_host(r.status), host.status)
     ok = host.status == 0
     assert np.allclose(_to_host(r.P)[ok], host.P[ok], rtol=1e-9, atol=1e-12)
+
+
+def test_every_law_names_the_arrays_it_writes():
+    """The arrays the core writes (and a framework's allocator makes): P and vf (N, 3), dE and status
+    (N,), then the law's extras, modes uint32, steps int32, the others real; on every build."""
+    from impactbatch import _core
+
+    for d in ib.laws():
+        for precision, real in (("double", "<f8"), ("float", "<f4")):
+            specs = _core.device_outputs(d["name"], precision)
+            assert [s[0] for s in specs] == ["P", "vf", "dE", "status"] + [x["name"] for x in d["extras"]]
+            assert specs[:4] == [("P", 3, real), ("vf", 3, real), ("dE", 1, real), ("status", 1, "<u1")]
+            for (name, width, t), x in zip(specs[4:], d["extras"]):
+                assert width == 1 and t == {"modes": "<u4", "steps": "<i4"}.get(x["source"], real), (name, x)
+
+
+@pytest.mark.parametrize("fw", ["cupy", "torch"])
+def test_results_come_from_the_frameworks_allocator(fw):
+    """CuPy's and PyTorch's results are made by their own allocator: the bytes that allocator holds
+    grow by the results', and the core's pool hands out nothing for them."""
+    _gpu_or_skip(fw)
+    from impactbatch import _core
+
+    N = 4096
+    dev_in = [_to_device(fw, np.asarray(x)) for x in _random_rows(N, seed=5)]
+    ib.evaluate("jia", *dev_in)  # the law's first call: its scratch
+    if fw == "cupy":
+        import cupy
+
+        held = cupy.get_default_memory_pool().used_bytes
+    else:
+        import torch
+
+        held = torch.cuda.memory_allocated
+    before, pool = held(), _core.result_memory()["used"]
+    r = ib.evaluate("jia", *dev_in)
+    written = sum(int(r[k].nbytes) for k in r.columns())
+    assert r.memory == "framework" and held() - before >= written
+    assert _core.result_memory()["used"] == pool
+
+
+def test_core_results_come_back_to_its_pool():
+    """JAX's results come from the core's pool, one block per call: an array handed to JAX holds the
+    block; a block whose arrays are all gone is back in the pool, and a call of a shape seen before
+    takes it from there, reserving no device memory."""
+    _gpu_or_skip("jax")
+    from impactbatch import _core
+
+    dev_in = [_to_device("jax", np.asarray(x, dtype=np.float32)) for x in _random_rows(20000, seed=6)]
+    r = ib.evaluate("chatterjee-ruina", *dev_in, precision="float")
+    assert r.memory == "core"
+    held = _core.result_memory()
+    P = r.P  # a JAX array over the block, without a copy
+    assert int(P.unsafe_buffer_pointer()) == r.pointers["P"]
+    del r
+    assert _core.result_memory()["used"] == held["used"]  # P holds the block
+    del P  # JAX frees its import when it will; the core's own arrays below go at once
+    r = ib.evaluate("chatterjee-ruina", *dev_in, precision="float")
+    reserved, used = _core.result_memory()["reserved"], _core.result_memory()["used"]
+    del r
+    assert _core.result_memory()["used"] < used
+    again = ib.evaluate("chatterjee-ruina", *dev_in, precision="float")
+    assert _core.result_memory()["reserved"] == reserved and again.memory == "core"
+
+
+@pytest.mark.parametrize("law,launches", [("chatterjee-ruina", 2), ("jia", 4)])
+def test_a_batch_that_fits_a_piece_runs_as_one_once_the_law_has_run(law, launches):
+    """A call is cut into pieces of about 0.12 s (the unit of Ctrl-C); the first piece is sized from
+    the law's rate in this process, so a batch of 2e5 rows is one piece (one launch sequence and one
+    wait) once the law has run."""
+    fw = next((f for f in _frameworks() if f in ("cupy", "torch")), None)
+    _gpu_or_skip(fw or "cupy")
+    from impactbatch import _core
+
+    dev_in = [_to_device(fw, np.asarray(x)) for x in _random_rows(200000, seed=12)]
+    ib.evaluate(law, *dev_in)
+    before = _core.cuda_calls()
+    ib.evaluate(law, *dev_in)
+    after = _core.cuda_calls()
+    assert after["launch"] - before["launch"] == launches and after["stream_sync"] - before["stream_sync"] == 1
