@@ -42,6 +42,26 @@ struct DeviceOutputs {
   std::uint8_t* status = nullptr;
 };
 
+// The view from row `first` on (row 0 of the result is row `first` of v); a constant stays.
+IMPACT_HDI DeviceView from_row(const DeviceView& v, std::size_t first) {
+  DeviceView o = v;
+  if (v.data) o.data = static_cast<const char*>(v.data) + static_cast<std::int64_t>(first) * v.stride[0] * (v.f64 ? 8 : 4);
+  return o;
+}
+IMPACT_HDI DeviceInputs from_row(const DeviceInputs& in, std::size_t first) {
+  DeviceInputs o = in;
+  o.W = from_row(in.W, first), o.n = from_row(in.n, first), o.v = from_row(in.v, first);
+  for (int p = 0; p < 4; ++p) o.param[p] = from_row(in.param[p], first);
+  return o;
+}
+
+// Whether a view's rows lie one after another, `width` elements each (C-contiguous (N, 3, 3) for
+// width 9, (N, 3) for width 3): a block of rows is then one run of memory.
+IMPACT_HDI bool dense_rows(const DeviceView& v, int width) {
+  if (!v.data) return false;
+  return width == 9 ? v.stride[0] == 9 && v.stride[1] == 3 && v.stride[2] == 1 : v.stride[0] == 3 && v.stride[1] == 1;
+}
+
 IMPACT_HDI double read_view(const DeviceView& v, std::size_t row, int a, int b) {
   if (!v.data) return v.value;
   const std::int64_t k = static_cast<std::int64_t>(row) * v.stride[0] + a * v.stride[1] + b * v.stride[2];
@@ -97,6 +117,20 @@ IMPACT_HDI void scatter_row(const DeviceOutputs<T>& out, std::size_t r, const Re
   if (out.modes) out.modes[r] = res.modes.bits;
   if (out.steps) out.steps[r] = res.steps;
   if (out.status) out.status[r] = static_cast<std::uint8_t>(res.status);
+}
+
+// The results from row `first` on.
+template <class T>
+IMPACT_HDI DeviceOutputs<T> from_row(const DeviceOutputs<T>& out, std::size_t first) {
+  DeviceOutputs<T> o = out;
+  const auto at = [first](auto* p, std::size_t per) { return p ? p + first * per : p; };
+  o.P = at(out.P, 3);
+  o.vf = at(out.vf, 3);
+  for (T*& r : o.real) r = at(r, 1);
+  o.modes = at(out.modes, 1);
+  o.steps = at(out.steps, 1);
+  o.status = at(out.status, 1);
+  return o;
 }
 
 // One row of the device-array path: gather, law, scatter.

@@ -178,25 +178,6 @@ cuda::DeviceView view_of(const py::handle& h, bool* present = nullptr) {
   return v;
 }
 
-// Rows [rows, ...) of a view, and of the results: the same arrays from a later row.
-cuda::DeviceView from_row(const cuda::DeviceView& v, std::int64_t rows) {
-  cuda::DeviceView o = v;
-  if (v.data) o.data = static_cast<const char*>(v.data) + rows * v.stride[0] * (v.f64 ? 8 : 4);  // a constant stays
-  return o;
-}
-template <class T>
-cuda::DeviceOutputs<T> from_row(const cuda::DeviceOutputs<T>& out, std::int64_t rows) {
-  cuda::DeviceOutputs<T> o = out;
-  const auto at = [rows](auto* p, std::int64_t per) { return p ? p + rows * per : p; };
-  o.P = at(out.P, 3);
-  o.vf = at(out.vf, 3);
-  for (T*& r : o.real) r = at(r, 1);
-  o.modes = at(out.modes, 1);
-  o.steps = at(out.steps, 1);
-  o.status = at(out.status, 1);
-  return o;
-}
-
 // The batch on the device in pieces of about kDevicePieceSeconds (the first of kMinDevicePiece rows
 // (the device's integrators do not poll a stop: a piece is the unit of an interrupt),
 // then sized from the rate so far, growing at most 8x a piece), the GIL released while one runs
@@ -220,15 +201,13 @@ std::int64_t in_pieces(engine::ArraysFn<T> fn, int device, const cuda::DeviceInp
   for (std::size_t lo = 0; lo < n;) {
     const std::size_t m = std::min(piece, n - lo);
     const auto r = static_cast<std::int64_t>(lo);
-    cuda::DeviceInputs at = in;
-    at.W = from_row(in.W, r), at.n = from_row(in.n, r), at.v = from_row(in.v, r);
-    for (cuda::DeviceView& p : at.param) p = from_row(p, r);
+    const cuda::DeviceInputs at = cuda::from_row(in, lo);
     std::int64_t asym = -1;
     double seconds = 0;
     {
       py::gil_scoped_release nogil;
       const auto t0 = std::chrono::steady_clock::now();
-      asym = fn(device, at, m, from_row(out, r), opt);
+      asym = fn(device, at, m, cuda::from_row(out, lo), opt);
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     if (asym >= 0) return r + asym;

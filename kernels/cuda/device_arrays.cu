@@ -22,16 +22,55 @@ namespace impact::cuda {
 
 namespace {
 
-// Row i of the caller's arrays; the first row whose W is not symmetric into *asym (atomicMin: the
-// caller keeps no result of a call that has one, so the rows are evaluated regardless).
+// A block's rows of a dense view copied into shared memory (`width` elements of U per row, the
+// block's threads reading one run of memory together: whole sectors, where a thread reading its own
+// row at a 72-byte stride would take a sector per element), and the view pointed there; any other
+// view from the block's first row on.
+template <class U>
+__device__ void stage_rows(DeviceView& v, int width, std::size_t first, unsigned m, U* smem) {
+  const U* src = static_cast<const U*>(v.data) + first * width;
+  for (unsigned k = threadIdx.x; k < m * width; k += blockDim.x) smem[k] = src[k];
+  v.data = smem;
+}
+__device__ void stage_view(DeviceView& v, int width, std::size_t first, unsigned m, double* smem) {
+  if (!dense_rows(v, width)) {
+    v = from_row(v, first);
+    return;
+  }
+  if (v.f64) stage_rows(v, width, first, m, smem);
+  else stage_rows(v, width, first, m, reinterpret_cast<float*>(smem));
+}
+
+// Row first + i of the caller's arrays, i < m, for the block at `first`: W, n and v staged through
+// shared memory where dense, P and vf written there and copied out in whole runs (the rows' other
+// outputs are one value each, already whole runs); the first row whose W is not symmetric into
+// *asym (atomicMin: the caller keeps no result of a call that has one, so the rows are evaluated
+// regardless). The values read and written are the unstaged ones, to the bit.
 template <class Law, class T>
 __global__ void __launch_bounds__(kEvalBlock, kEvalMinBlocks)
-    array_kernel(__grid_constant__ const ArrayRowFunctor<Law, T> f, std::size_t first, std::size_t m, unsigned long long* asym) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= m) return;
-  const std::size_t r = first + i;
-  if (!row_w_symmetric(f.in, r)) atomicMin(asym, static_cast<unsigned long long>(r));
-  f(r);
+    array_kernel(__grid_constant__ const ArrayRowFunctor<Law, T> f, std::size_t n, unsigned long long* asym) {
+  __shared__ double s_w[kEvalBlock * 9], s_n[kEvalBlock * 3], s_v[kEvalBlock * 3];
+  __shared__ T s_p[kEvalBlock * 3], s_vf[kEvalBlock * 3];
+  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * kEvalBlock;
+  const unsigned m = static_cast<unsigned>(n - first < kEvalBlock ? n - first : kEvalBlock);
+  ArrayRowFunctor<Law, T> g{from_row(f.in, first), from_row(f.out, first), f.opt};
+  g.in.W = f.in.W, g.in.n = f.in.n, g.in.v = f.in.v;
+  stage_view(g.in.W, 9, first, m, s_w);
+  stage_view(g.in.n, 3, first, m, s_n);
+  stage_view(g.in.v, 3, first, m, s_v);
+  if (g.out.P) g.out.P = s_p;
+  if (g.out.vf) g.out.vf = s_vf;
+  __syncthreads();
+  const unsigned i = threadIdx.x;
+  if (i < m) {
+    if (!row_w_symmetric(g.in, i)) atomicMin(asym, static_cast<unsigned long long>(first + i));
+    g(i);
+  }
+  __syncthreads();
+  for (unsigned k = threadIdx.x; k < 3 * m; k += blockDim.x) {
+    if (f.out.P) f.out.P[3 * first + k] = s_p[k];
+    if (f.out.vf) f.out.vf[3 * first + k] = s_vf[k];
+  }
 }
 
 // Thread j evaluates row first + order[j] (the piece's rows sorted by regime key).
@@ -98,7 +137,7 @@ std::int64_t evaluate_device_arrays(int device, const DeviceInputs& in, std::siz
       calls[Call::launch] += 3;
     }
   } else {
-    array_kernel<Law, T><<<blocks_for(n, kEvalBlock), kEvalBlock, 0, s>>>(f, 0, n, asym);
+    array_kernel<Law, T><<<blocks_for(n, kEvalBlock), kEvalBlock, 0, s>>>(f, n, asym);
     check(cudaGetLastError(), "kernel launch");
     ++calls[Call::launch];
   }

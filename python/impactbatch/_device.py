@@ -20,7 +20,8 @@ KDL_CUDA = 2
 def device_kind(x: Any) -> Optional[str]:
     """'cuda' for an array on a CUDA device, another description for a non-host DLPack device, None for
     host data."""
-    if hasattr(x, "__cuda_array_interface__"):
+    # the type's attribute first: JAX computes its interface dict on every instance lookup
+    if hasattr(type(x), "__cuda_array_interface__") or hasattr(x, "__cuda_array_interface__"):
         return "cuda"
     dev = getattr(x, "__dlpack_device__", None)
     if callable(dev):

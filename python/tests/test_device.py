@@ -313,3 +313,24 @@ def test_a_batch_that_fits_a_piece_runs_as_one_once_the_law_has_run(law, launche
     ib.evaluate(law, *dev_in)
     after = _core.cuda_calls()
     assert after["launch"] - before["launch"] == launches and after["stream_sync"] - before["stream_sync"] == 1
+
+
+@pytest.mark.parametrize("law", ["newton", "chatterjee-ruina", "aghili", "morgan"])
+@pytest.mark.parametrize("precision", ["double", "float"])
+def test_rows_read_as_blocks_or_one_by_one_are_the_same_bits(law, precision):
+    """The kernel copies a block's rows of a C-contiguous W, n and v to shared memory in whole runs and
+    reads them there; the same values in column order (strided, read one by one) give the same bits."""
+    _gpu_or_skip("cupy")
+    import cupy
+
+    dt = np.float64 if precision == "double" else np.float32
+    W, n, v, mu, e, e_t, eta0 = (np.asarray(x, dtype=dt) for x in _random_rows(30001, seed=13))
+    dense = [cupy.asarray(x) for x in (W, n, v)]
+    cols = [cupy.ascontiguousarray(dense[0].transpose(1, 2, 0)).transpose(2, 0, 1)] + \
+        [cupy.ascontiguousarray(x.T).T for x in dense[1:]]
+    params = {k: cupy.asarray(x) for k, x in zip(("mu", "e", "e_t", "eta0"), (mu, e, e_t, eta0))
+              if k in ib.law(law)["params"]}
+    a = ib.evaluate(law, *dense, **params, precision=precision)
+    b = ib.evaluate(law, *cols, **params, precision=precision)
+    for k in a.columns():
+        assert cupy.array_equal(a[k].view(cupy.uint8), b[k].view(cupy.uint8)), k
