@@ -55,13 +55,6 @@ IMPACT_HDI DeviceInputs from_row(const DeviceInputs& in, std::size_t first) {
   return o;
 }
 
-// Whether a view's rows lie one after another, `width` elements each (C-contiguous (N, 3, 3) for
-// width 9, (N, 3) for width 3): a block of rows is then one run of memory.
-IMPACT_HDI bool dense_rows(const DeviceView& v, int width) {
-  if (!v.data) return false;
-  return width == 9 ? v.stride[0] == 9 && v.stride[1] == 3 && v.stride[2] == 1 : v.stride[0] == 3 && v.stride[1] == 1;
-}
-
 IMPACT_HDI double read_view(const DeviceView& v, std::size_t row, int a, int b) {
   if (!v.data) return v.value;
   const std::int64_t k = static_cast<std::int64_t>(row) * v.stride[0] + a * v.stride[1] + b * v.stride[2];

@@ -1,6 +1,7 @@
 // impactbatch._core on device arrays: evaluate() reads CuPy / PyTorch / JAX arrays where they live
 // (their pointers and strides, from __cuda_array_interface__ or DLPack) and writes its results into
-// device memory it hands out as DeviceArray objects, which CuPy, PyTorch and JAX take without a copy
+// arrays the caller's library made (their addresses), or into device memory from its own pool that
+// it hands out as DeviceArray objects, which CuPy, PyTorch and JAX take without a copy
 // (__dlpack__ / __dlpack_device__, and __cuda_array_interface__ for the others). The law runs
 // through the registry's device-array entry point (kernels/cuda: cuda::evaluate_device_arrays, one
 // kernel per law reading, evaluating and writing each row in place).
@@ -14,9 +15,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <utility>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "engine/backend_pick.hpp"
@@ -192,8 +194,9 @@ constexpr std::size_t kMinDevicePiece = 4096;
 template <class T>
 std::int64_t in_pieces(engine::ArraysFn<T> fn, int device, const cuda::DeviceInputs& in, std::size_t n,
                        const cuda::DeviceOutputs<T>& out, const LawOptions& opt) {
-  static std::map<std::pair<std::uintptr_t, std::int32_t>, double> rows_per_second;  // guarded by the GIL
-  const auto key = std::make_pair(reinterpret_cast<std::uintptr_t>(fn), opt.steps);
+  // by entry point, steps, integrator and device; guarded by the GIL
+  static std::map<std::tuple<std::uintptr_t, std::int32_t, int, int>, double> rows_per_second;
+  const auto key = std::make_tuple(reinterpret_cast<std::uintptr_t>(fn), opt.steps, static_cast<int>(opt.integrator), device);
   const auto known = rows_per_second.find(key);
   std::size_t piece = kMinDevicePiece;
   if (known != rows_per_second.end())
@@ -333,14 +336,15 @@ void bind_device(py::module_& m) {
         const cuda::ResultMemory r = cuda::result_memory(device);
         d["reserved"] = r.reserved;
         d["used"] = r.used;
+        d["blocks"] = r.blocks;
 #else
         (void)device;
 #endif
         return d;
       },
       py::arg("device") = 0,
-      "The device pool the core's result arrays come from: bytes reserved from the device and bytes in use (empty without "
-      "CUDA)");
+      "The core's own device pool its result arrays come from: bytes reserved from the device, bytes in use, blocks handed "
+      "out so far (empty without CUDA)");
   m.def(
       "device_allocations",
       []() -> std::uint64_t {

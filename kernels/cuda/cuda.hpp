@@ -80,17 +80,20 @@ std::int64_t evaluate_device_arrays(int device, const DeviceInputs& in, std::siz
 std::uint64_t device_allocations();
 
 // Device memory for results handed to Python (DLPack capsules, __cuda_array_interface__) on
-// `device`, from the device's stream-ordered pool (cudaMallocAsync), which keeps what is freed
-// into it: after the first call of a shape, a call whose earlier results were dropped takes its
-// block from the pool, with no cudaMalloc. device_alloc throws std::runtime_error on a CUDA error;
+// `device`, from the core's own stream-ordered pool there (cudaMallocFromPoolAsync), which keeps
+// what is freed into it: after the first call of a shape, a call whose earlier results were dropped
+// takes its block from the pool, with no cudaMalloc (a device without memory pools: cudaMalloc).
+// Both keep the thread's current device. device_alloc throws std::runtime_error on a CUDA error;
 // device_free (a deleter) waits for the device's work in flight, returns the block to the pool and
 // never throws; device_free(d, nullptr) does nothing.
 void* device_alloc(int device, std::size_t bytes);
 void device_free(int device, void* p);
-// What the pool holds: bytes reserved from the device, and bytes of them handed out now.
+// What the pool holds: bytes reserved from the device, bytes of them handed out now, and the blocks
+// handed out so far in this process.
 struct ResultMemory {
   std::uint64_t reserved = 0;
   std::uint64_t used = 0;
+  std::uint64_t blocks = 0;
 };
 ResultMemory result_memory(int device);
 

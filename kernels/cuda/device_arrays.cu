@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -22,55 +23,32 @@ namespace impact::cuda {
 
 namespace {
 
-// A block's rows of a dense view copied into shared memory (`width` elements of U per row, the
-// block's threads reading one run of memory together: whole sectors, where a thread reading its own
-// row at a 72-byte stride would take a sector per element), and the view pointed there; any other
-// view from the block's first row on.
-template <class U>
-__device__ void stage_rows(DeviceView& v, int width, std::size_t first, unsigned m, U* smem) {
-  const U* src = static_cast<const U*>(v.data) + first * width;
-  for (unsigned k = threadIdx.x; k < m * width; k += blockDim.x) smem[k] = src[k];
-  v.data = smem;
-}
-__device__ void stage_view(DeviceView& v, int width, std::size_t first, unsigned m, double* smem) {
-  if (!dense_rows(v, width)) {
-    v = from_row(v, first);
-    return;
+// Makes `device` the thread's current device for a scope and restores the one before (CuPy's
+// current device follows the runtime's).
+class CurrentDevice {
+ public:
+  explicit CurrentDevice(int device) {
+    check(cudaGetDevice(&saved_), "cudaGetDevice");
+    check(cudaSetDevice(device), "cudaSetDevice");
   }
-  if (v.f64) stage_rows(v, width, first, m, smem);
-  else stage_rows(v, width, first, m, reinterpret_cast<float*>(smem));
-}
+  CurrentDevice(const CurrentDevice&) = delete;
+  CurrentDevice& operator=(const CurrentDevice&) = delete;
+  ~CurrentDevice() { cudaSetDevice(saved_); }
 
-// Row first + i of the caller's arrays, i < m, for the block at `first`: W, n and v staged through
-// shared memory where dense, P and vf written there and copied out in whole runs (the rows' other
-// outputs are one value each, already whole runs); the first row whose W is not symmetric into
-// *asym (atomicMin: the caller keeps no result of a call that has one, so the rows are evaluated
-// regardless). The values read and written are the unstaged ones, to the bit.
+ private:
+  int saved_ = 0;
+};
+
+// Row i of the caller's arrays; the first row whose W is not symmetric into *asym (atomicMin: the
+// caller keeps no result of a call that has one, so the rows are evaluated regardless).
 template <class Law, class T>
 __global__ void __launch_bounds__(kEvalBlock, kEvalMinBlocks)
-    array_kernel(__grid_constant__ const ArrayRowFunctor<Law, T> f, std::size_t n, unsigned long long* asym) {
-  __shared__ double s_w[kEvalBlock * 9], s_n[kEvalBlock * 3], s_v[kEvalBlock * 3];
-  __shared__ T s_p[kEvalBlock * 3], s_vf[kEvalBlock * 3];
-  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * kEvalBlock;
-  const unsigned m = static_cast<unsigned>(n - first < kEvalBlock ? n - first : kEvalBlock);
-  ArrayRowFunctor<Law, T> g{from_row(f.in, first), from_row(f.out, first), f.opt};
-  g.in.W = f.in.W, g.in.n = f.in.n, g.in.v = f.in.v;
-  stage_view(g.in.W, 9, first, m, s_w);
-  stage_view(g.in.n, 3, first, m, s_n);
-  stage_view(g.in.v, 3, first, m, s_v);
-  if (g.out.P) g.out.P = s_p;
-  if (g.out.vf) g.out.vf = s_vf;
-  __syncthreads();
-  const unsigned i = threadIdx.x;
-  if (i < m) {
-    if (!row_w_symmetric(g.in, i)) atomicMin(asym, static_cast<unsigned long long>(first + i));
-    g(i);
-  }
-  __syncthreads();
-  for (unsigned k = threadIdx.x; k < 3 * m; k += blockDim.x) {
-    if (f.out.P) f.out.P[3 * first + k] = s_p[k];
-    if (f.out.vf) f.out.vf[3 * first + k] = s_vf[k];
-  }
+    array_kernel(__grid_constant__ const ArrayRowFunctor<Law, T> f, std::size_t first, std::size_t m, unsigned long long* asym) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const std::size_t r = first + i;
+  if (!row_w_symmetric(f.in, r)) atomicMin(asym, static_cast<unsigned long long>(r));
+  f(r);
 }
 
 // Thread j evaluates row first + order[j] (the piece's rows sorted by regime key).
@@ -109,7 +87,7 @@ template <class Law, class T>
 std::int64_t evaluate_device_arrays(int device, const DeviceInputs& in, std::size_t n, const DeviceOutputs<T>& out,
                                     const LawOptions& opt) {
   if (n == 0) return -1;
-  check(cudaSetDevice(device), "cudaSetDevice");
+  const CurrentDevice on(device);
   CallCounts& calls = thread_call_counts();
   ArrayScratch& sc = per_thread_device<ArrayScratch>(device);
   if (!sc.flag.get()) {
@@ -137,7 +115,7 @@ std::int64_t evaluate_device_arrays(int device, const DeviceInputs& in, std::siz
       calls[Call::launch] += 3;
     }
   } else {
-    array_kernel<Law, T><<<blocks_for(n, kEvalBlock), kEvalBlock, 0, s>>>(f, n, asym);
+    array_kernel<Law, T><<<blocks_for(n, kEvalBlock), kEvalBlock, 0, s>>>(f, 0, n, asym);
     check(cudaGetLastError(), "kernel launch");
     ++calls[Call::launch];
   }
@@ -160,51 +138,76 @@ IMPACT_FOR_EACH_LAW(IMPACT_INSTANTIATE)
 
 namespace {
 
-// The device's default memory pool, set once per device to keep what is freed into it (release
-// threshold: no limit), so that a result block freed after use is the next call's without a
-// cudaMalloc: a call of a shape seen before reserves nothing new.
-cudaMemPool_t result_pool(int device) {
+// The pool the results come from, one per device, the core's own (not the device's default pool,
+// which CuPy's and PyTorch's asynchronous allocators share): it keeps what is freed into it
+// (release threshold: no limit), so that a block freed after use is the next call's without a
+// cudaMalloc, and a call of a shape seen before reserves nothing new. A device without memory pools
+// takes cudaMalloc and cudaFree.
+struct ResultPool {
+  cudaMemPool_t pool = nullptr;
+  std::atomic<std::uint64_t> blocks{0};  // blocks handed out so far
+};
+ResultPool& result_pool(int device) {
   static std::mutex m;
-  static std::map<int, cudaMemPool_t> pools;
+  static std::map<int, ResultPool> pools;
   const std::lock_guard<std::mutex> lock(m);
   auto it = pools.find(device);
   if (it != pools.end()) return it->second;
-  cudaMemPool_t pool = nullptr;
-  check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
-  std::uint64_t keep = ~std::uint64_t(0);
-  check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
-  pools.emplace(device, pool);
-  return pool;
+  ResultPool& r = pools[device];
+  int supported = 0;
+  check(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device), "cudaDeviceGetAttribute");
+  if (supported) {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    check(cudaMemPoolCreate(&r.pool, &props), "cudaMemPoolCreate");
+    std::uint64_t keep = ~std::uint64_t(0);
+    check(cudaMemPoolSetAttribute(r.pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
+  }
+  return r;
 }
 
 }  // namespace
 
 void* device_alloc(int device, std::size_t bytes) {
-  check(cudaSetDevice(device), "cudaSetDevice");
-  (void)result_pool(device);
+  const CurrentDevice on(device);
+  ResultPool& rp = result_pool(device);
   void* p = nullptr;
   // stream-ordered on the legacy default stream, which the device-array kernels run on
-  check(cudaMallocAsync(&p, bytes > 0 ? bytes : 1, nullptr), "cudaMallocAsync");
+  if (rp.pool) check(cudaMallocFromPoolAsync(&p, bytes > 0 ? bytes : 1, rp.pool, nullptr), "cudaMallocFromPoolAsync");
+  else check(cudaMalloc(&p, bytes > 0 ? bytes : 1), "cudaMalloc");
+  ++rp.blocks;
   return p;
 }
 
 void device_free(int device, void* p) {
   if (!p) return;
   int current = 0;
-  if (cudaGetDevice(&current) != cudaSuccess) return;  // no CUDA error escapes a deleter
-  if (cudaSetDevice(device) != cudaSuccess) return;
+  // no CUDA error escapes a deleter, nor stays behind as the thread's last error for another
+  // library's next check to report as its own
+  if (cudaGetDevice(&current) != cudaSuccess || cudaSetDevice(device) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  const bool pooled = result_pool(device).pool != nullptr;
   // The block goes back to the pool only once every consumer's work on it has finished: a DLPack
   // consumer (JAX) may free it with kernels still queued on its own non-blocking streams, which
   // the legacy stream's order does not cover. cudaFree waited so too.
-  if (cudaDeviceSynchronize() == cudaSuccess) cudaFreeAsync(p, nullptr);
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaSuccess && pooled) cudaFreeAsync(p, nullptr);
+  else if (e == cudaSuccess) cudaFree(p);
+  cudaGetLastError();
   cudaSetDevice(current);
 }
 
 ResultMemory result_memory(int device) {
   ResultMemory r;
-  cudaMemPool_t pool = result_pool(device);
-  check(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r.reserved), "cudaMemPoolGetAttribute");
-  check(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &r.used), "cudaMemPoolGetAttribute");
+  ResultPool& rp = result_pool(device);
+  r.blocks = rp.blocks.load();
+  if (!rp.pool) return r;
+  check(cudaMemPoolGetAttribute(rp.pool, cudaMemPoolAttrReservedMemCurrent, &r.reserved), "cudaMemPoolGetAttribute");
+  check(cudaMemPoolGetAttribute(rp.pool, cudaMemPoolAttrUsedMemCurrent, &r.used), "cudaMemPoolGetAttribute");
   return r;
 }
 

@@ -146,14 +146,18 @@ _DTYPES = {"<f8": "float64", "<f4": "float32", "<u1": "uint8", "<u4": "uint32", 
 
 def _allocate(framework: str, law: str, precision: str, N: int, device: int) -> Optional[Dict[str, Any]]:
     """The result arrays from the inputs' own array library where it has an allocator the core can
-    write into (CuPy's memory pool, PyTorch's caching allocator; both order their memory on the
-    legacy default stream the core's kernels run on), so that the results are that library's arrays
-    from its pool; None for another (JAX arrays are immutable: the core's pool makes them)."""
+    write into (CuPy's memory pool, PyTorch's caching allocator), so that the results are that
+    library's arrays from its pool; None for another (JAX arrays are immutable: the core's pool makes
+    them). Only while the library's current stream is the legacy default one, which the core's
+    kernels run on: the library orders a block's reuse on its current stream, and a block still in
+    use by kernels queued on another stream would race with the core's writes."""
     specs = _core.device_outputs(law, precision)
     if framework == "cupy":
         import cupy
 
         with cupy.cuda.Device(device):
+            if cupy.cuda.get_current_stream().ptr != 0:
+                return None
             return {name: cupy.empty((N, 3) if width == 3 else (N,), dtype=_DTYPES[t]) for name, width, t in specs}
     if framework == "torch":
         import torch
@@ -162,6 +166,8 @@ def _allocate(framework: str, law: str, precision: str, N: int, device: int) -> 
         if any(d is None for d in dtypes.values()):  # a torch without uint32
             return None
         dev = torch.device("cuda", device)
+        if torch.cuda.current_stream(dev).cuda_stream != 0:
+            return None
         return {name: torch.empty((N, 3) if width == 3 else (N,), dtype=dtypes[t], device=dev)
                 for name, width, t in specs}
     return None

@@ -161,63 +161,62 @@ TEST(DeviceRows, TheSymmetryCheckIsTheHostPaths) {
   EXPECT_FALSE(symmetric(swapped));
 }
 
-// The device-array kernel works on a block of rows at a time: its views from the block's first row
-// on (cuda::from_row), a dense view's rows copied to the block's own memory (as the kernel stages
-// them in shared memory), read at the block's row index. Row i of that is row first + i of the whole,
-// to the bit, for every law; and only C-contiguous rows count as dense.
-template <class Law>
-void expect_block_rows_are_the_rows(const std::vector<ContactProblem<double>>& ps) {
-  const std::size_t n = ps.size(), first = 37, m = 50;
-  // C-contiguous W and v (dense), n broadcast from one row, the parameters columns
-  std::vector<double> W(9 * n), v(3 * n), mu(n), e(n);
-  for (std::size_t r = 0; r < n; ++r) {
-    const Sym3<double>& w = ps[r].W;
-    const double rows[9] = {w.xx, w.xy, w.xz, w.xy, w.yy, w.yz, w.xz, w.yz, w.zz};
-    std::memcpy(&W[9 * r], rows, sizeof rows);
-    v[3 * r] = ps[r].v0.x, v[3 * r + 1] = ps[r].v0.y, v[3 * r + 2] = ps[r].v0.z;
-    mu[r] = ps[r].mu, e[r] = ps[r].e;
+// A call on device arrays runs in pieces (host/python/device.cpp): each piece's views and results
+// from its first row on (cuda::from_row), read and written at the piece's row index. Row i of that
+// is row first + i of the whole, to the bit, for every law and both element sizes: W float32 in
+// Fortran order, n float64 and v float32 in C order, parameter columns, a constant and a broadcast
+// row (CallerArrays), into every output.
+template <class T>
+struct AllOutputs {
+  std::vector<T> P, vf, dE, In_c, aux0;
+  std::vector<std::uint32_t> modes;
+  std::vector<std::int32_t> steps;
+  std::vector<std::uint8_t> status;
+  DeviceOutputs<T> out;
+  explicit AllOutputs(std::size_t n) : P(3 * n), vf(3 * n), dE(n), In_c(n), aux0(n), modes(n), steps(n), status(n) {
+    out.P = P.data(), out.vf = vf.data(), out.real[out_dE] = dE.data(), out.real[out_In_c] = In_c.data();
+    out.real[out_aux0] = aux0.data(), out.modes = modes.data(), out.steps = steps.data(), out.status = status.data();
   }
-  const double nrm[3] = {0.0, 0.0, 1.0};
-  DeviceInputs in;
-  in.W = DeviceView{W.data(), true, {9, 3, 1}, 0};
-  in.n = DeviceView{nrm, true, {0, 1, 0}, 0};
-  in.v = DeviceView{v.data(), true, {3, 1, 0}, 0};
-  in.param[0] = DeviceView{mu.data(), true, {1, 0, 0}, 0};
-  in.param[1] = DeviceView{e.data(), true, {1, 0, 0}, 0};
-  in.param[2] = DeviceView{nullptr, true, {0, 0, 0}, 0.1};
-  in.param[3] = DeviceView{nullptr, true, {0, 0, 0}, 1.5};
-  for (int p = 0; p < 4; ++p) in.has[p] = input_needed(in_mu + p, Law::use());
-  EXPECT_TRUE(cuda::dense_rows(in.W, 9) && cuda::dense_rows(in.v, 3));
-  EXPECT_FALSE(cuda::dense_rows(in.n, 3) || cuda::dense_rows(in.param[2], 3));
-  EXPECT_FALSE(cuda::dense_rows(DeviceView{W.data(), true, {1, 3, 9}, 0}, 9));  // Fortran order
+  bool same_rows(const AllOutputs& o, std::size_t first, std::size_t m) const {
+    const auto eq = [&](const auto& a, const auto& b, std::size_t per) {
+      return std::memcmp(&a[per * first], &b[per * first], per * m * sizeof(a[0])) == 0;
+    };
+    return eq(P, o.P, 3) && eq(vf, o.vf, 3) && eq(dE, o.dE, 1) && eq(In_c, o.In_c, 1) && eq(aux0, o.aux0, 1) &&
+           eq(modes, o.modes, 1) && eq(steps, o.steps, 1) && eq(status, o.status, 1);
+  }
+};
 
-  std::vector<double> P(3 * n), vf(3 * n), dE(n), bP(3 * n), bvf(3 * n), bdE(n);
-  std::vector<std::uint8_t> status(n), bstatus(n);
-  DeviceOutputs<double> out, bout;
-  out.P = P.data(), out.vf = vf.data(), out.real[out_dE] = dE.data(), out.status = status.data();
-  bout.P = bP.data(), bout.vf = bvf.data(), bout.real[out_dE] = bdE.data(), bout.status = bstatus.data();
+template <class Law, class T>
+void expect_piece_rows_are_the_rows(const CallerArrays& a) {
+  const std::size_t first = 37, m = 50;
+  DeviceInputs in = a.in;
+  for (int p = 0; p < 4; ++p) in.has[p] = input_needed(in_mu + p, Law::use());
   LawOptions opt;
   opt.steps = 60;
-  const cuda::ArrayRowFunctor<Law, double> whole{in, out, opt};
-  for (std::size_t r = first; r < first + m; ++r) whole(r);
-
-  cuda::ArrayRowFunctor<Law, double> block{cuda::from_row(in, first), cuda::from_row(bout, first), opt};
-  std::vector<double> staged_W(W.begin() + 9 * first, W.begin() + 9 * (first + m));  // the block's own copy
-  block.in.W.data = staged_W.data();
+  AllOutputs<T> whole(a.n), piece(a.n);
+  const cuda::ArrayRowFunctor<Law, T> f{in, whole.out, opt};
+  for (std::size_t r = first; r < first + m; ++r) f(r);
+  const DeviceInputs at = cuda::from_row(in, first);
+  const cuda::ArrayRowFunctor<Law, T> g{at, cuda::from_row(piece.out, first), opt};
   for (std::size_t i = 0; i < m; ++i) {
-    EXPECT_EQ(cuda::row_w_symmetric(block.in, i), cuda::row_w_symmetric(in, first + i));
-    block(i);
+    EXPECT_EQ(cuda::row_w_symmetric(at, i), cuda::row_w_symmetric(in, first + i));
+    g(i);
   }
-  EXPECT_EQ(std::memcmp(&P[3 * first], &bP[3 * first], 3 * m * sizeof(double)), 0) << Law::name;
-  EXPECT_EQ(std::memcmp(&vf[3 * first], &bvf[3 * first], 3 * m * sizeof(double)), 0) << Law::name;
-  EXPECT_EQ(std::memcmp(&dE[first], &bdE[first], m * sizeof(double)), 0) << Law::name;
-  EXPECT_EQ(std::memcmp(&status[first], &bstatus[first], m), 0) << Law::name;
+  EXPECT_TRUE(whole.same_rows(piece, first, m)) << Law::name << (sizeof(T) == 8 ? " double" : " float");
 }
 
-TEST(DeviceRows, ABlockOfRowsFromItsFirstRowIsTheRowsBitForBit) {
-  const auto ps = instances(120);
-  expect_block_rows_are_the_rows<NewtonLaw>(ps);
-  expect_block_rows_are_the_rows<ChatterjeeRuinaLaw>(ps);
-  expect_block_rows_are_the_rows<AghiliLaw>(ps);
-  expect_block_rows_are_the_rows<MorganLaw>(ps);
+template <class Law>
+void expect_pieces_both_precisions(const CallerArrays& a) {
+  expect_piece_rows_are_the_rows<Law, double>(a);
+  expect_piece_rows_are_the_rows<Law, float>(a);
+}
+
+TEST(DeviceRows, APieceFromItsFirstRowIsTheRowsBitForBit) {
+  const CallerArrays a(instances(120));
+  expect_pieces_both_precisions<NewtonLaw>(a);
+  expect_pieces_both_precisions<ChatterjeeRuinaLaw>(a);
+  expect_pieces_both_precisions<AghiliLaw>(a);
+  expect_pieces_both_precisions<MorganLaw>(a);
+  expect_pieces_both_precisions<StrongeLaw>(a);
+  expect_pieces_both_precisions<JiaLaw>(a);
 }
