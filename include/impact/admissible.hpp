@@ -32,10 +32,14 @@ enum AdmissFail : unsigned { kAdmissOk = 0, kTensile = 1, kCone = 2, kApproach =
 
 // p: the validated instance (unit normal); r: its outcome. `may_gain`: the law allows an energy
 // gain for this instance.
-// Out of line on the device (IMPACT_HD_RARE): once per instance, and its double arithmetic must
-// not add to the integrators' register budget (tests/cli/kernel_resources.sh).
+// Two forms of one check. admissibility is out of line on the device (IMPACT_HD_RARE): once per
+// instance, and its double arithmetic must not add to the integrators' register budget
+// (tests/cli/kernel_resources.sh). admissibility_in_place is the same code inlined, for the laws
+// whose rows are few instructions and memory-bound: a call takes the instance and its outcome by
+// reference, so the kernel stores both to local memory for every row (248 bytes a row in double),
+// traffic the law's own reads and writes then compete with.
 template <class T>
-IMPACT_HD_RARE unsigned admissibility(const ContactProblem<T>& p, const Result<T>& r, bool may_gain) {
+IMPACT_HDI unsigned admissibility_in_place(const ContactProblem<T>& p, const Result<T>& r, bool may_gain) {
   const double tol = AdmissTol<T>::value;
   const Sym3<double> Wd{double(p.W.xx), double(p.W.xy), double(p.W.xz), double(p.W.yy), double(p.W.yz), double(p.W.zz)};
   if (!(max_abs3(to_double(p.v0)) > 0.0) || !(max_abs(Wd) > 0.0) || !(max_abs3(to_double(p.n)) > 0.0))
@@ -74,11 +78,21 @@ IMPACT_HD_RARE unsigned admissibility(const ContactProblem<T>& p, const Result<T
   return fail;
 }
 
+template <class T>
+IMPACT_HD_RARE unsigned admissibility(const ContactProblem<T>& p, const Result<T>& r, bool may_gain) {
+  return admissibility_in_place(p, r, may_gain);
+}
+
 // Marks an ok outcome that is not admissible. `may_gain`: the law allows this instance to gain
-// energy (aghili outside its region (41): aghili_admissible).
+// energy (aghili outside its region (41): aghili_admissible). admit_in_place: the check inlined
+// (the algebraic laws of few instructions a row).
 template <class T>
 IMPACT_HD void admit(const ContactProblem<T>& p, Result<T>& r, bool may_gain = false) {
   if (r.status == Status::ok && admissibility(p, r, may_gain) != kAdmissOk) r.status = Status::inadmissible;
+}
+template <class T>
+IMPACT_HDI void admit_in_place(const ContactProblem<T>& p, Result<T>& r, bool may_gain = false) {
+  if (r.status == Status::ok && admissibility_in_place(p, r, may_gain) != kAdmissOk) r.status = Status::inadmissible;
 }
 
 }  // namespace impact

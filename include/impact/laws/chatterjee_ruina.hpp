@@ -57,7 +57,7 @@ struct ChatterjeeRuinaLaw {
     r.P = (T(1) + p.e) * PI + kappa * D;
     r.aux[0] = kappa;
     finish(p, r);
-    admit(p, r);
+    admit_in_place(p, r);
     return r;
   }
 };

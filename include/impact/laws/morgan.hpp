@@ -136,7 +136,7 @@ struct MorganLaw {
     }
     r.P = pn * n + pt * t;
     finish(p, r);
-    admit(p, r);
+    admit_in_place(p, r);
     return r;
   }
 };

@@ -78,7 +78,7 @@ struct NewtonLaw {
     // vf = v0 + W P and dE = 1/2 (v0 + vf).P, the same for every law; non_finite if they are not
     finish(p, r);
     // `ok` only if admissible: compressive, in the cone, separating, no energy gained
-    admit(p, r);
+    admit_in_place(p, r);
     return r;
   }
 };
