@@ -128,22 +128,21 @@ class StagePool {
       st.has_stream = true;
       ++rt.counts()[Call::stream_create];
     }
-    if (st.host_bytes < bytes) {
-      if (st.host) R::host_free(st.host);
-      st.host = nullptr;  // an allocation that throws leaves the stage empty, not its old size on no memory
-      st.host_bytes = 0;
-      st.host = rt.host_alloc(bytes);
-      st.host_bytes = bytes;
-      ++rt.counts()[Call::host_alloc];
-    }
-    if (st.dev_bytes < bytes) {
-      if (st.dev) R::device_free(st.dev);
-      st.dev = nullptr;  // an allocation that throws leaves the stage empty, not its old size on no memory
-      st.dev_bytes = 0;
-      st.dev = rt.device_alloc(bytes);
-      st.dev_bytes = bytes;
-      ++rt.counts()[Call::device_alloc];
-    }
+    // one staging buffer grown to `bytes`, counted under `kind`: the old block freed first, and an
+    // allocation that throws leaves the stage empty, not its old size on no memory
+    const auto grow = [&](void*& p, std::size_t& have, void (*release)(void*), auto alloc, Call kind) {
+      if (have >= bytes) return;
+      if (p) release(p);
+      p = nullptr;
+      have = 0;
+      p = alloc();
+      have = bytes;
+      ++rt.counts()[kind];
+    };
+    grow(
+        st.host, st.host_bytes, &R::host_free, [&] { return rt.host_alloc(bytes); }, Call::host_alloc);
+    grow(
+        st.dev, st.dev_bytes, &R::device_free, [&] { return rt.device_alloc(bytes); }, Call::device_alloc);
     if (order_rows > 0) rt.counts()[Call::device_alloc] += rt.order_reserve(st.order, order_rows);
     return st;
   }

@@ -203,22 +203,28 @@ def test_repeated_call_of_the_same_shape_allocates_no_scratch(law):
     np.testing.assert_array_equal(_to_host(got[0].P), _to_host(first.P))
 
 
+def _calls_of_a_repeated_call(law, rows, seed):
+    """The core's CUDA runtime calls, by kind, of evaluate() on CuPy or PyTorch arrays of `rows` rows
+    called a second time (after a first call of the same arrays); skips without a device."""
+    fw = next((f for f in _frameworks() if f in ("cupy", "torch")), None)
+    _gpu_or_skip(fw or "cupy")
+    from impactbatch import _core
+
+    dev_in = [_to_device(fw, np.asarray(x)) for x in _random_rows(rows, seed=seed)]
+    ib.evaluate(law, *dev_in)
+    before = _core.cuda_calls()
+    ib.evaluate(law, *dev_in)
+    after = _core.cuda_calls()
+    return {k: after[k] - before[k] for k in after}
+
+
 @pytest.mark.parametrize("law,launches", [("chatterjee-ruina", 2), ("jia", 4)])
 def test_a_call_of_a_known_shape_is_one_flag_reset_its_launches_one_copy_and_one_wait(law, launches):
     """The fused path's runtime calls, counted by the core per host thread: after a call of the same
     shape none allocates; a law without a regime key is the flag's reset and its one kernel, jia the
     reset, its key kernel, the sort and the ordered kernel; then the flag's copy back and one wait on
     the stream, never on the whole device."""
-    fw = next((f for f in _frameworks() if f in ("cupy", "torch")), None)
-    _gpu_or_skip(fw or "cupy")
-    from impactbatch import _core
-
-    dev_in = [_to_device(fw, np.asarray(x)) for x in _random_rows(3000, seed=11)]
-    ib.evaluate(law, *dev_in)
-    before = _core.cuda_calls()
-    ib.evaluate(law, *dev_in)
-    after = _core.cuda_calls()
-    made = {k: after[k] - before[k] for k in after}
+    made = _calls_of_a_repeated_call(law, 3000, seed=11)
     assert made == {"device_alloc": 0, "host_alloc": 0, "stream_create": 0, "upload": 0, "launch": launches,
                     "download": 1, "stream_sync": 1, "device_sync": 0}
 
@@ -315,16 +321,8 @@ def test_a_batch_that_fits_a_piece_runs_as_one_once_the_law_has_run(law, launche
     the law's rate in this process, so a batch of 5e4 rows (three pieces on a first call: 4096,
     32768 and the rest) is one piece, one launch sequence and one wait, once the law has run (at
     4.2e5 rows/s or more)."""
-    fw = next((f for f in _frameworks() if f in ("cupy", "torch")), None)
-    _gpu_or_skip(fw or "cupy")
-    from impactbatch import _core
-
-    dev_in = [_to_device(fw, np.asarray(x)) for x in _random_rows(50000, seed=12)]
-    ib.evaluate(law, *dev_in)
-    before = _core.cuda_calls()
-    ib.evaluate(law, *dev_in)
-    after = _core.cuda_calls()
-    assert after["launch"] - before["launch"] == launches and after["stream_sync"] - before["stream_sync"] == 1
+    made = _calls_of_a_repeated_call(law, 50000, seed=12)
+    assert made["launch"] == launches and made["stream_sync"] == 1
 
 
 @pytest.mark.parametrize("law", ["newton", "chatterjee-ruina", "aghili", "morgan"])
