@@ -516,7 +516,7 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, re
   // of a dear law is long to time: jia's 49152 rows, 2.2 s on an H200's host)
   std::vector<std::unique_ptr<Model>> ms;
   for (engine::Backend b : {engine::Backend::omp, engine::Backend::serial, engine::Backend::cuda})
-    if ((b != engine::Backend::serial || batch < study::kParallelRows) && (b != engine::Backend::cuda || cuda))
+    if ((b != engine::Backend::serial || batch < engine::kParallelRows) && (b != engine::Backend::cuda || cuda))
       ms.push_back(make(b, data));
   const std::size_t large = std::max<std::size_t>(half, 8), small = large / 8;
   std::vector<double> pts = trial_points(*ms[0], c, half, large);

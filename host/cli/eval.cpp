@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "engine/backend_pick.hpp"
+#include "engine/backend_trial.hpp"
 #include "engine/evaluate.hpp"
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
@@ -89,14 +90,31 @@ void print_summary(std::FILE* f, const EvalArgs& args, const LawInfo& law, const
 // --pipeline, or its default
 int pipeline_of(const EvalArgs& args) { return args.pipeline_given ? args.pipeline : EvalPipeline{}.depth; }
 
+// `auto` with more than one candidate: a trial on the first chunk (engine::TrialBatch) for chunks of
+// `batch_rows` rows.
+struct Trial {
+  AutoCandidates candidates;
+  double batch_rows = 0;
+};
+
+// The entry point of the run: the named (or modelled) backend's, or a trial among the candidates.
+template <class T>
+BatchCall<T> entry_point(const LawInfo& law, const BackendPick& backend, const LawOptions& opt, const Trial& trial,
+                         std::optional<TrialBatch<T>>& chooser) {
+  if (trial.candidates.backends.size() < 2) return ref::any_batch_fn<T>(law, backend.backend);
+  chooser.emplace(TrialBatch<T>::for_law(law, opt, trial.candidates, trial.batch_rows));
+  return std::ref(*chooser);
+}
+
 template <class T>
 void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, Precision precision, const LawOptions& opt,
-         std::FILE* summary) {
+         const Trial& trial, std::FILE* summary) {
   const auto t0 = std::chrono::steady_clock::now();
   io::CsvReader reader(args.in);
   io::remove_stale_writes(io::destination(args.out));  // what a killed run left beside OUT's destination
   io::OutFile out(args.out, io::Links::follow);
-  const BatchFn<T> fn = ref::any_batch_fn<T>(law, backend.backend);
+  std::optional<TrialBatch<T>> chooser;
+  const BatchCall<T> fn = entry_point<T>(law, backend, opt, trial, chooser);
   std::optional<io::OutFile> tf;  // opened before any work: a path that cannot be written fails first
   if (!args.timeline.empty()) tf.emplace(args.timeline, io::Links::follow);
   EvalTimeline tl;
@@ -113,7 +131,8 @@ void run(const EvalArgs& args, const LawInfo& law, const BackendPick& backend, P
   out.commit();
   if (tf) tf->commit();
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (summary) print_summary(summary, args, law, backend, precision, reader.path(), s, total, piped ? &tl : nullptr);
+  const BackendPick ran = chooser && chooser->decided() ? BackendPick{chooser->backend(), chooser->why()} : backend;
+  if (summary) print_summary(summary, args, law, ran, precision, reader.path(), s, total, piped ? &tl : nullptr);
 }
 
 #ifdef IMPACT_WITH_MPI
@@ -258,8 +277,17 @@ int run_eval(const EvalArgs& args, std::FILE* summary) {
     return run_share<double>(args, law, backend, precision, opt, summary);
   }
 #endif
-  if (precision == Precision::f32) run<float>(args, law, backend, precision, opt, summary);
-  else run<double>(args, law, backend, precision, opt, summary);
+  // auto: a trial on the first chunk where there is more than one backend to weigh and chunks follow
+  // it to gain from the choice (a table of stdin, or estimated at over two chunks); else the rate
+  // model's choice. One process only: over processes every share runs on the modelled backend, so
+  // that one table is one backend's bits.
+  Trial trial;
+  if (args.backend == "auto") {
+    trial.batch_rows = w.rows > 0 ? std::min(double(args.chunk), w.rows) : double(args.chunk);
+    if (w.rows == 0 || w.rows > 2.0 * double(args.chunk)) trial.candidates = auto_candidates(w, trial.batch_rows);
+  }
+  if (precision == Precision::f32) run<float>(args, law, backend, precision, opt, trial, summary);
+  else run<double>(args, law, backend, precision, opt, trial, summary);
   return 0;
 }
 

@@ -81,4 +81,30 @@ BackendPick pick_backend(std::string_view name, const Workload& w, bool allow_re
   return p;
 }
 
+AutoCandidates auto_candidates(const Workload& w, double batch_rows) {
+  AutoCandidates c;
+  c.backends.push_back(Backend::omp);
+  const int threads = omp_get_max_threads();
+  if (batch_rows < double(kParallelRows) && threads > 1) c.backends.push_back(Backend::serial);
+  std::string& gpu = c.no_gpu;
+  if (!cuda_built()) {
+    gpu = "built without CUDA";
+  } else if (const Device d = query_device(); !d.usable) {
+    gpu = "CUDA not usable: " + d.why_not;
+  } else {
+    double cpu = 0;
+    for (const LawInfo* law : w.laws) cpu += cpu_seconds(*law, w, threads);
+    char b[160];
+    if (w.rows > 0 && cpu * w.rows < kGpuStartup) {
+      std::snprintf(b, sizeof b, "%.0f rows take a modelled %.2g s on %d CPU thread%s, less than a GPU's start-up (%.2g s)",
+                    w.rows, cpu * w.rows, threads, threads == 1 ? "" : "s", kGpuStartup);
+      gpu = b;
+    } else {
+      c.backends.push_back(Backend::cuda);
+    }
+  }
+  if (c.backends.size() == 1) c.why = " (auto: " + gpu + ")";
+  return c;
+}
+
 }  // namespace impact::engine

@@ -7,6 +7,7 @@
 // where the bytes term applies when the batch lives in host memory (eval, compare, study tables) and
 // not to the on-device sampled reduction. An integrator's instance takes kStepsTaken x `steps` steps.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,5 +56,21 @@ struct BackendPick {
 // (no CUDA in the build, no NVIDIA driver, a driver but no device, a driver too old) and what
 // "auto" would run on instead.
 BackendPick pick_backend(std::string_view name, const Workload& w, bool allow_reference);
+
+// A batch under this many rows runs on one thread sooner than on a woken OpenMP team of a few: serial
+// is a candidate of `auto`'s trial only for such batches (a calibration's are walkers / 2 x
+// experiments; an eval's, its --chunk).
+constexpr std::size_t kParallelRows = 4096;
+
+// The backends `auto` weighs by a trial (backend_trial.hpp) for batches of `batch_rows` rows, omp
+// first: serial when batch_rows < kParallelRows and omp has more than one thread; cuda when the build
+// has it and a device is usable, unless w.rows are known and take the CPU less time in the rate model
+// than the GPU's start-up alone (kGpuStartup). `no_gpu`: why cuda is not a candidate ("" when it is);
+// with one candidate there is nothing to weigh, and `why` says so (" (auto: CUDA not usable: ...)").
+struct AutoCandidates {
+  std::vector<Backend> backends;
+  std::string no_gpu, why;
+};
+AutoCandidates auto_candidates(const Workload& w, double batch_rows);
 
 }  // namespace impact::engine

@@ -154,8 +154,8 @@ void give_out(EvalSlot<T>& s, io::OutFile& out, const LawInfo& law, TableStats& 
 }  // namespace
 
 template <class T>
-TableStats evaluate_rows(io::CsvReader& reader, io::OutFile& out, const InputLayout& lay, const LawInfo& law, BatchFn<T> fn,
-                         const LawOptions& opt, const EvalPipeline& how, EvalTimeline* timeline) {
+TableStats evaluate_rows(io::CsvReader& reader, io::OutFile& out, const InputLayout& lay, const LawInfo& law,
+                         const BatchCall<T>& fn, const LawOptions& opt, const EvalPipeline& how, EvalTimeline* timeline) {
   if (how.chunk < 1) throw std::invalid_argument("eval pipeline: a chunk must hold at least one row");
   const int depth = pipeline_depth(how);
   std::vector<EvalSlot<T>> slots(static_cast<std::size_t>(depth));
@@ -243,8 +243,8 @@ std::string table_header(const InputLayout& lay) {
 }
 
 template <class T>
-TableStats evaluate_table(io::CsvReader& reader, io::OutFile& out, const LawInfo& law, BatchFn<T> fn, const LawOptions& opt,
-                          const EvalPipeline& how, EvalTimeline* timeline) {
+TableStats evaluate_table(io::CsvReader& reader, io::OutFile& out, const LawInfo& law, const BatchCall<T>& fn,
+                          const LawOptions& opt, const EvalPipeline& how, EvalTimeline* timeline) {
   const InputLayout lay = read_header(reader, law);
   out.put(table_header(lay));  // a header-only table too
   return evaluate_rows<T>(reader, out, lay, law, fn, opt, how, timeline);
@@ -308,13 +308,13 @@ TableStats table_stats_from_text(const std::string& text) {
   return s;
 }
 
-template TableStats evaluate_rows<double>(io::CsvReader&, io::OutFile&, const InputLayout&, const LawInfo&, BatchFn<double>,
+template TableStats evaluate_rows<double>(io::CsvReader&, io::OutFile&, const InputLayout&, const LawInfo&,
+                                          const BatchCall<double>&, const LawOptions&, const EvalPipeline&, EvalTimeline*);
+template TableStats evaluate_rows<float>(io::CsvReader&, io::OutFile&, const InputLayout&, const LawInfo&,
+                                         const BatchCall<float>&, const LawOptions&, const EvalPipeline&, EvalTimeline*);
+template TableStats evaluate_table<double>(io::CsvReader&, io::OutFile&, const LawInfo&, const BatchCall<double>&,
+                                           const LawOptions&, const EvalPipeline&, EvalTimeline*);
+template TableStats evaluate_table<float>(io::CsvReader&, io::OutFile&, const LawInfo&, const BatchCall<float>&,
                                           const LawOptions&, const EvalPipeline&, EvalTimeline*);
-template TableStats evaluate_rows<float>(io::CsvReader&, io::OutFile&, const InputLayout&, const LawInfo&, BatchFn<float>,
-                                         const LawOptions&, const EvalPipeline&, EvalTimeline*);
-template TableStats evaluate_table<double>(io::CsvReader&, io::OutFile&, const LawInfo&, BatchFn<double>, const LawOptions&,
-                                           const EvalPipeline&, EvalTimeline*);
-template TableStats evaluate_table<float>(io::CsvReader&, io::OutFile&, const LawInfo&, BatchFn<float>, const LawOptions&,
-                                          const EvalPipeline&, EvalTimeline*);
 
 }  // namespace impact::engine

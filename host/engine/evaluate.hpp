@@ -93,7 +93,7 @@ void summarise_rows(TableStats& s, const InputColumns<T>& cols, const OutputColu
 // its byte range this way (host/cli/eval.cpp).
 // timeline: filled with the pipeline's stage times when not null.
 template <class T>
-TableStats evaluate_rows(io::CsvReader& in, io::OutFile& out, const InputLayout& lay, const LawInfo& law, BatchFn<T> fn,
+TableStats evaluate_rows(io::CsvReader& in, io::OutFile& out, const InputLayout& lay, const LawInfo& law, const BatchCall<T>& fn,
                          const LawOptions& opt, const EvalPipeline& how, EvalTimeline* timeline = nullptr);
 // The result table's header line (the input header, the law's output columns, '\n').
 std::string table_header(const InputLayout& lay);
@@ -108,7 +108,7 @@ TableStats table_stats_from_text(const std::string& text);
 // header and every row with its results to `out` (not committed). Throws io::InputError for a
 // malformed file and std::runtime_error for a failed write.
 template <class T>
-TableStats evaluate_table(io::CsvReader& in, io::OutFile& out, const LawInfo& law, BatchFn<T> fn, const LawOptions& opt,
+TableStats evaluate_table(io::CsvReader& in, io::OutFile& out, const LawInfo& law, const BatchCall<T>& fn, const LawOptions& opt,
                           const EvalPipeline& how, EvalTimeline* timeline = nullptr);
 
 }  // namespace impact::engine

@@ -4,6 +4,7 @@
 // ref::batch_fn), so batch_fn() here has none.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -19,6 +20,9 @@ namespace impact::engine {
 
 template <class T>
 using BatchFn = void (*)(const BatchIn<T>&, const BatchOut<T>&, const LawOptions&);
+// A batch entry point, or whatever is called like one (engine::TrialBatch: auto's trial).
+template <class T>
+using BatchCall = std::function<void(const BatchIn<T>&, const BatchOut<T>&, const LawOptions&)>;
 
 // Summary of the sampled instances [begin, end) of a study (kernels/sampled.hpp).
 template <class T>

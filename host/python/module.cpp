@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/backend_pick.hpp"
+#include "engine/backend_trial.hpp"
 #include "engine/columns.hpp"
 #include "engine/options.hpp"
 #include "engine/registry.hpp"
@@ -106,8 +107,10 @@ py::list output_names() {
 // KeyboardInterrupt within a chunk's time, or sooner where an integrator's instance ends early at
 // the stop, instead of at the end of the batch. The instances are independent, so the results are
 // the bits of one call, whatever the chunks.
+// With `auto` and more than one backend to weigh, the first chunk is the trial's (engine::TrialBatch):
+// up to kTrialRows rows, enough for a GPU's rate to show beside its fixed cost.
 constexpr double kChunkSeconds = 0.04;
-constexpr std::size_t kFirstChunk = 256, kMinChunk = 64;
+constexpr std::size_t kFirstChunk = 256, kMinChunk = 64, kTrialRows = 65536;
 
 std::size_t next_chunk(std::size_t chunk, std::size_t done, double seconds) {
   const double grown = 8.0 * double(chunk);
@@ -134,11 +137,12 @@ void blank_failed_rows(const BatchOut<T>& out, std::size_t lo, std::size_t hi) {
 // whole call (io::check_cancelled after each chunk): KeyboardInterrupt propagates as
 // py::error_already_set, the partly written outputs dropped with it.
 template <class T>
-void run_in_chunks(engine::BatchFn<T> fn, const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt) {
+void run_in_chunks(const engine::BatchCall<T>& fn, const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt,
+                   std::size_t first_chunk = kFirstChunk) {
   const LawOptions stop = engine::stoppable(opt);
   run_interruptible([&] {
     const std::size_t n = in.count;
-    for (std::size_t lo = 0, chunk = kFirstChunk; lo < n;) {
+    for (std::size_t lo = 0, chunk = first_chunk; lo < n;) {
       const std::size_t m = std::min(chunk, n - lo);
       const auto t0 = std::chrono::steady_clock::now();
       const std::uint64_t epoch = io::stop_epoch();
@@ -153,10 +157,11 @@ void run_in_chunks(engine::BatchFn<T> fn, const BatchIn<T>& in, const BatchOut<T
 }
 
 // cols: kNumInputs entries, each None (a parameter the law does not read) or a C-contiguous 1-D
-// array of T with n elements (the package checks and converts; checked again here).
+// array of T with n elements (the package checks and converts; checked again here). trial: auto's
+// candidates (null for a named backend); with two or more, the first chunk chooses among them.
 template <class T>
 py::dict evaluate_typed(const engine::LawInfo& law, const py::list& cols, std::size_t n, const engine::BackendPick& pick,
-                        const LawOptions& opt) {
+                        const LawOptions& opt, const engine::AutoCandidates* trial) {
   const T* c[kNumInputs];
   std::vector<py::array_t<T>> keep;  // the inputs stay referenced while the law runs
   for (int k = 0; k < kNumInputs; ++k) {
@@ -191,14 +196,21 @@ py::dict evaluate_typed(const engine::LawInfo& law, const py::list& cols, std::s
   out.modes = modes.mutable_data();
   out.steps = steps.mutable_data();
   out.status = status.mutable_data();
-  run_in_chunks(fn, batch_in_of<T>(c, n), out, opt);
+  engine::BackendPick ran = pick;
+  if (trial && trial->backends.size() > 1) {
+    engine::TrialBatch<T> chooser = engine::TrialBatch<T>::for_law(law, opt, *trial, double(n));
+    run_in_chunks<T>(std::ref(chooser), batch_in_of<T>(c, n), out, opt, std::min(n, kTrialRows));
+    if (chooser.decided()) ran = engine::BackendPick{chooser.backend(), chooser.why()};
+  } else {
+    run_in_chunks<T>(fn, batch_in_of<T>(c, n), out, opt);
+  }
   py::dict d;
   for (int k = 0; k < kNumRealOutputs; ++k) d[real_name(k).c_str()] = real[k];
   d["modes"] = modes;
   d["steps"] = steps;
   d["status"] = status;
-  d["backend"] = engine::backend_name(pick.backend);
-  d["backend_why"] = pick.why;
+  d["backend"] = engine::backend_name(ran.backend);
+  d["backend_why"] = ran.why;
   return d;
 }
 
@@ -215,8 +227,12 @@ py::dict evaluate(const std::string& law_name, const py::list& cols, std::size_t
   w.steps = steps;
   w.rows = double(n);
   const engine::BackendPick pick = engine::pick_backend(backend, w, true);
-  if (p == engine::Precision::f32) return evaluate_typed<float>(law, cols, n, pick, opt);
-  return evaluate_typed<double>(law, cols, n, pick, opt);
+  // auto: a trial on the call's first chunk where there is more than one backend to weigh (the
+  // lines are kept for the process: a later call of the same law and options chooses from them)
+  engine::AutoCandidates trial;
+  if (backend == "auto") trial = engine::auto_candidates(w, double(n));
+  if (p == engine::Precision::f32) return evaluate_typed<float>(law, cols, n, pick, opt, &trial);
+  return evaluate_typed<double>(law, cols, n, pick, opt, &trial);
 }
 
 // ---- bodies ----------------------------------------------------------------------------------------

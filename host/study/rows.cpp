@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "engine/backend_pick.hpp"
 #include "impact/derived.hpp"
 #include "io/machine.hpp"
 #include "reference/reference.hpp"
@@ -133,12 +134,12 @@ double RowEvaluator::run(Chunk<T>& ch, engine::OutputColumns<T>& res, const doub
       ch.in.set(i, probs[i]);
     }
   } else {
-    ch.build_instances(sc_, kParallelRows);
+    ch.build_instances(sc_, engine::kParallelRows);
   }
   const auto t0 = std::chrono::steady_clock::now();
   ref::any_batch_fn<T>(*lc_.law, backend_)(ch.in.view(nullptr, 0, m), res.view(0), opt_);
   const double secs = io::seconds_since(t0);
-  law_rows(lc_, sc_, ch, res, rows, kParallelRows);
+  law_rows(lc_, sc_, ch, res, rows, engine::kParallelRows);
   return secs;
 }
 

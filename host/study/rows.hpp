@@ -55,9 +55,8 @@ template <class T>
 void law_rows(const LawColumns& lc, const systems::ScenarioInfo& sc, const Chunk<T>& ch, const engine::OutputColumns<T>& res,
               LawRows& rows, std::size_t parallel_from = 1);
 
-// A RowEvaluator's batches below this many rows stay on one thread: waking a team costs more than
-// a few hundred rows gain (a calibration's batches are walkers/2 x experiments).
-constexpr std::size_t kParallelRows = 4096;
+// A RowEvaluator's batches below engine::kParallelRows rows stay on one thread: waking a team costs
+// more than a few hundred rows gain (a calibration's batches are walkers/2 x experiments).
 
 // One law on rows of scenario values, in the precision and on the backend given. Not thread-safe
 // (it keeps its buffers); one per thread.

@@ -40,7 +40,7 @@ std::vector<int> parameter_columns(io::CsvReader& in, const ScenarioInfo& sc) {
 
 template <class T>
 engine::TableStats evaluate_scenario_table(io::CsvReader& in, io::OutFile& out, const ScenarioInfo& sc,
-                                           const engine::LawInfo& law, engine::BatchFn<T> fn, const LawOptions& opt,
+                                           const engine::LawInfo& law, const engine::BatchCall<T>& fn, const LawOptions& opt,
                                            std::size_t chunk) {
   const std::vector<int> col_param = parameter_columns(in, sc);
   const std::size_t ncols = col_param.size(), np = sc.params.size(), nb = sc.body_outputs.size();
@@ -113,10 +113,10 @@ engine::TableStats evaluate_scenario_table(io::CsvReader& in, io::OutFile& out, 
 }
 
 template engine::TableStats evaluate_scenario_table<double>(io::CsvReader&, io::OutFile&, const ScenarioInfo&,
-                                                            const engine::LawInfo&, engine::BatchFn<double>, const LawOptions&,
-                                                            std::size_t);
+                                                            const engine::LawInfo&, const engine::BatchCall<double>&,
+                                                            const LawOptions&, std::size_t);
 template engine::TableStats evaluate_scenario_table<float>(io::CsvReader&, io::OutFile&, const ScenarioInfo&,
-                                                           const engine::LawInfo&, engine::BatchFn<float>, const LawOptions&,
-                                                           std::size_t);
+                                                           const engine::LawInfo&, const engine::BatchCall<float>&,
+                                                           const LawOptions&, std::size_t);
 
 }  // namespace impact::systems

@@ -19,7 +19,7 @@ namespace impact::systems {
 // file, line and column) and std::runtime_error for a failed write.
 template <class T>
 engine::TableStats evaluate_scenario_table(io::CsvReader& in, io::OutFile& out, const ScenarioInfo& sc,
-                                           const engine::LawInfo& law, engine::BatchFn<T> fn, const LawOptions& opt,
+                                           const engine::LawInfo& law, const engine::BatchCall<T>& fn, const LawOptions& opt,
                                            std::size_t chunk);
 
 }  // namespace impact::systems

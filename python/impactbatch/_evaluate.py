@@ -85,8 +85,10 @@ def evaluate(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_
     (3,) contact normal; v: (N, 3) or (3,) relative velocity before the impact (v.n < 0 approaches);
     mu, e, e_t, eta0: (N,) or scalars, those the law reads (laws()[i]["params"]) are required, the
     others are ignored.
-    backend: "auto" (cuda where it pays and a device is usable, else omp), "omp", "serial", "cuda"
-    or "reference" (the CPU reference, double only); precision: "double" or "float"; steps and
+    backend: "auto", "omp", "serial", "cuda" or "reference" (the CPU reference, double only). "auto"
+    weighs omp, serial (under 4096 rows) and cuda (where usable and the rows pay its start-up) by a
+    trial on the call's first rows, once per process for a law and its options, and says which it
+    chose and why in the result's backend_why; precision: "double" or "float"; steps and
     integrator ("rk4", "euler"): the fixed step count of the integrators (jia, stronge).
     Returns a Result (P, vf, dE, status and the law's extra outputs, one row per instance).
 

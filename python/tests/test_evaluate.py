@@ -4,9 +4,11 @@ for every law, precision and CPU backend; broadcasting; bad inputs raise naming 
 Run by ctest (python.pytest) with the package and the `impact` binary of the build folder
 (PYTHONPATH, IMPACT_BINARY, IMPACT_SOURCE_DIR)."""
 import csv
+import json
 import math
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -244,3 +246,39 @@ def test_compare_finds_a_planted_difference():
     assert c.verdict == "fail" and c.failures and c.failures[0]["column"] is not None
     sep = ib.compare("newton", np.eye(3), [0, 0, 1], [0, 0, 1], e=0.5)  # separating: both no_approach
     assert sep.verdict == "pass" and sep.report["status_agree"] == 1 and sep.report["both_ok"] == 0
+
+
+AUTO_TRIAL = r"""
+import json, sys
+import numpy as np
+import impactbatch as ib
+r = np.random.default_rng(5)
+N = 3000
+W = np.diag([3.5, 3.5, 1.0]) + 0.1 * np.eye(3) * r.random((N, 1, 1))
+v = np.stack([r.normal(0, 2, N), r.normal(0, 2, N), -1 - 4 * r.random(N)], axis=1)
+mu, e = 0.1 + 0.5 * r.random(N), r.random(N)
+args = (W, np.array([0.0, 0.0, 1.0]), v, mu, e)
+first = ib.evaluate("jia", *args, e_t=0.3, eta0=1.1, steps=40)
+again = ib.evaluate("jia", *args, e_t=0.3, eta0=1.1, steps=40)
+serial = ib.evaluate("jia", *args, e_t=0.3, eta0=1.1, steps=40, backend="serial")
+same = all(np.array_equal(getattr(first, k), getattr(serial, k), equal_nan=True) for k in ("P", "vf", "dE", "status"))
+print(json.dumps({"first": [first.backend, first.backend_why], "again": [again.backend, again.backend_why],
+                  "same": same}))
+"""
+
+
+def test_auto_weighs_the_backends_by_a_trial_once_per_process():
+    """backend="auto" on host arrays of fewer than 4096 rows with 2 threads: a trial on the call's
+    first rows between omp and serial (and cuda where usable), each backend's line in backend_why;
+    a later call of the same law and options chooses from the same lines without timing them again;
+    on the CPU the results are serial's bits."""
+    env = dict(os.environ, OMP_NUM_THREADS="2")
+    run = subprocess.run([sys.executable, "-c", AUTO_TRIAL], env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    backend, why = got["first"]
+    assert why.startswith(" (auto: trial of batches of up to 3000 rows: omp "), why
+    assert "; serial " in why and why.rstrip(")").split("rows: ")[-1].split(";")[0] == backend, why
+    assert got["again"][0] == backend
+    assert got["again"][1].startswith(" (auto: from a trial earlier in this process: omp "), got["again"][1]
+    assert backend == "cuda" or got["same"]

@@ -2,9 +2,9 @@
 # `impact eval` as a pipeline (engine/evaluate.hpp EvalPipeline): reading and parsing chunk k+1,
 # the law on chunk k and writing chunk k-1 overlap, parse and format run over the OpenMP threads.
 # The table written and the summary are the same bytes for every chunk size, pipeline depth,
-# thread count and CPU backend; a bad cell is reported as a plain loop would (the first in the
-# file, even when several bad rows are parsed at once), with nothing left behind; the timeline's
-# stage times keep the pipeline's order.
+# thread count and CPU backend (auto's trial among them); a bad cell is reported as a plain loop
+# would (the first in the file, even when several bad rows are parsed at once), with nothing left
+# behind; the timeline's stage times keep the pipeline's order.
 set -u
 source "$(dirname "$0")/common.bash"
 SRC=$2
@@ -41,6 +41,14 @@ for law in chatterjee-ruina jia; do
     check "$law backend $1 chunk $2 depth $3 threads $4: the same summary" \
       'diff <(sed -n "2p;4,9p" "$T/o.err") <(sed -n "2p;4,9p" "$T/ref.err") > /dev/null'
   done
+  # auto with chunks under kParallelRows on 2 threads: a trial on the first chunk between omp and
+  # serial (and cuda where usable), each backend's line in the summary; on the CPU, serial's bytes
+  OMP_NUM_THREADS=2 "$IMPACT" eval --law $law --in "$T/in.csv" --out "$T/o.csv" --backend auto --steps 60 \
+    --chunk 1000 2> "$T/o.err"; rc=$?
+  check "$law auto chunk 1000: exits 0" '[ $rc -eq 0 ]'
+  check "$law auto chunk 1000: the trial's lines and choice in the summary" \
+    'grep -Eq "backend (omp|serial|cuda) \(auto: trial of batches of up to 1000 rows: omp [^;]+ = [^;]+; serial .* for a batch of 1000 rows: (omp|serial|cuda)" "$T/o.err" || { cat "$T/o.err" >&2; false; }'
+  check "$law auto chunk 1000: on the CPU, serial's bytes" 'grep -q "backend cuda" "$T/o.err" || cmp -s "$T/o.csv" "$T/ref.csv"'
 done
 
 # 2. the timeline: one line per chunk and stage; each stage takes the chunks in order; within a
