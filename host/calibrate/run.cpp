@@ -482,13 +482,13 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, re
   };
   std::unique_ptr<Model> named;
   bool cuda = false;
+  engine::Workload w;
+  w.laws = {&law};
+  w.precision = c.precision;
+  w.steps = c.steps;
   on_every_process(group, [&] {
     data = read_experiments(c.data, sc);
     if (c.backend != "auto") {  // named: taken (cuda without a usable device: std::invalid_argument saying why)
-      engine::Workload w;
-      w.laws = {&law};
-      w.precision = c.precision;
-      w.steps = c.steps;
       const engine::BackendPick b = engine::pick_backend(c.backend, w, false);
       if (why) *why = b.why;
       named = make(b.backend, data);
@@ -512,12 +512,12 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, re
   // buffers), and is modelled as fixed cost + rows / rate (engine::cost_from_two_batches); the
   // backend of least modelled time for the method's batch runs the chain. The CPU paths give the
   // same bits, so the choice between them changes no result.
-  // (serial only for a batch under kParallelRows rows: on a larger one the team pays, and one thread
-  // of a dear law is long to time: jia's 49152 rows, 2.2 s on an H200's host)
+  // The candidates are engine::auto_candidates' (serial only for a batch under kParallelRows rows: on
+  // a larger one the team pays, and one thread of a dear law is long to time: jia's 49152 rows, 2.2 s
+  // on an H200's host), cuda only where every process has it.
   std::vector<std::unique_ptr<Model>> ms;
-  for (engine::Backend b : {engine::Backend::omp, engine::Backend::serial, engine::Backend::cuda})
-    if ((b != engine::Backend::serial || batch < engine::kParallelRows) && (b != engine::Backend::cuda || cuda))
-      ms.push_back(make(b, data));
+  for (engine::Backend b : engine::auto_candidates(w, double(batch)).backends)
+    if (b != engine::Backend::cuda || cuda) ms.push_back(make(b, data));
   const std::size_t large = std::max<std::size_t>(half, 8), small = large / 8;
   std::vector<double> pts = trial_points(*ms[0], c, half, large);
   std::vector<engine::BatchCost> costs;

@@ -74,7 +74,8 @@ struct CalibrationOutcome {
 const std::vector<double>& summary_probs();
 
 // The config's model: its experiments read (io::InputError, located), on the config's backend, or
-// for `auto` on whichever of omp, serial (a batch under kParallelRows rows) and cuda (where usable)
+// for `auto` on whichever of engine::auto_candidates (omp; serial for a batch under kParallelRows rows
+// and more than one thread; cuda where usable)
 // took the least time over the method's batch (half the walkers drawn from the prior for mcmc, one
 // point for fit; the least of
 // 5 timings after a first call, a CPU batch over 0.5 s timed once), its counters then reset; why in
