@@ -514,10 +514,14 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, re
   // same bits, so the choice between them changes no result.
   // The candidates are engine::auto_candidates' (serial only for a batch under kParallelRows rows: on
   // a larger one the team pays, and one thread of a dear law is long to time: jia's 49152 rows, 2.2 s
-  // on an H200's host), cuda only where every process has it.
+  // on an H200's host), each only where every process has it: the processes time the same
+  // candidates in the same order, batch for batch.
+  const std::vector<engine::Backend> mine = engine::auto_candidates(w, double(batch)).backends;
+  bool serial = std::find(mine.begin(), mine.end(), engine::Backend::serial) != mine.end();
+  if (shared) serial = group->all(serial);
   std::vector<std::unique_ptr<Model>> ms;
-  for (engine::Backend b : engine::auto_candidates(w, double(batch)).backends)
-    if (b != engine::Backend::cuda || cuda) ms.push_back(make(b, data));
+  for (engine::Backend b : {engine::Backend::omp, engine::Backend::serial, engine::Backend::cuda})
+    if ((b != engine::Backend::serial || serial) && (b != engine::Backend::cuda || cuda)) ms.push_back(make(b, data));
   const std::size_t large = std::max<std::size_t>(half, 8), small = large / 8;
   std::vector<double> pts = trial_points(*ms[0], c, half, large);
   std::vector<engine::BatchCost> costs;

@@ -96,14 +96,13 @@ AutoCandidates auto_candidates(const Workload& w, double batch_rows) {
     for (const LawInfo* law : w.laws) cpu += cpu_seconds(*law, w, threads);
     char b[160];
     if (w.rows > 0 && cpu * w.rows < kGpuStartup) {
-      std::snprintf(b, sizeof b, "%.0f rows take a modelled %.2g s on %d CPU thread%s, less than a GPU's start-up (%.2g s)",
+      std::snprintf(b, sizeof b, "about %.2g rows take a modelled %.2g s on %d CPU thread%s, less than a GPU's start-up (%.2g s)",
                     w.rows, cpu * w.rows, threads, threads == 1 ? "" : "s", kGpuStartup);
       gpu = b;
     } else {
       c.backends.push_back(Backend::cuda);
     }
   }
-  if (c.backends.size() == 1) c.why = " (auto: " + gpu + ")";
   return c;
 }
 

@@ -65,11 +65,11 @@ constexpr std::size_t kParallelRows = 4096;
 // The backends `auto` weighs by a trial (backend_trial.hpp) for batches of `batch_rows` rows, omp
 // first: serial when batch_rows < kParallelRows and omp has more than one thread; cuda when the build
 // has it and a device is usable, unless w.rows are known and take the CPU less time in the rate model
-// than the GPU's start-up alone (kGpuStartup). `no_gpu`: why cuda is not a candidate ("" when it is);
-// with one candidate there is nothing to weigh, and `why` says so (" (auto: CUDA not usable: ...)").
+// than the GPU's start-up alone (kGpuStartup). `no_gpu`: why cuda is not a candidate ("" when it is).
+// With one candidate there is nothing to weigh: pick_backend's reason says why.
 struct AutoCandidates {
   std::vector<Backend> backends;
-  std::string no_gpu, why;
+  std::string no_gpu;
 };
 AutoCandidates auto_candidates(const Workload& w, double batch_rows);
 

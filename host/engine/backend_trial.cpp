@@ -76,20 +76,29 @@ TrialBatch<T>::TrialBatch(std::vector<std::pair<Backend, BatchFn<T>>> candidates
                           std::string aside, TrialSizes sizes)
     : candidates_(std::move(candidates)), batch_rows_(batch_rows), key_(std::move(key)), aside_(std::move(aside)), sizes_(sizes) {
   if (candidates_.empty()) throw std::invalid_argument("TrialBatch: no candidate backend");
-  for (const auto& c : candidates_)
-    if (!c.second) throw std::invalid_argument(std::string("TrialBatch: no entry point on ") + backend_name(c.first));
+  for (std::size_t k = 0; k < candidates_.size(); ++k) {
+    if (!candidates_[k].second)
+      throw std::invalid_argument(std::string("TrialBatch: no entry point on ") + backend_name(candidates_[k].first));
+    // lines are known for a set of candidates: another set (a call under kParallelRows rows with
+    // serial, a larger one with cuda) is timed anew
+    if (!key_.empty()) key_ += std::string(k ? ", " : " among ") + backend_name(candidates_[k].first);
+  }
 }
 
 template <class T>
 TrialBatch<T> TrialBatch<T>::for_law(const LawInfo& law, const LawOptions& opt, const AutoCandidates& candidates,
                                      double batch_rows) {
   std::vector<std::pair<Backend, BatchFn<T>>> fns;
-  for (Backend b : candidates.backends)
+  std::string aside = candidates.no_gpu.empty() ? "" : "cuda not a candidate: " + candidates.no_gpu;
+  const char* precision = sizeof(T) == 8 ? "double" : "float";
+  for (Backend b : candidates.backends) {
     if (BatchFn<T> f = batch_fn<T>(law, b)) fns.emplace_back(b, f);
-  const std::string key = law.name + (sizeof(T) == 8 ? " double" : " float") + ", " + std::to_string(opt.steps) + " steps, " +
-                          integrator_name(opt.integrator);
-  return TrialBatch(std::move(fns), batch_rows, key,
-                    candidates.no_gpu.empty() ? "" : "cuda not a candidate: " + candidates.no_gpu);
+    else
+      aside += std::string(aside.empty() ? "" : "; ") + backend_name(b) + " has no " + precision + " entry point for " + law.name;
+  }
+  const std::string key =
+      law.name + " " + precision + ", " + std::to_string(opt.steps) + " steps, " + integrator_name(opt.integrator);
+  return TrialBatch(std::move(fns), batch_rows, key, aside);
 }
 
 template <class T>
@@ -113,7 +122,10 @@ void TrialBatch<T>::operator()(const BatchIn<T>& in, const BatchOut<T>& out, con
                       }});
       }
       costs = trial_costs(cs, in.count, sizes_, &dropped);
-      if (!key_.empty() && dropped.empty()) remember_costs(key_, costs);
+      // a stop raised during the trial ended its instances early (LawOptions::stop): such times are
+      // not the batches' cost, and the front end drops the call anyway
+      const bool stopped = opt.stop && *opt.stop != 0;
+      if (!key_.empty() && dropped.empty() && !stopped) remember_costs(key_, costs);
       from = "trial of batches of up to " + std::to_string(in.count) + " rows: ";
     }
     if (costs.empty()) {

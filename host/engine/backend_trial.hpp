@@ -51,7 +51,9 @@ void remember_costs(const std::string& key, const std::vector<BatchCost>& costs)
 // every batch, the first included, on the chosen one alone (the trial's outputs are overwritten:
 // the results are the chosen backend's bits). `batch_rows`: the rows of the run's batches (an
 // eval's chunk, or the table's rows when fewer), for which the cheapest line is chosen. `key`:
-// costs_known's; an empty key is neither looked up nor remembered. `aside`: a clause the reason ends
+// costs_known's, completed with the candidates' names in order (lines are known for one set);
+// an empty key is neither looked up nor remembered, nor are the lines of a trial during which a
+// candidate threw or a stop was raised (LawOptions::stop: its instances ended early). `aside`: a clause the reason ends
 // with (why a backend is not a candidate). Not thread-safe: one run's batches, one after another.
 template <class T>
 class TrialBatch {
@@ -60,13 +62,14 @@ class TrialBatch {
              TrialSizes sizes = {});
   // `law` with `opt` among auto_candidates' backends that have its entry point in T, keyed by the
   // law, precision and options (a process times them once), the reason ending with why cuda is not
-  // a candidate when it is not.
+  // a candidate when it is not, and which candidate has no entry point in T.
   static TrialBatch for_law(const LawInfo& law, const LawOptions& opt, const AutoCandidates& candidates, double batch_rows);
   void operator()(const BatchIn<T>& in, const BatchOut<T>& out, const LawOptions& opt);
   bool decided() const { return decided_; }
   Backend backend() const { return candidates_[chosen_].first; }  // the first candidate until decided
   // " (auto: trial of batches of up to N rows: <each line> = <its time> for a batch of M rows: <backend>; <aside>)"
   const std::string& why() const { return why_; }
+  const std::string& key() const { return key_; }  // the key completed: "<key> among omp, serial"
 
  private:
   std::vector<std::pair<Backend, BatchFn<T>>> candidates_;

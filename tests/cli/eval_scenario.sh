@@ -2,7 +2,8 @@
 # `impact eval --scenario NAME`: rows of a scenario's parameters give the law's results and the
 # body-level outputs without a study: the same numbers as `impact study` on the same rows (an
 # imported design), every scenario at its defaults, rows that cannot be built keep their row and
-# status, bad headers and cells are located, and the physics of the ball holds.
+# status, bad headers and cells are located, the physics of the ball holds, and auto's trial
+# counts a table's rows by their own length.
 set -u
 source "$(dirname "$0")/common.bash"
 SRC=$2
@@ -60,4 +61,19 @@ printf 'r,m\n1,2\n1\n' > "$T/e4.csv"
 check "a short row: exit 1 located" '[ $rc -eq 1 ] && grep -q "e4.csv:3:2: expected 2 fields as in the header, found 1" "$T/err"'
 "$IMPACT" eval --law newton --scenario nope --in "$T/bad.csv" -q > /dev/null 2> "$T/err"; rc=$?
 check "an unknown scenario: usage error listing the scenarios" '[ $rc -eq 2 ] && grep -q "unknown scenario .nope. (known: contact, ball" "$T/err"'
+
+# 4. auto counts a table's rows by its own rows' length: 5000 rows of one short column (about 6
+#    bytes each, a thirtieth of a contact-space row) are more than two chunks of 1000, so on 2
+#    threads auto weighs omp and serial by a trial; the bytes are serial's on the CPU
+"$PY" -c "
+import sys
+with open(sys.argv[1], 'w') as f:
+    f.write('mu\n' + ''.join('%.2f\n' % (0.05 + 0.7 * (i % 97) / 96) for i in range(5000)))
+" "$T/mu.csv"
+"$IMPACT" eval --law stronge --scenario ball --in "$T/mu.csv" --backend serial --steps 40 -q > "$T/ref.csv" 2> "$T/err"
+OMP_NUM_THREADS=2 "$IMPACT" eval --law stronge --scenario ball --in "$T/mu.csv" --steps 40 --chunk 1000 --out "$T/auto.csv" \
+  2> "$T/err"; rc=$?
+check "a scenario table of short rows: a trial among omp and serial" \
+  '[ $rc -eq 0 ] && grep -q "(auto: trial of batches of up to 1000 rows: omp .*; serial " "$T/err" || { cat "$T/err" >&2; false; }'
+check "a scenario table of short rows: serial's bytes on the CPU" 'grep -q "backend cuda" "$T/err" || cmp -s "$T/auto.csv" "$T/ref.csv"'
 finish

@@ -178,13 +178,30 @@ TEST(BackendTrial, ALawsChoiceGivesTheSerialBitsAndIsTimedOncePerProcess) {
     ASSERT_EQ(std::memcmp(want.out.real[k].data(), got.out.real[k].data(), ps.size() * sizeof(double)), 0) << k;
   ASSERT_EQ(std::memcmp(want.out.status.data(), got.out.status.data(), ps.size()), 0);
   ASSERT_EQ(std::memcmp(want.out.modes.data(), got.out.modes.data(), ps.size() * sizeof(std::uint32_t)), 0);
-  ASSERT_NE(impact::engine::costs_known(key), nullptr);
+  EXPECT_EQ(t.key(), key + " among omp, serial");
+  ASSERT_NE(impact::engine::costs_known(t.key()), nullptr);
   // the same key later in the process: the lines are not timed again, and the choice is the same
   TrialBatch<double> again(fns, 3000, key);
   impact::testing::Buffers<double> third(ps);
   again(third.bin, third.bout, LawOptions{});
   EXPECT_EQ(again.backend(), t.backend());
   EXPECT_EQ(again.why().rfind(" (auto: from a trial earlier in this process: ", 0), 0u) << again.why();
+  // other candidates under the same key (a larger call: no serial) are timed anew, never served
+  // another set's lines
+  TrialBatch<double> other(Fns{fns[0]}, 3000, key);
+  impact::testing::Buffers<double> fourth(ps);
+  other(fourth.bin, fourth.bout, LawOptions{});
+  EXPECT_EQ(other.backend(), Backend::omp);
+  EXPECT_EQ(other.why().rfind(" (auto: trial of batches of up to 3000 rows: omp ", 0), 0u) << other.why();
+  EXPECT_EQ(other.why().find("serial"), std::string::npos) << other.why();
+  // a stop raised during the trial: its lines are not kept
+  const volatile std::int32_t raised = 1;
+  LawOptions stopped;
+  stopped.stop = &raised;
+  TrialBatch<double> cut(fns, 3000, "chatterjee-ruina double, stopped");
+  impact::testing::Buffers<double> fifth(ps);
+  cut(fifth.bin, fifth.bout, stopped);
+  EXPECT_EQ(impact::engine::costs_known(cut.key()), nullptr);
 }
 
 TEST(BackendTrial, AutoCandidatesWithoutAUsableDeviceAreTheCpusAndSayWhy) {
@@ -196,8 +213,8 @@ TEST(BackendTrial, AutoCandidatesWithoutAUsableDeviceAreTheCpusAndSayWhy) {
   for (Backend b : big.backends) EXPECT_NE(b, Backend::serial);  // chunks past kParallelRows: the team pays
   const impact::engine::AutoCandidates small = impact::engine::auto_candidates(w, 1000);
   EXPECT_EQ(small.backends.size() - big.backends.size(), omp_get_max_threads() > 1 ? 1u : 0u);
-  if (!impact::engine::cuda_usable()) {
+  if (!impact::engine::cuda_usable()) {  // the reason is pick_backend's, in the same words
     EXPECT_FALSE(big.no_gpu.empty());
-    EXPECT_EQ(big.why, " (auto: " + big.no_gpu + ")");
+    EXPECT_EQ(impact::engine::pick_backend("auto", w, false).why, " (auto: " + big.no_gpu + ")");
   }
 }
