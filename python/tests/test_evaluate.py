@@ -282,3 +282,4 @@ def test_auto_weighs_the_backends_by_a_trial_once_per_process():
     assert got["again"][0] == backend
     assert got["again"][1].startswith(" (auto: from a trial earlier in this process: omp "), got["again"][1]
     assert backend == "cuda" or got["same"]
+    assert "; cuda " in why or "cuda not a candidate: " in why, why

@@ -49,6 +49,8 @@ for law in chatterjee-ruina jia; do
   check "$law auto chunk 1000: the trial's lines and choice in the summary" \
     'grep -Eq "backend (omp|serial|cuda) \(auto: trial of batches of up to 1000 rows: omp [^;]+ = [^;]+; serial .* for a batch of 1000 rows: (omp|serial|cuda)" "$T/o.err" || { cat "$T/o.err" >&2; false; }'
   check "$law auto chunk 1000: on the CPU, serial's bytes" 'grep -q "backend cuda" "$T/o.err" || cmp -s "$T/o.csv" "$T/ref.csv"'
+  check "$law auto chunk 1000: cuda has a line in the trial, or the reason it is not a candidate" \
+    'grep -Eq "(; cuda [0-9.]+ [mu]?s |cuda not a candidate: )" "$T/o.err"'
 done
 
 # 2. the timeline: one line per chunk and stage; each stage takes the chunks in order; within a
