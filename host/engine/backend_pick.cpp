@@ -87,10 +87,13 @@ AutoCandidates auto_candidates(const Workload& w, double batch_rows) {
   const int threads = omp_get_max_threads();
   if (batch_rows < double(kParallelRows) && threads > 1) c.backends.push_back(Backend::serial);
   std::string& gpu = c.no_gpu;
+  std::string why_not;
+  // usability only: the device's properties (query_device) are not needed, and a Python session
+  // asks this on every call
   if (!cuda_built()) {
     gpu = "built without CUDA";
-  } else if (const Device d = query_device(); !d.usable) {
-    gpu = "CUDA not usable: " + d.why_not;
+  } else if (!cuda_usable(&why_not)) {
+    gpu = "CUDA not usable: " + why_not;
   } else {
     double cpu = 0;
     for (const LawInfo* law : w.laws) cpu += cpu_seconds(*law, w, threads);

@@ -158,10 +158,10 @@ void run_in_chunks(const engine::BatchCall<T>& fn, const BatchIn<T>& in, const B
 
 // cols: kNumInputs entries, each None (a parameter the law does not read) or a C-contiguous 1-D
 // array of T with n elements (the package checks and converts; checked again here). trial: auto's
-// candidates (null for a named backend); with two or more, the first chunk chooses among them.
+// candidates (none for a named backend); with two or more, the first chunk chooses among them.
 template <class T>
 py::dict evaluate_typed(const engine::LawInfo& law, const py::list& cols, std::size_t n, const engine::BackendPick& pick,
-                        const LawOptions& opt, const engine::AutoCandidates* trial) {
+                        const LawOptions& opt, const engine::AutoCandidates& trial) {
   const T* c[kNumInputs];
   std::vector<py::array_t<T>> keep;  // the inputs stay referenced while the law runs
   for (int k = 0; k < kNumInputs; ++k) {
@@ -197,8 +197,8 @@ py::dict evaluate_typed(const engine::LawInfo& law, const py::list& cols, std::s
   out.steps = steps.mutable_data();
   out.status = status.mutable_data();
   engine::BackendPick ran = pick;
-  if (trial && trial->backends.size() > 1) {
-    engine::TrialBatch<T> chooser = engine::TrialBatch<T>::for_law(law, opt, *trial, double(n));
+  if (trial.backends.size() > 1) {
+    engine::TrialBatch<T> chooser = engine::TrialBatch<T>::for_law(law, opt, trial, double(n));
     run_in_chunks<T>(std::ref(chooser), batch_in_of<T>(c, n), out, opt, std::min(n, kTrialRows));
     if (chooser.decided()) ran = engine::BackendPick{chooser.backend(), chooser.why()};
   } else {
@@ -231,8 +231,8 @@ py::dict evaluate(const std::string& law_name, const py::list& cols, std::size_t
   // lines are kept for the process: a later call of the same law and options chooses from them)
   engine::AutoCandidates trial;
   if (backend == "auto") trial = engine::auto_candidates(w, double(n));
-  if (p == engine::Precision::f32) return evaluate_typed<float>(law, cols, n, pick, opt, &trial);
-  return evaluate_typed<double>(law, cols, n, pick, opt, &trial);
+  if (p == engine::Precision::f32) return evaluate_typed<float>(law, cols, n, pick, opt, trial);
+  return evaluate_typed<double>(law, cols, n, pick, opt, trial);
 }
 
 // ---- bodies ----------------------------------------------------------------------------------------
