@@ -169,23 +169,10 @@ std::string local_rows(const std::vector<LocalConfig>& configs, std::vector<bool
   return md;
 }
 
-// Active threads per warp if a warp's lanes ran only their loop iterations, in batches of kWarp
-// consecutive instances of the key's order: the iterations over kWarp x each batch's longest.
+// Active threads per warp if a warp's lanes ran only their loop iterations, in batches of 32
+// consecutive instances of the trace's key order.
 double iteration_coherence(const perf::PathTrace& t) {
-  const std::vector<std::uint32_t> it = perf::iterations_running(t, -1);
-  std::vector<std::size_t> order(it.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return t.key[x] < t.key[y]; });
-  double sum = 0, slots = 0;
-  for (std::size_t b = 0; b + 32 <= order.size(); b += 32) {
-    std::uint32_t most = 0;
-    for (std::size_t l = b; l < b + 32; ++l) {
-      sum += it[order[l]];
-      most = std::max(most, it[order[l]]);
-    }
-    slots += 32.0 * most;
-  }
-  return slots > 0 ? 32 * sum / slots : 32.0;
+  return perf::iteration_coherence(perf::iterations_running(t, -1), t.key).active();
 }
 
 // The levers of docs/bench.md ("Two levers weighed on the model"), on the kernels' schedule (persistent lanes,
@@ -231,6 +218,55 @@ std::string lever_rows(const std::string& what, const perf::PathTrace& t0, const
   return md;
 }
 
+// Two passes, the path split at the first iteration of the descent block (docs/bench.md, "Two passes: the
+// path split at the first tau-step"), by loop iterations alone: the first pass sorted by the regime key,
+// by the first-pass count of a run at `coarse_steps` steps (a key pass that runs the law at those steps:
+// its iterations per instance against the law's) or by the count itself; the second by the regime key (no
+// second sort), by predictors of its count, by the coarse run's second-pass count, or by the count.
+// Beside them the one pass of today's kernels, by the regime key and by the whole count.
+std::string pass_rows(const std::string& what, const perf::PathTrace& t, const perf::PathTrace& coarse, int coarse_steps,
+                      int descent_block) {
+  const perf::PassCounts c = perf::pass_counts(t, descent_block), cc = perf::pass_counts(coarse, descent_block);
+  const std::vector<std::uint32_t> all = perf::iterations_running(t, -1);
+  std::vector<std::uint8_t> second(c.second.size());
+  double reached = 0;
+  for (std::size_t i = 0; i < second.size(); ++i) reached += second[i] = c.second[i] > 0;
+  const double one_key = perf::iteration_coherence(all, t.key).active();
+  auto mean = [](const std::vector<std::uint32_t>& v) {
+    double s = 0;
+    for (std::uint32_t x : v) s += x;
+    return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+  };
+  const std::string coarse_name = std::to_string(coarse_steps) + "-step run (" +
+                                  fixed(100 * mean(perf::iterations_running(coarse, -1)) / mean(all), 0) + "% of the iterations)";
+  struct Row {
+    std::string first_name, second_name;
+    std::vector<std::uint32_t> first_key, second_key;
+  };
+  const std::vector<Row> rows = {
+      {"regime key", "regime key (not sorted again)", t.key, t.key},
+      {"regime key", "count to 0.81", t.key, perf::count_keys(c.second, 0.81, 3)},
+      {"regime key", "count to 0.95", t.key, perf::count_keys(c.second, 0.95, 3)},
+      {"regime key", "the count (oracle)", t.key, perf::count_keys(c.second, 1, 3)},
+      {"regime key", coarse_name, t.key, perf::count_keys(cc.second, 1, 3)},
+      {coarse_name, "the count (oracle)", perf::count_keys(cc.first, 1, 3), perf::count_keys(c.second, 1, 3)},
+      {"the count (oracle)", "the count (oracle)", perf::count_keys(c.first, 1, 3), perf::count_keys(c.second, 1, 3)}};
+  std::string md = "| " + what + " | one pass | regime key | | | | " + fixed(one_key, 2) + " | 1 |\n| " + what +
+                   " | one pass | the count (oracle) | | | | " +
+                   fixed(perf::iteration_coherence(all, perf::count_keys(all, 1, 3)).active(), 2) + " | " +
+                   fixed(perf::iteration_coherence(all, perf::count_keys(all, 1, 3)).active() / one_key, 2) + " |\n";
+  for (const Row& r : rows) {
+    const perf::IterationCoherence a = perf::iteration_coherence(c.first, r.first_key),
+                                   b = perf::iteration_coherence(c.second, r.second_key, second);
+    perf::IterationCoherence both = a;
+    both += b;
+    md += "| " + what + " | two passes (" + fixed(100 * reached / static_cast<double>(second.size()), 0) + "% in the second) | " +
+          r.first_name + " | " + r.second_name + " | " + fixed(a.active(), 2) + " | " + fixed(b.active(), 2) + " | " +
+          fixed(both.active(), 2) + " | " + fixed(both.active() / one_key, 2) + " |\n";
+  }
+  return md;
+}
+
 }  // namespace
 
 int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
@@ -255,6 +291,7 @@ int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
   std::vector<bool> config_traced(configs.size(), false);
   std::string local_md;   // the configurations' predicted times (--local-traffic)
   std::string levers_md;  // --levers
+  std::string passes_md;  // --levers, a law with a descent block: two passes
   for (const engine::LawInfo* law : spec.laws) {
     if (!perf::simt_supported(law->name)) {
       if (all) continue;
@@ -296,6 +333,15 @@ int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
         where += where_table(law->name + " " + engine::precision_name(p) + ", " + std::to_string(steps) + " steps", de);
         nlohmann::ordered_json local_json = nlohmann::ordered_json::array();
         local_md += local_rows(configs, config_traced, law->name, engine::precision_name(p), steps, de, local_json);
+        if (a.levers && blocks.descent_block >= 0) {
+          // the key pass runs the law at an eighth of the steps (31 of 250): a fixed share of its work
+          const int coarse_steps = std::max(1, steps / 8);
+          LawOptions coarse_opt = opt;
+          coarse_opt.steps = coarse_steps;
+          passes_md +=
+              pass_rows(law->name + " " + engine::precision_name(p) + " " + std::to_string(steps), t,
+                        perf::trace_paths(law->name, p, sample, spec.seed, coarse_opt, geom), coarse_steps, blocks.descent_block);
+        }
         if (a.levers)
           levers_md += lever_rows(law->name + " " + engine::precision_name(p) + " " + std::to_string(steps), t, blocks, geom,
                                   p == engine::Precision::f32 ? 5 : (law->name == "jia" ? 3 : 4));
@@ -368,6 +414,14 @@ int run_simt(const SimtArgs& a, std::FILE* table, std::FILE* log) {
         "iterations alone: active | active threads | warp issue/instance | overlapped issue | ms per 1e6 (0.35) | "
         "ms per 1e6 (0.74) |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
         levers_md;
+  if (a.levers && !passes_md.empty())
+    md +=
+        "\nTwo passes (docs/bench.md, \"Two passes: the path split at the first tau-step\"): the first pass ends an "
+        "instance at its first tau-step, the second runs the rest of the instances that reached one, each pass sorted by its "
+        "own key; active threads per warp by loop iterations alone, beside the one pass of today's kernels.\n\n| kernel | "
+        "passes | first pass sorted by | second pass sorted by | first: active | second: active | all: active | vs one "
+        "pass by the regime key |\n| --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n" +
+        passes_md;
   if (!a.json.empty()) {
     nlohmann::ordered_json j = {
         {"simt", rows}, {"scenario", spec.scenario_name}, {"seed", spec.seed}, {"warps", geom.warps}, {"rounds", geom.rounds}};
@@ -403,8 +457,9 @@ int main(int argc, char** argv) {
   app.add_option("--json", a.json, "Write the results as JSON ('-' for stdout)");
   app.add_option("--markdown", a.markdown, "Write the markdown table to a file ('-' for stdout)");
   app.add_flag("--levers", a.levers,
-               "Add the table of the levers: the regime key against predictors of the iteration count, one or two "
-               "instances per thread (docs/bench.md, Two levers weighed on the model)");
+               "Add the tables of the levers: the regime key against predictors of the iteration count, one or two "
+               "instances per thread (docs/bench.md, Two levers weighed on the model), and for a law with a descent "
+               "phase two passes split at its first iteration (Two passes: the path split at the first tau-step)");
   app.add_flag("--quiet,-q", a.quiet, "No progress lines on stderr and no table on stdout (unless --markdown -)");
   CLI11_PARSE(app, argc, argv);
   try {

@@ -16,8 +16,6 @@ namespace impact::perf {
 
 namespace {
 
-constexpr int kWarp = 32;
-
 // The probe that records the blocks of one instance into a PathTrace.
 struct Recorder {
   PathTrace* t;
@@ -525,7 +523,7 @@ double normal_draw(std::uint64_t seed, std::uint64_t i) {
 
 // counts x_i > 0 predicted to log-correlation rho: x exp(sigma z), sigma = sd(log x) sqrt(1 / rho^2 - 1)
 std::vector<double> predicted(const std::vector<std::uint32_t>& x, double rho, std::uint64_t seed) {
-  if (!(rho > 0 && rho <= 1)) throw std::invalid_argument("predicted_count_keys: a correlation must be in (0, 1]");
+  if (!(rho > 0 && rho <= 1)) throw std::invalid_argument("a predictor's correlation must be in (0, 1]");
   double sum = 0, sq = 0, m = 0;
   for (std::uint32_t v : x)
     if (v > 0) {
@@ -542,6 +540,44 @@ std::vector<double> predicted(const std::vector<std::uint32_t>& x, double rho, s
 }
 
 }  // namespace
+
+std::vector<std::uint32_t> count_keys(const std::vector<std::uint32_t>& counts, double correlation, std::uint64_t seed) {
+  const std::vector<double> p = predicted(counts, correlation, seed);
+  std::vector<std::uint32_t> key(counts.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) key[i] = static_cast<std::uint32_t>(std::min(4.0e9, std::round(64 * p[i])));
+  return key;
+}
+
+PassCounts pass_counts(const PathTrace& t, int block) {
+  PassCounts c{std::vector<std::uint32_t>(t.instances(), 0), std::vector<std::uint32_t>(t.instances(), 0)};
+  for (std::size_t i = 0; i < t.instances(); ++i)
+    for (std::uint32_t u = t.unit_begin[i] + 1; u + 1 < t.unit_begin[i + 1]; ++u) {
+      bool runs = c.second[i] > 0;  // from the first iteration that runs the block on, the second pass
+      for (std::uint32_t k = t.unit_start(u); !runs && k < t.unit_end[u]; ++k) runs = t.seg[k] == block;
+      ++(runs ? c.second[i] : c.first[i]);
+    }
+  return c;
+}
+
+IterationCoherence iteration_coherence(const std::vector<std::uint32_t>& it, const std::vector<std::uint32_t>& key,
+                                       const std::vector<std::uint8_t>& in) {
+  if (key.size() != it.size() || (!in.empty() && in.size() != it.size()))
+    throw std::invalid_argument("iteration_coherence: the counts, keys and pass do not have one entry per instance");
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < it.size(); ++i)
+    if (in.empty() || in[i]) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return key[x] < key[y]; });
+  IterationCoherence c;
+  for (std::size_t b = 0; b < order.size(); b += kWarp) {
+    std::uint32_t most = 0;
+    for (std::size_t l = b; l < std::min(order.size(), b + kWarp); ++l) {
+      c.work += it[order[l]];
+      most = std::max(most, it[order[l]]);
+    }
+    c.slots += static_cast<double>(kWarp) * most;
+  }
+  return c;
+}
 
 std::vector<std::uint32_t> predicted_count_keys(const PathTrace& t, int descent_block, double outside_correlation,
                                                 double descent_correlation, std::uint64_t seed) {

@@ -25,6 +25,8 @@
 
 namespace impact::perf {
 
+constexpr int kWarp = 32;  // lanes per warp
+
 // The code path of a set of instances: for instance i its units are unit_begin[i] ..
 // unit_begin[i+1]-1: the set-up, one per loop iteration, the finish; unit u holds the block ids
 // seg[unit_end[u-1] .. unit_end[u]).
@@ -197,6 +199,38 @@ std::vector<std::uint32_t> iterations_running(const PathTrace& trace, int block)
 // predicted count's order (1/64 of an iteration).
 std::vector<std::uint32_t> predicted_count_keys(const PathTrace& trace, int descent_block, double outside_correlation,
                                                 double descent_correlation, std::uint64_t seed);
+
+// Keys of counts known to a log-correlation (1: exactly; the same log-normal errors as
+// predicted_count_keys, seeded): 64 x the predicted count, so sorted by the key the instances are in
+// the predicted count's order (1/64 of an iteration).
+std::vector<std::uint32_t> count_keys(const std::vector<std::uint32_t>& counts, double correlation, std::uint64_t seed);
+
+// Two passes over the path (docs/bench.md, "Two passes: the path split at the first tau-step"): a
+// kernel that ends an instance's first pass at its first loop iteration that runs `block`, keeps its
+// state, and runs the rest in a second pass over only the instances that reached it, sorted anew.
+// Per instance: the loop iterations of the first pass (all of them where no iteration runs the
+// block) and of the second (0: the instance is not in it).
+struct PassCounts {
+  std::vector<std::uint32_t> first, second;
+};
+PassCounts pass_counts(const PathTrace& trace, int block);
+
+// Coherence by loop iterations alone: the instances of a pass in key order (stable), dealt out kWarp
+// at a time, each warp holding kWarp lanes for as many iterations as its longest one runs (a last
+// partial warp too). work = the lanes' iterations, slots = the warps' lane-iterations; both add over
+// passes, and active() = kWarp x work / slots is the active threads per warp.
+struct IterationCoherence {
+  double work = 0, slots = 0;
+  double active() const { return slots > 0 ? kWarp * work / slots : static_cast<double>(kWarp); }
+  IterationCoherence& operator+=(const IterationCoherence& o) {
+    work += o.work;
+    slots += o.slots;
+    return *this;
+  }
+};
+// The pass holds the instances with in[i] != 0 (empty `in`: every instance).
+IterationCoherence iteration_coherence(const std::vector<std::uint32_t>& iterations, const std::vector<std::uint32_t>& key,
+                                       const std::vector<std::uint8_t>& in = {});
 
 // The instance a grid-stride kernel gives lane `lane` of global warp `warp` in round `round`.
 std::uint64_t simt_instance(const SimtGeometry& geom, int warp, int round, int lane);

@@ -434,6 +434,61 @@ TEST(SimtSchedule, PredictedCountKeys) {
             simt_model(t, toy_blocks(), one_warp(2), perf::Schedule::persistent).warp_issue);
 }
 
+// Two passes: pass_counts splits each path at its first iteration that runs the block (the rest,
+// whatever it runs, is the second pass); iteration_coherence deals a pass's instances 32 at a time
+// in key order, each warp held for its longest lane, the last partial warp whole; count_keys of
+// exact counts order like the counts.
+TEST(SimtSchedule, TwoPassesSplitAtTheFirstDescentIteration) {
+  perf::PathTrace t;
+  // instance i: 10 + i iterations of block 0, then (odd i) 5 iterations of block 1 and 3 of block 0 again
+  for (int i = 0; i < 40; ++i) {
+    std::vector<std::uint8_t> seq(10 + i, 0);
+    if (i % 2) {
+      seq.insert(seq.end(), 5, 1);
+      seq.insert(seq.end(), 3, 0);
+    }
+    t.seg.push_back(0);  // set-up
+    t.unit_end.push_back(static_cast<std::uint32_t>(t.seg.size()));
+    t.sub.push_back(0);
+    for (std::uint8_t b : seq) {
+      t.seg.push_back(b);
+      t.unit_end.push_back(static_cast<std::uint32_t>(t.seg.size()));
+      t.sub.push_back(0);
+    }
+    t.unit_end.push_back(static_cast<std::uint32_t>(t.seg.size()));  // empty finish
+    t.sub.push_back(0);
+    t.unit_begin.push_back(static_cast<std::uint32_t>(t.unit_end.size()));
+    t.ok.push_back(1);
+    t.key.push_back(static_cast<std::uint32_t>(40 - i));  // the reverse of the count's order
+  }
+  const perf::PassCounts c = perf::pass_counts(t, 1);
+  std::vector<std::uint8_t> second(40);
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ(c.first[i], static_cast<std::uint32_t>(10 + i));
+    EXPECT_EQ(c.second[i], i % 2 ? 8u : 0u);
+    second[i] = c.second[i] > 0;
+  }
+  // the first pass by the count: a warp of 10..41 (work 816, slots 32 x 41) and one of 42..49 (work 364, slots 32 x 49)
+  const perf::IterationCoherence a = perf::iteration_coherence(c.first, perf::count_keys(c.first, 1, 1));
+  EXPECT_DOUBLE_EQ(a.work, 816 + 364);
+  EXPECT_DOUBLE_EQ(a.slots, 32.0 * 41 + 32.0 * 49);
+  // by the key (the reverse order): 49..18, then 17..10
+  const perf::IterationCoherence r = perf::iteration_coherence(c.first, t.key);
+  EXPECT_DOUBLE_EQ(r.slots, 32.0 * 49 + 32.0 * 17);
+  // the second pass holds the 20 odd instances, 8 iterations each: one partial warp, every lane busy while it runs
+  const perf::IterationCoherence b = perf::iteration_coherence(c.second, t.key, second);
+  EXPECT_DOUBLE_EQ(b.work, 20 * 8);
+  EXPECT_DOUBLE_EQ(b.slots, 32 * 8);
+  EXPECT_DOUBLE_EQ(b.active(), 20);
+  perf::IterationCoherence both = a;
+  both += b;
+  EXPECT_DOUBLE_EQ(both.active(), 32 * (816 + 364 + 160) / (32.0 * (41 + 49 + 8)));
+  // a pass that holds no instance leaves the warps full (nothing runs)
+  EXPECT_DOUBLE_EQ(perf::iteration_coherence(c.second, t.key, std::vector<std::uint8_t>(40, 0)).active(), 32);
+  EXPECT_THROW(perf::iteration_coherence(c.first, std::vector<std::uint32_t>(3, 0)), std::invalid_argument);
+  EXPECT_THROW(perf::count_keys(c.first, 1.5, 1), std::invalid_argument);
+}
+
 // On stronge's random contact, two instances per thread replay every instance's own path: the same
 // lane work and iterations per instance as one per thread (persistent lanes, no vote).
 TEST(SimtSchedule, TwoInstancesPerThreadKeepStrongePaths) {

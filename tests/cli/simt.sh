@@ -36,6 +36,29 @@ for r in rows:
 check "simt markdown table" 'grep -q "| jia | double | 20 | 128 |" "$T/simt.md"'
 check "simt markdown: where the issue goes, with code" 'grep -q "| step rate | \`rate\` |" "$T/simt.md"'
 
+# 1b. --levers on a law with a descent phase: the two-pass table. Sorted by the true count, a pass's
+#     warps of 32 hold the fewest lane-iterations (consecutive groups of the sorted counts minimise
+#     the sum of the groups' maxima), so the oracle's active threads bound every other key's, pass by pass
+"$SIMT" --laws stronge --precisions double --steps 40 --warps 2 --rounds 2 --levers --markdown "$T/levers.md" -q; rc=$?
+check "simt --levers exits 0" '[ $rc -eq 0 ]'
+check "simt --levers: two passes, each bounded by its oracle" 'python3 - "$T/levers.md" << "PY"
+import sys
+text = open(sys.argv[1]).read()
+rows = [[c.strip() for c in l.strip().strip("|").split("|")]
+        for l in text.split("Two passes (")[1].splitlines() if l.startswith("| stronge double 40 |")]
+one = {r[2]: float(r[6]) for r in rows if r[1] == "one pass"}
+two = [r for r in rows if r[1].startswith("two passes")]
+assert len(one) == 2 and len(two) == 7, rows
+assert one["the count (oracle)"] >= one["regime key"] > 0, one
+oracle = [r for r in two if r[2] == r[3] == "the count (oracle)"][0]
+for r in two:
+    a, b, c = float(r[4]), float(r[5]), float(r[6])
+    assert 0 < min(a, b, c) and max(a, b, c) <= 32, r
+    assert min(a, b) <= c + 1e-9 <= max(a, b) + 2e-9, r  # the passes pooled lie between them
+    assert float(oracle[4]) >= a - 1e-9 and float(oracle[5]) >= b - 1e-9, (r, oracle)
+assert any("-step run (" in r[2] for r in two), two
+PY'
+
 # 2. perf/sass/simt_beside_hotspots.py: the model's blocks grouped by the functions they name, beside a
 #    per-line profile summed per function (a synthetic one here: known shares and active threads)
 cat > "$T/hot.csv" << 'EOF'
