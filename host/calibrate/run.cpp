@@ -385,20 +385,23 @@ double batch_seconds(Model& m, const std::vector<double>& pts, std::size_t n, in
 }
 
 // `count` points from the prior for the backend trial (start_from_prior's, the method's batch of
-// `half` first): when the prior refuses that many (said of the run's own walkers or starts, as the
-// run would), the run's own starting points, repeated to `count`.
-std::vector<double> trial_points(Model& m, const CalibrateConfig& c, std::size_t half, std::size_t count) {
-  std::vector<double> pts;
+// `half` first). When the prior refuses that many finite ones, its first draws as they come: the
+// trial times them all the same, and the method's own check then refuses the run in its own words
+// (a fit's global design may still find the region a few draws missed), whatever the backend.
+std::vector<double> trial_points(Model& m, const CalibrateConfig& c, std::size_t count) {
   try {
-    pts = start_from_prior(m, count, c.seed);
+    return start_from_prior(m, count, c.seed);
   } catch (const std::invalid_argument&) {
-    const bool fit = c.method == "fit";
-    pts = start_from_prior(m, fit ? c.fit_starts : c.walkers, fit ? c.fit_seed : c.seed, fit ? "starts" : "walkers");
-    pts.resize(std::min(pts.size(), half * m.dim()));
+    const std::size_t D = m.dim();
+    const Philox rng{c.seed};
+    std::vector<double> pts(count * D);
+    for (std::size_t i = 0; i < count * D; ++i) {
+      double u, unused;
+      uniforms2(rng, i, 7, u, unused);  // start_from_prior's first round
+      pts[i] = m.free()[i % D].quantile(u);
+    }
+    return pts;
   }
-  const std::size_t have = pts.size();
-  for (std::size_t k = have; k < count * m.dim(); ++k) pts.push_back(pts[k % have]);
-  return pts;
 }
 
 // The process that writes a run's files: rank 0, or the only one.
@@ -436,9 +439,11 @@ std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_
       uniforms2(rng, todo[0] * D + k, 7, u, unused);
       first[k] = m.free()[k].quantile(u);
     }
-    throw std::invalid_argument("calibrate: " + std::to_string(todo.size()) + " of " + std::to_string(W) + " " + what +
-                                " found no start with a finite posterior in 100 draws from the prior (does the model "
-                                "hold anywhere in it?); at the first draw, " +
+    // one point asked for (SMC's check that the model holds somewhere): no count of what asked
+    const std::string who = W == 1 ? std::string("none of 100 draws from the prior has a finite posterior")
+                                   : std::to_string(todo.size()) + " of " + std::to_string(W) + " " + what +
+                                         " found no start with a finite posterior in 100 draws from the prior";
+    throw std::invalid_argument("calibrate: " + who + " (does the model hold anywhere in it?); at the first draw, " +
                                 m.why_not_finite(first.data()));
   }
   return start;
@@ -523,7 +528,7 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, re
   for (engine::Backend b : {engine::Backend::omp, engine::Backend::serial, engine::Backend::cuda})
     if ((b != engine::Backend::serial || serial) && (b != engine::Backend::cuda || cuda)) ms.push_back(make(b, data));
   const std::size_t large = std::max<std::size_t>(half, 8), small = large / 8;
-  std::vector<double> pts = trial_points(*ms[0], c, half, large);
+  std::vector<double> pts = trial_points(*ms[0], c, large);
   std::vector<engine::BatchCost> costs;
   for (const auto& m : ms) {
     const bool gpu = m->backend() == engine::Backend::cuda;
@@ -791,10 +796,10 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
   const bool writer = writes_files(group);
   const std::size_t experiments = m.data().n, D = m.dim();
   const std::size_t points = fit_design_points(c, m.backend(), experiments);
-  // without a global stage the starts are prior draws, checked before the folder is claimed (a
-  // model that holds nowhere writes nothing); with one, a design without a value says so there
+  // The starts: prior draws, or the global design's basins; either is found before the folder is
+  // claimed, so that a model that holds nowhere writes nothing (the design's rows are the law's
+  // alone: a folder refused after it has cost only their time).
   std::vector<double> start = points ? std::vector<double>{} : start_from_prior(m, c.fit_starts, c.fit_seed, "starts");
-  const resume::FolderClaim claim = claim_output(c, force, group);
   GlobalStage g;
   if (points) {
     io::Progress design_bar(progress, points, "fit " + c.name + ": global design");
@@ -817,6 +822,7 @@ CalibrationOutcome run_fit(const CalibrateConfig& c, bool force, std::FILE* prog
     start = basin_starts(g, D, c.fit_starts);
     o.fit_design = points, o.fit_basins = g.basins.size();
   }
+  const resume::FolderClaim claim = claim_output(c, force, group);
   std::vector<double> lo(D), hi(D), scale(D);
   for (std::size_t k = 0; k < D; ++k) prior_box(m.free()[k], lo[k], hi[k], scale[k]);
   io::Progress bar(progress, start.size() / D, "fit " + c.name);
