@@ -38,8 +38,8 @@
 //     in mu from the frictionless direction (mu = 0 has the single solution u = dir(vbar_t) of the
 //     frictionless impact), which is the branch the fast path's iteration starts from.
 //     steps = bisection and Newton iterations of the root finding.
-//   A row whose sticking impulse overflows gets `non_finite` (docs/INTERFACE.md: "the result would
-//   not be finite") before the stick/slip decision.
+//   A row whose sticking impulse, or sigma, its square, overflows gets `non_finite` (docs/INTERFACE.md:
+//   "the result would not be finite") before the stick/slip decision.
 #include <Eigen/Dense>
 #include <Eigen/Eigenvalues>
 #include <algorithm>
@@ -325,8 +325,9 @@ Result<double> aghili(const ContactProblem<double>& in) {
   res.aux[3] = e_star;
   res.aux[4] = e_glob;
 
-  if (!i_stick.allFinite()) {
-    // the sticking impulse overflows: neither branch has a finite result
+  if (!i_stick.allFinite() || !std::isfinite(sigma)) {
+    // the sticking impulse, or its square in sigma, overflows: a column of the row would not be
+    // finite (the fast path's rule: an outcome beyond the range of the type is non_finite)
     res.status = Status::non_finite;
     return res;
   }

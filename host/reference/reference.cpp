@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "impact/admissible.hpp"
+#include "impact/pow2.hpp"
 
 namespace impact::ref {
 
@@ -24,7 +25,12 @@ namespace {
 // an ok row that gains energy, leaves the friction cone or does not separate is `inadmissible`
 // here too. Aghili may gain energy outside its region (41), read from its own outputs.
 template <class Law>
-Result<double> checked(const ContactProblem<double>& p, const Options& o) {
+Result<double> checked(const ContactProblem<double>& in, const Options& o) {
+  // n scaled by the power of two nearest below its largest component (exact: the same problem):
+  // validate() then normalises a normal of length 1e-160 or 1e200 without its square underflowing
+  // or overflowing, as the fast path's own units do (impact/scale.hpp)
+  ContactProblem<double> p = in;
+  p.n = pow2_scale(p.n, -exponent_of(max_abs3(p.n)));
   Result<double> r = solve<Law>(p, o);
   bool may_gain = false;
   if constexpr (std::is_same_v<Law, AghiliLaw>) {

@@ -4,6 +4,7 @@
 //   P_n = P.n, P_t = |P - P_n n|, vf_n = vf.n, vf_t = |vf - vf_n n|   (n normalised here)
 //   K0 = 1/2 v0.W^-1 v0 (the initial contact energy), and dE / K0.
 #pragma once
+#include "impact/pow2.hpp"
 #include "impact/problem.hpp"
 
 namespace impact {
@@ -49,9 +50,13 @@ IMPACT_HDI void summary_quantities(Vec3<U> n, double K0, const Result<T>& r, dou
   x[2] = c.vfn;
   x[3] = double(r.dE) / K0;
 }
+// From an instance as read (a normal of any length): n scaled first by the power of two nearest
+// below its largest component, which is exact and leaves the bits of a normal of ordinary length,
+// so that one of length 1e-200 or 1e200 has its direction here too (its square would underflow or
+// overflow). The kernels' n, made unit on the device, takes the overload above as it is.
 template <class T>
 IMPACT_HDI void summary_quantities(const ContactProblem<T>& p, const Result<T>& r, double x[4]) {
-  summary_quantities(p.n, initial_energy(p), r, x);
+  summary_quantities(pow2_scale(to_double(p.n), -exponent_of(max_abs3(to_double(p.n)))), initial_energy(p), r, x);
 }
 
 }  // namespace impact

@@ -2,6 +2,9 @@
 // integration cannot advance ends with a status instead of running on. The reproducer
 // (morgan_reference_hang.csv: W ~ 1e300, v0 = 1e-300, eta0 = 1e300) ran for minutes in the sigma
 // chunks of the slip, which made no progress; a sweep of extreme scales must end, each row quickly.
+// The instance's scales, on both paths (RefScale): a normal is read as its direction whatever its
+// length, and an outcome beyond the range of a double is non_finite, not an ok row with inf or NaN.
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +18,10 @@
 #include <thread>
 
 #include "impact/admissible.hpp"
+#include "impact/derived.hpp"
+#include "impact/laws/all.hpp"
 #include "impact/problem.hpp"
+#include "impact/scale.hpp"
 #include "engine/registry.hpp"
 #include "reference/reference.hpp"
 
@@ -147,4 +153,80 @@ TEST(RefBounded, ExtremeScalesEnd) {
       "extreme scales");
   std::printf("[ RefBounded ] %d rows, %d ok, slowest %.3f s\n", rows, ok, worst);
   EXPECT_LT(worst, 1.0);
+}
+
+namespace {
+
+bool same_bits(const Result<double>& a, const Result<double>& b) {
+  const auto eq = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+  return a.status == b.status && eq(a.P.x, b.P.x) && eq(a.P.y, b.P.y) && eq(a.P.z, b.P.z) && eq(a.vf.x, b.vf.x) &&
+         eq(a.vf.y, b.vf.y) && eq(a.vf.z, b.vf.z) && eq(a.dE, b.dE);
+}
+
+// The fast path's and the reference's outcome of law `Law` on p, and their summary quantities.
+template <class Law>
+void normal_length_case(const Problem& p) {
+  const impact::engine::LawInfo& info = impact::engine::law_named(Law::name);
+  const Result<double> fast = Law::eval(p), ref = impact::ref::evaluate(info, p);
+  double x_unit[4];
+  if (fast.status == Status::ok) impact::summary_quantities(p, fast, x_unit);
+  // scaled by a power of two (exact): the unit normal's bits on both paths, and in the summary
+  for (int k : {-1000, -530, 9, 300, 1000}) {
+    Problem q = p;
+    q.n = impact::pow2_scale(p.n, k);
+    EXPECT_TRUE(same_bits(Law::eval(q), fast)) << Law::name << " n x 2^" << k;
+    EXPECT_TRUE(same_bits(impact::ref::evaluate(info, q), ref)) << Law::name << " reference, n x 2^" << k;
+    if (fast.status != Status::ok) continue;
+    double x[4];
+    impact::summary_quantities(q, fast, x);
+    for (int j = 0; j < 3; ++j) EXPECT_EQ(x[j], x_unit[j]) << Law::name << " summary quantity " << j << ", n x 2^" << k;
+  }
+  // scaled by 1e-160 or 1e200 (the direction rounded once): the same statuses, results to 1e-12
+  for (double s : {1e-160, 1e200}) {
+    Problem q = p;
+    q.n = impact::Vec3<double>{s * p.n.x, s * p.n.y, s * p.n.z};
+    for (const bool on_ref : {false, true}) {
+      const Result<double> r = on_ref ? impact::ref::evaluate(info, q) : Law::eval(q), &u = on_ref ? ref : fast;
+      ASSERT_EQ(r.status, u.status) << Law::name << (on_ref ? " reference" : "") << ", n x " << s;
+      if (r.status != Status::ok) continue;
+      const double scale = impact::max_abs3(u.P);
+      EXPECT_NEAR(r.P.x, u.P.x, 1e-12 * scale) << Law::name << (on_ref ? " reference" : "") << ", n x " << s;
+      EXPECT_NEAR(r.P.y, u.P.y, 1e-12 * scale) << Law::name << (on_ref ? " reference" : "") << ", n x " << s;
+      EXPECT_NEAR(r.P.z, u.P.z, 1e-12 * scale) << Law::name << (on_ref ? " reference" : "") << ", n x " << s;
+    }
+  }
+}
+
+}  // namespace
+
+// A contact normal of any finite length is read as its direction, on the fast path, on the
+// reference and in the summary quantities: the length of n is not part of the instance. (A normal
+// of length 1e-160 had its square underflow in the reference and in the summary, which then read
+// another direction; one of 1e200 overflowed there.)
+TEST(RefScale, TheNormalsLengthDoesNotMatter) {
+  for (const Problem& p : {Problem{{3.5, 0.3, -0.2, 3.1, 0.1, 1.2}, {0.3, -0.4, 1.2}, {-1.0, 0.5, -4.0}, 0.4, 0.5, 0.2, 1.2},
+                           Problem{{3.5, 0, 0, 3.5, 0, 1}, {0, 0, 3}, {-1, 0, -5}, 0.4, 0.5, 0.2, 1.1}}) {
+#define IMPACT_CASE(LAW) normal_length_case<impact::LAW>(p);
+    IMPACT_FOR_EACH_LAW(IMPACT_CASE)
+#undef IMPACT_CASE
+  }
+}
+
+// aghili's sigma = mu^2 i_n^2 - |i_t|^2 is an impulse squared: where it overflows (impulses of
+// 1e200: W of 1e-200 at unit speeds) the row is non_finite on both paths, not ok with sigma = -inf or
+// NaN; where it fits (impulses of 1e150), ok on both with the same sign.
+TEST(RefScale, AghiliSigmaBeyondTheRangeIsNonFinite) {
+  for (const double w : {1e-200, 1e-150}) {
+    const Problem p{
+        {3.5 * w, 0.3 * w, -0.2 * w, 3.1 * w, 0.1 * w, 1.2 * w}, {0.3, -0.4, 1.2}, {-1.0, 0.5, -4.0}, 0.4, 0.5, 0.2, 1};
+    const Result<double> fast = impact::AghiliLaw::eval(p);
+    const Result<double> ref = impact::ref::evaluate(impact::engine::law_named("aghili"), p);
+    const Status want = w < 1e-160 ? Status::non_finite : Status::ok;
+    EXPECT_EQ(fast.status, want) << "W x " << w << ", sigma " << fast.aux[0];
+    EXPECT_EQ(ref.status, want) << "W x " << w << ", sigma " << ref.aux[0];
+    if (want == Status::ok) {
+      EXPECT_TRUE(std::isfinite(fast.aux[0]) && std::isfinite(ref.aux[0]));
+      EXPECT_EQ(fast.aux[0] >= 0, ref.aux[0] >= 0);
+    }
+  }
 }
