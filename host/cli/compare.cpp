@@ -2,7 +2,11 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -230,8 +234,24 @@ int run_compare(const CompareArgs& args, std::FILE* out) {
     std::remove(fail_path.c_str());
   } else {
     write_failures(fail_path, rows, rep);
-    std::fprintf(out, "  FAIL: %zu rows beyond tolerance %.3g (worst relative difference %.3g); listed in %s\n",
-                 rep.failures.size(), spec.tol, rep.worst_rel, fail_path.c_str());
+    // each kind of failure apart, in the order met: only rows beyond tolerance have a relative
+    // difference to report (a status or a mode sequence that differs, an unresolved fast path: none)
+    std::vector<std::pair<std::string, std::size_t>> kinds;
+    for (const ref::Failure& f : rep.failures) {
+      auto k = std::find_if(kinds.begin(), kinds.end(), [&](const auto& x) { return x.first == f.reason; });
+      if (k == kinds.end()) kinds.emplace_back(f.reason, 1);
+      else ++k->second;
+    }
+    std::string what;
+    for (const auto& [reason, count] : kinds) {
+      char part[160];
+      if (reason == "beyond tolerance")
+        std::snprintf(part, sizeof part, "%zu rows beyond tolerance %.3g (worst relative difference %.3g)", count, spec.tol,
+                      rep.worst_rel);
+      else std::snprintf(part, sizeof part, "%zu rows: %s", count, reason.c_str());
+      what += (what.empty() ? "" : ", ") + std::string(part);
+    }
+    std::fprintf(out, "  FAIL: %s; listed in %s\n", what.c_str(), fail_path.c_str());
     if (!rep.unverified.empty())
       std::fprintf(out, "  and %zu rows ok in the fast path left unresolved by the reference (%s), listed there too\n",
                    rep.unverified.size(), unverified_statuses(rep).c_str());
