@@ -30,6 +30,10 @@ check "failure file has exactly one row" '[ $(wc -l < "$T/f.csv") -eq 2 ]'
 awk -F, -v OFS=, 'NR==1{for(i=1;i<=NF;i++) if($i=="status") c=i} NR==30{$c="no_approach"} {print}' "$T/res.csv" > "$T/bad2.csv"
 "$IMPACT" compare --law chatterjee-ruina --in "$T/bad2.csv" --given --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
 check "planted wrong status exits 3" '[ $rc -eq 3 ] && grep -q "^30,status differs" "$T/f.csv"'
+check "a status that differs is said as such, without a relative difference" 'grep -q "FAIL: 1 rows: status differs; listed in" "$T/out" && ! grep -q "beyond tolerance" "$T/out"'
+awk -F, -v OFS=, 'NR==1{for(i=1;i<=NF;i++) if($i=="status") c=i} NR==30{$c="no_approach"} {print}' "$T/bad.csv" > "$T/bad3.csv"
+"$IMPACT" compare --law chatterjee-ruina --in "$T/bad3.csv" --given --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
+check "both kinds counted apart" '[ $rc -eq 3 ] && grep -q "FAIL: 1 rows beyond tolerance 1e-05 (worst relative difference .*), 1 rows: status differs; listed in" "$T/out"'
 
 # 5. the integrators: jia on a random subset passes at 250 steps; 8 steps cannot meet 1e-9
 "$IMPACT" compare --law jia --in "$T/cases.csv" --sample 40 --seed 3 --fail-out "$T/f.csv" --report "$T/r.json" > "$T/out" 2>&1; rc=$?
