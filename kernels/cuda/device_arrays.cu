@@ -5,7 +5,8 @@
 // kDeviceChunk rows, which bound the sort's memory). Per call: a reset of the W-symmetry flag, the
 // launches, the flag's copy back and one wait on the stream; nothing is allocated after the first
 // call of a shape (the flag and the sort's buffers are kept per host thread and device), and
-// nothing crosses to the host but the flag.
+// nothing crosses to the host but the flag. A result block of the core's pool waits for the whole
+// device once, when it is freed (device_free: counted as a device_sync of the freeing thread).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -195,6 +196,7 @@ void device_free(int device, void* p) {
   // consumer (JAX) may free it with kernels still queued on its own non-blocking streams, which
   // the legacy stream's order does not cover. cudaFree waited so too.
   const cudaError_t e = cudaDeviceSynchronize();
+  ++thread_call_counts()[Call::device_sync];  // the one device-wide wait of the device-array path
   if (e == cudaSuccess && pooled) cudaFreeAsync(p, nullptr);
   else if (e == cudaSuccess) cudaFree(p);
   cudaGetLastError();

@@ -197,8 +197,8 @@ void launch_law(const BatchIn<T>& din, const BatchOut<T>& dout, const LawOptions
   check(cudaGetLastError(), "kernel launch");
 }
 
-// The CUDA runtime under the eval path's schedule (kernels/cuda/stream_plan.hpp), its calls counted
-// per host thread (call_counts()).
+// The CUDA runtime under the eval path's schedule (kernels/cuda/stream_plan.hpp), each call counted
+// where it is made, per host thread (call_counts()).
 struct CudaRuntime {
   using Stream = cudaStream_t;
   using Order = KeyOrder;
@@ -207,11 +207,13 @@ struct CudaRuntime {
     void* p = nullptr;
     check(cudaMalloc(&p, bytes), "cudaMalloc");
     ++device_allocation_counter();
+    ++counts()[Call::device_alloc];
     return p;
   }
   void* host_alloc(std::size_t bytes) {
     void* p = nullptr;
     check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+    ++counts()[Call::host_alloc];
     return p;
   }
   // the frees, the stream's destruction and the quiet wait report nothing: they run in destructors
@@ -223,20 +225,28 @@ struct CudaRuntime {
   Stream stream_create() {
     cudaStream_t s = nullptr;
     check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    ++counts()[Call::stream_create];
     return s;
   }
-  void stream_sync(Stream s) { check(cudaStreamSynchronize(s), "chunk (copy in, kernel, copy out)"); }
-  std::size_t order_reserve(KeyOrder& o, std::size_t rows) { return o.reserve(rows); }
+  void stream_sync(Stream s) {
+    check(cudaStreamSynchronize(s), "chunk (copy in, kernel, copy out)");
+    ++counts()[Call::stream_sync];
+  }
+  void order_reserve(KeyOrder& o, std::size_t rows) { counts()[Call::device_alloc] += o.reserve(rows); }
   void upload(void* dev, const void* host, std::size_t bytes, Stream s) {
     check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync to device");
+    ++counts()[Call::upload];
   }
   void download(void* host, const void* dev, std::size_t bytes, Stream s) {
     check(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync to host");
+    ++counts()[Call::download];
   }
+  // the law's kernel, or with an order the key kernel, CUB's sort and the ordered kernel
   template <class Law, class T>
   void launch_law(const BatchIn<T>& din, const BatchOut<T>& dout, const LawOptions& opt, std::size_t m, KeyOrder* order,
                   Stream s) {
     cuda::launch_law<Law, T>(din, dout, opt, m, order, s);
+    counts()[Call::launch] += HasRegimeKey<Law>::value && order ? 3 : 1;
   }
 };
 

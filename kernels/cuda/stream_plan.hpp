@@ -3,7 +3,9 @@
 // type appears here, so that g++ compiles it too: kernels/cuda/evaluate.cu runs it on the CUDA runtime
 // (CudaRuntime), and a recording stand-in (tests/kernels/test_stream_plan.cpp) runs it on the host,
 // evaluating the law there and counting the calls, which tells on a machine without a GPU what a
-// batch costs in runtime calls.
+// batch costs in runtime calls. Each runtime counts the calls it makes itself (CudaRuntime in
+// cuda::call_counts()), so that on a device the counts are the runtime's, not the schedule's idea
+// of them.
 //
 // The rules the schedule keeps, and why:
 //   - no allocation after the first call of a shape: the staging buffers (pinned host memory, device
@@ -23,10 +25,9 @@
 //   void* device_alloc(bytes), void* host_alloc(bytes), Stream stream_create(), void stream_sync(s)
 //   static void device_free(p), host_free(p), stream_destroy(s), stream_sync_quiet(s) (errors
 //                                  ignored: the pool's destructor and the clean-up after a throw)
-//   size_t order_reserve(Order&, rows)         the device allocations it made (0: big enough)
+//   void order_reserve(Order&, rows)           the sort's buffers for `rows` rows (none when big enough)
 //   void upload(dev, host, bytes, s), void download(host, dev, bytes, s)
 //   template <class Law, class T> void launch_law(din, dout, opt, rows, Order* (null: plain order), s)
-//   CallCounts& counts()                       where the calls above are counted
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -126,24 +127,20 @@ class StagePool {
     if (!st.has_stream) {
       st.stream = rt.stream_create();
       st.has_stream = true;
-      ++rt.counts()[Call::stream_create];
     }
-    // one staging buffer grown to `bytes`, counted under `kind`: the old block freed first, and an
-    // allocation that throws leaves the stage empty, not its old size on no memory
-    const auto grow = [&](void*& p, std::size_t& have, void (*release)(void*), auto alloc, Call kind) {
+    // one staging buffer grown to `bytes`: the old block freed first, and an allocation that throws
+    // leaves the stage empty, not its old size on no memory
+    const auto grow = [&](void*& p, std::size_t& have, void (*release)(void*), auto alloc) {
       if (have >= bytes) return;
       if (p) release(p);
       p = nullptr;
       have = 0;
       p = alloc();
       have = bytes;
-      ++rt.counts()[kind];
     };
-    grow(
-        st.host, st.host_bytes, &R::host_free, [&] { return rt.host_alloc(bytes); }, Call::host_alloc);
-    grow(
-        st.dev, st.dev_bytes, &R::device_free, [&] { return rt.device_alloc(bytes); }, Call::device_alloc);
-    if (order_rows > 0) rt.counts()[Call::device_alloc] += rt.order_reserve(st.order, order_rows);
+    grow(st.host, st.host_bytes, &R::host_free, [&] { return rt.host_alloc(bytes); });
+    grow(st.dev, st.dev_bytes, &R::device_free, [&] { return rt.device_alloc(bytes); });
+    if (order_rows > 0) rt.order_reserve(st.order, order_rows);
     return st;
   }
   // Waits on every stage's stream and forgets the chunks in flight (a call that throws).
@@ -165,7 +162,6 @@ template <class R, class T>
 void drain(R& rt, Stage<R>& st, int nin, const BatchOut<T>& out) {
   if (!st.pending) return;
   rt.stream_sync(st.stream);
-  ++rt.counts()[Call::stream_sync];
   const std::size_t m = st.rows, f = st.first;
   const BatchOut<T> h = packed_batch_out<T>(static_cast<char*>(st.host) + std::size_t(nin) * m * sizeof(T), m);
   CopySpan sp[kNumRealOutputs + 3];
@@ -202,12 +198,9 @@ void issue(R& rt, Stage<R>& st, const BatchIn<T>& in, std::size_t first, std::si
   const std::size_t ib = std::size_t(nin) * m * sizeof(T), ob = m * output_row_bytes<T>();
   const BatchOut<T> dout = packed_batch_out<T>(static_cast<char*>(st.dev) + ib, m);
   rt.upload(st.dev, st.host, ib, st.stream);
-  ++rt.counts()[Call::upload];
   const bool sort_chunk = sorted && batch_keys_vary<Law, T>(in, first, m);  // else the plain order
   rt.template launch_law<Law, T>(din, dout, opt, m, sort_chunk ? &st.order : nullptr, st.stream);
-  rt.counts()[Call::launch] += sort_chunk ? 3 : 1;
   rt.download(static_cast<char*>(st.host) + ib, static_cast<char*>(st.dev) + ib, ob, st.stream);
-  ++rt.counts()[Call::download];
   st.first = first;
   st.rows = m;
   st.pending = true;

@@ -229,6 +229,33 @@ def test_a_call_of_a_known_shape_is_one_flag_reset_its_launches_one_copy_and_one
                     "download": 1, "stream_sync": 1, "device_sync": 0}
 
 
+def test_a_result_of_the_cores_pool_waits_for_the_device_once_when_freed():
+    """A result block from the core's pool (JAX's results, and CuPy's while its current stream is one of
+    its own) goes back to the pool after one wait for the whole device, counted as a device_sync of
+    the freeing thread: a consumer may still have kernels that read it queued on its own streams,
+    which the legacy stream's order does not cover. The call itself waits on its stream only."""
+    _gpu_or_skip("cupy")
+    import gc
+
+    import cupy
+
+    from impactbatch import _core
+
+    dev_in = [cupy.asarray(x) for x in _random_rows(1000, seed=5)]
+    with cupy.cuda.Stream(non_blocking=True):
+        ib.evaluate("chatterjee-ruina", *dev_in)  # a first call of the shape, freed at once
+        gc.collect()
+        before = _core.cuda_calls()
+        r = ib.evaluate("chatterjee-ruina", *dev_in)
+        during = _core.cuda_calls()
+        assert r.status.shape == (1000,)
+        del r
+        gc.collect()
+        after = _core.cuda_calls()
+    assert during["device_sync"] == before["device_sync"] and during["stream_sync"] == before["stream_sync"] + 1
+    assert after["device_sync"] == during["device_sync"] + 1
+
+
 def test_device_inputs_read_in_place_and_strided():
     """A transposed (non-contiguous) W and a broadcast normal give the host path's results."""
     fw = next((f for f in _frameworks() if f in ("cupy", "torch")), None)

@@ -40,33 +40,36 @@ struct RecordingRuntime {
   bool fail_alloc = false;  // every allocation throws
   int launched = 0;
 
-  CallCounts& counts() { return calls; }
+  // every call counted and appended to the trace, by the stand-in itself (as CudaRuntime counts)
+  void rec(Call c) {
+    trace.push_back(c);
+    ++calls[c];
+  }
   void* device_alloc(std::size_t b) { return note(Call::device_alloc, std::malloc(b)); }
   void* host_alloc(std::size_t b) { return note(Call::host_alloc, std::malloc(b)); }
   static void device_free(void* p) { std::free(p); }
   static void host_free(void* p) { std::free(p); }
   Stream stream_create() {
-    trace.push_back(Call::stream_create);
+    rec(Call::stream_create);
     return streams++;
   }
   static void stream_destroy(Stream) {}
-  void stream_sync(Stream) { trace.push_back(Call::stream_sync); }
+  void stream_sync(Stream) { rec(Call::stream_sync); }
   static void stream_sync_quiet(Stream) {}
   // the CUDA KeyOrder's two device buffers (keys and indices, CUB's temporary storage)
-  std::size_t order_reserve(Order& o, std::size_t rows) {
-    if (o.size() >= rows) return 0;
+  void order_reserve(Order& o, std::size_t rows) {
+    if (o.size() >= rows) return;
     o.assign(rows, 0);
-    trace.push_back(Call::device_alloc);
-    trace.push_back(Call::device_alloc);
-    return 2;
+    rec(Call::device_alloc);
+    rec(Call::device_alloc);
   }
   void upload(void* d, const void* h, std::size_t b, Stream) {
     std::memcpy(d, h, b);
-    trace.push_back(Call::upload);
+    rec(Call::upload);
   }
   void download(void* h, const void* d, std::size_t b, Stream) {
     std::memcpy(h, d, b);
-    trace.push_back(Call::download);
+    rec(Call::download);
   }
   template <class Law, class T>
   void launch_law(const BatchIn<T>& din, const BatchOut<T>& dout, const LawOptions& opt, std::size_t m, Order* order, Stream) {
@@ -79,11 +82,11 @@ struct RecordingRuntime {
         std::vector<std::uint32_t> key(m);
         for (std::size_t i = 0; i < m; ++i) key[i] = KeyFunctor<Law, T>{din}(i);
         std::stable_sort(rows.begin(), rows.end(), [&](std::uint32_t a, std::uint32_t b) { return key[a] < key[b]; });
-        for (int k = 0; k < 3; ++k) trace.push_back(Call::launch);  // keys, sort, ordered kernel
+        for (int k = 0; k < 3; ++k) rec(Call::launch);  // keys, sort, ordered kernel
         sorted = true;
       }
     }
-    if (!sorted) trace.push_back(Call::launch);
+    if (!sorted) rec(Call::launch);
     const EvalFunctor<Law, T> f{din, dout, opt};
     for (std::uint32_t i : rows) f(i);
   }
@@ -92,7 +95,7 @@ struct RecordingRuntime {
   void* note(Call c, void* p) {
     if (fail_alloc) std::free(p);
     if (!p || fail_alloc) throw std::bad_alloc();
-    trace.push_back(c);
+    rec(c);
     return p;
   }
 };
@@ -259,10 +262,10 @@ TEST(StreamPlan, FewerThanTwoStreamsIsRefused) {
 #include "device.hpp"
 #include "kernels/cuda/cuda.hpp"
 
-// On a device: the CUDA runtime under the same schedule makes the calls the stand-in counts; the
-// second call's outputs are the first's bits, and the serial backend's statuses with impulses within
-// rounding (the device contracts a * b + c into one FMA, so its bits are its own: the CUDA gtests'
-// tolerance).
+// On a device: the CUDA runtime under the same schedule makes the calls the stand-in makes, as the
+// runtime's own calls count them (and no cudaMalloc of the process); the second call's outputs are
+// the first's bits, and the serial backend's statuses with impulses within rounding (the device
+// contracts a * b + c into one FMA, so its bits are its own: the CUDA gtests' tolerance).
 TEST(StreamPlan, OnTheDeviceASecondCallOfAShapeMakesTheStandInsCalls) {
   IMPACT_REQUIRE_DEVICE("the CUDA eval path's call counts");
   const auto ps = instances(300);
@@ -270,8 +273,10 @@ TEST(StreamPlan, OnTheDeviceASecondCallOfAShapeMakesTheStandInsCalls) {
   serial::evaluate<NewtonLaw, double>(ref.bin, ref.bout, LawOptions{});
   cuda::evaluate<NewtonLaw, double>(first.bin, first.bout, LawOptions{});  // the shape's first call
   const CallCounts before = cuda::call_counts();
+  const std::uint64_t allocations = cuda::device_allocations();  // every cudaMalloc of the process
   cuda::evaluate<NewtonLaw, double>(got.bin, got.bout, LawOptions{});
-  const CallCounts c = cuda::call_counts().since(before);
+  const CallCounts c = cuda::call_counts().since(before);  // counted by the CUDA runtime's calls themselves
+  EXPECT_EQ(cuda::device_allocations(), allocations);
   for (Call k : {Call::device_alloc, Call::host_alloc, Call::stream_create, Call::device_sync})
     EXPECT_EQ(c[k], 0u) << cuda::call_name(k);
   for (Call k : {Call::upload, Call::launch, Call::download, Call::stream_sync}) EXPECT_EQ(c[k], 1u) << cuda::call_name(k);
