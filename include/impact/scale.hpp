@@ -79,10 +79,6 @@ IMPACT_HDI void from_unit_scales(Result<T>& r, const Scales& s, int aux0_impulse
   if (r.status != Status::ok) return;
   const T smallest = kSmallestNormal<T>;
   bool lost = !(isfinite3(r.P) && isfinite3(r.vf) && std::isfinite(r.dE) && std::isfinite(r.In_c));
-  // aghili's sigma, an impulse squared: beyond the range once scaled back (impulses of 1e155 and
-  // up), it would read inf. (Below it, from impulses of 1e-155 and down, it rounds to a signed zero
-  // or a subnormal, the correctly rounded value, which keeps its sign.)
-  lost = lost || (aux0_impulse_power && !std::isfinite(r.aux[0]));
   lost = lost || (unit_impulse && !(max_abs3(r.P) >= smallest / Eps<T>::value && max_abs3(Pu) >= smallest / Eps<T>::value));
   lost = lost || !(pow2_scale(T(1), s.kv) >= smallest / Eps<T>::value);
   lost = lost || (Pu.x != T(0) && !(tabs(r.P.x) >= smallest)) || (Pu.y != T(0) && !(tabs(r.P.y) >= smallest)) ||
