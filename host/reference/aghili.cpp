@@ -38,8 +38,9 @@
 //     in mu from the frictionless direction (mu = 0 has the single solution u = dir(vbar_t) of the
 //     frictionless impact), which is the branch the fast path's iteration starts from.
 //     steps = bisection and Newton iterations of the root finding.
-//   A row whose sticking impulse, or sigma, its square, overflows gets `non_finite` (docs/INTERFACE.md:
-//   "the result would not be finite") before the stick/slip decision.
+//   The law runs on the instance in its own units, as the fast path's (aghili() over aghili_unit()).
+//   A row whose sticking impulse overflows there, or whose sigma, an impulse squared, overflows once
+//   scaled back, gets `non_finite` (docs/INTERFACE.md: "the result would not be finite").
 #include <Eigen/Dense>
 #include <Eigen/Eigenvalues>
 #include <algorithm>
@@ -48,6 +49,7 @@
 #include <limits>
 #include <vector>
 
+#include "impact/scale.hpp"
 #include "impact/rmath.hpp"
 #include "reference/reference.hpp"
 
@@ -264,10 +266,9 @@ double nearest(const std::vector<double>& sols, double th) {
   return best;
 }
 
-}  // namespace
-
 // ---- aghili ----------------------------------------------------------------------------------------
-Result<double> aghili(const ContactProblem<double>& in) {
+// The law on an instance in its own units (aghili() below scales it there and back).
+Result<double> aghili_unit(const ContactProblem<double>& in) {
   ContactProblem<double> p = in;
   const Status s = validate(p, ParamUse{true, true, true, false});
   if (s != Status::ok) return make_result<double>(s);
@@ -325,9 +326,8 @@ Result<double> aghili(const ContactProblem<double>& in) {
   res.aux[3] = e_star;
   res.aux[4] = e_glob;
 
-  if (!i_stick.allFinite() || !std::isfinite(sigma)) {
-    // the sticking impulse, or its square in sigma, overflows: a column of the row would not be
-    // finite (the fast path's rule: an outcome beyond the range of the type is non_finite)
+  if (!i_stick.allFinite()) {
+    // the sticking impulse overflows: neither branch has a finite result
     res.status = Status::non_finite;
     return res;
   }
@@ -374,6 +374,19 @@ Result<double> aghili(const ContactProblem<double>& in) {
   res.P = from_eigen(m.impulse(r.mu, th));
   finish(p, res);
   return res;
+}
+
+}  // namespace
+
+// In the instance's own units, as the fast path (impact/scale.hpp: W, v0 and n divided by powers of
+// two near their magnitudes, exact, the outcome multiplied back, sigma as an impulse squared): the
+// squares of impulses, of |i_t| and of the e* quadratic's coefficients stay in range at any scale,
+// and an ordinary instance gets the bits it would get unscaled. sigma beyond the range once scaled
+// back is non_finite, as on the fast path.
+Result<double> aghili(const ContactProblem<double>& p) {
+  Result<double> r = eval_in_own_units(p, aghili_unit, 2);
+  if (r.status == Status::ok && !std::isfinite(r.aux[0])) r.status = Status::non_finite;
+  return r;
 }
 
 template <>

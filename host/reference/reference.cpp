@@ -30,7 +30,7 @@ Result<double> checked(const ContactProblem<double>& in, const Options& o) {
   // validate() then normalises a normal of length 1e-160 or 1e200 without its square underflowing
   // or overflowing, as the fast path's own units do (impact/scale.hpp)
   ContactProblem<double> p = in;
-  p.n = pow2_scale(p.n, -exponent_of(max_abs3(p.n)));
+  p.n = with_unit_exponent(p.n);
   Result<double> r = solve<Law>(p, o);
   bool may_gain = false;
   if constexpr (std::is_same_v<Law, AghiliLaw>) {

@@ -56,7 +56,7 @@ IMPACT_HDI void summary_quantities(Vec3<U> n, double K0, const Result<T>& r, dou
 // overflow). The kernels' n, made unit on the device, takes the overload above as it is.
 template <class T>
 IMPACT_HDI void summary_quantities(const ContactProblem<T>& p, const Result<T>& r, double x[4]) {
-  summary_quantities(pow2_scale(to_double(p.n), -exponent_of(max_abs3(to_double(p.n)))), initial_energy(p), r, x);
+  summary_quantities(with_unit_exponent(to_double(p.n)), initial_energy(p), r, x);
 }
 
 }  // namespace impact

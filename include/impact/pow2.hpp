@@ -1,4 +1,4 @@
-// Exact scaling by powers of two, and the direction of a vector of any finite magnitude. A product
+// Exact scaling by powers of two, for a vector of any finite magnitude among them. A product
 // with an exact power of two is exact in binary floating point while the result stays a normal
 // number, so every operation that commutes with it (+, -, *, /, sqrt of an even power) gives the
 // same bits on the scaled values, scaled; the bit patterns are read directly (std::memcpy on the
@@ -95,6 +95,15 @@ IMPACT_HDI T pow2_scale(T x, int k) {
 template <class T>
 IMPACT_HDI Vec3<T> pow2_scale(Vec3<T> a, int k) {
   return Vec3<T>{pow2_scale(a.x, k), pow2_scale(a.y, k), pow2_scale(a.z, k)};
+}
+
+// a scaled by the power of two nearest below its largest component (exact): its largest component
+// in [1, 2), so that its square neither underflows nor overflows (a normal of length 1e-160 or
+// 1e200 keeps its direction). A vector whose largest component already lies in [1, 2) is returned
+// as it is; zero, as zero.
+template <class T>
+IMPACT_HDI Vec3<T> with_unit_exponent(Vec3<T> a) {
+  return pow2_scale(a, -exponent_of(max_abs3(a)));
 }
 
 }  // namespace impact
