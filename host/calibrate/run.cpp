@@ -384,6 +384,17 @@ double batch_seconds(Model& m, const std::vector<double>& pts, std::size_t n, in
   return best;
 }
 
+// Draw `point` from the prior (point x dim Philox uniforms of stream 7, one per coordinate, through
+// each free parameter's quantile): start_from_prior's draws, the same on every machine.
+void prior_draw(const Model& m, const Philox& rng, std::uint64_t point, double* x) {
+  const std::size_t D = m.dim();
+  for (std::size_t k = 0; k < D; ++k) {
+    double u, unused;
+    uniforms2(rng, point * D + k, 7, u, unused);
+    x[k] = m.free()[k].quantile(u);
+  }
+}
+
 // `count` points from the prior for the backend trial (start_from_prior's, the method's batch of
 // `half` first). When the prior refuses that many finite ones, its first draws as they come: the
 // trial times them all the same, and the method's own check then refuses the run in its own words
@@ -395,11 +406,7 @@ std::vector<double> trial_points(Model& m, const CalibrateConfig& c, std::size_t
     const std::size_t D = m.dim();
     const Philox rng{c.seed};
     std::vector<double> pts(count * D);
-    for (std::size_t i = 0; i < count * D; ++i) {
-      double u, unused;
-      uniforms2(rng, i, 7, u, unused);  // start_from_prior's first round
-      pts[i] = m.free()[i % D].quantile(u);
-    }
+    for (std::size_t w = 0; w < count; ++w) prior_draw(m, rng, w, &pts[w * D]);  // start_from_prior's first round
     return pts;
   }
 }
@@ -418,11 +425,7 @@ std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_
   for (std::uint32_t round = 0; round < 100 && !todo.empty(); ++round) {
     std::vector<double> pts(todo.size() * D), got(todo.size());
     for (std::size_t t = 0; t < todo.size(); ++t)
-      for (std::size_t k = 0; k < D; ++k) {
-        double u, unused;
-        uniforms2(rng, (static_cast<std::uint64_t>(round) * W + todo[t]) * D + k, 7, u, unused);
-        pts[t * D + k] = m.free()[k].quantile(u);
-      }
+      prior_draw(m, rng, static_cast<std::uint64_t>(round) * W + todo[t], &pts[t * D]);
     m.log_posterior(pts.data(), todo.size(), got.data());
     std::vector<std::size_t> left;
     for (std::size_t t = 0; t < todo.size(); ++t) {
@@ -434,11 +437,7 @@ std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_
   if (!todo.empty()) {
     // why, at the first draw of a walker left: the law's statuses on the data, or the data's distance
     std::vector<double> first(D);
-    for (std::size_t k = 0; k < D; ++k) {
-      double u, unused;
-      uniforms2(rng, todo[0] * D + k, 7, u, unused);
-      first[k] = m.free()[k].quantile(u);
-    }
+    prior_draw(m, rng, todo[0], first.data());
     // one point asked for (SMC's check that the model holds somewhere): no count of what asked
     const std::string who = W == 1 ? std::string("none of 100 draws from the prior has a finite posterior")
                                    : std::to_string(todo.size()) + " of " + std::to_string(W) + " " + what +

@@ -568,13 +568,17 @@ IterationCoherence iteration_coherence(const std::vector<std::uint32_t>& it, con
     if (in.empty() || in[i]) order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return key[x] < key[y]; });
   IterationCoherence c;
-  for (std::size_t b = 0; b < order.size(); b += kWarp) {
+  // dealt from the last (dearest keys) down, as the kernels' persistent lanes deal their batches:
+  // a partial warp, if any, holds the first instances
+  for (std::size_t e = order.size(); e > 0;) {
+    const std::size_t b = e > static_cast<std::size_t>(kWarp) ? e - kWarp : 0;
     std::uint32_t most = 0;
-    for (std::size_t l = b; l < std::min(order.size(), b + kWarp); ++l) {
+    for (std::size_t l = b; l < e; ++l) {
       c.work += it[order[l]];
       most = std::max(most, it[order[l]]);
     }
     c.slots += static_cast<double>(kWarp) * most;
+    e = b;
   }
   return c;
 }

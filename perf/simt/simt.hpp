@@ -216,9 +216,11 @@ struct PassCounts {
 PassCounts pass_counts(const PathTrace& trace, int block);
 
 // Coherence by loop iterations alone: the instances of a pass in key order (stable), dealt out kWarp
-// at a time, each warp holding kWarp lanes for as many iterations as its longest one runs (a last
-// partial warp too). work = the lanes' iterations, slots = the warps' lane-iterations; both add over
-// passes, and active() = kWarp x work / slots is the active threads per warp.
+// at a time from the last one down (as the persistent lanes deal), each warp holding kWarp lanes for
+// as many iterations as its longest one runs (a partial warp of the first instances too). So the
+// key that is the count itself gives the fewest slots of any key: the oracle. work = the lanes'
+// iterations, slots = the warps' lane-iterations; both add over passes, and active() = kWarp x work /
+// slots is the active threads per warp.
 struct IterationCoherence {
   double work = 0, slots = 0;
   double active() const { return slots > 0 ? kWarp * work / slots : static_cast<double>(kWarp); }

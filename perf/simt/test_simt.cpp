@@ -436,8 +436,8 @@ TEST(SimtSchedule, PredictedCountKeys) {
 
 // Two passes: pass_counts splits each path at its first iteration that runs the block (the rest,
 // whatever it runs, is the second pass); iteration_coherence deals a pass's instances 32 at a time
-// in key order, each warp held for its longest lane, the last partial warp whole; count_keys of
-// exact counts order like the counts.
+// in key order from the last one down, each warp held for its longest lane, a partial warp of the
+// first ones whole; count_keys of exact counts order like the counts, which gives the fewest slots.
 TEST(SimtSchedule, TwoPassesSplitAtTheFirstDescentIteration) {
   perf::PathTrace t;
   // instance i: 10 + i iterations of block 0, then (odd i) 5 iterations of block 1 and 3 of block 0 again
@@ -468,13 +468,15 @@ TEST(SimtSchedule, TwoPassesSplitAtTheFirstDescentIteration) {
     EXPECT_EQ(c.second[i], i % 2 ? 8u : 0u);
     second[i] = c.second[i] > 0;
   }
-  // the first pass by the count: a warp of 10..41 (work 816, slots 32 x 41) and one of 42..49 (work 364, slots 32 x 49)
+  // the first pass by the count, dealt from the dearest down: a warp of 18..49 (work 1072, slots 32 x
+  // 49), then the partial one of 10..17 (work 108, slots 32 x 17)
   const perf::IterationCoherence a = perf::iteration_coherence(c.first, perf::count_keys(c.first, 1, 1));
-  EXPECT_DOUBLE_EQ(a.work, 816 + 364);
-  EXPECT_DOUBLE_EQ(a.slots, 32.0 * 41 + 32.0 * 49);
-  // by the key (the reverse order): 49..18, then 17..10
+  EXPECT_DOUBLE_EQ(a.work, 1072 + 108);
+  EXPECT_DOUBLE_EQ(a.slots, 32.0 * 49 + 32.0 * 17);
+  // by the key (the reverse order): 41..10, then the partial 49..42: more slots than the count's
   const perf::IterationCoherence r = perf::iteration_coherence(c.first, t.key);
-  EXPECT_DOUBLE_EQ(r.slots, 32.0 * 49 + 32.0 * 17);
+  EXPECT_DOUBLE_EQ(r.slots, 32.0 * 41 + 32.0 * 49);
+  EXPECT_GT(a.active(), r.active());
   // the second pass holds the 20 odd instances, 8 iterations each: one partial warp, every lane busy while it runs
   const perf::IterationCoherence b = perf::iteration_coherence(c.second, t.key, second);
   EXPECT_DOUBLE_EQ(b.work, 20 * 8);
@@ -482,7 +484,7 @@ TEST(SimtSchedule, TwoPassesSplitAtTheFirstDescentIteration) {
   EXPECT_DOUBLE_EQ(b.active(), 20);
   perf::IterationCoherence both = a;
   both += b;
-  EXPECT_DOUBLE_EQ(both.active(), 32 * (816 + 364 + 160) / (32.0 * (41 + 49 + 8)));
+  EXPECT_DOUBLE_EQ(both.active(), 32 * (1072 + 108 + 160) / (32.0 * (49 + 17 + 8)));
   // a pass that holds no instance leaves the warps full (nothing runs)
   EXPECT_DOUBLE_EQ(perf::iteration_coherence(c.second, t.key, std::vector<std::uint8_t>(40, 0)).active(), 32);
   EXPECT_THROW(perf::iteration_coherence(c.first, std::vector<std::uint32_t>(3, 0)), std::invalid_argument);
