@@ -49,7 +49,6 @@
 #include <limits>
 #include <vector>
 
-#include "impact/scale.hpp"
 #include "impact/rmath.hpp"
 #include "reference/reference.hpp"
 
@@ -378,16 +377,11 @@ Result<double> aghili_unit(const ContactProblem<double>& in) {
 
 }  // namespace
 
-// In the instance's own units, as the fast path (impact/scale.hpp: W, v0 and n divided by powers of
-// two near their magnitudes, exact, the outcome multiplied back, sigma as an impulse squared): the
-// squares of impulses, of |i_t| and of the e* quadratic's coefficients stay in range at any scale,
-// and an ordinary instance gets the bits it would get unscaled. sigma beyond the range once scaled
-// back is non_finite, as on the fast path.
-Result<double> aghili(const ContactProblem<double>& p) {
-  Result<double> r = eval_in_own_units(p, aghili_unit, 2);
-  if (r.status == Status::ok && !std::isfinite(r.aux[0])) r.status = Status::non_finite;
-  return r;
-}
+// In the instance's own units, by the fast path's scaling (AghiliLaw::in_own_units): the squares of
+// impulses, of |i_t| and of the e* quadratic's coefficients stay in range at any scale, an ordinary
+// instance gets the bits it would get unscaled, and sigma beyond the range once scaled back is
+// non_finite on both paths alike.
+Result<double> aghili(const ContactProblem<double>& p) { return AghiliLaw::in_own_units(p, aghili_unit); }
 
 template <>
 Result<double> solve<AghiliLaw>(const ContactProblem<double>& p, const Options&) {

@@ -33,15 +33,21 @@ struct AghiliLaw {
   static constexpr Cost cost = {3069, 0};  // flops per instance: docs/bench.md
 
   // The outcome on p, evaluated in p's own units (impact/scale.hpp).
-  // sigma, an impulse squared, scaled back beyond the range of the type (impulses of 1e155 and up)
-  // would read inf in an ok row: the row is non_finite, as an outcome beyond the range is
-  // (impact/scale.hpp). Below the range (impulses of 1e-155 and down) it rounds to a signed zero or
-  // a subnormal, the correctly rounded value, which keeps its sign. The test is here, not in the
-  // scaling every law shares, so that the other laws' machine code is what it was.
   template <class T>
   IMPACT_HD static Result<T> eval(const ContactProblem<T>& p, const LawOptions& = LawOptions{}) {
-    Result<T> r = eval_in_own_units(
-        p, [&](const ContactProblem<T>& q) { return detail::aghili::eval_unit<T>(q, use()); }, 2);
+    return in_own_units(p, [&](const ContactProblem<T>& q) { return detail::aghili::eval_unit<T>(q, use()); });
+  }
+
+  // f, the law on an instance in its own units, run on p scaled there and back (eval_in_own_units),
+  // sigma as an impulse squared; the CPU reference runs its own f through this too. sigma scaled
+  // back beyond the range of the type (impulses of 1e155 and up) would read inf in an ok row: the
+  // row is non_finite, as an outcome beyond the range is (impact/scale.hpp). Below the range
+  // (impulses of 1e-155 and down) it rounds to a signed zero or a subnormal, the correctly rounded
+  // value, which keeps its sign. The test is here, not in the scaling every law shares, so that the
+  // other laws' machine code is what it was.
+  template <class T, class F>
+  IMPACT_HD static Result<T> in_own_units(const ContactProblem<T>& p, F f) {
+    Result<T> r = eval_in_own_units(p, f, 2);
     if (r.status == Status::ok && !std::isfinite(r.aux[0])) r.status = Status::non_finite;
     return r;
   }
