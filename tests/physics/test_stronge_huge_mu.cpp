@@ -7,7 +7,6 @@
 
 #include <cfloat>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "impact/laws/stronge.hpp"
 #include "impact/problem.hpp"
 #include "random_instances.hpp"
+#include "same_result.hpp"
 
 namespace {
 
@@ -52,12 +52,7 @@ double rel(const Result<T>& a, const Result<U>& b, double v0) {
   return std::max(norm3(dP) / norm3(b.P), norm3(dv) / v0);
 }
 
-template <class T>
-bool same_bits(const Result<T>& a, const Result<T>& b) {
-  return std::memcmp(&a.P, &b.P, sizeof a.P) == 0 && std::memcmp(&a.vf, &b.vf, sizeof a.vf) == 0 &&
-         std::memcmp(&a.dE, &b.dE, sizeof a.dE) == 0 && std::memcmp(&a.In_c, &b.In_c, sizeof a.In_c) == 0 && a.steps == b.steps &&
-         a.status == b.status && a.modes.bits == b.modes.bits;
-}
+using impact::test::same_bits;
 
 LawOptions opts(int steps, Integrator integ = Integrator::rk4) {
   LawOptions o;

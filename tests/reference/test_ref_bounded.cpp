@@ -24,6 +24,7 @@
 #include "impact/scale.hpp"
 #include "engine/registry.hpp"
 #include "reference/reference.hpp"
+#include "same_result.hpp"
 
 namespace {
 
@@ -157,11 +158,7 @@ TEST(RefBounded, ExtremeScalesEnd) {
 
 namespace {
 
-bool same_bits(const Result<double>& a, const Result<double>& b) {
-  const auto eq = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
-  return a.status == b.status && eq(a.P.x, b.P.x) && eq(a.P.y, b.P.y) && eq(a.P.z, b.P.z) && eq(a.vf.x, b.vf.x) &&
-         eq(a.vf.y, b.vf.y) && eq(a.vf.z, b.vf.z) && eq(a.dE, b.dE);
-}
+using impact::test::same_bits;
 
 // The fast path's and the reference's outcome of law `Law` on p, and their summary quantities.
 template <class Law>
