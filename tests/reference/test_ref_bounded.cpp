@@ -21,7 +21,7 @@
 #include "impact/derived.hpp"
 #include "impact/laws/all.hpp"
 #include "impact/problem.hpp"
-#include "impact/scale.hpp"
+#include "impact/pow2.hpp"
 #include "engine/registry.hpp"
 #include "reference/reference.hpp"
 #include "same_result.hpp"
