@@ -239,6 +239,22 @@ void resolve_mcmc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
   if (!burn_set) c.burn = c.mcmc_steps / 4;
 }
 
+// A method's table set on the command line (--set, the Python keywords) that the run's method does
+// not read would change nothing, so a run refuses it: a file may carry every method's table and
+// switch with --set calibrate.method, but a setting typed for this run is meant for it.
+void check_sets_are_read(const ConfigReader& r, const CalibrateConfig& c) {
+  const std::string reads = c.method == "ensemble" ? "mcmc" : c.method;
+  for (const auto& [key, at] : r.t.where) {
+    if (at.first != 0) continue;  // from the file
+    const std::string table = key.substr(0, key.find_first_of(".["));
+    if (table != "smc" && table != "mcmc" && table != "fit") continue;
+    if (table == reads) continue;
+    const std::string runs = table == "mcmc" ? "ensemble" : table;
+    r.fail(key, "calibrate.method is " + c.method + ", which reads [" + reads + "], not [" + table +
+                    "]: this setting would change nothing (set calibrate.method=" + runs + " to use it)");
+  }
+}
+
 }  // namespace
 
 CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
@@ -273,6 +289,7 @@ CalibrateConfig load_calibrate_config(const CalibrateRequest& q) {
   if (!q.out.empty()) io::apply_override(t, "output.dir=" + json(q.out).dump());  // checked as the config's
   if (!q.backend.empty()) io::apply_override(t, "run.backend=" + json(q.backend).dump());
   CalibrateConfig c = resolve_calibrate_config(t);
+  if (!q.model_only) check_sets_are_read(ConfigReader{t}, c);
   c.checkpoint = q.checkpoint;
   return c;
 }

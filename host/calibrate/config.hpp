@@ -88,10 +88,14 @@ struct CalibrateRequest {
   std::string out;                       // the output folder, taken as given (not relative to the config)
   std::string backend;                   // overrides run.backend
   resume::CheckpointOptions checkpoint;  // --checkpoint DIR, --resume, --checkpoint-every
+  // A model of the data (impactbatch.CalibrationModel), not a run: it runs no method, so any method's
+  // table may be set; a run refuses a set of a table its method does not read.
+  bool model_only = false;
 };
 
 // The request's config, read, overridden and resolved. Throws io::ConfigError as above (a file that
-// cannot be read, a bad override, a bad backend word: each located).
+// cannot be read, a bad override, a bad backend word, a run's override of a table its method does
+// not read: each located).
 CalibrateConfig load_calibrate_config(const CalibrateRequest& q);
 
 // The particles of an SMC run on `backend` ("auto": 2048 on the CPU, 32768 on a GPU, rounded to the

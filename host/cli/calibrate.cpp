@@ -16,7 +16,7 @@ namespace impact::cli {
 CLI::App* add_calibrate_subcommand(CLI::App& app, CalibrateArgs& a) {
   CLI::App* c = app.add_subcommand(
       "calibrate", "Sample the posterior of a law's parameters given measured impacts, or fit its maximum (docs/calibration.md)");
-  add_config_run_options(c, a, {"Calibration config (.toml or .json)", "mcmc.steps=4000", "auto|cuda|omp|serial"});
+  add_config_run_options(c, a, {"Calibration config (.toml or .json)", "smc.particles=8192", "auto|cuda|omp|serial"});
   c->add_option("--laws", a.laws,
                 "Compare these laws' evidence on the data (calibrate.laws): each run by SMC into OUT/LAW, "
                 "then OUT/comparison.md, .json and .png")

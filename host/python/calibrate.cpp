@@ -36,6 +36,11 @@ CalibrateConfig load(const CalibrateRequest& q) {
   } catch (const io::ConfigError& e) { throw py::value_error(e.what()); }
 }
 
+CalibrateRequest model_request(CalibrateRequest q) {
+  q.model_only = true;
+  return q;
+}
+
 // A JSON value as the Python object json.loads makes of its text, but for NaN and the infinities,
 // which stay floats (JSON text has none): None, bool, int, float, str, list, dict (keys in order).
 py::object to_python(const nlohmann::ordered_json& v) {
@@ -113,7 +118,7 @@ using Points = py::array_t<double, py::array::c_style | py::array::forcecast>;
 // several Python threads on one model take turns.
 class PyModel {
  public:
-  explicit PyModel(const CalibrateRequest& q) : config_(load(q)) {
+  explicit PyModel(const CalibrateRequest& q) : config_(load(model_request(q))) {
     try {
       run_interruptible([&] { model_ = calibrate::make_model(config_); });
     } catch (const io::InputError& e) { throw py::value_error(e.what()); }

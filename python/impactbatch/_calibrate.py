@@ -286,10 +286,11 @@ def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] 
     config: a .toml / .json file, or the config as a dict (its data.file then relative to the working
     folder); out: the output folder, as given (default: output.dir of the config); plots: draw
     corner.png and predictive.png (scripts/plot_calibration.py) as the CLI does; backend: overrides
-    run.backend; overrides: config keys, dotted in `set` (set={"mcmc.steps": 4000}) or with "__" for
-    the dot (mcmc__steps=4000). The run owns `out` as a study does: a folder of other files raises
-    ValueError unless force=True. Ctrl-C stops it after the sampler's current step: no file of this
-    run is written and the folder holds no metadata.json (no completed run).
+    run.backend; overrides: config keys, dotted in `set` (set={"smc.particles": 4096}) or with "__" for
+    the dot (smc__particles=4096); a setting of a table the method does not read raises ValueError.
+    The run owns `out` as a study does: a folder of other files raises ValueError unless force=True.
+    Ctrl-C stops it after the sampler's current step: no file of this run is written and the folder
+    holds no metadata.json (no completed run).
     checkpoint: a folder where the sampler's state is kept (after a step of the ensemble or a stage
     of SMC, at most every `checkpoint_every` seconds; 0: every one), as `impact calibrate --checkpoint`
     does; resume=True goes on from it, and the files written are the uninterrupted run's
@@ -297,7 +298,7 @@ def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] 
     Config and data errors raise ValueError with their location (FILE:LINE:COL, or the data file's
     line and column)."""
     return CalibrationResult(_run(_core.calibrate, config, out, backend, plots, quiet, set, force, overrides,
-                                  "mcmc.steps", checkpoint, resume, checkpoint_every))
+                                  "smc.particles", checkpoint, resume, checkpoint_every))
 
 
 def _run(run: Any, config: Any, out: Optional[str], backend: Optional[str], plots: bool, quiet: bool,
@@ -402,7 +403,7 @@ class CalibrationModel:
                  **overrides: Any):
         with _python_names(("--set: ", "")):
             self._m = _core.CalibrationModel(_request(_core.CalibrateRequest(), config, None, backend, set, overrides,
-                                                      "mcmc.steps"))
+                                                      "smc.particles"))
         self.names: List[str] = list(self._m.names)
         self.dim: int = len(self.names)
         self.backend: str = self._m.backend

@@ -47,8 +47,10 @@ def test_calibrate_from_a_dict(tmp_path):
            "data": {"file": DATA, "observed": ["Vx", "Vz"], "sigma": {"Vx": 0.02, "Vz": 0.02}, "ignore": ["shot"]},
            "params": {"V0z": -3.0, "mu": "uniform:0:1", "e": "uniform:0:1"},
            "mcmc": {"walkers": 16, "steps": 300, "seed": 5}}
+    cfg["calibrate"]["method"] = "ensemble"
     a = ib.calibrate(cfg, out=str(tmp_path / "a"), backend="serial")
-    ib.calibrate(CONFIG, out=str(tmp_path / "b"), backend="serial", mcmc__steps=300, mcmc__walkers=16, mcmc__seed=5)
+    ib.calibrate(CONFIG, out=str(tmp_path / "b"), backend="serial", calibrate__method="ensemble", mcmc__steps=300,
+                 mcmc__walkers=16, mcmc__seed=5)
     assert (tmp_path / "a" / "samples.npy").read_bytes() == (tmp_path / "b" / "samples.npy").read_bytes()
     assert a.name == "d"
 
@@ -85,6 +87,9 @@ def test_calibrate_errors(tmp_path):
         ib.calibrate(3)
     with pytest.raises(ValueError, match="backend"):
         ib.calibrate(CONFIG, out=str(tmp_path / "x"), backend="gpu")
+    # the config's method is smc: the ensemble's settings would change nothing in this run
+    with pytest.raises(ValueError, match=r"mcmc\.steps: calibrate\.method is smc, which reads \[smc\], not \[mcmc\]"):
+        ib.calibrate(CONFIG, out=str(tmp_path / "x"), mcmc__steps=300)
     assert not (tmp_path / "x").exists()  # nothing was written by a run that did not start
 
 
@@ -133,6 +138,9 @@ def test_model_start_is_the_samplers(tmp_path, model):
     assert p0.shape == (16, 2) and np.all((p0 >= 0) & (p0 <= 1))
     assert np.array_equal(p0, model.start(16, 5)) and not np.array_equal(p0, model.start(16, 6))
     assert np.all(np.isfinite(model.log_posterior(p0)))
+    # a model runs no method: any method's table may be set on it (a run refuses what its method does not read)
+    m = ib.CalibrationModel(CONFIG, backend="serial", mcmc__walkers=16, fit__starts=2)
+    assert m.names == model.names and np.array_equal(m.log_posterior(p0), model.log_posterior(p0))
 
 
 def test_emcee_finds_the_same_posterior(tmp_path):

@@ -85,6 +85,16 @@ bad "a column that sets a fixed parameter" "fixed.csv:1:14: column 'V0z' sets a 
 bad "a degenerate uniform prior" "params.mu: a uniform prior needs LO < HI" --set params.mu=uniform:0.3:0.3
 bad "a chain beyond memory" "mcmc.steps: the chain of 1000 walkers x 100000000 steps needs" --set mcmc.steps=100000000 --set mcmc.walkers=1000
 bad "odd walkers" "mcmc.walkers: expected an even number" --set mcmc.walkers=17
+# a run's own setting of a table its method does not read would change nothing: refused, named
+bad "a setting the ensemble does not read" "--set: smc.particles: calibrate.method is ensemble, which reads [mcmc], not [smc]: this setting would change nothing (set calibrate.method=smc to use it)" --set smc.particles=512
+bad "a setting the fit does not read" "--set: mcmc.steps: calibrate.method is fit, which reads [fit], not [mcmc]" --set mcmc.steps=100 --set 'calibrate.method="fit"'
+bad "a setting smc does not read, as a table" "--set: fit: calibrate.method is smc, which reads [smc], not [fit]" --set 'fit={starts=2}' --set 'calibrate.method="smc"'
+# a file may carry every method's table (the example has [mcmc]; switch with --set calibrate.method)
+{ cat "$EX"; printf '\n[fit]\nstarts = 2\n'; } > "$T/tables.toml"
+cp "$SRC/examples/calibration/ball-synthetic.csv" "$T/"
+"$IMPACT" calibrate "$T/tables.toml" --dry-run > "$T/out" 2> "$T/err"; rc=$?
+check "a file with every method's table: read, not refused" \
+  '[ $rc -eq 0 ] && grep -q "\"method\": \"smc\"" "$T/out" && grep -q "\"starts\": 2" "$T/out" && grep -q "\"steps\": 2000" "$T/out" || { cat "$T/err" >&2; false; }'
 printf 'shot,V0x,w0y,Vx,Vz,colour\n1,0,0,0.1,1.8,red\n' > "$T/extra.csv"
 bad "a data column that names nothing" "extra.csv:1:20: column 'colour' names no parameter of scenario ball" --set "data.file=\"$T/extra.csv\""
 printf 'shot,V0x,w0y,Vx,Vz\n1,0,0,nan,1.8\n' > "$T/nan.csv"

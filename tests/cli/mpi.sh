@@ -202,7 +202,7 @@ for K in 1 2 3; do  # the single process's runs above are without mpirun: -n 1 i
     '[ $rc -eq 0 ] && cmp -s "$T/smc0/samples.npy" "$T/smc$K/samples.npy" && cmp -s "$T/smc0/predictive.csv" "$T/smc$K/predictive.csv" && diff -q <(grep -A3 log_evidence "$T/smc0/metadata.json") <(grep -A3 log_evidence "$T/smc$K/metadata.json") > /dev/null'
 done
 mkdir -p "$T/theirs" && echo precious > "$T/theirs/notes.txt"
-"${MPIRUN[@]}" 2 "$IMPACT" calibrate "$CAL" --backend omp --out "$T/theirs" -q --no-plots --set mcmc.steps=100 > "$T/out" 2> "$T/err"; rc=$?
+"${MPIRUN[@]}" 2 "$IMPACT" calibrate "$CAL" --backend omp --out "$T/theirs" -q --no-plots "${ENS[@]}" > "$T/out" 2> "$T/err"; rc=$?
 check "mpirun calibrate into a foreign folder: every process ends, rank 0 says why once, nothing written" '[ $rc -eq 1 ] && [ $(grep -c "force" "$T/err") -eq 1 ] && [ "$(ls "$T/theirs")" = notes.txt ] || cat "$T/err" >&2'
 # a fault on one rank only (its copy of the data is missing): every rank ends, none waits
 timeout 120 mpirun --oversubscribe -n 1 "$IMPACT" calibrate "$CAL" --backend omp --out "$T/onefault" -q --no-plots : \
