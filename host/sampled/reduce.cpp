@@ -97,10 +97,12 @@ void nice_range(double lo, double hi, double& out_lo, double& out_hi) {
   out_hi += 0.0;
 }
 
-// Default ranges from the pilot: the 0.5% and 99.5% quantiles of each quantity over its ok rows,
-// evaluated on the study's backend in precision T.
+// The summary's ranges: each histogram's the one given (--range) or by default the pilot's, the 0.5%
+// and 99.5% quantiles of the quantity over its ok rows, evaluated on the study's backend in
+// precision T. The exact sums' grid is always the data's, the scale of the pilot's range (a range
+// given only for the histogram does not move it); with no finite value in the pilot, the range's.
 template <class T>
-SummaryRanges pilot_ranges(const ReduceSpec& rs) {
+SummaryRanges summary_ranges(const ReduceSpec& rs) {
   const std::size_t m = kPilot;
   engine::InputColumns<T> in;
   engine::OutputColumns<T> out;
@@ -126,12 +128,17 @@ SummaryRanges pilot_ranges(const ReduceSpec& rs) {
     if (v.empty()) {
       rg.lo[k] = k == kEnergyRatio ? -1.0 : 0.0;
       rg.hi[k] = k == kEnergyRatio ? 0.0 : 1.0;
-      continue;
+    } else {
+      std::sort(v.begin(), v.end());
+      const double lo = v[static_cast<std::size_t>(0.005 * (v.size() - 1))];
+      const double hi = v[static_cast<std::size_t>(0.995 * (v.size() - 1))];
+      nice_range(lo, hi, rg.lo[k], rg.hi[k]);
     }
-    std::sort(v.begin(), v.end());
-    const double lo = v[static_cast<std::size_t>(0.005 * (v.size() - 1))];
-    const double hi = v[static_cast<std::size_t>(0.995 * (v.size() - 1))];
-    nice_range(lo, hi, rg.lo[k], rg.hi[k]);
+    rg.grid[k] = exact::range_exponent(rg.lo[k], rg.hi[k]);
+  }
+  for (const RangeOverride& r : rs.ranges) {
+    rg.lo[r.quantity] = r.lo, rg.hi[r.quantity] = r.hi;
+    if (x[r.quantity].empty()) rg.grid[r.quantity] = exact::range_exponent(r.lo, r.hi);
   }
   return rg;
 }
@@ -142,7 +149,7 @@ std::string run_key(const ReduceSpec& rs, const SummaryRanges& rg, std::uint64_t
   for (const auto& [name, v] : systems::describe(rs.spec)) k += " " + name + "=" + v;
   char buf[64];
   for (int q = 0; q < kNumQuantities; ++q) {
-    std::snprintf(buf, sizeof buf, " %a:%a", rg.lo[q], rg.hi[q]);
+    std::snprintf(buf, sizeof buf, " %a:%a/%d", rg.lo[q], rg.hi[q], static_cast<int>(rg.grid[q]));
     k += buf;
   }
   return k + " sums=exact-60-24-48" + " seed=" + std::to_string(rs.seed) + " first=" + std::to_string(rs.first) +
@@ -226,8 +233,7 @@ template <class T>
 ReduceResult run(const ReduceSpec& rs, std::FILE* log, resume::ProcessGroup* plan) {
   const auto t0 = Clock::now();
   const double cpu0 = io::cpu_seconds();
-  SummaryRanges rg = pilot_ranges<T>(rs);
-  for (const RangeOverride& r : rs.ranges) rg.lo[r.quantity] = r.lo, rg.hi[r.quantity] = r.hi;
+  const SummaryRanges rg = summary_ranges<T>(rs);
   const engine::SampledFn<T> fn = engine::sampled_fn<T>(*rs.law, rs.backend);
   if (!fn)
     throw std::invalid_argument(std::string("backend '") + engine::backend_name(rs.backend) + "' has no sampled reduction");
@@ -295,6 +301,8 @@ RangeOverride parse_range(const std::string& setting) {
   if (c == std::string::npos || !io::parse_number_text(a, lo) || !io::parse_number_text(b, hi) || !std::isfinite(lo) ||
       !std::isfinite(hi) || !(lo < hi))
     throw std::invalid_argument("--range " + setting + ": expected " + key + "=LO:HI with finite LO < HI");
+  if (!std::isfinite(hi - lo))  // the bins divide by the width
+    throw std::invalid_argument("--range " + setting + ": the width HI - LO overflows a double (at most 1.8e308)");
   return RangeOverride{q, lo, hi};
 }
 

@@ -1,7 +1,7 @@
 // Exact, order-free sums of doubles for the summaries' moments (impact/stats.hpp SumMoments).
 //
-// A value x of a quantity whose histogram range has scale 2^e (max(|lo|, |hi|) < 2^e) becomes the
-// integer q = round(|x| 2^(kFrac - e)), ties to even, with x's sign: an exact function of x's bits,
+// A value x of a quantity whose grid exponent is e (SummaryRanges::grid: the scale 2^e of the data's
+// range, max(|lo|, |hi|) < 2^e, range_exponent) becomes the integer q = round(|x| 2^(kFrac - e)), ties to even, with x's sign: an exact function of x's bits,
 // the same on every machine and on the device. Sums of q and q^2 are kept in 64-bit words with
 // carries, so they are exact, and integer addition is associative and commutative: any order of
 // the rows (threads, chunks, processes, GPU lanes, a regime sort) gives the same bits. Mean and
@@ -12,7 +12,7 @@
 //     |sum q| < 2^108 < 2^127 and sum q^2 < 2^192 (kernels/cuda/sampled.cu caps a launch at 2^24
 //     instances, however they are dealt to threads);
 //   - a summary's (Sums<3, 4>) any count below 2^64: |sum q| < 2^148, sum q^2 < 2^232.
-// Resolution: 2^(e - kFrac), 2^-60 of the range scale (an ulp of the range's largest value is
+// Resolution: 2^(e - kFrac), 2^-60 of the data's scale (an ulp of the range's largest value is
 // 2^(e - 53)); the window is 2^24 (1.7e7) times the range scale. A value beyond it (a heavy tail
 // the pilot's range did not see) goes to a second, coarser tier, the same sums on the grid of
 // 2^(e + kWideShift) (window 2^72 times the scale, resolution 2^-36 of the value at least), and the

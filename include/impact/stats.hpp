@@ -126,15 +126,28 @@ struct BatchSummary {
   Histogram h[kNumQuantities];
 };
 
+// What a summary fixes before its rows, per quantity: its histogram's range [lo, hi), and the
+// exponent e of its exact sums' grid, 2^(e - 60) (impact/exact_sums.hpp). The grid is the data's
+// scale, not the histogram's: a histogram over [0, 1e20] of values near 1 would put them on a grid
+// of 2^-60 of 1e20 = 87, where each rounds to 0 (`impact reduce` takes e from its pilot's range
+// whatever --range gives the histogram; with_range_grid is the plain rule for a given range).
 struct SummaryRanges {
   double lo[kNumQuantities], hi[kNumQuantities];
+  std::int32_t grid[kNumQuantities];
 };
+
+// Histogram ranges with each quantity's grid from its range's scale.
+IMPACT_HDI SummaryRanges with_range_grid(const double (&lo)[kNumQuantities], const double (&hi)[kNumQuantities]) {
+  SummaryRanges r;
+  for (int k = 0; k < kNumQuantities; ++k) r.lo[k] = lo[k], r.hi[k] = hi[k], r.grid[k] = exact::range_exponent(lo[k], hi[k]);
+  return r;
+}
 
 IMPACT_HDI BatchSummary summary_identity(const SummaryRanges& r) {
   BatchSummary s{};
   for (std::uint64_t& c : s.status) c = 0;
   for (int k = 0; k < kNumQuantities; ++k) {
-    s.q[k] = SumMoments::identity(exact::range_exponent(r.lo[k], r.hi[k]));
+    s.q[k] = SumMoments::identity(r.grid[k]);
     s.h[k] = Histogram::empty(r.lo[k], r.hi[k]);
   }
   return s;

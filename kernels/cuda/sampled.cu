@@ -96,13 +96,13 @@ __global__ void __launch_bounds__(kBlock, (reduce_min_blocks<Law, T>()))
   __shared__ unsigned long long hist[kNumQuantities][kBinSlots];
   __shared__ unsigned long long far[kNumQuantities], lo_key[kNumQuantities], hi_key[kNumQuantities];
   __shared__ ThreadSums sums[kNumQuantities][kBlock];
-  __shared__ int grid_exp[kNumQuantities];           // each quantity's grid (exact::range_exponent), once per block
+  __shared__ int grid_exp[kNumQuantities];           // each quantity's grid (SummaryRanges::grid), once per block
   __shared__ exact::DigitSums wide[kNumQuantities];  // the rare values of the wide tier, by atomics
   const int t = threadIdx.x;
   for (int i = t; i < static_cast<int>(Status::count_); i += kBlock) status[i] = 0;
   for (int i = t; i < kNumQuantities * kBinSlots; i += kBlock) hist[i / kBinSlots][i % kBinSlots] = 0;
   if (t < kNumQuantities) {
-    far[t] = 0, lo_key[t] = ~0ull, hi_key[t] = 0, grid_exp[t] = exact::range_exponent(rg.lo[t], rg.hi[t]);
+    far[t] = 0, lo_key[t] = ~0ull, hi_key[t] = 0, grid_exp[t] = rg.grid[t];
     wide[t] = exact::DigitSums::zero();
   }
   // The thread's sums live in shared memory (sums[k][t], added in the tree below) and the ranges in

@@ -65,4 +65,6 @@ def _range(key: str, r: Any) -> tuple:
         raise TypeError(f"ranges[{key!r}]: expected a pair of numbers (lo, hi), got {r!r}") from None
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
         raise ValueError(f"ranges[{key!r}]: expected finite lo < hi, got ({lo!r}, {hi!r})")
+    if not math.isfinite(hi - lo):
+        raise ValueError(f"ranges[{key!r}]: the width hi - lo overflows a double, got ({lo!r}, {hi!r})")
     return repr(lo), repr(hi)

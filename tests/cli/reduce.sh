@@ -62,6 +62,18 @@ done
 check "range in json" 'grep -q "\"histogram\": {\"lo\": 0, \"hi\": 10," "$T/p_0_3000.json"'
 check "shards add up" '[ $(( $(okcount "$T/p_0_1000.json") + $(okcount "$T/p_1000_2000.json") )) -eq $(okcount "$T/p_0_3000.json") ]'
 
+# 4b. --range moves the histogram only: the moments are summed on the data's scale, so a range far
+#     wider (1e20: on its own scale's grid every value rounded to 0, mean and sd 0) or narrower than
+#     the data gives the moments' bits of the default range; a width that overflows is refused
+moments() { python3 -c 'import json, sys; q = json.load(open(sys.argv[1]))["quantities"]["Pn"]; print(*(float(q[k]).hex() for k in ("mean", "sd", "min", "max")), q["count"])' "$1"; }
+for r in "" Pn=0:1e20 Pn=0:3 Pn=-1e300:1e300; do
+  "$IMPACT" reduce --law jia --n 2000 --backend serial -q --out "$T/r_${r:-none}.json" ${r:+--range $r}
+done
+check "--range: the moments of the default range, bit for bit" '[ "$(moments "$T/r_none.json")" = "$(moments "$T/r_Pn=0:1e20.json")" ] && [ "$(moments "$T/r_none.json")" = "$(moments "$T/r_Pn=0:3.json")" ] && [ "$(moments "$T/r_none.json")" = "$(moments "$T/r_Pn=-1e300:1e300.json")" ] && grep -q "\"hi\": 1e+20," "$T/r_Pn=0:1e20.json"'
+check "--range 1e20: the values in its histogram, not at its edge" 'python3 -c "import json, sys; h = json.load(open(sys.argv[1]))[\"quantities\"][\"Pn\"][\"histogram\"]; assert h[\"counts\"][0] == sum(h[\"counts\"]) > 1900 and h[\"below\"] == 0" "$T/r_Pn=0:1e20.json"'
+"$IMPACT" reduce --law jia --n 10 --range Pn=-1e308:1e308 2> "$T/err"; rc=$?
+check "a range whose width overflows exits 2" '[ $rc -eq 2 ] && grep -q "Pn=-1e308:1e308: the width HI - LO overflows" "$T/err"'
+
 # 5. a heavy tail beyond the pilot's range (vn lognormal, sigma 8: values 1e6 and more times the
 #    histogram range's scale): summed on the exact sums' wide tier, so the mean and sd are numbers,
 #    nothing is left out, and serial and omp write the same bits

@@ -288,18 +288,30 @@ TEST(ExactSums, LargeCountsStayExact) {
   EXPECT_EQ(pa.mean(), x);
 }
 
-// Summaries on other ranges have their exact sums on other grids: same_grid tells them apart, so
-// that the host refuses to merge them (host/sampled/reduce.cpp merge_chunk).
+// Summaries on other ranges or grids: same_grid tells them apart, so that the host refuses to merge
+// them (host/sampled/reduce.cpp merge_chunk).
 TEST(Reduction, SameGridTellsOtherRangesApart) {
-  SummaryRanges a{};
-  for (int k = 0; k < kNumQuantities; ++k) a.lo[k] = -1, a.hi[k] = 4;
+  const SummaryRanges a = impact::testing::summary_ranges({-1, -1, -1, -1}, {4, 4, 4, 4});
+  EXPECT_EQ(a.grid[kPt], 3);  // 4 < 2^3
   SummaryRanges b = a;
   EXPECT_TRUE(same_grid(summary_identity(a), summary_identity(b)));
-  b.hi[kPt] = 4.5;  // the same grid exponent, another histogram
+  b.hi[kPt] = 4.5;  // the same grid, another histogram
   EXPECT_EQ(summary_identity(a).q[kPt].e, summary_identity(b).q[kPt].e);
   EXPECT_FALSE(same_grid(summary_identity(a), summary_identity(b)));
   b = a;
-  b.hi[kEnergyRatio] = 400;  // another grid
+  b.grid[kEnergyRatio] = 9;  // the same histogram, another grid
   EXPECT_NE(summary_identity(a).q[kEnergyRatio].e, summary_identity(b).q[kEnergyRatio].e);
   EXPECT_FALSE(same_grid(summary_identity(a), summary_identity(b)));
+}
+
+// A histogram far wider than its values keeps their digits in the sums when the grid is the data's:
+// on its own range's grid (2^-60 of 2^67) every value near 1 rounds to 0, and the mean with it.
+TEST(Reduction, TheGridIsTheDatasNotTheHistograms) {
+  const double x[3] = {1.25, 1.5, 2.0};
+  SummaryRanges wide = impact::testing::summary_ranges({0, 0, 0, -1}, {4, 4, 4, 0});
+  wide.hi[kPn] = 1e20;  // the histogram only: the grid stays the data's
+  SumMoments m = summary_identity(wide).q[kPn], r = summary_identity(with_range_grid(wide.lo, wide.hi)).q[kPn];
+  for (double v : x) m.add(v), r.add(v);
+  EXPECT_NEAR(m.mean(), 4.75 / 3, 1e-15);
+  EXPECT_EQ(r.mean(), 0.0);  // what the histogram's own grid does to them
 }

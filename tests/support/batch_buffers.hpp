@@ -28,11 +28,10 @@ struct Buffers {
   }
 };
 
-// Histogram ranges of the summary quantities (P_n, P_t, vf_n, dE/K0) for reduction tests.
+// Histogram ranges of the summary quantities (P_n, P_t, vf_n, dE/K0) for reduction tests, each
+// quantity's grid from its range.
 inline SummaryRanges summary_ranges(const double (&lo)[kNumQuantities], const double (&hi)[kNumQuantities]) {
-  SummaryRanges r;
-  for (int k = 0; k < kNumQuantities; ++k) r.lo[k] = lo[k], r.hi[k] = hi[k];
-  return r;
+  return with_range_grid(lo, hi);
 }
 
 // Mixed random instances: realizable two-body rows and planar rows (so morgan has work).
