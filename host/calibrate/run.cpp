@@ -520,7 +520,8 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, re
   // a larger one the team pays, and one thread of a dear law is long to time: jia's 49152 rows, 2.2 s
   // on an H200's host), each only where every process has it: the processes time the same
   // candidates in the same order, batch for batch.
-  const std::vector<engine::Backend> mine = engine::auto_candidates(w, double(batch)).backends;
+  const engine::AutoCandidates candidates = engine::auto_candidates(w, double(batch));
+  const std::vector<engine::Backend>& mine = candidates.backends;
   bool serial = std::find(mine.begin(), mine.end(), engine::Backend::serial) != mine.end();
   if (shared) serial = group->all(serial);
   std::vector<std::unique_ptr<Model>> ms;
@@ -546,9 +547,15 @@ std::unique_ptr<Model> make_model(const CalibrateConfig& c, std::string* why, re
   const engine::CostPick pick = engine::cheapest(costs, static_cast<double>(batch));
   std::size_t best = pick.best;
   if (shared) best = std::stoul(group->allgather(std::to_string(best), "")[0]);  // rank 0's choice
-  if (why)
+  if (why) {
+    // as eval's trial says it (engine::TrialBatch): why the GPU was not timed
+    const std::string aside =
+        cuda ? ""
+             : "; cuda not a candidate: " +
+                   (candidates.no_gpu.empty() ? "a process of the run has no usable device" : candidates.no_gpu);
     *why = " (auto: trial batches of " + std::to_string(small * data.n) + " and " + std::to_string(large * data.n) +
-           " rows: " + pick.why + (shared ? " on rank 0" : "") + ")";
+           " rows: " + pick.why + (shared ? " on rank 0" : "") + aside + ")";
+  }
   ms[best]->reset_counters();  // the run's rate counts the chain's rows only
   return std::move(ms[best]);
 }
