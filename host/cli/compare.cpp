@@ -118,7 +118,7 @@ void print_report(std::FILE* out, const CompareArgs& args, const CompareSpec& sp
                "  relative to: |P_ref| (P_*, In_c), |v0| (vf_*), K0 = 1/2 v0.W^-1 v0 (dE), max(|ref|, 1e-6 max|ref|) "
                "(others)\n");
   std::fprintf(out,
-               "  rows: %zu ok in both, %zu status differs, %zu fast path unresolved (step_limit)%s, %zu reference "
+               "  rows: %zu ok in both, %zu status differs, %zu fast path unresolved (step_limit or non_finite)%s, %zu reference "
                "unresolved\n",
                rep.both_ok, rep.status_mismatch, rep.fast_unresolved, spec.strict ? " [counted as failures]" : "",
                rep.ref_unresolved);

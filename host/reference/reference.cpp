@@ -7,6 +7,7 @@
 
 #include "impact/admissible.hpp"
 #include "impact/pow2.hpp"
+#include "impact/scale.hpp"
 
 namespace impact::ref {
 
@@ -31,7 +32,13 @@ Result<double> checked(const ContactProblem<double>& in, const Options& o) {
   // or overflowing, as the fast path's own units do (impact/scale.hpp)
   ContactProblem<double> p = in;
   p.n = with_unit_exponent(p.n);
-  Result<double> r = solve<Law>(p, o);
+  // Each law solved in the instance's own units, by the fast path's exact scaling: W^-1 by
+  // cofactors, |v|^2 and the integrators' absolute floors are then taken on magnitudes near 1
+  // (at |W| ~ 1e160 they had overflowed and turned a slip into a frictionless `stick`). Aghili
+  // scales itself, its sigma as an impulse squared (AghiliLaw::in_own_units).
+  Result<double> r;
+  if constexpr (std::is_same_v<Law, AghiliLaw>) r = solve<Law>(p, o);
+  else r = eval_in_own_units(p, [&](const ContactProblem<double>& q) { return solve<Law>(q, o); });
   bool may_gain = false;
   if constexpr (std::is_same_v<Law, AghiliLaw>) {
     const double mu_cr = r.aux[1], mu_star = r.aux[2], e_star = r.aux[3];

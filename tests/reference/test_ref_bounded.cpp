@@ -16,12 +16,14 @@
 #include <future>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "impact/admissible.hpp"
 #include "impact/derived.hpp"
 #include "impact/laws/all.hpp"
 #include "impact/problem.hpp"
 #include "impact/pow2.hpp"
+#include "impact/scale.hpp"
 #include "engine/registry.hpp"
 #include "reference/reference.hpp"
 #include "same_result.hpp"
@@ -66,16 +68,19 @@ Problem hang_row() {
 // outcome (impact/admissible.hpp: finite, compressive, inside the cone, separating, no energy
 // gained), or with a status that says the integration could not finish (step_limit, non_finite,
 // stalled, inconsistent), or `inadmissible` where the impulse's scale max|v0| / max|W| is not a
-// normal double: the reference works in SI units (the fast path in the instance's own), so there P
-// underflows and the bodies do not separate. An input status for a valid input, an inadmissible ok,
-// or `inadmissible` where P is representable, is what went wrong. `planar_law` (morgan): a valid
-// instance with friction that is not planar (plane_frame) ends not_planar.
+// normal double (there P underflows and the bodies do not separate). An input status for a valid
+// input, an inadmissible ok, or `inadmissible` where P is representable, is what went wrong.
+// `planar_law` (morgan): a valid instance with friction that is not planar ends not_planar, judged
+// in the instance's own units (plane_frame's squares of |W n| ~ 1e200 overflow in SI units, and
+// its tangent came out 0, which read every such instance as planar).
 std::string wrong_end(const Problem& p_in, const Result<double>& r, bool planar_law) {
   Problem p = p_in;
   const Status v = impact::validate(p, impact::ParamUse{true, true, false, false});
   const std::string got = impact::status_name(r.status);
   if (v != Status::ok) return r.status == v ? "" : std::string("an invalid input (") + impact::status_name(v) + ") ended " + got;
-  if (planar_law && p.mu > 0 && !impact::plane_frame(p).planar)
+  Problem unit = p;
+  impact::to_unit_scales(unit, impact::instance_scales(unit));
+  if (planar_law && p.mu > 0 && !impact::plane_frame(unit).planar)
     return r.status == Status::not_planar ? "" : "a non-planar input ended " + got;
   switch (r.status) {
     case Status::ok: {
@@ -194,7 +199,47 @@ void normal_length_case(const Problem& p) {
   }
 }
 
+// Law `Law` on p with W x 2^kw and v0 x 2^kv (kw even), on both paths: the outcome of p in the
+// units' powers (P and In_c x 2^(kv - kw), vf x 2^kv, dE x 2^(2 kv - kw)), bit for bit, the status,
+// steps and modes the same.
+template <class Law>
+void mass_and_speed_case(const Problem& p, int kw, int kv) {
+  const impact::engine::LawInfo& info = impact::engine::law_named(Law::name);
+  Problem q = p;
+  const auto w = [&](double x) { return impact::pow2_scale(x, kw); };
+  q.W = impact::Sym3<double>{w(p.W.xx), w(p.W.xy), w(p.W.xz), w(p.W.yy), w(p.W.yz), w(p.W.zz)};
+  q.v0 = impact::pow2_scale(p.v0, kv);
+  for (const bool on_ref : {false, true}) {
+    const Result<double> base = on_ref ? impact::ref::evaluate(info, p) : Law::eval(p);
+    Result<double> r = on_ref ? impact::ref::evaluate(info, q) : Law::eval(q);
+    r.P = impact::pow2_scale(r.P, kw - kv);
+    r.In_c = impact::pow2_scale(r.In_c, kw - kv);
+    r.vf = impact::pow2_scale(r.vf, -kv);
+    r.dE = impact::pow2_scale(r.dE, kw - 2 * kv);
+    EXPECT_TRUE(same_bits(r, base)) << Law::name << (on_ref ? " reference" : "") << ", W x 2^" << kw << ", v0 x 2^" << kv
+                                    << ": status " << impact::status_name(r.status) << " against "
+                                    << impact::status_name(base.status) << ", P.x " << r.P.x << " against " << base.P.x;
+  }
+}
+
 }  // namespace
+
+// The instance's mass and speed scales are units, on both paths: W x 2^kw and v0 x 2^kv give the
+// outcome in those units, bit for bit, out to impulses of 2^+-400 and energies of 2^+-800. (The
+// reference had inverted W by cofactors and kept absolute floors in the integrators: at |W| ~ 1e154
+// and beyond, stronge and morgan turned a slip into a frictionless `stick` and chatterjee-ruina's
+// rows were inadmissible; at |W| ~ 1e-160 chatterjee-ruina dropped its friction.)
+TEST(RefScale, TheMassAndSpeedScalesAreUnits) {
+  for (const Problem& p : {Problem{{3.5, 0.3, -0.2, 3.1, 0.1, 1.2}, {0.3, -0.4, 1.2}, {-1.0, 0.5, -4.0}, 0.4, 0.5, 0.2, 1.2},
+                           Problem{{1, 0, 0, 1, 0, 1}, {0, 0, 1}, {-3, 0, -5}, 0.4, 0.5, 0.3, 1.1},
+                           Problem{{3.5, 0, 0, 3.5, 0, 1}, {0, 0, 3}, {-1, 0, -5}, 0.4, 0.5, 0.2, 1.1}}) {
+    for (const auto& [kw, kv] : {std::pair{600, 300}, {-600, -300}, {0, 400}, {0, -400}, {-400, 0}, {400, 0}, {512, 0}}) {
+#define IMPACT_CASE(LAW) mass_and_speed_case<impact::LAW>(p, kw, kv);
+      IMPACT_FOR_EACH_LAW(IMPACT_CASE)
+#undef IMPACT_CASE
+    }
+  }
+}
 
 // A contact normal of any finite length is read as its direction, on the fast path, on the
 // reference and in the summary quantities: the length of n is not part of the instance. (A normal
