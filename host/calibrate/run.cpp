@@ -418,6 +418,13 @@ bool writes_files(const resume::ProcessGroup* group) { return !group || group->r
 
 std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_t seed, const char* what) {
   const std::size_t D = m.dim(), W = walkers;
+  // the points, their draws and log densities held at once (a run's check_memory has weighed them
+  // already; a CalibrationModel's start() has not)
+  const double budget = design::memory_budget_bytes();
+  const double need = static_cast<double>(W) * static_cast<double>(4 * D + 6) * sizeof(double);
+  if (need > budget)
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(W) + " points need " + io::gib(need) +
+                                " (their coordinates, draws and log densities)" + limit_text(budget) + ": fewer " + what);
   const Philox rng{seed};
   std::vector<double> start(W * D);
   std::vector<std::size_t> todo(W);

@@ -72,12 +72,14 @@ int run_comparison(const CalibrateArgs& args, const calibrate::CalibrateRequest&
 int run_calibrate(const CalibrateArgs& args, std::FILE* out, std::FILE* log) {
   if (args.config.empty()) throw UsageError("calibrate", "a config is required (impact calibrate CONFIG)");
   if (args.resume && args.checkpoint.empty()) throw UsageError("calibrate", "--resume needs --checkpoint DIR");
+  if (args.checkpoint_every >= 0 && args.checkpoint.empty())  // it would change nothing
+    throw UsageError("calibrate", "--checkpoint-every needs --checkpoint DIR");
   calibrate::CalibrateConfig c;
   calibrate::CalibrateRequest q;
   try {
     q.config = args.config, q.sets = args.sets, q.out = args.out, q.backend = args.backend;
     if (!args.laws.empty()) q.sets.push_back("calibrate.laws=" + nlohmann::json(args.laws).dump());
-    q.checkpoint = {args.checkpoint, args.resume, args.checkpoint_every};
+    q.checkpoint = {args.checkpoint, args.resume, args.checkpoint_every < 0 ? 60.0 : args.checkpoint_every};
     c = calibrate::load_calibrate_config(q);
     if (args.no_plots) c.plots = false;
   } catch (const io::ConfigError& e) {

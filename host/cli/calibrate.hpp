@@ -18,7 +18,7 @@ struct CalibrateArgs : ConfigRunArgs {
   std::vector<std::string> laws;          // --laws a,b: calibrate.laws (which law explains the data)
   std::string checkpoint;                 // --checkpoint DIR: the sampler's state kept there (resume/sampler_checkpoint.hpp)
   bool resume = false;                    // --resume: go on from it
-  double checkpoint_every = 60;           // --checkpoint-every SECONDS
+  double checkpoint_every = -1;           // --checkpoint-every SECONDS (-1: not given, 60)
   resume::ProcessGroup* group = nullptr;  // mpirun: the processes that share every batch (dist::MpiGroup)
 };
 

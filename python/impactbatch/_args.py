@@ -43,6 +43,13 @@ def _string(name: str, x: Any) -> str:
     return x
 
 
+def _flag(name: str, x: Any) -> bool:
+    """A yes/no argument: True or False only (bool("no") is True, so a truthy word is refused)."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected True or False, got {type(x).__name__} {x!r}")
+    return bool(x)
+
+
 # the command-line options whose names the library's messages use, as the Python arguments
 _FLAG_ARGS = {"steps": "steps", "precision": "precision", "backend": "backend", "integrator": "integrator",
               "n": "n", "first": "first", "seed": "seed", "chunk": "chunk", "scenario": "scenario", "set": "settings",

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Un
 import numpy as np
 
 from . import _core
-from ._args import _integer, _python_names, _string
+from ._args import _flag, _integer, _python_names, _real_array, _string
 from ._study import _request, _table
 
 if TYPE_CHECKING:
@@ -278,7 +278,7 @@ def _frame(rows: List[Dict[str, Any]], names: List[str]) -> Any:
 
 def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] = None, plots: bool = False,
               quiet: bool = True, set: Optional[Dict[str, Any]] = None, force: bool = False,
-              checkpoint: Optional[str] = None, resume: bool = False, checkpoint_every: float = 60.0,
+              checkpoint: Optional[str] = None, resume: bool = False, checkpoint_every: Optional[float] = None,
               **overrides: Any) -> CalibrationResult:
     """Runs a calibration as `impact calibrate` does (docs/calibration.md) and returns its samples and
     summary, or for calibrate.method = "fit" its estimate (CalibrationResult).
@@ -292,9 +292,10 @@ def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] 
     Ctrl-C stops it after the sampler's current step: no file of this run is written and the folder
     holds no metadata.json (no completed run).
     checkpoint: a folder where the sampler's state is kept (after a step of the ensemble or a stage
-    of SMC, at most every `checkpoint_every` seconds; 0: every one), as `impact calibrate --checkpoint`
-    does; resume=True goes on from it, and the files written are the uninterrupted run's
-    (docs/calibration.md, "Checkpoints").
+    of SMC, at most every `checkpoint_every` seconds, 60 unless given; 0: every one), as `impact
+    calibrate --checkpoint` does; resume=True goes on from it, and the files written are the
+    uninterrupted run's (docs/calibration.md, "Checkpoints"). resume and checkpoint_every without
+    checkpoint raise ValueError.
     Config and data errors raise ValueError with their location (FILE:LINE:COL, or the data file's
     line and column)."""
     return CalibrationResult(_run(_core.calibrate, config, out, backend, plots, quiet, set, force, overrides,
@@ -303,15 +304,16 @@ def calibrate(config: Any, out: Optional[str] = None, *, backend: Optional[str] 
 
 def _run(run: Any, config: Any, out: Optional[str], backend: Optional[str], plots: bool, quiet: bool,
          set: Optional[Dict[str, Any]], force: bool, overrides: Dict[str, Any], example_key: str,
-         checkpoint: Optional[str] = None, resume: bool = False, checkpoint_every: float = 60.0) -> Dict[str, Any]:
+         checkpoint: Optional[str] = None, resume: bool = False,
+         checkpoint_every: Optional[float] = None) -> Dict[str, Any]:
     """calibrate()'s and compare_laws()' request, its flags checked, run by `run` (_core's)."""
-    if not isinstance(plots, bool):
-        raise TypeError(f"plots: expected True or False, got {type(plots).__name__}")
-    if not isinstance(resume, bool):
-        raise TypeError(f"resume: expected True or False, got {type(resume).__name__}")
+    plots, quiet = _flag("plots", plots), _flag("quiet", quiet)
+    resume, force = _flag("resume", resume), _flag("force", force)
     if resume and checkpoint is None:
         raise ValueError("resume=True needs checkpoint=DIR")
-    every = float(checkpoint_every)
+    if checkpoint_every is not None and checkpoint is None:  # it would change nothing
+        raise ValueError("checkpoint_every needs checkpoint=DIR")
+    every = 60.0 if checkpoint_every is None else float(checkpoint_every)
     if not every >= 0:
         raise ValueError(f"checkpoint_every: expected seconds >= 0, got {checkpoint_every!r}")
     q = _request(_core.CalibrateRequest(), config, out, backend, set, {**overrides, "output__plots": plots},
@@ -320,10 +322,8 @@ def _run(run: Any, config: Any, out: Optional[str], backend: Optional[str], plot
         if not str(checkpoint):
             raise ValueError("checkpoint: an empty folder name")
         q.checkpoint, q.resume, q.checkpoint_every = os.fspath(checkpoint), resume, every
-    if not isinstance(force, bool):
-        raise TypeError(f"force: expected True or False, got {type(force).__name__}")
     with _python_names(("--set: ", "")):
-        return run(q, force, bool(quiet))
+        return run(q, force, quiet)
 
 
 class LawComparison:
@@ -363,7 +363,7 @@ class LawComparison:
 
 def compare_laws(config: Any, laws: Sequence[str], out: Optional[str] = None, *, backend: Optional[str] = None,
                  plots: bool = False, quiet: bool = True, set: Optional[Dict[str, Any]] = None, force: bool = False,
-                 checkpoint: Optional[str] = None, resume: bool = False, checkpoint_every: float = 60.0,
+                 checkpoint: Optional[str] = None, resume: bool = False, checkpoint_every: Optional[float] = None,
                  **overrides: Any) -> LawComparison:
     """Which law explains the data: runs the calibration of `config` by SMC once per law of `laws`
     (two or more), on the same data and priors, each into OUT/LAW/, and compares their evidence, as
@@ -425,17 +425,20 @@ class CalibrationModel:
         """The config's log prior density at each point: the sum over the free parameters of their
         prior's log density (normalised: a uniform:a:b contributes -log(b - a) inside [a, b]), -inf
         outside the prior's support; no impact is evaluated. (n,) for (n, dim), a float64 for (dim,)."""
+        theta = _real_array("theta", theta)
         return _one_or_many(theta, self._m.log_prior(theta))
 
     def log_likelihood(self, theta: Any) -> Density:
         """Gaussian log likelihood of the data at each point, whatever its prior: (n,) for (n, dim), a
         float64 for (dim,)."""
+        theta = _real_array("theta", theta)
         return _one_or_many(theta, self._m.log_density(theta, False))
 
     def log_posterior(self, theta: Any) -> Density:
         """log prior + log likelihood, up to the evidence; a point outside the prior is -inf and is not
         evaluated. The density the built-in sampler draws from. (n,) for (n, dim), a float64 for
         (dim,)."""
+        theta = _real_array("theta", theta)
         return _one_or_many(theta, self._m.log_density(theta, True))
 
     __call__ = log_posterior
@@ -450,6 +453,7 @@ class CalibrationModel:
         """The model's observed outputs at one point: a DataFrame (a dict of arrays without pandas) of
         the conditions, the observed outputs (NaN where a row is not ok), their data as `data_<name>`,
         their sd as `sigma_<name>` (a noise parameter's: the point's), and each experiment's `status`."""
+        theta = _real_array("theta", theta)
         y, status = self._m.predict(theta)
         d = self._m.data()
         cols: Dict[str, Any] = {}

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from . import _core
-from ._args import _python_names, _string
+from ._args import _flag, _python_names, _string
 from ._laws import Status
 
 
@@ -132,10 +132,7 @@ def study(config: Any, out: Optional[str] = None, *, backend: Optional[str] = No
     `impact study --force`).
     """
     q = _request(_core.StudyRequest(), config, out, backend, set, overrides, "design.n")
-    q.plots, q.quiet = bool(plots), bool(quiet)
-    if not isinstance(force, bool):
-        raise TypeError(f"force: expected True or False, got {type(force).__name__}")
-    q.force = force
+    q.plots, q.quiet, q.force = _flag("plots", plots), _flag("quiet", quiet), _flag("force", force)
     with _python_names(("--set: ", "")):  # "--set: design.n: ..." -> "design.n: ..."
         info = _core.study(q)
     return StudyResult(info)

@@ -130,6 +130,11 @@ def test_model_vectorised_equals_pointwise_and_prior_support(model):
         model.log_likelihood(np.zeros((3, 3)))
     with pytest.raises(TypeError, match="CalibrationModel"):
         ib.log_likelihood(pts, CONFIG)
+    # points are real numbers: a complex one's imaginary part is not dropped, nor a string parsed
+    for bad, kind in ((np.array([0.3 + 5j, 0.6]), "complex128"), (["0.3", "0.6"], "<U3")):
+        for f in (model.log_prior, model.log_likelihood, model.log_posterior, model.predict):
+            with pytest.raises(TypeError, match="theta: expected real numbers, got an array of dtype " + kind):
+                f(bad)
 
 
 def test_model_start_is_the_samplers(tmp_path, model):
@@ -138,6 +143,9 @@ def test_model_start_is_the_samplers(tmp_path, model):
     assert p0.shape == (16, 2) and np.all((p0 >= 0) & (p0 <= 1))
     assert np.array_equal(p0, model.start(16, 5)) and not np.array_equal(p0, model.start(16, 6))
     assert np.all(np.isfinite(model.log_posterior(p0)))
+    # walkers beyond memory: said, naming the argument, before any is drawn (not a bare MemoryError)
+    with pytest.raises(ValueError, match=r"walkers: 1000000000000 points need .* fewer walkers"):
+        model.start(10**12)
     # a model runs no method: any method's table may be set on it (a run refuses what its method does not read)
     m = ib.CalibrationModel(CONFIG, backend="serial", mcmc__walkers=16, fit__starts=2)
     assert m.names == model.names and np.array_equal(m.log_posterior(p0), model.log_posterior(p0))

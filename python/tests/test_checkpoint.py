@@ -42,6 +42,12 @@ def test_checkpoint_arguments_are_checked(tmp_path):
         ib.calibrate(CFG, out=str(tmp_path / "a"), resume=True)
     with pytest.raises(ValueError, match="checkpoint_every"):
         ib.calibrate(CFG, out=str(tmp_path / "a"), checkpoint=str(tmp_path / "ck"), checkpoint_every=-1)
+    with pytest.raises(ValueError, match="checkpoint_every needs checkpoint=DIR"):  # it would change nothing
+        ib.calibrate(CFG, out=str(tmp_path / "a"), checkpoint_every=5)
+    for flag in ("resume", "quiet", "plots", "force"):  # bool("no") is True: only True or False is taken
+        with pytest.raises(TypeError, match=flag + ": expected True or False, got str 'no'"):
+            ib.calibrate(CFG, out=str(tmp_path / "a"), **{flag: "no"})
+    assert not (tmp_path / "a").exists()
     with pytest.raises(ValueError, match="holds no checkpoint"):
         ib.calibrate(CFG, out=str(tmp_path / "a"), checkpoint=str(tmp_path / "ck"), resume=True, **ENS)
 

@@ -33,6 +33,13 @@ def test_reduce_ranges_and_errors():
         ib.reduce("newton", 10, backend="reference")
     with pytest.raises(ValueError, match="nosuchkey"):
         ib.reduce("newton", 10, nosuchkey=1)
+    # a histogram's range moves the histogram only: the moments are the default range's bits
+    wide = ib.reduce("newton", 5000, backend="serial", ranges={"Pn": (0, 1e20)}, e=0.3)
+    plain = ib.reduce("newton", 5000, backend="serial", e=0.3)
+    for k in ("mean", "sd", "min", "max", "count"):
+        assert wide["quantities"]["Pn"][k] == plain["quantities"]["Pn"][k] == r["quantities"]["Pn"][k], k
+    with pytest.raises(ValueError, match="the width hi - lo overflows"):
+        ib.reduce("newton", 10, ranges={"Pn": (-1e308, 1e308)})
 
 
 def test_scenarios_listing():
@@ -96,6 +103,10 @@ def test_study_from_a_dict_and_config_errors(tmp_path):
     assert mu in (0.4, {"fixed": 0.4}) or "0.4" in json.dumps(mu)
     with pytest.raises(ValueError, match="design.n"):
         ib.study(cfg, out=str(tmp_path / "m2"), design__n=0)
+    for flag in ("plots", "quiet", "force"):  # bool("no") is True: only True or False is taken
+        with pytest.raises(TypeError, match=flag + ": expected True or False, got str 'no'"):
+            ib.study(cfg, out=str(tmp_path / "m3"), **{flag: "no"})
+    assert not (tmp_path / "m3").exists()
 
 
 def test_study_owns_its_folder(tmp_path):

@@ -84,6 +84,8 @@ check "a checkpoint that is a link is never read through (and the link's target 
   '[ $rc -ne 0 ] && cmp -s "$T/saved.bin" "$T/elsewhere.bin"'
 "$IMPACT" calibrate "$CFG" --out "$T/o4" "${E[@]}" --resume 2> "$T/err"; rc=$?
 check "--resume needs --checkpoint" '[ $rc -eq 2 ] && grep -q "resume needs --checkpoint DIR" "$T/err"'
+"$IMPACT" calibrate "$CFG" --out "$T/o4" "${E[@]}" --checkpoint-every 5 2> "$T/err"; rc=$?
+check "--checkpoint-every needs --checkpoint (it would change nothing)" '[ $rc -eq 2 ] && grep -q "checkpoint-every needs --checkpoint DIR" "$T/err" && [ ! -e "$T/o4" ]'
 "$IMPACT" calibrate "$CFG" --out "$T/o5" --set 'calibrate.method="fit"' -q --no-plots --checkpoint "$T/ck5" 2> "$T/err"; rc=$?
 check "the fit refuses a checkpoint" '[ $rc -ne 0 ] && grep -q "the fit keeps no checkpoint" "$T/err"'
 
