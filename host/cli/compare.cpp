@@ -37,10 +37,13 @@ CLI::App* add_compare_subcommand(CLI::App& app, CompareArgs& a) {
   c->add_option("--n", a.n, "Study size: instances [0, n)")->capture_default_str();
   c->add_option("--study-seed", a.study_seed, "Study seed")->capture_default_str();
   c->add_option("--set", a.sets, "Study parameter KEY=DIST (repeatable; see `impact reduce --help`)");
-  c->add_option("--backend", a.backend, "Fast path: auto|cuda|omp|serial")->capture_default_str();
+  const auto given = [&a](const char* name) {
+    return [&a, name](const std::string&) { a.fast_path_options.emplace_back(name); };
+  };
+  c->add_option("--backend", a.backend, "Fast path: auto|cuda|omp|serial")->capture_default_str()->each(given("--backend"));
   c->add_option("--precision", a.precision, "Fast path precision: double|float")->capture_default_str();
-  c->add_option("--steps", a.steps, "Steps per instance of the fast integrators")->capture_default_str();
-  c->add_option("--integrator", a.integrator, "rk4|euler (fast integrators)")->capture_default_str();
+  c->add_option("--steps", a.steps, "Steps per instance of the fast integrators")->capture_default_str()->each(given("--steps"));
+  c->add_option("--integrator", a.integrator, "rk4|euler (fast integrators)")->capture_default_str()->each(given("--integrator"));
   c->add_option("--tol", a.tol, "Largest relative difference allowed in any column (default 1e-5 in double, 1e-2 in float)");
   c->add_option("--sample", a.sample, "Compare a uniform random subset of K rows (0: all)")->capture_default_str();
   c->add_option("--seed", a.seed, "Seed of the random subset")->capture_default_str();
@@ -86,6 +89,10 @@ CompareRows rows_of(const CompareArgs& args, const LawInfo& law) {
   if (from_study == !args.in.empty())
     throw std::invalid_argument("give either --in FILE or a study (--scenario, --n, --study-seed, --set)");
   if (from_study && args.given) throw std::invalid_argument("--given needs --in (a result table)");
+  if (args.given && !args.fast_path_options.empty())  // the fast path does not run: they would change nothing
+    throw std::invalid_argument(args.fast_path_options.front() +
+                                ": with --given the results are the file's, and no fast path runs (--precision sets the "
+                                "tolerance's default)");
   if (!from_study) {
     io::CsvReader reader(args.in);
     return ref::rows_from_table(reader, law, args.given, args.sample, args.seed);

@@ -26,14 +26,15 @@ struct CompareArgs {
   std::string precision = "double";
   int steps = 250;
   std::string integrator = "rk4";
-  double tol = 0;                 // 0: default of the precision (ref::kDefaultTol*)
-  std::size_t sample = 0;         // compare a uniform random subset of K rows (0: every row; a study: 1000)
-  std::uint64_t seed = 1;         // seed of the subset
-  std::string fail_out;           // rows beyond tolerance ("" : <law>_compare_failures.csv)
-  std::string report;             // optional JSON report
-  bool given = false;             // the input holds results (an `impact eval` table) to check
-  bool strict = false;            // rows the fast path gave up on (step_limit) count as failures
-  bool modes_must_match = false;  // a differing mode sequence counts as a failure
+  double tol = 0;                              // 0: default of the precision (ref::kDefaultTol*)
+  std::size_t sample = 0;                      // compare a uniform random subset of K rows (0: every row; a study: 1000)
+  std::uint64_t seed = 1;                      // seed of the subset
+  std::string fail_out;                        // rows beyond tolerance ("" : <law>_compare_failures.csv)
+  std::string report;                          // optional JSON report
+  bool given = false;                          // the input holds results (an `impact eval` table) to check
+  bool strict = false;                         // rows the fast path gave up on (step_limit) count as failures
+  bool modes_must_match = false;               // a differing mode sequence counts as a failure
+  std::vector<std::string> fast_path_options;  // --backend, --steps, --integrator where given
 };
 
 constexpr int kExitBeyondTolerance = 3;

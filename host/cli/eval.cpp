@@ -43,8 +43,12 @@ CLI::App* add_eval_subcommand(CLI::App& app, EvalArgs& ea) {
   eval->add_option("--out", ea.out, "Output CSV ('-' for stdout)")->capture_default_str();
   eval->add_option("--backend", ea.backend, "auto|cuda|omp|serial|reference")->capture_default_str();
   eval->add_option("--precision", ea.precision, "double|float")->capture_default_str();
-  eval->add_option("--steps", ea.steps, "Steps per instance for the integrators")->capture_default_str();
-  eval->add_option("--integrator", ea.integrator, "rk4|euler (integrators)")->capture_default_str();
+  eval->add_option("--steps", ea.steps, "Steps per instance for the integrators (not the reference, which is adaptive)")
+      ->capture_default_str()
+      ->each([&ea](const std::string&) { ea.integrator_options.emplace_back("--steps"); });
+  eval->add_option("--integrator", ea.integrator, "rk4|euler (integrators; not the reference)")
+      ->capture_default_str()
+      ->each([&ea](const std::string&) { ea.integrator_options.emplace_back("--integrator"); });
   eval->add_option("--chunk", ea.chunk, "Rows per batch")->capture_default_str();
   eval->add_option("--pipeline", ea.pipeline,
                    "Chunks in flight (default 3): reading and parsing chunk k+1, the law on chunk k and writing "
@@ -270,6 +274,19 @@ int run_eval(const EvalArgs& args, std::FILE* summary) {
   w.steps = args.steps;
   w.rows = estimated_rows(args.in);
   const BackendPick backend = pick_backend(args.backend, w, true);
+  // what would change nothing is not taken in silence: the reference integrates to its tolerance
+  // whatever the fast path's steps (refused, since its rows would claim them); an algebraic law has
+  // no steps (said, since a loop over laws passes the same options to each)
+  if (!args.integrator_options.empty()) {
+    const std::string named = args.integrator_options.front();
+    if (backend.backend == Backend::reference)
+      throw std::invalid_argument(named +
+                                  ": the reference integrates adaptively (to a relative 1e-13); --steps and "
+                                  "--integrator set the fast path's integrators");
+    if (!law.integrator())
+      std::fprintf(stderr, "impact eval: note: %s changes nothing: %s is algebraic (no integration steps)\n", named.c_str(),
+                   law.name.c_str());
+  }
   if (args.chunk < 1 || args.chunk > (std::size_t(1) << 24))
     throw std::invalid_argument("--chunk must be between 1 and 16777216 rows, got " + std::to_string(args.chunk));
   if (args.pipeline_given && (args.pipeline < 1 || args.pipeline > io::kMaxPipelineDepth))

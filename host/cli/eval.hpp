@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "cli/forward.hpp"
 
@@ -16,11 +17,12 @@ struct EvalArgs {
   std::string precision = "double";
   int steps = 250;
   std::string integrator = "rk4";
-  std::size_t chunk = 1 << 16;  // rows per batch
-  int pipeline = 0;             // chunks in flight (engine::EvalPipeline::depth), when pipeline_given
-  bool pipeline_given = false;  // --pipeline was given (else EvalPipeline's default)
-  std::string timeline;         // set: the pipeline's stage times per chunk, as CSV, to this file
-  std::string scenario;         // set: the rows are this scenario's parameters (systems/scenario_table.hpp)
+  std::size_t chunk = 1 << 16;                  // rows per batch
+  int pipeline = 0;                             // chunks in flight (engine::EvalPipeline::depth), when pipeline_given
+  bool pipeline_given = false;                  // --pipeline was given (else EvalPipeline's default)
+  std::vector<std::string> integrator_options;  // --steps, --integrator where given: the fast integrators'
+  std::string timeline;                         // set: the pipeline's stage times per chunk, as CSV, to this file
+  std::string scenario;                         // set: the rows are this scenario's parameters (systems/scenario_table.hpp)
   // under mpirun with several processes (host/dist): each takes a share of the file's lines, rank 0
   // assembles the table in input order (docs/distributed.md)
   const dist::World* world = nullptr;

@@ -2,6 +2,7 @@
 columns, host arrays through the compiled core, device arrays through _device."""
 from __future__ import annotations
 
+import warnings
 from typing import Any, Dict, List, Optional
 
 import numpy as np
@@ -89,7 +90,9 @@ def evaluate(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_
     weighs omp, serial (under 4096 rows) and cuda (where usable and the rows pay its start-up) by a
     trial on the call's first rows, once per process for a law and its options, and says which it
     chose and why in the result's backend_why; precision: "double" or "float"; steps and
-    integrator ("rk4", "euler"): the fixed step count of the integrators (jia, stronge).
+    integrator ("rk4", "euler"): the fixed step count of the integrators (jia, stronge); other values
+    than these defaults would change nothing with the reference, which integrates adaptively and
+    refuses them (ValueError), or with an algebraic law, which warns.
     Returns a Result (P, vf, dE, status and the law's extra outputs, one row per instance).
 
     Device arrays (CuPy, PyTorch, JAX, or anything with __cuda_array_interface__ or a CUDA DLPack
@@ -99,6 +102,13 @@ def evaluate(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_
     """
     args = {"W": W, "n": n, "v": v, "mu": mu, "e": e, "e_t": e_t, "eta0": eta0}
     steps = _options(law, backend, precision, steps, integrator)
+    if steps != 250 or integrator != "rk4":  # a value that would change nothing is not taken in silence
+        named = "steps" if steps != 250 else "integrator"
+        if backend == "reference":
+            raise ValueError(f"{named}: the reference integrates adaptively (to a relative 1e-13); steps and "
+                             f"integrator set the fast path's integrators")
+        if not _LAWS[law]["integrator"]:
+            warnings.warn(f"{named} changes nothing: {law} is algebraic (no integration steps)", stacklevel=2)
     if any(_device.device_kind(x) is not None for x in args.values() if x is not None):
         with _python_names():
             return _device.evaluate(law, args, _LAWS[law], backend=backend, precision=precision, steps=steps,

@@ -186,12 +186,20 @@ def test_statuses_are_the_clis():
     (lambda: ib.evaluate("newton", np.eye(3), [0, 0, 1], [0, 0, -1], e=np.zeros((2, 2))), ValueError, ["e", "(2, 2)"]),
     (lambda: ib.evaluate("jia", np.eye(3), [0, 0, 1], [0, 0, -1], mu=0.3, e=0.5, e_t=0, eta0=1, steps=0), ValueError,
      ["steps"]),
+    (lambda: ib.evaluate("jia", np.eye(3), [0, 0, 1], [0, 0, -1], mu=0.3, e=0.5, eta0=1, backend="reference",
+                         integrator="euler"), ValueError, ["integrator: the reference integrates adaptively"]),
 ])
 def test_bad_inputs_raise_naming_the_argument(call, exc, words):
     with pytest.raises(exc) as err:
         call()
     for w in words:
         assert w in str(err.value), (w, str(err.value))
+
+
+def test_steps_of_an_algebraic_law_are_said_to_change_nothing():
+    with pytest.warns(UserWarning, match="steps changes nothing: newton is algebraic"):
+        a = ib.evaluate("newton", np.eye(3), [0, 0, 1], [0, 0, -1], e=0.5, steps=3)
+    assert np.array_equal(a.P, ib.evaluate("newton", np.eye(3), [0, 0, 1], [0, 0, -1], e=0.5).P)
 
 
 def test_tables(cases):

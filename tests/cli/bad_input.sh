@@ -86,6 +86,11 @@ printf 'id,%s\nbad,3.5,0,0,3.5,0,1,0,0,1,-3,0,-5,0.4,0.5,0.3,0\n' "$H" > "$T/eta
 check "jia eta0 = 0 is a row status" '[ $rc -eq 0 ] && grep -q "^bad,.*,param_out_of_range" "$T/o.csv"'
 "$IMPACT" eval --law jia --in "$T/rows.csv" --out "$T/o.csv" --integrator midpoint 2> "$T/err"; rc=$?
 check "bad integrator exits 2" '[ $rc -eq 2 ] && grep -q "integrator must be" "$T/err"'
+# options that would change nothing: refused for the reference (adaptive), said for an algebraic law
+"$IMPACT" eval --law jia --in "$T/rows.csv" --out "$T/ref.csv" --backend reference --steps 3 2> "$T/err"; rc=$?
+check "the reference refuses --steps" '[ $rc -eq 2 ] && grep -q "\-\-steps: the reference integrates adaptively" "$T/err" && [ ! -e "$T/ref.csv" ]'
+"$IMPACT" eval --law newton --in "$T/rows.csv" --out "$T/o.csv" -q --integrator euler 2> "$T/err"; rc=$?
+check "an algebraic law says --integrator changes nothing" '[ $rc -eq 0 ] && grep -q "note: --integrator changes nothing: newton is algebraic" "$T/err"'
 
 # 8. a column that collides with an output
 printf 'P_x,%s\n1,%s\n' "$H" "$GOOD" > "$T/collide.csv"

@@ -15,6 +15,8 @@ check "no failure file on PASS" '[ ! -e "$T/f.csv" ]'
 
 # 2. results given in a table written by `impact eval`
 "$IMPACT" eval --law chatterjee-ruina --in "$T/cases.csv" --out "$T/res.csv" -q
+"$IMPACT" compare --law chatterjee-ruina --in "$T/res.csv" --given --steps 3 > "$T/out" 2>&1; rc=$?
+check "--given refuses the fast path's options (no fast path runs)" '[ $rc -eq 2 ] && grep -q "\-\-steps: with --given the results are the file" "$T/out"'
 "$IMPACT" compare --law chatterjee-ruina --in "$T/res.csv" --given --fail-out "$T/f.csv" > "$T/out" 2>&1; rc=$?
 check "given correct results pass" '[ $rc -eq 0 ] && grep -q "results given in the file" "$T/out"'
 
