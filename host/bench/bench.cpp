@@ -108,7 +108,7 @@ bool reads_steps(const LawInfo& law, const SampleSpec& spec, std::uint64_t seed)
 
 std::vector<BenchConfig> bench_plan(const BenchSpec& s) {
   SampleSpec main_spec = systems::default_spec(s.scenario);
-  for (const std::string& kv : s.sets) systems::apply_setting(main_spec, kv);
+  systems::apply_settings(main_spec, s.sets);
   SampleSpec planar = systems::default_spec(Scenario::ball);
   for (const char* k : {"V0y=0", "w0x=0", "w0z=0"}) systems::apply_setting(planar, k);
   std::vector<BenchConfig> plan;

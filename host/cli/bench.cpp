@@ -97,7 +97,7 @@ bench::BenchSpec spec_of(const BenchArgs& a) {
   s.sets = a.sets;
   if (!a.sets.empty()) {
     SampleSpec check = systems::default_spec(s.scenario);
-    for (const std::string& kv : a.sets) systems::apply_setting(check, kv);  // errors now, naming the key
+    systems::apply_settings(check, a.sets);  // errors now, naming the key
     for (const std::string& kv : a.sets) s.scenario_name += " " + kv;
   }
   s.seed = a.seed;

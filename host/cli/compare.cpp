@@ -98,7 +98,7 @@ CompareRows rows_of(const CompareArgs& args, const LawInfo& law) {
     return ref::rows_from_table(reader, law, args.given, args.sample, args.seed);
   }
   SampleSpec spec = systems::default_spec(systems::parse_scenario(args.scenario));
-  for (const std::string& st : args.sets) systems::apply_setting(spec, st);
+  systems::apply_settings(spec, args.sets);
   if (args.n < 1) throw std::invalid_argument("--n must be >= 1");
   const std::string source =
       "study " + args.scenario + " (n " + std::to_string(args.n) + ", seed " + std::to_string(args.study_seed) + ")";

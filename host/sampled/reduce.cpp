@@ -342,7 +342,7 @@ ReduceSpec reduce_spec(const ReduceRequest& a, std::string* why) {
   rs.law = &engine::law_named(a.law);
   rs.scenario = a.scenario;
   rs.spec = systems::default_spec(systems::parse_scenario(a.scenario));
-  for (const std::string& s : a.sets) systems::apply_setting(rs.spec, s);
+  systems::apply_settings(rs.spec, a.sets);
   if (a.backend != "auto" && a.backend != "cuda" && a.backend != "omp" && a.backend != "serial")
     throw std::invalid_argument("unknown backend '" + a.backend + "' for reduce (known: auto, cuda, omp, serial)");
   rs.precision = engine::parse_precision(a.precision);

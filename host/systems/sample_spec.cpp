@@ -189,6 +189,21 @@ void apply_setting(SampleSpec& spec, const std::string& setting) {
                               " (known: " + known + ")");
 }
 
+void apply_settings(SampleSpec& spec, const std::vector<std::string>& settings) {
+  const std::string* rotation = nullptr;
+  const std::string* vector = nullptr;
+  for (const std::string& s : settings) {
+    const std::string key = s.substr(0, s.find('='));
+    if (key == "rotation" && s != "rotation=vector") rotation = &s;
+    if (key == "rx" || key == "ry" || key == "rz") vector = &s;
+  }
+  if (rotation && vector)
+    throw std::invalid_argument("--set " + *rotation + " and --set " + *vector +
+                                ": rx, ry, rz give a rotation by their vector, which " + rotation->substr(9) +
+                                " would replace: give one or the other");
+  for (const std::string& s : settings) apply_setting(spec, s);
+}
+
 std::vector<std::pair<std::string, std::string>> describe(const SampleSpec& spec) {
   std::vector<std::pair<std::string, std::string>> out;
   // rx, ry, rz only when they are the rotation (a random or an identity rotation reads as it did

@@ -36,6 +36,10 @@ std::string dist_string(const Dist& d);
 // rotation, the one by the vector (rx, ry, rz), which setting any of rx, ry, rz selects, or the
 // identity, which sets the three to 0).
 void apply_setting(SampleSpec& spec, const std::string& setting);
+// Applies a command's settings in order (a key given twice: the last), after refusing a pair that
+// contradicts itself whatever the order: rotation=random or identity beside any of rx, ry, rz, which
+// would be dropped in silence (or drop the rotation asked for).
+void apply_settings(SampleSpec& spec, const std::vector<std::string>& settings);
 
 // (key, value text) for every key of the spec's scenario, in table order; rx, ry, rz only when the
 // rotation is theirs ("rotation=vector").

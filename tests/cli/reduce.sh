@@ -34,6 +34,8 @@ check "unknown scenario exits 2" '[ $rc -eq 2 ] && grep -q "unknown scenario .pe
 check "contact key on ball exits 2" '[ $rc -eq 2 ] && grep -q "unknown key .w1. for scenario ball" "$T/err"'
 "$IMPACT" reduce --law jia --n 10 --range Pn=3:1 2> "$T/err"; rc=$?
 check "bad range exits 2" '[ $rc -eq 2 ] && grep -q "range Pn=3:1" "$T/err"'
+"$IMPACT" reduce --law jia --n 10 --set rx=1 --set rotation=identity 2> "$T/err"; rc=$?
+check "a rotation vector beside rotation=identity exits 2 (either would drop the other)" '[ $rc -eq 2 ] && grep -q "set rotation=identity and --set rx=1: rx, ry, rz give a rotation by their vector" "$T/err"'
 "$IMPACT" reduce --law jia --n 10 --backend reference 2> "$T/err"; rc=$?
 check "reference backend exits 2" '[ $rc -eq 2 ]'
 "$IMPACT" reduce --law jia --n 10 --backend cuda -q 2> "$T/err"; rc=$?
