@@ -244,8 +244,13 @@ void resolve_mcmc(const ConfigReader& r, const json& root, CalibrateConfig& c) {
 // switch with --set calibrate.method, but a setting typed for this run is meant for it.
 void check_sets_are_read(const ConfigReader& r, const CalibrateConfig& c) {
   const std::string reads = c.method == "ensemble" ? "mcmc" : c.method;
+  bool integrates = engine::law_named(c.law).integrator();
+  for (const std::string& l : c.laws) integrates = integrates || engine::law_named(l).integrator();
   for (const auto& [key, at] : r.t.where) {
     if (at.first != 0) continue;  // from the file
+    if ((key == "run.steps" || key == "run.integrator") && !integrates)
+      r.fail(key, "calibrate.law" + std::string(c.laws.empty() ? " " + c.law + " is" : "s are all") +
+                      " algebraic (no integration steps): this setting would change nothing");
     const std::string table = key.substr(0, key.find_first_of(".["));
     if (table != "smc" && table != "mcmc" && table != "fit") continue;
     if (table == reads) continue;

@@ -122,7 +122,16 @@ const json& read_config_head(const ConfigReader& r, const std::string& table, co
   if (!root.contains(table)) throw ConfigError(r.t.file + ":1:1: " + table + ": missing table [" + table + "] (" + holds + ")");
   const json& t = r.table(root.at(table), table);
   r.expect_keys(t, table, keys);
-  if (t.contains("name")) head.name = r.str(t.at("name"), table + ".name");
+  if (t.contains("name")) {
+    head.name = r.str(t.at("name"), table + ".name");
+    // the default output folder's last name (out/NAME): one plain name, so that it stays inside out/
+    const bool blank = head.name.find_first_not_of(" \t") == std::string::npos;
+    if (blank || head.name == "." || head.name == ".." || head.name.find('/') != std::string::npos)
+      r.fail(table + ".name",
+             "expected a plain name, without '/' and not '.' or '..' (it names the default output "
+             "folder out/NAME), got '" +
+                 head.name + "'");
+  }
   if (t.contains("description")) head.description = r.str(t.at("description"), table + ".description");
   const std::string key = table + ".scenario";
   if (!t.contains("scenario")) r.fail(key, "missing (known: " + systems::scenario_list() + ")");

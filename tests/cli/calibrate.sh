@@ -88,6 +88,7 @@ bad "odd walkers" "mcmc.walkers: expected an even number" --set mcmc.walkers=17
 # a run's own setting of a table its method does not read would change nothing: refused, named
 bad "a setting the ensemble does not read" "--set: smc.particles: calibrate.method is ensemble, which reads [mcmc], not [smc]: this setting would change nothing (set calibrate.method=smc to use it)" --set smc.particles=512
 bad "a setting the fit does not read" "--set: mcmc.steps: calibrate.method is fit, which reads [fit], not [mcmc]" --set mcmc.steps=100 --set 'calibrate.method="fit"'
+bad "run.steps for an algebraic law" "--set: run.steps: calibrate.law chatterjee-ruina is algebraic (no integration steps): this setting would change nothing" --set run.steps=5
 bad "a setting smc does not read, as a table" "--set: fit: calibrate.method is smc, which reads [smc], not [fit]" --set 'fit={starts=2}' --set 'calibrate.method="smc"'
 # a file may carry every method's table (the example has [mcmc]; switch with --set calibrate.method)
 { cat "$EX"; printf '\n[fit]\nstarts = 2\n'; } > "$T/tables.toml"

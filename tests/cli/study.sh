@@ -138,6 +138,11 @@ printf '[study]\nscenario = "ball"\nlaw = "jia"\n[params]\nmu = "uniform:0:1"\n'
 check "random parameter in a grid exits 1 naming it" '[ $rc -eq 1 ] && grep -q "bad4.toml:5:1: params.mu" "$T/err"'
 "$IMPACT" study "$T/nosuch.toml" > /dev/null 2> "$T/err"; rc=$?
 check "missing file exits 1" '[ $rc -eq 1 ] && grep -q "nosuch.toml: cannot open" "$T/err"'
+# a name is the default folder's (out/NAME): '..' would be the working folder itself, 'a/b' a folder below
+for name in .. a/b; do
+  "$IMPACT" study "$EX/jia-fig15a.toml" --set "study.name=\"$name\"" --dry-run > /dev/null 2> "$T/err"; rc=$?
+  check "study.name '$name' exits 1 naming it, with --dry-run too" '[ $rc -eq 1 ] && grep -q "study.name: expected a plain name" "$T/err"'
+done
 
 # a table is never written through a link in the output folder (write failures themselves:
 # integrity.sh, under a file size limit): a folder holding only a link is no study's, refused
