@@ -192,7 +192,10 @@ void split_csv_line(std::string_view line, const std::string& path, long line_no
           unquoted.push_back(line[i++]);
         }
       }
-      if (!closed) throw InputError(located(path, line_no, col, "unterminated quoted field"));
+      if (!closed)
+        throw InputError(located(path, line_no, col,
+                                 "unterminated quoted field (a quoted field ends on its own line: a line break "
+                                 "inside quotes is not read)"));
       if (i < n && line[i] != ',')
         throw InputError(located(path, line_no, static_cast<long>(i) + 1, "expected ',' or end of line after a quoted field"));
       fields.push_back({std::string_view(unquoted.data() + b, unquoted.size() - b), col});

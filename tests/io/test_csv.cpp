@@ -102,7 +102,8 @@ TEST(IoCsv, FieldsKeepTheirColumns) {
 
 TEST(IoCsv, ErrorsSayWhereAndWhat) {
   io::CsvReader open = io::CsvReader::from_text("a,b\n1,\"2\n", "t.csv");
-  EXPECT_EQ(error_of(open), "t.csv:2:3: unterminated quoted field");
+  EXPECT_EQ(error_of(open),
+            "t.csv:2:3: unterminated quoted field (a quoted field ends on its own line: a line break inside quotes is not read)");
   io::CsvReader nul = io::CsvReader::from_text(std::string("a\n\0", 3), "bin.dat");
   EXPECT_NE(error_of(nul).find("bin.dat:2:1: NUL byte"), std::string::npos) << error_of(nul);
   std::string long_line(io::CsvReader::kMaxLineChars + 1, '7');
