@@ -278,7 +278,8 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   resolve_mcmc(r, root, c);
   resolve_smc(r, root, c);
   resolve_fit(r, root, c);
-  c.out_dir = "out/" + c.name;
+  const bool dir_given = root.contains("output") && root.at("output").is_object() && root.at("output").contains("dir");
+  if (!dir_given) c.out_dir = study::default_out_dir(r, "calibrate", c.name);
   if (root.contains("output")) {
     const json& o = r.table(root.at("output"), "output");
     r.expect_keys(o, "output", io::keys_under(calibrate_key_docs(), "output"));
@@ -294,7 +295,7 @@ CalibrateConfig load_calibrate_config(const CalibrateRequest& q) {
   if (!q.out.empty()) io::apply_override(t, "output.dir=" + json(q.out).dump());  // checked as the config's
   if (!q.backend.empty()) io::apply_override(t, "run.backend=" + json(q.backend).dump());
   CalibrateConfig c = resolve_calibrate_config(t);
-  if (!q.model_only) check_sets_are_read(ConfigReader{t}, c);
+  if (q.judge_sets) check_sets_are_read(ConfigReader{t}, c);
   c.checkpoint = q.checkpoint;
   return c;
 }

@@ -88,9 +88,11 @@ struct CalibrateRequest {
   std::string out;                       // the output folder, taken as given (not relative to the config)
   std::string backend;                   // overrides run.backend
   resume::CheckpointOptions checkpoint;  // --checkpoint DIR, --resume, --checkpoint-every
-  // A model of the data (impactbatch.CalibrationModel), not a run: it runs no method, so any method's
-  // table may be set; a run refuses a set of a table its method does not read.
-  bool model_only = false;
+  // Whether the overrides are judged against the run (a run refuses a set of a table its method does
+  // not read, or of run.steps where no law integrates). Not for a model of the data
+  // (impactbatch.CalibrationModel), which runs no method, nor for a comparison's run of one law,
+  // whose settings were judged with all its laws.
+  bool judge_sets = true;
 };
 
 // The request's config, read, overridden and resolved. Throws io::ConfigError as above (a file that

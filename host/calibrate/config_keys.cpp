@@ -7,7 +7,8 @@ namespace impact::calibrate {
 const std::vector<io::KeyDoc>& calibrate_key_docs() {
   static const std::vector<io::KeyDoc> docs = [] {
     std::vector<io::KeyDoc> k = {
-        {"calibrate.name", "string", "calibration", "", "the run's name (summary.md, output.dir's default)"},
+        {"calibrate.name", "string", "calibration", "",
+         "the run's name (summary.md; output.dir's default out/NAME, where it must be a plain name)"},
         {"calibrate.description", "string", "", "", "one line for summary.md"},
         {"calibrate.scenario", "string", "", "", "the physical system of the experiments (required; impact scenarios)"},
         {"calibrate.law", "string", "", "", "the law calibrated (required unless laws is given)"},

@@ -52,7 +52,7 @@ CLI::App* add_compare_subcommand(CLI::App& app, CompareArgs& a) {
   c->add_flag("--given", a.given,
               "The input is a result table written by `impact eval` (e.g. on another machine): compare its "
               "results instead of running the fast path");
-  c->add_flag("--strict", a.strict, "Rows the fast path left unresolved (step_limit) count as failures");
+  c->add_flag("--strict", a.strict, "Rows the fast path left unresolved (step_limit, non_finite) count as failures");
   c->add_flag("--modes-must-match", a.modes_must_match, "A differing mode sequence counts as a failure");
   return c;
 }

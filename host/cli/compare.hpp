@@ -32,7 +32,7 @@ struct CompareArgs {
   std::string fail_out;                        // rows beyond tolerance ("" : <law>_compare_failures.csv)
   std::string report;                          // optional JSON report
   bool given = false;                          // the input holds results (an `impact eval` table) to check
-  bool strict = false;                         // rows the fast path gave up on (step_limit) count as failures
+  bool strict = false;                         // rows the fast path gave up on (step_limit, non_finite) count as failures
   bool modes_must_match = false;               // a differing mode sequence counts as a failure
   std::vector<std::string> fast_path_options;  // --backend, --steps, --integrator where given
 };

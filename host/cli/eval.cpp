@@ -283,7 +283,7 @@ int run_eval(const EvalArgs& args, std::FILE* summary) {
       throw std::invalid_argument(named +
                                   ": the reference integrates adaptively (to a relative 1e-13); --steps and "
                                   "--integrator set the fast path's integrators");
-    if (!law.integrator())
+    if (!law.integrator() && args.notes)
       std::fprintf(stderr, "impact eval: note: %s changes nothing: %s is algebraic (no integration steps)\n", named.c_str(),
                    law.name.c_str());
   }

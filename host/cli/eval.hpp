@@ -27,6 +27,7 @@ struct EvalArgs {
   // assembles the table in input order (docs/distributed.md)
   const dist::World* world = nullptr;
   bool quiet = false;  // no summary on stderr
+  bool notes = true;   // notes on stderr, even with quiet (false on a process other than rank 0)
 };
 
 CLI::App* add_eval_subcommand(CLI::App& app, EvalArgs& args);

@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<impact::dist::MpiGroup> plan;
   if (world && world->size() > 1 && *eval) {
     ea.world = world.get();
-    if (world->rank() != 0) ea.quiet = true;
+    if (world->rank() != 0) ea.quiet = true, ea.notes = false;
   } else if (world && world->size() > 1 && *study) {
     sa.world = world.get();
   } else if (world && world->size() > 1 && *calibrate) {

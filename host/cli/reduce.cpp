@@ -65,8 +65,9 @@ void print_table(std::FILE* t, const sampled::ReduceSpec& a, const sampled::Redu
                    total ? 100.0 * double(s.status[i]) / double(total) : 0.0);
   std::fprintf(t, "\n");
   if (!a.checkpoint.empty())
-    std::fprintf(t, "  checkpoint %s: %llu chunks read back, %llu corrupt files recomputed\n", a.checkpoint.c_str(),
-                 static_cast<unsigned long long>(r.chunks_loaded), static_cast<unsigned long long>(r.chunks_corrupt));
+    std::fprintf(t, "  checkpoint %s: %llu chunks read back, %llu recomputed (a file corrupt or of another run's key)\n",
+                 a.checkpoint.c_str(), static_cast<unsigned long long>(r.chunks_loaded),
+                 static_cast<unsigned long long>(r.chunks_corrupt));
   if (!r.loads.empty()) {
     double mx = 0, sum = 0;
     for (const sampled::ProcessLoad& l : r.loads) mx = std::max(mx, l.busy_seconds), sum += l.busy_seconds;
@@ -88,9 +89,9 @@ void print_table(std::FILE* t, const sampled::ReduceSpec& a, const sampled::Redu
   for (int k = 0; k < kNumQuantities; ++k)
     if (s.q[k].far)
       std::fprintf(t,
-                   "  %s: %llu values not finite or beyond 2^72 times the histogram range's scale, so no mean or sd "
-                   "(a range set with --range %s=LO:HI moves that bound)\n",
-                   quantity_key(k), static_cast<unsigned long long>(s.q[k].far), quantity_key(k));
+                   "  %s: %llu values not finite or beyond 2^72 times the data's scale (the pilot's range), so no "
+                   "mean or sd: they are counted, not summed\n",
+                   quantity_key(k), static_cast<unsigned long long>(s.q[k].far));
   std::fprintf(t, "  histograms (%d bins on [lo, hi); '<' below lo, '>' at or above hi):\n", Histogram::kBins);
   for (int k = 0; k < kNumQuantities; ++k) {
     const Histogram& h = s.h[k];

@@ -40,6 +40,7 @@ CalibrateConfig law_config(const CalibrateRequest& q, const CalibrateConfig& c, 
   r.sets.emplace_back("calibrate.laws=[]");
   r.sets.push_back("calibrate.law=" + json(law).dump());
   r.out = c.out_dir + "/" + law;
+  r.judge_sets = false;  // judged with every law of the comparison (run.steps may serve some of them)
   try {
     CalibrateConfig one = calibrate::load_calibrate_config(r);
     one.plots = c.plots;

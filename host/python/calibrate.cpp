@@ -37,7 +37,7 @@ CalibrateConfig load(const CalibrateRequest& q) {
 }
 
 CalibrateRequest model_request(CalibrateRequest q) {
-  q.model_only = true;
+  q.judge_sets = false;
   return q;
 }
 

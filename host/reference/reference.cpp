@@ -33,9 +33,9 @@ Result<double> checked(const ContactProblem<double>& in, const Options& o) {
   ContactProblem<double> p = in;
   p.n = with_unit_exponent(p.n);
   // Each law solved in the instance's own units, by the fast path's exact scaling: W^-1 by
-  // cofactors, |v|^2 and the integrators' absolute floors are then taken on magnitudes near 1
-  // (at |W| ~ 1e160 they had overflowed and turned a slip into a frictionless `stick`). Aghili
-  // scales itself, its sigma as an impulse squared (AghiliLaw::in_own_units).
+  // cofactors, |v|^2 and the integrators' absolute floors are then taken on magnitudes near 1 (in
+  // SI units they overflow from |W| ~ 1e154, and a slip would read as a frictionless `stick`).
+  // Aghili scales itself, its sigma as an impulse squared (AghiliLaw::in_own_units).
   Result<double> r;
   if constexpr (std::is_same_v<Law, AghiliLaw>) r = solve<Law>(p, o);
   else r = eval_in_own_units(p, [&](const ContactProblem<double>& q) { return solve<Law>(q, o); });

@@ -3,7 +3,8 @@
 // bits of an uninterrupted one. One file per chunk, DIR/chunk-<k>.sum, written through io::OutFile
 // (a temporary renamed when complete: a killed run leaves whole files or none):
 //   "impact-chunk 1\n", the run's key line (everything that decides the chunk's bits: law, study,
-//   seed, range, chunk size, precision, steps, integrator, backend, histogram ranges), the chunk
+//   seed, range, chunk size, precision, steps, integrator, backend, histogram ranges and the sums'
+//   grids), the chunk
 //   index line, the summary's bytes, and a CRC-32 (Boost.CRC) of all that.
 // A file whose checksum, size, key or index does not match is not used: the chunk is recomputed and
 // counted as corrupt. A study's pieces use the same files with stem "piece" and bytes of any length.

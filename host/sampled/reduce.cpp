@@ -169,12 +169,13 @@ BatchSummary chunk_summary(const ReduceSpec& rs, engine::SampledFn<T> fn, const 
   return s;
 }
 
-// total + chunk k's summary; a summary on another grid (other ranges: from a foreign checkpoint
-// file, or a process that chose other ranges) is an error, never a sum of unlike integers.
+// total + chunk k's summary; a summary on another grid or with other histogram ranges (from a
+// foreign checkpoint file, or a process that chose other ranges) is an error, never a sum of
+// unlike integers.
 BatchSummary merge_chunk(const BatchSummary& total, const BatchSummary& chunk, std::uint64_t k) {
   if (!same_grid(total, chunk))
     throw std::runtime_error("reduce: the summary of chunk " + std::to_string(k) +
-                             " has other histogram ranges than the run's, so its sums are on another grid: not merged");
+                             " has another grid or other histogram ranges than the run's: not merged");
   return merge(total, chunk);
 }
 

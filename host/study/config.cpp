@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdlib>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -116,22 +117,24 @@ design::ParamSpec parse_param(const std::string& name, const json& v, const std:
 
 // ---- the study ----------------------------------------------------------------------------------
 
+std::string default_out_dir(const ConfigReader& r, const std::string& table, const std::string& name) {
+  // one plain name, so that the folder stays inside out/
+  const bool blank = std::all_of(name.begin(), name.end(), [](unsigned char ch) { return std::isspace(ch) != 0; });
+  if (blank || name == "." || name == ".." || name.find('/') != std::string::npos)
+    r.fail(table + ".name",
+           "expected a plain name, without '/' and not '.' or '..', for the default output folder "
+           "out/NAME (or give output.dir), got '" +
+               name + "'");
+  return "out/" + name;
+}
+
 const json& read_config_head(const ConfigReader& r, const std::string& table, const std::set<std::string>& keys,
                              const std::string& holds, ConfigHead& head) {
   const json& root = r.t.root;
   if (!root.contains(table)) throw ConfigError(r.t.file + ":1:1: " + table + ": missing table [" + table + "] (" + holds + ")");
   const json& t = r.table(root.at(table), table);
   r.expect_keys(t, table, keys);
-  if (t.contains("name")) {
-    head.name = r.str(t.at("name"), table + ".name");
-    // the default output folder's last name (out/NAME): one plain name, so that it stays inside out/
-    const bool blank = head.name.find_first_not_of(" \t") == std::string::npos;
-    if (blank || head.name == "." || head.name == ".." || head.name.find('/') != std::string::npos)
-      r.fail(table + ".name",
-             "expected a plain name, without '/' and not '.' or '..' (it names the default output "
-             "folder out/NAME), got '" +
-                 head.name + "'");
-  }
+  if (t.contains("name")) head.name = r.str(t.at("name"), table + ".name");
   if (t.contains("description")) head.description = r.str(t.at("description"), table + ".description");
   const std::string key = table + ".scenario";
   if (!t.contains("scenario")) r.fail(key, "missing (known: " + systems::scenario_list() + ")");
@@ -238,13 +241,13 @@ void resolve_output(const ConfigReader& r, const json& root, StudyConfig& c) {
   if (root.contains("output")) {
     const json& o = r.table(root.at("output"), "output");
     r.expect_keys(o, "output", io::keys_under(study_key_docs(), "output"));
-    c.out_dir = o.contains("dir") ? r.folder(o.at("dir"), "output.dir") : "out/" + c.name;
+    c.out_dir = o.contains("dir") ? r.folder(o.at("dir"), "output.dir") : default_out_dir(r, "study", c.name);
     if (o.contains("formats")) c.formats = r.strings(o.at("formats"), "output.formats");
     if (o.contains("columns")) c.columns = r.strings(o.at("columns"), "output.columns");
     if (o.contains("csv_max_rows"))
       c.csv_max_rows = r.integer(o.at("csv_max_rows"), "output.csv_max_rows", 0, std::numeric_limits<std::uint64_t>::max());
   } else {
-    c.out_dir = "out/" + c.name;
+    c.out_dir = default_out_dir(r, "study", c.name);
   }
   for (const std::string& f : c.formats)
     if (f != "csv" && f != "npy" && f != "salib") r.fail("output.formats", "unknown format '" + f + "' (known: csv, npy, salib)");

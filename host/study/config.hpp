@@ -100,6 +100,9 @@ struct ConfigHead {
 };
 const nlohmann::ordered_json& read_config_head(const io::ConfigReader& r, const std::string& table,
                                                const std::set<std::string>& keys, const std::string& holds, ConfigHead& head);
+// out/NAME, the output folder when output.dir is not given; ConfigError naming TABLE.name unless
+// NAME is one plain name (not blank, '.' or '..', no '/').
+std::string default_out_dir(const io::ConfigReader& r, const std::string& table, const std::string& name);
 
 // The value forms of a parameter: a number (fixed) or a string "uniform:LO:HI",
 // "normal:MEAN:SD", "lognormal:MU:SIGMA", "truncnormal:MEAN:SD:LO:HI", "linspace:A:B:COUNT", or a

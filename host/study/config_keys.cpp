@@ -10,7 +10,8 @@ namespace impact::study {
 const std::vector<io::KeyDoc>& study_key_docs() {
   static const std::vector<io::KeyDoc> docs = [] {
     std::vector<io::KeyDoc> k = {
-        {"study.name", "string", "study", "", "the study's name (summary.md, output.dir's default)"},
+        {"study.name", "string", "study", "",
+         "the study's name (summary.md; output.dir's default out/NAME, where it must be a plain name)"},
         {"study.description", "string", "", "", "one line for summary.md"},
         {"study.scenario", "string", "contact", "", "the physical system (impact scenarios)"},
         {"study.law", "string", "", "", "one law (the same as laws = [law])"},

@@ -190,18 +190,22 @@ void apply_setting(SampleSpec& spec, const std::string& setting) {
 }
 
 void apply_settings(SampleSpec& spec, const std::vector<std::string>& settings) {
+  // each setting on its own first (an unknown key or a bad value says so in its own words), then
+  // the pair: the last rotation given, random or identity, beside a component of the vector
+  SampleSpec out = spec;
   const std::string* rotation = nullptr;
   const std::string* vector = nullptr;
   for (const std::string& s : settings) {
+    apply_setting(out, s);
     const std::string key = s.substr(0, s.find('='));
-    if (key == "rotation" && s != "rotation=vector") rotation = &s;
+    if (key == "rotation") rotation = &s;
     if (key == "rx" || key == "ry" || key == "rz") vector = &s;
   }
-  if (rotation && vector)
+  if (rotation && vector && *rotation != "rotation=vector")
     throw std::invalid_argument("--set " + *rotation + " and --set " + *vector +
                                 ": rx, ry, rz give a rotation by their vector, which " + rotation->substr(9) +
                                 " would replace: give one or the other");
-  for (const std::string& s : settings) apply_setting(spec, s);
+  spec = out;
 }
 
 std::vector<std::pair<std::string, std::string>> describe(const SampleSpec& spec) {

@@ -1,8 +1,9 @@
 // Exact, order-free sums of doubles for the summaries' moments (impact/stats.hpp SumMoments).
 //
-// A value x of a quantity whose grid exponent is e (SummaryRanges::grid: the scale 2^e of the data's
-// range, max(|lo|, |hi|) < 2^e, range_exponent) becomes the integer q = round(|x| 2^(kFrac - e)), ties to even, with x's sign: an exact function of x's bits,
-// the same on every machine and on the device. Sums of q and q^2 are kept in 64-bit words with
+// A value x of a quantity whose grid exponent is e (SummaryRanges::grid: the scale 2^e of the
+// data's range, max(|lo|, |hi|) < 2^e, range_exponent) becomes the integer
+// q = round(|x| 2^(kFrac - e)), ties to even, with x's sign: an exact function of x's bits, the
+// same on every machine and on the device. Sums of q and q^2 are kept in 64-bit words with
 // carries, so they are exact, and integer addition is associative and commutative: any order of
 // the rows (threads, chunks, processes, GPU lanes, a regime sort) gives the same bits. Mean and
 // variance are computed once from the exact sums on the host (stats.hpp).

@@ -35,7 +35,8 @@ IMPACT_HDI Moments merge(const Moments& a, const Moments& b) {
   return r;
 }
 
-// The moments of one quantity over the ok rows, on the grid of its range's scale 2^e: n values in
+// The moments of one quantity over the ok rows, on the grid of its data's scale 2^e
+// (SummaryRanges::grid): n values in
 // the exact sums, the near tier (|x| < 2^(e + 24)) or the wide one (|x| < 2^(e + 72)); `far` values
 // counted but not summed (non-finite, or beyond both: the mean and sd are then NaN, never a mix of
 // summed and rounded values); min and max over the finite values.
@@ -163,8 +164,8 @@ IMPACT_HDI BatchSummary merge(const BatchSummary& a, const BatchSummary& b) {
   return r;
 }
 
-// Whether two summaries can be merged: the same histogram ranges, hence the same grid of the exact
-// sums, for every quantity (merge() adds integers, which is meaningful on one grid only). Host
+// Whether two summaries can be merged: the same grid of the exact sums and the same histogram
+// ranges, for every quantity (merge() adds integers, which is meaningful on one grid only). Host
 // code checks it where summaries come from elsewhere (a checkpoint's files, other processes).
 inline bool same_grid(const BatchSummary& a, const BatchSummary& b) {
   for (int k = 0; k < kNumQuantities; ++k)

@@ -273,6 +273,9 @@ check "small batches on a loaded machine: omp within 3 times serial's time, the 
 # 10. --laws: which law explains the data (each law's run in OUT/LAW, the comparison in OUT)
 "$IMPACT" calibrate "$EX" --out "$T/laws" --no-plots --backend serial --laws chatterjee-ruina,newton --set smc.particles=64 --set smc.runs=4 > "$T/lout" 2> "$T/err"; rc=$?
 check "--laws: the table, the best law, the comparison's files and each law's run" '[ $rc -eq 0 ] && grep -q "^best: chatterjee-ruina" "$T/lout" && grep -q "^| newton | " "$T/lout" && [ "$(cd "$T/laws" && ls | tr "\n" " ")" = "chatterjee-ruina comparison.json comparison.md newton " ] && [ -f "$T/laws/newton/samples.npy" ] && grep -q "Not sampled: mu" "$T/laws/newton/summary.md"'
+# run.steps serves the integrating law of a comparison: taken, though newton has no steps
+"$IMPACT" calibrate "$EX" --out "$T/laws2" --no-plots --backend serial --laws newton,stronge --set run.steps=60 --set smc.particles=64 --set smc.runs=4 -q 2> "$T/err"; rc=$?
+check "--laws with run.steps and an algebraic law among them" '[ $rc -eq 0 ] && grep -q "\"steps\": 60" "$T/laws2/stronge/metadata.json" || { cat "$T/err" >&2; false; }'
 bad "--laws with one law" "calibrate.laws: expected two laws or more to compare" --laws newton
 bad "--laws with another method" "calibrate.laws compares the laws' evidence, which only smc computes" --laws newton,stronge
 bad "--laws with an unknown law" "calibrate.laws[1]: unknown law 'jiaa'" --laws newton,jiaa

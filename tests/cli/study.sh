@@ -138,10 +138,14 @@ printf '[study]\nscenario = "ball"\nlaw = "jia"\n[params]\nmu = "uniform:0:1"\n'
 check "random parameter in a grid exits 1 naming it" '[ $rc -eq 1 ] && grep -q "bad4.toml:5:1: params.mu" "$T/err"'
 "$IMPACT" study "$T/nosuch.toml" > /dev/null 2> "$T/err"; rc=$?
 check "missing file exits 1" '[ $rc -eq 1 ] && grep -q "nosuch.toml: cannot open" "$T/err"'
-# a name is the default folder's (out/NAME): '..' would be the working folder itself, 'a/b' a folder below
+# a name is the default folder's (out/NAME): '..' would be the working folder itself, 'a/b' a folder
+# below; with output.dir given it names no folder
+printf '[study]\nscenario = "ball"\nlaw = "newton"\n[design]\nn = 10\n' > "$T/noout.toml"
 for name in .. a/b; do
-  "$IMPACT" study "$EX/jia-fig15a.toml" --set "study.name=\"$name\"" --dry-run > /dev/null 2> "$T/err"; rc=$?
-  check "study.name '$name' exits 1 naming it, with --dry-run too" '[ $rc -eq 1 ] && grep -q "study.name: expected a plain name" "$T/err"'
+  "$IMPACT" study "$T/noout.toml" --set "study.name=\"$name\"" --dry-run > /dev/null 2> "$T/err"; rc=$?
+  check "study.name '$name' for out/NAME exits 1 naming it, with --dry-run too" '[ $rc -eq 1 ] && grep -q "study.name: expected a plain name" "$T/err"'
+  "$IMPACT" study "$T/noout.toml" --set "study.name=\"$name\"" --out "$T/named" --dry-run > /dev/null 2> "$T/err"; rc=$?
+  check "study.name '$name' with --out: taken" '[ $rc -eq 0 ] || { cat "$T/err" >&2; false; }'
 done
 
 # a table is never written through a link in the output folder (write failures themselves:
