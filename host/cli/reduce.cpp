@@ -121,8 +121,12 @@ CLI::App* add_reduce_subcommand(CLI::App& app, ReduceArgs& a) {
   c->add_option("--range", a.req.ranges, "QUANTITY=LO:HI histogram range (Pn, Pt, vfn, dE_K0; default from a pilot run)");
   c->add_option("--backend", a.req.backend, "auto|cuda|omp|serial")->capture_default_str();
   c->add_option("--precision", a.req.precision, "double|float")->capture_default_str();
-  c->add_option("--steps", a.req.steps, "Steps per instance for the integrators")->capture_default_str();
-  c->add_option("--integrator", a.req.integrator, "rk4|euler (integrators)")->capture_default_str();
+  c->add_option("--steps", a.req.steps, "Steps per instance for the integrators")
+      ->capture_default_str()
+      ->each([&a](const std::string&) { a.integrator_options.emplace_back("--steps"); });
+  c->add_option("--integrator", a.req.integrator, "rk4|euler (integrators)")
+      ->capture_default_str()
+      ->each([&a](const std::string&) { a.integrator_options.emplace_back("--integrator"); });
   c->add_option("--chunk", a.req.chunk, "Instances per reduction call (0: 65536 on CPUs, 2^24 on CUDA)")->capture_default_str();
   c->add_option("--out", a.out, "JSON summary file ('-' for stdout)");
   c->add_option("--cases-out", a.req.cases_out, "Also write the sampled instances as a CSV for `impact eval`");
@@ -144,6 +148,10 @@ sampled::ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FIL
   if (table == stdout && a.out == "-") table = stderr;  // keep stdout parseable
   if (table == stdout && a.req.cases_out == "-") table = stderr;
   const bool writes = !a.plan || a.plan->rank() == 0;
+  // a loop over laws passes the same options to each: said, not refused, where they change nothing
+  if (!a.integrator_options.empty() && !rs.law->integrator() && writes)
+    std::fprintf(stderr, "impact reduce: note: %s changes nothing: %s is algebraic (no integration steps)\n",
+                 a.integrator_options.front().c_str(), rs.law->name.c_str());
   if (a.plan && rs.backend == Backend::cuda) {
     const int d = bind_device_to_rank(a.local_rank);
     if (d >= 0) why += ", GPU " + std::to_string(d) + " per node-local rank";

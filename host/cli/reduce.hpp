@@ -17,9 +17,10 @@ class App;
 namespace impact::cli {
 
 struct ReduceArgs {
-  sampled::ReduceRequest req;  // law, scenario, n, settings, backend, ... (sampled/reduce.hpp)
-  std::string out;             // JSON summary ("" none, "-" stdout)
-  bool quiet = false;          // no progress lines, no table
+  sampled::ReduceRequest req;                   // law, scenario, n, settings, backend, ... (sampled/reduce.hpp)
+  std::string out;                              // JSON summary ("" none, "-" stdout)
+  bool quiet = false;                           // no progress lines, no table
+  std::vector<std::string> integrator_options;  // --steps, --integrator where given: the integrators'
   // a run over several processes (host/dist, under mpirun): who computes which chunks; the merging
   // process prints and writes, the others only compute. local_rank picks the GPU.
   resume::ProcessGroup* plan = nullptr;

@@ -40,6 +40,8 @@ def test_reduce_ranges_and_errors():
         assert wide["quantities"]["Pn"][k] == plain["quantities"]["Pn"][k] == r["quantities"]["Pn"][k], k
     with pytest.raises(ValueError, match="the width hi - lo overflows"):
         ib.reduce("newton", 10, ranges={"Pn": (-1e308, 1e308)})
+    with pytest.warns(UserWarning, match="steps changes nothing: newton is algebraic"):
+        ib.reduce("newton", 10, backend="serial", steps=3)
 
 
 def test_scenarios_listing():

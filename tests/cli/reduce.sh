@@ -36,6 +36,8 @@ check "contact key on ball exits 2" '[ $rc -eq 2 ] && grep -q "unknown key .w1. 
 check "bad range exits 2" '[ $rc -eq 2 ] && grep -q "range Pn=3:1" "$T/err"'
 "$IMPACT" reduce --law jia --n 10 --set rx=1 --set rotation=identity 2> "$T/err"; rc=$?
 check "a rotation vector beside rotation=identity exits 2 (either would drop the other)" '[ $rc -eq 2 ] && grep -q "set rotation=identity and --set rx=1: rx, ry, rz give a rotation by their vector" "$T/err"'
+"$IMPACT" reduce --law newton --n 10 --steps 3 --backend serial -q 2> "$T/err"; rc=$?
+check "--steps for an algebraic law: taken, with a note" '[ $rc -eq 0 ] && grep -q "impact reduce: note: --steps changes nothing: newton is algebraic" "$T/err"'
 "$IMPACT" reduce --law jia --n 10 --backend reference 2> "$T/err"; rc=$?
 check "reference backend exits 2" '[ $rc -eq 2 ]'
 "$IMPACT" reduce --law jia --n 10 --backend cuda -q 2> "$T/err"; rc=$?
