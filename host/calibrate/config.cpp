@@ -278,14 +278,11 @@ CalibrateConfig resolve_calibrate_config(const io::ConfigTree& t) {
   resolve_mcmc(r, root, c);
   resolve_smc(r, root, c);
   resolve_fit(r, root, c);
-  const bool dir_given = root.contains("output") && root.at("output").is_object() && root.at("output").contains("dir");
-  if (!dir_given) c.out_dir = study::default_out_dir(r, "calibrate", c.name);
-  if (root.contains("output")) {
-    const json& o = r.table(root.at("output"), "output");
-    r.expect_keys(o, "output", io::keys_under(calibrate_key_docs(), "output"));
-    if (o.contains("dir")) c.out_dir = r.folder(o.at("dir"), "output.dir");
-    if (o.contains("plots")) c.plots = r.boolean(o.at("plots"), "output.plots");
-  }
+  const json none = json::object();
+  const json& o = root.contains("output") ? r.table(root.at("output"), "output") : none;
+  r.expect_keys(o, "output", io::keys_under(calibrate_key_docs(), "output"));
+  c.out_dir = o.contains("dir") ? r.folder(o.at("dir"), "output.dir") : study::default_out_dir(r, "calibrate", c.name);
+  if (o.contains("plots")) c.plots = r.boolean(o.at("plots"), "output.plots");
   return c;
 }
 

@@ -61,6 +61,9 @@ const std::vector<std::string> kFitFiles = {"estimate.csv", "starts.csv", "predi
 //   * the posterior predictive: kPredictiveDraws draws over blocks of experiments of one piece.
 constexpr std::size_t kPredictiveDraws = 200;
 
+// Bytes a batch holds per point of D coordinates: the point, its proposal and draws, its log densities.
+double point_bytes(std::size_t D) { return static_cast<double>(4 * D + 6) * sizeof(double); }
+
 std::string limit_text(double budget) {
   return ", more than the " + io::gib(budget) + " a run may hold here (half of the available memory, or of ulimit -v)";
 }
@@ -70,7 +73,7 @@ std::string limit_text(double budget) {
 void check_memory(const CalibrateConfig& c, const Model& m, double budget) {
   const double D = static_cast<double>(m.dim());
   const double piece = static_cast<double>(m.piece_rows_limit(budget)) * m.row_bytes();
-  const double per_point = (4 * D + 6) * sizeof(double);
+  const double per_point = point_bytes(m.dim());
   const bool fit = c.method == "fit", smc = c.method == "smc";
   const double points = static_cast<double>(fit ? c.fit_starts : smc ? smc_particles(c, m.backend()) : c.walkers);
   // the chain kept whole (the ensemble); SMC keeps its particles and their proposals (in the batch)
@@ -421,7 +424,7 @@ std::vector<double> start_from_prior(Model& m, std::size_t walkers, std::uint64_
   // the points, their draws and log densities held at once (a run's check_memory has weighed them
   // already; a CalibrationModel's start() has not)
   const double budget = design::memory_budget_bytes();
-  const double need = static_cast<double>(W) * static_cast<double>(4 * D + 6) * sizeof(double);
+  const double need = static_cast<double>(W) * point_bytes(D);
   if (need > budget)
     throw std::invalid_argument(std::string(what) + ": " + std::to_string(W) + " points need " + io::gib(need) +
                                 " (their coordinates, draws and log densities)" + limit_text(budget) + ": fewer " + what);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli/usage.hpp"
 #include "engine/backend_pick.hpp"
 #include "engine/backend_trial.hpp"
 #include "engine/evaluate.hpp"
@@ -277,16 +278,11 @@ int run_eval(const EvalArgs& args, std::FILE* summary) {
   // what would change nothing is not taken in silence: the reference integrates to its tolerance
   // whatever the fast path's steps (refused, since its rows would claim them); an algebraic law has
   // no steps (said, since a loop over laws passes the same options to each)
-  if (!args.integrator_options.empty()) {
-    const std::string named = args.integrator_options.front();
-    if (backend.backend == Backend::reference)
-      throw std::invalid_argument(named +
-                                  ": the reference integrates adaptively (to a relative 1e-13); --steps and "
-                                  "--integrator set the fast path's integrators");
-    if (!law.integrator() && args.notes)
-      std::fprintf(stderr, "impact eval: note: %s changes nothing: %s is algebraic (no integration steps)\n", named.c_str(),
-                   law.name.c_str());
-  }
+  if (!args.integrator_options.empty() && backend.backend == Backend::reference)
+    throw std::invalid_argument(args.integrator_options.front() +
+                                ": the reference integrates adaptively (to a relative 1e-13); --steps and "
+                                "--integrator set the fast path's integrators");
+  note_integrator_options("eval", args.integrator_options, law.integrator(), law.name, args.notes);
   if (args.chunk < 1 || args.chunk > (std::size_t(1) << 24))
     throw std::invalid_argument("--chunk must be between 1 and 16777216 rows, got " + std::to_string(args.chunk));
   if (args.pipeline_given && (args.pipeline < 1 || args.pipeline > io::kMaxPipelineDepth))

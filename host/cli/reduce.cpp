@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/usage.hpp"
 #include "engine/backend_pick.hpp"
 #include "engine/device.hpp"
 #include "engine/options.hpp"
@@ -148,10 +149,7 @@ sampled::ReduceResult run_reduce(const ReduceArgs& a, std::FILE* table, std::FIL
   if (table == stdout && a.out == "-") table = stderr;  // keep stdout parseable
   if (table == stdout && a.req.cases_out == "-") table = stderr;
   const bool writes = !a.plan || a.plan->rank() == 0;
-  // a loop over laws passes the same options to each: said, not refused, where they change nothing
-  if (!a.integrator_options.empty() && !rs.law->integrator() && writes)
-    std::fprintf(stderr, "impact reduce: note: %s changes nothing: %s is algebraic (no integration steps)\n",
-                 a.integrator_options.front().c_str(), rs.law->name.c_str());
+  note_integrator_options("reduce", a.integrator_options, rs.law->integrator(), rs.law->name, writes);
   if (a.plan && rs.backend == Backend::cuda) {
     const int d = bind_device_to_rank(a.local_rank);
     if (d >= 0) why += ", GPU " + std::to_string(d) + " per node-local rank";

@@ -6,7 +6,6 @@
 #include <type_traits>
 
 #include "impact/admissible.hpp"
-#include "impact/pow2.hpp"
 #include "impact/scale.hpp"
 
 namespace impact::ref {
@@ -26,16 +25,12 @@ namespace {
 // an ok row that gains energy, leaves the friction cone or does not separate is `inadmissible`
 // here too. Aghili may gain energy outside its region (41), read from its own outputs.
 template <class Law>
-Result<double> checked(const ContactProblem<double>& in, const Options& o) {
-  // n scaled by the power of two nearest below its largest component (exact: the same problem):
-  // validate() then normalises a normal of length 1e-160 or 1e200 without its square underflowing
-  // or overflowing, as the fast path's own units do (impact/scale.hpp)
-  ContactProblem<double> p = in;
-  p.n = with_unit_exponent(p.n);
-  // Each law solved in the instance's own units, by the fast path's exact scaling: W^-1 by
-  // cofactors, |v|^2 and the integrators' absolute floors are then taken on magnitudes near 1 (in
-  // SI units they overflow from |W| ~ 1e154, and a slip would read as a frictionless `stick`).
-  // Aghili scales itself, its sigma as an impulse squared (AghiliLaw::in_own_units).
+Result<double> checked(const ContactProblem<double>& p, const Options& o) {
+  // Each law solved in the instance's own units, by the fast path's exact scaling of W, v0 and n:
+  // W^-1 by cofactors, |v|^2, |n|^2 and the integrators' absolute floors are then taken on
+  // magnitudes near 1 (in SI units they overflow from |W| ~ 1e154, and a slip would read as a
+  // frictionless `stick`; a normal of length 1e-160 would square to 0). Aghili scales itself, its
+  // sigma as an impulse squared (AghiliLaw::in_own_units); admit() judges in own units too.
   Result<double> r;
   if constexpr (std::is_same_v<Law, AghiliLaw>) r = solve<Law>(p, o);
   else r = eval_in_own_units(p, [&](const ContactProblem<double>& q) { return solve<Law>(q, o); });

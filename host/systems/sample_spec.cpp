@@ -203,8 +203,8 @@ void apply_settings(SampleSpec& spec, const std::vector<std::string>& settings) 
   }
   if (rotation && vector && *rotation != "rotation=vector")
     throw std::invalid_argument("--set " + *rotation + " and --set " + *vector +
-                                ": rx, ry, rz give a rotation by their vector, which " + rotation->substr(9) +
-                                " would replace: give one or the other");
+                                ": rx, ry, rz give a rotation by their vector, which " +
+                                rotation->substr(rotation->find('=') + 1) + " would replace: give one or the other");
   spec = out;
 }
 

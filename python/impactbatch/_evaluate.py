@@ -2,7 +2,6 @@
 columns, host arrays through the compiled core, device arrays through _device."""
 from __future__ import annotations
 
-import warnings
 from typing import Any, Dict, List, Optional
 
 import numpy as np
@@ -10,7 +9,7 @@ import numpy as np
 from . import _core, _device
 from ._args import _INT_MAX, _batch_len, _integer, _python_names, _real_array, _string
 from ._device import DeviceResult
-from ._laws import _DTYPES, _LAWS, _PARAMS, _UPPER, Status
+from ._laws import _DTYPES, _LAWS, _PARAMS, _UPPER, Status, _integrator_option
 
 
 def _columns(law: str, W: Any, n: Any, v: Any, mu: Any, e: Any, e_t: Any, eta0: Any, precision: str):
@@ -102,13 +101,10 @@ def evaluate(law: str, W: Any, n: Any, v: Any, mu: Any = None, e: Any = None, e_
     """
     args = {"W": W, "n": n, "v": v, "mu": mu, "e": e, "e_t": e_t, "eta0": eta0}
     steps = _options(law, backend, precision, steps, integrator)
-    if steps != 250 or integrator != "rk4":  # a value that would change nothing is not taken in silence
-        named = "steps" if steps != 250 else "integrator"
-        if backend == "reference":
-            raise ValueError(f"{named}: the reference integrates adaptively (to a relative 1e-13); steps and "
-                             f"integrator set the fast path's integrators")
-        if not _LAWS[law]["integrator"]:
-            warnings.warn(f"{named} changes nothing: {law} is algebraic (no integration steps)", stacklevel=2)
+    named = _integrator_option(law, steps, integrator)  # a value that would change nothing is not taken in silence
+    if named is not None and backend == "reference":
+        raise ValueError(f"{named}: the reference integrates adaptively (to a relative 1e-13); steps and "
+                         f"integrator set the fast path's integrators")
     if any(_device.device_kind(x) is not None for x in args.values() if x is not None):
         with _python_names():
             return _device.evaluate(law, args, _LAWS[law], backend=backend, precision=precision, steps=steps,

@@ -3,7 +3,8 @@ CUDA is usable, and eta0_from_elastic (Jia's compliance ratio from elastic const
 from __future__ import annotations
 
 import enum
-from typing import Any, Dict, List
+import warnings
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
@@ -19,6 +20,16 @@ _PARAMS = ("mu", "e", "e_t", "eta0")
 _LAWS: Dict[str, Dict[str, Any]] = {d["name"]: d for d in _core.laws()}
 _DTYPES = {"double": np.float64, "float": np.float32}
 _UPPER = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))  # W_xx, W_xy, W_xz, W_yy, W_yz, W_zz
+
+
+def _integrator_option(law: str, steps: int, integrator: str) -> Optional[str]:
+    """The integrator option given (steps or integrator, off their defaults 250 and "rk4"), or None;
+    warns when the law integrates nothing (a loop over laws passes the same options to each: said,
+    not refused), as the CLI's note says it."""
+    named = "steps" if steps != 250 else "integrator" if integrator != "rk4" else None
+    if named is not None and law in _LAWS and not _LAWS[law]["integrator"]:
+        warnings.warn(f"{named} changes nothing: {law} is algebraic (no integration steps)", stacklevel=3)
+    return named
 
 
 def version() -> str:

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 from typing import Any, Dict, Optional
 
 import numpy as np
 
 from . import _core
 from ._args import _INT_MAX, _U64_MAX, _integer, _python_names, _string
-from ._laws import _LAWS
+from ._laws import _integrator_option
 
 
 def reduce(law: str, n: int = 1_000_000, *, scenario: str = "contact", first: int = 0, seed: int = 1,
@@ -34,9 +33,7 @@ def reduce(law: str, n: int = 1_000_000, *, scenario: str = "contact", first: in
     q.seed, q.chunk = _integer("seed", seed, 0, _U64_MAX), _integer("chunk", chunk, 0, _U64_MAX)
     q.backend, q.precision = _string("backend", backend), _string("precision", precision)
     q.steps, q.integrator = _integer("steps", steps, 1, _INT_MAX), _string("integrator", integrator)
-    if (q.steps != 250 or q.integrator != "rk4") and q.law in _LAWS and not _LAWS[q.law]["integrator"]:
-        named = "steps" if q.steps != 250 else "integrator"  # said, as evaluate() says it
-        warnings.warn(f"{named} changes nothing: {q.law} is algebraic (no integration steps)", stacklevel=2)
+    _integrator_option(q.law, q.steps, q.integrator)
     q.sets = [f"{k}={_setting(k, v)}" for k, v in settings.items()]
     if ranges is not None and not isinstance(ranges, dict):
         raise TypeError(f"ranges: expected a dict {{quantity: (lo, hi)}}, got {type(ranges).__name__}")
